@@ -1,0 +1,362 @@
+package policy
+
+import (
+	"fmt"
+)
+
+// Principal is who makes a call (spec 3).
+type Principal struct {
+	ID    string
+	Roles []string
+}
+
+func (p *Principal) hasRole(roles []string) bool {
+	for _, want := range roles {
+		for _, have := range p.Roles {
+			if want == have {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Metadata describes a primitive (spec 4).
+type Metadata struct {
+	Category string
+	Tags     []string
+	// Sensitivity is Confidential when unset.
+	Sensitivity  Sensitivity
+	Capabilities CapabilitySet
+	// Hints are transform_hints (spec 10.4): an object keyed by transform
+	// type or id, plus "skip". Nil when none.
+	Hints *Value
+}
+
+// EffectiveSensitivity is the sensitivity with the default applied.
+func (m *Metadata) EffectiveSensitivity() Sensitivity {
+	if m.Sensitivity == SensitivityUnset {
+		return Confidential
+	}
+	return m.Sensitivity
+}
+
+// Primitive is what a call names (spec 4).
+type Primitive struct {
+	Kind Kind
+	// Name is the tool or prompt name, the static resource URI, or the
+	// URI template text.
+	Name string
+	// URI is the concrete URI a resources/read named when Name is a
+	// template; it is what a hidden resource's error reports.
+	URI string
+	Metadata
+}
+
+// Step is the step of spec 7 that decided.
+type Step uint8
+
+const (
+	StepAllowed     Step = iota // every step passed
+	StepRuleDeny                // 1: a matching rule's explicit deny
+	StepPolicyList              // 2: the policy's name or category lists
+	StepCapability              // 3: a capability in the deny set not granted
+	StepSensitivity             // 4: above the ceiling
+)
+
+// deniedBy says which list or field decided, for reasons.
+type listField uint8
+
+const (
+	fieldNone listField = iota
+	fieldAllowNames
+	fieldDenyNames
+	fieldAllowCategories
+	fieldDenyCategories
+	fieldCapability
+	fieldSensitivity
+)
+
+// Decision is the result of judging one call (spec 7). It holds what
+// Reason and Error format, so deciding allocates only the matched list.
+type Decision struct {
+	Allowed bool
+	// Hidden is true for a denial under hide_denied: the primitive vanishes
+	// from lists and calls get "does not exist" errors.
+	Hidden bool
+	// Rule is the deciding rule's name, or "policy".
+	Rule string
+	Step Step
+	// Matched is M: the rules that match the call, in evaluation order.
+	// It shapes pipelines, options, hints and rate limits.
+	Matched []*Rule
+
+	policy    *Policy
+	primitive *Primitive
+	field     listField
+	cap       Capability
+	ceiling   Sensitivity
+}
+
+const policyRule = "policy"
+
+// Match returns M for a principal and primitive (nil for a call that names
+// no primitive, which matches rules with only roles and principals).
+func (p *Policy) Match(pr *Principal, x *Primitive) []*Rule {
+	var buf [16]*Rule
+	m := buf[:0]
+	for _, r := range p.Rules {
+		if r.matches(pr, x) {
+			m = append(m, r)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]*Rule, len(m))
+	copy(out, m)
+	return out
+}
+
+func (r *Rule) matches(pr *Principal, x *Primitive) bool {
+	m := &r.Match
+	if len(m.Roles) > 0 && !m.AnyRole && !pr.hasRole(m.Roles) {
+		return false
+	}
+	if m.Principals != nil && !m.Principals.Match(pr.ID) {
+		return false
+	}
+	if x == nil {
+		return m.principalOnly()
+	}
+	if m.Kinds != 0 && !m.Kinds.covers(x.Kind) {
+		return false
+	}
+	if m.Names != nil && !m.Names.Match(x.Name) {
+		return false
+	}
+	if m.Categories != nil && !m.Categories.Match(x.Category) {
+		return false
+	}
+	if len(m.Tags) > 0 && !anyShared(m.Tags, x.Tags) {
+		return false
+	}
+	if m.Sensitivities != 0 && !m.Sensitivities.Has(x.EffectiveSensitivity()) {
+		return false
+	}
+	if m.Capabilities != 0 && m.Capabilities&x.Capabilities == 0 {
+		return false
+	}
+	return true
+}
+
+func anyShared(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Decide judges a call by principal pr to primitive x (spec 7).
+func (p *Policy) Decide(pr *Principal, x *Primitive) Decision {
+	d := Decision{policy: p, primitive: x, Matched: p.Match(pr, x)}
+	d.decide()
+	d.Hidden = !d.Allowed && p.HideDenied
+	return d
+}
+
+func (d *Decision) deny(step Step, rule string, field listField) {
+	d.Allowed, d.Step, d.Rule, d.field = false, step, rule, field
+}
+
+func (d *Decision) decide() {
+	p, x, fam := d.policy, d.primitive, d.primitive.Kind.Family()
+
+	// 1. Explicit denies of matching rules win.
+	for _, r := range d.Matched {
+		switch {
+		case r.Access.deny(fam).Match(x.Name):
+			d.deny(StepRuleDeny, r.Name, fieldDenyNames)
+			return
+		case r.Access.DenyCategories.Match(x.Category):
+			d.deny(StepRuleDeny, r.Name, fieldDenyCategories)
+			return
+		case r.Access.DenyCapabilities&x.Capabilities != 0:
+			d.deny(StepRuleDeny, r.Name, fieldCapability)
+			d.cap = (r.Access.DenyCapabilities & x.Capabilities).first()
+			return
+		}
+	}
+
+	// 2. A rule's grant skips the policy's four lists of the family.
+	var granter *Rule
+	for _, r := range d.Matched {
+		if r.Access.allow(fam).Match(x.Name) {
+			granter, d.field = r, fieldAllowNames
+			break
+		}
+		if r.Access.AllowCategories.Match(x.Category) {
+			granter, d.field = r, fieldAllowCategories
+			break
+		}
+	}
+	if granter == nil {
+		a := &p.Access
+		switch {
+		case a.allow(fam) != nil && !a.allow(fam).Match(x.Name):
+			d.deny(StepPolicyList, policyRule, fieldAllowNames)
+			return
+		case a.deny(fam).Match(x.Name):
+			d.deny(StepPolicyList, policyRule, fieldDenyNames)
+			return
+		case a.AllowCategories != nil && !a.AllowCategories.Match(x.Category):
+			d.deny(StepPolicyList, policyRule, fieldAllowCategories)
+			return
+		case a.DenyCategories.Match(x.Category):
+			d.deny(StepPolicyList, policyRule, fieldDenyCategories)
+			return
+		}
+	}
+
+	// 3. Capabilities the policy denies must be granted by a matching rule.
+	need := x.Capabilities & p.Access.DenyCapabilities
+	for _, r := range d.Matched {
+		need &^= r.Access.AllowCapabilities
+	}
+	if need != 0 {
+		d.deny(StepCapability, policyRule, fieldCapability)
+		d.cap = need.first()
+		return
+	}
+
+	// 4. Sensitivity ceiling: the last matching rule that sets one wins.
+	d.ceiling = p.Access.MaxSensitivity
+	setter := policyRule
+	for _, r := range d.Matched {
+		if r.Access.MaxSensitivity != SensitivityUnset {
+			d.ceiling, setter = r.Access.MaxSensitivity, r.Name
+		}
+	}
+	if d.ceiling != SensitivityUnset && x.EffectiveSensitivity() > d.ceiling {
+		d.deny(StepSensitivity, setter, fieldSensitivity)
+		return
+	}
+
+	d.Allowed, d.Step, d.Rule = true, StepAllowed, policyRule
+	if granter != nil {
+		d.Rule = granter.Name
+	} else {
+		d.field = fieldNone
+	}
+}
+
+// Reason says in words why the call was allowed or denied.
+func (d *Decision) Reason() string {
+	x := d.primitive
+	what := fmt.Sprintf("%s %q", x.Kind, x.Name)
+	fam := x.Kind.Family().String()
+	switch d.Step {
+	case StepAllowed:
+		switch d.field {
+		case fieldAllowNames:
+			return fmt.Sprintf("%s is granted by rule %q (allow_%s)", what, d.Rule, fam)
+		case fieldAllowCategories:
+			return fmt.Sprintf("%s is granted by rule %q (allow_categories matches category %q)", what, d.Rule, x.Category)
+		}
+		return fmt.Sprintf("%s is allowed by the policy", what)
+	case StepRuleDeny:
+		switch d.field {
+		case fieldDenyNames:
+			return fmt.Sprintf("%s is denied by rule %q (deny_%s)", what, d.Rule, fam)
+		case fieldDenyCategories:
+			return fmt.Sprintf("%s is denied by rule %q (deny_categories matches category %q)", what, d.Rule, x.Category)
+		}
+		return fmt.Sprintf("%s is denied by rule %q (deny_capabilities: %s)", what, d.Rule, d.cap)
+	case StepPolicyList:
+		switch d.field {
+		case fieldAllowNames:
+			return fmt.Sprintf("%s is not in the policy's allow_%s and no matching rule grants it", what, fam)
+		case fieldDenyNames:
+			return fmt.Sprintf("%s is in the policy's deny_%s and no matching rule grants it", what, fam)
+		case fieldAllowCategories:
+			return fmt.Sprintf("%s has category %q, which is not in the policy's allow_categories, and no matching rule grants it", what, x.Category)
+		}
+		return fmt.Sprintf("%s has category %q, which is in the policy's deny_categories, and no matching rule grants it", what, x.Category)
+	case StepCapability:
+		return fmt.Sprintf("%s needs capability %s, which the policy denies and no matching rule grants", what, d.cap)
+	case StepSensitivity:
+		by := "the policy"
+		if d.Rule != policyRule {
+			by = fmt.Sprintf("rule %q", d.Rule)
+		}
+		return fmt.Sprintf("%s has sensitivity %s, above the ceiling %s set by %s", what, x.EffectiveSensitivity(), d.ceiling, by)
+	}
+	return ""
+}
+
+// RPCError is a JSON-RPC error object (spec 15).
+type RPCError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// JSON-RPC error codes of spec 15.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeResourceNotFound = -32002
+	CodeAccessDenied     = -32003
+	CodeBlocked          = -32004
+	CodeRateLimited      = -32029
+)
+
+// AccessDeniedData is the data of a visible denial (-32003).
+type AccessDeniedData struct {
+	Policy string `json:"policy"`
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+}
+
+// ResourceNotFoundData is what servers send with -32002.
+type ResourceNotFoundData struct {
+	URI string `json:"uri"`
+}
+
+// Error is the JSON-RPC error a denied call gets, or nil when allowed.
+// Hidden denials look exactly like a primitive that does not exist.
+func (d *Decision) Error() *RPCError {
+	if d.Allowed {
+		return nil
+	}
+	x := d.primitive
+	if d.Hidden {
+		switch x.Kind.Family() {
+		case FamilyResources:
+			uri := x.URI
+			if uri == "" {
+				uri = x.Name
+			}
+			return &RPCError{Code: CodeResourceNotFound, Message: "Resource not found", Data: ResourceNotFoundData{URI: uri}}
+		case FamilyPrompts:
+			return &RPCError{Code: CodeInvalidParams, Message: "Unknown prompt: " + x.Name}
+		}
+		return &RPCError{Code: CodeInvalidParams, Message: "Unknown tool: " + x.Name}
+	}
+	return &RPCError{Code: CodeAccessDenied, Message: "Access denied", Data: AccessDeniedData{
+		Policy: d.policy.Name, Rule: d.Rule, Reason: d.Reason(), Kind: x.Kind.String(), Name: x.Name,
+	}}
+}
+
+// MatchPrincipal returns the rules that apply when no primitive is involved
+// (privacy_status, preview_transform without a tool): those with only roles
+// and principals conditions.
+func (p *Policy) MatchPrincipal(pr *Principal) []*Rule { return p.Match(pr, nil) }

@@ -1,0 +1,78 @@
+package policy
+
+// Options says where a configuration came from.
+type Options struct {
+	// File is the path the document was read from ("" when not a file);
+	// relative extends paths resolve against its directory.
+	File string
+	// ReadFile reads policy files named by extends. Nil (the plugin) allows
+	// profile names only.
+	ReadFile ReadFileFunc
+}
+
+// ParsePolicy reads a PolicyConfig from JSON or YAML, resolves extends and
+// validates it, returning every error found.
+func ParsePolicy(data []byte, opt Options) (*Policy, Errors) {
+	doc, err := ParseDocument(data)
+	if err != nil {
+		return nil, Errors{{Path: opt.File, Msg: err.Error()}}
+	}
+	return DecodePolicy(doc, "", opt)
+}
+
+// DecodePolicy validates a policy document: a PolicyConfig object or a
+// profile name. path prefixes error paths (e.g. "policy" in an envelope).
+func DecodePolicy(doc *Value, path string, opt Options) (*Policy, Errors) {
+	if doc.Kind == StringValue {
+		if _, ok := Profiles[doc.Text]; !ok {
+			return nil, Errors{{Path: path, Msg: "unknown profile " + quote(doc.Text) + " (want " + quoteList(ProfileNames) + ")"}}
+		}
+		doc = Object(Member{"extends", doc})
+	}
+	if doc.Kind != ObjectValue {
+		return nil, Errors{{Path: path, Msg: "want policy object or profile name, got " + doc.describe()}}
+	}
+	flat, errs := Flatten(doc, opt.File, opt.ReadFile)
+	if len(errs) > 0 {
+		return nil, errs.prefixed(path)
+	}
+	return decodeFlat(flat, path)
+}
+
+// decodeFlat decodes a policy without extends, checking everything.
+func decodeFlat(flat *Value, path string) (*Policy, Errors) {
+	d := decoder{}
+	p := d.policy(flat, path)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	p.doc = flat
+	return p, nil
+}
+
+// MustParsePolicy parses a policy or panics; for tests and examples.
+func MustParsePolicy(src string) *Policy {
+	p, errs := ParsePolicy([]byte(src), Options{})
+	if len(errs) > 0 {
+		panic(errs.Error())
+	}
+	return p
+}
+
+// Document returns the flattened policy document (extends resolved). It
+// includes vault.key when one is configured: print Redacted() instead.
+func (p *Policy) Document() *Value { return p.doc }
+
+// Redacted returns the flattened document with vault.key removed, the form
+// that may be shown to people.
+func (p *Policy) Redacted() *Value {
+	out := p.doc.Clone()
+	if v := out.Get("vault"); v != nil && v.Kind == ObjectValue {
+		v.Delete("key")
+	}
+	return out
+}
+
+func quote(s string) string {
+	return String(s).JSON("")
+}
