@@ -98,8 +98,8 @@ type Rule struct {
 	RateLimits       []RateLimit
 	HonorHints       *bool
 
-	// raw is the rule's document while the policy is being decoded.
-	raw *Value
+	// Doc is the rule as written (after extends), for describe.
+	Doc *Value
 }
 
 // RuleMatch is the condition of a rule (seed 6.4). Empty conditions hold for

@@ -62,7 +62,11 @@ const (
 	StepPolicyList              // 2: the policy's name or category lists
 	StepCapability              // 3: a capability in the deny set not granted
 	StepSensitivity             // 4: above the ceiling
+	StepUnknown                 // server.require_known: no metadata from any source
 )
+
+// RequireKnownRule is the deciding rule of a StepUnknown denial.
+const RequireKnownRule = "server.require_known"
 
 // deniedBy says which list or field decided, for reasons.
 type listField uint8
@@ -166,6 +170,15 @@ func (p *Policy) Decide(pr *Principal, x *Primitive) Decision {
 	d := Decision{policy: p, primitive: x, Matched: p.Match(pr, x)}
 	d.decide()
 	d.Hidden = !d.Allowed && p.HideDenied
+	return d
+}
+
+// DenyUnknown is the decision for a primitive with no metadata from any
+// source when server.require_known is set (spec 4).
+func (p *Policy) DenyUnknown(pr *Principal, x *Primitive) Decision {
+	d := Decision{policy: p, primitive: x, Matched: p.Match(pr, x)}
+	d.deny(StepUnknown, RequireKnownRule, fieldNone)
+	d.Hidden = p.HideDenied
 	return d
 }
 
@@ -294,6 +307,8 @@ func (d *Decision) Reason() string {
 			by = fmt.Sprintf("rule %q", d.Rule)
 		}
 		return fmt.Sprintf("%s has sensitivity %s, above the ceiling %s set by %s", what, x.EffectiveSensitivity(), d.ceiling, by)
+	case StepUnknown:
+		return fmt.Sprintf("%s has no metadata from any source and server.require_known is set", what)
 	}
 	return ""
 }

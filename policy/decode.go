@@ -399,8 +399,7 @@ func (d *decoder) policy(v *Value, path string) *Policy {
 	p.RateLimits = d.rateLimits(v, path)
 	p.TransformOptions = d.transformOptions(v, path)
 	for _, r := range p.Rules {
-		r.TransformOptions = d.transformOptions(r.raw, r.Path)
-		r.raw = nil
+		r.TransformOptions = d.transformOptions(r.Doc, r.Path)
 	}
 	p.Vault = d.vault(v.Get("vault"), joinPath(path, "vault"))
 	return p
@@ -410,7 +409,7 @@ func (d *decoder) rule(v *Value, path string) *Rule {
 	if !d.object(v, path, ruleKeys) {
 		return nil
 	}
-	r := &Rule{Path: path, raw: v}
+	r := &Rule{Path: path, Doc: v}
 	r.Name = d.str(v, "name", path, "")
 	r.Description = d.str(v, "description", path, "")
 	if m := v.Get("match"); m != nil {
