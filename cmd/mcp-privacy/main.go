@@ -1,0 +1,59 @@
+// Command mcp-privacy is the operator CLI of the mcp-privacy plugin: it
+// checks, flattens and describes policies, and explains decisions.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `mcp-privacy: privacy policy for MCP traffic through Envoy
+
+Usage:
+  mcp-privacy policy check FILE        validate a policy or plugin envelope
+  mcp-privacy policy flatten FILE      print the policy with extends resolved (JSON)
+  mcp-privacy policy describe [--json] FILE
+                                       summarise the effective policy
+  mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
+        (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
+        [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
+                                       show how one call would be judged
+
+FILE is YAML or JSON: a PolicyConfig, or a whole plugin envelope.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the exit status: 0 success,
+// 1 a failed check or denied input, 2 a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "policy":
+		if len(args) < 2 {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		switch args[1] {
+		case "check":
+			return policyCheck(args[2:], stdout, stderr)
+		case "flatten":
+			return policyFlatten(args[2:], stdout, stderr)
+		case "describe":
+			return policyDescribe(args[2:], stdout, stderr)
+		}
+	case "explain":
+		return explain(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "mcp-privacy: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// loaded is a configuration file read by the CLI: a bare policy or an
+// envelope (then Envelope is set too).
+type loaded struct {
+	Policy   *policy.Policy
+	Envelope *policy.Envelope
+}
+
+// load reads FILE as an envelope or a bare policy, resolving extends
+// against the file system.
+func load(file string) (*loaded, policy.Errors) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, policy.Errors{{Msg: err.Error()}}
+	}
+	doc, err := policy.ParseDocument(data)
+	if err != nil {
+		return nil, policy.Errors{{Path: file, Msg: err.Error()}}
+	}
+	opt := policy.Options{File: file, ReadFile: os.ReadFile}
+	if policy.IsEnvelope(doc) {
+		env, errs := policy.DecodeEnvelope(doc, opt)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		return &loaded{Policy: env.Policy, Envelope: env}, nil
+	}
+	p, errs := policy.DecodePolicy(doc, "", opt)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &loaded{Policy: p}, nil
+}
+
+// oneFile parses "[flags] FILE" for the policy subcommands.
+func oneFile(name string, args []string, stderr io.Writer, jsonFlag *bool) (string, bool) {
+	fs := flag.NewFlagSet("policy "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if jsonFlag != nil {
+		fs.BoolVar(jsonFlag, "json", false, "print JSON")
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", false
+	}
+	rest := fs.Args()
+	// Allow flags after the file too: policy describe FILE --json.
+	if len(rest) == 2 && jsonFlag != nil && rest[1] == "--json" {
+		*jsonFlag, rest = true, rest[:1]
+	}
+	if len(rest) != 1 {
+		fmt.Fprintf(stderr, "usage: mcp-privacy policy %s FILE\n", name)
+		return "", false
+	}
+	return rest[0], true
+}
+
+func printErrors(stderr io.Writer, file string, errs policy.Errors) {
+	fmt.Fprintf(stderr, "%s: %d error(s)\n", file, len(errs))
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "  %s\n", e.Error())
+	}
+}
+
+func policyCheck(args []string, stdout, stderr io.Writer) int {
+	file, ok := oneFile("check", args, stderr, nil)
+	if !ok {
+		return 2
+	}
+	if _, errs := load(file); len(errs) > 0 {
+		printErrors(stderr, file, errs)
+		return 1
+	}
+	fmt.Fprintln(stdout, "ok")
+	return 0
+}
+
+func policyFlatten(args []string, stdout, stderr io.Writer) int {
+	file, ok := oneFile("flatten", args, stderr, nil)
+	if !ok {
+		return 2
+	}
+	l, errs := load(file)
+	if len(errs) > 0 {
+		printErrors(stderr, file, errs)
+		return 1
+	}
+	if l.Policy.Vault.Key != "" {
+		// The key is never printed (spec 13); the flattened policy reads it
+		// from the environment instead.
+		fmt.Fprintf(stderr, "note: vault.key left out; supply the key through %s\n", l.Policy.Vault.KeyEnv)
+	}
+	fmt.Fprintln(stdout, l.Policy.Redacted().JSON("  "))
+	return 0
+}
+
+func policyDescribe(args []string, stdout, stderr io.Writer) int {
+	var asJSON bool
+	file, ok := oneFile("describe", args, stderr, &asJSON)
+	if !ok {
+		return 2
+	}
+	l, errs := load(file)
+	if len(errs) > 0 {
+		printErrors(stderr, file, errs)
+		return 1
+	}
+	d := l.Policy.Describe(os.LookupEnv)
+	if asJSON {
+		out, _ := json.MarshalIndent(d, "", "  ")
+		fmt.Fprintln(stdout, string(out))
+		return 0
+	}
+	fmt.Fprint(stdout, d.Text())
+	return 0
+}
