@@ -20,6 +20,9 @@ type decoder struct {
 	customDetectors map[string]bool
 	// transformIDs maps every transform id in the policy to its type.
 	transformIDs map[string]string
+	// inherited is the flattened parent of the policy being decoded: its
+	// custom detectors and transform ids may be referenced.
+	inherited *Value
 }
 
 func (d *decoder) fail(path, format string, args ...any) { d.errs.add(path, format, args...) }
@@ -341,6 +344,11 @@ func (d *decoder) policy(v *Value, path string) *Policy {
 	for _, dc := range p.Detectors {
 		d.customDetectors[dc.Name] = true
 	}
+	if dets := d.inherited.Get("detectors"); dets != nil {
+		for _, dc := range dets.Array {
+			d.customDetectors[dc.Get("name").Text] = true
+		}
+	}
 	if dd := d.strings(v, "disabled_detectors", path); dd != nil {
 		p.DisabledDetectors = dd
 		for i, name := range dd {
@@ -656,6 +664,10 @@ func (d *decoder) optionsFor(key string, v *Value, path string) {
 		d.options(v, path, LookupTransformType(typ))
 		return
 	}
+	if typ := inheritedTransformType(d.inherited, key); typ != nil {
+		d.options(v, path, typ)
+		return
+	}
 	if d.partial {
 		if v.Kind != ObjectValue {
 			d.wrongType(path, v, "object of options")
@@ -807,4 +819,43 @@ func (d *decoder) detectors(o *Value, path string) []DetectorConfig {
 		out = append(out, c)
 	})
 	return out
+}
+
+// inheritedTransformType finds the type of transform id in a flattened
+// parent policy (its pipelines and its rules' pipelines), or nil.
+func inheritedTransformType(parent *Value, id string) *TransformType {
+	if parent == nil {
+		return nil
+	}
+	docs := []*Value{parent}
+	if roles := parent.Get("roles"); roles != nil {
+		for _, m := range roles.Object {
+			docs = append(docs, m.Value)
+		}
+	}
+	if rules := parent.Get("rules"); rules != nil {
+		docs = append(docs, rules.Array...)
+	}
+	for _, doc := range docs {
+		for _, key := range []string{"transforms", "input_transforms"} {
+			list := doc.Get(key)
+			if list == nil {
+				continue
+			}
+			for _, e := range list.Array {
+				typ, eid := e.Text, e.Text
+				if e.Kind == ObjectValue {
+					typ = e.Get("type").Text
+					eid = typ
+					if i := e.Get("id"); i != nil {
+						eid = i.Text
+					}
+				}
+				if eid == id {
+					return LookupTransformType(typ)
+				}
+			}
+		}
+	}
+	return nil
 }

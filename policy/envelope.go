@@ -150,7 +150,7 @@ func DecodeEnvelope(doc *Value, opt Options) (*Envelope, Errors) {
 	env.Gateway = d.gateway(doc.Get("gateway"), "gateway")
 	errs = append(errs, d.errs...)
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, errs.inDocumentOrder(doc, "")
 	}
 	return env, nil
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -72,4 +73,41 @@ func joinPath(base, key string) string {
 
 func indexPath(base string, i int) string {
 	return fmt.Sprintf("%s[%d]", base, i)
+}
+
+// inDocumentOrder sorts errors by where their paths are in doc (whose own
+// path is root), so people read them top to bottom. Errors about a missing
+// key sort at their object.
+func (es Errors) inDocumentOrder(doc *Value, root string) Errors {
+	order := map[string]int{}
+	var walk func(v *Value, path string)
+	walk = func(v *Value, path string) {
+		order[path] = len(order)
+		switch v.Kind {
+		case ObjectValue:
+			for _, m := range v.Object {
+				walk(m.Value, joinPath(path, m.Key))
+			}
+		case ArrayValue:
+			for i, e := range v.Array {
+				walk(e, indexPath(path, i))
+			}
+		}
+	}
+	walk(doc, root)
+	position := func(path string) int {
+		for {
+			if n, ok := order[path]; ok {
+				return n
+			}
+			cut := strings.LastIndexAny(path, ".[")
+			if cut < 0 {
+				return len(order)
+			}
+			path = path[:cut]
+		}
+	}
+	out := append(Errors(nil), es...)
+	sort.SliceStable(out, func(i, j int) bool { return position(out[i].Path) < position(out[j].Path) })
+	return out
 }

@@ -36,11 +36,14 @@ type ReadFileFunc func(path string) ([]byte, error)
 // the table of spec 5.2. Each document of the chain is checked on its own
 // first; errors name the file they are in.
 func Flatten(doc *Value, file string, read ReadFileFunc) (*Value, Errors) {
-	name := file
-	if name == "" {
-		name = "policy"
+	return flatten(doc, file, read, []string{chainName(file)}, "")
+}
+
+func chainName(file string) string {
+	if file == "" {
+		return "policy"
 	}
-	return flatten(doc, file, read, []string{name}, "")
+	return filepath.Clean(file)
 }
 
 func flatten(doc *Value, file string, read ReadFileFunc, chain []string, prefix string) (*Value, Errors) {
@@ -49,11 +52,19 @@ func flatten(doc *Value, file string, read ReadFileFunc, chain []string, prefix 
 	if len(d.errs) > 0 {
 		return nil, d.errs.prefixed(prefix)
 	}
+	parent, errs := flattenParent(doc, file, read, chain, prefix)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return mergePolicy(parent, doc), nil
+}
+
+// flattenParent resolves what doc extends and returns it flattened, or nil
+// when doc extends nothing.
+func flattenParent(doc *Value, file string, read ReadFileFunc, chain []string, prefix string) (*Value, Errors) {
 	ext := doc.Get("extends")
-	if ext == nil || ext.Kind == NullValue {
-		out := doc.Clone()
-		out.Delete("extends")
-		return out, nil
+	if ext == nil || ext.Kind != StringValue {
+		return nil, nil
 	}
 	at := joinPath(prefix, "extends")
 	target := ext.Text
@@ -95,11 +106,7 @@ func flatten(doc *Value, file string, read ReadFileFunc, chain []string, prefix 
 			return nil, Errors{{Path: parentFile, Msg: err.Error()}}
 		}
 	}
-	flatParent, errs := flatten(parent, parentFile, read, append(chain, key), parentPrefix)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return mergePolicy(flatParent, doc), nil
+	return flatten(parent, parentFile, read, append(chain, key), parentPrefix)
 }
 
 // How each policy key merges (spec 5.2); keys not listed take the child's
@@ -110,8 +117,14 @@ var (
 	deepMergeKeys = []string{"transform_options", "vault"}
 )
 
-// mergePolicy merges child over a flattened parent.
+// mergePolicy merges child over a flattened parent (nil: none) and drops
+// extends.
 func mergePolicy(parent, child *Value) *Value {
+	if parent == nil {
+		out := child.Clone()
+		out.Delete("extends")
+		return out
+	}
 	out := parent.Clone()
 	for _, m := range child.Object {
 		k, cv := m.Key, m.Value

@@ -32,11 +32,17 @@ func DecodePolicy(doc *Value, path string, opt Options) (*Policy, Errors) {
 	if doc.Kind != ObjectValue {
 		return nil, Errors{{Path: path, Msg: "want policy object or profile name, got " + doc.describe()}}
 	}
-	flat, errs := Flatten(doc, opt.File, opt.ReadFile)
+	// The ancestors are checked file by file; the document itself is
+	// checked whole, with what it inherits in view, so that all of its
+	// errors are reported at once with paths into the document as written.
+	parent, errs := flattenParent(doc, opt.File, opt.ReadFile, []string{chainName(opt.File)}, "")
+	d := decoder{inherited: parent, partial: len(errs) > 0}
+	d.policy(doc, "")
+	errs = append(errs.prefixed(path), d.errs.prefixed(path)...)
 	if len(errs) > 0 {
-		return nil, errs.prefixed(path)
+		return nil, errs.inDocumentOrder(doc, path)
 	}
-	return decodeFlat(flat, path)
+	return decodeFlat(mergePolicy(parent, doc), path)
 }
 
 // decodeFlat decodes a policy without extends, checking everything.
