@@ -519,6 +519,9 @@ func (d *decoder) pipeline(o *Value, key, path string) []TransformEntry {
 		if t.ID == "" {
 			t.ID = t.Type
 		}
+		if t.ID != t.Type && LookupTransformType(t.ID) != nil {
+			d.fail(joinPath(ep, "id"), "id %q is the name of a transform type; options keyed by it would reach every %s entry (choose another id)", t.ID, LookupTransformType(t.ID).Name)
+		}
 		if seen[t.ID] {
 			d.fail(ep, "duplicate transform id %q in one pipeline (give the entry an id)", t.ID)
 		}
@@ -768,6 +771,8 @@ func (d *decoder) detectors(o *Value, path string) []DetectorConfig {
 			d.fail(ep, "missing required key \"name\"")
 		case !detectorName.MatchString(c.Name):
 			d.fail(joinPath(ep, "name"), "want a lower-case identifier ([a-z][a-z0-9_]*), got %q", c.Name)
+		case builtinDetector(c.Name) != nil:
+			d.fail(joinPath(ep, "name"), "%q is a built-in detector (switch it off with disabled_detectors and give yours another name)", c.Name)
 		case seen[c.Name]:
 			d.fail(joinPath(ep, "name"), "duplicate detector name %q", c.Name)
 		}

@@ -267,11 +267,13 @@ func (s *ServerConfig) Metadata(k Kind, name string, base Metadata) Metadata {
 	return m
 }
 
-// Known reports whether any server.primitives entry names this primitive.
+// Known reports whether any server.primitives entry gives this primitive
+// metadata (spec 4: require_known denies primitives with none from any
+// source).
 func (s *ServerConfig) Known(k Kind, name string) bool {
 	for i := range s.Primitives {
 		c := &s.Primitives[i]
-		if (c.Kinds == 0 || c.Kinds.covers(k)) && c.Names != nil && c.Names.Match(name) {
+		if (c.Kinds == 0 || c.Kinds.covers(k)) && (c.Names == nil || c.Names.Match(name)) {
 			return true
 		}
 	}

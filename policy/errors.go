@@ -68,6 +68,9 @@ func joinPath(base, key string) string {
 	if strings.HasPrefix(key, "[") {
 		return base + key
 	}
+	if strings.HasSuffix(base, ":") { // a file name prefix
+		return base + " " + key
+	}
 	return base + "." + key
 }
 

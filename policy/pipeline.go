@@ -60,7 +60,7 @@ func (p *Policy) resolve(entries []TransformEntry, matched []*Rule, meta *Metada
 	}
 	out := make([]PipelineEntry, 0, len(entries))
 	for _, e := range entries {
-		keys := []string{e.Type}
+		keys := typeKeys(e.Type)
 		if e.ID != e.Type {
 			keys = append(keys, e.ID)
 		}
@@ -106,7 +106,7 @@ func skipped(skip *Value, e TransformEntry) bool {
 		return false
 	}
 	for _, s := range skip.Array {
-		if s.Kind == StringValue && (s.Text == e.ID || s.Text == e.Type) {
+		if s.Kind == StringValue && (s.Text == e.ID || contains(typeKeys(e.Type), s.Text)) {
 			return true
 		}
 	}
@@ -120,4 +120,16 @@ func IDs(entries []PipelineEntry) []string {
 		ids[i] = e.ID
 	}
 	return ids
+}
+
+// typeKeys are the names options and hints may use for a type: its name
+// and its aliases (pseudonymise, pseudonymize).
+func typeKeys(typ string) []string {
+	keys := []string{typ}
+	for alias, canonical := range transformAliases {
+		if canonical == typ {
+			keys = append(keys, alias)
+		}
+	}
+	return keys
 }
