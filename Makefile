@@ -12,11 +12,12 @@ all: build
 build:
 	$(GO) build -o $(BUILD)/mcp-privacy ./cmd/mcp-privacy
 
-## test: formatting, vet and every test with the race detector
+## test: formatting, vet, every test, and every test again with the race detector
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './build/*')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 ./...
 
 ## bench: every benchmark with allocation counts

@@ -29,6 +29,9 @@ type Policy struct {
 
 	// doc is the flattened document the policy was decoded from.
 	doc *Value
+	// roleBits numbers up to 64 role names used in rules, so matching a
+	// principal's roles against a rule is one AND (see Policy.Match).
+	roleBits map[string]uint64
 }
 
 // AccessRules are the allow/deny fields shared by policies and rules
@@ -89,7 +92,11 @@ type Rule struct {
 	Index int
 	Path  string
 
-	Match            RuleMatch
+	Match RuleMatch
+	// roleMask has the bits of Match.Roles; roleMaskExact says every role
+	// got a bit, so the mask alone decides the roles condition.
+	roleMask         uint64
+	roleMaskExact    bool
 	Access           AccessRules
 	Transforms       []TransformEntry
 	TransformsMode   TransformsMode

@@ -109,7 +109,14 @@ const policyRule = "policy"
 func (p *Policy) Match(pr *Principal, x *Primitive) []*Rule {
 	var buf [16]*Rule
 	m := buf[:0]
+	var roles uint64
+	for _, role := range pr.Roles {
+		roles |= p.roleBits[role]
+	}
 	for _, r := range p.Rules {
+		if r.roleMaskExact && roles&r.roleMask == 0 {
+			continue
+		}
 		if r.matches(pr, x) {
 			m = append(m, r)
 		}
@@ -375,3 +382,26 @@ func (d *Decision) Error() *RPCError {
 // (privacy_status, preview_transform without a tool): those with only roles
 // and principals conditions.
 func (p *Policy) MatchPrincipal(pr *Principal) []*Rule { return p.Match(pr, nil) }
+
+// indexRoles gives the first 64 role names used by rules a bit each and
+// computes every rule's mask.
+func (p *Policy) indexRoles() {
+	p.roleBits = map[string]uint64{}
+	for _, r := range p.Rules {
+		if r.Match.AnyRole || len(r.Match.Roles) == 0 {
+			continue
+		}
+		r.roleMaskExact = true
+		for _, role := range r.Match.Roles {
+			bit, ok := p.roleBits[role]
+			if !ok && len(p.roleBits) < 64 {
+				bit = 1 << len(p.roleBits)
+				p.roleBits[role] = bit
+			}
+			if bit == 0 {
+				r.roleMaskExact = false
+			}
+			r.roleMask |= bit
+		}
+	}
+}

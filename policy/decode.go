@@ -410,6 +410,7 @@ func (d *decoder) policy(v *Value, path string) *Policy {
 		r.TransformOptions = d.transformOptions(r.Doc, r.Path)
 	}
 	p.Vault = d.vault(v.Get("vault"), joinPath(path, "vault"))
+	p.indexRoles()
 	return p
 }
 

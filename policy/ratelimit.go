@@ -163,6 +163,7 @@ func (l *RateLimit) Refund(s BucketState) BucketState {
 // retry_after in seconds.
 func TakeAll(buckets []Bucket, states []BucketState, now int64) (next []BucketState, ok bool, refused int, retryAfter float64) {
 	next = make([]BucketState, len(states))
+	copy(next, states) // buckets after a refusal stay as they were
 	for i, b := range buckets {
 		var taken bool
 		next[i], taken, retryAfter = b.Limit.Take(states[i], now)
