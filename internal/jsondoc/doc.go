@@ -1,0 +1,367 @@
+package jsondoc
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Doc is a parsed JSON body. Nodes are addressed by index; the root is 0.
+// Edits (SetString, SetRaw, Delete, Append) are recorded beside the parse,
+// and Bytes writes the result: the original bytes when nothing changed,
+// else a fresh canonical serialization.
+type Doc struct {
+	src   []byte
+	nodes []node
+	// repl holds replacement values by node index: a string for SetString,
+	// raw JSON for SetRaw.
+	repl map[int32]replacement
+	// extra holds members or elements appended to a container.
+	extra   map[int32][]appended
+	changed bool
+}
+
+type replacement struct {
+	str   string
+	raw   []byte
+	isRaw bool
+}
+
+type appended struct {
+	key string // for objects
+	raw []byte // a complete JSON value, already valid
+}
+
+// Root is the index of the top-level value.
+const Root int32 = 0
+
+// Kind returns the node's kind.
+func (d *Doc) Kind(n int32) Kind {
+	if n < 0 || int(n) >= len(d.nodes) {
+		return Invalid
+	}
+	return d.nodes[n].kind
+}
+
+// First returns the first child (element or member) of n, or None.
+// Deleted children are skipped.
+func (d *Doc) First(n int32) int32 {
+	if n < 0 {
+		return None
+	}
+	return d.live(d.nodes[n].first)
+}
+
+// Next returns the next sibling of n, or None. Deleted siblings are skipped.
+func (d *Doc) Next(n int32) int32 { return d.live(d.nodes[n].next) }
+
+func (d *Doc) live(n int32) int32 {
+	for n != None && d.nodes[n].flags&deleted != 0 {
+		n = d.nodes[n].next
+	}
+	return n
+}
+
+// Parent returns n's container, or None for the root.
+func (d *Doc) Parent(n int32) int32 { return d.nodes[n].parent }
+
+// Len counts n's live children.
+func (d *Doc) Len(n int32) int {
+	c := 0
+	for i := d.First(n); i != None; i = d.Next(i) {
+		c++
+	}
+	return c
+}
+
+// Get returns the member of object n named key, or None.
+func (d *Doc) Get(n int32, key string) int32 {
+	if d.Kind(n) != Object {
+		return None
+	}
+	for c := d.First(n); c != None; c = d.Next(c) {
+		m := &d.nodes[c]
+		if m.flags&keyEscaped == 0 {
+			if string(d.src[m.keyStart+1:m.keyEnd-1]) == key {
+				return c
+			}
+		} else if decodeString(d.src[m.keyStart:m.keyEnd]) == key {
+			return c
+		}
+	}
+	return None
+}
+
+// Path follows object keys from n; None when a step is missing.
+func (d *Doc) Path(n int32, keys ...string) int32 {
+	for _, k := range keys {
+		if n = d.Get(n, k); n == None {
+			return None
+		}
+	}
+	return n
+}
+
+// Key returns the key of member n ("" for array elements and the root).
+func (d *Doc) Key(n int32) string {
+	m := &d.nodes[n]
+	if m.keyStart < 0 {
+		return ""
+	}
+	if m.flags&keyEscaped == 0 {
+		return string(d.src[m.keyStart+1 : m.keyEnd-1])
+	}
+	return decodeString(d.src[m.keyStart:m.keyEnd])
+}
+
+// Str returns the value of a string node (decoded, or as replaced), and
+// whether n is a string.
+func (d *Doc) Str(n int32) (string, bool) {
+	if d.Kind(n) != String {
+		return "", false
+	}
+	m := &d.nodes[n]
+	if m.flags&replaced != 0 {
+		if r := d.repl[n]; !r.isRaw {
+			return r.str, true
+		}
+		return "", false
+	}
+	if m.flags&escaped == 0 {
+		return string(d.src[m.start+1 : m.end-1]), true
+	}
+	return decodeString(d.src[m.start:m.end]), true
+}
+
+// Raw returns the source bytes of n as parsed (edits not applied).
+func (d *Doc) Raw(n int32) []byte {
+	m := &d.nodes[n]
+	return d.src[m.start:m.end]
+}
+
+// Changed reports whether any edit was made.
+func (d *Doc) Changed() bool { return d.changed }
+
+// SetString replaces the value of string node n.
+func (d *Doc) SetString(n int32, s string) {
+	if d.repl == nil {
+		d.repl = map[int32]replacement{}
+	}
+	d.repl[n] = replacement{str: s}
+	d.nodes[n].flags |= replaced
+	d.changed = true
+}
+
+// SetRaw replaces node n by raw JSON, which the caller guarantees is one
+// valid JSON value (it is written as is).
+func (d *Doc) SetRaw(n int32, raw []byte) {
+	if d.repl == nil {
+		d.repl = map[int32]replacement{}
+	}
+	d.repl[n] = replacement{raw: raw, isRaw: true}
+	d.nodes[n].flags |= replaced
+	d.changed = true
+}
+
+// Delete removes node n from its container.
+func (d *Doc) Delete(n int32) {
+	d.nodes[n].flags |= deleted
+	d.changed = true
+}
+
+// Append adds raw JSON (one valid value) at the end of container n, under
+// key when n is an object.
+func (d *Doc) Append(n int32, key string, raw []byte) {
+	if d.extra == nil {
+		d.extra = map[int32][]appended{}
+	}
+	d.extra[n] = append(d.extra[n], appended{key: key, raw: raw})
+	d.changed = true
+}
+
+// Bytes returns the document: the original bytes when unchanged, otherwise
+// a canonical serialization (no insignificant space; strings re-escaped
+// from their decoded values; numbers as written).
+func (d *Doc) Bytes() []byte {
+	if !d.changed {
+		return d.src
+	}
+	out := make([]byte, 0, len(d.src)+len(d.src)/8)
+	return d.write(out, Root)
+}
+
+// AppendValue appends the canonical serialization of node n to out.
+func (d *Doc) AppendValue(out []byte, n int32) []byte { return d.write(out, n) }
+
+func (d *Doc) write(out []byte, n int32) []byte {
+	m := &d.nodes[n]
+	if m.flags&replaced != 0 {
+		r := d.repl[n]
+		if r.isRaw {
+			return append(out, r.raw...)
+		}
+		return AppendString(out, r.str)
+	}
+	switch m.kind {
+	case String:
+		if m.flags&escaped == 0 {
+			return append(out, d.src[m.start:m.end]...)
+		}
+		return AppendString(out, decodeString(d.src[m.start:m.end]))
+	case Object:
+		out = append(out, '{')
+		first := true
+		for c := d.First(n); c != None; c = d.Next(c) {
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			cm := &d.nodes[c]
+			if cm.flags&keyEscaped == 0 {
+				out = append(out, d.src[cm.keyStart:cm.keyEnd]...)
+			} else {
+				out = AppendString(out, decodeString(d.src[cm.keyStart:cm.keyEnd]))
+			}
+			out = append(out, ':')
+			out = d.write(out, c)
+		}
+		for _, e := range d.extra[n] {
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			out = AppendString(out, e.key)
+			out = append(out, ':')
+			out = append(out, e.raw...)
+		}
+		return append(out, '}')
+	case Array:
+		out = append(out, '[')
+		first := true
+		for c := d.First(n); c != None; c = d.Next(c) {
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			out = d.write(out, c)
+		}
+		for _, e := range d.extra[n] {
+			if !first {
+				out = append(out, ',')
+			}
+			first = false
+			out = append(out, e.raw...)
+		}
+		return append(out, ']')
+	}
+	return append(out, d.src[m.start:m.end]...)
+}
+
+// decodeString decodes a validated, quoted JSON string.
+func decodeString(q []byte) string {
+	s := q[1 : len(q)-1]
+	buf := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, _ := hex4(s, i+2)
+			if r >= 0xD800 && r < 0xDC00 {
+				lo, _ := hex4(s, i+8)
+				r = (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000
+				i += 6
+			}
+			buf = utf8.AppendRune(buf, r)
+			i += 6
+			continue
+		default: // " \ /
+			buf = append(buf, s[i+1])
+		}
+		i += 2
+	}
+	return string(buf)
+}
+
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// <, > and & stay as they are (this is not HTML).
+func AppendString(out []byte, s string) []byte {
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, s[start:i]...)
+				out = append(out, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			// U+2028 and U+2029 are valid JSON but break JavaScript
+			// parsers that treat JSON as code; escape them.
+			if r == '\u2028' || r == '\u2029' {
+				out = append(out, s[start:i]...)
+				out = append(out, `\u202`...)
+				out = append(out, "89"[r-'\u2028'])
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		out = append(out, s[start:i]...)
+		switch c {
+		case '"':
+			out = append(out, `\"`...)
+		case '\\':
+			out = append(out, `\\`...)
+		case '\n':
+			out = append(out, `\n`...)
+		case '\r':
+			out = append(out, `\r`...)
+		case '\t':
+			out = append(out, `\t`...)
+		default:
+			out = append(out, `\u00`...)
+			out = append(out, hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	out = append(out, s[start:]...)
+	return append(out, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// Quote returns s as a JSON string.
+func Quote(s string) string { return string(AppendString(nil, s)) }
+
+// Int returns a number node's value as an int64 when it is an integer.
+func (d *Doc) Int(n int32) (int64, bool) {
+	if d.Kind(n) != Number {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(d.Raw(n)), 10, 64)
+	return v, err == nil
+}

@@ -1,0 +1,289 @@
+package jsondoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseRejects(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	tests := []struct {
+		name, body, wantErr string
+	}{
+		{"empty", "", "empty body"},
+		{"spaces only", "  \n", "empty body"},
+		{"duplicate key", `{"a":1,"a":2}`, `duplicate key "a" at offset 7`},
+		{"duplicate key escaped", `{"a":1,"\u0061":2}`, `duplicate key "\u0061"`},
+		{"case-folded keys", `{"method":"x","Method":"y"}`, `keys "method" and "Method" differ only in case`},
+		{"unicode case folding", `{"k":1,"\u212a":2}`, `differ only in case`},
+		{"long s folds to s", `{"s":1,"ſ":2}`, `differ only in case`},
+		{"nested duplicate", `{"params":{"name":"a","name":"b"}}`, `duplicate key "name"`},
+		{"invalid UTF-8", "{\"a\":\"\xff\"}", "invalid UTF-8 at offset 6"},
+		{"overlong UTF-8", "\"\xc0\xaf\"", "invalid UTF-8"},
+		{"UTF-16 surrogate encoded in UTF-8", "\"\xed\xa0\x80\"", "invalid UTF-8"},
+		{"lone high surrogate", `"\ud800"`, "lone surrogate"},
+		{"lone low surrogate", `"\udc00"`, "lone surrogate"},
+		{"high then non-low", `"\ud800\u0041"`, "lone surrogate"},
+		{"high at end", `"\ud800`, "lone surrogate"},
+		{"trailing data", `{} {}`, "data after the JSON value at offset 3"},
+		{"trailing garbage", `{"a":1}x`, "data after the JSON value"},
+		{"too deep", deep, fmt.Sprintf("nesting deeper than %d", MaxDepth)},
+		{"control char", "\"a\x01b\"", "control character"},
+		{"bad escape", `"\x"`, "invalid escape"},
+		{"bad unicode escape", `"\u12g4"`, `invalid \u escape`},
+		{"leading zero", `01`, "data after the JSON value"},
+		{"bare minus", `-`, "invalid number"},
+		{"no fraction digits", `1.`, "no digits after '.'"},
+		{"no exponent digits", `1e+`, "no digits in the exponent"},
+		{"single quotes", `{'a':1}`, "want a string key"},
+		{"trailing comma object", `{"a":1,}`, "want a string key"},
+		{"trailing comma array", `[1,]`, "unexpected character"},
+		{"unterminated string", `"abc`, "unterminated string"},
+		{"unterminated object", `{"a":1`, "unexpected end of body in an object"},
+		{"missing colon", `{"a" 1}`, "want ':' after a key"},
+		{"NaN", `NaN`, "unexpected character"},
+		{"bad literal", `tru`, "invalid literal"},
+		{"BOM", "\ufeff{}", "unexpected character"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse([]byte(tc.body))
+			if err == nil {
+				t.Fatalf("accepted %q: %s", tc.body, d.Bytes())
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %q, want it to contain %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseAccepts(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	tests := []string{
+		`{}`, `[]`, `null`, `true`, `false`, `0`, `-0`, `1.5e-7`, `-12E+3`, `""`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}`,
+		` { "a" : [ 1 , 2 , { "b" : null } ] } `,
+		`"\ud83d\ude00 \u00e9 \" \\ \/ \b \f \n \r \t"`,
+		"\"日本語 ✓\"",
+		`{"a":1,"b":2,"A1":3}`,
+		deep,
+	}
+	for _, body := range tests {
+		d, err := Parse([]byte(body))
+		if err != nil {
+			t.Errorf("rejected %q: %v", body, err)
+			continue
+		}
+		if !bytes.Equal(d.Bytes(), []byte(body)) {
+			t.Errorf("unchanged document not returned as is: %q", d.Bytes())
+		}
+	}
+}
+
+// A huge object must not make duplicate detection quadratic, and must
+// still catch duplicates beyond the pairwise threshold.
+func TestLargeObjectKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 50000 {
+		fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+	}
+	body := b.String()
+	if _, err := Parse([]byte(body + `"last":0}`)); err != nil {
+		t.Fatalf("large object rejected: %v", err)
+	}
+	if _, err := Parse([]byte(body + `"K49999":0}`)); err == nil || !strings.Contains(err.Error(), "differ only in case") {
+		t.Fatalf("case-folded duplicate in a large object: %v", err)
+	}
+	if _, err := Parse([]byte(body + `"k7":0}`)); err == nil || !strings.Contains(err.Error(), "duplicate key") {
+		t.Fatalf("duplicate in a large object: %v", err)
+	}
+	if _, err := Parse([]byte(body + `"\u006b7":0}`)); err == nil || !strings.Contains(err.Error(), "duplicate key") {
+		t.Fatalf("escaped duplicate in a large object: %v", err)
+	}
+}
+
+func TestAccessors(t *testing.T) {
+	d, err := Parse([]byte(`{"id":7,"method":"tools/call","params":{"name":"se\u0061rch","arguments":{"email":"alice\u0040corp.com","n":[1,2,3]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := d.Int(d.Get(Root, "id")); !ok || n != 7 {
+		t.Errorf("id = %d %v", n, ok)
+	}
+	if s, _ := d.Str(d.Path(Root, "params", "name")); s != "search" {
+		t.Errorf("name = %q", s)
+	}
+	email := d.Path(Root, "params", "arguments", "email")
+	if s, _ := d.Str(email); s != "alice@corp.com" {
+		t.Errorf("escaped string decoded to %q", s)
+	}
+	if d.Path(Root, "params", "missing") != None || d.Get(email, "x") != None {
+		t.Error("missing keys found")
+	}
+	arr := d.Path(Root, "params", "arguments", "n")
+	if d.Kind(arr) != Array || d.Len(arr) != 3 {
+		t.Errorf("array kind %v len %d", d.Kind(arr), d.Len(arr))
+	}
+	var keys []string
+	for c := d.First(d.Path(Root, "params")); c != None; c = d.Next(c) {
+		keys = append(keys, d.Key(c))
+	}
+	if !reflect.DeepEqual(keys, []string{"name", "arguments"}) {
+		t.Errorf("keys %v", keys)
+	}
+}
+
+func TestEdits(t *testing.T) {
+	src := `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"image","data":"AAA="}],"x":"\u00e9"}`
+	tests := []struct {
+		name string
+		edit func(d *Doc)
+		want string
+	}{
+		{"set string", func(d *Doc) {
+			d.SetString(d.Path(d.First(d.Get(Root, "content")), "text"), "mail EMAIL_abc \"q\"\n")
+		}, `{"content":[{"type":"text","text":"mail EMAIL_abc \"q\"\n"},{"type":"image","data":"AAA="}],"x":"é"}`},
+		{"delete element", func(d *Doc) {
+			c := d.Get(Root, "content")
+			d.Delete(d.Next(d.First(c)))
+		}, `{"content":[{"type":"text","text":"mail alice@corp.com"}],"x":"é"}`},
+		{"delete first member", func(d *Doc) { d.Delete(d.Get(Root, "content")) }, `{"x":"é"}`},
+		{"set raw", func(d *Doc) {
+			d.SetRaw(d.Next(d.First(d.Get(Root, "content"))), []byte(`{"type":"text","text":"[image removed]"}`))
+		}, `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"text","text":"[image removed]"}],"x":"é"}`},
+		{"append to array and object", func(d *Doc) {
+			d.Append(d.Get(Root, "content"), "", []byte(`{"type":"text","text":"more"}`))
+			d.Append(Root, "_meta", []byte(`{"k":1}`))
+		}, `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"image","data":"AAA="},{"type":"text","text":"more"}],"x":"é","_meta":{"k":1}}`},
+		{"append to emptied array", func(d *Doc) {
+			c := d.Get(Root, "content")
+			d.Delete(d.First(c))
+			d.Delete(d.First(c))
+			d.Append(c, "", []byte(`1`))
+		}, `{"content":[1],"x":"é"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(d)
+			got := d.Bytes()
+			if string(got) != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+			if _, err := Parse(got); err != nil {
+				t.Errorf("output does not parse strictly: %v", err)
+			}
+		})
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	tests := map[string]string{
+		"plain":          `"plain"`,
+		"q\"b\\s/":       `"q\"b\\s/"`,
+		"\x00\x1f\t\n\r": `"\u0000\u001f\t\n\r"`,
+		"<&>":            `"<&>"`,
+		"\u2028\u2029":   `"\u2028\u2029"`,
+		"bad \xff utf8":  "\"bad \ufffd utf8\"",
+		"é😀":             "\"é😀\"",
+	}
+	for in, want := range tests {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(Quote(in)), &back); err != nil {
+			t.Errorf("Quote(%q) is not JSON: %v", in, err)
+		}
+	}
+}
+
+// Anything Parse accepts, encoding/json accepts and decodes to the same
+// value; the canonical serialization parses back to the same value too.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{}}}`,
+		`[{"a":1},{"b":[true,false,null]}]`, `"\ud83d\ude00"`, `{"a":1,"A":2}`, `{"a":"\u0041"}`,
+		`1e5`, `-0.0`, "\"\xff\"", `{"a":{"b":{"c":[[[]]]}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d, err := Parse(body)
+		if err != nil {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("Parse accepted what encoding/json rejects: %q", body)
+		}
+		var want any
+		if err := json.Unmarshal(body, &want); err != nil {
+			t.Fatal(err)
+		}
+		// Force a re-serialization by touching a string, if there is one.
+		for i := range d.nodes {
+			if d.nodes[i].kind == String {
+				s, _ := d.Str(int32(i))
+				d.SetString(int32(i), s)
+				break
+			}
+		}
+		out := d.Bytes()
+		var got any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("serialization %q is not JSON: %v", out, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip changed the value:\n in  %q\n out %q", body, out)
+		}
+		if _, err := Parse(out); err != nil {
+			t.Fatalf("serialization %q does not parse strictly: %v", out, err)
+		}
+	})
+}
+
+func BenchmarkParseToolsCall(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice","limit":10,"filters":{"country":"DE","active":true,"tags":["vip","eu"]}},"_meta":{"progressToken":"abc-123"}}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Parse(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = d.Path(Root, "params", "name")
+	}
+}
+
+func TestAmbiguous(t *testing.T) {
+	tests := map[string]bool{
+		`{"a":1,"a":2}`:                 true,
+		`{"a":1,"A":2}`:                 true,
+		"\"\xff\"":                      true,
+		`"\ud800"`:                      true,
+		`{} x`:                          true,
+		strings.Repeat("[", MaxDepth+1): true,
+		`{"a":}`:                        false,
+		`nope`:                          false,
+		`{"a":1`:                        false,
+	}
+	for body, want := range tests {
+		_, err := Parse([]byte(body))
+		se, ok := err.(*SyntaxError)
+		if !ok {
+			t.Fatalf("%q: error %v is not a *SyntaxError", body, err)
+		}
+		if se.Ambiguous != want {
+			t.Errorf("%q: Ambiguous = %v, want %v (%v)", body, se.Ambiguous, want, err)
+		}
+	}
+}

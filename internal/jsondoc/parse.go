@@ -1,0 +1,547 @@
+// Package jsondoc parses JSON strictly into a flat, editable document and
+// writes it back. It is the one parse of a message body that the decision,
+// the transforms and the re-serialization share.
+//
+// Strict means: a body that two JSON parsers could read differently is an
+// error. Duplicate keys, keys equal under Unicode case folding in one
+// object, invalid UTF-8, lone UTF-16 surrogates in escapes, nesting deeper
+// than MaxDepth and data after the value are all rejected, so what the
+// plugin judges is what the server reads.
+//
+// The package knows nothing of MCP, HTTP or proxy-wasm.
+package jsondoc
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects accepted.
+const MaxDepth = 64
+
+// Kind is the JSON type of a node.
+type Kind uint8
+
+const (
+	Invalid Kind = iota
+	Null
+	False
+	True
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"invalid", "null", "false", "true", "number", "string", "array", "object"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// node flags
+const (
+	escaped    uint8 = 1 << iota // the string (value) has backslash escapes
+	keyEscaped                   // the member key has backslash escapes
+	deleted                      // removed from its parent
+	replaced                     // value replaced (see Doc.repl)
+)
+
+// node is one JSON value. Children form a linked list by index; object
+// members carry their key's span. Spans of strings include the quotes.
+type node struct {
+	kind              Kind
+	flags             uint8
+	start, end        int32
+	keyStart, keyEnd  int32 // member key span (quotes included), -1 if none
+	first, last, next int32 // children and next sibling; -1 if none
+	parent            int32
+}
+
+// None is the index returned when there is no such node.
+const None int32 = -1
+
+// SyntaxError says what is wrong with a body and where.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+	// Ambiguous marks bodies that some JSON parsers accept and read
+	// differently (duplicate or case-folded keys, invalid UTF-8, lone
+	// surrogates, excessive nesting, trailing data), as opposed to text
+	// that is not JSON at all.
+	Ambiguous bool
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Offset) }
+
+// Parse parses src strictly. The document keeps src; don't modify it.
+func Parse(src []byte) (*Doc, error) {
+	p := parser{src: src}
+	// A JSON value needs at least ~3 bytes per node; most bodies need far
+	// fewer nodes, so guess low and let append grow.
+	p.nodes = make([]node, 0, 8+len(src)/16)
+	p.skipSpace()
+	if p.pos >= len(src) {
+		return nil, &SyntaxError{Offset: p.pos, Msg: "empty body"}
+	}
+	if err := p.value(None, 0); err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(src) {
+		return nil, &SyntaxError{Offset: p.pos, Msg: "data after the JSON value", Ambiguous: true}
+	}
+	return &Doc{src: src, nodes: p.nodes}, nil
+}
+
+type parser struct {
+	src   []byte
+	pos   int
+	nodes []node
+	// keySets holds the folded keys of objects too big to check pairwise.
+	keySets map[int32]map[string]int32
+}
+
+func (p *parser) fail(msg string) error { return &SyntaxError{Offset: p.pos, Msg: msg} }
+
+func (p *parser) ambiguous(msg string) error {
+	return &SyntaxError{Offset: p.pos, Msg: msg, Ambiguous: true}
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// add appends a node as the last child of parent and returns its index.
+func (p *parser) add(parent int32, n node) int32 {
+	i := int32(len(p.nodes))
+	n.parent, n.first, n.last, n.next = parent, None, None, None
+	p.nodes = append(p.nodes, n)
+	if parent != None {
+		par := &p.nodes[parent]
+		if par.last == None {
+			par.first = i
+		} else {
+			p.nodes[par.last].next = i
+		}
+		par.last = i
+	}
+	return i
+}
+
+// value parses one value at p.pos (after spaces) as a child of parent.
+// keyStart/keyEnd of the new node are set by the caller for members.
+func (p *parser) value(parent int32, depth int) error {
+	return p.member(parent, depth, -1, -1, 0)
+}
+
+func (p *parser) member(parent int32, depth int, keyStart, keyEnd int32, keyFlags uint8) error {
+	if p.pos >= len(p.src) {
+		return p.fail("unexpected end of body")
+	}
+	start := int32(p.pos)
+	n := node{start: start, keyStart: keyStart, keyEnd: keyEnd, flags: keyFlags}
+	switch c := p.src[p.pos]; {
+	case c == '{':
+		if depth >= MaxDepth {
+			return p.ambiguous(fmt.Sprintf("nesting deeper than %d", MaxDepth))
+		}
+		n.kind = Object
+		i := p.add(parent, n)
+		if err := p.object(i, depth+1); err != nil {
+			return err
+		}
+		p.nodes[i].end = int32(p.pos)
+		return nil
+	case c == '[':
+		if depth >= MaxDepth {
+			return p.ambiguous(fmt.Sprintf("nesting deeper than %d", MaxDepth))
+		}
+		n.kind = Array
+		i := p.add(parent, n)
+		if err := p.array(i, depth+1); err != nil {
+			return err
+		}
+		p.nodes[i].end = int32(p.pos)
+		return nil
+	case c == '"':
+		esc, err := p.str()
+		if err != nil {
+			return err
+		}
+		n.kind, n.end = String, int32(p.pos)
+		if esc {
+			n.flags |= escaped
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		if err := p.number(); err != nil {
+			return err
+		}
+		n.kind, n.end = Number, int32(p.pos)
+	case c == 't':
+		if err := p.literal("true"); err != nil {
+			return err
+		}
+		n.kind, n.end = True, int32(p.pos)
+	case c == 'f':
+		if err := p.literal("false"); err != nil {
+			return err
+		}
+		n.kind, n.end = False, int32(p.pos)
+	case c == 'n':
+		if err := p.literal("null"); err != nil {
+			return err
+		}
+		n.kind, n.end = Null, int32(p.pos)
+	default:
+		return p.fail(fmt.Sprintf("unexpected character %q", rune(c)))
+	}
+	p.add(parent, n)
+	return nil
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.src)-p.pos < len(word) || string(p.src[p.pos:p.pos+len(word)]) != word {
+		return p.fail("invalid literal")
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) object(obj int32, depth int) error {
+	p.pos++ // {
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			return p.fail("want a string key")
+		}
+		ks := int32(p.pos)
+		esc, err := p.str()
+		if err != nil {
+			return err
+		}
+		ke := int32(p.pos)
+		var kf uint8
+		if esc {
+			kf = keyEscaped
+		}
+		if err := p.checkKey(obj, ks, ke, esc); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return p.fail("want ':' after a key")
+		}
+		p.pos++
+		p.skipSpace()
+		if err := p.member(obj, depth, ks, ke, kf); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return p.fail("unexpected end of body in an object")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+			p.skipSpace()
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.fail("want ',' or '}' in an object")
+		}
+	}
+}
+
+// checkKey rejects a key equal, or equal under case folding, to an earlier
+// key of the same object. Small objects are checked pairwise; from
+// pairwiseKeys members on, a set of folded keys keeps the check linear, so
+// a body with a huge object cannot make the parse quadratic.
+func (p *parser) checkKey(obj int32, ks, ke int32, esc bool) error {
+	key := ""
+	if esc {
+		key = decodeString(p.src[ks:ke])
+	}
+	if set := p.keySets[obj]; set != nil {
+		return p.checkKeyInSet(set, obj, ks, ke, esc, key)
+	}
+	n := 0
+	for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
+		n++
+		m := &p.nodes[c]
+		var same, folded bool
+		if !esc && m.flags&keyEscaped == 0 {
+			a, b := p.src[ks+1:ke-1], p.src[m.keyStart+1:m.keyEnd-1]
+			same = string(a) == string(b)
+			folded = !same && bytes.EqualFold(a, b)
+		} else {
+			if !esc {
+				key = string(p.src[ks+1 : ke-1])
+			}
+			other := decodeString(p.src[m.keyStart:m.keyEnd])
+			same = key == other
+			folded = !same && strings.EqualFold(key, other)
+		}
+		if same {
+			return &SyntaxError{Offset: int(ks), Msg: fmt.Sprintf("duplicate key %s", p.src[ks:ke]), Ambiguous: true}
+		}
+		if folded {
+			return &SyntaxError{Offset: int(ks), Msg: fmt.Sprintf("keys %s and %s differ only in case", p.src[m.keyStart:m.keyEnd], p.src[ks:ke]), Ambiguous: true}
+		}
+	}
+	if n+1 >= pairwiseKeys {
+		set := make(map[string]int32, 2*n)
+		for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
+			m := &p.nodes[c]
+			set[foldKey(p.keyText(m.keyStart, m.keyEnd, m.flags&keyEscaped != 0))] = m.keyStart
+		}
+		if p.keySets == nil {
+			p.keySets = map[int32]map[string]int32{}
+		}
+		p.keySets[obj] = set
+		return p.checkKeyInSet(set, obj, ks, ke, esc, key)
+	}
+	return nil
+}
+
+const pairwiseKeys = 16
+
+func (p *parser) keyText(ks, ke int32, esc bool) string {
+	if esc {
+		return decodeString(p.src[ks:ke])
+	}
+	return string(p.src[ks+1 : ke-1])
+}
+
+func (p *parser) checkKeyInSet(set map[string]int32, obj int32, ks, ke int32, esc bool, key string) error {
+	if !esc {
+		key = string(p.src[ks+1 : ke-1])
+	}
+	folded := foldKey(key)
+	if prev, ok := set[folded]; ok {
+		for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
+			if m := &p.nodes[c]; m.keyStart == prev {
+				if p.keyText(m.keyStart, m.keyEnd, m.flags&keyEscaped != 0) == key {
+					return &SyntaxError{Offset: int(ks), Msg: fmt.Sprintf("duplicate key %s", p.src[ks:ke]), Ambiguous: true}
+				}
+				return &SyntaxError{Offset: int(ks), Msg: fmt.Sprintf("keys %s and %s differ only in case", p.src[m.keyStart:m.keyEnd], p.src[ks:ke]), Ambiguous: true}
+			}
+		}
+	}
+	set[folded] = ks
+	return nil
+}
+
+// foldKey maps every rune to the smallest rune of its case-folding orbit,
+// so two keys are equal under strings.EqualFold exactly when their folded
+// forms are equal.
+func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		// The smallest member of an ASCII letter's orbit is its upper
+		// case (the orbits of k and s also hold U+212A and U+017F, which
+		// are larger).
+		return strings.ToUpper(s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		min := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < min {
+				min = f
+			}
+		}
+		b.WriteRune(min)
+	}
+	return b.String()
+}
+
+func (p *parser) array(arr int32, depth int) error {
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+		return nil
+	}
+	for {
+		if err := p.value(arr, depth); err != nil {
+			return err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return p.fail("unexpected end of body in an array")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+			p.skipSpace()
+		case ']':
+			p.pos++
+			return nil
+		default:
+			return p.fail("want ',' or ']' in an array")
+		}
+	}
+}
+
+// str scans a string at p.pos (on the opening quote), validating UTF-8,
+// escapes and surrogate pairs. It reports whether the string has escapes.
+func (p *parser) str() (bool, error) {
+	src := p.src
+	i := p.pos + 1
+	esc := false
+	for {
+		// Fast scan over plain ASCII.
+		for i < len(src) {
+			c := src[i]
+			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				break
+			}
+			i++
+		}
+		if i >= len(src) {
+			p.pos = i
+			return esc, p.fail("unterminated string")
+		}
+		c := src[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			return esc, nil
+		case c < 0x20:
+			p.pos = i
+			return esc, p.fail("control character in a string")
+		case c == '\\':
+			esc = true
+			if i+1 >= len(src) {
+				p.pos = i
+				return esc, p.fail("unterminated escape")
+			}
+			switch src[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				r, ok := hex4(src, i+2)
+				if !ok {
+					p.pos = i
+					return esc, p.fail(`invalid \u escape`)
+				}
+				switch {
+				case r >= 0xD800 && r < 0xDC00:
+					lo, ok := -1, false
+					if i+7 < len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
+						var l rune
+						l, ok = hex4(src, i+8)
+						lo = int(l)
+					}
+					if !ok || lo < 0xDC00 || lo > 0xDFFF {
+						p.pos = i
+						return esc, p.ambiguous("lone surrogate in a \\u escape")
+					}
+					i += 12
+				case r >= 0xDC00 && r < 0xE000:
+					p.pos = i
+					return esc, p.ambiguous("lone surrogate in a \\u escape")
+				default:
+					i += 6
+				}
+			default:
+				p.pos = i
+				return esc, p.fail("invalid escape")
+			}
+		default: // c >= 0x80
+			r, size := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && size <= 1 {
+				p.pos = i
+				return esc, p.ambiguous("invalid UTF-8")
+			}
+			i += size
+		}
+	}
+}
+
+func hex4(src []byte, i int) (rune, bool) {
+	if i+4 > len(src) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range src[i : i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// number scans a number per the JSON grammar.
+func (p *parser) number() error {
+	src, i := p.src, p.pos
+	if src[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(src) && src[i] == '0':
+		i++
+	case i < len(src) && src[i] >= '1' && src[i] <= '9':
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+	default:
+		p.pos = i
+		return p.fail("invalid number")
+	}
+	if i < len(src) && src[i] == '.' {
+		i++
+		d := i
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+		if i == d {
+			p.pos = i
+			return p.fail("invalid number: no digits after '.'")
+		}
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		i++
+		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
+			i++
+		}
+		if i == d {
+			p.pos = i
+			return p.fail("invalid number: no digits in the exponent")
+		}
+	}
+	p.pos = i
+	return nil
+}
