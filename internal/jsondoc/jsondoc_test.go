@@ -46,6 +46,8 @@ func TestParseRejects(t *testing.T) {
 		{"unterminated object", `{"a":1`, "unexpected end of body in an object"},
 		{"missing colon", `{"a" 1}`, "want ':' after a key"},
 		{"NaN", `NaN`, "unexpected character"},
+		{"number beyond float64", `{"id":1e400}`, "number out of range"},
+		{"long number beyond float64", "2" + strings.Repeat("0", 310), "number out of range"},
 		{"bad literal", `tru`, "invalid literal"},
 		{"BOM", "\ufeff{}", "unexpected character"},
 	}

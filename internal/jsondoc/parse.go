@@ -14,6 +14,7 @@ package jsondoc
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -540,6 +541,13 @@ func (p *parser) number() error {
 		if i == d {
 			p.pos = i
 			return p.fail("invalid number: no digits in the exponent")
+		}
+	}
+	// Parsers disagree on numbers beyond float64 (infinity, an error, a
+	// big number); refuse them. Short plain numbers cannot overflow.
+	if lit := src[p.pos:i]; len(lit) > 15 || bytes.IndexAny(lit, "eE") >= 0 {
+		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
+			return p.ambiguous("number out of range")
 		}
 	}
 	p.pos = i
