@@ -1,0 +1,114 @@
+package mcp
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// Catalog knows the upstream server's primitives and their metadata (spec
+// 4): what server.primitives configures, and what was learned from list
+// results. It resolves a request's Target to the Primitive the policy
+// judges.
+type Catalog struct {
+	server *policy.ServerConfig
+	// templates are known resource templates in the order they became
+	// known; the first that matches a concrete URI wins.
+	templates []uriTemplate
+	// resources are known static resource URIs.
+	resources map[string]bool
+	// Learned supplies metadata learned from list results; nil until the
+	// plugin learns (it is shared across worker VMs).
+	Learned LearnedMetadata
+}
+
+// LearnedMetadata is metadata the plugin learned from the server's list
+// results, keyed by kind and name.
+type LearnedMetadata interface {
+	Lookup(k policy.Kind, name string) (policy.Metadata, bool)
+}
+
+type uriTemplate struct {
+	text   string
+	prefix string // literal prefix: a cheap filter before the regexp
+	re     *regexp.Regexp
+}
+
+// NewCatalog builds a catalog from the envelope's server block. Entries of
+// kind resource_template whose names are literal template texts make those
+// templates known; literal resource names make static resources known.
+func NewCatalog(server *policy.ServerConfig) *Catalog {
+	c := &Catalog{server: server, resources: map[string]bool{}}
+	for _, p := range server.Primitives {
+		if p.Names == nil {
+			continue
+		}
+		for _, name := range p.Names.Patterns() {
+			if strings.ContainsAny(name, "*?[!") {
+				continue // a glob, not one primitive
+			}
+			if p.Kinds.Has(policy.KindResourceTemplate) {
+				c.AddTemplate(name)
+			}
+			if p.Kinds.Has(policy.KindResource) {
+				c.resources[name] = true
+			}
+		}
+	}
+	return c
+}
+
+// AddTemplate makes a URI template known. Texts that are not valid RFC
+// 6570 templates are ignored (they can still be judged by name).
+func (c *Catalog) AddTemplate(text string) bool {
+	for _, t := range c.templates {
+		if t.text == text {
+			return true
+		}
+	}
+	tmpl, err := uritemplate.New(text)
+	if err != nil || !strings.Contains(text, "{") {
+		return false
+	}
+	re := tmpl.Regexp()
+	prefix, _ := re.LiteralPrefix()
+	if i := strings.IndexByte(text, '{'); i >= 0 && len(prefix) < i {
+		prefix = text[:i]
+	}
+	c.templates = append(c.templates, uriTemplate{text: text, prefix: prefix, re: re})
+	return true
+}
+
+// AddResource makes a static resource URI known.
+func (c *Catalog) AddResource(uri string) { c.resources[uri] = true }
+
+// Resolve turns a request's target into the primitive the policy judges,
+// with its metadata, and reports whether any source knows it (for
+// server.require_known). A concrete URI is a known static resource, else
+// the first known template that matches it, else a resource named by the
+// URI (spec 4).
+func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
+	x.Kind, x.Name = t.Kind, t.Name
+	if t.Kind == policy.KindResource && !c.resources[t.Name] {
+		if tmpl := c.matchTemplate(t.Name); tmpl != "" {
+			x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
+		}
+	}
+	if c.Learned != nil {
+		x.Metadata, known = c.Learned.Lookup(x.Kind, x.Name)
+	}
+	x.Metadata = c.server.Metadata(x.Kind, x.Name, x.Metadata)
+	known = known || c.server.Known(x.Kind, x.Name)
+	return x, known
+}
+
+func (c *Catalog) matchTemplate(uri string) string {
+	for _, t := range c.templates {
+		if strings.HasPrefix(uri, t.prefix) && t.re.MatchString(uri) {
+			return t.text
+		}
+	}
+	return ""
+}

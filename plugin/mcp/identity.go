@@ -1,0 +1,123 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/tidwall/gjson"
+)
+
+// Request is what identity needs from the host: request headers and Envoy
+// properties.
+type Request interface {
+	Header(name string) (string, bool)
+	// Property reads an Envoy attribute; path segments as in
+	// proxy_get_property. Strings come back raw, messages serialized.
+	Property(path ...string) ([]byte, bool)
+}
+
+// Identity is who makes a request (spec 3).
+type Identity struct {
+	policy.Principal
+	// Anonymous is true when no source gave a principal id.
+	Anonymous bool
+}
+
+// ResolveIdentity reads the principal and roles from the request: sources
+// in order, the first non-empty value wins. JWT claims come from the
+// jwt_authn metadata when configured and present, else from the forwarded
+// payload header when configured; the plugin never decodes a JWT itself.
+func ResolveIdentity(cfg *policy.IdentityConfig, req Request) Identity {
+	var payload []byte // JSON of the JWT payload, read once on demand
+	payloadRead := false
+	jwt := func() []byte {
+		if !payloadRead {
+			payloadRead = true
+			payload = jwtPayload(cfg, req)
+		}
+		return payload
+	}
+	var id Identity
+	for _, s := range cfg.Principal {
+		if v := sourceString(s, req, jwt); v != "" {
+			id.ID = v
+			break
+		}
+	}
+	if id.ID == "" {
+		id.ID, id.Anonymous = cfg.AnonymousID, true
+	}
+	for _, s := range cfg.Roles {
+		if roles := sourceList(s, req, jwt); len(roles) > 0 {
+			id.Roles = roles
+			break
+		}
+	}
+	return id
+}
+
+func sourceString(s policy.IdentitySource, req Request, jwt func() []byte) string {
+	switch {
+	case s.Header != "":
+		v, _ := req.Header(s.Header)
+		return strings.TrimSpace(v)
+	case s.JWTClaim != "":
+		r := gjson.GetBytes(jwt(), s.JWTClaim)
+		if r.Type == gjson.String || r.Type == gjson.Number {
+			return r.String()
+		}
+	case len(s.Property) > 0:
+		v, _ := req.Property(s.Property...)
+		return strings.TrimSpace(string(v))
+	}
+	return ""
+}
+
+func sourceList(s policy.IdentitySource, req Request, jwt func() []byte) []string {
+	if s.JWTClaim != "" {
+		r := gjson.GetBytes(jwt(), s.JWTClaim)
+		if r.IsArray() {
+			var out []string
+			for _, e := range r.Array() {
+				if e.Type == gjson.String && e.Str != "" {
+					out = append(out, e.Str)
+				}
+			}
+			return out
+		}
+		if r.Type == gjson.String {
+			return splitRoles(r.Str)
+		}
+		return nil
+	}
+	return splitRoles(sourceString(s, req, jwt))
+}
+
+// splitRoles splits a comma- or space-separated role string.
+func splitRoles(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+}
+
+// jwtPayload returns the verified JWT payload as JSON: from Envoy's
+// jwt_authn dynamic metadata (a serialized google.protobuf.Struct), else
+// from the payload header jwt_authn forwards (base64url JSON).
+func jwtPayload(cfg *policy.IdentityConfig, req Request) []byte {
+	if len(cfg.JWTMetadata) > 0 {
+		path := append([]string{"metadata", "filter_metadata"}, cfg.JWTMetadata...)
+		if raw, ok := req.Property(path...); ok && len(raw) > 0 {
+			if js, ok := structToJSON(raw); ok {
+				return js
+			}
+		}
+	}
+	if cfg.JWTHeader != "" {
+		if h, ok := req.Header(cfg.JWTHeader); ok {
+			h = strings.TrimRight(strings.TrimSpace(h), "=")
+			if js, err := base64.RawURLEncoding.DecodeString(h); err == nil && gjson.ValidBytes(js) {
+				return js
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+// Package mcp handles MCP traffic as the plugin sees it: JSON-RPC bodies
+// parsed once and strictly, requests turned into the primitive they name and
+// judged by the policy, local error replies, and the per-stream state that
+// matches responses to requests. It talks to the host only through the
+// small interfaces in host.go, so it runs natively in tests; package main
+// binds it to proxy-wasm.
+package mcp
+
+import (
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// MessageKind classifies a JSON-RPC message.
+type MessageKind uint8
+
+const (
+	KindRequest MessageKind = iota
+	KindNotification
+	KindResult
+	KindError
+)
+
+// Message is one JSON-RPC message within a parsed body.
+type Message struct {
+	Kind MessageKind
+	// Node is the message object in the body's document.
+	Node int32
+	// ID is the raw JSON of the id ("" for notifications).
+	ID     string
+	Method string
+	// Invalid is set when the message is not valid JSON-RPC; it is then
+	// answered locally and never forwarded.
+	Invalid *policy.RPCError
+}
+
+// Body is a parsed POST body: one message, or a batch (protocol 2025-03-26).
+type Body struct {
+	Doc      *jsondoc.Doc
+	Batch    bool
+	Messages []Message
+}
+
+// ParseBody parses a request body strictly. A body that is not JSON gets
+// -32700; one that JSON parsers could read differently gets -32600 (spec
+// 16). Individual messages that are not valid JSON-RPC are marked Invalid.
+func ParseBody(b []byte) (*Body, *policy.RPCError) {
+	doc, err := jsondoc.Parse(b)
+	if err != nil {
+		if se, ok := err.(*jsondoc.SyntaxError); ok && se.Ambiguous {
+			return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: " + se.Error()}
+		}
+		return nil, &policy.RPCError{Code: policy.CodeParseError, Message: "Parse error: " + err.Error()}
+	}
+	body := &Body{Doc: doc}
+	switch doc.Kind(jsondoc.Root) {
+	case jsondoc.Object:
+		body.Messages = []Message{readMessage(doc, jsondoc.Root)}
+	case jsondoc.Array:
+		body.Batch = true
+		n := doc.Len(jsondoc.Root)
+		if n == 0 {
+			return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: empty batch"}
+		}
+		body.Messages = make([]Message, 0, n)
+		for c := doc.First(jsondoc.Root); c != jsondoc.None; c = doc.Next(c) {
+			body.Messages = append(body.Messages, readMessage(doc, c))
+		}
+	default:
+		return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: want a JSON-RPC object or batch"}
+	}
+	return body, nil
+}
+
+func invalid(msg string) *policy.RPCError {
+	return &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: " + msg}
+}
+
+// readMessage classifies one message and checks the JSON-RPC 2.0 envelope.
+func readMessage(doc *jsondoc.Doc, n int32) Message {
+	m := Message{Node: n}
+	if doc.Kind(n) != jsondoc.Object {
+		m.Invalid = invalid("a batch element is not an object")
+		m.ID = "null"
+		return m
+	}
+	idNode := doc.Get(n, "id")
+	switch doc.Kind(idNode) {
+	case jsondoc.String, jsondoc.Number:
+		m.ID = string(doc.AppendValue(nil, idNode))
+	case jsondoc.Invalid:
+	case jsondoc.Null:
+		m.ID = "null"
+	default:
+		m.ID = "null"
+		m.Invalid = invalid("id must be a string or a number")
+		return m
+	}
+	if v, _ := doc.Str(doc.Get(n, "jsonrpc")); v != "2.0" {
+		m.Invalid = invalid(`jsonrpc must be "2.0"`)
+		if m.ID == "" {
+			m.ID = "null"
+		}
+		return m
+	}
+	methodNode := doc.Get(n, "method")
+	if methodNode != jsondoc.None {
+		method, ok := doc.Str(methodNode)
+		if !ok || method == "" {
+			m.Invalid = invalid("method must be a non-empty string")
+			if m.ID == "" {
+				m.ID = "null"
+			}
+			return m
+		}
+		m.Method = method
+		if p := doc.Get(n, "params"); p != jsondoc.None && doc.Kind(p) != jsondoc.Object && doc.Kind(p) != jsondoc.Array {
+			m.Invalid = invalid("params must be an object or an array")
+			if m.ID == "" {
+				m.ID = "null"
+			}
+			return m
+		}
+		switch {
+		case idNode == jsondoc.None:
+			m.Kind = KindNotification
+		case m.ID == "null":
+			// MCP forbids null ids; a null-id request cannot be answered
+			// distinctly, so it is refused rather than forwarded unjudged.
+			m.Invalid = invalid("request id must not be null")
+		default:
+			m.Kind = KindRequest
+		}
+		return m
+	}
+	hasResult, hasError := doc.Get(n, "result") != jsondoc.None, doc.Get(n, "error") != jsondoc.None
+	switch {
+	case hasResult && !hasError:
+		m.Kind = KindResult
+	case hasError && !hasResult:
+		m.Kind = KindError
+	default:
+		m.Invalid = invalid("neither a request, a notification nor a response")
+	}
+	if m.ID == "" {
+		m.ID = "null"
+	}
+	return m
+}
+
+// ErrorResponse builds a JSON-RPC error response for id (raw JSON).
+func ErrorResponse(id string, e *policy.RPCError) []byte {
+	if id == "" {
+		id = "null"
+	}
+	out := make([]byte, 0, 96+len(e.Message))
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"error":`...)
+	out = AppendRPCError(out, e)
+	return append(out, '}')
+}
+
+// AppendRPCError appends an error object.
+func AppendRPCError(out []byte, e *policy.RPCError) []byte {
+	out = append(out, `{"code":`...)
+	out = appendInt(out, e.Code)
+	out = append(out, `,"message":`...)
+	out = jsondoc.AppendString(out, e.Message)
+	if e.Data != nil {
+		out = append(out, `,"data":`...)
+		out = appendData(out, e.Data)
+	}
+	return append(out, '}')
+}
+
+func appendData(out []byte, data any) []byte {
+	switch d := data.(type) {
+	case policy.AccessDeniedData:
+		out = append(out, `{"policy":`...)
+		out = jsondoc.AppendString(out, d.Policy)
+		out = append(out, `,"rule":`...)
+		out = jsondoc.AppendString(out, d.Rule)
+		out = append(out, `,"reason":`...)
+		out = jsondoc.AppendString(out, d.Reason)
+		out = append(out, `,"kind":`...)
+		out = jsondoc.AppendString(out, d.Kind)
+		out = append(out, `,"name":`...)
+		out = jsondoc.AppendString(out, d.Name)
+		return append(out, '}')
+	case policy.ResourceNotFoundData:
+		out = append(out, `{"uri":`...)
+		out = jsondoc.AppendString(out, d.URI)
+		return append(out, '}')
+	case RawJSON:
+		return append(out, d...)
+	}
+	return append(out, "null"...)
+}
+
+// RawJSON is error data already serialized.
+type RawJSON []byte
+
+func appendInt(out []byte, n int) []byte {
+	if n < 0 {
+		out = append(out, '-')
+		n = -n
+	}
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return append(out, buf[i:]...)
+}

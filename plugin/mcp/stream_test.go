@@ -1,0 +1,423 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// fakeRequest is a request's headers and Envoy properties.
+type fakeRequest struct {
+	headers map[string]string
+	props   map[string][]byte
+}
+
+func (f fakeRequest) Header(name string) (string, bool) {
+	v, ok := f.headers[name]
+	return v, ok
+}
+
+func (f fakeRequest) Property(path ...string) ([]byte, bool) {
+	v, ok := f.props[strings.Join(path, "/")]
+	return v, ok
+}
+
+func hdr(kv ...string) fakeRequest {
+	f := fakeRequest{headers: map[string]string{}, props: map[string][]byte{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		f.headers[kv[i]] = kv[i+1]
+	}
+	return f
+}
+
+const testEnvelope = `
+policy:
+  name: test
+  hide_denied: true
+  deny_tools: ["delete_*"]
+  deny_resources: ["cloudg://assets/{+ref}"]
+  roles:
+    admin: {allow_tools: ["delete_*"]}
+  rules:
+    - name: visible-export
+      match: {names: ["export_*"]}
+      deny_tools: ["export_*"]
+server:
+  primitives:
+    - match: {kinds: [resource_template], names: ["cloudg://assets/{+ref}", "users://{id}/profile"]}
+identity:
+  principal: [{header: x-mcp-principal}]
+  roles: [{header: x-mcp-roles}]
+gateway:
+  export_headers: {principal: x-export-principal, primitive: x-export-primitive, decision: x-export-decision, rule: x-export-rule, method: x-export-method}
+`
+
+func mustConfig(t *testing.T, src string) *Config {
+	t.Helper()
+	cfg, errs := NewConfig([]byte(src))
+	if len(errs) > 0 {
+		t.Fatalf("config: %v", errs)
+	}
+	return cfg
+}
+
+// post runs a POST body through a fresh stream and returns the body result.
+func post(t *testing.T, cfg *Config, req fakeRequest, body string) (*Stream, BodyResult) {
+	t.Helper()
+	s := NewStream(cfg)
+	h := s.OnRequestHeaders(req, "POST", "/mcp", false)
+	if h.Reply != nil {
+		t.Fatalf("headers answered locally: %d %s", h.Reply.Status, h.Reply.Body)
+	}
+	if h.Action != Pause {
+		t.Fatal("POST headers not paused for the body")
+	}
+	if r := s.OnRequestBody(len(body)/2, false, nil); r.Action != Pause {
+		t.Fatal("partial body not buffered")
+	}
+	return s, s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
+}
+
+func call(id, method, params string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`
+}
+
+func TestRequestJudgement(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	alice := hdr("x-mcp-principal", "alice")
+	admin := hdr("x-mcp-principal", "root", "x-mcp-roles", "admin")
+	tests := []struct {
+		name    string
+		req     fakeRequest
+		body    string
+		wantFwd bool   // forwarded upstream unchanged
+		want    string // the local reply body when not forwarded
+	}{
+		{name: "allowed tool", req: alice, body: call("1", "tools/call", `{"name":"search","arguments":{"q":"x"}}`), wantFwd: true},
+		{name: "hidden tool", req: alice, body: call("2", "tools/call", `{"name":"delete_user"}`),
+			want: `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}`},
+		{name: "role grant", req: admin, body: call("3", "tools/call", `{"name":"delete_user"}`), wantFwd: true},
+		{name: "string id kept", req: alice, body: call(`"a-1"`, "tools/call", `{"name":"delete_x"}`),
+			want: `{"jsonrpc":"2.0","id":"a-1","error":{"code":-32602,"message":"Unknown tool: delete_x"}}`},
+		{name: "concrete URI judged by its template", req: alice, body: call("4", "resources/read", `{"uri":"cloudg://assets/arn:aws:s3:::payroll"}`),
+			want: `{"jsonrpc":"2.0","id":4,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"cloudg://assets/arn:aws:s3:::payroll"}}}`},
+		{name: "other template allowed", req: alice, body: call("5", "resources/read", `{"uri":"users://7/profile"}`), wantFwd: true},
+		{name: "subscribe judged too", req: alice, body: call("6", "resources/subscribe", `{"uri":"cloudg://assets/x"}`),
+			want: `{"jsonrpc":"2.0","id":6,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"cloudg://assets/x"}}}`},
+		{name: "completion judged as its prompt ref", req: alice, body: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":"cloudg://assets/{+ref}"},"argument":{"name":"ref","value":"a"}}`),
+			want: `{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"cloudg://assets/{+ref}"}}}`},
+		{name: "list passes", req: alice, body: call("8", "tools/list", `{}`), wantFwd: true},
+		{name: "notification passes", req: alice, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantFwd: true},
+		{name: "client response passes", req: alice, body: `{"jsonrpc":"2.0","id":"s1","result":{"action":"accept"}}`, wantFwd: true},
+		{name: "tools/call without a name", req: alice, body: call("9", "tools/call", `{"arguments":{}}`),
+			want: `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"Invalid params: params.name must be a non-empty string"}}`},
+		{name: "tools/call with a non-string name", req: alice, body: call("10", "tools/call", `{"name":["delete_user"]}`),
+			want: `{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"Invalid params: params.name must be a non-empty string"}}`},
+		{name: "name with escapes decoded before judging", req: alice, body: call("11", "tools/call", `{"name":"delete\u005fuser"}`),
+			want: `{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}`},
+		{name: "wrong jsonrpc version", req: alice, body: `{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"delete_user"}}`,
+			want: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`},
+		{name: "null id request", req: alice, body: `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"search"}}`,
+			want: `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: request id must not be null"}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, r := post(t, cfg, tc.req, tc.body)
+			if tc.wantFwd {
+				if r.Reply != nil {
+					t.Fatalf("answered locally: %s", r.Reply.Body)
+				}
+				if r.Body != nil {
+					t.Errorf("forwarded a rewritten body %s for an unchanged message", r.Body)
+				}
+				return
+			}
+			if r.Reply == nil {
+				t.Fatal("forwarded; want a local reply")
+			}
+			if r.Reply.Status != 200 || string(r.Reply.Body) != tc.want {
+				t.Errorf("reply %d %s\nwant 200 %s", r.Reply.Status, r.Reply.Body, tc.want)
+			}
+			if !json.Valid(r.Reply.Body) {
+				t.Error("reply is not JSON")
+			}
+			if !s.Replied() {
+				t.Error("stream not marked as answered locally")
+			}
+		})
+	}
+}
+
+func TestVisibleDenial(t *testing.T) {
+	cfg := mustConfig(t, strings.Replace(testEnvelope, "hide_denied: true", "hide_denied: false", 1))
+	_, r := post(t, cfg, hdr("x-mcp-principal", "bob"), call("1", "tools/call", `{"name":"export_all"}`))
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"Access denied","data":{"policy":"test","rule":"visible-export","reason":"tool \"export_all\" is denied by rule \"visible-export\" (deny_tools)","kind":"tool","name":"export_all"}}}`
+	if r.Reply == nil || string(r.Reply.Body) != want {
+		t.Fatalf("got %+v\nwant %s", r.Reply, want)
+	}
+	if got := r.Set; !reflect.DeepEqual(got, [][2]string{
+		{"x-export-principal", "bob"}, {"x-export-primitive", "export_all"},
+		{"x-export-decision", "deny"}, {"x-export-rule", "visible-export"}, {"x-export-method", "tools/call"},
+	}) {
+		t.Errorf("export headers %v", got)
+	}
+}
+
+// Bodies JSON parsers could read differently never reach the server.
+func TestHostileBodies(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	deep := strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65)
+	tests := []struct {
+		name, body string
+		code       int
+	}{
+		{"duplicate name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","name":"delete_user"}}`, -32600},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"delete_user"}}`, -32600},
+		{"case-folded params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search"},"Params":{"name":"delete_user"}}`, -32600},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_\xffuser\"}}", -32600},
+		{"lone surrogate", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_user\ud800"}}`, -32600},
+		{"too deep", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":` + deep + `}}`, -32600},
+		{"trailing data", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search"}}{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_user"}}`, -32600},
+		{"not JSON", `{"jsonrpc":"2.0",`, -32700},
+		{"empty batch", `[]`, -32600},
+		{"scalar", `42`, -32600},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, r := post(t, cfg, hdr("x-mcp-principal", "alice"), tc.body)
+			if r.Reply == nil {
+				t.Fatalf("forwarded a hostile body (replacement %q)", r.Body)
+			}
+			var got struct {
+				ID    any
+				Error struct{ Code int }
+			}
+			if err := json.Unmarshal(r.Reply.Body, &got); err != nil {
+				t.Fatalf("reply %s: %v", r.Reply.Body, err)
+			}
+			if got.Error.Code != tc.code || got.ID != nil {
+				t.Errorf("reply %s, want code %d with id null", r.Reply.Body, tc.code)
+			}
+		})
+	}
+}
+
+func TestBatch(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	body := `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":"delete_user"}`) + `,{"jsonrpc":"2.0","method":"notifications/x"}]`
+	s, r := post(t, cfg, hdr("x-mcp-principal", "alice"), body)
+	if r.Reply != nil {
+		t.Fatalf("answered locally: %s", r.Reply.Body)
+	}
+	wantFwd := `[` + call("1", "tools/call", `{"name":"search"}`) + `,{"jsonrpc":"2.0","method":"notifications/x"}]`
+	if string(r.Body) != wantFwd {
+		t.Errorf("forwarded %s\nwant %s", r.Body, wantFwd)
+	}
+	h := s.OnResponseHeaders(200, "application/json", false)
+	if h.Reply != nil || !reflect.DeepEqual(h.Remove, []string{"content-length"}) {
+		t.Fatalf("response headers %+v", h)
+	}
+	if a, _ := s.OnResponseBody(10, false, nil); a != Pause {
+		t.Fatal("batch response not buffered")
+	}
+	_, merged := s.OnResponseBody(40, true, func() []byte { return []byte(`[{"jsonrpc":"2.0","id":1,"result":{}}]`) })
+	want := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}]`
+	if string(merged) != want {
+		t.Errorf("merged %s\nwant %s", merged, want)
+	}
+
+	// All denied: answered locally as an array.
+	_, r = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"delete_a"}`)+`,`+call("2", "tools/call", `{"name":"delete_b"}`)+`]`)
+	if r.Reply == nil || !strings.HasPrefix(string(r.Reply.Body), `[{"jsonrpc":"2.0","id":1,"error"`) {
+		t.Fatalf("all-denied batch: %+v", r)
+	}
+
+	// Only notifications went upstream: the 202 becomes our answers.
+	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"delete_a"}`)+`,{"jsonrpc":"2.0","method":"notifications/x"}]`)
+	h = s.OnResponseHeaders(202, "", true)
+	if h.Reply == nil || h.Reply.Status != 200 || !strings.Contains(string(h.Reply.Body), "Unknown tool: delete_a") {
+		t.Fatalf("202 not replaced by the local answers: %+v", h)
+	}
+
+	// Event-stream responses get the answers as events at the end.
+	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), body)
+	s.OnResponseHeaders(200, "text/event-stream", false)
+	if a, out := s.OnResponseBody(5, false, nil); a != Continue || out != nil {
+		t.Fatal("event stream held back")
+	}
+	_, out := s.OnResponseBody(5, true, func() []byte { return []byte("data: {}\n\n") })
+	if !strings.HasSuffix(string(out), "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Unknown tool: delete_user\"}}\n\n") {
+		t.Errorf("event stream end %q", out)
+	}
+}
+
+func TestRequestHeaders(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		req        fakeRequest
+		end        bool
+		wantStatus int // 0: no local reply
+		wantAction Action
+		inspected  bool
+	}{
+		{name: "other path untouched", method: "POST", path: "/health", req: hdr(), inspected: false},
+		{name: "prefix is not the path", method: "POST", path: "/mcpx", req: hdr(), inspected: false},
+		{name: "query ignored", method: "POST", path: "/mcp?session=1", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "subpath", method: "POST", path: "/mcp/v1", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "GET stream not paused", method: "GET", path: "/mcp", req: hdr(), end: true, inspected: true},
+		{name: "DELETE not paused", method: "DELETE", path: "/mcp", req: hdr(), end: true, inspected: true},
+		{name: "compressed body", method: "POST", path: "/mcp", req: hdr("content-encoding", "gzip"), wantStatus: 415, inspected: true},
+		{name: "identity encoding is fine", method: "POST", path: "/mcp", req: hdr("content-encoding", "identity"), wantAction: Pause, inspected: true},
+		{name: "declared too large", method: "POST", path: "/mcp", req: hdr("content-length", "1048577"), wantStatus: 413, inspected: true},
+		{name: "empty POST", method: "POST", path: "/mcp", req: hdr(), end: true, wantStatus: 400, inspected: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStream(cfg)
+			r := s.OnRequestHeaders(tc.req, tc.method, tc.path, tc.end)
+			if s.inspect != tc.inspected {
+				t.Errorf("inspected = %v", s.inspect)
+			}
+			switch {
+			case tc.wantStatus != 0:
+				if r.Reply == nil || r.Reply.Status != tc.wantStatus || !json.Valid(r.Reply.Body) {
+					t.Fatalf("reply %+v, want status %d with a JSON-RPC body", r.Reply, tc.wantStatus)
+				}
+			case r.Reply != nil:
+				t.Fatalf("unexpected reply %d %s", r.Reply.Status, r.Reply.Body)
+			case r.Action != tc.wantAction:
+				t.Errorf("action %v, want %v", r.Action, tc.wantAction)
+			}
+			if tc.inspected && tc.wantStatus == 0 {
+				for _, h := range []string{"accept-encoding", "x-export-principal", "x-export-rule"} {
+					if !contains(r.Remove, h) {
+						t.Errorf("%s not removed: %v", h, r.Remove)
+					}
+				}
+				if tc.method == "POST" && !contains(r.Remove, "content-length") {
+					t.Error("content-length kept though the body may change")
+				}
+			}
+			if !tc.inspected && (len(r.Remove) > 0 || len(r.Set) > 0) {
+				t.Errorf("touched a request outside gateway.paths: %+v", r)
+			}
+		})
+	}
+	// A body over the limit without content-length is caught while buffering.
+	s := NewStream(cfg)
+	s.OnRequestHeaders(hdr(), "POST", "/mcp", false)
+	if r := s.OnRequestBody(1<<20+1, false, nil); r.Reply == nil || r.Reply.Status != 413 {
+		t.Fatalf("oversized body: %+v", r)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestIdentity(t *testing.T) {
+	payload := map[string]any{"sub": "alice@corp", "roles": []any{"admin", "ops"}, "org": map[string]any{"team": "blue"}, "scope": "read write"}
+	st, err := structpb.NewStruct(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serialized, err := proto.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payloadJSON, _ := json.Marshal(payload)
+	metaKey := "metadata/filter_metadata/envoy.filters.http.jwt_authn/jwt_payload"
+	cfgJWT := mustConfig(t, `
+policy: permissive
+identity:
+  principal: [{jwt_claim: sub}, {header: x-mcp-principal}]
+  roles: [{jwt_claim: roles}, {header: x-mcp-roles}]
+  jwt: {payload_header: x-jwt-payload}
+`)
+	cfgProp := mustConfig(t, `
+policy: permissive
+identity:
+  principal: [{property: [connection, uri_san_peer_certificate]}]
+  roles: [{jwt_claim: scope}]
+  anonymous_id: nobody
+`)
+	tests := []struct {
+		name string
+		cfg  *Config
+		req  fakeRequest
+		want Identity
+	}{
+		{"jwt_authn metadata wins over headers", cfgJWT,
+			fakeRequest{headers: map[string]string{"x-mcp-principal": "mallory", "x-mcp-roles": "root"}, props: map[string][]byte{metaKey: serialized}},
+			Identity{Principal: principal("alice@corp", "admin", "ops")}},
+		{"forwarded payload header", cfgJWT,
+			fakeRequest{headers: map[string]string{"x-jwt-payload": base64.RawURLEncoding.EncodeToString(payloadJSON)}},
+			Identity{Principal: principal("alice@corp", "admin", "ops")}},
+		{"headers when no JWT", cfgJWT, hdr("x-mcp-principal", "bob", "x-mcp-roles", "a, b c"),
+			Identity{Principal: principal("bob", "a", "b", "c")}},
+		{"garbage payload header ignored", cfgJWT, hdr("x-jwt-payload", "!!!", "x-mcp-principal", "bob"),
+			Identity{Principal: principal("bob")}},
+		{"anonymous", cfgJWT, hdr(), Identity{Principal: principal("anonymous"), Anonymous: true}},
+		{"SPIFFE property, string claim split", cfgProp,
+			fakeRequest{props: map[string][]byte{"connection/uri_san_peer_certificate": []byte("spiffe://cluster.local/ns/a/sa/b"), metaKey: serialized}},
+			Identity{Principal: principal("spiffe://cluster.local/ns/a/sa/b", "read", "write")}},
+		{"configured anonymous id", cfgProp, hdr(), Identity{Principal: principal("nobody"), Anonymous: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.req.headers == nil {
+				tc.req.headers = map[string]string{}
+			}
+			got := ResolveIdentity(&tc.cfg.Env.Identity, tc.req)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	// require: true answers 401 without a principal.
+	cfgReq := mustConfig(t, "policy: permissive\nidentity: {require: true}\n")
+	r := NewStream(cfgReq).OnRequestHeaders(hdr(), "POST", "/mcp", false)
+	if r.Reply == nil || r.Reply.Status != 401 {
+		t.Fatalf("require without principal: %+v", r)
+	}
+}
+
+func principal(id string, roles ...string) policy.Principal {
+	return policy.Principal{ID: id, Roles: roles}
+}
+
+func TestStructToJSON(t *testing.T) {
+	in := map[string]any{"s": "x\"y", "n": 1.5, "b": true, "z": nil, "l": []any{"a", 2.0, map[string]any{"k": "v"}}}
+	st, _ := structpb.NewStruct(in)
+	raw, _ := proto.Marshal(st)
+	js, ok := structToJSON(raw)
+	if !ok {
+		t.Fatal("decode failed")
+	}
+	var got map[string]any
+	if err := json.Unmarshal(js, &got); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Errorf("got %v, want %v", got, in)
+	}
+	for _, bad := range [][]byte{{0x0a}, {0x0a, 0x05, 0x0a}, {0xff, 0xff, 0xff}} {
+		if _, ok := structToJSON(bad); ok {
+			t.Errorf("accepted truncated input %x", bad)
+		}
+	}
+}
