@@ -4,13 +4,18 @@ FUZZTIME  ?= 30s
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BUILD     := build
 
-.PHONY: all build test bench fuzz lint clean
+.PHONY: all build wasm test bench fuzz lint clean
 
 all: build
 
-## build: the operator CLI into build/mcp-privacy
-build:
+## build: the operator CLI into build/mcp-privacy, and the plugin (wasm)
+build: wasm
 	$(GO) build -o $(BUILD)/mcp-privacy ./cmd/mcp-privacy
+
+## wasm: the plugin into build/mcp-privacy.wasm (standard Go, wasip1, with a
+## patched copy of the proxy-wasm SDK; see scripts/build-wasm.sh)
+wasm:
+	GO="$(GO)" BUILD="$(BUILD)" bash scripts/build-wasm.sh
 
 ## test: formatting, vet, every test, and every test again with the race detector
 test:

@@ -545,7 +545,7 @@ func (p *parser) number() error {
 	}
 	// Parsers disagree on numbers beyond float64 (infinity, an error, a
 	// big number); refuse them. Short plain numbers cannot overflow.
-	if lit := src[p.pos:i]; len(lit) > 15 || bytes.IndexAny(lit, "eE") >= 0 {
+	if lit := src[p.pos:i]; len(lit) > 15 || bytes.ContainsAny(lit, "eE") {
 		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
 			return p.ambiguous("number out of range")
 		}
