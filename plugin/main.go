@@ -1,14 +1,19 @@
 // Command plugin is the mcp-privacy proxy-wasm HTTP filter, built into
 // build/mcp-privacy.wasm by `make wasm` (scripts/build-wasm.sh).
 //
-// SKELETON: this file only proves the build pipeline end to end. The
-// plugin logic (configuration, identity, policy decisions, rewriting)
-// replaces the contexts below; keep init() to SetVMContext only (hosts
-// forbid most host calls while _initialize runs) and parse configuration
-// in OnPluginStart.
+// This file is the seam between the host and our logic: it reads headers,
+// bodies and properties through the SDK, hands them to package mcp, and
+// applies what mcp decides. No MCP or policy logic lives here.
+//
+// init() only registers the VM context (hosts forbid most host calls while
+// _initialize runs); configuration is parsed in OnPluginStart.
 package main
 
 import (
+	"fmt"
+	"strconv"
+
+	"github.com/cloudg/mcp-privacy/plugin/mcp"
 	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm"
 	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm/types"
 )
@@ -21,7 +26,6 @@ func init() {
 	proxywasm.SetVMContext(&vmContext{})
 }
 
-// vmContext is the skeleton VM context (one per VM instance).
 type vmContext struct {
 	types.DefaultVMContext
 }
@@ -30,29 +34,208 @@ func (*vmContext) NewPluginContext(uint32) types.PluginContext {
 	return &pluginContext{}
 }
 
-// pluginContext is the skeleton plugin (root) context: one per filter
-// configuration.
+// pluginContext holds one filter configuration.
 type pluginContext struct {
 	types.DefaultPluginContext
+	cfg *mcp.Config
 }
 
-// OnPluginStart reads the plugin configuration and accepts it.
-func (*pluginContext) OnPluginStart(pluginConfigurationSize int) types.OnPluginStartStatus {
-	config, err := proxywasm.GetPluginConfiguration()
-	if err != nil && pluginConfigurationSize > 0 {
+// OnPluginStart validates the configuration as a whole: on any error it
+// logs every one and refuses, so a policy is never half applied.
+func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
+	defer func() {
+		if r := recover(); r != nil {
+			proxywasm.LogCriticalf("mcp-privacy: configuration failed: %v", r)
+			status = types.OnPluginStartStatusFailed
+		}
+	}()
+	data, err := proxywasm.GetPluginConfiguration()
+	if err != nil && err != types.ErrorStatusNotFound {
 		proxywasm.LogErrorf("mcp-privacy: reading the plugin configuration: %v", err)
 		return types.OnPluginStartStatusFailed
 	}
-	proxywasm.LogInfof("mcp-privacy: plugin configuration of %d bytes", len(config))
+	if len(data) == 0 {
+		proxywasm.LogError("mcp-privacy: no plugin configuration (want a JSON envelope, e.g. {\"policy\": \"standard\"})")
+		return types.OnPluginStartStatusFailed
+	}
+	cfg, errs := mcp.NewConfig(data)
+	if len(errs) > 0 {
+		proxywasm.LogErrorf("mcp-privacy: configuration rejected, %d error(s):", len(errs))
+		for _, e := range errs {
+			proxywasm.LogErrorf("mcp-privacy: %s", e.Error())
+		}
+		return types.OnPluginStartStatusFailed
+	}
+	p.cfg = cfg
+	proxywasm.LogInfof("mcp-privacy: policy %q for server %q", cfg.Env.Policy.Name, cfg.Env.Server.ID)
 	return types.OnPluginStartStatusOK
 }
 
-func (*pluginContext) NewHttpContext(uint32) types.HttpContext {
-	return &httpContext{}
+func (p *pluginContext) NewHttpContext(uint32) types.HttpContext {
+	return &httpContext{stream: mcp.NewStream(p.cfg)}
 }
 
-// httpContext is the skeleton per-stream context: every callback is
-// DefaultHttpContext's, which returns Continue.
+// httpContext is one HTTP stream. Every callback recovers a panic and fails
+// that stream closed; the VM keeps serving the others.
 type httpContext struct {
 	types.DefaultHttpContext
+	stream *mcp.Stream
+	// failed is set once the stream was failed closed: later callbacks
+	// let the failure reply through.
+	failed bool
+}
+
+// hostRequest reads the current request for identity resolution.
+type hostRequest struct{}
+
+func (hostRequest) Header(name string) (string, bool) {
+	v, err := proxywasm.GetHttpRequestHeader(name)
+	return v, err == nil
+}
+
+func (hostRequest) Property(path ...string) ([]byte, bool) {
+	v, err := proxywasm.GetProperty(path)
+	return v, err == nil
+}
+
+// fail answers the stream with a JSON-RPC internal error (or, after the
+// response started, has the host reset it) and logs why.
+func (h *httpContext) fail(stage string, r any) types.Action {
+	proxywasm.LogErrorf("mcp-privacy: internal error in %s, stream failed closed: %v", stage, r)
+	if h.failed {
+		return types.ActionPause
+	}
+	h.failed = true
+	body := mcp.ErrorResponse("null", &mcp.InternalError)
+	if err := proxywasm.SendHttpResponse(500, [][2]string{{"content-type", "application/json"}}, body, -1); err != nil {
+		proxywasm.LogErrorf("mcp-privacy: failing the stream: %v", err)
+	}
+	return types.ActionPause
+}
+
+func (h *httpContext) reply(r *mcp.LocalReply) types.Action {
+	if err := proxywasm.SendHttpResponse(uint32(r.Status), append(r.Headers, [2]string{"x-mcp-privacy", r.Details}), r.Body, -1); err != nil {
+		return h.fail("local reply", err)
+	}
+	return types.ActionPause
+}
+
+func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action types.Action) {
+	defer func() {
+		if r := recover(); r != nil {
+			action = h.fail("request headers", r)
+		}
+	}()
+	if h.failed {
+		return types.ActionContinue
+	}
+	hook("request_headers")
+	method, _ := proxywasm.GetHttpRequestHeader(":method")
+	path, _ := proxywasm.GetHttpRequestHeader(":path")
+	res := h.stream.OnRequestHeaders(hostRequest{}, method, path, endOfStream)
+	for _, name := range res.Remove {
+		_ = proxywasm.RemoveHttpRequestHeader(name)
+	}
+	if res.Reply != nil {
+		return h.reply(res.Reply)
+	}
+	for _, kv := range res.Set {
+		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])
+	}
+	return toAction(res.Action)
+}
+
+func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action types.Action) {
+	defer func() {
+		if r := recover(); r != nil {
+			action = h.fail("request body", r)
+		}
+	}()
+	if h.failed {
+		return types.ActionContinue
+	}
+	hook("request_body")
+	res := h.stream.OnRequestBody(bodySize, endOfStream, func() []byte {
+		b, err := proxywasm.GetHttpRequestBody(0, bodySize)
+		if err != nil {
+			panic(fmt.Sprintf("reading the request body: %v", err))
+		}
+		return b
+	})
+	if res.Reply != nil {
+		return h.reply(res.Reply)
+	}
+	for _, kv := range res.Set {
+		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])
+	}
+	if res.Body != nil {
+		if err := proxywasm.ReplaceHttpRequestBody(res.Body); err != nil {
+			return h.fail("request body", err)
+		}
+	}
+	return toAction(res.Action)
+}
+
+func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action types.Action) {
+	defer func() {
+		if r := recover(); r != nil {
+			action = h.fail("response headers", r)
+		}
+	}()
+	if h.failed {
+		return types.ActionContinue
+	}
+	hook("response_headers")
+	statusText, _ := proxywasm.GetHttpResponseHeader(":status")
+	status, _ := strconv.Atoi(statusText)
+	contentType, _ := proxywasm.GetHttpResponseHeader("content-type")
+	res := h.stream.OnResponseHeaders(status, contentType, endOfStream)
+	for _, name := range res.Remove {
+		_ = proxywasm.RemoveHttpResponseHeader(name)
+	}
+	if res.Reply != nil {
+		return h.reply(res.Reply)
+	}
+	return toAction(res.Action)
+}
+
+func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action types.Action) {
+	defer func() {
+		if r := recover(); r != nil {
+			action = h.fail("response body", r)
+		}
+	}()
+	if h.failed {
+		return types.ActionContinue
+	}
+	hook("response_body")
+	act, body := h.stream.OnResponseBody(bodySize, endOfStream, func() []byte {
+		b, err := proxywasm.GetHttpResponseBody(0, bodySize)
+		if err != nil {
+			panic(fmt.Sprintf("reading the response body: %v", err))
+		}
+		return b
+	})
+	if body != nil {
+		if err := proxywasm.ReplaceHttpResponseBody(body); err != nil {
+			return h.fail("response body", err)
+		}
+	}
+	return toAction(act)
+}
+
+// testHook is nil in release builds; tests set it to inject failures.
+var testHook func(stage string)
+
+func hook(stage string) {
+	if testHook != nil {
+		testHook(stage)
+	}
+}
+
+func toAction(a mcp.Action) types.Action {
+	if a == mcp.Pause {
+		return types.ActionPause
+	}
+	return types.ActionContinue
 }

@@ -1,78 +1,179 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm"
 	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm/proxytest"
 	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm/types"
 )
 
-// The skeleton starts with a configuration and lets an HTTP stream through
-// untouched. (Native build: proxytest's emulator stands in for the host.)
-func TestSkeletonStartsAndPassesStream(t *testing.T) {
-	for _, tc := range []struct {
+// These tests run the plugin natively against proxytest's host emulator:
+// they check the seam (what main.go reads from and applies to the host).
+// The same plugin compiled to .wasm is driven by e2e/ under wazero.
+
+const testConfig = `{"policy": {"name": "t", "deny_tools": ["delete_*"]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"export_headers": {"principal": "x-export-principal", "decision": "x-export-decision"}}}`
+
+func startPlugin(t *testing.T, config string) (proxytest.HostEmulator, func()) {
+	t.Helper()
+	opt := proxytest.NewEmulatorOption().WithVMContext(&vmContext{}).WithPluginConfiguration([]byte(config))
+	host, reset := proxytest.NewHostEmulator(opt)
+	if got := host.StartVM(); got != types.OnVMStartStatusOK {
+		t.Fatalf("StartVM = %v", got)
+	}
+	return host, reset
+}
+
+func TestConfiguration(t *testing.T) {
+	tests := []struct {
 		name, config string
+		ok           bool
+		wantLog      string
 	}{
-		{"with configuration", `{"policy":"standard"}`},
-		{"without configuration", ""},
-	} {
+		{"valid envelope", testConfig, true, `policy "t" for server "default"`},
+		{"profile name", `{"policy": "strict"}`, true, `policy "strict"`},
+		{"invalid: every error logged", `{"policy": {"bogus": 1, "audit_size": -1}, "gateway": {"paths": 3}}`, false, `policy.bogus: unknown key "bogus"`},
+		{"missing", ``, false, "no plugin configuration"},
+		{"not JSON", `{policy`, false, "configuration rejected"},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opt := proxytest.NewEmulatorOption().
-				WithVMContext(&vmContext{}).
-				WithPluginConfiguration([]byte(tc.config))
-			host, reset := proxytest.NewHostEmulator(opt)
+			host, reset := startPlugin(t, tc.config)
 			defer reset()
-
-			if got := host.StartVM(); got != types.OnVMStartStatusOK {
-				t.Fatalf("StartVM = %v, want OK", got)
+			got := host.StartPlugin()
+			if (got == types.OnPluginStartStatusOK) != tc.ok {
+				t.Fatalf("StartPlugin = %v, want ok=%v; logs %q", got, tc.ok, host.GetErrorLogs())
 			}
-			if got := host.StartPlugin(); got != types.OnPluginStartStatusOK {
-				t.Fatalf("StartPlugin = %v, want OK", got)
+			logs := strings.Join(append(host.GetInfoLogs(), host.GetErrorLogs()...), "\n")
+			if !strings.Contains(logs, tc.wantLog) {
+				t.Errorf("logs %q lack %q", logs, tc.wantLog)
 			}
-			want := "plugin configuration of " + strconv.Itoa(len(tc.config)) + " bytes"
-			if logs := host.GetInfoLogs(); !containsLine(logs, want) {
-				t.Errorf("info logs %q: want a line containing %q", logs, want)
-			}
-
-			id := host.InitializeHttpContext()
-			reqHeaders := [][2]string{{":method", "POST"}, {":path", "/mcp"}, {"content-type", "application/json"}}
-			body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-			respBody := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`)
-			steps := []struct {
-				name   string
-				action types.Action
-			}{
-				{"request headers", host.CallOnRequestHeaders(id, reqHeaders, false)},
-				{"request body", host.CallOnRequestBody(id, body, true)},
-				{"response headers", host.CallOnResponseHeaders(id, [][2]string{{":status", "200"}}, false)},
-				{"response body", host.CallOnResponseBody(id, respBody, true)},
-			}
-			for _, s := range steps {
-				if s.action != types.ActionContinue {
-					t.Errorf("%s: action %v, want Continue", s.name, s.action)
+			if tc.name == "invalid: every error logged" {
+				for _, want := range []string{"policy.audit_size", "gateway.paths"} {
+					if !strings.Contains(logs, want) {
+						t.Errorf("logs lack %q:\n%s", want, logs)
+					}
 				}
 			}
-			if got := host.GetCurrentRequestBody(id); string(got) != string(body) {
-				t.Errorf("request body changed to %q", got)
-			}
-			if got := host.GetCurrentResponseBody(id); string(got) != string(respBody) {
-				t.Errorf("response body changed to %q", got)
-			}
-			if lr := host.GetSentLocalResponse(id); lr != nil {
-				t.Errorf("unexpected local response %+v", lr)
-			}
-			host.CompleteHttpContext(id)
 		})
 	}
 }
 
-func containsLine(lines []string, s string) bool {
-	for _, l := range lines {
-		if strings.Contains(l, s) {
-			return true
+func TestStreams(t *testing.T) {
+	host, reset := startPlugin(t, testConfig)
+	defer reset()
+	if host.StartPlugin() != types.OnPluginStartStatusOK {
+		t.Fatal("plugin did not start")
+	}
+	headers := [][2]string{{":method", "POST"}, {":path", "/mcp"}, {"x-mcp-principal", "alice"},
+		{"content-length", "80"}, {"accept-encoding", "gzip"}, {"x-export-decision", "allow"}}
+
+	t.Run("allowed call forwarded as is", func(t *testing.T) {
+		id := host.InitializeHttpContext()
+		if a := host.CallOnRequestHeaders(id, headers, false); a != types.ActionPause {
+			t.Fatalf("headers: %v, want Pause until the body is judged", a)
+		}
+		got := map[string]string{}
+		for _, kv := range host.GetCurrentRequestHeaders(id) {
+			got[kv[0]] = kv[1]
+		}
+		for _, gone := range []string{"content-length", "accept-encoding"} {
+			if _, ok := got[gone]; ok {
+				t.Errorf("%s not removed", gone)
+			}
+		}
+		if got["x-export-decision"] == "allow" {
+			t.Error("client-supplied export header kept")
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search"}}`
+		if a := host.CallOnRequestBody(id, []byte(body), true); a != types.ActionContinue {
+			t.Fatalf("body: %v", a)
+		}
+		if string(host.GetCurrentRequestBody(id)) != body {
+			t.Errorf("body changed: %s", host.GetCurrentRequestBody(id))
+		}
+		if host.GetSentLocalResponse(id) != nil {
+			t.Error("local response for an allowed call")
+		}
+		exported := map[string]string{}
+		for _, kv := range host.GetCurrentRequestHeaders(id) {
+			exported[kv[0]] = kv[1]
+		}
+		if exported["x-export-principal"] != "alice" || exported["x-export-decision"] != "allow" {
+			t.Errorf("export headers %v", exported)
+		}
+		host.CompleteHttpContext(id)
+	})
+
+	t.Run("denied call answered locally", func(t *testing.T) {
+		id := host.InitializeHttpContext()
+		host.CallOnRequestHeaders(id, headers, false)
+		if a := host.CallOnRequestBody(id, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_all"}}`), true); a != types.ActionPause {
+			t.Fatalf("body: %v, want Pause (local reply)", a)
+		}
+		lr := host.GetSentLocalResponse(id)
+		if lr == nil || lr.StatusCode != 200 || string(lr.Data) != `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_all"}}` {
+			t.Fatalf("local response %+v", lr)
+		}
+		// Envoy sends the reply through our response callbacks: it passes.
+		if a := host.CallOnResponseHeaders(id, [][2]string{{":status", "200"}, {"content-type", "application/json"}}, false); a != types.ActionContinue {
+			t.Errorf("own reply held at response headers: %v", a)
+		}
+		if a := host.CallOnResponseBody(id, lr.Data, true); a != types.ActionContinue {
+			t.Errorf("own reply held at response body: %v", a)
+		}
+		host.CompleteHttpContext(id)
+	})
+
+	t.Run("other paths untouched", func(t *testing.T) {
+		id := host.InitializeHttpContext()
+		h := [][2]string{{":method", "POST"}, {":path", "/other"}, {"accept-encoding", "gzip"}}
+		if a := host.CallOnRequestHeaders(id, h, false); a != types.ActionContinue {
+			t.Fatalf("headers: %v", a)
+		}
+		if a := host.CallOnRequestBody(id, []byte("not json"), true); a != types.ActionContinue {
+			t.Fatalf("body: %v", a)
+		}
+		if len(host.GetCurrentRequestHeaders(id)) != 3 {
+			t.Errorf("headers changed: %v", host.GetCurrentRequestHeaders(id))
+		}
+		host.CompleteHttpContext(id)
+	})
+}
+
+// A panic inside a callback fails that stream closed with a JSON-RPC
+// internal error, and the next stream is served normally.
+func TestPanicFailsOneStream(t *testing.T) {
+	host, reset := startPlugin(t, testConfig)
+	defer reset()
+	host.StartPlugin()
+	testHook = func(stage string) {
+		if v, _ := proxywasmHeader("x-test-panic"); v == stage {
+			panic("injected")
 		}
 	}
-	return false
+	defer func() { testHook = nil }()
+	id := host.InitializeHttpContext()
+	if a := host.CallOnRequestHeaders(id, [][2]string{{":method", "POST"}, {":path", "/mcp"}, {"x-test-panic", "request_headers"}}, false); a != types.ActionPause {
+		t.Fatalf("panicking callback returned %v, want Pause", a)
+	}
+	lr := host.GetSentLocalResponse(id)
+	if lr == nil || lr.StatusCode != 500 || !strings.Contains(string(lr.Data), `"code":-32603`) {
+		t.Fatalf("failed stream got %+v", lr)
+	}
+	if logs := strings.Join(host.GetErrorLogs(), "\n"); !strings.Contains(logs, "internal error in request headers") {
+		t.Errorf("panic not logged: %s", logs)
+	}
+	host.CompleteHttpContext(id)
+
+	id = host.InitializeHttpContext()
+	host.CallOnRequestHeaders(id, [][2]string{{":method", "POST"}, {":path", "/mcp"}}, false)
+	if a := host.CallOnRequestBody(id, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true); a != types.ActionContinue || host.GetSentLocalResponse(id) != nil {
+		t.Fatalf("next stream not served: %v %+v", a, host.GetSentLocalResponse(id))
+	}
 }
+
+func proxywasmHeader(name string) (string, error) { return proxywasm.GetHttpRequestHeader(name) }

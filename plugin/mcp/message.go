@@ -218,3 +218,6 @@ func appendInt(out []byte, n int) []byte {
 	}
 	return append(out, buf[i:]...)
 }
+
+// InternalError is the error a stream gets when the plugin fails it closed.
+var InternalError = policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter failed this request"}
