@@ -1,0 +1,20 @@
+// Command mcp-demo-server serves the demo MCP server (package e2e/demo)
+// over Streamable HTTP, for `make run` and for trying policies by hand.
+package main
+
+import (
+	"flag"
+	"log"
+	"net/http"
+
+	"github.com/cloudg/mcp-privacy/e2e/demo"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:3000", "address to serve on")
+	jsonResponse := flag.Bool("json", false, "answer application/json instead of event streams")
+	flag.Parse()
+	http.Handle("/mcp", demo.Handler(*jsonResponse))
+	log.Printf("demo MCP server on http://%s/mcp", *listen)
+	log.Fatal(http.ListenAndServe(*listen, nil))
+}
