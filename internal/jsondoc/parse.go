@@ -47,6 +47,7 @@ const (
 	keyEscaped                   // the member key has backslash escapes
 	deleted                      // removed from its parent
 	replaced                     // value replaced (see Doc.repl)
+	keyNonASCII                  // the member key has bytes >= 0x80
 )
 
 // node is one JSON value. Children form a linked list by index; object
@@ -102,6 +103,8 @@ type parser struct {
 	nodes []node
 	// keySets holds the folded keys of objects too big to check pairwise.
 	keySets map[int32]map[string]int32
+	// nonASCII is set by str when the string it scanned has a byte >= 0x80.
+	nonASCII bool
 }
 
 func (p *parser) fail(msg string) error { return &SyntaxError{Offset: p.pos, Msg: msg} }
@@ -224,7 +227,7 @@ func (p *parser) object(obj int32, depth int) error {
 		p.pos++
 		return nil
 	}
-	for {
+	for members := 0; ; members++ {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
 			return p.fail("want a string key")
 		}
@@ -238,7 +241,10 @@ func (p *parser) object(obj int32, depth int) error {
 		if esc {
 			kf = keyEscaped
 		}
-		if err := p.checkKey(obj, ks, ke, esc); err != nil {
+		if p.nonASCII {
+			kf |= keyNonASCII
+		}
+		if err := p.checkKey(obj, members, ks, ke, kf); err != nil {
 			return err
 		}
 		p.skipSpace()
@@ -271,20 +277,30 @@ func (p *parser) object(obj int32, depth int) error {
 // key of the same object. Small objects are checked pairwise; from
 // pairwiseKeys members on, a set of folded keys keeps the check linear, so
 // a body with a huge object cannot make the parse quadratic.
-func (p *parser) checkKey(obj int32, ks, ke int32, esc bool) error {
+func (p *parser) checkKey(obj int32, members int, ks, ke int32, kf uint8) error {
+	esc := kf&keyEscaped != 0
 	key := ""
 	if esc {
 		key = decodeString(p.src[ks:ke])
 	}
-	if set := p.keySets[obj]; set != nil {
-		return p.checkKeyInSet(set, obj, ks, ke, esc, key)
+	if members >= pairwiseKeys {
+		return p.checkKeyInSet(p.keySets[obj], obj, ks, ke, esc, key)
 	}
 	n := 0
 	for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
 		n++
 		m := &p.nodes[c]
 		var same, folded bool
-		if !esc && m.flags&keyEscaped == 0 {
+		if (kf|m.flags)&(keyEscaped|keyNonASCII) == 0 {
+			// Plain ASCII keys: folding keeps lengths, so most pairs
+			// differ by length alone.
+			a, b := p.src[ks+1:ke-1], p.src[m.keyStart+1:m.keyEnd-1]
+			if len(a) != len(b) {
+				continue
+			}
+			same = string(a) == string(b)
+			folded = !same && asciiEqualFold(a, b)
+		} else if !esc && m.flags&keyEscaped == 0 {
 			a, b := p.src[ks+1:ke-1], p.src[m.keyStart+1:m.keyEnd-1]
 			same = string(a) == string(b)
 			folded = !same && bytes.EqualFold(a, b)
@@ -319,6 +335,19 @@ func (p *parser) checkKey(obj int32, ks, ke int32, esc bool) error {
 }
 
 const pairwiseKeys = 16
+
+func asciiEqualFold(a, b []byte) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
+}
 
 func (p *parser) keyText(ks, ke int32, esc bool) string {
 	if esc {
@@ -410,6 +439,7 @@ func (p *parser) str() (bool, error) {
 	src := p.src
 	i := p.pos + 1
 	esc := false
+	p.nonASCII = false
 	for {
 		// Fast scan over plain ASCII.
 		for i < len(src) {
@@ -470,6 +500,7 @@ func (p *parser) str() (bool, error) {
 				return esc, p.fail("invalid escape")
 			}
 		default: // c >= 0x80
+			p.nonASCII = true
 			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size <= 1 {
 				p.pos = i
