@@ -132,6 +132,20 @@ func (d *Doc) Str(n int32) (string, bool) {
 	return decodeString(d.src[m.start:m.end]), true
 }
 
+// StrEquals reports whether n is a string whose value is s, without
+// allocating for plain strings.
+func (d *Doc) StrEquals(n int32, s string) bool {
+	if d.Kind(n) != String {
+		return false
+	}
+	m := &d.nodes[n]
+	if m.flags&(escaped|replaced) == 0 {
+		return string(d.src[m.start+1:m.end-1]) == s
+	}
+	v, _ := d.Str(n)
+	return v == s
+}
+
 // Raw returns the source bytes of n as parsed (edits not applied).
 func (d *Doc) Raw(n int32) []byte {
 	m := &d.nodes[n]

@@ -29,15 +29,7 @@ type Identity struct {
 // jwt_authn metadata when configured and present, else from the forwarded
 // payload header when configured; the plugin never decodes a JWT itself.
 func ResolveIdentity(cfg *policy.IdentityConfig, req Request) Identity {
-	var payload []byte // JSON of the JWT payload, read once on demand
-	payloadRead := false
-	jwt := func() []byte {
-		if !payloadRead {
-			payloadRead = true
-			payload = jwtPayload(cfg, req)
-		}
-		return payload
-	}
+	jwt := &jwtReader{cfg: cfg, req: req}
 	var id Identity
 	for _, s := range cfg.Principal {
 		if v := sourceString(s, req, jwt); v != "" {
@@ -57,13 +49,29 @@ func ResolveIdentity(cfg *policy.IdentityConfig, req Request) Identity {
 	return id
 }
 
-func sourceString(s policy.IdentitySource, req Request, jwt func() []byte) string {
+// jwtReader reads the JWT payload once, when a claim is first needed.
+type jwtReader struct {
+	cfg     *policy.IdentityConfig
+	req     Request
+	read    bool
+	payload []byte // JSON
+}
+
+func (j *jwtReader) get() []byte {
+	if !j.read {
+		j.read = true
+		j.payload = jwtPayload(j.cfg, j.req)
+	}
+	return j.payload
+}
+
+func sourceString(s policy.IdentitySource, req Request, jwt *jwtReader) string {
 	switch {
 	case s.Header != "":
 		v, _ := req.Header(s.Header)
 		return strings.TrimSpace(v)
 	case s.JWTClaim != "":
-		r := gjson.GetBytes(jwt(), s.JWTClaim)
+		r := gjson.GetBytes(jwt.get(), s.JWTClaim)
 		if r.Type == gjson.String || r.Type == gjson.Number {
 			return r.String()
 		}
@@ -74,9 +82,9 @@ func sourceString(s policy.IdentitySource, req Request, jwt func() []byte) strin
 	return ""
 }
 
-func sourceList(s policy.IdentitySource, req Request, jwt func() []byte) []string {
+func sourceList(s policy.IdentitySource, req Request, jwt *jwtReader) []string {
 	if s.JWTClaim != "" {
-		r := gjson.GetBytes(jwt(), s.JWTClaim)
+		r := gjson.GetBytes(jwt.get(), s.JWTClaim)
 		if r.IsArray() {
 			var out []string
 			for _, e := range r.Array() {

@@ -86,7 +86,9 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 	}
 	idNode := doc.Get(n, "id")
 	switch doc.Kind(idNode) {
-	case jsondoc.String, jsondoc.Number:
+	case jsondoc.Number:
+		m.ID = string(doc.Raw(idNode))
+	case jsondoc.String:
 		m.ID = string(doc.AppendValue(nil, idNode))
 	case jsondoc.Invalid:
 	case jsondoc.Null:
@@ -96,7 +98,7 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 		m.Invalid = invalid("id must be a string or a number")
 		return m
 	}
-	if v, _ := doc.Str(doc.Get(n, "jsonrpc")); v != "2.0" {
+	if !doc.StrEquals(doc.Get(n, "jsonrpc"), "2.0") {
 		m.Invalid = invalid(`jsonrpc must be "2.0"`)
 		if m.ID == "" {
 			m.ID = "null"

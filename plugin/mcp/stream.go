@@ -97,6 +97,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	s.inspect = true
 	// Clients must not set what the plugin exports to later filters, and
 	// servers must answer plainly so responses can be inspected.
+	r.Remove = make([]string, 0, len(g.ExportHeaders)+2)
 	for _, h := range g.ExportHeaders {
 		r.Remove = append(r.Remove, h.Header)
 	}
@@ -265,7 +266,10 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 // exportHeaders builds the export_headers values: identity always, the
 // call's fields once a request was judged.
 func (s *Stream) exportHeaders(j *judgement, _ *Body) [][2]string {
-	var out [][2]string
+	if len(s.cfg.Env.Gateway.ExportHeaders) == 0 {
+		return nil
+	}
+	out := make([][2]string, 0, len(s.cfg.Env.Gateway.ExportHeaders))
 	for _, h := range s.cfg.Env.Gateway.ExportHeaders {
 		var v string
 		switch h.Field {
