@@ -43,11 +43,11 @@ func (k Kind) String() string { return kindNames[k] }
 
 // node flags
 const (
-	escaped    uint8 = 1 << iota // the string (value) has backslash escapes
-	keyEscaped                   // the member key has backslash escapes
-	deleted                      // removed from its parent
-	replaced                     // value replaced (see Doc.repl)
-	keyNonASCII                  // the member key has bytes >= 0x80
+	escaped     uint8 = 1 << iota // the string (value) has backslash escapes
+	keyEscaped                    // the member key has backslash escapes
+	deleted                       // removed from its parent
+	replaced                      // value replaced (see Doc.repl)
+	keyNonASCII                   // the member key has bytes >= 0x80
 )
 
 // node is one JSON value. Children form a linked list by index; object
