@@ -13,7 +13,9 @@
 #
 # Usage: scripts/build-wasm.sh [output]   (default build/mcp-privacy.wasm;
 #        relative paths are relative to the repository root)
-# Env:   GO (go command, default go), BUILD (build directory, default build)
+# Env:   GO (go command, default go), BUILD (build directory, default build),
+#        TAGS (extra build tags, e.g. mcpprivacy_testhooks for the harness's
+#        failure-injection build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -97,6 +99,6 @@ mkdir -p "$(dirname "$OUT")"
 tmpfiles+=("$OUT.$$")
 GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 "$GO" build \
   -modfile="$BUILD/wasm.mod" -mod=readonly -buildmode=c-shared -trimpath -buildvcs=false \
-  -o "$OUT.$$" ./plugin
+  -tags="${TAGS:-}" -o "$OUT.$$" ./plugin
 mv "$OUT.$$" "$OUT"
 echo "build-wasm: $OUT ($(wc -c <"$OUT" | tr -d ' ') bytes)"
