@@ -54,6 +54,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// isStr reports whether key is present in o as a string (so checks on its
+// value make sense; a wrong type was already reported by str).
+func isStr(o *Value, key string) bool {
+	v := o.Get(key)
+	return v != nil && v.Kind == StringValue
+}
+
 func (d *decoder) str(o *Value, key, path, def string) string {
 	v := o.Get(key)
 	if v == nil {
@@ -189,9 +196,22 @@ func (d *decoder) globs(o *Value, key, path string, nullable bool, def *GlobList
 	}) {
 		return def
 	}
+	for i, pat := range patterns {
+		if len(pat) > maxGlobBytes {
+			d.fail(indexPath(p, i), "glob longer than %d bytes", maxGlobBytes)
+			return def
+		}
+	}
 	g, errs := CompileGlobs(patterns)
 	for _, ge := range errs {
-		if v.Array[ge.Index].Kind == StringValue {
+		switch {
+		case ge.Index < 0: // the list as a whole
+			msg := ge.Msg
+			if i := strings.Index(msg, ": `"); i >= 0 {
+				msg = msg[:i] // RE2 quotes the whole expression
+			}
+			d.fail(p, "the list cannot be compiled into one expression (%s); split or simplify it", msg)
+		case v.Array[ge.Index].Kind == StringValue:
 			d.fail(indexPath(p, ge.Index), "bad glob %q: %s", ge.Pattern, ge.Msg)
 		}
 	}
@@ -200,6 +220,9 @@ func (d *decoder) globs(o *Value, key, path string, nullable bool, def *GlobList
 	}
 	return g
 }
+
+// maxGlobBytes bounds one pattern, which keeps compiling a list fast.
+const maxGlobBytes = 1024
 
 func emptyGlobs() *GlobList { return MustCompileGlobs() }
 
@@ -499,7 +522,7 @@ func (d *decoder) pipeline(o *Value, key, path string) []TransformEntry {
 			}
 			t.Type = tv.Text
 			t.ID = d.str(e, "id", ep, "")
-			if t.ID == "" && e.Get("id") != nil {
+			if t.ID == "" && isStr(e, "id") {
 				d.fail(joinPath(ep, "id"), "empty id")
 			}
 			t.Options = e.Get("options")
@@ -770,6 +793,7 @@ func (d *decoder) detectors(o *Value, path string) []DetectorConfig {
 		switch {
 		case e.Get("name") == nil:
 			d.fail(ep, "missing required key \"name\"")
+		case !isStr(e, "name"):
 		case !detectorName.MatchString(c.Name):
 			d.fail(joinPath(ep, "name"), "want a lower-case identifier ([a-z][a-z0-9_]*), got %q", c.Name)
 		case builtinDetector(c.Name) != nil:
@@ -779,7 +803,7 @@ func (d *decoder) detectors(o *Value, path string) []DetectorConfig {
 		}
 		seen[c.Name] = true
 		c.Label = d.str(e, "label", ep, strings.ToUpper(c.Name))
-		if !detectorLabel.MatchString(c.Label) {
+		if isStr(e, "label") && !detectorLabel.MatchString(c.Label) {
 			d.fail(joinPath(ep, "label"), "want an upper-case label ([A-Z][A-Z0-9_]*), got %q", c.Label)
 		}
 		if s := e.Get("sensitivity"); s != nil {
@@ -790,6 +814,7 @@ func (d *decoder) detectors(o *Value, path string) []DetectorConfig {
 		var re *regexp.Regexp
 		if e.Get("pattern") == nil {
 			d.fail(ep, "missing required key \"pattern\" (want an RE2 expression)")
+		} else if !isStr(e, "pattern") {
 		} else if c.Pattern == "" {
 			d.fail(joinPath(ep, "pattern"), "empty pattern (want an RE2 expression)")
 		} else {

@@ -322,7 +322,7 @@ func (d *decoder) identity(v *Value, path string) IdentityConfig {
 
 func (d *decoder) header(o *Value, key, path string) string {
 	h := d.str(o, key, path, "")
-	if o.Get(key) != nil && !headerName.MatchString(h) {
+	if isStr(o, key) && !headerName.MatchString(h) {
 		d.fail(joinPath(path, key), "want a lower-case HTTP header name, got %q", h)
 	}
 	return h
@@ -343,11 +343,11 @@ func (d *decoder) sources(v *Value, path string) []IdentitySource {
 		case "header":
 			s.Header = d.header(e, "header", ep)
 		case "jwt_claim":
-			if s.JWTClaim = d.str(e, "jwt_claim", ep, ""); s.JWTClaim == "" {
+			if s.JWTClaim = d.str(e, "jwt_claim", ep, ""); s.JWTClaim == "" && isStr(e, "jwt_claim") {
 				d.fail(joinPath(ep, "jwt_claim"), "empty claim path")
 			}
 		case "property":
-			if s.Property = d.strings(e, "property", ep); len(s.Property) == 0 {
+			if s.Property = d.strings(e, "property", ep); len(s.Property) == 0 && e.Get("property").Kind == ArrayValue {
 				d.fail(joinPath(ep, "property"), "want a non-empty property path, e.g. [connection, uri_san_peer_certificate]")
 			}
 		}

@@ -147,10 +147,8 @@ func ParseJSON(data []byte) (*Value, error) {
 
 const maxDocumentDepth = 64
 
+// readJSON reads one value; depth is how many arrays and objects enclose it.
 func readJSON(dec *json.Decoder, depth int) (*Value, error) {
-	if depth > maxDocumentDepth {
-		return nil, fmt.Errorf("JSON: nesting deeper than %d at offset %d", maxDocumentDepth, dec.InputOffset())
-	}
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -172,6 +170,9 @@ func readJSON(dec *json.Decoder, depth int) (*Value, error) {
 	case string:
 		return String(t), nil
 	case json.Delim:
+		if depth >= maxDocumentDepth {
+			return nil, fmt.Errorf("JSON: nesting deeper than %d at offset %d", maxDocumentDepth, dec.InputOffset())
+		}
 		switch t {
 		case '[':
 			a := &Value{Kind: ArrayValue, Array: []*Value{}}
@@ -222,11 +223,28 @@ func ParseYAML(data []byte) (*Value, error) {
 	if err := dec.Decode(&extra); err != io.EOF {
 		return nil, fmt.Errorf("YAML: more than one document")
 	}
-	return fromYAML(&doc, 0)
+	var c yamlConverter
+	return c.convert(&doc, 0)
 }
 
-func fromYAML(n *yaml.Node, depth int) (*Value, error) {
-	if depth > maxDocumentDepth {
+// maxAliasNodes bounds what aliases may expand to, so a small document
+// cannot blow up into millions of nodes (a "billion laughs").
+const maxAliasNodes = 10000
+
+type yamlConverter struct {
+	aliasDepth int // > 0 while expanding an alias
+	aliasNodes int
+}
+
+// convert turns a YAML node into a Value; depth is how many sequences and
+// mappings enclose it.
+func (c *yamlConverter) convert(n *yaml.Node, depth int) (*Value, error) {
+	if c.aliasDepth > 0 {
+		if c.aliasNodes++; c.aliasNodes > maxAliasNodes {
+			return nil, fmt.Errorf("YAML line %d: excessive aliasing (aliases expand to more than %d nodes)", n.Line, maxAliasNodes)
+		}
+	}
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && depth >= maxDocumentDepth {
 		return nil, fmt.Errorf("YAML line %d: nesting deeper than %d", n.Line, maxDocumentDepth)
 	}
 	switch n.Kind {
@@ -234,13 +252,16 @@ func fromYAML(n *yaml.Node, depth int) (*Value, error) {
 		if len(n.Content) == 0 {
 			return nil, fmt.Errorf("YAML: empty document")
 		}
-		return fromYAML(n.Content[0], depth)
+		return c.convert(n.Content[0], depth)
 	case yaml.AliasNode:
-		return fromYAML(n.Alias, depth+1)
+		c.aliasDepth++
+		v, err := c.convert(n.Alias, depth)
+		c.aliasDepth--
+		return v, err
 	case yaml.SequenceNode:
 		a := &Value{Kind: ArrayValue, Array: make([]*Value, 0, len(n.Content))}
-		for _, c := range n.Content {
-			e, err := fromYAML(c, depth+1)
+		for _, item := range n.Content {
+			e, err := c.convert(item, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -257,7 +278,7 @@ func fromYAML(n *yaml.Node, depth int) (*Value, error) {
 			if o.Get(k.Value) != nil {
 				return nil, fmt.Errorf("YAML line %d: duplicate key %q", k.Line, k.Value)
 			}
-			e, err := fromYAML(vn, depth+1)
+			e, err := c.convert(vn, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -271,16 +292,17 @@ func fromYAML(n *yaml.Node, depth int) (*Value, error) {
 		case "!!bool":
 			var b bool
 			if err := n.Decode(&b); err != nil {
-				return nil, fmt.Errorf("YAML line %d: %v", n.Line, err)
+				return nil, fmt.Errorf("YAML line %d: the value is not a valid !!bool", n.Line)
 			}
 			return Bool(b), nil
 		case "!!int", "!!float":
 			var f float64
 			if err := n.Decode(&f); err != nil {
-				return nil, fmt.Errorf("YAML line %d: %v", n.Line, err)
+				// Don't quote the value: it may be a secret (vault.key).
+				return nil, fmt.Errorf("YAML line %d: the value is not a valid %s", n.Line, n.ShortTag())
 			}
 			if math.IsInf(f, 0) || math.IsNaN(f) {
-				return nil, fmt.Errorf("YAML line %d: %q is not a finite number", n.Line, n.Value)
+				return nil, fmt.Errorf("YAML line %d: not a finite number", n.Line)
 			}
 			return &Value{Kind: NumberValue, Num: f, Text: strconv.FormatFloat(f, 'g', -1, 64)}, nil
 		default:
