@@ -9,6 +9,9 @@ import (
 // FieldError is one configuration error: where it is, what was there and
 // what was expected.
 type FieldError struct {
+	// File is the policy file the error is in when it is not the document
+	// being read (a parent named by extends).
+	File string `json:"file,omitempty"`
 	// Path is the JSON path of the offending value, e.g.
 	// policy.rules[2].match.kinds[0]. Empty for the document itself.
 	Path string `json:"path"`
@@ -17,10 +20,14 @@ type FieldError struct {
 }
 
 func (e FieldError) Error() string {
-	if e.Path == "" {
-		return e.Msg
+	s := e.Msg
+	if e.Path != "" {
+		s = e.Path + ": " + s
 	}
-	return e.Path + ": " + e.Msg
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	return s
 }
 
 // Errors is every error found in one configuration, in document order.
@@ -46,14 +53,18 @@ func (es *Errors) add(path, format string, args ...any) {
 	*es = append(*es, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-// prefixed returns es with prefix prepended to every path.
+// prefixed returns es with prefix prepended to the path of every error in
+// the document itself.
 func (es Errors) prefixed(prefix string) Errors {
 	if prefix == "" {
 		return es
 	}
 	out := make(Errors, len(es))
 	for i, e := range es {
-		out[i] = FieldError{Path: joinPath(prefix, e.Path), Msg: e.Msg}
+		out[i] = e
+		if e.File == "" { // paths in other files start at that file's root
+			out[i].Path = joinPath(prefix, e.Path)
+		}
 	}
 	return out
 }
@@ -67,9 +78,6 @@ func joinPath(base, key string) string {
 	}
 	if strings.HasPrefix(key, "[") {
 		return base + key
-	}
-	if strings.HasSuffix(base, ":") { // a file name prefix
-		return base + " " + key
 	}
 	return base + "." + key
 }
@@ -112,5 +120,17 @@ func (es Errors) inDocumentOrder(doc *Value, root string) Errors {
 	}
 	out := append(Errors(nil), es...)
 	sort.SliceStable(out, func(i, j int) bool { return position(out[i].Path) < position(out[j].Path) })
+	return out
+}
+
+// inFile marks errors as belonging to file (unless already attributed).
+func (es Errors) inFile(file string) Errors {
+	out := make(Errors, len(es))
+	for i, e := range es {
+		out[i] = e
+		if e.File == "" {
+			out[i].File = file
+		}
+	}
 	return out
 }

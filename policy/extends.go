@@ -46,13 +46,15 @@ func chainName(file string) string {
 	return filepath.Clean(file)
 }
 
-func flatten(doc *Value, file string, read ReadFileFunc, chain []string, prefix string) (*Value, Errors) {
+// flatten resolves doc's chain; errors in doc are attributed to source
+// ("" for the document being read, else the file or profile it came from).
+func flatten(doc *Value, file string, read ReadFileFunc, chain []string, source string) (*Value, Errors) {
 	d := decoder{partial: true}
 	d.policy(doc, "")
 	if len(d.errs) > 0 {
-		return nil, d.errs.prefixed(prefix)
+		return nil, d.errs.inFile(source)
 	}
-	parent, errs := flattenParent(doc, file, read, chain, prefix)
+	parent, errs := flattenParent(doc, file, read, chain, source)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -61,25 +63,28 @@ func flatten(doc *Value, file string, read ReadFileFunc, chain []string, prefix 
 
 // flattenParent resolves what doc extends and returns it flattened, or nil
 // when doc extends nothing.
-func flattenParent(doc *Value, file string, read ReadFileFunc, chain []string, prefix string) (*Value, Errors) {
+func flattenParent(doc *Value, file string, read ReadFileFunc, chain []string, source string) (*Value, Errors) {
 	ext := doc.Get("extends")
 	if ext == nil || ext.Kind != StringValue {
 		return nil, nil
 	}
-	at := joinPath(prefix, "extends")
+	at := "extends"
+	fail := func(msg string) (*Value, Errors) {
+		return nil, Errors{{Path: at, Msg: msg}}.inFile(source)
+	}
 	target := ext.Text
 	var parent *Value
-	var parentFile, parentPrefix, key string
+	var parentFile, parentSource, key string
 	if src, ok := Profiles[target]; ok {
 		key = "profile " + target
-		parentPrefix = "profile " + target + ":"
+		parentSource = "profile " + target
 		var err error
 		if parent, err = ParseJSON([]byte(src)); err != nil {
 			panic("built-in profile " + target + ": " + err.Error())
 		}
 	} else {
 		if read == nil {
-			return nil, Errors{{Path: at, Msg: fmt.Sprintf("unknown profile %q (want %s; policy files are resolved by `mcp-privacy policy flatten`)", target, quoteList(ProfileNames))}}
+			return fail(fmt.Sprintf("unknown profile %q (want %s; policy files are resolved by `mcp-privacy policy flatten`)", target, quoteList(ProfileNames)))
 		}
 		parentFile = target
 		if !filepath.IsAbs(parentFile) && file != "" {
@@ -87,26 +92,26 @@ func flattenParent(doc *Value, file string, read ReadFileFunc, chain []string, p
 		}
 		parentFile = filepath.Clean(parentFile)
 		key = parentFile
-		parentPrefix = parentFile + ":"
+		parentSource = parentFile
 	}
 	for _, c := range chain {
 		if c == key {
-			return nil, Errors{{Path: at, Msg: fmt.Sprintf("extends cycle: %s -> %s", strings.Join(chain, " -> "), key)}}
+			return fail(fmt.Sprintf("extends cycle: %s -> %s", strings.Join(chain, " -> "), key))
 		}
 	}
 	if len(chain) > MaxExtendsDepth {
-		return nil, Errors{{Path: at, Msg: fmt.Sprintf("extends chain deeper than %d: %s -> %s", MaxExtendsDepth, strings.Join(chain, " -> "), key)}}
+		return fail(fmt.Sprintf("extends chain deeper than %d: %s -> %s", MaxExtendsDepth, strings.Join(chain, " -> "), key))
 	}
 	if parent == nil {
 		data, err := read(parentFile)
 		if err != nil {
-			return nil, Errors{{Path: at, Msg: fmt.Sprintf("cannot read %q: %v", target, err)}}
+			return fail(fmt.Sprintf("cannot read %q: %v", target, err))
 		}
 		if parent, err = ParseDocument(data); err != nil {
-			return nil, Errors{{Path: parentFile, Msg: err.Error()}}
+			return nil, Errors{{File: parentFile, Msg: err.Error()}}
 		}
 	}
-	return flatten(parent, parentFile, read, append(chain, key), parentPrefix)
+	return flatten(parent, parentFile, read, append(chain, key), parentSource)
 }
 
 // How each policy key merges (spec 5.2); keys not listed take the child's

@@ -665,8 +665,8 @@ func TestExtendsParentErrors(t *testing.T) {
 				continue
 			}
 			for i, suffix := range []string{"audit_size", "rules[0].bogus"} {
-				if !strings.HasPrefix(errs[i].Path, "base.yaml") || !strings.HasSuffix(errs[i].Path, suffix) {
-					t.Errorf("%s: errors[%d] at %q, want base.yaml ... %s", what, i, errs[i].Path, suffix)
+				if errs[i].File != "base.yaml" || errs[i].Path != suffix || !strings.HasPrefix(errs[i].Error(), "base.yaml: "+suffix+": ") {
+					t.Errorf("%s: errors[%d] = %q in file %q, want base.yaml: %s", what, i, errs[i].Path, errs[i].File, suffix)
 				}
 			}
 		}
@@ -677,9 +677,12 @@ func TestExtendsParentErrors(t *testing.T) {
 			"child.yaml": "extends: base.yaml\nhide_denied: maybe\n",
 		}
 		_, errs := fs.parse(t, "child.yaml")
-		got := cfPaths(errs)
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.File+"|"+e.Path)
+		}
 		sort.Strings(got)
-		if len(got) != 2 || got[1] != "hide_denied" || !strings.HasPrefix(got[0], "base.yaml") {
+		if len(got) != 2 || got[0] != "base.yaml|audit_size" || got[1] != "|hide_denied" {
 			t.Errorf("errors = %v, want the parent's and the child's", errs)
 		}
 	})
@@ -692,7 +695,7 @@ func TestExtendsParentErrors(t *testing.T) {
 			"unused.yaml": "bogus: 1\n",
 		}
 		_, errs := fs.parse(t, "a.yaml")
-		if len(errs) != 1 || !strings.HasPrefix(errs[0].Path, "c/c.yaml") || !strings.HasSuffix(errs[0].Path, "rules[0].match.kinds[0]") ||
+		if len(errs) != 1 || errs[0].File != "c/c.yaml" || errs[0].Path != "rules[0].match.kinds[0]" ||
 			!strings.Contains(errs[0].Msg, `unknown kind "tools"`) {
 			t.Errorf("errors = %v, want one in c/c.yaml", errs)
 		}
@@ -700,12 +703,12 @@ func TestExtendsParentErrors(t *testing.T) {
 	t.Run("parent-does-not-parse", func(t *testing.T) {
 		fs := exFS{"base.yaml": "a: [\n", "child.yaml": "extends: base.yaml\n"}
 		_, errs := fs.parse(t, "child.yaml")
-		if len(errs) != 1 || errs[0].Path != "base.yaml" || !strings.Contains(errs[0].Msg, "YAML") {
+		if len(errs) != 1 || errs[0].File != "base.yaml" || !strings.Contains(errs[0].Msg, "YAML") {
 			t.Errorf("errors = %v, want one at base.yaml", errs)
 		}
 		fs = exFS{"base.json": `{"a": 1, "a": 2}`, "child.yaml": "extends: base.json\n"}
 		_, errs = fs.parse(t, "child.yaml")
-		if len(errs) != 1 || errs[0].Path != "base.json" || !strings.Contains(errs[0].Msg, "duplicate") {
+		if len(errs) != 1 || errs[0].File != "base.json" || !strings.Contains(errs[0].Msg, "duplicate") {
 			t.Errorf("errors = %v, want one at base.json", errs)
 		}
 	})
