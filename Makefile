@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BUILD     := build
 
-.PHONY: all build wasm test bench fuzz lint clean
+.PHONY: all build wasm run test bench fuzz lint clean
 
 all: build
 
@@ -16,6 +16,10 @@ build: wasm
 ## patched copy of the proxy-wasm SDK; see scripts/build-wasm.sh)
 wasm:
 	GO="$(GO)" BUILD="$(BUILD)" bash scripts/build-wasm.sh
+
+## run: the plugin in front of the demo MCP server on 127.0.0.1:8080
+run: build
+	bash scripts/run-demo.sh
 
 ## test: formatting, vet, every test, and every test again with the race detector
 test:
@@ -34,7 +38,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	  done; \
 	done
 
