@@ -233,6 +233,14 @@ func checkEnvoy(p *problems, file string, data []byte) *envoyDeployment {
 		return nil
 	}
 	d.envelope = env
+	// hold_headers pauses request headers until the body is judged; Envoy
+	// delivers the body to a paused filter only with
+	// allow_on_headers_stop_iteration, else every POST hangs. Without
+	// hold_headers the option is harmless but says the config is confused.
+	if allow := w.GetAllowOnHeadersStopIteration().GetValue(); allow != env.Gateway.HoldHeaders {
+		p.add("%s: gateway.hold_headers is %v but the wasm filter's allow_on_headers_stop_iteration is %v: they must agree (a mismatch hangs every MCP POST or gives up holding headers)",
+			file, env.Gateway.HoldHeaders, allow)
+	}
 	checkVaultKeyEnv(p, file+": vm_config.environment_variables.host_env_keys", env, vm.GetEnvironmentVariables().GetHostEnvKeys())
 
 	// Where the plugin reads the verified JWT must be where jwt_authn puts it.
@@ -692,6 +700,10 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"envoy filter disabled", "envoy", "envoy.yaml",
 			"          - name: envoy.filters.http.jwt_authn\n", "          - name: envoy.filters.http.jwt_authn\n            disabled: true\n", "disabled"},
 		{"envoy filter order", "envoy", "envoy.yaml", moveJWTAfterWasm, "", "want the order"},
+		{"envoy hold_headers without the Envoy option", "envoy", "envoy.yaml",
+			"allow_on_headers_stop_iteration: true", "allow_on_headers_stop_iteration: false", "must agree"},
+		{"envoy Envoy option without hold_headers", "envoy", "envoy.yaml",
+			`"hold_headers": true,`, ``, "must agree"},
 		{"envoy fail open", "envoy", "envoy.yaml",
 			"failure_policy: FAIL_CLOSED", "failure_policy: FAIL_OPEN", "FAIL_CLOSED"},
 		{"envoy identity header not stripped", "envoy", "envoy.yaml",

@@ -15,7 +15,7 @@ import (
 
 const testConfig = `{"policy": {"name": "t", "deny_tools": ["delete_*"]},
   "identity": {"principal": [{"header": "x-mcp-principal"}]},
-  "gateway": {"export_headers": {"principal": "x-export-principal", "decision": "x-export-decision"}}}`
+  "gateway": {"hold_headers": true, "export_headers": {"principal": "x-export-principal", "decision": "x-export-decision"}}}`
 
 func startPlugin(t *testing.T, config string) (proxytest.HostEmulator, func()) {
 	t.Helper()

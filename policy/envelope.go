@@ -69,6 +69,11 @@ type GatewayConfig struct {
 	// ExportHeaders maps an exported field (principal, roles, method,
 	// kind, primitive, decision, rule) to a request header name.
 	ExportHeaders []HeaderExport
+	// HoldHeaders keeps request headers from going upstream until the
+	// body was judged. It needs Envoy's allow_on_headers_stop_iteration
+	// (Envoy >= 1.35); without it Envoy never delivers the body to a
+	// filter that paused on headers, and every POST would hang.
+	HoldHeaders bool
 }
 
 // HeaderExport is one export_headers entry.
@@ -79,6 +84,10 @@ type HeaderExport struct {
 
 // ExportFields are the decision fields export_headers may name.
 var ExportFields = []string{"principal", "roles", "method", "kind", "primitive", "decision", "rule"}
+
+// callExportFields are known only once the body was judged: exporting them
+// needs hold_headers.
+var callExportFields = []string{"method", "kind", "primitive", "decision", "rule"}
 
 var envelopeKeys = []string{"policy", "server", "identity", "gateway"}
 
@@ -357,7 +366,7 @@ func (d *decoder) sources(v *Value, path string) []IdentitySource {
 }
 
 var gatewayKeys = []string{"paths", "virtual_tools", "max_request_bytes", "max_response_bytes",
-	"max_event_bytes", "on_parse_error", "on_oversize", "export_headers"}
+	"max_event_bytes", "on_parse_error", "on_oversize", "export_headers", "hold_headers"}
 
 func (d *decoder) gateway(v *Value, path string) GatewayConfig {
 	g := GatewayConfig{
@@ -377,6 +386,7 @@ func (d *decoder) gateway(v *Value, path string) GatewayConfig {
 	g.MaxEventBytes = d.integer(v, "max_event_bytes", path, g.MaxEventBytes, 1)
 	g.PassOnParseError = d.enum(v, "on_parse_error", path, []string{"reject", "pass"}, "reject, pass", 0) == 1
 	g.PassOnOversize = d.enum(v, "on_oversize", path, []string{"reject", "pass"}, "reject, pass", 0) == 1
+	g.HoldHeaders = d.boolean(v, "hold_headers", path, false)
 	if eh := v.Get("export_headers"); eh != nil {
 		ep := joinPath(path, "export_headers")
 		if d.object(eh, ep, ExportFields) {
@@ -388,6 +398,9 @@ func (d *decoder) gateway(v *Value, path string) GatewayConfig {
 				}
 				seen[h] = m.Key
 				g.ExportHeaders = append(g.ExportHeaders, HeaderExport{Field: m.Key, Header: h})
+				if contains(callExportFields, m.Key) && !g.HoldHeaders {
+					d.fail(joinPath(ep, m.Key), "%s is known only after the body is judged: set gateway.hold_headers: true (and Envoy's allow_on_headers_stop_iteration) to export it", m.Key)
+				}
 			}
 		}
 	}

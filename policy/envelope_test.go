@@ -56,6 +56,9 @@ func evCheckDefaults(t *testing.T, env *Envelope) {
 	if len(g.ExportHeaders) != 0 {
 		t.Errorf("export_headers = %v, want none", g.ExportHeaders)
 	}
+	if g.HoldHeaders {
+		t.Error("hold_headers should default to false (it needs an Envoy option)")
+	}
 	id := env.Identity
 	if id.AnonymousID != "anonymous" || id.Require {
 		t.Errorf("identity anonymous_id=%q require=%v, want anonymous false", id.AnonymousID, id.Require)
@@ -127,6 +130,7 @@ gateway:
   max_event_bytes: 300
   on_parse_error: pass
   on_oversize: pass
+  hold_headers: true
   export_headers: {principal: x-mcp-principal, primitive: x-mcp-primitive, method: x-mcp-method}
 `
 
@@ -152,6 +156,7 @@ const evFullJSON = `{
     "paths": ["/api/mcp", "/tools/*"], "virtual_tools": false,
     "max_request_bytes": 1000, "max_response_bytes": 2000, "max_event_bytes": 300,
     "on_parse_error": "pass", "on_oversize": "pass",
+    "hold_headers": true,
     "export_headers": {"principal": "x-mcp-principal", "primitive": "x-mcp-primitive", "method": "x-mcp-method"}
   }
 }`
@@ -199,7 +204,7 @@ func TestEnvelopeEveryKey(t *testing.T) {
 		})
 	}
 	// Every export field.
-	env := evParse(t, `{"policy": "strict", "gateway": {"export_headers": {"principal": "x-a", "roles": "x-b", "method": "x-c",
+	env := evParse(t, `{"policy": "strict", "gateway": {"hold_headers": true, "export_headers": {"principal": "x-a", "roles": "x-b", "method": "x-c",
 		"kind": "x-d", "primitive": "x-e", "decision": "x-f", "rule": "x-g"}}}`)
 	if len(env.Gateway.ExportHeaders) != 7 {
 		t.Errorf("export_headers = %v", env.Gateway.ExportHeaders)
@@ -365,16 +370,19 @@ func TestEnvelopeErrors(t *testing.T) {
 		{name: "on_parse_error", src: `{"policy": "standard", "gateway": {"on_parse_error": "drop"}}`, paths: []string{"gateway.on_parse_error"},
 			contains: []string{`"drop"`, "reject, pass"}},
 		{name: "on_oversize", src: `{"policy": "standard", "gateway": {"on_oversize": "truncate"}}`, paths: []string{"gateway.on_oversize"}},
+		{name: "export-call-field-needs-hold", src: `{"policy": "standard", "gateway": {"export_headers": {"principal": "x-p", "primitive": "x-q"}}}`,
+			paths: []string{"gateway.export_headers.primitive"}, contains: []string{"hold_headers"}},
+		{name: "hold-headers-type", src: `{"policy": "standard", "gateway": {"hold_headers": "yes"}}`, paths: []string{"gateway.hold_headers"}},
 		{name: "export-type", src: `{"policy": "standard", "gateway": {"export_headers": ["x"]}}`, paths: []string{"gateway.export_headers"}},
 		{name: "export-header-space", src: `{"policy": "standard", "gateway": {"export_headers": {"principal": "x mcp"}}}`,
 			paths: []string{"gateway.export_headers.principal"}, contains: []string{`"x mcp"`}},
-		{name: "export-header-colon", src: `{"policy": "standard", "gateway": {"export_headers": {"method": "x:y"}}}`,
+		{name: "export-header-colon", src: `{"policy": "standard", "gateway": {"hold_headers": true, "export_headers": {"method": "x:y"}}}`,
 			paths: []string{"gateway.export_headers.method"}},
-		{name: "export-header-empty", src: `{"policy": "standard", "gateway": {"export_headers": {"method": ""}}}`,
+		{name: "export-header-empty", src: `{"policy": "standard", "gateway": {"hold_headers": true, "export_headers": {"method": ""}}}`,
 			paths: []string{"gateway.export_headers.method"}},
-		{name: "export-header-type", src: `{"policy": "standard", "gateway": {"export_headers": {"method": 5}}}`,
+		{name: "export-header-type", src: `{"policy": "standard", "gateway": {"hold_headers": true, "export_headers": {"method": 5}}}`,
 			paths: []string{"gateway.export_headers.method"}},
-		{name: "export-header-duplicate", src: `{"policy": "standard", "gateway": {"export_headers": {"principal": "x-a", "rule": "x-a"}}}`,
+		{name: "export-header-duplicate", src: `{"policy": "standard", "gateway": {"hold_headers": true, "export_headers": {"principal": "x-a", "rule": "x-a"}}}`,
 			paths: []string{"gateway.export_headers.rule"}, contains: []string{`"x-a"`}},
 	}
 	for _, c := range cases {

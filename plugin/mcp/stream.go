@@ -139,7 +139,11 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	}
 	// The body may be rewritten: its length is not known yet.
 	r.Remove = append(r.Remove, "content-length")
-	r.Action = Pause
+	if g.HoldHeaders {
+		// Headers wait for the verdict (Envoy delivers the body to a
+		// filter paused on headers only with allow_on_headers_stop_iteration).
+		r.Action = Pause
+	}
 	return r
 }
 

@@ -55,6 +55,7 @@ identity:
   principal: [{header: x-mcp-principal}]
   roles: [{header: x-mcp-roles}]
 gateway:
+  hold_headers: true
   export_headers: {principal: x-export-principal, primitive: x-export-primitive, decision: x-export-decision, rule: x-export-rule, method: x-export-method}
 `
 
@@ -419,5 +420,31 @@ func TestStructToJSON(t *testing.T) {
 		if _, ok := structToJSON(bad); ok {
 			t.Errorf("accepted truncated input %x", bad)
 		}
+	}
+}
+
+// Without hold_headers, POST headers go on at once (Envoy delivers the body
+// to a filter paused on headers only with allow_on_headers_stop_iteration)
+// and the body is still buffered and judged before any of it goes upstream.
+func TestWithoutHoldHeaders(t *testing.T) {
+	cfg := mustConfig(t, `{"policy": {"deny_tools": ["delete_*"]}, "gateway": {"export_headers": {"principal": "x-p"}}}`)
+	s := NewStream(cfg)
+	h := s.OnRequestHeaders(hdr("x-mcp-principal", "alice"), "POST", "/mcp", false)
+	if h.Action != Continue || h.Reply != nil {
+		t.Fatalf("headers: %+v, want Continue", h)
+	}
+	if !contains(h.Remove, "content-length") {
+		t.Error("content-length kept though the body may change")
+	}
+	if len(h.Set) != 1 || h.Set[0] != [2]string{"x-p", "alice"} {
+		t.Errorf("identity exports at header time: %v", h.Set)
+	}
+	if r := s.OnRequestBody(10, false, nil); r.Action != Pause {
+		t.Fatal("body not buffered")
+	}
+	body := call("1", "tools/call", `{"name":"delete_x"}`)
+	r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: delete_x") {
+		t.Fatalf("denied call not answered locally: %+v", r)
 	}
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The module must never arm a Go runtime timer, start a goroutine or block:
+// doing so switches on the runtime's network poller, and from then on every
+// garbage collection calls WASI poll_oneoff, which Envoy <= 1.38 answers
+// with ENOSYS, and the VM aborts (see e2e/wasmhost TestPollOneoffGC and
+// TestPluginSurvivesGCOnENOSYSHost). This test keeps such code out of every
+// package the .wasm is built from.
+func TestNoTimersOrGoroutinesInTheModule(t *testing.T) {
+	forbidden := map[string]bool{
+		"time.Sleep": true, "time.After": true, "time.AfterFunc": true, "time.NewTimer": true,
+		"time.NewTicker": true, "time.Tick": true, "runtime.Gosched": true,
+		"context.WithTimeout": true, "context.WithDeadline": true,
+	}
+	roots := []string{".", "../policy", "../internal", "../transforms"}
+	fset := token.NewFileSet()
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			if strings.Contains(path, "testdata") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.GoStmt:
+					t.Errorf("%s: go statement in code built into the module", fset.Position(n.Pos()))
+				case *ast.SelectorExpr:
+					if x, ok := n.X.(*ast.Ident); ok && forbidden[x.Name+"."+n.Sel.Name] {
+						t.Errorf("%s: %s.%s in code built into the module", fset.Position(n.Pos()), x.Name, n.Sel.Name)
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
