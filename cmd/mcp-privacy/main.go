@@ -19,6 +19,9 @@ Usage:
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
                                        show how one call would be judged
+  mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N]
+                                       run the plugin (build/mcp-privacy.wasm) under an
+                                       Envoy-like host in front of an MCP server
 
 FILE is YAML or JSON: a PolicyConfig, or a whole plugin envelope.
 `
@@ -50,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	case "explain":
 		return explain(args[1:], stdout, stderr)
+	case "serve":
+		return serve(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cloudg/mcp-privacy/e2e/proxy"
+	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// serve runs build/mcp-privacy.wasm under the Envoy-like host of e2e/ in
+// front of an upstream MCP server: the plugin exactly as Envoy would run
+// it, for trying policies locally.
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("policy", "", "plugin envelope or bare policy `FILE` (YAML or JSON)")
+	upstream := fs.String("upstream", "", "the MCP server's base `URL`, e.g. http://127.0.0.1:3000")
+	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on")
+	wasmPath := fs.String("wasm", "build/mcp-privacy.wasm", "the plugin module (make wasm)")
+	workers := fs.Int("workers", 2, "worker VMs, like Envoy's worker threads")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *file == "" || *upstream == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N]")
+		return 2
+	}
+	up, err := url.Parse(*upstream)
+	if err != nil || up.Scheme == "" || up.Host == "" {
+		fmt.Fprintf(stderr, "serve: --upstream %q: want an absolute URL such as http://127.0.0.1:3000\n", *upstream)
+		return 2
+	}
+	env, config, errs := pluginConfig(*file)
+	if len(errs) > 0 {
+		printErrors(stderr, *file, errs)
+		return 1
+	}
+	wasm, err := os.ReadFile(*wasmPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v (build it with `make wasm`)\n", err)
+		return 1
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logs := &envoyLog{w: stderr}
+	p, err := proxy.New(ctx, proxy.Options{
+		Wasm: wasm, PluginConfig: config, Upstream: up, Workers: *workers,
+		// The vault key reaches the VM as Envoy's host_env_keys would pass it.
+		HostEnvKeys:                 []string{env.Policy.Vault.KeyEnv},
+		Logger:                      logs.line,
+		AllowOnHeadersStopIteration: env.Gateway.HoldHeaders,
+		StreamIdleTimeout:           5 * time.Minute,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return 1
+	}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "mcp-privacy serve: http://%s -> %s (policy %q, %d workers)\n", ln.Addr(), up, env.Policy.Name, *workers)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = srv.Shutdown(shutdown)
+		_ = p.Close(shutdown)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// pluginConfig reads FILE as the CLI does everywhere (an envelope or a bare
+// policy, extends files resolved) and returns the JSON envelope the plugin
+// takes: the policy flattened, since the plugin resolves profile names only.
+func pluginConfig(file string) (*policy.Envelope, []byte, policy.Errors) {
+	l, errs := load(file)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, policy.Errors{{Msg: err.Error()}}
+	}
+	doc, err := policy.ParseDocument(data)
+	if err != nil {
+		return nil, nil, policy.Errors{{Path: file, Msg: err.Error()}}
+	}
+	if !policy.IsEnvelope(doc) {
+		doc = policy.Object()
+	}
+	doc.Set("policy", l.Policy.Document())
+	config := []byte(doc.JSON(""))
+	env, errs := policy.ParseEnvelope(config, policy.Options{})
+	return env, config, errs
+}
+
+// envoyLog writes the plugin's log lines the way Envoy prints wasm logs,
+// one line each.
+type envoyLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *envoyLog) line(level wasmhost.LogLevel, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ts := time.Now().Format("2006-01-02 15:04:05.000")
+	for _, m := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		fmt.Fprintf(l.w, "[%s][%s][wasm] wasm log mcp-privacy: %s\n", ts, level, m)
+	}
+}

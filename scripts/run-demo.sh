@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make run: the plugin (build/mcp-privacy.wasm under the Envoy-like host of
+# `mcp-privacy serve`) in front of the demo MCP server, with the demo policy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+UPSTREAM=${UPSTREAM:-127.0.0.1:3000}
+LISTEN=${LISTEN:-127.0.0.1:8080}
+POLICY=${POLICY:-testdata/policies/demo.yaml}
+
+go build -o "$BUILD/mcp-demo-server" ./cmd/mcp-demo-server
+"$BUILD/mcp-demo-server" -listen "$UPSTREAM" &
+demo=$!
+trap 'kill $demo 2>/dev/null || true' EXIT
+
+cat <<MSG
+
+  MCP endpoint:  http://$LISTEN/mcp   (policy: $POLICY)
+  Upstream:      http://$UPSTREAM/mcp (the demo server, unfiltered)
+
+  Try, in another terminal:
+    curl -s http://$LISTEN/mcp -H 'content-type: application/json' \\
+      -H 'accept: application/json, text/event-stream' -H 'x-mcp-principal: ann' -H 'x-mcp-roles: support' \\
+      -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_customer","arguments":{"id":"c-1"}}}'
+    -> {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: delete_customer"}}
+    (with x-mcp-roles: admin the call goes through)
+
+    build/mcp-privacy explain --policy $POLICY --principal ann --roles support --tool delete_customer
+
+  Or point any MCP client (e.g. npx @modelcontextprotocol/inspector) at the endpoint.
+  Ctrl-C stops both.
+
+MSG
+"$BUILD/mcp-privacy" serve --policy "$POLICY" --upstream "http://$UPSTREAM" --listen "$LISTEN" --wasm "$BUILD/mcp-privacy.wasm"
