@@ -57,33 +57,55 @@ var (
 	pluginPath string
 )
 
-// PluginPath returns build/mcp-privacy.wasm, running `make -C <root> wasm`
-// first if it (or the generated build/wasm.mod) is missing.
+// PluginPath builds build/mcp-privacy.wasm (once per test process; the
+// build is incremental, about a second when nothing changed) and returns
+// its path. It always builds, so tests never run a module older than the
+// source.
 func PluginPath() (string, error) {
 	pluginOnce.Do(func() {
-		root, err := RepoRoot()
-		if err != nil {
-			pluginErr = err
-			return
-		}
-		pluginPath = filepath.Join(root, "build", "mcp-privacy.wasm")
-		missing := false
-		for _, f := range []string{pluginPath, filepath.Join(root, "build", "wasm.mod"), filepath.Join(root, "build", "sdk", "go.mod")} {
-			if _, err := os.Stat(f); err != nil {
-				missing = true
-			}
-		}
-		if !missing {
-			return
-		}
-		cmd := exec.Command("make", "-C", root, "wasm")
-		cmd.Env = cleanEnv()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			pluginErr = fmt.Errorf("wasmtest: make wasm: %v\n%s", err, out)
-		}
+		pluginPath, pluginErr = buildPlugin("mcp-privacy.wasm", "")
 	})
 	return pluginPath, pluginErr
+}
+
+// buildPlugin runs scripts/build-wasm.sh for build/<name> with extra tags.
+func buildPlugin(name, tags string) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(root, "build", name)
+	cmd := exec.Command("bash", filepath.Join(root, "scripts", "build-wasm.sh"), out)
+	cmd.Dir = root
+	cmd.Env = cleanEnv("TAGS=" + tags)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("wasmtest: building %s: %v\n%s", name, err, b)
+	}
+	return out, nil
+}
+
+var (
+	hooksOnce sync.Once
+	hooksPath string
+	hooksErr  error
+)
+
+// PluginWithTestHooks builds and returns the plugin with the
+// mcpprivacy_testhooks tag: a request header x-mcp-privacy-test-panic:
+// <callback> makes that callback panic (plugin/testhook_on.go).
+func PluginWithTestHooks(tb testing.TB) []byte {
+	tb.Helper()
+	hooksOnce.Do(func() {
+		hooksPath, hooksErr = buildPlugin("mcp-privacy-testhooks.wasm", "mcpprivacy_testhooks")
+	})
+	if hooksErr != nil {
+		tb.Fatal(hooksErr)
+	}
+	b, err := os.ReadFile(hooksPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // Plugin returns the bytes of build/mcp-privacy.wasm (see PluginPath).
