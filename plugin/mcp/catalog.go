@@ -19,16 +19,20 @@ type Catalog struct {
 	templates []uriTemplate
 	// resources are known static resource URIs.
 	resources map[string]bool
-	// Learned supplies metadata learned from list results; nil until the
-	// plugin learns (it is shared across worker VMs).
-	Learned LearnedMetadata
+	// learned is metadata learned from list results (spec 4, source 2).
+	// It lives in this VM; sharing it across worker VMs through shared
+	// data is the next step (issue 4).
+	learned map[learnedKey]policy.Metadata
 }
 
-// LearnedMetadata is metadata the plugin learned from the server's list
-// results, keyed by kind and name.
-type LearnedMetadata interface {
-	Lookup(k policy.Kind, name string) (policy.Metadata, bool)
+type learnedKey struct {
+	kind policy.Kind
+	name string
 }
+
+// maxCatalog bounds what list results can add to the catalog, so a server
+// cannot grow the VM's memory without limit.
+const maxCatalog = 10000
 
 type uriTemplate struct {
 	text   string
@@ -40,7 +44,7 @@ type uriTemplate struct {
 // kind resource_template whose names are literal template texts make those
 // templates known; literal resource names make static resources known.
 func NewCatalog(server *policy.ServerConfig) *Catalog {
-	c := &Catalog{server: server, resources: map[string]bool{}}
+	c := &Catalog{server: server, resources: map[string]bool{}, learned: map[learnedKey]policy.Metadata{}}
 	for _, p := range server.Primitives {
 		if p.Names == nil {
 			continue
@@ -69,7 +73,7 @@ func (c *Catalog) AddTemplate(text string) bool {
 		}
 	}
 	tmpl, err := uritemplate.New(text)
-	if err != nil || !strings.Contains(text, "{") {
+	if err != nil || !strings.Contains(text, "{") || len(c.templates) >= maxCatalog {
 		return false
 	}
 	re := tmpl.Regexp()
@@ -82,7 +86,19 @@ func (c *Catalog) AddTemplate(text string) bool {
 }
 
 // AddResource makes a static resource URI known.
-func (c *Catalog) AddResource(uri string) { c.resources[uri] = true }
+func (c *Catalog) AddResource(uri string) {
+	if len(c.resources) < maxCatalog {
+		c.resources[uri] = true
+	}
+}
+
+// Learn records metadata a list result gave a primitive.
+func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata) {
+	key := learnedKey{k, name}
+	if _, ok := c.learned[key]; ok || len(c.learned) < maxCatalog {
+		c.learned[key] = m
+	}
+}
 
 // Resolve turns a request's target into the primitive the policy judges,
 // with its metadata, and reports whether any source knows it (for
@@ -96,9 +112,7 @@ func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 			x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
 		}
 	}
-	if c.Learned != nil {
-		x.Metadata, known = c.Learned.Lookup(x.Kind, x.Name)
-	}
+	x.Metadata, known = c.learned[learnedKey{x.Kind, x.Name}]
 	x.Metadata = c.server.Metadata(x.Kind, x.Name, x.Metadata)
 	known = known || c.server.Known(x.Kind, x.Name)
 	return x, known

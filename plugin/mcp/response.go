@@ -2,6 +2,9 @@ package mcp
 
 import (
 	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // ResponseHeadersResult is the outcome of the response headers callback.
@@ -15,29 +18,33 @@ type ResponseHeadersResult struct {
 type responseMode uint8
 
 const (
-	passBody  responseMode = iota
-	mergeJSON              // buffer a JSON batch response and add pending answers
-	appendSSE              // add pending answers as events at the end of the stream
+	passBody   responseMode = iota
+	bufferJSON              // buffer an application/json response, then process it whole
+	appendSSE               // add pending answers as events at the end of the stream
 )
 
 // OnResponseHeaders sees the upstream's status and content type. The
 // plugin's own local replies pass untouched.
 func (s *Stream) OnResponseHeaders(status int, contentType string, endOfStream bool) ResponseHeadersResult {
 	var r ResponseHeadersResult
-	if s.replied || len(s.pending) == 0 {
+	if s.replied || !s.inspect {
 		return r
 	}
-	// Part of a batch was answered locally: its answers join the
-	// upstream's.
-	switch mt := mediaType(contentType); {
-	case endOfStream || status == 202:
+	mt := mediaType(contentType)
+	if len(s.pending) > 0 && (endOfStream || status == 202) {
+		// Part of a batch was answered locally and nothing else will come:
+		// the local answers are the response.
 		s.replied = true
 		r.Reply = jsonReply(200, joinArray(s.pending), "mcp_privacy_batch")
 		s.pending = nil
-	case mt == "application/json":
-		s.mode = mergeJSON
+		return r
+	}
+	switch {
+	case endOfStream:
+	case mt == "application/json" && (len(s.requests) > 0 || len(s.pending) > 0):
+		s.mode = bufferJSON
 		r.Remove = []string{"content-length"}
-	case mt == "text/event-stream":
+	case mt == "text/event-stream" && len(s.pending) > 0:
 		s.mode = appendSSE
 	}
 	return r
@@ -47,11 +54,18 @@ func (s *Stream) OnResponseHeaders(status int, contentType string, endOfStream b
 // It returns the replacement body (nil: unchanged).
 func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, []byte) {
 	switch s.mode {
-	case mergeJSON:
+	case bufferJSON:
+		if size > s.cfg.Env.Gateway.MaxResponseBytes {
+			s.mode = passBody
+			if s.cfg.Env.Gateway.PassOnOversize {
+				return Continue, nil
+			}
+			return Continue, s.failResponse("the response exceeds gateway.max_response_bytes")
+		}
 		if !endOfStream {
 			return Pause, nil
 		}
-		return Continue, s.mergeBatch(body())
+		return Continue, s.processJSON(body())
 	case appendSSE:
 		if !endOfStream {
 			return Continue, nil
@@ -69,20 +83,89 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 	return Continue, nil
 }
 
-// mergeBatch adds the pending local answers to a JSON response: into the
-// array of a batch response, or around a single response.
-func (s *Stream) mergeBatch(raw []byte) []byte {
-	items := s.pending
-	s.pending = nil
-	trimmed := strings.TrimSpace(string(raw))
-	switch {
-	case strings.HasPrefix(trimmed, "[") && strings.HasSuffix(trimmed, "]"):
-		inner := strings.TrimSpace(trimmed[1 : len(trimmed)-1])
-		if inner != "" {
-			items = append([][]byte{[]byte(inner)}, items...)
+// processJSON handles a complete application/json response: each message
+// matched to its request and processed, the local answers of a batch
+// merged in. It returns the new body, or nil when nothing changed.
+func (s *Stream) processJSON(raw []byte) []byte {
+	doc, err := jsondoc.Parse(raw)
+	if err != nil {
+		if s.cfg.Env.Gateway.PassOnParseError {
+			return nil
 		}
-	case trimmed != "":
-		items = append([][]byte{[]byte(trimmed)}, items...)
+		return s.failResponse("the response is not valid JSON: " + err.Error())
+	}
+	changed := false
+	switch doc.Kind(jsondoc.Root) {
+	case jsondoc.Object:
+		changed = s.processMessage(doc, jsondoc.Root)
+	case jsondoc.Array:
+		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
+			changed = s.processMessage(doc, m) || changed
+		}
+	default:
+		return s.failResponse("the response is not a JSON-RPC message")
+	}
+	if len(s.pending) == 0 {
+		if !changed {
+			return nil
+		}
+		return doc.Bytes()
+	}
+	var items [][]byte
+	if doc.Kind(jsondoc.Root) == jsondoc.Array {
+		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
+			items = append(items, doc.AppendValue(nil, m))
+		}
+	} else {
+		items = append(items, doc.Bytes())
+	}
+	items = append(items, s.pending...)
+	s.pending = nil
+	return joinArray(items)
+}
+
+// processMessage handles one server message: a response to a request this
+// stream forwarded is matched by id and, for list methods, filtered.
+func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
+	if doc.Kind(n) != jsondoc.Object {
+		return false
+	}
+	idNode := doc.Get(n, "id")
+	if idNode == jsondoc.None || doc.Get(n, "method") != jsondoc.None {
+		return false // server notifications and requests: issue 5 transforms them
+	}
+	id := string(doc.AppendValue(nil, idNode))
+	req, ok := s.requests[id]
+	if !ok {
+		return false
+	}
+	delete(s.requests, id)
+	result := doc.Get(n, "result")
+	if doc.Kind(result) != jsondoc.Object {
+		return false
+	}
+	if lm, ok := listMethods[req.method]; ok {
+		return s.filterList(doc, result, lm)
+	}
+	return false
+}
+
+// failResponse is the fail-closed answer for a response the plugin cannot
+// inspect (spec 16): a JSON-RPC error per request still waiting for one.
+func (s *Stream) failResponse(why string) []byte {
+	e := &policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter could not inspect the response (" + why + ")"}
+	var items [][]byte
+	for id := range s.requests {
+		items = append(items, ErrorResponse(id, e))
+	}
+	s.requests = nil
+	items = append(items, s.pending...)
+	s.pending = nil
+	switch len(items) {
+	case 0:
+		return ErrorResponse("null", e)
+	case 1:
+		return items[0]
 	}
 	return joinArray(items)
 }

@@ -62,6 +62,14 @@ type Stream struct {
 	// other elements went upstream; they are merged into the response.
 	pending [][]byte
 	mode    responseMode
+	// requests are the requests this stream forwarded, by raw id, for
+	// matching the responses.
+	requests map[string]forwarded
+}
+
+// forwarded is what the stream remembers of a request it sent upstream.
+type forwarded struct {
+	method string
 }
 
 // NewStream starts the state of one HTTP stream.
@@ -189,7 +197,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	}
 	var answers [][]byte // local answers, in message order
 	var exported *judgement
-	forwarded := 0
+	nForwarded := 0
 	for i := range body.Messages {
 		m := &body.Messages[i]
 		j := s.judge(body.Doc, m)
@@ -199,7 +207,13 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 				body.Doc.Delete(m.Node)
 			}
 		} else {
-			forwarded++
+			nForwarded++
+			if m.Kind == KindRequest && m.Invalid == nil {
+				if s.requests == nil {
+					s.requests = map[string]forwarded{}
+				}
+				s.requests[m.ID] = forwarded{method: m.Method}
+			}
 		}
 		if exported == nil && j.judged {
 			exported = &j
@@ -215,7 +229,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			res.Body = body.Doc.Bytes()
 		}
 		return res
-	case !body.Batch || forwarded == 0:
+	case !body.Batch || nForwarded == 0:
 		s.replied = true
 		reply := answers[0]
 		if body.Batch {

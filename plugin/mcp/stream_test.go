@@ -76,8 +76,8 @@ func post(t *testing.T, cfg *Config, req fakeRequest, body string) (*Stream, Bod
 	if h.Reply != nil {
 		t.Fatalf("headers answered locally: %d %s", h.Reply.Status, h.Reply.Body)
 	}
-	if h.Action != Pause {
-		t.Fatal("POST headers not paused for the body")
+	if want := map[bool]Action{true: Pause, false: Continue}[cfg.Env.Gateway.HoldHeaders]; h.Action != want {
+		t.Fatalf("POST headers: action %v, want %v (hold_headers %v)", h.Action, want, cfg.Env.Gateway.HoldHeaders)
 	}
 	if r := s.OnRequestBody(len(body)/2, false, nil); r.Action != Pause {
 		t.Fatal("partial body not buffered")

@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// listMethod describes how one list method's result names its items.
+type listMethod struct {
+	items string      // the result's array of items
+	key   string      // the item's name field
+	kind  policy.Kind // the kind of each item
+}
+
+var listMethods = map[string]listMethod{
+	"tools/list":               {"tools", "name", policy.KindTool},
+	"resources/list":           {"resources", "uri", policy.KindResource},
+	"resources/templates/list": {"resourceTemplates", "uriTemplate", policy.KindResourceTemplate},
+	"prompts/list":             {"prompts", "name", policy.KindPrompt},
+}
+
+// metaKey is where servers put privacy metadata on listed items (spec 4).
+const metaKey = "io.cloudg/privacy"
+
+// filterList removes from a list result the items the caller may not use
+// (under hide_denied) and learns the metadata the items carry. It reports
+// whether the result changed.
+func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod) bool {
+	items := doc.Get(result, lm.items)
+	if doc.Kind(items) != jsondoc.Array {
+		return false
+	}
+	p := s.cfg.Env.Policy
+	changed := false
+	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
+		name, ok := doc.Str(doc.Get(it, lm.key))
+		if !ok || name == "" {
+			// An item we cannot name cannot be judged: it does not go out.
+			doc.Delete(it)
+			changed = true
+			continue
+		}
+		if s.cfg.Env.Server.LearnFromLists {
+			// Listed means known (for require_known), with or without metadata.
+			meta, _ := learnedMetadata(doc, doc.Path(it, "_meta", metaKey))
+			s.cfg.Catalog.Learn(lm.kind, name, meta)
+		}
+		switch lm.kind {
+		case policy.KindResource:
+			s.cfg.Catalog.AddResource(name)
+		case policy.KindResourceTemplate:
+			s.cfg.Catalog.AddTemplate(name)
+		}
+		x, known := s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
+		x.Kind = lm.kind // a listed resource is that resource, even if a template also matches it
+		var d policy.Decision
+		if s.cfg.Env.Server.RequireKnown && !known {
+			d = p.DenyUnknown(&s.id.Principal, &x)
+		} else {
+			d = p.Decide(&s.id.Principal, &x)
+		}
+		if d.Hidden {
+			doc.Delete(it)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// learnedMetadata reads an item's _meta["io.cloudg/privacy"]: the five
+// metadata keys of spec 4. Values of the wrong type are ignored, so a
+// server cannot break the plugin with odd metadata.
+func learnedMetadata(doc *jsondoc.Doc, n int32) (policy.Metadata, bool) {
+	var m policy.Metadata
+	if doc.Kind(n) != jsondoc.Object {
+		return m, false
+	}
+	if c, ok := doc.Str(doc.Get(n, "category")); ok {
+		m.Category = c
+	}
+	if tags := doc.Get(n, "tags"); doc.Kind(tags) == jsondoc.Array {
+		for t := doc.First(tags); t != jsondoc.None; t = doc.Next(t) {
+			if s, ok := doc.Str(t); ok {
+				m.Tags = append(m.Tags, s)
+			}
+		}
+	}
+	if s, ok := doc.Str(doc.Get(n, "sensitivity")); ok {
+		m.Sensitivity, _ = policy.ParseSensitivity(s)
+	}
+	if caps := doc.Get(n, "capabilities"); doc.Kind(caps) == jsondoc.Array {
+		for c := doc.First(caps); c != jsondoc.None; c = doc.Next(c) {
+			if s, ok := doc.Str(c); ok {
+				if cp, ok := policy.ParseCapability(s); ok {
+					m.Capabilities = m.Capabilities.With(cp)
+				}
+			}
+		}
+	}
+	if h := doc.Get(n, "transform_hints"); doc.Kind(h) == jsondoc.Object {
+		if v, err := policy.ParseJSON(doc.AppendValue(nil, h)); err == nil {
+			m.Hints = v
+		}
+	}
+	return m, true
+}

@@ -1,0 +1,175 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const listEnvelope = `
+policy:
+  name: lists
+  extends: standard
+  deny_tools: ["admin_*"]
+  deny_resources: ["secret://*", "vault://{name}"]
+  deny_prompts: ["internal_*"]
+  roles:
+    admin: {allow_tools: ["admin_*"], allow_resources: ["*"], allow_capabilities: [exec]}
+identity:
+  principal: [{header: x-mcp-principal}]
+  roles: [{header: x-mcp-roles}]
+`
+
+// respond runs one request and its JSON response through a stream and
+// returns the body the client gets.
+func respond(t *testing.T, cfg *Config, req fakeRequest, request, response string) string {
+	t.Helper()
+	s, r := post(t, cfg, req, request)
+	if r.Reply != nil {
+		t.Fatalf("request answered locally: %s", r.Reply.Body)
+	}
+	h := s.OnResponseHeaders(200, "application/json; charset=utf-8", false)
+	if h.Reply != nil {
+		t.Fatalf("response headers replied: %s", h.Reply.Body)
+	}
+	if a, _ := s.OnResponseBody(len(response)/2, false, nil); a != Pause {
+		t.Fatal("JSON response not buffered")
+	}
+	a, out := s.OnResponseBody(len(response), true, func() []byte { return []byte(response) })
+	if a != Continue {
+		t.Fatal("end of response held")
+	}
+	if out == nil {
+		return response
+	}
+	return string(out)
+}
+
+func names(t *testing.T, body, field, key string) []string {
+	t.Helper()
+	var msg struct {
+		Result map[string]json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(body), &msg); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(msg.Result[field], &items); err != nil {
+		t.Fatalf("%s: %v", msg.Result[field], err)
+	}
+	out := []string{}
+	for _, it := range items {
+		out = append(out, it[key].(string))
+	}
+	return out
+}
+
+func TestListFiltering(t *testing.T) {
+	tools := `{"jsonrpc":"2.0","id":1,"result":{"tools":[
+	  {"name":"search","inputSchema":{"type":"object"}},
+	  {"name":"admin_reset","inputSchema":{"type":"object"}},
+	  {"name":"shell","inputSchema":{"type":"object"},"_meta":{"io.cloudg/privacy":{"capabilities":["exec"]}}},
+	  {"name":"payroll","inputSchema":{"type":"object"},"_meta":{"io.cloudg/privacy":{"sensitivity":"restricted","category":"hr"}}},
+	  {"name":"weather","inputSchema":{"type":"object"},"_meta":{"io.cloudg/privacy":{"sensitivity":"public","tags":["x"]},"other":1}},
+	  {"inputSchema":{"type":"object"}}
+	],"nextCursor":"page-2"}}`
+	tests := []struct {
+		name, request, response, principal, roles string
+		field, key                                string
+		want                                      []string
+	}{
+		{"tools for anyone", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, tools, "ann", "",
+			"tools", "name", []string{"search", "weather"}},
+		{"tools for admin", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, tools, "root", "admin",
+			"tools", "name", []string{"search", "admin_reset", "shell", "weather"}},
+		{"resources", `{"jsonrpc":"2.0","id":"r","method":"resources/list"}`,
+			`{"jsonrpc":"2.0","id":"r","result":{"resources":[{"uri":"docs://a","name":"a"},{"uri":"secret://b","name":"b"}]}}`, "ann", "",
+			"resources", "uri", []string{"docs://a"}},
+		{"templates", `{"jsonrpc":"2.0","id":2,"method":"resources/templates/list"}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"resourceTemplates":[{"uriTemplate":"vault://{name}","name":"v"},{"uriTemplate":"docs://{path}","name":"d"}]}}`, "ann", "",
+			"resourceTemplates", "uriTemplate", []string{"docs://{path}"}},
+		{"prompts", `{"jsonrpc":"2.0","id":3,"method":"prompts/list"}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"prompts":[{"name":"internal_notes"},{"name":"greet"}]}}`, "ann", "",
+			"prompts", "name", []string{"greet"}},
+		{"empty page stays a page", `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`,
+			`{"jsonrpc":"2.0","id":4,"result":{"prompts":[{"name":"internal_a"}]}}`, "ann", "",
+			"prompts", "name", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustConfig(t, listEnvelope)
+			out := respond(t, cfg, hdr("x-mcp-principal", tc.principal, "x-mcp-roles", tc.roles), tc.request, tc.response)
+			if got := names(t, out, tc.field, tc.key); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("listed %v, want %v\n%s", got, tc.want, out)
+			}
+		})
+	}
+	// nextCursor and unknown fields survive filtering.
+	cfg := mustConfig(t, listEnvelope)
+	out := respond(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, tools)
+	if !strings.Contains(out, `"nextCursor":"page-2"`) || !strings.Contains(out, `"other":1`) {
+		t.Errorf("cursor or item fields lost: %s", out)
+	}
+}
+
+// Learned metadata judges later calls, and learned templates resolve
+// concrete URIs (spec 4).
+func TestLearnedFromLists(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"shell","_meta":{"io.cloudg/privacy":{"capabilities":["exec"]}}}]}}`)
+	_, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"shell"}`))
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: shell") {
+		t.Errorf("a tool learned to need exec was allowed: %+v", r)
+	}
+	// Before templates are known, a concrete URI is judged as itself.
+	_, r = post(t, cfg, ann, call("3", "resources/read", `{"uri":"vault://payroll"}`))
+	if r.Reply != nil {
+		t.Fatalf("unknown template denied early: %s", r.Reply.Body)
+	}
+	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"vault://{name}","name":"v"}]}}`)
+	_, r = post(t, cfg, ann, call("5", "resources/read", `{"uri":"vault://payroll"}`))
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Resource not found") {
+		t.Errorf("a concrete URI of a learned, denied template was allowed: %+v", r)
+	}
+}
+
+func TestRequireKnownWithLists(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope+"server: {require_known: true}\n")
+	ann := hdr("x-mcp-principal", "ann")
+	out := respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"}]}}`)
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search"}) {
+		t.Errorf("listed %v", got)
+	}
+	if _, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"search"}`)); r.Reply != nil {
+		t.Errorf("a listed tool is known: %s", r.Reply.Body)
+	}
+	if _, r := post(t, cfg, ann, call("3", "tools/call", `{"name":"never_listed"}`)); r.Reply == nil {
+		t.Error("a tool no source knows was allowed under require_known")
+	}
+}
+
+// Responses the plugin cannot inspect fail closed (spec 16).
+func TestUninspectableResponses(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope)
+	out := respond(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a","name":"b"}]}}`)
+	if !strings.HasPrefix(out, `{"jsonrpc":"2.0","id":9,"error":{"code":-32603`) {
+		t.Errorf("ambiguous response passed: %s", out)
+	}
+	cfgPass := mustConfig(t, listEnvelope+"gateway: {on_parse_error: pass}\n")
+	bad := `{"jsonrpc":"2.0","id":9,"result":{` // truncated
+	if out := respond(t, cfgPass, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"ping"}`, bad); out != bad {
+		t.Errorf("on_parse_error: pass changed the body: %s", out)
+	}
+	small := mustConfig(t, listEnvelope+"gateway: {max_response_bytes: 10}\n")
+	s, _ := post(t, small, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	s.OnResponseHeaders(200, "application/json", false)
+	_, body := s.OnResponseBody(11, false, nil)
+	if !strings.Contains(string(body), "max_response_bytes") {
+		t.Errorf("oversized response: %s", body)
+	}
+}
