@@ -278,7 +278,7 @@ func (r *SSERewriter) dispatch(ev []byte) {
 	loneCR := r.hasLoneCR(ev)
 	if n == 0 || r.rewrite == nil {
 		if loneCR {
-			r.canonical(ev, nil)
+			r.canonical(ev, data, n > 0)
 			return
 		}
 		r.emit(ev)
@@ -292,7 +292,8 @@ func (r *SSERewriter) dispatch(ev []byte) {
 		// Clients that split lines on LF only (the Go SDK's) would read
 		// this event differently from the rewrite: it goes out with LF
 		// endings, as everyone reads them.
-		r.canonical(ev, nd)
+		unchanged := len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]) || bytes.Equal(nd, data)
+		r.canonical(ev, nd, unchanged)
 	case len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]), bytes.Equal(nd, data):
 		r.emit(ev)
 	default:
@@ -312,14 +313,15 @@ func (r *SSERewriter) hasLoneCR(ev []byte) bool {
 }
 
 // canonical appends the event with LF line endings: its non-data lines as
-// they are, its data lines replaced by nd, and an LF for the empty line.
-// A CRLF whose LF is still to come is swallowed (lfDrop).
-func (r *SSERewriter) canonical(ev, nd []byte) {
+// they are, its data lines replaced by nd (kept even when empty if
+// keepData: the data was not removed, only re-ended), and an LF for the
+// empty line. A CRLF whose LF is still to come is swallowed (lfDrop).
+func (r *SSERewriter) canonical(ev, nd []byte, keepData bool) {
 	r.materialize()
 	written := false
 	for _, l := range r.lines {
 		if _, ok := dataValue(ev[l.start:l.end]); ok {
-			if !written && len(nd) > 0 {
+			if !written && (len(nd) > 0 || keepData) {
 				r.out = appendDataLines(r.out, nd, "\n")
 			}
 			written = true
