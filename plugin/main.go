@@ -83,6 +83,8 @@ type httpContext struct {
 	// failed is set once the stream was failed closed: later callbacks
 	// let the failure reply through.
 	failed bool
+	// testPanicAt is the callback a test build makes panic (testhook_on.go).
+	testPanicAt string
 }
 
 // hostRequest reads the current request for identity resolution.
@@ -129,7 +131,7 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 	if h.failed {
 		return types.ActionContinue
 	}
-	hook("request_headers")
+	h.hook("request_headers")
 	method, _ := proxywasm.GetHttpRequestHeader(":method")
 	path, _ := proxywasm.GetHttpRequestHeader(":path")
 	res := h.stream.OnRequestHeaders(hostRequest{}, method, path, endOfStream)
@@ -154,7 +156,7 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 	if h.failed {
 		return types.ActionContinue
 	}
-	hook("request_body")
+	h.hook("request_body")
 	res := h.stream.OnRequestBody(bodySize, endOfStream, func() []byte {
 		b, err := proxywasm.GetHttpRequestBody(0, bodySize)
 		if err != nil {
@@ -185,7 +187,7 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	if h.failed {
 		return types.ActionContinue
 	}
-	hook("response_headers")
+	h.hook("response_headers")
 	statusText, _ := proxywasm.GetHttpResponseHeader(":status")
 	status, _ := strconv.Atoi(statusText)
 	contentType, _ := proxywasm.GetHttpResponseHeader("content-type")
@@ -208,16 +210,16 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 	if h.failed {
 		return types.ActionContinue
 	}
-	hook("response_body")
-	act, body := h.stream.OnResponseBody(bodySize, endOfStream, func() []byte {
+	h.hook("response_body")
+	act, edit := h.stream.OnResponseBody(bodySize, endOfStream, func() []byte {
 		b, err := proxywasm.GetHttpResponseBody(0, bodySize)
-		if err != nil {
+		if err != nil && bodySize > 0 {
 			panic(fmt.Sprintf("reading the response body: %v", err))
 		}
 		return b
 	})
-	if body != nil {
-		if err := proxywasm.ReplaceHttpResponseBody(body); err != nil {
+	if edit.Replace {
+		if err := proxywasm.ReplaceHttpResponseBody(edit.Data); err != nil {
 			return h.fail("response body", err)
 		}
 	}
@@ -225,11 +227,11 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 }
 
 // testHook is nil in release builds; tests set it to inject failures.
-var testHook func(stage string)
+var testHook func(h *httpContext, stage string)
 
-func hook(stage string) {
+func (h *httpContext) hook(stage string) {
 	if testHook != nil {
-		testHook(stage)
+		testHook(h, stage)
 	}
 }
 

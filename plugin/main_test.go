@@ -150,7 +150,7 @@ func TestPanicFailsOneStream(t *testing.T) {
 	host, reset := startPlugin(t, testConfig)
 	defer reset()
 	host.StartPlugin()
-	testHook = func(stage string) {
+	testHook = func(_ *httpContext, stage string) {
 		if v, _ := proxywasmHeader("x-test-panic"); v == stage {
 			panic("injected")
 		}

@@ -36,14 +36,14 @@ func respond(t *testing.T, cfg *Config, req fakeRequest, request, response strin
 	if a, _ := s.OnResponseBody(len(response)/2, false, nil); a != Pause {
 		t.Fatal("JSON response not buffered")
 	}
-	a, out := s.OnResponseBody(len(response), true, func() []byte { return []byte(response) })
+	a, edit := s.OnResponseBody(len(response), true, func() []byte { return []byte(response) })
 	if a != Continue {
 		t.Fatal("end of response held")
 	}
-	if out == nil {
+	if !edit.Replace {
 		return response
 	}
-	return string(out)
+	return string(edit.Data)
 }
 
 func names(t *testing.T, body, field, key string) []string {
@@ -168,8 +168,76 @@ func TestUninspectableResponses(t *testing.T) {
 	small := mustConfig(t, listEnvelope+"gateway: {max_response_bytes: 10}\n")
 	s, _ := post(t, small, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
 	s.OnResponseHeaders(200, "application/json", false)
-	_, body := s.OnResponseBody(11, false, nil)
-	if !strings.Contains(string(body), "max_response_bytes") {
-		t.Errorf("oversized response: %s", body)
+	_, edit := s.OnResponseBody(11, false, nil)
+	if !edit.Replace || !strings.Contains(string(edit.Data), "max_response_bytes") {
+		t.Errorf("oversized response: %+v", edit)
+	}
+}
+
+// An event-stream response (how the reference servers answer every POST) is
+// filtered event by event, whatever the chunking: here split at every byte.
+func TestListFilteringInEventStreams(t *testing.T) {
+	stream := "id: 1\nretry: 500\ndata: \n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
+		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"},{\"name\":\"naïve_tool\"}]}}\r\n\r\n"
+	want := "id: 1\nretry: 500\ndata: \n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
+		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}]}}\r\n\r\n"
+	cfg := mustConfig(t, listEnvelope)
+	for split := 0; split <= len(stream); split++ {
+		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+		s.OnResponseHeaders(200, "text/event-stream", false)
+		var out []byte
+		for i, chunk := range []string{stream[:split], stream[split:]} {
+			a, edit := s.OnResponseBody(len(chunk), i == 1, func() []byte { return []byte(chunk) })
+			if a != Continue {
+				t.Fatalf("split %d: an event stream chunk was paused", split)
+			}
+			if edit.Replace {
+				out = append(out, edit.Data...)
+			} else {
+				out = append(out, chunk...)
+			}
+		}
+		if string(out) != want {
+			t.Fatalf("split %d:\n got %q\nwant %q", split, out, want)
+		}
+	}
+}
+
+// Event data that is not JSON-RPC cannot be inspected: the event is
+// dropped unless on_parse_error is pass.
+func TestUninspectableEvents(t *testing.T) {
+	for _, tc := range []struct {
+		config, want string
+	}{
+		{listEnvelope, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"},
+		{listEnvelope + "gateway: {on_parse_error: pass}\n", "data: not json alice@example.com\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"},
+	} {
+		cfg := mustConfig(t, tc.config)
+		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		s.OnResponseHeaders(200, "text/event-stream; charset=utf-8", false)
+		in := "data: not json alice@example.com\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+		_, edit := s.OnResponseBody(len(in), true, func() []byte { return []byte(in) })
+		got := in
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	// An event over max_event_bytes fails the stream closed.
+	cfg := mustConfig(t, listEnvelope+"gateway: {max_event_bytes: 64}\n")
+	s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	s.OnResponseHeaders(200, "text/event-stream", false)
+	big := "data: " + strings.Repeat("x", 100)
+	_, edit := s.OnResponseBody(len(big), false, func() []byte { return []byte(big) })
+	if !edit.Replace || !strings.Contains(string(edit.Data), `"id":1,"error":{"code":-32603`) {
+		t.Fatalf("oversized event: %+v", edit)
+	}
+	_, edit = s.OnResponseBody(5, true, func() []byte { return []byte("more\n\n") })
+	if !edit.Replace || len(edit.Data) != 0 {
+		t.Errorf("data after a failed stream went out: %q", edit.Data)
 	}
 }

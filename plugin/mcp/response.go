@@ -20,7 +20,8 @@ type responseMode uint8
 const (
 	passBody   responseMode = iota
 	bufferJSON              // buffer an application/json response, then process it whole
-	appendSSE               // add pending answers as events at the end of the stream
+	streamSSE               // rewrite a text/event-stream event by event as it flows
+	dropBody                // the response failed closed: nothing more of it goes out
 )
 
 // OnResponseHeaders sees the upstream's status and content type. The
@@ -44,43 +45,114 @@ func (s *Stream) OnResponseHeaders(status int, contentType string, endOfStream b
 	case mt == "application/json" && (len(s.requests) > 0 || len(s.pending) > 0):
 		s.mode = bufferJSON
 		r.Remove = []string{"content-length"}
-	case mt == "text/event-stream" && len(s.pending) > 0:
-		s.mode = appendSSE
+	case mt == "text/event-stream":
+		s.mode = streamSSE
+		s.sse = NewSSERewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
+		r.Remove = []string{"content-length"}
 	}
 	return r
 }
 
-// OnResponseBody sees the response body so far; body returns it whole.
-// It returns the replacement body (nil: unchanged).
-func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, []byte) {
+// BodyEdit says what becomes of the body chunk a callback saw.
+type BodyEdit struct {
+	// Replace is set when Data replaces the chunk (an empty Data holds it
+	// back entirely); otherwise the chunk goes on as it is.
+	Replace bool
+	Data    []byte
+}
+
+func replaceWith(b []byte) BodyEdit { return BodyEdit{Replace: true, Data: b} }
+
+// OnResponseBody sees the response body: with a Pause before, everything
+// buffered so far, else the newest chunk; body returns those bytes.
+func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, BodyEdit) {
 	switch s.mode {
 	case bufferJSON:
 		if size > s.cfg.Env.Gateway.MaxResponseBytes {
-			s.mode = passBody
 			if s.cfg.Env.Gateway.PassOnOversize {
-				return Continue, nil
+				s.mode = passBody
+				return Continue, BodyEdit{}
 			}
-			return Continue, s.failResponse("the response exceeds gateway.max_response_bytes")
+			s.mode = dropBody
+			return Continue, replaceWith(s.failResponse("the response exceeds gateway.max_response_bytes"))
 		}
 		if !endOfStream {
-			return Pause, nil
+			return Pause, BodyEdit{}
 		}
-		return Continue, s.processJSON(body())
-	case appendSSE:
-		if !endOfStream {
-			return Continue, nil
+		if out := s.processJSON(body()); out != nil {
+			return Continue, replaceWith(out)
 		}
-		// Appending at the end of the stream: the events already went out.
-		var out []byte
+		return Continue, BodyEdit{}
+	case streamSSE:
+		return Continue, s.streamEvents(body(), endOfStream)
+	case dropBody:
+		return Continue, replaceWith(nil)
+	}
+	return Continue, BodyEdit{}
+}
+
+// streamEvents passes a chunk of an event stream through the rewriter:
+// the events it completes go out, an incomplete one is held back.
+func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
+	out, err := s.sse.Write(chunk)
+	var tail []byte
+	if err == nil && endOfStream {
+		tail, err = s.sse.Close()
+	}
+	if err != nil {
+		// Headers are gone: answer what is still open as events, drop the rest.
+		s.mode = dropBody
+		return replaceWith(sseEventBytes(s.failResponse(err.Error())))
+	}
+	if len(tail) > 0 || (endOfStream && len(s.pending) > 0) {
+		out = append(append([]byte(nil), out...), tail...)
+	}
+	if endOfStream && len(s.pending) > 0 {
+		// The answers to a batch's denied elements go last.
 		for _, p := range s.pending {
-			out = append(out, "event: message\ndata: "...)
-			out = append(out, p...)
-			out = append(out, "\n\n"...)
+			out = append(out, sseEventBytes(p)...)
 		}
 		s.pending = nil
-		return Continue, append(body(), out...)
 	}
-	return Continue, nil
+	if len(out) == len(chunk) && (len(out) == 0 || &out[0] == &chunk[0]) {
+		return BodyEdit{} // every event unchanged and complete: as received
+	}
+	return replaceWith(out)
+}
+
+func sseEventBytes(data []byte) []byte {
+	out := make([]byte, 0, len(data)+24)
+	out = append(out, "event: message\ndata: "...)
+	out = append(out, data...)
+	return append(out, "\n\n"...)
+}
+
+// rewriteEvent handles the data of one server-sent event: a JSON-RPC
+// message is processed like a JSON response; the empty data of priming
+// events passes; anything else cannot be inspected.
+func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
+	if len(data) == 0 {
+		return data, false
+	}
+	doc, err := jsondoc.Parse(data)
+	if err != nil || doc.Kind(jsondoc.Root) != jsondoc.Object && doc.Kind(jsondoc.Root) != jsondoc.Array {
+		if s.cfg.Env.Gateway.PassOnParseError {
+			return data, false
+		}
+		return nil, true // fail closed: the event does not go out
+	}
+	changed := false
+	if doc.Kind(jsondoc.Root) == jsondoc.Array {
+		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
+			changed = s.processMessage(doc, m) || changed
+		}
+	} else {
+		changed = s.processMessage(doc, jsondoc.Root)
+	}
+	if !changed {
+		return data, false
+	}
+	return doc.Bytes(), false
 }
 
 // processJSON handles a complete application/json response: each message

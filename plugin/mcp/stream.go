@@ -62,6 +62,7 @@ type Stream struct {
 	// other elements went upstream; they are merged into the response.
 	pending [][]byte
 	mode    responseMode
+	sse     *SSERewriter
 	// requests are the requests this stream forwarded, by raw id, for
 	// matching the responses.
 	requests map[string]forwarded

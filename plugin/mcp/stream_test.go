@@ -229,8 +229,8 @@ func TestBatch(t *testing.T) {
 	}
 	_, merged := s.OnResponseBody(40, true, func() []byte { return []byte(`[{"jsonrpc":"2.0","id":1,"result":{}}]`) })
 	want := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}]`
-	if string(merged) != want {
-		t.Errorf("merged %s\nwant %s", merged, want)
+	if !merged.Replace || string(merged.Data) != want {
+		t.Errorf("merged %s\nwant %s", merged.Data, want)
 	}
 
 	// All denied: answered locally as an array.
@@ -249,12 +249,13 @@ func TestBatch(t *testing.T) {
 	// Event-stream responses get the answers as events at the end.
 	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), body)
 	s.OnResponseHeaders(200, "text/event-stream", false)
-	if a, out := s.OnResponseBody(5, false, nil); a != Continue || out != nil {
-		t.Fatal("event stream held back")
+	if a, edit := s.OnResponseBody(5, false, func() []byte { return []byte("data:") }); a != Continue || !edit.Replace || len(edit.Data) != 0 {
+		t.Fatalf("incomplete event not held: %v %+v", a, edit)
 	}
-	_, out := s.OnResponseBody(5, true, func() []byte { return []byte("data: {}\n\n") })
-	if !strings.HasSuffix(string(out), "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Unknown tool: delete_user\"}}\n\n") {
-		t.Errorf("event stream end %q", out)
+	_, edit := s.OnResponseBody(5, true, func() []byte { return []byte(" {}\n\n") })
+	want = "data: {}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Unknown tool: delete_user\"}}\n\n"
+	if string(edit.Data) != want {
+		t.Errorf("event stream end %q\nwant %q", edit.Data, want)
 	}
 }
 
