@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -147,6 +148,46 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 			}
 			if _, err := support.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize_customer", Arguments: map[string]string{"id": "c-1"}}); err != nil {
 				t.Errorf("support gets the prompt: %v", err)
+			}
+
+			// Lists show each caller only what it may use, in both response
+			// modes (the reference servers answer with event streams).
+			listTools := func(s *mcp.ClientSession) []string {
+				res, err := s.ListTools(ctx, nil)
+				if err != nil {
+					t.Fatalf("tools/list: %v", err)
+				}
+				var names []string
+				for _, tool := range res.Tools {
+					names = append(names, tool.Name)
+				}
+				sort.Strings(names)
+				return names
+			}
+			for _, c := range []struct {
+				who  *mcp.ClientSession
+				want []string
+			}{
+				{support, []string{"echo", "get_customer", "search_customers"}},
+				{anon, []string{"echo"}},
+				{mallory, nil},
+				{admin, []string{"delete_customer", "echo", "get_customer", "search_customers"}},
+			} {
+				if got := listTools(c.who); !reflect.DeepEqual(got, c.want) {
+					t.Errorf("tools listed %v, want %v", got, c.want)
+				}
+			}
+			if res, err := anon.ListResourceTemplates(ctx, nil); err != nil || len(res.ResourceTemplates) != 0 {
+				t.Errorf("anonymous sees templates: %v %+v", err, res)
+			}
+			if res, err := support.ListResourceTemplates(ctx, nil); err != nil || len(res.ResourceTemplates) != 1 {
+				t.Errorf("support's templates: %v %+v", err, res)
+			}
+			if res, err := anon.ListPrompts(ctx, nil); err != nil || len(res.Prompts) != 0 {
+				t.Errorf("anonymous sees prompts: %v %+v", err, res)
+			}
+			if res, err := anon.ListResources(ctx, nil); err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "docs://readme" {
+				t.Errorf("anonymous resources: %v %+v", err, res)
 			}
 
 			// The sessions survive denials: the same session keeps working.
