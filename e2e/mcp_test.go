@@ -171,7 +171,7 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 				{support, []string{"echo", "get_customer", "search_customers"}},
 				{anon, []string{"echo"}},
 				{mallory, nil},
-				{admin, []string{"delete_customer", "echo", "get_customer", "search_customers"}},
+				{admin, []string{"delete_customer", "echo", "get_customer", "privacy_status", "search_customers"}},
 			} {
 				if got := listTools(c.who); !reflect.DeepEqual(got, c.want) {
 					t.Errorf("tools listed %v, want %v", got, c.want)

@@ -378,6 +378,24 @@ func (d *Decision) Error() *RPCError {
 	}}
 }
 
+// RulesFor returns the rules whose roles and principals conditions hold for
+// pr, whatever their primitive conditions: the rules that can apply to the
+// caller (privacy_status shows them).
+func (p *Policy) RulesFor(pr *Principal) []*Rule {
+	var out []*Rule
+	for _, r := range p.Rules {
+		m := &r.Match
+		if len(m.Roles) > 0 && !m.AnyRole && !pr.hasRole(m.Roles) {
+			continue
+		}
+		if m.Principals != nil && !m.Principals.Match(pr.ID) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // MatchPrincipal returns the rules that apply when no primitive is involved
 // (privacy_status, preview_transform without a tool): those with only roles
 // and principals conditions.

@@ -126,3 +126,21 @@ func (c *Catalog) matchTemplate(uri string) string {
 	}
 	return ""
 }
+
+// count judges every primitive learned from list results with visible and
+// returns, per kind, how many are visible and how many hidden.
+func (c *Catalog) count(visible func(*policy.Primitive) bool) map[string][2]int {
+	out := map[string][2]int{}
+	for key := range c.learned {
+		x, _ := c.Resolve(Target{Kind: key.kind, Name: key.name, Args: -1})
+		x.Kind = key.kind
+		n := out[key.kind.String()]
+		if visible(&x) {
+			n[0]++
+		} else {
+			n[1]++
+		}
+		out[key.kind.String()] = n
+	}
+	return out
+}

@@ -25,11 +25,19 @@ const metaKey = "io.cloudg/privacy"
 // filterList removes from a list result the items the caller may not use
 // (under hide_denied) and learns the metadata the items carry. It reports
 // whether the result changed.
-func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod) bool {
+func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, firstPage bool) bool {
 	items := doc.Get(result, lm.items)
 	if doc.Kind(items) != jsondoc.Array {
 		return false
 	}
+	defer func() {
+		// Virtual tools join the first page of tools/list.
+		if lm.kind == policy.KindTool && firstPage {
+			if d, on := s.virtualAllowed(privacyStatus); on && d.Allowed {
+				doc.Append(items, "", privacyStatusTool)
+			}
+		}
+	}()
 	p := s.cfg.Env.Policy
 	changed := false
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {

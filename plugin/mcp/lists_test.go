@@ -80,9 +80,9 @@ func TestListFiltering(t *testing.T) {
 		want                                      []string
 	}{
 		{"tools for anyone", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, tools, "ann", "",
-			"tools", "name", []string{"search", "weather"}},
+			"tools", "name", []string{"search", "weather", "privacy_status"}},
 		{"tools for admin", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, tools, "root", "admin",
-			"tools", "name", []string{"search", "admin_reset", "shell", "weather"}},
+			"tools", "name", []string{"search", "admin_reset", "shell", "weather", "privacy_status"}},
 		{"resources", `{"jsonrpc":"2.0","id":"r","method":"resources/list"}`,
 			`{"jsonrpc":"2.0","id":"r","result":{"resources":[{"uri":"docs://a","name":"a"},{"uri":"secret://b","name":"b"}]}}`, "ann", "",
 			"resources", "uri", []string{"docs://a"}},
@@ -142,7 +142,7 @@ func TestRequireKnownWithLists(t *testing.T) {
 	ann := hdr("x-mcp-principal", "ann")
 	out := respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"}]}}`)
-	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search"}) {
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "privacy_status"}) {
 		t.Errorf("listed %v", got)
 	}
 	if _, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"search"}`)); r.Reply != nil {
@@ -182,7 +182,7 @@ func TestListFilteringInEventStreams(t *testing.T) {
 		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"},{\"name\":\"naïve_tool\"}]}}\r\n\r\n"
 	want := "id: 1\nretry: 500\ndata: \n\n" +
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
-		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}]}}\r\n\r\n"
+		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}," + string(privacyStatusTool) + "]}}\r\n\r\n"
 	cfg := mustConfig(t, listEnvelope)
 	for split := 0; split <= len(stream); split++ {
 		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
@@ -239,5 +239,83 @@ func TestUninspectableEvents(t *testing.T) {
 	_, edit = s.OnResponseBody(5, true, func() []byte { return []byte("more\n\n") })
 	if !edit.Replace || len(edit.Data) != 0 {
 		t.Errorf("data after a failed stream went out: %q", edit.Data)
+	}
+}
+
+// privacy_status joins the first page of tools/list (only) for callers the
+// policy lets use it, and is answered by the plugin.
+func TestPrivacyStatus(t *testing.T) {
+	cfg := mustConfig(t, strings.Replace(listEnvelope, "identity:", `  rules:
+    - {name: contractors, match: {roles: [contractor]}, deny_tools: [privacy_status]}
+    - {name: ops-tools, match: {roles: [admin], kinds: [tool]}, max_sensitivity: restricted}
+identity:`, 1))
+	admin := hdr("x-mcp-principal", "root", "x-mcp-roles", "admin")
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"},{"name":"admin_reset"}],"nextCursor":"c2"}}`
+	out := respond(t, cfg, admin, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "admin_reset", "privacy_status"}) {
+		t.Errorf("first page %v", got)
+	}
+	out = respond(t, cfg, admin, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"c2"}}`, list)
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "admin_reset"}) {
+		t.Errorf("second page %v", got)
+	}
+	out = respond(t, cfg, hdr("x-mcp-principal", "c", "x-mcp-roles", "contractor"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search"}) {
+		t.Errorf("contractor's first page %v", got)
+	}
+
+	_, r := post(t, cfg, admin, call("9", "tools/call", `{"name":"privacy_status","arguments":{}}`))
+	if r.Reply == nil || r.Reply.Status != 200 {
+		t.Fatalf("privacy_status not answered locally: %+v", r)
+	}
+	var res struct {
+		ID     int
+		Result struct {
+			Content []struct {
+				Type, Text string
+			}
+			StructuredContent struct {
+				Policy struct {
+					Name string
+				}
+				Principal struct {
+					ID        string
+					Roles     []string
+					Anonymous bool
+				}
+				Rules      []string
+				Primitives map[string]struct{ Visible, Hidden int }
+			}
+		}
+	}
+	if err := json.Unmarshal(r.Reply.Body, &res); err != nil {
+		t.Fatalf("%s: %v", r.Reply.Body, err)
+	}
+	sc := res.Result.StructuredContent
+	if res.ID != 9 || sc.Policy.Name != "lists" || sc.Principal.ID != "root" || !reflect.DeepEqual(sc.Principal.Roles, []string{"admin"}) ||
+		!reflect.DeepEqual(sc.Rules, []string{"role:admin", "ops-tools"}) {
+		t.Errorf("status %s", r.Reply.Body)
+	}
+	// Learned from the lists above: search and admin_reset, both visible to admin.
+	if sc.Primitives["tool"].Visible != 2 || sc.Primitives["tool"].Hidden != 0 {
+		t.Errorf("counts %+v", sc.Primitives)
+	}
+	if len(res.Result.Content) != 1 || !strings.Contains(res.Result.Content[0].Text, `"principal":{"id":"root"`) {
+		t.Errorf("text content %+v", res.Result.Content)
+	}
+	// Counts are per caller: ann cannot see admin_reset.
+	_, r = post(t, cfg, hdr("x-mcp-principal", "ann"), call("10", "tools/call", `{"name":"privacy_status"}`))
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"tool":{"visible":1,"hidden":1}`) {
+		t.Errorf("ann's status %s", r.Reply.Body)
+	}
+	// Denied like any tool.
+	_, r = post(t, cfg, hdr("x-mcp-principal", "c", "x-mcp-roles", "contractor"), call("11", "tools/call", `{"name":"privacy_status"}`))
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: privacy_status") {
+		t.Errorf("contractor's status call %+v", r.Reply)
+	}
+	// Switched off: the call goes to the server like any other.
+	off := mustConfig(t, "policy: permissive\ngateway: {virtual_tools: false}\n")
+	if _, r = post(t, off, hdr(), call("12", "tools/call", `{"name":"privacy_status"}`)); r.Reply != nil {
+		t.Errorf("virtual_tools off still answered: %s", r.Reply.Body)
 	}
 }

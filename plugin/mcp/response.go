@@ -217,7 +217,8 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		return false
 	}
 	if lm, ok := listMethods[req.method]; ok {
-		return s.filterList(doc, result, lm)
+		changed := s.filterList(doc, result, lm, req.firstPage)
+		return changed || doc.Changed()
 	}
 	return false
 }

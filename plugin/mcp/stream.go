@@ -71,6 +71,9 @@ type Stream struct {
 // forwarded is what the stream remembers of a request it sent upstream.
 type forwarded struct {
 	method string
+	// firstPage: a list request without a cursor (virtual tools are
+	// appended to the first page only).
+	firstPage bool
 }
 
 // NewStream starts the state of one HTTP stream.
@@ -202,8 +205,12 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	for i := range body.Messages {
 		m := &body.Messages[i]
 		j := s.judge(body.Doc, m)
-		if j.reply != nil {
-			answers = append(answers, ErrorResponse(m.ID, j.reply))
+		if j.reply != nil || j.answer != nil {
+			if j.reply != nil {
+				answers = append(answers, ErrorResponse(m.ID, j.reply))
+			} else {
+				answers = append(answers, j.answer)
+			}
 			if body.Batch {
 				body.Doc.Delete(m.Node)
 			}
@@ -213,7 +220,8 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 				if s.requests == nil {
 					s.requests = map[string]forwarded{}
 				}
-				s.requests[m.ID] = forwarded{method: m.Method}
+				s.requests[m.ID] = forwarded{method: m.Method,
+					firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None}
 			}
 		}
 		if exported == nil && j.judged {
@@ -236,7 +244,11 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		if body.Batch {
 			reply = joinArray(answers)
 		}
-		res.Reply = jsonReply(200, reply, "mcp_privacy_denied")
+		details := "mcp_privacy_denied"
+		if !body.Batch && !bytesContains(reply, `"error":`) {
+			details = "mcp_privacy_virtual_tool"
+		}
+		res.Reply = jsonReply(200, reply, details)
 		return res
 	default:
 		s.pending = answers
@@ -249,6 +261,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 type judgement struct {
 	judged   bool
 	reply    *policy.RPCError // non-nil: answer locally with this error
+	answer   []byte           // non-nil: answer locally with this response (virtual tools)
 	method   string
 	target   policy.Primitive
 	decision policy.Decision
@@ -267,6 +280,17 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	if perr != nil {
 		j.reply = perr
 		return j
+	}
+	if t.Method == "tools/call" && t.Name == privacyStatus {
+		if d, on := s.virtualAllowed(t.Name); on {
+			j.judged, j.target, j.decision = true, virtualPrimitive(t.Name), d
+			if !d.Allowed {
+				j.reply = d.Error()
+				return j
+			}
+			j.answer = resultResponse(m.ID, s.statusResult())
+			return j
+		}
 	}
 	x, known := s.cfg.Catalog.Resolve(t)
 	p := s.cfg.Env.Policy
@@ -351,3 +375,5 @@ func joinArray(items [][]byte) []byte {
 	}
 	return append(out, ']')
 }
+
+func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
