@@ -191,7 +191,8 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	statusText, _ := proxywasm.GetHttpResponseHeader(":status")
 	status, _ := strconv.Atoi(statusText)
 	contentType, _ := proxywasm.GetHttpResponseHeader("content-type")
-	res := h.stream.OnResponseHeaders(status, contentType, endOfStream)
+	contentEncoding, _ := proxywasm.GetHttpResponseHeader("content-encoding")
+	res := h.stream.OnResponseHeaders(status, contentType, contentEncoding, endOfStream)
 	for _, name := range res.Remove {
 		_ = proxywasm.RemoveHttpResponseHeader(name)
 	}

@@ -29,7 +29,7 @@ func respond(t *testing.T, cfg *Config, req fakeRequest, request, response strin
 	if r.Reply != nil {
 		t.Fatalf("request answered locally: %s", r.Reply.Body)
 	}
-	h := s.OnResponseHeaders(200, "application/json; charset=utf-8", false)
+	h := s.OnResponseHeaders(200, "application/json; charset=utf-8", "", false)
 	if h.Reply != nil {
 		t.Fatalf("response headers replied: %s", h.Reply.Body)
 	}
@@ -165,9 +165,15 @@ func TestUninspectableResponses(t *testing.T) {
 	if out := respond(t, cfgPass, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"ping"}`, bad); out != bad {
 		t.Errorf("on_parse_error: pass changed the body: %s", out)
 	}
+	// A compressed response (the plugin removed accept-encoding) is refused.
+	s0, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":"z","method":"tools/list"}`)
+	if h := s0.OnResponseHeaders(200, "application/json", "gzip", false); h.Reply == nil ||
+		!strings.Contains(string(h.Reply.Body), `"id":"z","error":{"code":-32603`) || !strings.Contains(string(h.Reply.Body), "compressed") {
+		t.Errorf("compressed response: %+v", h.Reply)
+	}
 	small := mustConfig(t, listEnvelope+"gateway: {max_response_bytes: 10}\n")
 	s, _ := post(t, small, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
-	s.OnResponseHeaders(200, "application/json", false)
+	s.OnResponseHeaders(200, "application/json", "", false)
 	_, edit := s.OnResponseBody(11, false, nil)
 	if !edit.Replace || !strings.Contains(string(edit.Data), "max_response_bytes") {
 		t.Errorf("oversized response: %+v", edit)
@@ -186,7 +192,7 @@ func TestListFilteringInEventStreams(t *testing.T) {
 	cfg := mustConfig(t, listEnvelope)
 	for split := 0; split <= len(stream); split++ {
 		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
-		s.OnResponseHeaders(200, "text/event-stream", false)
+		s.OnResponseHeaders(200, "text/event-stream", "", false)
 		var out []byte
 		for i, chunk := range []string{stream[:split], stream[split:]} {
 			a, edit := s.OnResponseBody(len(chunk), i == 1, func() []byte { return []byte(chunk) })
@@ -216,7 +222,7 @@ func TestUninspectableEvents(t *testing.T) {
 	} {
 		cfg := mustConfig(t, tc.config)
 		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		s.OnResponseHeaders(200, "text/event-stream; charset=utf-8", false)
+		s.OnResponseHeaders(200, "text/event-stream; charset=utf-8", "", false)
 		in := "data: not json alice@example.com\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
 		_, edit := s.OnResponseBody(len(in), true, func() []byte { return []byte(in) })
 		got := in
@@ -230,7 +236,7 @@ func TestUninspectableEvents(t *testing.T) {
 	// An event over max_event_bytes fails the stream closed.
 	cfg := mustConfig(t, listEnvelope+"gateway: {max_event_bytes: 64}\n")
 	s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	s.OnResponseHeaders(200, "text/event-stream", false)
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
 	big := "data: " + strings.Repeat("x", 100)
 	_, edit := s.OnResponseBody(len(big), false, func() []byte { return []byte(big) })
 	if !edit.Replace || !strings.Contains(string(edit.Data), `"id":1,"error":{"code":-32603`) {

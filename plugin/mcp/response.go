@@ -26,12 +26,20 @@ const (
 
 // OnResponseHeaders sees the upstream's status and content type. The
 // plugin's own local replies pass untouched.
-func (s *Stream) OnResponseHeaders(status int, contentType string, endOfStream bool) ResponseHeadersResult {
+func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding string, endOfStream bool) ResponseHeadersResult {
 	var r ResponseHeadersResult
 	if s.replied || !s.inspect {
 		return r
 	}
 	mt := mediaType(contentType)
+	if enc := strings.TrimSpace(contentEncoding); enc != "" && !strings.EqualFold(enc, "identity") && !endOfStream &&
+		!s.cfg.Env.Gateway.PassOnParseError && (mt == "application/json" || mt == "text/event-stream") {
+		// The plugin asked for plain responses (accept-encoding removed);
+		// one it cannot read does not go out (spec 16).
+		s.replied = true
+		r.Reply = jsonReply(200, s.failResponse("the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
+		return r
+	}
 	if len(s.pending) > 0 && (endOfStream || status == 202) {
 		// Part of a batch was answered locally and nothing else will come:
 		// the local answers are the response.

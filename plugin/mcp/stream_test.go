@@ -220,7 +220,7 @@ func TestBatch(t *testing.T) {
 	if string(r.Body) != wantFwd {
 		t.Errorf("forwarded %s\nwant %s", r.Body, wantFwd)
 	}
-	h := s.OnResponseHeaders(200, "application/json", false)
+	h := s.OnResponseHeaders(200, "application/json", "", false)
 	if h.Reply != nil || !reflect.DeepEqual(h.Remove, []string{"content-length"}) {
 		t.Fatalf("response headers %+v", h)
 	}
@@ -241,14 +241,14 @@ func TestBatch(t *testing.T) {
 
 	// Only notifications went upstream: the 202 becomes our answers.
 	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"delete_a"}`)+`,{"jsonrpc":"2.0","method":"notifications/x"}]`)
-	h = s.OnResponseHeaders(202, "", true)
+	h = s.OnResponseHeaders(202, "", "", true)
 	if h.Reply == nil || h.Reply.Status != 200 || !strings.Contains(string(h.Reply.Body), "Unknown tool: delete_a") {
 		t.Fatalf("202 not replaced by the local answers: %+v", h)
 	}
 
 	// Event-stream responses get the answers as events at the end.
 	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), body)
-	s.OnResponseHeaders(200, "text/event-stream", false)
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
 	if a, edit := s.OnResponseBody(5, false, func() []byte { return []byte("data:") }); a != Continue || !edit.Replace || len(edit.Data) != 0 {
 		t.Fatalf("incomplete event not held: %v %+v", a, edit)
 	}
