@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BUILD     := build
 
-.PHONY: all build wasm run test bench fuzz lint clean
+.PHONY: all build wasm run test bench fuzz lint conformance clean
 
 all: build
 
@@ -47,6 +47,12 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+
+## conformance: the MCP conformance server suite against the go-sdk's
+## everything-server, directly and through the plugin (allow-all policy);
+## every scenario's result must be identical (scripts/conformance.sh)
+conformance: build
+	GO="$(GO)" BUILD="$(BUILD)" bash scripts/conformance.sh
 
 clean:
 	rm -rf $(BUILD)
