@@ -325,3 +325,21 @@ identity:`, 1))
 		t.Errorf("virtual_tools off still answered: %s", r.Reply.Body)
 	}
 }
+
+// A list response arriving on a stream that did not carry its request (a
+// resumed GET stream, the legacy HTTP+SSE transport) is recognised by its
+// shape and filtered all the same.
+func TestUnattributedListFiltered(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope)
+	s := NewStream(cfg)
+	if r := s.OnRequestHeaders(hdr("x-mcp-principal", "ann"), "GET", "/mcp", true); r.Action != Continue || r.Reply != nil {
+		t.Fatalf("GET: %+v", r)
+	}
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
+	in := "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"}]}}\n\n"
+	_, edit := s.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	want := "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"tools\":[{\"name\":\"search\"}]}}\n\n"
+	if !edit.Replace || string(edit.Data) != want {
+		t.Errorf("got %q\nwant %q", edit.Data, want)
+	}
+}

@@ -215,12 +215,16 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		return false // server notifications and requests: issue 5 transforms them
 	}
 	id := string(doc.AppendValue(nil, idNode))
-	req, ok := s.requests[id]
-	if !ok {
-		return false
-	}
-	delete(s.requests, id)
 	result := doc.Get(n, "result")
+	req, ok := s.requests[id]
+	if ok {
+		delete(s.requests, id)
+	} else {
+		// A response this stream did not forward a request for (a resumed
+		// or legacy GET stream): attributed by the shape of its result, so
+		// a list never goes out unfiltered (spec 8).
+		req.method, req.firstPage = listMethodOf(doc, result), false
+	}
 	if doc.Kind(result) != jsondoc.Object {
 		return false
 	}
@@ -229,6 +233,16 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		return changed || doc.Changed()
 	}
 	return false
+}
+
+// listMethodOf recognises a list result by its items array.
+func listMethodOf(doc *jsondoc.Doc, result int32) string {
+	for method, lm := range listMethods {
+		if doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
+			return method
+		}
+	}
+	return ""
 }
 
 // failResponse is the fail-closed answer for a response the plugin cannot
