@@ -58,7 +58,7 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 		proxywasm.LogError("mcp-privacy: no plugin configuration (want a JSON envelope, e.g. {\"policy\": \"standard\"})")
 		return types.OnPluginStartStatusFailed
 	}
-	cfg, errs := mcp.NewConfig(data)
+	cfg, errs := mcp.NewConfig(data, sharedData{})
 	if len(errs) > 0 {
 		proxywasm.LogErrorf("mcp-privacy: configuration rejected, %d error(s):", len(errs))
 		for _, e := range errs {
@@ -85,6 +85,19 @@ type httpContext struct {
 	failed bool
 	// testPanicAt is the callback a test build makes panic (testhook_on.go).
 	testPanicAt string
+}
+
+// sharedData is the host's shared data (one store per vm_id for all worker
+// VMs).
+type sharedData struct{}
+
+func (sharedData) Get(key string) ([]byte, uint32, bool) {
+	v, cas, err := proxywasm.GetSharedData(key)
+	return v, cas, err == nil
+}
+
+func (sharedData) Set(key string, value []byte, cas uint32) bool {
+	return proxywasm.SetSharedData(key, value, cas) == nil
 }
 
 // hostRequest reads the current request for identity resolution.

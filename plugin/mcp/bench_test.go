@@ -6,7 +6,7 @@ import "testing"
 // headers, identity, strict parse, decision (the body is forwarded as is).
 // The same path runs in wasm in e2e (see docs/BENCHMARKS.md).
 func BenchmarkToolsCall(b *testing.B) {
-	cfg, errs := NewConfig([]byte(testEnvelope))
+	cfg, errs := NewConfig([]byte(testEnvelope), nil)
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}

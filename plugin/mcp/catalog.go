@@ -19,10 +19,14 @@ type Catalog struct {
 	templates []uriTemplate
 	// resources are known static resource URIs.
 	resources map[string]bool
-	// learned is metadata learned from list results (spec 4, source 2).
-	// It lives in this VM; sharing it across worker VMs through shared
-	// data is the next step (issue 4).
+	// learned is metadata learned from list results (spec 4, source 2):
+	// this VM's copy of what Shared holds for all worker VMs.
 	learned map[learnedKey]policy.Metadata
+	// Shared is the host's shared data, so a call on any worker VM is
+	// judged with what any other learned; nil keeps learning local.
+	Shared SharedData
+	// templatesCAS is the version of the shared template list last read.
+	templatesCAS uint32
 }
 
 type learnedKey struct {
@@ -64,9 +68,19 @@ func NewCatalog(server *policy.ServerConfig) *Catalog {
 	return c
 }
 
-// AddTemplate makes a URI template known. Texts that are not valid RFC
-// 6570 templates are ignored (they can still be judged by name).
+// AddTemplate makes a URI template known, to every worker VM. Texts that
+// are not valid RFC 6570 templates are ignored (they can still be judged by
+// name).
 func (c *Catalog) AddTemplate(text string) bool {
+	known := len(c.templates)
+	ok := c.addTemplate(text)
+	if ok && len(c.templates) > known {
+		c.shareTemplate(text)
+	}
+	return ok
+}
+
+func (c *Catalog) addTemplate(text string) bool {
 	for _, t := range c.templates {
 		if t.text == text {
 			return true
@@ -92,12 +106,28 @@ func (c *Catalog) AddResource(uri string) {
 	}
 }
 
-// Learn records metadata a list result gave a primitive.
+// Learn records metadata a list result gave a primitive, for every worker
+// VM.
 func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata) {
 	key := learnedKey{k, name}
 	if _, ok := c.learned[key]; ok || len(c.learned) < maxCatalog {
 		c.learned[key] = m
 	}
+	c.shareLearned(k, name, m)
+}
+
+// lookup finds learned metadata: this VM's copy, else what another worker
+// VM learned.
+func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
+	key := learnedKey{k, name}
+	if m, ok := c.learned[key]; ok {
+		return m, true
+	}
+	m, ok := c.sharedLearned(k, name)
+	if ok && len(c.learned) < maxCatalog {
+		c.learned[key] = m
+	}
+	return m, ok
 }
 
 // Resolve turns a request's target into the primitive the policy judges,
@@ -108,11 +138,14 @@ func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata) {
 func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 	x.Kind, x.Name = t.Kind, t.Name
 	if t.Kind == policy.KindResource && !c.resources[t.Name] {
-		if tmpl := c.matchTemplate(t.Name); tmpl != "" {
-			x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
+		if _, static := c.lookup(policy.KindResource, t.Name); !static {
+			c.refreshTemplates()
+			if tmpl := c.matchTemplate(t.Name); tmpl != "" {
+				x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
+			}
 		}
 	}
-	x.Metadata, known = c.learned[learnedKey{x.Kind, x.Name}]
+	x.Metadata, known = c.lookup(x.Kind, x.Name)
 	x.Metadata = c.server.Metadata(x.Kind, x.Name, x.Metadata)
 	known = known || c.server.Known(x.Kind, x.Name)
 	return x, known

@@ -16,13 +16,16 @@ type Config struct {
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
-// or profile name) and compiles it.
-func NewConfig(data []byte) (*Config, policy.Errors) {
+// or profile name) and compiles it. shared is the host's shared data (nil:
+// this VM only).
+func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	env, errs := policy.ParseEnvelope(data, policy.Options{})
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return &Config{Env: env, Catalog: NewCatalog(&env.Server)}, nil
+	cat := NewCatalog(&env.Server)
+	cat.Shared = shared
+	return &Config{Env: env, Catalog: cat}, nil
 }
 
 // Action is what a callback tells the host.

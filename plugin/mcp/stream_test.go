@@ -61,7 +61,7 @@ gateway:
 
 func mustConfig(t *testing.T, src string) *Config {
 	t.Helper()
-	cfg, errs := NewConfig([]byte(src))
+	cfg, errs := NewConfig([]byte(src), nil)
 	if len(errs) > 0 {
 		t.Fatalf("config: %v", errs)
 	}

@@ -1,0 +1,178 @@
+package mcp
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// SharedData is the host's process-wide key-value store (proxy-wasm shared
+// data): one per vm_id, shared by every worker VM of an Envoy, with
+// compare-and-swap and no delete. Package main provides it; without one
+// (native tests of a single VM) the catalog keeps what it learns locally.
+type SharedData interface {
+	// Get returns the value and its CAS token; ok is false when absent.
+	Get(key string) (value []byte, cas uint32, ok bool)
+	// Set stores value if cas still matches (0: unconditionally) and
+	// reports whether it did.
+	Set(key string, value []byte, cas uint32) bool
+}
+
+// Shared state lives in fixed-size tables, because shared data has no
+// delete (spec 16): a key per primitive would grow without bound. Each slot
+// holds the identity it belongs to; a collision overwrites, and losing a
+// slot only means a primitive is judged with its configured metadata until
+// the next list result.
+const learnedSlots = 4096
+
+func (c *Catalog) sharedKey(parts ...string) string {
+	return "mcp-privacy|" + c.server.ID + "|" + strings.Join(parts, "|")
+}
+
+func slotOf(k policy.Kind, name string) string {
+	h := fnv.New32a()
+	h.Write([]byte{byte(k)})
+	h.Write([]byte(name))
+	return strconv.Itoa(int(h.Sum32() % learnedSlots))
+}
+
+// shareLearned writes learned metadata to its slot.
+func (c *Catalog) shareLearned(k policy.Kind, name string, m policy.Metadata) {
+	if c.Shared == nil {
+		return
+	}
+	c.Shared.Set(c.sharedKey("learned", slotOf(k, name)), encodeLearned(k, name, m), 0)
+}
+
+// sharedLearned reads a primitive's slot; ok only if the slot is its own.
+func (c *Catalog) sharedLearned(k policy.Kind, name string) (policy.Metadata, bool) {
+	if c.Shared == nil {
+		return policy.Metadata{}, false
+	}
+	v, _, ok := c.Shared.Get(c.sharedKey("learned", slotOf(k, name)))
+	if !ok {
+		return policy.Metadata{}, false
+	}
+	return decodeLearned(v, k, name)
+}
+
+// shareTemplate adds a template text to the shared list (CAS, a few tries).
+func (c *Catalog) shareTemplate(text string) {
+	if c.Shared == nil {
+		return
+	}
+	key := c.sharedKey("templates")
+	for range 8 {
+		v, cas, _ := c.Shared.Get(key)
+		list := string(v)
+		for _, t := range strings.Split(list, "\n") {
+			if t == text {
+				return
+			}
+		}
+		if strings.Count(list, "\n") >= maxCatalog {
+			return
+		}
+		if list != "" {
+			list += "\n"
+		}
+		if c.Shared.Set(key, []byte(list+text), cas) {
+			c.templatesCAS = 0 // re-read on the next lookup
+			return
+		}
+	}
+}
+
+// refreshTemplates picks up templates other worker VMs learned.
+func (c *Catalog) refreshTemplates() {
+	if c.Shared == nil {
+		return
+	}
+	v, cas, ok := c.Shared.Get(c.sharedKey("templates"))
+	if !ok || cas == c.templatesCAS {
+		return
+	}
+	c.templatesCAS = cas
+	for _, t := range strings.Split(string(v), "\n") {
+		if t != "" {
+			c.addTemplate(t)
+		}
+	}
+}
+
+// encodeLearned serializes a slot: kind, name, then the metadata.
+func encodeLearned(k policy.Kind, name string, m policy.Metadata) []byte {
+	b := []byte{byte(k)}
+	b = appendBytes(b, name)
+	b = appendBytes(b, m.Category)
+	b = binary.AppendUvarint(b, uint64(len(m.Tags)))
+	for _, t := range m.Tags {
+		b = appendBytes(b, t)
+	}
+	b = append(b, byte(m.Sensitivity), byte(m.Capabilities))
+	hints := ""
+	if m.Hints != nil {
+		hints = m.Hints.JSON("")
+	}
+	return appendBytes(b, hints)
+}
+
+func appendBytes(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decodeLearned reads a slot written by encodeLearned, if it belongs to
+// (k, name). Anything malformed reads as absent.
+func decodeLearned(b []byte, k policy.Kind, name string) (policy.Metadata, bool) {
+	var m policy.Metadata
+	if len(b) < 1 || policy.Kind(b[0]) != k {
+		return m, false
+	}
+	b = b[1:]
+	next := func() (string, bool) {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return "", false
+		}
+		s := string(b[w : w+int(n)])
+		b = b[w+int(n):]
+		return s, true
+	}
+	got, ok := next()
+	if !ok || got != name {
+		return m, false
+	}
+	if m.Category, ok = next(); !ok {
+		return m, false
+	}
+	count, w := binary.Uvarint(b)
+	if w <= 0 || count > uint64(len(b)) {
+		return m, false
+	}
+	b = b[w:]
+	for range count {
+		t, ok := next()
+		if !ok {
+			return m, false
+		}
+		m.Tags = append(m.Tags, t)
+	}
+	if len(b) < 2 {
+		return m, false
+	}
+	m.Sensitivity, m.Capabilities, b = policy.Sensitivity(b[0]), policy.CapabilitySet(b[1]), b[2:]
+	hints, ok := next()
+	if !ok {
+		return m, false
+	}
+	if hints != "" {
+		if v, err := policy.ParseJSON([]byte(hints)); err == nil {
+			m.Hints = v
+		}
+	}
+	return m, true
+}

@@ -1,0 +1,101 @@
+package mcp
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// memShared is shared data as the host keeps it: CAS bumped on every set,
+// no delete.
+type memShared struct {
+	mu sync.Mutex
+	m  map[string]memEntry
+}
+
+type memEntry struct {
+	v   []byte
+	cas uint32
+}
+
+func newMemShared() *memShared { return &memShared{m: map[string]memEntry{}} }
+
+func (s *memShared) Get(key string) ([]byte, uint32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[key]
+	return e.v, e.cas, ok
+}
+
+func (s *memShared) Set(key string, v []byte, cas uint32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[key]
+	if cas != 0 && cas != e.cas {
+		return false
+	}
+	s.m[key] = memEntry{append([]byte(nil), v...), e.cas + 1}
+	return true
+}
+
+// What one worker VM learns from a list, another uses to judge a call.
+func TestLearningSharedAcrossWorkers(t *testing.T) {
+	shared := newMemShared()
+	vm := func() *Config {
+		cfg, errs := NewConfig([]byte(listEnvelope), shared)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		return cfg
+	}
+	vm1, vm2 := vm(), vm()
+	ann := hdr("x-mcp-principal", "ann")
+	respond(t, vm1, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"shell","_meta":{"io.cloudg/privacy":{"capabilities":["exec"],"tags":["ops"],"category":"ops","transform_hints":{"skip":["pii"]}}}}]}}`)
+	respond(t, vm1, ann, `{"jsonrpc":"2.0","id":2,"method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"resourceTemplates":[{"uriTemplate":"vault://{name}","name":"v"}]}}`)
+
+	if _, r := post(t, vm2, ann, call("3", "tools/call", `{"name":"shell"}`)); r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: shell") {
+		t.Errorf("worker 2 allowed a tool worker 1 learned needs exec: %+v", r)
+	}
+	if _, r := post(t, vm2, ann, call("4", "resources/read", `{"uri":"vault://payroll"}`)); r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Resource not found") {
+		t.Errorf("worker 2 did not resolve a template worker 1 learned: %+v", r)
+	}
+	m, ok := vm2.Catalog.lookup(policy.KindTool, "shell")
+	if !ok || m.Category != "ops" || !reflect.DeepEqual(m.Tags, []string{"ops"}) || !m.Capabilities.Has(policy.Exec) || m.Hints.Get("skip") == nil {
+		t.Errorf("metadata on worker 2: %+v %v", m, ok)
+	}
+}
+
+func TestLearnedSlots(t *testing.T) {
+	meta := policy.Metadata{Category: "c", Tags: []string{"a", "b"}, Sensitivity: policy.Restricted,
+		Capabilities: policy.CapabilitySet(0).With(policy.ReadFS), Hints: policy.Object(policy.Member{Key: "mask", Value: policy.Object()})}
+	b := encodeLearned(policy.KindPrompt, "p", meta)
+	got, ok := decodeLearned(b, policy.KindPrompt, "p")
+	if !ok || got.Category != "c" || !reflect.DeepEqual(got.Tags, meta.Tags) || got.Sensitivity != policy.Restricted ||
+		got.Capabilities != meta.Capabilities || got.Hints.JSON("") != `{"mask":{}}` {
+		t.Errorf("round trip: %+v %v", got, ok)
+	}
+	// A slot holding another primitive (a collision) reads as absent.
+	if _, ok := decodeLearned(b, policy.KindPrompt, "q"); ok {
+		t.Error("another name's slot was used")
+	}
+	if _, ok := decodeLearned(b, policy.KindTool, "p"); ok {
+		t.Error("another kind's slot was used")
+	}
+	for i := range b {
+		decodeLearned(b[:i], policy.KindPrompt, "p") // truncated slots must not panic
+	}
+	// Keys are bounded: a slot number below learnedSlots.
+	shared := newMemShared()
+	cfg, _ := NewConfig([]byte(listEnvelope), shared)
+	for i := range 20000 {
+		cfg.Catalog.Learn(policy.KindTool, "t"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), policy.Metadata{})
+	}
+	if n := len(shared.m); n > learnedSlots {
+		t.Errorf("%d shared keys for 20000 learned tools, want at most %d", n, learnedSlots)
+	}
+}
