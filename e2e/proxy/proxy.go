@@ -253,7 +253,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hasBody := r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
 	s.RequestHeaders(requestHeaders(r), !hasBody)
 	if hasBody {
-		go feedRequest(s, r)
+		// net/http forbids reading the body after the handler returned
+		// (a local reply can end the response before the client finished
+		// sending): wait for the reader, which sees the stream closed.
+		fed := make(chan struct{})
+		go func() {
+			defer close(fed)
+			feedRequest(s, r)
+		}()
+		defer func() { <-fed }()
 	}
 
 	var (
