@@ -100,13 +100,24 @@ func (sharedData) Set(key string, value []byte, cas uint32) bool {
 	return proxywasm.SetSharedData(key, value, cas) == nil
 }
 
-// hostRequest reads the current request for identity resolution.
-type hostRequest struct{}
+// headerPairs are a header map read with one host call: every host call
+// costs a trip out of the VM and, for returned data, another into its
+// allocator, so headers are read once and looked up here.
+type headerPairs [][2]string
 
-func (hostRequest) Header(name string) (string, bool) {
-	v, err := proxywasm.GetHttpRequestHeader(name)
-	return v, err == nil
+func (h headerPairs) get(name string) (string, bool) {
+	for _, kv := range h {
+		if kv[0] == name {
+			return kv[1], true
+		}
+	}
+	return "", false
 }
+
+// hostRequest is the current request for identity resolution.
+type hostRequest struct{ headers headerPairs }
+
+func (r hostRequest) Header(name string) (string, bool) { return r.headers.get(name) }
 
 func (hostRequest) Property(path ...string) ([]byte, bool) {
 	v, err := proxywasm.GetProperty(path)
@@ -145,11 +156,18 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 		return types.ActionContinue
 	}
 	h.hook("request_headers")
-	method, _ := proxywasm.GetHttpRequestHeader(":method")
-	path, _ := proxywasm.GetHttpRequestHeader(":path")
-	res := h.stream.OnRequestHeaders(hostRequest{}, method, path, endOfStream)
+	pairs, err := proxywasm.GetHttpRequestHeaders()
+	if err != nil {
+		panic(fmt.Sprintf("reading the request headers: %v", err))
+	}
+	headers := headerPairs(pairs)
+	method, _ := headers.get(":method")
+	path, _ := headers.get(":path")
+	res := h.stream.OnRequestHeaders(hostRequest{headers}, method, path, endOfStream)
 	for _, name := range res.Remove {
-		_ = proxywasm.RemoveHttpRequestHeader(name)
+		if _, present := headers.get(name); present {
+			_ = proxywasm.RemoveHttpRequestHeader(name)
+		}
 	}
 	if res.Reply != nil {
 		return h.reply(res.Reply)
@@ -201,13 +219,20 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 		return types.ActionContinue
 	}
 	h.hook("response_headers")
-	statusText, _ := proxywasm.GetHttpResponseHeader(":status")
+	pairs, err := proxywasm.GetHttpResponseHeaders()
+	if err != nil {
+		panic(fmt.Sprintf("reading the response headers: %v", err))
+	}
+	headers := headerPairs(pairs)
+	statusText, _ := headers.get(":status")
 	status, _ := strconv.Atoi(statusText)
-	contentType, _ := proxywasm.GetHttpResponseHeader("content-type")
-	contentEncoding, _ := proxywasm.GetHttpResponseHeader("content-encoding")
+	contentType, _ := headers.get("content-type")
+	contentEncoding, _ := headers.get("content-encoding")
 	res := h.stream.OnResponseHeaders(status, contentType, contentEncoding, endOfStream)
 	for _, name := range res.Remove {
-		_ = proxywasm.RemoveHttpResponseHeader(name)
+		if _, present := headers.get(name); present {
+			_ = proxywasm.RemoveHttpResponseHeader(name)
+		}
 	}
 	if res.Reply != nil {
 		return h.reply(res.Reply)
