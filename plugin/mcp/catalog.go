@@ -27,6 +27,8 @@ type Catalog struct {
 	Shared SharedData
 	// templatesCAS is the version of the shared template list last read.
 	templatesCAS uint32
+	// deferred holds deferred answers when there is no shared data.
+	deferred map[string][]byte
 }
 
 type learnedKey struct {

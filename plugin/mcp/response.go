@@ -144,7 +144,7 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 	}
 	doc, err := jsondoc.Parse(data)
 	if err != nil || doc.Kind(jsondoc.Root) != jsondoc.Object && doc.Kind(jsondoc.Root) != jsondoc.Array {
-		if s.cfg.Env.Gateway.PassOnParseError {
+		if s.endpointEvent(data) || s.cfg.Env.Gateway.PassOnParseError {
 			return data, false
 		}
 		return nil, true // fail closed: the event does not go out
@@ -219,6 +219,11 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	req, ok := s.requests[id]
 	if ok {
 		delete(s.requests, id)
+	} else if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, id); deferred {
+		// The answer to a request the plugin refused on the legacy
+		// transport (it went upstream as a ping).
+		doc.SetRaw(n, answer)
+		return true
 	} else {
 		// A response this stream did not forward a request for (a resumed
 		// or legacy GET stream): attributed by the shape of its result, so
@@ -270,4 +275,23 @@ func mediaType(ct string) string {
 		ct = ct[:i]
 	}
 	return strings.ToLower(strings.TrimSpace(ct))
+}
+
+// endpointEvent recognises the legacy transport's first event, the URI the
+// client is to POST to (e.g. /mcp?sessionid=X), and takes the session from
+// it, so this GET stream can find the answers deferred for that session.
+func (s *Stream) endpointEvent(data []byte) bool {
+	d := string(data)
+	if !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "http://") && !strings.HasPrefix(d, "https://") {
+		return false
+	}
+	if strings.ContainsAny(d, " \t\n{}\"") {
+		return false
+	}
+	if _, q, ok := strings.Cut(d, "?"); ok {
+		if sid := legacySession(q); sid != "" {
+			s.session = sid
+		}
+	}
+	return true
 }

@@ -176,3 +176,58 @@ func decodeLearned(b []byte, k policy.Kind, name string) (policy.Metadata, bool)
 	}
 	return m, true
 }
+
+// Deferred answers serve the legacy HTTP+SSE transport (2024-11-05), where
+// a POST is answered 202 and every response arrives on the session's GET
+// stream: a request the plugin refuses goes upstream as a ping with the
+// same id, and its answer is swapped for the refusal when the ping's
+// response comes back on the GET stream (which may be on another worker VM).
+const deferredSlots = 1024
+
+func deferredSlot(session, id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(session))
+	h.Write([]byte{0})
+	h.Write([]byte(id))
+	return strconv.Itoa(int(h.Sum32() % deferredSlots))
+}
+
+// deferAnswer records the answer for (session, id).
+func (c *Catalog) deferAnswer(session, id string, answer []byte) {
+	v := make([]byte, 0, len(session)+len(id)+len(answer)+2)
+	v = append(append(append(append(append(v, session...), 0), id...), 0), answer...)
+	if c.Shared != nil {
+		c.Shared.Set(c.sharedKey("deferred", deferredSlot(session, id)), v, 0)
+		return
+	}
+	if c.deferred == nil {
+		c.deferred = map[string][]byte{}
+	}
+	c.deferred[deferredSlot(session, id)] = v
+}
+
+// takeAnswer returns and forgets the deferred answer for (session, id).
+func (c *Catalog) takeAnswer(session, id string) ([]byte, bool) {
+	slot := deferredSlot(session, id)
+	var v []byte
+	var cas uint32
+	if c.Shared != nil {
+		var ok bool
+		if v, cas, ok = c.Shared.Get(c.sharedKey("deferred", slot)); !ok {
+			return nil, false
+		}
+	} else {
+		v = c.deferred[slot]
+	}
+	prefix := session + "\x00" + id + "\x00"
+	if len(v) <= len(prefix) || string(v[:len(prefix)]) != prefix {
+		return nil, false
+	}
+	answer := append([]byte(nil), v[len(prefix):]...)
+	if c.Shared != nil {
+		c.Shared.Set(c.sharedKey("deferred", slot), nil, cas)
+	} else {
+		delete(c.deferred, slot)
+	}
+	return answer, true
+}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,11 @@ type Stream struct {
 	// requests are the requests this stream forwarded, by raw id, for
 	// matching the responses.
 	requests map[string]forwarded
+	// session is the MCP session (Mcp-Session-Id, or the legacy
+	// transport's sessionid); legacy marks a POST of the 2024-11-05
+	// HTTP+SSE transport, whose answers arrive on the GET stream.
+	session string
+	legacy  bool
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.
@@ -103,13 +109,19 @@ type HeadersResult struct {
 func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream bool) HeadersResult {
 	var r HeadersResult
 	g := &s.cfg.Env.Gateway
+	query := ""
 	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
+		path, query = path[:i], path[i+1:]
 	}
 	if !g.Paths.Match(path) {
 		return r
 	}
 	s.inspect = true
+	s.session, _ = req.Header("mcp-session-id")
+	if s.session == "" && query != "" {
+		s.session = legacySession(query)
+		s.legacy = s.session != "" && method == "POST"
+	}
 	// Clients must not set what the plugin exports to later filters, and
 	// servers must answer plainly so responses can be inspected.
 	r.Remove = make([]string, 0, len(g.ExportHeaders)+2)
@@ -208,6 +220,17 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	for i := range body.Messages {
 		m := &body.Messages[i]
 		j := s.judge(body.Doc, m)
+		if s.legacy && m.Kind == KindRequest && m.Invalid == nil && (j.reply != nil || j.answer != nil) {
+			// The legacy transport answers on the GET stream: the server
+			// gets a ping with this id, whose answer becomes ours there.
+			answer := j.answer
+			if answer == nil {
+				answer = ErrorResponse(m.ID, j.reply)
+			}
+			s.cfg.Catalog.deferAnswer(s.session, m.ID, answer)
+			body.Doc.SetRaw(m.Node, []byte(`{"jsonrpc":"2.0","id":`+m.ID+`,"method":"ping"}`))
+			j.reply, j.answer = nil, nil
+		}
 		if j.reply != nil || j.answer != nil {
 			if j.reply != nil {
 				answers = append(answers, ErrorResponse(m.ID, j.reply))
@@ -380,3 +403,17 @@ func joinArray(items [][]byte) []byte {
 }
 
 func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
+
+// legacySession finds the session id in a legacy endpoint's query
+// (sessionid, or sessionId as the TypeScript SDK writes it).
+func legacySession(query string) string {
+	for _, kv := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "sessionid" || k == "sessionId" || k == "session_id" {
+			if u, err := url.QueryUnescape(v); err == nil {
+				return u
+			}
+		}
+	}
+	return ""
+}
