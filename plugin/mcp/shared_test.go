@@ -99,3 +99,43 @@ func TestLearnedSlots(t *testing.T) {
 		t.Errorf("%d shared keys for 20000 learned tools, want at most %d", n, learnedSlots)
 	}
 }
+
+// The legacy transport: a refused request goes upstream as a ping with its
+// id, and the ping's answer on the GET stream (another worker VM) becomes
+// the refusal.
+func TestLegacyDeferredAnswers(t *testing.T) {
+	shared := newMemShared()
+	post1, _ := NewConfig([]byte(listEnvelope), shared)
+	get2, _ := NewConfig([]byte(listEnvelope), shared)
+	ann := hdr("x-mcp-principal", "ann")
+
+	s := NewStream(post1)
+	if h := s.OnRequestHeaders(ann, "POST", "/mcp?sessionid=S1", false); h.Reply != nil {
+		t.Fatal(h.Reply)
+	}
+	body := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"admin_reset","arguments":{"marker":"x"}}}`
+	r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
+	if r.Reply != nil || string(r.Body) != `{"jsonrpc":"2.0","id":4,"method":"ping"}` {
+		t.Fatalf("legacy refusal: reply %+v, forwarded %s", r.Reply, r.Body)
+	}
+
+	g := NewStream(get2)
+	g.OnRequestHeaders(ann, "GET", "/mcp", true)
+	g.OnResponseHeaders(200, "text/event-stream", "", false)
+	in := "event: endpoint\ndata: /mcp?sessionid=S1\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n"
+	_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	want := "event: endpoint\ndata: /mcp?sessionid=S1\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32602,\"message\":\"Unknown tool: admin_reset\"}}\n\n"
+	if !edit.Replace || string(edit.Data) != want {
+		t.Errorf("GET stream:\n got %q\nwant %q", edit.Data, want)
+	}
+	// Taken once: a second response with that id is not rewritten again.
+	if _, ok := get2.Catalog.takeAnswer("S1", "4"); ok {
+		t.Error("a deferred answer was kept after use")
+	}
+	// Streamable HTTP (Mcp-Session-Id) is not legacy: refusals are local.
+	s = NewStream(post1)
+	s.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S2"), "POST", "/mcp?sessionid=S2", false)
+	if r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) }); r.Reply == nil {
+		t.Error("a Streamable HTTP refusal was not answered locally")
+	}
+}
