@@ -84,7 +84,7 @@ type httpContext struct {
 	// let the failure reply through.
 	failed bool
 	// testPanicAt is the callback a test build makes panic (testhook_on.go).
-	testPanicAt string
+	testPanicAt string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
 }
 
 // sharedData is the host's shared data (one store per vm_id for all worker

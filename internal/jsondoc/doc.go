@@ -155,6 +155,15 @@ func (d *Doc) Raw(n int32) []byte {
 // Changed reports whether any edit was made.
 func (d *Doc) Changed() bool { return d.changed }
 
+// touch marks n and its containers edited, so Bytes re-serializes them and
+// copies every untouched subtree as it was received.
+func (d *Doc) touch(n int32) {
+	for ; n != None && d.nodes[n].flags&dirty == 0; n = d.nodes[n].parent {
+		d.nodes[n].flags |= dirty
+	}
+	d.changed = true
+}
+
 // SetString replaces the value of string node n.
 func (d *Doc) SetString(n int32, s string) {
 	if d.repl == nil {
@@ -162,7 +171,7 @@ func (d *Doc) SetString(n int32, s string) {
 	}
 	d.repl[n] = replacement{str: s}
 	d.nodes[n].flags |= replaced
-	d.changed = true
+	d.touch(n)
 }
 
 // SetRaw replaces node n by raw JSON, which the caller guarantees is one
@@ -173,13 +182,13 @@ func (d *Doc) SetRaw(n int32, raw []byte) {
 	}
 	d.repl[n] = replacement{raw: raw, isRaw: true}
 	d.nodes[n].flags |= replaced
-	d.changed = true
+	d.touch(n)
 }
 
 // Delete removes node n from its container.
 func (d *Doc) Delete(n int32) {
 	d.nodes[n].flags |= deleted
-	d.changed = true
+	d.touch(n)
 }
 
 // Append adds raw JSON (one valid value) at the end of container n, under
@@ -189,12 +198,14 @@ func (d *Doc) Append(n int32, key string, raw []byte) {
 		d.extra = map[int32][]appended{}
 	}
 	d.extra[n] = append(d.extra[n], appended{key: key, raw: raw})
-	d.changed = true
+	d.touch(n)
 }
 
-// Bytes returns the document: the original bytes when unchanged, otherwise
-// a canonical serialization (no insignificant space; strings re-escaped
-// from their decoded values; numbers as written).
+// Bytes returns the document: the original bytes when unchanged; otherwise
+// the edited parts serialized canonically (no insignificant space, strings
+// re-escaped from their decoded values, numbers as written) around the
+// untouched values, copied as received (the strict parse proved them
+// unambiguous).
 func (d *Doc) Bytes() []byte {
 	if !d.changed {
 		return d.src
@@ -208,6 +219,9 @@ func (d *Doc) AppendValue(out []byte, n int32) []byte { return d.write(out, n) }
 
 func (d *Doc) write(out []byte, n int32) []byte {
 	m := &d.nodes[n]
+	if m.flags&dirty == 0 {
+		return append(out, d.src[m.start:m.end]...)
+	}
 	if m.flags&replaced != 0 {
 		r := d.repl[n]
 		if r.isRaw {

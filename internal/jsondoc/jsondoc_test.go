@@ -150,26 +150,28 @@ func TestEdits(t *testing.T) {
 	}{
 		{"set string", func(d *Doc) {
 			d.SetString(d.Path(d.First(d.Get(Root, "content")), "text"), "mail EMAIL_abc \"q\"\n")
-		}, `{"content":[{"type":"text","text":"mail EMAIL_abc \"q\"\n"},{"type":"image","data":"AAA="}],"x":"é"}`},
+		}, `{"content":[{"type":"text","text":"mail EMAIL_abc \"q\"\n"},{"type":"image","data":"AAA="}],"x":"\u00e9"}`},
 		{"delete element", func(d *Doc) {
 			c := d.Get(Root, "content")
 			d.Delete(d.Next(d.First(c)))
-		}, `{"content":[{"type":"text","text":"mail alice@corp.com"}],"x":"é"}`},
-		{"delete first member", func(d *Doc) { d.Delete(d.Get(Root, "content")) }, `{"x":"é"}`},
+		}, `{"content":[{"type":"text","text":"mail alice@corp.com"}],"x":"\u00e9"}`},
+		{"delete first member", func(d *Doc) { d.Delete(d.Get(Root, "content")) }, `{"x":"\u00e9"}`},
 		{"set raw", func(d *Doc) {
 			d.SetRaw(d.Next(d.First(d.Get(Root, "content"))), []byte(`{"type":"text","text":"[image removed]"}`))
-		}, `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"text","text":"[image removed]"}],"x":"é"}`},
+		}, `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"text","text":"[image removed]"}],"x":"\u00e9"}`},
 		{"append to array and object", func(d *Doc) {
 			d.Append(d.Get(Root, "content"), "", []byte(`{"type":"text","text":"more"}`))
 			d.Append(Root, "_meta", []byte(`{"k":1}`))
-		}, `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"image","data":"AAA="},{"type":"text","text":"more"}],"x":"é","_meta":{"k":1}}`},
+		}, `{"content":[{"type":"text","text":"mail alice@corp.com"},{"type":"image","data":"AAA="},{"type":"text","text":"more"}],"x":"\u00e9","_meta":{"k":1}}`},
 		{"append to emptied array", func(d *Doc) {
 			c := d.Get(Root, "content")
 			d.Delete(d.First(c))
 			d.Delete(d.First(c))
 			d.Append(c, "", []byte(`1`))
-		}, `{"content":[1],"x":"é"}`},
+		}, `{"content":[1],"x":"\u00e9"}`},
 	}
+	// Untouched values are copied as received ("x" keeps its escape);
+	// edited ones are written canonically.
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Parse([]byte(src))
@@ -287,5 +289,20 @@ func TestAmbiguous(t *testing.T) {
 		if se.Ambiguous != want {
 			t.Errorf("%q: Ambiguous = %v, want %v (%v)", body, se.Ambiguous, want, err)
 		}
+	}
+}
+
+// Bytes copies untouched subtrees as received and re-serializes only the
+// path to each edit.
+func TestBytesCopiesUntouchedSubtrees(t *testing.T) {
+	src := `{"a": {"x" : [1, 2.50, "\u0041"]}, "b": [ {"k": "v"}, {"k": "w"} ]}`
+	d, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Delete(d.First(d.Get(Root, "b")))
+	want := `{"a":{"x" : [1, 2.50, "\u0041"]},"b":[{"k": "w"}]}`
+	if got := string(d.Bytes()); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

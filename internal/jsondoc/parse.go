@@ -48,6 +48,7 @@ const (
 	deleted                       // removed from its parent
 	replaced                      // value replaced (see Doc.repl)
 	keyNonASCII                   // the member key has bytes >= 0x80
+	dirty                         // the node or something inside it was edited
 )
 
 // node is one JSON value. Children form a linked list by index; object
