@@ -217,38 +217,39 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	id := string(doc.AppendValue(nil, idNode))
 	result := doc.Get(n, "result")
 	req, ok := s.requests[id]
-	if ok {
+	switch {
+	case ok:
 		delete(s.requests, id)
-	} else if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, id); deferred {
-		// The answer to a request the plugin refused on the legacy
-		// transport (it went upstream as a ping).
-		doc.SetRaw(n, answer)
-		return true
-	} else {
-		// A response this stream did not forward a request for (a resumed
-		// or legacy GET stream): attributed by the shape of its result, so
-		// a list never goes out unfiltered (spec 8).
-		req.method, req.firstPage = listMethodOf(doc, result), false
+	default:
+		if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, id); deferred {
+			// The answer to a request the plugin refused on the legacy
+			// transport (it went upstream as a ping).
+			doc.SetRaw(n, answer)
+			return true
+		}
 	}
 	if doc.Kind(result) != jsondoc.Object {
 		return false
 	}
-	if lm, ok := listMethods[req.method]; ok {
-		changed := s.filterList(doc, result, lm, req.firstPage)
-		return changed || doc.Changed()
+	if ok {
+		if lm, isList := listMethods[req.method]; isList {
+			s.filterList(doc, result, lm, req.firstPage)
+		}
+		return doc.Changed()
 	}
-	return false
-}
-
-// listMethodOf recognises a list result by its items array.
-func listMethodOf(doc *jsondoc.Doc, result int32) string {
-	for method, lm := range listMethods {
-		if doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
-			return method
+	// A response this stream did not forward a request for (a resumed or
+	// legacy GET stream): every list array in its result is filtered, so
+	// nothing goes out unjudged for want of attribution (spec 8).
+	for _, method := range listMethodOrder {
+		if lm := listMethods[method]; doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
+			s.filterList(doc, result, lm, false)
 		}
 	}
-	return ""
+	return doc.Changed()
 }
+
+// listMethodOrder fixes the order unattributed results are filtered in.
+var listMethodOrder = []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
 
 // failResponse is the fail-closed answer for a response the plugin cannot
 // inspect (spec 16): a JSON-RPC error per request still waiting for one.
