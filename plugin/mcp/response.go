@@ -227,6 +227,8 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			doc.SetRaw(n, answer)
 			return true
 		}
+		// Sent on another stream of the session (a resumed stream)?
+		req, ok = s.cfg.Catalog.sharedRequest(s.session, id)
 	}
 	if doc.Kind(result) != jsondoc.Object {
 		return false

@@ -231,3 +231,45 @@ func (c *Catalog) takeAnswer(session, id string) ([]byte, bool) {
 	}
 	return answer, true
 }
+
+// Requests a stream forwarded are also recorded by session and id, so a
+// response that comes back on another stream (a resumed GET stream, on any
+// worker VM) is matched to its request like one on its own stream.
+const requestSlots = 4096
+
+// shareRequest records a forwarded request's method under (session, id).
+func (c *Catalog) shareRequest(session, id string, f forwarded) {
+	if c.Shared == nil || session == "" {
+		return
+	}
+	first := byte('0')
+	if f.firstPage {
+		first = '1'
+	}
+	v := make([]byte, 0, len(session)+len(id)+len(f.method)+4)
+	v = append(append(append(append(append(v, session...), 0), id...), 0, first), f.method...)
+	c.Shared.Set(c.sharedKey("request", requestSlot(session, id)), v, 0)
+}
+
+// sharedRequest finds the request (session, id) recorded by any stream.
+func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
+	if c.Shared == nil || session == "" {
+		return forwarded{}, false
+	}
+	v, _, ok := c.Shared.Get(c.sharedKey("request", requestSlot(session, id)))
+	prefix := session + "\x00" + id + "\x00"
+	if !ok || len(v) < len(prefix)+1 || string(v[:len(prefix)]) != prefix {
+		return forwarded{}, false
+	}
+	rest := v[len(prefix):]
+	return forwarded{firstPage: rest[0] == '1', method: string(rest[1:])}, true
+}
+
+func requestSlot(session, id string) string {
+	h := fnv.New32a()
+	h.Write([]byte("request\x00"))
+	h.Write([]byte(session))
+	h.Write([]byte{0})
+	h.Write([]byte(id))
+	return strconv.Itoa(int(h.Sum32() % requestSlots))
+}

@@ -139,3 +139,34 @@ func TestLegacyDeferredAnswers(t *testing.T) {
 		t.Error("a Streamable HTTP refusal was not answered locally")
 	}
 }
+
+// A list response that comes back on another stream of the session (a
+// resumed GET stream, possibly on another worker VM) is matched to its
+// request through shared data: here privacy_status joins it because the
+// request asked for the first page.
+func TestResumedStreamMatchedBySession(t *testing.T) {
+	shared := newMemShared()
+	vm1, _ := NewConfig([]byte(listEnvelope), shared)
+	vm2, _ := NewConfig([]byte(listEnvelope), shared)
+	ann := hdr("x-mcp-principal", "ann", "mcp-session-id", "S9")
+	// The POST's own stream breaks before the answer comes.
+	post(t, vm1, ann, `{"jsonrpc":"2.0","id":"L1","method":"tools/list"}`)
+
+	g := NewStream(vm2)
+	g.OnRequestHeaders(ann, "GET", "/mcp", true)
+	g.OnResponseHeaders(200, "text/event-stream", "", false)
+	in := "id: e5\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"}]}}\n\n"
+	_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	want := "id: e5\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"result\":{\"tools\":[{\"name\":\"search\"}," + string(privacyStatusTool) + "]}}\n\n"
+	if !edit.Replace || string(edit.Data) != want {
+		t.Errorf("resumed answer:\n got %q\nwant %q", edit.Data, want)
+	}
+	// Another session's id does not match.
+	other := NewStream(vm2)
+	other.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S10"), "GET", "/mcp", true)
+	other.OnResponseHeaders(200, "text/event-stream", "", false)
+	_, edit = other.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	if strings.Contains(string(edit.Data), "privacy_status") || strings.Contains(string(edit.Data), "admin_reset") {
+		t.Errorf("another session's stream: %q", edit.Data)
+	}
+}

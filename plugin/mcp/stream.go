@@ -246,8 +246,12 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 				if s.requests == nil {
 					s.requests = map[string]forwarded{}
 				}
-				s.requests[m.ID] = forwarded{method: m.Method,
-					firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None}
+				f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None}
+				s.requests[m.ID] = f
+				if listMethods[m.Method].items != "" {
+					// Its answer may come back on a resumed stream.
+					s.cfg.Catalog.shareRequest(s.session, m.ID, f)
+				}
 			}
 		}
 		if exported == nil && j.judged {
