@@ -126,6 +126,12 @@ func (w withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens an MCP session through url as principal with roles.
 func connect(t testing.TB, url, principal, roles string) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, url, principal, roles, nil, nil)
+}
+
+// connectWith is connect with client and session options.
+func connectWith(t testing.TB, url, principal, roles string, opts *mcp.ClientOptions, sessionOpts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	headers := map[string]string{}
 	if principal != "" {
 		headers["x-mcp-principal"] = principal
@@ -133,14 +139,14 @@ func connect(t testing.TB, url, principal, roles string) *mcp.ClientSession {
 	if roles != "" {
 		headers["x-mcp-roles"] = roles
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   url + "/mcp",
 		HTTPClient: &http.Client{Transport: withHeaders{http.DefaultTransport, headers}},
 		MaxRetries: -1,
-	}, nil)
+	}, sessionOpts)
 	if err != nil {
 		t.Fatalf("connect as %s (%s): %v", principal, roles, err)
 	}

@@ -57,26 +57,7 @@ func stEnvelope(hold bool) string {
 // url with the given client options and the caller's identity headers.
 func stConnect(t testing.TB, url, principal, roles string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	headers := map[string]string{}
-	if principal != "" {
-		headers["x-mcp-principal"] = principal
-	}
-	if roles != "" {
-		headers["x-mcp-roles"] = roles
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-streams", Version: "v1"}, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   url + "/mcp",
-		HTTPClient: &http.Client{Transport: withHeaders{http.DefaultTransport, headers}},
-		MaxRetries: -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: stProtocol})
-	if err != nil {
-		t.Fatalf("connect as %s (%s): %v", principal, roles, err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return connectWith(t, url, principal, roles, opts, &mcp.ClientSessionOptions{ProtocolVersion: stProtocol})
 }
 
 // stRecorder collects what client handlers saw, in order.
