@@ -113,7 +113,9 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path, query = path[:i], path[i+1:]
 	}
-	if !g.Paths.Match(path) {
+	// Match the path the server will route: /mc%70, /x/../mcp and //mcp
+	// are /mcp to it, and must not slip past gateway.paths.
+	if !g.Paths.Match(path) && !g.Paths.Match(NormalizePath(path)) {
 		return r
 	}
 	s.inspect = true
@@ -140,9 +142,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		return r
 	}
 	r.Set = s.exportHeaders(nil, nil)
-	if method != "POST" {
+	switch method {
+	case "GET", "HEAD", "DELETE", "OPTIONS":
 		return r // GET streams and DELETE carry no JSON-RPC body to judge
 	}
+	// POST, and any other method that could carry a body a server might
+	// read as JSON-RPC, is judged.
 	s.post = true
 	if enc, ok := req.Header("content-encoding"); ok && !strings.EqualFold(strings.TrimSpace(enc), "identity") {
 		s.replied = true
@@ -420,4 +425,63 @@ func legacySession(query string) string {
 		}
 	}
 	return ""
+}
+
+// NormalizePath is the path as a server resolves it (RFC 3986): percent-
+// encoded unreserved characters decoded, empty segments merged, dot
+// segments removed. Encoded slashes stay encoded (servers don't split on
+// them).
+func NormalizePath(p string) string {
+	if !strings.ContainsAny(p, "%.") && !strings.Contains(p, "//") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) {
+			if c, ok := unhex2(p[i+1], p[i+2]); ok && unreserved(c) {
+				b.WriteByte(c)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	var out []string
+	for _, seg := range strings.Split(b.String(), "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	n := "/" + strings.Join(out, "/")
+	if strings.HasSuffix(p, "/") && n != "/" {
+		n += "/"
+	}
+	return n
+}
+
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex2(a, b byte) (byte, bool) {
+	h := func(c byte) (byte, bool) {
+		switch {
+		case c >= '0' && c <= '9':
+			return c - '0', true
+		case c >= 'a' && c <= 'f':
+			return c - 'a' + 10, true
+		case c >= 'A' && c <= 'F':
+			return c - 'A' + 10, true
+		}
+		return 0, false
+	}
+	x, ok1 := h(a)
+	y, ok2 := h(b)
+	return x<<4 | y, ok1 && ok2
 }

@@ -272,6 +272,10 @@ func TestRequestHeaders(t *testing.T) {
 		inspected  bool
 	}{
 		{name: "other path untouched", method: "POST", path: "/health", req: hdr(), inspected: false},
+		{name: "percent-encoded path", method: "POST", path: "/mc%70", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "dot segments", method: "POST", path: "/x/../mcp", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "double slash", method: "POST", path: "//mcp", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "PUT judged like POST", method: "PUT", path: "/mcp", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "prefix is not the path", method: "POST", path: "/mcpx", req: hdr(), inspected: false},
 		{name: "query ignored", method: "POST", path: "/mcp?session=1", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "subpath", method: "POST", path: "/mcp/v1", req: hdr(), wantAction: Pause, inspected: true},
@@ -447,5 +451,16 @@ func TestWithoutHoldHeaders(t *testing.T) {
 	r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
 	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: delete_x") {
 		t.Fatalf("denied call not answered locally: %+v", r)
+	}
+}
+
+func TestNormalizePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/mcp": "/mcp", "/mc%70": "/mcp", "/%6Dcp/": "/mcp/", "/a/../mcp": "/mcp", "/./mcp": "/mcp",
+		"//mcp": "/mcp", "/mcp%2Fx": "/mcp%2Fx", "/..": "/", "/mcp/%2e%2e/admin": "/admin", "/%zz": "/%zz",
+	} {
+		if got := NormalizePath(in); got != want {
+			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
