@@ -37,6 +37,9 @@ var BuiltinDetectors = []BuiltinDetector{
 // transform's `detectors` option.
 var DetectorGroups = []string{"@pii", "@secrets"}
 
+// LookupBuiltinDetector returns the built-in detector named name, or nil.
+func LookupBuiltinDetector(name string) *BuiltinDetector { return builtinDetector(name) }
+
 func builtinDetector(name string) *BuiltinDetector {
 	for i := range BuiltinDetectors {
 		if BuiltinDetectors[i].Name == name {
