@@ -13,9 +13,9 @@ import (
 // The detector corpus: testdata/detectors/<detector>.txt. Each line is a
 // case for that detector:
 //
-//	+ text with «expected spans» marked   true positives: exactly these spans
-//	- text                                hard negatives: no detection at all
-//	# comment
+//   - text with «expected spans» marked   true positives: exactly these spans
+//   - text                                hard negatives: no detection at all
+//     # comment
 //
 // Spans are compared exactly. Precision and recall are counted per
 // detector over spans; each must be at least 0.95, and each detector needs
