@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // The detector corpus: testdata/detectors/<detector>.txt. Each line is a
@@ -159,5 +161,14 @@ func TestResolveOverlaps(t *testing.T) {
 	}
 	if boundary("é", 1) {
 		t.Error("offset 1 of é is not a rune boundary")
+	}
+}
+
+// Every built-in detector of SPEC 12 has a scanner (and so a corpus).
+func TestEveryBuiltinHasAScanner(t *testing.T) {
+	for _, b := range policy.BuiltinDetectors {
+		if _, ok := scanners[b.Name]; !ok {
+			t.Errorf("no scanner for built-in detector %s", b.Name)
+		}
 	}
 }
