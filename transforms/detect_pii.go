@@ -68,6 +68,8 @@ const (
 	pcIBAN                       // IBAN: A-Z, 0-9
 	pcPlus                       // '+'
 	pcPhoneX                     // digits, ( ) +: one of any two adjacent bytes of a phone
+	pcWordish                    // pcWord and bytes >= 0x80: maybe a word character
+	pcGlue                       // . - / : join two numbers into one token
 
 	pcAlnum = pcDigit | pcUpper | pcLower
 )
@@ -115,6 +117,12 @@ var piiClass = func() (t [256]uint16) {
 		if c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' {
 			m |= pcIBAN
 		}
+		if m&pcWord != 0 || c >= utf8.RuneSelf {
+			m |= pcWordish
+		}
+		if c == '.' || c == '-' || c == '/' || c == ':' {
+			m |= pcGlue
+		}
 		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"'`)]}<>\\,;|", byte(c)) >= 0 {
 			m |= pcARNStop
 		}
@@ -136,60 +144,44 @@ func piiLetter2(lead, cont byte) bool {
 }
 
 // piiWordBefore reports whether the character that ends at s[i-1] is a word
-// character (see the package notes above).
+// character (see the notes above). The common case is inlined.
 func piiWordBefore(s string, i int) bool {
-	if i <= 0 {
-		return false
-	}
+	return i > 0 && piiClass[s[i-1]]&pcWordish != 0 && piiWordBeforeSlow(s, i)
+}
+
+func piiWordBeforeSlow(s string, i int) bool {
 	c := s[i-1]
 	if c < utf8.RuneSelf {
-		if piiClass[c]&pcWord == 0 {
-			return false
-		}
 		// \n, \t, \r, \b, \f of JSON text end in a letter but separate words.
-		if i >= 2 && s[i-2] == '\\' && (c == 'n' || c == 't' || c == 'r' || c == 'b' || c == 'f') {
-			return false
-		}
-		return true
+		return i < 2 || s[i-2] != '\\' || (c != 'n' && c != 't' && c != 'r' && c != 'b' && c != 'f')
 	}
 	return i >= 2 && piiLetter2(s[i-2], c)
 }
 
 // piiWordAt reports whether the character that starts at s[i] is a word
-// character.
+// character. The common case is inlined.
 func piiWordAt(s string, i int) bool {
-	if i >= len(s) {
-		return false
-	}
+	return i < len(s) && piiClass[s[i]]&pcWordish != 0 && (s[i] < utf8.RuneSelf || piiWordAtSlow(s, i))
+}
+
+func piiWordAtSlow(s string, i int) bool {
 	c := s[i]
-	if c < utf8.RuneSelf {
-		return piiClass[c]&pcWord != 0
-	}
 	if !utf8.RuneStart(c) {
 		return true // a stray continuation byte (invalid UTF-8): no boundary here
 	}
 	return i+1 < len(s) && piiLetter2(c, s[i+1])
 }
 
-// piiNumGlue reports whether c joins two numbers into one token.
-func piiNumGlue(c byte) bool { return c == '.' || c == '-' || c == '/' || c == ':' }
-
 // piiNumStartOK: a number starting at s[i] is not the tail of a longer
 // token (a word, or digits joined by '.', '-', '/' or ':').
 func piiNumStartOK(s string, i int) bool {
-	if piiWordBefore(s, i) {
-		return false
-	}
-	return i < 2 || !piiNumGlue(s[i-1]) || !piiDigit(s[i-2])
+	return !piiWordBefore(s, i) && (i < 2 || piiClass[s[i-1]]&pcGlue == 0 || !piiDigit(s[i-2]))
 }
 
 // piiNumEndOK: a number ending before s[e] is not the head of a longer
 // token.
 func piiNumEndOK(s string, e int) bool {
-	if piiWordAt(s, e) {
-		return false
-	}
-	return e+1 >= len(s) || !piiNumGlue(s[e]) || !piiDigit(s[e+1])
+	return !piiWordAt(s, e) && (e+1 >= len(s) || piiClass[s[e]]&pcGlue == 0 || !piiDigit(s[e+1]))
 }
 
 // ---------------------------------------------------------------- email
@@ -409,7 +401,9 @@ type phoneGroup struct {
 // separator each: a space, '-', '.', '/', or parentheses around one group
 // (with an optional space or dash after ')'); a leading '+' makes it
 // international. Sub-runs split at plain spaces are tried too (longest
-// first), so "020 7946 0958 2 items" still yields the number.
+// first), so "020 7946 0958 2 items" still yields the number; but nothing
+// is taken from a run glued to a word on its left (a printed IBAN's
+// digits, "DE89 3704 0044 0532 0130 00").
 //
 // International (+): 7–15 digits (E.164), country code not starting with 0.
 //
@@ -453,12 +447,14 @@ func scanPhone(s string, dst []Span) []Span {
 			continue
 		}
 		// The stretch of phone bytes around the probe needs 9 digits and a
-		// separator, or '+' and 7 digits.
+		// separator, or '+' and 7 digits. (The count stops there: a long
+		// stretch is parsed a run at a time, and must not be walked again
+		// for each.)
 		for i < p && piiClass[s[p-1]]&pcPhone != 0 {
 			p--
 		}
 		e, digits, plus := p, 0, 0
-		for e < n {
+		for e < n && (digits < 9 || digits == e-p) {
 			m := piiClass[s[e]]
 			if m&pcPhone == 0 {
 				break
@@ -590,12 +586,15 @@ func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span) (int, 
 // and appends the phones it finds.
 func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst []Span) []Span {
 	ng := len(g)
+	if piiWordBefore(s, st) {
+		return dst // the tail of a word ("DE89 3704 0044 …"): no phone in it
+	}
 	cuts := false
 	for x := 1; x < ng; x++ {
 		cuts = cuts || g[x].sep == psSpace
 	}
 	if !cuts { // the whole run or nothing (most runs)
-		if plus && piiWordBefore(s, st) || !plus && !piiNumStartOK(s, st) || !piiNumEndOK(s, g[ng-1].end) {
+		if !plus && !piiNumStartOK(s, st) || !piiNumEndOK(s, g[ng-1].end) {
 			return dst
 		}
 		d := 0
@@ -611,11 +610,7 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 		start := g[a].start
 		if a == 0 {
 			start = st
-			if plus {
-				if piiWordBefore(s, st) {
-					continue
-				}
-			} else if !piiNumStartOK(s, st) {
+			if !plus && !piiNumStartOK(s, st) {
 				continue
 			}
 		} else if g[a].sep != psSpace {
@@ -791,7 +786,8 @@ type ccGroup struct {
 // Luhn false-positive rate of arbitrary 13–19 digit ids by about two
 // thirds. A run of more than 19 digits is never split at a dash, only at a
 // space ("4111 1111 1111 1111 2025" yields the card), so a card is never
-// found inside a longer number.
+// found inside a longer number; nor in a run glued to a word on its left
+// (the digits of a printed IBAN, "DE89 3704 0044 …").
 func scanCreditCard(s string, dst []Span) []Span {
 	var g [ccMaxGroups]ccGroup
 	n := len(s)
@@ -811,7 +807,7 @@ func scanCreditCard(s string, dst []Span) []Span {
 			p--
 		}
 		e, digits := p, 0
-		for e < n {
+		for e < n && digits < 13 { // stops there, as in scanPhone
 			m := piiClass[s[e]]
 			if m&pcCard == 0 {
 				break
@@ -859,6 +855,9 @@ func ccRun(s string, i int, g *[ccMaxGroups]ccGroup, dst []Span) (int, []Span) {
 
 func ccCandidates(s string, g []ccGroup, dst []Span) []Span {
 	ng := len(g)
+	if piiWordBefore(s, g[0].start) {
+		return dst // the tail of a word ("DE89 3704 0044 …"): no card in it
+	}
 	for a := 0; a < ng; a++ {
 		if a == 0 {
 			if !piiNumStartOK(s, g[0].start) || g[0].start > 0 && s[g[0].start-1] == '+' {
@@ -947,7 +946,8 @@ func ccIIN(p4, d int) bool {
 // ---------------------------------------------------------------- iban
 
 // ibanLength is the IBAN length of each country of the SWIFT IBAN
-// registry, indexed by ibanCountry; 0 for others.
+// registry (2025 release), indexed by (c0-'A')*26 + (c1-'A') for country
+// code c0c1; 0 for codes without IBANs.
 var ibanLength = func() (t [26 * 26]uint8) {
 	const registry = "AD24 AE23 AL28 AT20 AZ28 BA20 BE16 BG22 BH22 BI27 BR29 BY28 CH21 CR22 CY28 CZ24 " +
 		"DE22 DJ27 DK18 DO28 EE20 EG29 ES24 FI18 FK18 FO18 FR27 GB22 GE22 GI23 GL18 GR27 " +

@@ -153,23 +153,25 @@ func secAWSKeyAt(s string, i int) bool {
 // public examples), github_pat_ + 82 of [A-Za-z0-9_], and the stateless
 // ghs_ installation tokens of 2026 (ghs_ + more than 36 of [A-Za-z0-9._-]).
 func scanGitHubToken(s string, dst []Span) []Span {
-	// Trigger: the '_' of gh?_ and of github_pat_.
+	// Trigger: the '_' of gh?_ and of github_pat_. A candidate starts
+	// before its trigger, so it must not start inside the previous span.
+	last := 0
 	for u := 3; u < len(s); {
 		j := strings.IndexByte(s[u:], '_')
 		if j < 0 {
 			break
 		}
 		u += j
-		st := -1
+		st := -2
 		if s[u-2] == 'h' && s[u-3] == 'g' {
 			st = u - 3
 		} else if u >= 6 && s[u-1] == 'b' && s[u-6:u] == "github" {
 			st = u - 6
 		}
-		if st >= 0 && (st == 0 || !secIs(s[st-1], secWord)) {
+		if st >= last && (st == 0 || !secIs(s[st-1], secWord)) {
 			if end := secGitHubAt(s, st); end > 0 {
 				dst = secEmit(dst, s, st, end)
-				u = end
+				u, last = end, end
 				continue
 			}
 		}
@@ -321,16 +323,17 @@ func secSlackAt(s string, i int) int {
 // alphanumerics, \b on both sides. Publishable keys (pk_) are public.
 func scanStripeKey(s string, dst []Span) []Span {
 	// Trigger: the first '_' of sk_live_ and the like.
+	last := 0
 	for u := 2; u < len(s); {
 		j := strings.IndexByte(s[u:], '_')
 		if j < 0 {
 			break
 		}
 		u += j
-		if s[u-1] == 'k' {
+		if s[u-1] == 'k' && u-2 >= last {
 			if end := secStripeAt(s, u-2); end > 0 {
 				dst = secEmit(dst, s, u-2, end)
-				u = end
+				u, last = end, end
 				continue
 			}
 		}
@@ -360,6 +363,7 @@ func secStripeAt(s string, i int) int {
 // longer base64url run.
 func scanGoogleAPIKey(s string, dst []Span) []Span {
 	// Trigger: the rare 'z' of AIza.
+	last := 0
 	for u := 2; u+37 <= len(s); {
 		j := strings.IndexByte(s[u:len(s)-36], 'z')
 		if j < 0 {
@@ -367,10 +371,11 @@ func scanGoogleAPIKey(s string, dst []Span) []Span {
 		}
 		u += j
 		i := u - 2
-		if s[i] == 'A' && s[i+1] == 'I' && s[i+3] == 'a' && (i == 0 || !secIs(s[i-1], secB64URL)) {
+		if s[i] == 'A' && s[i+1] == 'I' && s[i+3] == 'a' && i >= last && (i == 0 || !secIs(s[i-1], secB64URL)) {
 			e := secRun(s, i+4, secB64URL)
 			if e-i == 39 && !secLongRun(s[i+4:e], 6) {
 				dst = secEmit(dst, s, i, e)
+				last = e
 			}
 			u = e // any later AIza in this run is inside it
 			continue
@@ -390,6 +395,7 @@ func scanGoogleAPIKey(s string, dst []Span) []Span {
 // ends a sentence is not part of the token.
 func scanJWT(s string, dst []Span) []Span {
 	// Trigger: the rare 'J' of eyJ.
+	last := 0
 	for u := 2; u+8 <= len(s); {
 		j := strings.IndexByte(s[u:len(s)-7], 'J')
 		if j < 0 {
@@ -397,10 +403,10 @@ func scanJWT(s string, dst []Span) []Span {
 		}
 		u += j
 		i := u - 2
-		if s[i+1] == 'y' && s[i] == 'e' && (i == 0 || !secIs(s[i-1], secB64URL|secDot)) {
+		if s[i+1] == 'y' && s[i] == 'e' && i >= last && (i == 0 || !secIs(s[i-1], secB64URL|secDot)) {
 			if end := secJWTAt(s, i); end > 0 {
 				dst = secEmit(dst, s, i, end)
-				u = end
+				u, last = end, end
 				continue
 			}
 		}
@@ -539,7 +545,9 @@ func secJWTFind(d []byte, pat string) int {
 // placeholders ("...", "<your key>") do not. A block cut off before its
 // END line (truncated output) is taken up to the last base64 character.
 func scanPrivateKey(s string, dst []Span) []Span {
-	// Trigger: the rare 'G' of -----BEGIN.
+	// Trigger: the rare 'G' of -----BEGIN. An END line's dashes may also
+	// open the next BEGIN: a block must not start inside the previous one.
+	last := 0
 	for u := 7; u+4 <= len(s); {
 		j := strings.IndexByte(s[u:], 'G')
 		if j < 0 {
@@ -547,10 +555,10 @@ func scanPrivateKey(s string, dst []Span) []Span {
 		}
 		u += j
 		i := u - 7
-		if s[i] == '-' && s[u-1] == 'E' && strings.HasPrefix(s[i:], "-----BEGIN ") {
+		if s[i] == '-' && s[u-1] == 'E' && i >= last && strings.HasPrefix(s[i:], "-----BEGIN ") {
 			if end := secPEMAt(s, i); end > 0 {
 				dst = secEmit(dst, s, i, end)
-				u = end
+				u, last = end, end
 				continue
 			}
 		}
@@ -642,7 +650,7 @@ func secB64Longest(s string) int {
 func scanURLCredentials(s string, dst []Span) []Span {
 	// Trigger: '@'; walk back over the userinfo to "://", then forward to
 	// the end of the authority.
-	prevU, prevA := -1, -1
+	prevU, prevA, last := -1, -1, 0
 	for u := 0; u < len(s); {
 		j := strings.IndexByte(s[u:], '@')
 		if j < 0 {
@@ -687,7 +695,10 @@ func scanURLCredentials(s string, dst []Span) []Span {
 		if h := strings.IndexByte(s[a:at], '#'); h >= 0 && (h < c || secRun(s, a+c+1, secDigit) == a+h) {
 			continue // host:port#fragment@…
 		}
-		dst = secEmit(dst, s, a, at)
+		if a >= last {
+			dst = secEmit(dst, s, a, at)
+			last = at
+		}
 	}
 	return dst
 }
@@ -702,8 +713,9 @@ func secURLStop(c byte) bool {
 // scanBearerToken: the token after "Bearer"/"bearer"/"BEARER" and one or
 // more spaces or tabs: a run of [A-Za-z0-9._~+/=-] (RFC 6750 b64token) of
 // 16 or more characters with at least two of lower case, upper case and
-// digits, so prose ("bearer authentication") and placeholders
-// (YOUR_ACCESS_TOKEN, xxxx…) do not qualify. A final full stop is prose.
+// digits, so prose ("bearer authentication"), placeholders
+// (YOUR_ACCESS_TOKEN, xxxx…) and CamelCase identifiers
+// (TokenAuthenticationHandler) do not qualify. A final full stop is prose.
 func scanBearerToken(s string, dst []Span) []Span {
 	dst = secBearerPass(s, 'B', dst) // Bearer, BEARER
 	return secBearerPass(s, 'b', dst)
@@ -744,13 +756,31 @@ func secBearerPass(s string, first byte, dst []Span) []Span {
 		for p := k; p < e; p++ {
 			cls |= secCls[s[p]]
 		}
-		if n := min(cls&secUpper, 1) + min(cls&secLower, 1) + min(cls&secDigit, 1); n < 2 {
+		if n := min(cls&secUpper, 1) + min(cls&secLower, 1) + min(cls&secDigit, 1); n < 2 || cls&^secAlpha == 0 && secCamelWords(s[k:e]) {
 			continue
 		}
 		dst = secEmit(dst, s, k, e)
 		b = e
 	}
 	return dst
+}
+
+// secCamelWords reports letters that read as CamelCase words, each capital
+// followed by at least two lower-case letters (TokenAuthenticationHandler):
+// an identifier in prose or code, not a random token.
+func secCamelWords(t string) bool {
+	n := 0 // lower-case letters since the last capital
+	for k := 0; k < len(t); k++ {
+		if secIs(t[k], secUpper) {
+			if k > 0 && n < 2 {
+				return false
+			}
+			n = 0
+		} else {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // ---------------------------------------------------------------- generic
@@ -766,7 +796,8 @@ func secBearerPass(s string, first byte, dst []Span) []Span {
 // < > or a quote. Not values: placeholders (see secPlaceholder), nested
 // objects/lists/YAML block markers, code (calls, member access, the key's
 // own name as in password=password, type names as in password: str) and
-// file paths.
+// file paths. An unquoted identifier that itself names a secret is a
+// variable (password=password, self.api_key = api_key).
 func scanGenericSecret(s string, dst []Span) []Span {
 	// Two IndexByte cursors, for ':' and '='.
 	nc, ne := strings.IndexByte(s, ':'), strings.IndexByte(s, '=')
@@ -824,8 +855,12 @@ func scanGenericSecret(s string, dst []Span) []Span {
 			continue
 		}
 		v := s[vs:ve]
-		if secPlaceholder(v) || strings.EqualFold(v, s[ks:ke]) || secCodeOrPath(v, vs > 0 && secIsQuote(s[vs-1])) {
+		quoted := vs > 0 && secIsQuote(s[vs-1])
+		if secPlaceholder(v) || secCodeOrPath(v, quoted) {
 			continue
+		}
+		if !quoted && (strings.EqualFold(v, s[ks:ke]) || secRun(v, 0, secWord) == len(v) && secNamesSecret(s, vs, ve)) {
+			continue // a variable: password=password, key = api_key
 		}
 		dst = secEmit(dst, s, vs, ve)
 		pos = next
@@ -854,10 +889,15 @@ func secKeyBefore(s string, i int) (int, int) {
 		j--
 	}
 	ks := j
-	if ks == ke || ke-ks > 64 || q != 0 && (ks == 0 || s[ks-1] != q) {
+	if ks == ke || ke-ks > 64 || q != 0 && (ks == 0 || s[ks-1] != q) || !secNamesSecret(s, ks, ke) {
 		return -1, -1
 	}
-	// The last word and the word before it.
+	return ks, ke
+}
+
+// secNamesSecret reports whether the name s[ks:ke] names a secret, by its
+// last word and the word before it.
+func secNamesSecret(s string, ks, ke int) bool {
 	w1e := ke
 	for w1e > ks && secIs(s[w1e-1], secDash|secDot|secUnder) {
 		w1e--
@@ -868,10 +908,7 @@ func secKeyBefore(s string, i int) (int, int) {
 		w0e--
 	}
 	w0s := secWordStart(s, ks, w0e)
-	if secKeyNamesSecret(s[w1s:w1e], s[w0s:w0e]) {
-		return ks, ke
-	}
-	return -1, -1
+	return secKeyNamesSecret(s[w1s:w1e], s[w0s:w0e])
 }
 
 // secWordStart walks back from e over one word: it stops at _ - . and at

@@ -51,6 +51,10 @@ func TestSecretScanners(t *testing.T) {
 		{"generic_secret", "password=hunter22\\nuser=bob", []string{"hunter22"}},
 		{"generic_secret", "apiKey: abcdef123456, APIKEY=zyx98765, x-api-key: qwe12345", []string{"abcdef123456", "zyx98765", "qwe12345"}},
 		{"generic_secret", "nextPageToken: CAUQAA1234 pageToken=CAUQAA1234 progress_token: 77777", nil},
+		{"generic_secret", "self.api_key = api_key; token = access_token, password=DB_PASSWORD", nil},
+		{"generic_secret", "export AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjEHcaCXVzLWVhc3QtMSJHMEUCIQD", []string{"IQoJb3JpZ2luX2VjEHcaCXVzLWVhc3QtMSJHMEUCIQD"}},
+		{"generic_secret", `secret = "api_key"`, []string{"api_key"}}, // quoted: a literal
+		{"bearer_token", "AddScheme<Bearer TokenAuthenticationHandler>", nil},
 		// The classic GitHub checksum: a published test vector.
 		{"github_token", "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", []string{"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"}},
 		{"github_token", "ghp_fIkRGaBu5PeKsznMzXQOg3kETH1Sgx2oIfSD", nil},
@@ -227,6 +231,10 @@ func FuzzSecrets(f *testing.F) {
 	f.Add("-----BEGIN PRIVATE KEY-----é")
 	f.Add("Bearer ééééééééééééééééé1A")
 	f.Add("password=\"é\\")
+	f.Add("Bearer 000000010000000A\x8c")     // span edge next to a stray continuation byte
+	f.Add("s://" + strings.Repeat("@", 600)) // was an endless loop (authority cap)
+	f.Add("postgres://svc:p@ss@" + strings.Repeat("@", 2000))
+	f.Add("-----BEGIN EC PRIVATE KEY-----" + strings.Repeat("0", 40) + "-----END EC PRIVATE KEY-----BEGIN PRIVATE KEY-----" + strings.Repeat("0", 40)) // END dashes open the next BEGIN
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, n := range secretDetectorNames {
 			spans := scanners[n](s, nil)
