@@ -371,19 +371,16 @@ func writableMap(vm *VM, mod api.Module, s []uint64) (*Headers, string, Status) 
 }
 
 func hcAddHeaderMapValue(vm *VM, mod api.Module, s []uint64) Status {
-	h, key, st := writableMap(vm, mod, s)
-	if st != StatusOK {
-		return st
-	}
-	v, ok := readString(mod, u32(s[3]), u32(s[4]))
-	if !ok {
-		return StatusInvalidMemoryAccess
-	}
-	h.Add(key, v)
-	return StatusOK
+	return writeHeaderMapValue(vm, mod, s, (*Headers).Add)
 }
 
 func hcReplaceHeaderMapValue(vm *VM, mod api.Module, s []uint64) Status {
+	return writeHeaderMapValue(vm, mod, s, (*Headers).Set)
+}
+
+// writeHeaderMapValue reads the key and value of an add or replace call
+// and applies op to the map.
+func writeHeaderMapValue(vm *VM, mod api.Module, s []uint64, op func(*Headers, string, string)) Status {
 	h, key, st := writableMap(vm, mod, s)
 	if st != StatusOK {
 		return st
@@ -392,7 +389,7 @@ func hcReplaceHeaderMapValue(vm *VM, mod api.Module, s []uint64) Status {
 	if !ok {
 		return StatusInvalidMemoryAccess
 	}
-	h.Set(key, v)
+	op(h, key, v)
 	return StatusOK
 }
 
