@@ -1,0 +1,425 @@
+package transforms
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// Payload says what a JSON node is, so a pipeline knows which of its
+// strings carry data (SPEC 8): the protocol's own fields (ids, types, URIs
+// of listed items, cursors) are never rewritten.
+type Payload uint8
+
+const (
+	// ToolResult is a tools/call result: content[] text, the text of
+	// embedded resources, binary items, and structuredContent.
+	ToolResult Payload = iota
+	// ResourceContents is a resources/read result: contents[].text and blobs.
+	ResourceContents
+	// PromptResult is a prompts/get result: messages[].content.
+	PromptResult
+	// CompletionResult is a completion/complete result: completion.values[].
+	CompletionResult
+	// ErrorObject is the error member of an error response: message and data.
+	ErrorObject
+	// AnyStrings is every string under the node except protocol keys
+	// (_meta, progressToken, …): server requests and notifications, client
+	// responses to server requests.
+	AnyStrings
+	// Arguments is a JSON document of arguments (tools/call arguments,
+	// prompt arguments): every string, with projection paths relative to it.
+	Arguments
+	// Text is one string node (a resource URI, a completion argument).
+	Text
+)
+
+// protocolKeys are members AnyStrings leaves alone: rewriting them would
+// break the protocol (a progress token the client no longer recognises)
+// and they carry no user data.
+var protocolKeys = map[string]bool{
+	"_meta": true, "progressToken": true, "requestId": true, "cursor": true,
+	"nextCursor": true, "jsonrpc": true, "method": true, "id": true,
+}
+
+type targetKind uint8
+
+const (
+	plainText targetKind = iota // a string node, as text
+	jsonText                    // a string node whose text is JSON: parsed into sub
+	document                    // a JSON structure in the message itself
+	binaryItem                  // an image, audio or blob item (drop_binary)
+)
+
+// target is one place of a payload the steps act on.
+type target struct {
+	kind targetKind
+	node int32
+	// text is a plainText target's current value.
+	text    string
+	changed bool
+	// sub is a jsonText target's parsed text.
+	sub *jsondoc.Doc
+	// skipProtocol: a document target of AnyStrings.
+	skipProtocol bool
+	// bin is what a binaryItem is (image, audio, blob) and how it is
+	// replaced.
+	bin        string
+	binContent bool // a content item (else a resources/read contents entry)
+}
+
+// Apply runs pipeline p over the payload at node n of doc, editing doc in
+// place, and reports whether anything changed. When a block step fires,
+// run.Blocked is set and Apply returns at once: the caller replaces the
+// whole message with the -32004 error.
+func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run *Run) bool {
+	if p.Empty() || doc.Kind(n) == jsondoc.Invalid {
+		return false
+	}
+	ts := collect(doc, n, kind, nil)
+	for i := range ts {
+		t := &ts[i]
+		if t.kind != plainText && t.kind != jsonText {
+			continue
+		}
+		t.text, _ = doc.Str(t.node)
+		if t.kind == jsonText {
+			t.kind = plainText
+			if looksLikeJSON(t.text) {
+				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
+					t.kind, t.sub = jsonText, sub
+				}
+			}
+		}
+	}
+	annotate := false
+	for i := range p.steps {
+		st := &p.steps[i]
+		if st.kind == stepAnnotate {
+			annotate = true
+		}
+		for j := range ts {
+			e.applyStep(st, doc, &ts[j], run)
+			if run.Blocked {
+				return false
+			}
+		}
+	}
+	for i := range ts {
+		t := &ts[i]
+		switch {
+		case t.kind == plainText && t.changed:
+			doc.SetString(t.node, t.text)
+		case t.kind == jsonText && t.sub.Changed():
+			doc.SetString(t.node, string(t.sub.Bytes()))
+		}
+	}
+	if annotate && kind <= CompletionResult || annotate && kind == AnyStrings {
+		e.annotate(p, doc, n, run)
+	}
+	return doc.Changed()
+}
+
+func (e *Engine) applyStep(st *step, doc *jsondoc.Doc, t *target, run *Run) {
+	switch t.kind {
+	case binaryItem:
+		if st.kind == stepDropBinary {
+			dropBinary(doc, t, st.note)
+		}
+	case plainText:
+		if st.kind == stepProject || st.kind == stepDropBinary || len(st.fields) > 0 {
+			return // fields and projections name JSON paths: plain text has none
+		}
+		if out := e.rewriteString(st, t.text, run); out != t.text {
+			t.text, t.changed = out, true
+		}
+	case jsonText:
+		e.applyDocument(st, t.sub, jsondoc.Root, false, run)
+	case document:
+		e.applyDocument(st, doc, t.node, t.skipProtocol, run)
+	}
+}
+
+// applyDocument runs one step over a JSON structure: projections edit its
+// shape; string steps rewrite the strings their fields reach.
+func (e *Engine) applyDocument(st *step, d *jsondoc.Doc, root int32, skipProtocol bool, run *Run) {
+	switch st.kind {
+	case stepDropBinary:
+		return
+	case stepProject:
+		project(d, root, st.include, st.drop)
+		return
+	}
+	var in, out map[int32]bool
+	if len(st.fields) > 0 {
+		in = st.fields.Nodes(d, root)
+	}
+	if len(st.exclude) > 0 {
+		out = st.exclude.Nodes(d, root)
+	}
+	var visit func(n int32, reached bool)
+	visit = func(n int32, reached bool) {
+		if out[n] {
+			return
+		}
+		reached = reached || in[n]
+		switch d.Kind(n) {
+		case jsondoc.String:
+			if reached {
+				s, _ := d.Str(n)
+				if r := e.rewriteString(st, s, run); r != s {
+					d.SetString(n, r)
+				}
+			}
+		case jsondoc.Object:
+			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+				if skipProtocol && protocolKeys[d.Key(c)] {
+					continue
+				}
+				visit(c, reached)
+			}
+		case jsondoc.Array:
+			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+				visit(c, reached)
+			}
+		}
+	}
+	visit(root, len(st.fields) == 0)
+}
+
+// project applies a project step: exclude removes what its paths reach;
+// include keeps only what its paths reach (and the containers on the way).
+// The root itself stays, possibly empty.
+func project(d *jsondoc.Doc, root int32, include, exclude Paths) {
+	if len(exclude) > 0 {
+		drop := exclude.Nodes(d, root)
+		if drop[root] {
+			clearContainer(d, root)
+		} else {
+			for n := range drop {
+				d.Delete(n)
+			}
+		}
+	}
+	if len(include) > 0 {
+		keep := include.Nodes(d, root)
+		if !keep[root] {
+			prune(d, root, keep)
+		}
+	}
+}
+
+func clearContainer(d *jsondoc.Doc, n int32) {
+	for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+		d.Delete(c)
+	}
+}
+
+// prune deletes the children of n that hold nothing kept, and reports
+// whether n holds something kept.
+func prune(d *jsondoc.Doc, n int32, keep map[int32]bool) bool {
+	if keep[n] {
+		return true
+	}
+	k := d.Kind(n)
+	if k != jsondoc.Object && k != jsondoc.Array {
+		return false
+	}
+	kept := false
+	for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+		if prune(d, c, keep) {
+			kept = true
+		} else {
+			d.Delete(c)
+		}
+	}
+	return kept
+}
+
+// dropBinary turns a binary item into a short text note (drop_binary).
+func dropBinary(d *jsondoc.Doc, t *target, note string) {
+	text := jsondoc.Quote(placeholderType(note, t.bin))
+	item := t.node
+	if t.binContent {
+		// A content item becomes a text content item.
+		for c := d.First(item); c != jsondoc.None; c = d.Next(c) {
+			switch d.Key(c) {
+			case "type":
+				d.SetRaw(c, []byte(`"text"`))
+			case "annotations", "_meta":
+			default:
+				d.Delete(c)
+			}
+		}
+		d.Append(item, "text", []byte(text))
+		t.kind, t.node = plainText, jsondoc.None // nothing left for later steps
+		return
+	}
+	// A resources/read entry keeps its uri; its blob becomes text.
+	for c := d.First(item); c != jsondoc.None; c = d.Next(c) {
+		switch d.Key(c) {
+		case "blob":
+			d.Delete(c)
+		case "mimeType":
+			d.SetRaw(c, []byte(`"text/plain"`))
+		}
+	}
+	d.Append(item, "text", []byte(text))
+	t.kind, t.node = plainText, jsondoc.None
+}
+
+// collect finds the targets of a payload.
+func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
+	switch kind {
+	case ToolResult:
+		for it := d.First(d.Get(n, "content")); it != jsondoc.None; it = d.Next(it) {
+			ts = contentTargets(d, it, ts)
+		}
+		if sc := d.Get(n, "structuredContent"); sc != jsondoc.None {
+			ts = structure(d, sc, ts)
+		}
+	case ResourceContents:
+		for it := d.First(d.Get(n, "contents")); it != jsondoc.None; it = d.Next(it) {
+			if x := d.Get(it, "text"); d.Kind(x) == jsondoc.String {
+				ts = append(ts, target{kind: jsonText, node: x})
+			}
+			if d.Kind(d.Get(it, "blob")) == jsondoc.String {
+				ts = append(ts, target{kind: binaryItem, node: it, bin: "blob"})
+			}
+		}
+	case PromptResult:
+		for m := d.First(d.Get(n, "messages")); m != jsondoc.None; m = d.Next(m) {
+			c := d.Get(m, "content")
+			if d.Kind(c) == jsondoc.Array {
+				for it := d.First(c); it != jsondoc.None; it = d.Next(it) {
+					ts = contentTargets(d, it, ts)
+				}
+			} else {
+				ts = contentTargets(d, c, ts)
+			}
+		}
+	case CompletionResult:
+		for v := d.First(d.Path(n, "completion", "values")); v != jsondoc.None; v = d.Next(v) {
+			if d.Kind(v) == jsondoc.String {
+				ts = append(ts, target{kind: plainText, node: v})
+			}
+		}
+	case ErrorObject:
+		if m := d.Get(n, "message"); d.Kind(m) == jsondoc.String {
+			ts = append(ts, target{kind: plainText, node: m})
+		}
+		if x := d.Get(n, "data"); x != jsondoc.None {
+			ts = structure(d, x, ts)
+		}
+	case AnyStrings:
+		if d.Kind(n) == jsondoc.String {
+			ts = append(ts, target{kind: plainText, node: n})
+		} else {
+			ts = append(ts, target{kind: document, node: n, skipProtocol: true})
+		}
+	case Arguments:
+		ts = append(ts, target{kind: document, node: n})
+	case Text:
+		if d.Kind(n) == jsondoc.String {
+			ts = append(ts, target{kind: plainText, node: n})
+		}
+	}
+	return ts
+}
+
+// structure is a JSON value carried as such (structuredContent, error
+// data): a document, or a string that may hold JSON.
+func structure(d *jsondoc.Doc, n int32, ts []target) []target {
+	switch d.Kind(n) {
+	case jsondoc.Object, jsondoc.Array:
+		return append(ts, target{kind: document, node: n})
+	case jsondoc.String:
+		return append(ts, target{kind: jsonText, node: n})
+	}
+	return ts
+}
+
+// contentTargets reads one MCP content item: text, an embedded resource's
+// text or blob, an image or audio item. Resource links name a resource and
+// carry no content.
+func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
+	typ := d.Get(it, "type")
+	switch {
+	case d.StrEquals(typ, "text"):
+		if x := d.Get(it, "text"); d.Kind(x) == jsondoc.String {
+			ts = append(ts, target{kind: jsonText, node: x})
+		}
+	case d.StrEquals(typ, "resource"):
+		r := d.Get(it, "resource")
+		if x := d.Get(r, "text"); d.Kind(x) == jsondoc.String {
+			ts = append(ts, target{kind: jsonText, node: x})
+		}
+		if d.Kind(d.Get(r, "blob")) == jsondoc.String {
+			ts = append(ts, target{kind: binaryItem, node: it, bin: "blob", binContent: true})
+		}
+	case d.StrEquals(typ, "image"), d.StrEquals(typ, "audio"):
+		name, _ := d.Str(typ)
+		ts = append(ts, target{kind: binaryItem, node: it, bin: name, binContent: true})
+	}
+	return ts
+}
+
+// looksLikeJSON is the cheap test before parsing a text as JSON: an object
+// or array, possibly surrounded by white space.
+func looksLikeJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')
+}
+
+// annotate adds _meta["io.cloudg/privacy"] to the payload: the policy, the
+// pipeline, detections per label and pseudonyms issued (SPEC 11). A value
+// the server put there is replaced, so it cannot pose as the plugin's.
+func (e *Engine) annotate(p *Pipeline, d *jsondoc.Doc, n int32, run *Run) {
+	if d.Kind(n) != jsondoc.Object {
+		return
+	}
+	b := []byte(`{"policy":`)
+	b = jsondoc.AppendString(b, e.policy.Name)
+	b = append(b, `,"transforms":[`...)
+	for i, id := range p.ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsondoc.AppendString(b, id)
+	}
+	b = append(b, `],"detections":{`...)
+	labels := make([]string, 0, len(run.Detections))
+	for l := range run.Detections {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	for i, l := range labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsondoc.AppendString(b, l)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(run.Detections[l]), 10)
+	}
+	b = append(b, `},"pseudonyms":`...)
+	b = strconv.AppendInt(b, int64(run.Pseudonyms), 10)
+	b = append(b, '}')
+	meta := d.Get(n, "_meta")
+	switch d.Kind(meta) {
+	case jsondoc.Object:
+		if old := d.Get(meta, MetaKey); old != jsondoc.None {
+			d.Delete(old)
+		}
+		d.Append(meta, MetaKey, b)
+	case jsondoc.Invalid:
+		d.Append(n, "_meta", append(append([]byte(`{"`+MetaKey+`":`), b...), '}'))
+	default:
+		d.SetRaw(meta, append(append([]byte(`{"`+MetaKey+`":`), b...), '}'))
+	}
+}
+
+// MetaKey is the _meta key of the plugin's annotations (and of the
+// metadata servers declare, SPEC 4).
+const MetaKey = "io.cloudg/privacy"

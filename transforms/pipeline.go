@@ -1,0 +1,355 @@
+package transforms
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// PseudonymStore is what the pseudonymise and depseudonymise steps need of
+// the vault (SPEC 13): Vault implements it over shared data.
+type PseudonymStore interface {
+	// Pseudonymise returns value's pseudonym in namespace ns and stores
+	// the mapping so the depseudonymiser can resolve it.
+	Pseudonymise(ns, label, value string) string
+	// Pseudonym returns the same pseudonym without storing anything
+	// (preview_transform issues no stored pseudonyms).
+	Pseudonym(ns, label, value string) string
+	// Depseudonymise replaces the pseudonyms of s that resolve in ns.
+	Depseudonymise(ns, s string) (string, int)
+}
+
+// Engine runs a policy's transforms: its detectors, the vault and the
+// hash key. It is immutable and shared by every stream of a VM.
+type Engine struct {
+	policy    *policy.Policy
+	detectors *DetectorSet
+	store     PseudonymStore
+	hasher    *Hasher
+	// pseudonyms computes pseudonyms when there is no store (tools that
+	// only preview): nothing is stored, nothing resolves.
+	pseudonyms *Pseudonymizer
+}
+
+// NewEngine builds the transform engine of a policy. key is the vault key
+// (the hash transform derives its own subkey from it).
+func NewEngine(p *policy.Policy, store PseudonymStore, key []byte) (*Engine, error) {
+	ds, err := NewDetectorSet(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: NewPseudonymizer(key)}, nil
+}
+
+// Detectors is the policy's detector set.
+func (e *Engine) Detectors() *DetectorSet { return e.detectors }
+
+// Pipeline is a resolved pipeline (policy.PipelineEntry list) compiled into
+// steps ready to run.
+type Pipeline struct {
+	steps []step
+	ids   []string
+	// rewrites reports whether any step can change a payload: a pipeline of
+	// only detect steps leaves every byte as received.
+	rewrites bool
+}
+
+type stepKind uint8
+
+const (
+	stepRedact stepKind = iota
+	stepPseudonymise
+	stepMask
+	stepHash
+	stepTruncate
+	stepProject
+	stepDropBinary
+	stepBlock
+	stepDetect
+	stepAnnotate
+	stepDepseudonymise
+)
+
+var stepKinds = map[string]stepKind{
+	"redact": stepRedact, "pseudonymise": stepPseudonymise, "pseudonymize": stepPseudonymise,
+	"mask": stepMask, "hash": stepHash, "truncate": stepTruncate, "project": stepProject,
+	"drop_binary": stepDropBinary, "block": stepBlock, "detect": stepDetect,
+	"annotate": stepAnnotate, policy.DepseudonymiseID: stepDepseudonymise,
+}
+
+// step is one compiled entry.
+type step struct {
+	id   string
+	kind stepKind
+	sel  Selection
+	// fields limits where the step acts (nil: everywhere); exclude is where
+	// it does not.
+	fields, exclude Paths
+	placeholder     string
+	keepLast        int
+	char            string
+	length          int // hash hex digits
+	maxChars        int
+	include, drop   Paths // project
+	note            string
+}
+
+func (s *step) detecting() bool {
+	switch s.kind {
+	case stepRedact, stepPseudonymise, stepMask, stepHash, stepBlock, stepDetect, stepAnnotate:
+		return true
+	}
+	return false
+}
+
+// rewritesStrings reports whether the step may change string values (what
+// outputSchema rewriting must know).
+func (s *step) rewritesStrings() bool {
+	switch s.kind {
+	case stepRedact, stepPseudonymise, stepMask, stepHash, stepTruncate, stepDepseudonymise:
+		return true
+	}
+	return false
+}
+
+// Compile turns resolved entries into a runnable pipeline. The policy
+// validated every option already; an error here is a bug or a path the
+// validator let through, and the caller fails closed.
+func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
+	p := &Pipeline{ids: make([]string, 0, len(entries))}
+	for _, en := range entries {
+		k, ok := stepKinds[en.Type]
+		if !ok {
+			return nil, fmt.Errorf("transform %q: unknown type %q", en.ID, en.Type)
+		}
+		st := step{id: en.ID, kind: k}
+		o := en.Options
+		var err error
+		if st.fields, err = pathsOption(o, "fields"); err != nil {
+			return nil, fmt.Errorf("transform %q: fields: %w", en.ID, err)
+		}
+		if st.exclude, err = pathsOption(o, "exclude_fields"); err != nil {
+			return nil, fmt.Errorf("transform %q: exclude_fields: %w", en.ID, err)
+		}
+		if st.detecting() {
+			min := policy.SensitivityUnset
+			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
+				min, _ = policy.ParseSensitivity(v.Text)
+			}
+			st.sel = Select(stringsOption(o, "detectors"), min)
+		}
+		switch k {
+		case stepRedact:
+			st.placeholder = stringOption(o, "placeholder", "[REDACTED:{label}]")
+		case stepMask:
+			st.keepLast = intOption(o, "keep_last", 4)
+			st.char = stringOption(o, "char", "*")
+		case stepHash:
+			st.length = intOption(o, "length", 16)
+		case stepTruncate:
+			st.maxChars = intOption(o, "max_chars", 4096)
+		case stepProject:
+			if st.include, err = pathsOption(o, "include"); err != nil {
+				return nil, fmt.Errorf("transform %q: include: %w", en.ID, err)
+			}
+			if st.drop, err = pathsOption(o, "exclude"); err != nil {
+				return nil, fmt.Errorf("transform %q: exclude: %w", en.ID, err)
+			}
+		case stepDropBinary:
+			st.note = stringOption(o, "note", "[{type} removed by privacy policy]")
+		}
+		if k != stepDetect && k != stepAnnotate {
+			p.rewrites = true
+		}
+		if k == stepAnnotate {
+			p.rewrites = true
+		}
+		p.steps = append(p.steps, st)
+		p.ids = append(p.ids, en.ID)
+	}
+	return p, nil
+}
+
+// IDs lists the pipeline's entry ids in order.
+func (p *Pipeline) IDs() []string { return p.ids }
+
+// Empty reports whether the pipeline has no step.
+func (p *Pipeline) Empty() bool { return p == nil || len(p.steps) == 0 }
+
+func pathsOption(o *policy.Value, key string) (Paths, error) {
+	list := stringsOption(o, key)
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return CompilePaths(list)
+}
+
+func stringsOption(o *policy.Value, key string) []string {
+	v := o.Get(key)
+	if v == nil || v.Kind != policy.ArrayValue {
+		return nil
+	}
+	out := make([]string, 0, len(v.Array))
+	for _, x := range v.Array {
+		if x.Kind == policy.StringValue {
+			out = append(out, x.Text)
+		}
+	}
+	return out
+}
+
+func stringOption(o *policy.Value, key, def string) string {
+	if v := o.Get(key); v != nil && v.Kind == policy.StringValue {
+		return v.Text
+	}
+	return def
+}
+
+func intOption(o *policy.Value, key string, def int) int {
+	if v := o.Get(key); v != nil && v.Kind == policy.NumberValue {
+		return int(v.Num)
+	}
+	return def
+}
+
+// Run is the state of transforming one message: the caller's namespace in
+// the vault, and what the steps found, for audit, annotate and metrics.
+// Detected values are never kept, only their labels.
+type Run struct {
+	// Namespace is the vault namespace of the caller (Vault.Namespace).
+	Namespace string
+	// Preview computes pseudonyms without storing them.
+	Preview bool
+	// Detections counts detections per label over every detecting step.
+	Detections map[string]int
+	// Pseudonyms counts pseudonyms issued; Resolved those the
+	// depseudonymiser replaced.
+	Pseudonyms, Resolved int
+	// Blocked is set when a block step fired; BlockLabels are the labels
+	// that fired it, sorted and distinct.
+	Blocked     bool
+	BlockLabels []string
+	// Errors records what could not be transformed (never values).
+	Errors []string
+}
+
+func (r *Run) count(label string) {
+	if r.Detections == nil {
+		r.Detections = map[string]int{}
+	}
+	r.Detections[label]++
+}
+
+func (r *Run) blockedBy(label string) {
+	r.Blocked = true
+	for _, l := range r.BlockLabels {
+		if l == label {
+			return
+		}
+	}
+	i := 0
+	for i < len(r.BlockLabels) && r.BlockLabels[i] < label {
+		i++
+	}
+	r.BlockLabels = append(r.BlockLabels, "")
+	copy(r.BlockLabels[i+1:], r.BlockLabels[i:])
+	r.BlockLabels[i] = label
+}
+
+// truncateMarker is appended where truncate cut a string.
+func truncateMarker(removed int) string {
+	return "…[truncated " + strconv.Itoa(removed) + " characters]"
+}
+
+// rewriteString runs one string-level step on s and returns the result.
+func (e *Engine) rewriteString(st *step, s string, run *Run) string {
+	switch st.kind {
+	case stepTruncate:
+		if len(s) <= st.maxChars { // bytes ≥ characters: cheap early out
+			return s
+		}
+		n := utf8.RuneCountInString(s)
+		if n <= st.maxChars {
+			return s
+		}
+		cut := 0
+		for i := 0; i < st.maxChars; i++ {
+			_, size := utf8.DecodeRuneInString(s[cut:])
+			cut += size
+		}
+		return s[:cut] + truncateMarker(n-st.maxChars)
+	case stepDepseudonymise:
+		if e.store == nil {
+			return s
+		}
+		out, n := e.store.Depseudonymise(run.Namespace, s)
+		run.Resolved += n
+		return out
+	}
+	ds := e.detectors.Detect(s, st.sel)
+	if len(ds) == 0 {
+		return s
+	}
+	for _, d := range ds {
+		run.count(d.Label)
+	}
+	switch st.kind {
+	case stepRedact:
+		return Replace(s, ds, func(d Detection, _ string) string { return Placeholder(st.placeholder, d) })
+	case stepPseudonymise:
+		return Replace(s, ds, func(d Detection, v string) string {
+			run.Pseudonyms++
+			return e.pseudonym(run, d.Label, v)
+		})
+	case stepMask:
+		return Replace(s, ds, func(d Detection, v string) string { return Mask(d.Label, v, st.keepLast, st.char) })
+	case stepHash:
+		return Replace(s, ds, func(d Detection, v string) string { return e.hasher.Hash(d.Label, v, st.length) })
+	case stepBlock:
+		for _, d := range ds {
+			run.blockedBy(d.Label)
+		}
+	}
+	return s // detect, annotate, block: nothing changes
+}
+
+func (e *Engine) pseudonym(run *Run, label, value string) string {
+	if run.Preview || e.store == nil {
+		if e.store == nil {
+			return e.pseudonyms.Pseudonym(run.Namespace, label, value)
+		}
+		return e.store.Pseudonym(run.Namespace, label, value)
+	}
+	return e.store.Pseudonymise(run.Namespace, label, value)
+}
+
+// ApplyText runs a pipeline over one plain string (preview of text, a
+// resource URI): steps that need JSON structure (project, drop_binary,
+// fields) have nothing to act on.
+func (e *Engine) ApplyText(p *Pipeline, s string, run *Run) string {
+	if p.Empty() {
+		return s
+	}
+	for i := range p.steps {
+		st := &p.steps[i]
+		if st.kind == stepProject || st.kind == stepDropBinary {
+			continue
+		}
+		if len(st.fields) > 0 {
+			continue // fields name JSON paths: plain text has none
+		}
+		s = e.rewriteString(st, s, run)
+		if run.Blocked {
+			return s
+		}
+	}
+	return s
+}
+
+// placeholderType fills drop_binary's note.
+func placeholderType(note, typ string) string {
+	return strings.ReplaceAll(note, "{type}", typ)
+}

@@ -1,0 +1,249 @@
+package transforms
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// mapStore is a pseudonym store over a map, for tests that need to see
+// what was stored.
+type mapStore struct {
+	pz     *Pseudonymizer
+	stored map[string]string // ns|pseudonym → value
+}
+
+func newMapStore() *mapStore {
+	return &mapStore{pz: NewPseudonymizer([]byte("test key")), stored: map[string]string{}}
+}
+
+func (m *mapStore) Pseudonym(ns, label, value string) string { return m.pz.Pseudonym(ns, label, value) }
+
+func (m *mapStore) Pseudonymise(ns, label, value string) string {
+	p := m.pz.Pseudonym(ns, label, value)
+	m.stored[ns+"|"+p] = value
+	return p
+}
+
+func (m *mapStore) Depseudonymise(ns, s string) (string, int) {
+	n := 0
+	var ds []Detection
+	for _, sp := range FindPseudonyms(s, nil) {
+		if _, ok := m.stored[ns+"|"+s[sp.Start:sp.End]]; ok {
+			ds = append(ds, Detection{Start: sp.Start, End: sp.End})
+			n++
+		}
+	}
+	return Replace(s, ds, func(_ Detection, p string) string { return m.stored[ns+"|"+p] }), n
+}
+
+func engineFor(t testing.TB, policyYAML string) (*Engine, *policy.Policy, *mapStore) {
+	t.Helper()
+	p, errs := policy.ParsePolicy([]byte("# yaml\n"+policyYAML), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatalf("policy: %v", errs)
+	}
+	store := newMapStore()
+	e, err := NewEngine(p, store, []byte("test key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, p, store
+}
+
+func compileOutput(t testing.TB, e *Engine, p *policy.Policy) *Pipeline {
+	t.Helper()
+	pl, err := e.Compile(p.OutputPipeline(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// normJSON re-encodes JSON so comparisons ignore spacing and key order.
+func normJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestApplyPayloads(t *testing.T) {
+	pz := NewPseudonymizer([]byte("test key"))
+	email := pz.Pseudonym("", "EMAIL", "alice@example.com")
+	cases := []struct {
+		name, policy string
+		kind         Payload
+		in, want     string
+	}{
+		{"redact text content", `{name: p, transforms: [redact]}`, ToolResult,
+			`{"content":[{"type":"text","text":"mail alice@example.com now"}]}`,
+			`{"content":[{"type":"text","text":"mail [REDACTED:EMAIL] now"}]}`},
+		{"escaped at sign is found", `{name: p, transforms: [redact]}`, ToolResult,
+			`{"content":[{"type":"text","text":"alice\u0040example.com"}]}`,
+			`{"content":[{"type":"text","text":"[REDACTED:EMAIL]"}]}`},
+		{"pseudonymise structured and text alike", `{name: p, transforms: [pseudonymise]}`, ToolResult,
+			`{"content":[{"type":"text","text":"{\"email\":\"alice@example.com\"}"}],"structuredContent":{"email":"alice@example.com","n":3}}`,
+			`{"content":[{"type":"text","text":"{\"email\":\"` + email + `\"}"}],"structuredContent":{"email":"` + email + `","n":3}}`},
+		{"isError results too", `{name: p, transforms: [redact]}`, ToolResult,
+			`{"isError":true,"content":[{"type":"text","text":"no user alice@example.com"}]}`,
+			`{"isError":true,"content":[{"type":"text","text":"no user [REDACTED:EMAIL]"}]}`},
+		{"fields limit where a step acts", `{name: p, transforms: [{type: redact, options: {fields: [contact.email]}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"alice@example.com"}],"structuredContent":{"contact":{"email":"a@example.com","note":"b@example.com"}}}`,
+			`{"content":[{"type":"text","text":"alice@example.com"}],"structuredContent":{"contact":{"email":"[REDACTED:EMAIL]","note":"b@example.com"}}}`},
+		{"exclude_fields", `{name: p, transforms: [{type: redact, options: {exclude_fields: ["**.keep"]}}]}`, ToolResult,
+			`{"structuredContent":{"a":{"keep":"a@example.com","x":"b@example.com"}}}`,
+			`{"structuredContent":{"a":{"keep":"a@example.com","x":"[REDACTED:EMAIL]"}}}`},
+		{"project exclude in JSON text", `{name: p, transforms: [{type: project, options: {exclude: [users.ssn]}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"{\"users\":[{\"n\":\"a\",\"ssn\":\"x\"},{\"n\":\"b\",\"ssn\":\"y\"}]}"}]}`,
+			`{"content":[{"type":"text","text":"{\"users\":[{\"n\":\"a\"},{\"n\":\"b\"}]}"}]}`},
+		{"project include", `{name: p, transforms: [{type: project, options: {include: [a.b, c]}}]}`, ToolResult,
+			`{"structuredContent":{"a":{"b":1,"x":2},"c":[1,2],"d":3}}`,
+			`{"structuredContent":{"a":{"b":1},"c":[1,2]}}`},
+		{"truncate counts characters", `{name: p, transforms: [{type: truncate, options: {max_chars: 3}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"héllo"}]}`,
+			`{"content":[{"type":"text","text":"hél…[truncated 2 characters]"}]}`},
+		{"mask", `{name: p, transforms: [mask]}`, ToolResult,
+			`{"content":[{"type":"text","text":"card 4111 1111 1111 1111"}]}`,
+			`{"content":[{"type":"text","text":"card ***************1111"}]}`},
+		{"hash", `{name: p, transforms: [{type: hash, options: {length: 8}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"alice@example.com"}]}`,
+			`{"content":[{"type":"text","text":"` + NewHasher([]byte("test key")).Hash("EMAIL", "alice@example.com", 8) + `"}]}`},
+		{"drop_binary in tool results", `{name: p, transforms: [drop_binary]}`, ToolResult,
+			`{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"resource","resource":{"uri":"file:///x","blob":"AAAA"}}]}`,
+			`{"content":[{"type":"text","text":"[image removed by privacy policy]"},{"type":"text","text":"[blob removed by privacy policy]"}]}`},
+		{"drop_binary in resources/read", `{name: p, transforms: [drop_binary]}`, ResourceContents,
+			`{"contents":[{"uri":"file:///x","mimeType":"image/png","blob":"AAAA"}]}`,
+			`{"contents":[{"uri":"file:///x","mimeType":"text/plain","text":"[blob removed by privacy policy]"}]}`},
+		{"resources/read text", `{name: p, transforms: [redact]}`, ResourceContents,
+			`{"contents":[{"uri":"file:///alice@example.com","text":"bob@example.com"}]}`,
+			`{"contents":[{"uri":"file:///alice@example.com","text":"[REDACTED:EMAIL]"}]}`},
+		{"prompts/get messages", `{name: p, transforms: [redact]}`, PromptResult,
+			`{"messages":[{"role":"user","content":{"type":"text","text":"write to bob@example.com"}}]}`,
+			`{"messages":[{"role":"user","content":{"type":"text","text":"write to [REDACTED:EMAIL]"}}]}`},
+		{"completion values", `{name: p, transforms: [redact]}`, CompletionResult,
+			`{"completion":{"values":["bob@example.com","plain"],"total":2}}`,
+			`{"completion":{"values":["[REDACTED:EMAIL]","plain"],"total":2}}`},
+		{"error message and data", `{name: p, transforms: [redact]}`, ErrorObject,
+			`{"code":-32000,"message":"bob@example.com failed","data":{"who":"bob@example.com"}}`,
+			`{"code":-32000,"message":"[REDACTED:EMAIL] failed","data":{"who":"[REDACTED:EMAIL]"}}`},
+		{"notification strings but not protocol keys", `{name: p, transforms: [redact]}`, AnyStrings,
+			`{"progressToken":"bob@example.com","message":"bob@example.com","_meta":{"x":"bob@example.com"}}`,
+			`{"progressToken":"bob@example.com","message":"[REDACTED:EMAIL]","_meta":{"x":"bob@example.com"}}`},
+		{"steps run in order on the previous output", `{name: p, transforms: [redact, {type: truncate, options: {max_chars: 5}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"bob@example.com"}]}`,
+			`{"content":[{"type":"text","text":"[REDA…[truncated 11 characters]"}]}`},
+		{"detect changes nothing", `{name: p, transforms: [detect]}`, ToolResult,
+			`{"content":[{"type":"text","text":"bob@example.com"}]}`,
+			`{"content":[{"type":"text","text":"bob@example.com"}]}`},
+		{"annotate", `{name: p, transforms: [redact, annotate]}`, ToolResult,
+			`{"content":[{"type":"text","text":"bob@example.com 10.0.0.1"}],"_meta":{"io.cloudg/privacy":"forged"}}`,
+			`{"content":[{"type":"text","text":"[REDACTED:EMAIL] [REDACTED:IP_ADDRESS]"}],"_meta":{"io.cloudg/privacy":{"policy":"p","transforms":["redact","annotate"],"detections":{"EMAIL":1,"IP_ADDRESS":1},"pseudonyms":0}}}`},
+		{"detectors option selects", `{name: p, transforms: [{type: redact, options: {detectors: [ipv4]}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"bob@example.com 10.0.0.1"}]}`,
+			`{"content":[{"type":"text","text":"bob@example.com [REDACTED:IP_ADDRESS]"}]}`},
+		{"min_sensitivity selects", `{name: p, transforms: [{type: redact, options: {min_sensitivity: restricted}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"bob@example.com 4111 1111 1111 1111"}]}`,
+			`{"content":[{"type":"text","text":"bob@example.com [REDACTED:CREDIT_CARD]"}]}`},
+		{"resource links untouched", `{name: p, transforms: [redact]}`, ToolResult,
+			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"bob@example.com"}]}`,
+			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"bob@example.com"}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, p, _ := engineFor(t, c.policy)
+			doc, err := jsondoc.Parse([]byte(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := &Run{}
+			changed := e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, c.kind, run)
+			got := string(doc.Bytes())
+			if normJSON(t, got) != normJSON(t, c.want) {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+			if changed != (normJSON(t, c.in) != normJSON(t, c.want)) {
+				t.Errorf("changed = %v", changed)
+			}
+		})
+	}
+}
+
+func TestApplyBlock(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [{type: block, options: {detectors: ["@secrets"]}}]}`)
+	pl := compileOutput(t, e, p)
+	for _, c := range []struct {
+		text   string
+		labels []string
+	}{
+		{"rotate AKIAYPKZVCGCKMHTXPVQ and 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", []string{"AWS_ACCESS_KEY", "GITHUB_TOKEN"}},
+		{"mail bob@example.com", nil},
+	} {
+		doc, _ := jsondoc.Parse([]byte(`{"content":[{"type":"text","text":` + jsondoc.Quote(c.text) + `}]}`))
+		run := &Run{}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, run)
+		if run.Blocked != (c.labels != nil) || !reflect.DeepEqual(run.BlockLabels, c.labels) {
+			t.Errorf("%q: blocked %v %v, want %v", c.text, run.Blocked, run.BlockLabels, c.labels)
+		}
+	}
+}
+
+func TestPseudonymsAreStoredAndResolved(t *testing.T) {
+	e, p, store := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	doc, _ := jsondoc.Parse([]byte(`{"content":[{"type":"text","text":"call +1 415 555 0100 or mail bob@example.com"}]}`))
+	run := &Run{Namespace: "alice"}
+	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, run)
+	if run.Pseudonyms != 2 || len(store.stored) != 2 {
+		t.Fatalf("pseudonyms %d, stored %v", run.Pseudonyms, store.stored)
+	}
+	out := string(doc.Bytes())
+	if strings.Contains(out, "bob@example.com") {
+		t.Fatalf("value leaked: %s", out)
+	}
+	// The pseudonymised text, sent back as an argument, resolves.
+	text, _ := doc.Str(doc.Path(doc.First(doc.Get(jsondoc.Root, "content")), "text"))
+	args, _ := jsondoc.Parse([]byte(`{"q":` + jsondoc.Quote(text) + `,"n":1}`))
+	in, err := e.Compile(p.InputPipeline(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run = &Run{Namespace: "alice"}
+	e.Apply(in, args, jsondoc.Root, Arguments, run)
+	if got := string(args.Bytes()); got != `{"q":"call +1 415 555 0100 or mail bob@example.com","n":1}` || run.Resolved != 2 {
+		t.Errorf("depseudonymised %s (%d)", got, run.Resolved)
+	}
+	// Another namespace resolves nothing.
+	args, _ = jsondoc.Parse([]byte(`{"q":` + jsondoc.Quote(text) + `}`))
+	run = &Run{Namespace: "mallory"}
+	if e.Apply(in, args, jsondoc.Root, Arguments, run) || run.Resolved != 0 {
+		t.Errorf("resolved in another namespace: %s", args.Bytes())
+	}
+}
+
+func TestPreviewStoresNothing(t *testing.T) {
+	e, p, store := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	run := &Run{Preview: true}
+	out := e.ApplyText(compileOutput(t, e, p), "bob@example.com", run)
+	if out != store.pz.Pseudonym("", "EMAIL", "bob@example.com") || len(store.stored) != 0 {
+		t.Errorf("preview %q stored %v", out, store.stored)
+	}
+}
+
+func TestUntouchedBytesStay(t *testing.T) {
+	// Nothing detected: not a byte changes, even in JSON text with odd spacing.
+	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise, annotate]}`)
+	in := `{"content":[{"type":"text","text":"{ \"a\" : 1 }"}], "x": [1, 2]}`
+	doc, _ := jsondoc.Parse([]byte(in))
+	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, &Run{})
+	got := string(doc.Bytes())
+	if !strings.Contains(got, `"text":"{ \"a\" : 1 }"`) || !strings.Contains(got, `[1, 2]`) {
+		t.Errorf("untouched parts rewritten: %s", got)
+	}
+}
