@@ -47,10 +47,10 @@ var protocolKeys = map[string]bool{
 type targetKind uint8
 
 const (
-	plainText targetKind = iota // a string node, as text
-	jsonText                    // a string node whose text is JSON: parsed into sub
-	document                    // a JSON structure in the message itself
-	binaryItem                  // an image, audio or blob item (drop_binary)
+	plainText  targetKind = iota // a string node, as text
+	jsonText                     // a string node whose text is JSON: parsed into sub
+	document                     // a JSON structure in the message itself
+	binaryItem                   // an image, audio or blob item (drop_binary)
 )
 
 // target is one place of a payload the steps act on.
