@@ -1,0 +1,326 @@
+package mcp
+
+import (
+	"encoding/binary"
+	"sort"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// Audit (spec 14). An entry says who did what and what the plugin made of
+// it: never an argument or result value, only names, labels and counts.
+// Denials, rate limits, blocks and errors are always recorded; allowed
+// calls when the policy's audit is on. Recorded entries are logged as one
+// line "cloudg.mcp.audit {json}" and kept in a ring buffer of audit_size
+// entries in shared data, which privacy_status shows to principals granted
+// it.
+//
+// The ring buffer is a head key holding the sequence number of the next
+// entry and audit_size slot keys. An append claims a number by advancing
+// the head with CAS, then writes slot number % audit_size; each slot holds
+// its number, so a reader skips a slot not written yet or already reused,
+// and a slow writer never overwrites a newer entry. Both are O(1) host
+// calls per entry, whatever the size.
+
+// AuditEntry is one audit record.
+type AuditEntry struct {
+	// Time is when the request arrived (Unix ns).
+	Time      int64
+	Policy    string
+	Principal string
+	Roles     []string
+	Session   string
+	Method    string
+	// Kind and Name are the primitive the request named (kind "" when
+	// none): the resolved name, so a resource read through a template is
+	// named by the template text.
+	Kind, Name string
+	Decision   Outcome
+	// Rule and Reason are the deciding rule and a human reason (for a
+	// rate limit: the limit; for an error: what went wrong, never a value).
+	Rule, Reason string
+	// Transforms are the ids of the transforms that ran.
+	Transforms []string
+	// Detections counts detections per label.
+	Detections map[string]int
+	// Pseudonyms issued, and resolved by the depseudonymiser.
+	Pseudonyms, Resolved int
+	// BytesIn and BytesOut are the sizes of the request body and of the
+	// response body the client received.
+	BytesIn, BytesOut int
+	// Processing is the time the plugin spent on the request, in ns.
+	Processing int64
+}
+
+// Longest text an entry keeps of a name or reason (bytes); longer is cut
+// on a character boundary and marked with "…".
+const auditTextMax = 512
+
+// AppendJSON appends the entry as one JSON object with the fields time
+// (RFC 3339, UTC), policy, principal, roles, session, method, kind, name,
+// decision, rule, reason, transforms, detections {label: n}, pseudonyms,
+// resolved, bytes_in, bytes_out, processing_us.
+func (e *AuditEntry) AppendJSON(out []byte) []byte {
+	out = append(out, `{"time":"`...)
+	out = time.Unix(0, e.Time).UTC().AppendFormat(out, time.RFC3339Nano)
+	out = append(out, `","policy":`...)
+	out = jsondoc.AppendString(out, e.Policy)
+	out = append(out, `,"principal":`...)
+	out = jsondoc.AppendString(out, e.Principal)
+	out = append(out, `,"roles":`...)
+	out = appendStrings(out, e.Roles)
+	out = append(out, `,"session":`...)
+	out = jsondoc.AppendString(out, auditText(e.Session))
+	out = append(out, `,"method":`...)
+	out = jsondoc.AppendString(out, auditText(e.Method))
+	out = append(out, `,"kind":`...)
+	out = jsondoc.AppendString(out, e.Kind)
+	out = append(out, `,"name":`...)
+	out = jsondoc.AppendString(out, auditText(e.Name))
+	out = append(out, `,"decision":`...)
+	out = jsondoc.AppendString(out, string(e.Decision))
+	out = append(out, `,"rule":`...)
+	out = jsondoc.AppendString(out, e.Rule)
+	out = append(out, `,"reason":`...)
+	out = jsondoc.AppendString(out, auditText(e.Reason))
+	out = append(out, `,"transforms":`...)
+	out = appendStrings(out, e.Transforms)
+	out = append(out, `,"detections":{`...)
+	labels := make([]string, 0, len(e.Detections))
+	for l, n := range e.Detections {
+		if n > 0 {
+			labels = append(labels, l)
+		}
+	}
+	sort.Strings(labels)
+	for i, l := range labels {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsondoc.AppendString(out, l)
+		out = append(out, ':')
+		out = strconv.AppendInt(out, int64(e.Detections[l]), 10)
+	}
+	out = append(out, `},"pseudonyms":`...)
+	out = strconv.AppendInt(out, int64(e.Pseudonyms), 10)
+	out = append(out, `,"resolved":`...)
+	out = strconv.AppendInt(out, int64(e.Resolved), 10)
+	out = append(out, `,"bytes_in":`...)
+	out = strconv.AppendInt(out, int64(e.BytesIn), 10)
+	out = append(out, `,"bytes_out":`...)
+	out = strconv.AppendInt(out, int64(e.BytesOut), 10)
+	out = append(out, `,"processing_us":`...)
+	out = strconv.AppendInt(out, e.Processing/1000, 10)
+	return append(out, '}')
+}
+
+func appendStrings(out []byte, ss []string) []byte {
+	out = append(out, '[')
+	for i, s := range ss {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsondoc.AppendString(out, auditText(s))
+	}
+	return append(out, ']')
+}
+
+// auditText bounds a text field: at most auditTextMax bytes, cut on a
+// character boundary.
+func auditText(s string) string {
+	if len(s) <= auditTextMax {
+		return s
+	}
+	cut := auditTextMax
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// AuditLogPrefix starts every audit log line.
+const AuditLogPrefix = "cloudg.mcp.audit "
+
+// AuditRecorded reports whether an entry with this decision is recorded:
+// always, except allowed calls when the policy's audit is off.
+func AuditRecorded(p *policy.Policy, d Outcome) bool {
+	return d != OutcomeAllowed || p.Audit
+}
+
+// AuditLog records audit entries: a log line each, and the ring buffer.
+type AuditLog struct {
+	shared SharedData
+	prefix string // "mcp-privacy|<server.id>|audit|"
+	// Log receives each line ("cloudg.mcp.audit {json}"), to be logged at
+	// info level; nil drops them.
+	Log func(line string)
+	// Scrub, when set, rewrites the free-text fields (name, reason) before
+	// they are recorded: for instance the policy's detectors, so that a
+	// concrete resource URI that happens to hold an e-mail address is not
+	// written down. Entries never hold argument or result values.
+	Scrub func(string) string
+}
+
+// NewAuditLog returns an audit log over shared (nil: this VM only) for the
+// server serverID.
+func NewAuditLog(shared SharedData, serverID string) *AuditLog {
+	if shared == nil {
+		shared = newLocalShared()
+	}
+	return &AuditLog{shared: shared, prefix: "mcp-privacy|" + serverID + "|audit|"}
+}
+
+// Record records e if the policy records its decision (AuditRecorded): it
+// logs the line and, with audit_size > 0, appends it to the ring buffer.
+// It reports whether the entry was stored (false: not recorded, audit_size
+// 0, or shared-data contention; the line was logged all the same).
+func (a *AuditLog) Record(p *policy.Policy, e *AuditEntry) bool {
+	if !AuditRecorded(p, e.Decision) {
+		return false
+	}
+	if a.Scrub != nil {
+		scrubbed := *e
+		scrubbed.Name, scrubbed.Reason = a.Scrub(e.Name), a.Scrub(e.Reason)
+		e = &scrubbed
+	}
+	const seqLen = 8
+	buf := make([]byte, seqLen, 512)
+	buf = e.AppendJSON(buf)
+	if a.Log != nil {
+		a.Log(AuditLogPrefix + string(buf[seqLen:]))
+	}
+	if p.AuditSize <= 0 {
+		return false
+	}
+	return a.append(buf, p.AuditSize)
+}
+
+// Line is the log line of an entry.
+func (e *AuditEntry) Line() string { return AuditLogPrefix + string(e.AppendJSON(nil)) }
+
+func (a *AuditLog) headKey() string { return a.prefix + "head" }
+
+func (a *AuditLog) slotKey(seq uint64, size int) string {
+	return a.prefix + strconv.FormatUint(seq%uint64(size), 10)
+}
+
+// append stores an entry: buf is 8 free bytes for the sequence number,
+// then the JSON.
+func (a *AuditLog) append(buf []byte, size int) bool {
+	seq, ok := a.claim()
+	if !ok {
+		return false
+	}
+	binary.BigEndian.PutUint64(buf, seq)
+	key := a.slotKey(seq, size)
+	for range casTries {
+		v, cas, ok := a.shared.Get(key)
+		if !ok {
+			if createShared(a.shared, key, buf) {
+				return true
+			}
+			continue
+		}
+		if len(v) >= 8 && binary.BigEndian.Uint64(v) > seq {
+			return false // a newer entry already took the slot
+		}
+		if a.shared.Set(key, buf, cas) {
+			return true
+		}
+	}
+	return false
+}
+
+// claim takes the next sequence number.
+func (a *AuditLog) claim() (uint64, bool) {
+	key := a.headKey()
+	var next [8]byte
+	for range casTries {
+		v, cas, ok := a.shared.Get(key)
+		var seq uint64
+		if ok && len(v) == 8 {
+			seq = binary.BigEndian.Uint64(v)
+		}
+		binary.BigEndian.PutUint64(next[:], seq+1)
+		var set bool
+		if ok {
+			set = a.shared.Set(key, next[:], cas)
+		} else {
+			set = createShared(a.shared, key, next[:])
+		}
+		if set {
+			return seq, true
+		}
+	}
+	return 0, false
+}
+
+// Recent returns up to n of the most recent stored entries, newest first,
+// each a JSON object. size is the policy's audit_size.
+func (a *AuditLog) Recent(n, size int) [][]byte {
+	if n <= 0 || size <= 0 {
+		return nil
+	}
+	v, _, ok := a.shared.Get(a.headKey())
+	if !ok || len(v) != 8 {
+		return nil
+	}
+	head := binary.BigEndian.Uint64(v)
+	var out [][]byte
+	for i := uint64(0); i < uint64(size) && i < head && len(out) < n; i++ {
+		seq := head - 1 - i
+		e, _, ok := a.shared.Get(a.slotKey(seq, size))
+		if !ok || len(e) < 9 || binary.BigEndian.Uint64(e) != seq {
+			continue // not written yet, or reused by a newer entry
+		}
+		out = append(out, append([]byte(nil), e[8:]...))
+	}
+	return out
+}
+
+// AppendRecentJSON appends entries from Recent as a JSON array.
+func AppendRecentJSON(out []byte, entries [][]byte) []byte {
+	out = append(out, '[')
+	for i, e := range entries {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, ']')
+}
+
+// privacyAudit is the name of the pseudo-tool that grants the view of the
+// audit trail in privacy_status. It is never listed nor callable.
+const privacyAudit = "privacy_audit"
+
+// AuditViewPrimitive is what a principal must be granted to see audit
+// entries in privacy_status, until the schema has a field for it: the
+// tool privacy_audit, category privacy, sensitivity internal (entries name
+// principals and primitives, never values).
+func AuditViewPrimitive() policy.Primitive {
+	return policy.Primitive{Kind: policy.KindTool, Name: privacyAudit,
+		Metadata: policy.Metadata{Category: "privacy", Sensitivity: policy.Internal}}
+}
+
+// MayViewAudit reports whether a principal may see the audit trail: the
+// policy allows it the privacy_audit pseudo-tool and a matching rule or
+// role grants it explicitly (allow_tools or allow_categories). A policy
+// that allows every tool does not show everyone the audit trail.
+func MayViewAudit(p *policy.Policy, pr *policy.Principal) bool {
+	x := AuditViewPrimitive()
+	d := p.Decide(pr, &x)
+	if !d.Allowed {
+		return false
+	}
+	for _, r := range d.Matched {
+		if r.Access.AllowTools.Match(x.Name) || r.Access.AllowCategories.Match(x.Category) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,285 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// Helpers of this file are prefixed au.
+
+func auEntry(d Outcome) *AuditEntry {
+	return &AuditEntry{
+		Time: rlAt(0.25), Policy: "standard", Principal: "alice", Roles: []string{"ops", "dev"},
+		Session: "S1", Method: "tools/call", Kind: "tool", Name: "search_customers", Decision: d,
+		Rule: "role:ops", Reason: `tool "search_customers" is allowed`, Transforms: []string{"secrets", "pii"},
+		Detections: map[string]int{"PHONE": 1, "EMAIL": 2, "IBAN": 0}, Pseudonyms: 3, Resolved: 1,
+		BytesIn: 120, BytesOut: 4096, Processing: 1_234_567,
+	}
+}
+
+func TestAuditEntryJSON(t *testing.T) {
+	got := string(auEntry(OutcomeAllowed).AppendJSON(nil))
+	want := `{"time":"2023-11-14T22:13:20.25Z","policy":"standard","principal":"alice","roles":["ops","dev"],` +
+		`"session":"S1","method":"tools/call","kind":"tool","name":"search_customers","decision":"allowed",` +
+		`"rule":"role:ops","reason":"tool \"search_customers\" is allowed","transforms":["secrets","pii"],` +
+		`"detections":{"EMAIL":2,"PHONE":1},"pseudonyms":3,"resolved":1,"bytes_in":120,"bytes_out":4096,"processing_us":1234}`
+	if got != want {
+		t.Errorf("entry JSON\n got %s\nwant %s", got, want)
+	}
+	// An empty entry is valid JSON with every field.
+	var m map[string]any
+	if err := json.Unmarshal((&AuditEntry{}).AppendJSON(nil), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"time", "policy", "principal", "roles", "session", "method", "kind", "name", "decision",
+		"rule", "reason", "transforms", "detections", "pseudonyms", "resolved", "bytes_in", "bytes_out", "processing_us"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("field %s missing", k)
+		}
+	}
+	// Long texts are cut on a character boundary.
+	e := auEntry(OutcomeDenied)
+	e.Name = strings.Repeat("é", 400)
+	e.Reason = "x" + strings.Repeat("\u2028", 300)
+	b := e.AppendJSON(nil)
+	if err := json.Unmarshal(b, &m); err != nil || !utf8.Valid(b) {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if n := m["name"].(string); len(n) > auditTextMax+len("…") || !strings.HasSuffix(n, "…") {
+		t.Errorf("name of %d bytes: %q", len(n), n)
+	}
+	if line := e.Line(); !strings.HasPrefix(line, "cloudg.mcp.audit {") || strings.Contains(line, "\n") {
+		t.Errorf("line %q", line)
+	}
+}
+
+// Denials, rate limits, blocks and errors always; allowed calls with
+// audit: true; audit_size 0 logs but keeps nothing (spec 14, seed 6.1).
+func TestAuditRecordPolicy(t *testing.T) {
+	cases := []struct {
+		policy string
+		d      Outcome
+		logged bool
+		stored bool
+	}{
+		{`{}`, OutcomeAllowed, false, false},
+		{`{}`, OutcomeDenied, true, true},
+		{`{}`, OutcomeRateLimited, true, true},
+		{`{}`, OutcomeBlocked, true, true},
+		{`{}`, OutcomeError, true, true},
+		{`{audit: true}`, OutcomeAllowed, true, true},
+		{`{audit: true, audit_size: 0}`, OutcomeAllowed, true, false},
+		{`{audit_size: 0}`, OutcomeDenied, true, false},
+		{`strict`, OutcomeAllowed, true, true},
+		{`audit-only`, OutcomeAllowed, true, true},
+		{`standard`, OutcomeAllowed, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.policy+"/"+string(c.d), func(t *testing.T) {
+			src := c.policy
+			if !strings.HasPrefix(src, "{") {
+				src = strconv.Quote(src)
+			}
+			p := rlPolicy(t, src)
+			store := newRLHost()
+			a := NewAuditLog(store, "srv")
+			var lines []string
+			a.Log = func(l string) { lines = append(lines, l) }
+			stored := a.Record(p, auEntry(c.d))
+			if (len(lines) == 1) != c.logged || len(lines) > 1 {
+				t.Errorf("logged %d lines, want logged=%v", len(lines), c.logged)
+			}
+			if stored != c.stored || (len(a.Recent(10, p.AuditSize)) == 1) != c.stored {
+				t.Errorf("stored %v, Recent %d, want %v", stored, len(a.Recent(10, p.AuditSize)), c.stored)
+			}
+			if !c.stored && store.keys("") != 0 {
+				t.Errorf("%d shared keys written, want none", store.keys(""))
+			}
+			if c.logged && lines[0] != auEntry(c.d).Line() {
+				t.Errorf("line %q", lines[0])
+			}
+		})
+	}
+}
+
+func TestAuditRing(t *testing.T) {
+	store := newRLHost()
+	a := NewAuditLog(store, "srv")
+	if a.Recent(5, 3) != nil {
+		t.Error("entries before any append")
+	}
+	p := rlPolicy(t, `{audit: true, audit_size: 3}`)
+	for i := range 5 {
+		e := auEntry(OutcomeAllowed)
+		e.Name = "t" + strconv.Itoa(i)
+		if !a.Record(p, e) {
+			t.Fatalf("entry %d not stored", i)
+		}
+	}
+	names := func(es [][]byte) string {
+		var out []string
+		for _, e := range es {
+			var m map[string]any
+			if err := json.Unmarshal(e, &m); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m["name"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(a.Recent(10, 3)); got != "t4,t3,t2" {
+		t.Errorf("Recent(10) = %s, want t4,t3,t2", got)
+	}
+	if got := names(a.Recent(2, 3)); got != "t4,t3" {
+		t.Errorf("Recent(2) = %s", got)
+	}
+	if n := store.keys(""); n != 4 {
+		t.Errorf("%d keys, want head + 3 slots", n)
+	}
+	if got := string(AppendRecentJSON(nil, a.Recent(1, 3))); !strings.HasPrefix(got, `[{"time":`) || !strings.HasSuffix(got, `}]`) {
+		t.Errorf("AppendRecentJSON: %s", got)
+	}
+	// Another audit_size after a reload: slots written with the old size
+	// are never read as the wrong entry (some old entries are lost).
+	p5 := rlPolicy(t, `{audit: true, audit_size: 5}`)
+	e := auEntry(OutcomeAllowed)
+	e.Name = "t5"
+	a2 := NewAuditLog(store, "srv") // another VM, after a reload
+	a2.Record(p5, e)
+	got := strings.Split(names(a2.Recent(10, 5)), ",")
+	for i := range got {
+		if got[0] != "t5" || i > 0 && got[i] >= got[i-1] {
+			t.Errorf("after resizing: %s, want t5 then older entries, newest first", got)
+			break
+		}
+	}
+	// Another server.id has its own trail.
+	if NewAuditLog(store, "other").Recent(10, 5) != nil {
+		t.Error("another server's entries")
+	}
+}
+
+// Worker VMs appending at once lose nothing while the ring has room, and
+// each entry is stored once.
+func TestAuditConcurrentAppend(t *testing.T) {
+	store := newRLHost()
+	p := rlPolicy(t, `{audit: true, audit_size: 1000}`)
+	var wg sync.WaitGroup
+	for vm := range 4 {
+		a := NewAuditLog(store, "srv")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				e := auEntry(OutcomeAllowed)
+				e.Name = strconv.Itoa(vm) + "-" + strconv.Itoa(i)
+				if !a.Record(p, e) {
+					t.Error("entry not stored")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	es := NewAuditLog(store, "srv").Recent(2000, 1000)
+	if len(es) != 800 {
+		t.Fatalf("%d entries, want 800", len(es))
+	}
+	seen := map[string]bool{}
+	for _, e := range es {
+		var m map[string]any
+		if err := json.Unmarshal(e, &m); err != nil {
+			t.Fatal(err)
+		}
+		seen[m["name"].(string)] = true
+	}
+	if len(seen) != 800 {
+		t.Errorf("%d distinct entries, want 800", len(seen))
+	}
+}
+
+// An entry never holds argument or result values: it has no field for
+// them, and Scrub rewrites the free-text fields.
+func TestAuditScrub(t *testing.T) {
+	a := NewAuditLog(nil, "srv")
+	var line string
+	a.Log = func(l string) { line = l }
+	a.Scrub = func(s string) string { return strings.ReplaceAll(s, "alice@corp.com", "[REDACTED:EMAIL]") }
+	e := auEntry(OutcomeDenied)
+	e.Kind, e.Name = "resource", "mailto:alice@corp.com"
+	e.Reason = `resource "mailto:alice@corp.com" is not in the policy's allow_resources`
+	p := rlPolicy(t, `{}`)
+	a.Record(p, e)
+	if strings.Contains(line, "alice@corp.com") {
+		t.Errorf("log line holds the address: %s", line)
+	}
+	for _, es := range a.Recent(1, p.AuditSize) {
+		if strings.Contains(string(es), "alice@corp.com") {
+			t.Errorf("entry holds the address: %s", es)
+		}
+	}
+	if e.Name != "mailto:alice@corp.com" {
+		t.Error("Record changed the caller's entry")
+	}
+}
+
+// Who sees the audit trail in privacy_status: principals a rule or role
+// grants privacy_audit explicitly; nobody by default.
+func TestMayViewAudit(t *testing.T) {
+	auditor := policy.Principal{ID: "carol", Roles: []string{"auditor"}}
+	dev := policy.Principal{ID: "dave", Roles: []string{"dev"}}
+	cases := []struct {
+		policy           string
+		auditor, someone bool
+	}{
+		{`{}`, false, false},
+		{`"standard"`, false, false},
+		{`"strict"`, false, false},
+		{`{roles: {auditor: {allow_tools: [privacy_audit]}}}`, true, false},
+		{`{roles: {auditor: {allow_categories: [privacy]}}}`, true, false},
+		{`{extends: strict, roles: {auditor: {allow_tools: [privacy_audit]}}}`, true, false},
+		{`{roles: {auditor: {allow_tools: [privacy_audit]}}, rules: [{match: {principals: [carol]}, deny_tools: [privacy_audit]}]}`, false, false},
+		{`{rules: [{match: {roles: ["*"]}, allow_tools: ["*"]}]}`, true, true},
+		{`{max_sensitivity: public, roles: {auditor: {allow_tools: [privacy_audit]}}}`, false, false},
+	}
+	for _, c := range cases {
+		p := rlPolicy(t, c.policy)
+		if got := MayViewAudit(p, &auditor); got != c.auditor {
+			t.Errorf("%s: auditor may view = %v, want %v", c.policy, got, c.auditor)
+		}
+		if got := MayViewAudit(p, &dev); got != c.someone {
+			t.Errorf("%s: dev may view = %v, want %v", c.policy, got, c.someone)
+		}
+	}
+}
+
+func BenchmarkAuditRecord(b *testing.B) {
+	p := rlPolicy(b, `{audit: true, audit_size: 1000}`)
+	for _, s := range []struct {
+		name  string
+		store func() SharedData
+	}{{"local", func() SharedData { return nil }}, {"host", func() SharedData { return newRLHost() }}} {
+		b.Run(s.name, func(b *testing.B) {
+			a := NewAuditLog(s.store(), "default")
+			a.Log = func(string) {}
+			e := auEntry(OutcomeAllowed)
+			b.ReportAllocs()
+			for range b.N {
+				a.Record(p, e)
+			}
+		})
+	}
+	b.Run("encode", func(b *testing.B) {
+		e := auEntry(OutcomeAllowed)
+		buf := make([]byte, 0, 1024)
+		b.ReportAllocs()
+		for range b.N {
+			buf = e.AppendJSON(buf[:0])
+		}
+	})
+}

@@ -1,0 +1,186 @@
+package mcp
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// Helpers of this file are prefixed mt.
+
+func TestMetricNames(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{RequestsMetric("tools/call", OutcomeAllowed), "mcp_privacy.requests.method.tools_call.decision.allowed"},
+		{RequestsMetric("resources/templates/list", OutcomeError), "mcp_privacy.requests.method.resources_templates_list.decision.error"},
+		{RequestsMetric("notifications/progress", OutcomeAllowed), "mcp_privacy.requests.method.notifications.decision.allowed"},
+		{RequestsMetric("x.y/evil\nmethod", OutcomeDenied), "mcp_privacy.requests.method.other.decision.denied"},
+		{RequestsMetric("", OutcomeDenied), "mcp_privacy.requests.method.other.decision.denied"},
+		{DetectionsMetric("EMAIL"), "mcp_privacy.detections.label.EMAIL"},
+		{DetectionsMetric("my.label/x"), "mcp_privacy.detections.label.my_label_x"},
+		{DetectionsMetric(""), "mcp_privacy.detections.label.none"},
+		{RateLimitedMetric(policy.ScopePrincipalTool), "mcp_privacy.rate_limited.scope.principal_tool"},
+		{ErrorsMetric(ErrInternal), "mcp_privacy.errors.kind.internal"},
+		{PseudonymsIssuedMetric, "mcp_privacy.pseudonyms.issued"},
+		{PseudonymsResolvedMetric, "mcp_privacy.pseudonyms.resolved"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if n := DetectionsMetric(strings.Repeat("A", 100)); len(n) > len("mcp_privacy.detections.label.")+64 {
+		t.Errorf("long label: %s", n)
+	}
+}
+
+func TestMetricCounting(t *testing.T) {
+	m := MemMetrics{}
+	CountRequest(m, "tools/call", OutcomeAllowed)
+	CountRequest(m, "tools/call", OutcomeAllowed)
+	CountRequest(m, "tools/call", OutcomeRateLimited)
+	CountTransforms(m, map[string]int{"EMAIL": 2, "PHONE": 0}, 2, 1)
+	CountTransforms(m, nil, 0, 0)
+	p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: global}]}`)
+	l := NewLimiter(nil, "s")
+	v := l.Check(p, rlTool("a", "t"), nil, rlAt(0))
+	CountRateLimited(m, &v)
+	v = l.Check(p, rlTool("a", "t"), nil, rlAt(0))
+	CountRateLimited(m, &v)
+	CountError(m, ErrParse)
+	NopMetrics{}.Add("x", 1)
+	m.Add("zero", 0)
+	want := map[string]uint64{
+		"mcp_privacy.requests.method.tools_call.decision.allowed":      2,
+		"mcp_privacy.requests.method.tools_call.decision.rate_limited": 1,
+		"mcp_privacy.detections.label.EMAIL":                           2,
+		"mcp_privacy.pseudonyms.issued":                                2,
+		"mcp_privacy.pseudonyms.resolved":                              1,
+		"mcp_privacy.rate_limited.scope.global":                        1,
+		"mcp_privacy.errors.kind.parse_error":                          1,
+	}
+	if len(m) != len(want) {
+		t.Errorf("counters %v, want %v", m, want)
+	}
+	for k, n := range want {
+		if m[k] != n {
+			t.Errorf("%s = %d, want %d", k, m[k], n)
+		}
+	}
+	if names := m.Names(); len(names) != len(want) || names[0] > names[1] {
+		t.Errorf("Names() = %v", names)
+	}
+}
+
+// Every name the plugin can emit is in MetricNames, safe as a stat name,
+// and split into tags by the stats_tags regexes docs/METRICS.md gives
+// Envoy (first capture group removed from the name, second the value).
+func TestMetricNamesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/METRICS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rlPolicy(t, `{detectors: [{name: emp, pattern: "EMP-[0-9]{6}", label: EMPLOYEE_ID}]}`)
+	names := MetricNames(p, []string{"EMAIL", "PHONE"})
+	seen := map[string]bool{}
+	safe := regexp.MustCompile(`^mcp_privacy(\.[A-Za-z0-9_-]+)+$`)
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("%s listed twice", n)
+		}
+		seen[n] = true
+		if !safe.MatchString(n) {
+			t.Errorf("%s: not a safe stat name", n)
+		}
+	}
+	for _, n := range []string{RequestsMetric("tools/call", OutcomeBlocked), RequestsMetric("whatever", OutcomeError),
+		DetectionsMetric("EMPLOYEE_ID"), DetectionsMetric("EMAIL"), RateLimitedMetric(policy.ScopeTool),
+		ErrorsMetric(ErrSharedData), PseudonymsResolvedMetric, AuditDroppedMetric} {
+		if !seen[n] {
+			t.Errorf("MetricNames lacks %s", n)
+		}
+	}
+	// The doc names every family, outcome and error kind.
+	for _, s := range []string{"mcp_privacy.requests.method.<method>.decision.<decision>", "mcp_privacy.detections.label.<LABEL>",
+		"mcp_privacy.pseudonyms.issued", "mcp_privacy.pseudonyms.resolved", "mcp_privacy.rate_limited.scope.<scope>",
+		"mcp_privacy.errors.kind.<kind>", AuditDroppedMetric} {
+		if !strings.Contains(string(doc), s) {
+			t.Errorf("docs/METRICS.md does not name %s", s)
+		}
+	}
+	for _, o := range Outcomes {
+		if !strings.Contains(string(doc), "`"+string(o)+"`") {
+			t.Errorf("docs/METRICS.md does not name the decision %s", o)
+		}
+	}
+	for _, k := range ErrorKinds {
+		if !strings.Contains(string(doc), "`"+string(k)+"`") {
+			t.Errorf("docs/METRICS.md does not name the error kind %s", k)
+		}
+	}
+	for m, v := range metricMethods {
+		if !strings.Contains(string(doc), "`"+v+"`") {
+			t.Errorf("docs/METRICS.md does not name the method tag %s (%s)", v, m)
+		}
+	}
+
+	// The stats_tags of the doc, applied as Envoy does.
+	type extractor struct {
+		tag string
+		re  *regexp.Regexp
+	}
+	var exs []extractor
+	tagRE := regexp.MustCompile(`(?m)^\s*- tag_name: (\S+)\n\s*regex: '([^']+)'`)
+	for _, m := range tagRE.FindAllStringSubmatch(string(doc), -1) {
+		exs = append(exs, extractor{m[1], regexp.MustCompile(m[2])})
+	}
+	if len(exs) != 5 {
+		t.Fatalf("%d stats_tags in docs/METRICS.md, want 5", len(exs))
+	}
+	extract := func(name string) (string, map[string]string) {
+		tags := map[string]string{}
+		remove := make([]bool, len(name))
+		for _, ex := range exs {
+			m := ex.re.FindStringSubmatchIndex(name)
+			if m == nil {
+				continue
+			}
+			tags[ex.tag] = name[m[4]:m[5]]
+			for i := m[2]; i < m[3]; i++ {
+				remove[i] = true
+			}
+		}
+		var b strings.Builder
+		for i := range name {
+			if !remove[i] {
+				b.WriteByte(name[i])
+			}
+		}
+		return b.String(), tags
+	}
+	cases := []struct {
+		name, base string
+		tags       map[string]string
+	}{
+		{RequestsMetric("tools/call", OutcomeRateLimited), "wasmcustom.mcp_privacy.requests",
+			map[string]string{"mcp_method": "tools_call", "mcp_decision": "rate_limited"}},
+		{DetectionsMetric("EMAIL"), "wasmcustom.mcp_privacy.detections", map[string]string{"mcp_label": "EMAIL"}},
+		{RateLimitedMetric(policy.ScopeGlobal), "wasmcustom.mcp_privacy.rate_limited", map[string]string{"mcp_scope": "global"}},
+		{ErrorsMetric(ErrResponseTooLarge), "wasmcustom.mcp_privacy.errors", map[string]string{"mcp_error": "response_too_large"}},
+		{PseudonymsIssuedMetric, "wasmcustom.mcp_privacy.pseudonyms.issued", map[string]string{}},
+	}
+	for _, c := range cases {
+		base, tags := extract("wasmcustom." + c.name)
+		if base != c.base || len(tags) != len(c.tags) {
+			t.Errorf("%s: %s %v, want %s %v", c.name, base, tags, c.base, c.tags)
+			continue
+		}
+		for k, v := range c.tags {
+			if tags[k] != v {
+				t.Errorf("%s: tag %s = %q, want %q", c.name, k, tags[k], v)
+			}
+		}
+	}
+}
