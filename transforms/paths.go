@@ -152,3 +152,129 @@ func (ps Paths) Nodes(doc *jsondoc.Doc, root int32) map[int32]bool {
 	}
 	return out
 }
+
+// Abstract locations. An output schema describes documents without being
+// one: `properties.email` is a member named email, but `items` is every
+// element of an array and `additionalProperties` every member whose name
+// the schema does not know. RewriteOutputSchema asks, for such a location,
+// whether a path may reach it (in some document of that shape) and whether
+// it must (in every one). The answer is kept as two sets of positions in
+// the path's segments: position k means "segments k onwards are still to
+// match here"; position len(segs) means the path reached this location or
+// one of its ancestors, and stays set below it (paths select subtrees).
+
+// locKind is how precisely a location step is known.
+type locKind uint8
+
+const (
+	locKey      locKind = iota // the object member named key
+	locAnyKey                  // an object member, name unknown
+	locIndex                   // the array element at index
+	locAnyIndex                // an array element, index unknown
+)
+
+// locStep is one level of an abstract location.
+type locStep struct {
+	kind  locKind
+	key   string
+	index int
+}
+
+// stateWords is how many words a position set of p takes.
+func (p Path) stateWords() int { return (len(p.segs) + 1 + 63) / 64 }
+
+func bitHas(set []uint64, k int) bool { return set[k/64]&(1<<(k%64)) != 0 }
+func bitSet(set []uint64, k int)      { set[k/64] |= 1 << (k % 64) }
+
+// anyPosition reports whether set holds a position: the path may still
+// reach this location or something below it.
+func anyPosition(set []uint64) bool {
+	for _, w := range set {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// startStates adds the positions p stands at on the document itself.
+func (p Path) startStates(set []uint64) {
+	bitSet(set, 0)
+	p.closeStates(set)
+}
+
+// closeStates adds, for every position at a `**`, the position after it:
+// `**` matches zero levels too. Positions grow, so runs of `**` close in
+// one pass.
+func (p Path) closeStates(set []uint64) {
+	for k, s := range p.segs {
+		if s.deep && bitHas(set, k) {
+			bitSet(set, k+1)
+		}
+	}
+}
+
+// advanceStates adds to nmay and nmust the positions p stands at on the
+// child that step leads to, from may and must at its container. It mirrors
+// Walk: `**` stays, `*` takes any child, a name takes the member so named
+// and passes through array elements, a number takes that element of an
+// array (and the member spelled so of an object). A step whose key or
+// index is unknown may match a name or number, but need not: those moves
+// go to nmay only.
+func (p Path) advanceStates(may, must, nmay, nmust []uint64, st locStep) {
+	end := len(p.segs)
+	for k := 0; k <= end; k++ {
+		inMay, inMust := bitHas(may, k), bitHas(must, k)
+		if !inMay && !inMust {
+			continue
+		}
+		to, certain := p.move(k, st)
+		if to < 0 {
+			continue
+		}
+		if inMay {
+			bitSet(nmay, to)
+		}
+		if inMust && certain {
+			bitSet(nmust, to)
+		}
+	}
+	p.closeStates(nmay)
+	p.closeStates(nmust)
+}
+
+// move is where position k goes on step st (-1: nowhere), and whether it
+// goes there whatever the unknown key or index turns out to be.
+func (p Path) move(k int, st locStep) (int, bool) {
+	if k == len(p.segs) {
+		return k, true // reached: everything below is inside
+	}
+	seg := p.segs[k]
+	switch {
+	case seg.deep:
+		return k, true
+	case seg.star:
+		return k + 1, true
+	}
+	switch st.kind {
+	case locKey:
+		if seg.name == st.key {
+			return k + 1, true
+		}
+	case locAnyKey:
+		return k + 1, false
+	case locIndex:
+		if seg.index < 0 {
+			return k, true // arrays are transparent to names
+		}
+		if seg.index == st.index {
+			return k + 1, true
+		}
+	case locAnyIndex:
+		if seg.index < 0 {
+			return k, true
+		}
+		return k + 1, false
+	}
+	return -1, false
+}

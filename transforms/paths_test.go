@@ -86,3 +86,123 @@ func FuzzPathSyntaxAgrees(f *testing.F) {
 		}
 	})
 }
+
+// runStates runs the abstract matcher of p along steps from the document.
+func runStates(p Path, steps []locStep) (may, must []uint64) {
+	may, must = make([]uint64, p.stateWords()), make([]uint64, p.stateWords())
+	p.startStates(may)
+	p.startStates(must)
+	for _, st := range steps {
+		nmay, nmust := make([]uint64, len(may)), make([]uint64, len(must))
+		p.advanceStates(may, must, nmay, nmust, st)
+		may, must = nmay, nmust
+	}
+	return may, must
+}
+
+// The abstract matcher agrees with Walk on every concrete location of a
+// document (reached: the node or an ancestor is reached; alive: the node or
+// a descendant may be), and on the same locations with steps made unknown
+// it bounds Walk: may from above, must from below.
+func TestAbstractPathStates(t *testing.T) {
+	doc, err := jsondoc.Parse([]byte(pathDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type location struct {
+		n     int32
+		steps []locStep
+	}
+	var locs []location
+	var collect func(n int32, steps []locStep)
+	collect = func(n int32, steps []locStep) {
+		locs = append(locs, location{n, steps})
+		i := 0
+		for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
+			st := locStep{kind: locKey, key: doc.Key(c)}
+			if doc.Kind(n) == jsondoc.Array {
+				st = locStep{kind: locIndex, index: i}
+			}
+			collect(c, append(append([]locStep(nil), steps...), st))
+			i++
+		}
+	}
+	collect(jsondoc.Root, nil)
+	inside := func(n, anc int32) bool { // n is anc or below it
+		for ; n != jsondoc.None; n = doc.Parent(n) {
+			if n == anc {
+				return true
+			}
+		}
+		return false
+	}
+	paths := []string{"email", "users.email", "users.0.email", "users.*.name", "users.addr.*",
+		"users.tags.1", "**.email", "meta.**.token", "meta.**", "**", "*", `meta.a\.b`, `meta.\*`,
+		"meta.0", "matrix.1.0", "matrix.*.1", "**.*.city", "users.**.1", "nothing.here"}
+	for _, text := range paths {
+		p, err := CompilePath(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reached []int32
+		p.Walk(doc, jsondoc.Root, func(n int32) { reached = append(reached, n) })
+		end := len(p.segs)
+		for _, l := range locs {
+			covered, below := false, false
+			for _, r := range reached {
+				covered = covered || inside(l.n, r)
+				below = below || inside(r, l.n)
+			}
+			may, must := runStates(p, l.steps)
+			if bitHas(may, end) != covered || bitHas(must, end) != covered {
+				t.Errorf("%q at %s: may %v must %v, Walk says %v", text, doc.AppendValue(nil, l.n), bitHas(may, end), bitHas(must, end), covered)
+			}
+			if below && !anyPosition(may) {
+				t.Errorf("%q at %s: dead, but Walk reaches below", text, doc.AppendValue(nil, l.n))
+			}
+			for mask := 1; mask < 1<<len(l.steps) && mask < 64; mask++ {
+				abs := append([]locStep(nil), l.steps...)
+				for i := range abs {
+					if mask&(1<<i) != 0 {
+						if abs[i].kind == locKey {
+							abs[i] = locStep{kind: locAnyKey}
+						} else {
+							abs[i] = locStep{kind: locAnyIndex}
+						}
+					}
+				}
+				amay, amust := runStates(p, abs)
+				for w := range may {
+					if may[w]&^amay[w] != 0 || amust[w]&^must[w] != 0 {
+						t.Errorf("%q at %s, mask %b: abstract may %b must %b, concrete may %b must %b",
+							text, doc.AppendValue(nil, l.n), mask, amay, amust, may, must)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Paths longer than one word of positions work too.
+func TestAbstractPathStatesLong(t *testing.T) {
+	segs := make([]string, 70)
+	for i := range segs {
+		segs[i] = "a"
+	}
+	p, err := CompilePath(strings.Join(segs, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := make([]locStep, 70)
+	for i := range steps {
+		steps[i] = locStep{kind: locKey, key: "a"}
+	}
+	may, must := runStates(p, steps)
+	if !bitHas(may, 70) || !bitHas(must, 70) {
+		t.Fatalf("70 segments not reached: %b %b", may, must)
+	}
+	may, _ = runStates(p, steps[:69])
+	if bitHas(may, 70) || !bitHas(may, 69) {
+		t.Fatalf("69 steps: %b", may)
+	}
+}
