@@ -80,17 +80,29 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 			mallory := connect(t, p.URL, "mallory@example.com", "")
 			direct := connect(t, up.URL, "", "")
 
-			// Allowed calls are answered exactly as the server answers them.
-			viaPlugin, err := support.CallTool(ctx, &mcp.CallToolParams{Name: "search_customers", Arguments: map[string]any{"query": "alice"}})
+			// Allowed calls are answered exactly as the server answers them
+			// when there is nothing to transform...
+			echo := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "nothing personal here"}}
+			viaPlugin, err := support.CallTool(ctx, echo)
 			if err != nil {
 				t.Fatalf("allowed call: %v", err)
 			}
-			viaDirect, err := direct.CallTool(ctx, &mcp.CallToolParams{Name: "search_customers", Arguments: map[string]any{"query": "alice"}})
+			viaDirect, err := direct.CallTool(ctx, echo)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(viaPlugin, viaDirect) {
 				t.Errorf("allowed call answered differently through the plugin:\n%+v\n%+v", viaPlugin, viaDirect)
+			}
+			// ... and with the standard profile's transforms otherwise: the
+			// record's personal data arrives as pseudonyms.
+			found, err := support.CallTool(ctx, &mcp.CallToolParams{Name: "search_customers", Arguments: map[string]any{"query": "alice"}})
+			if err != nil {
+				t.Fatalf("allowed call: %v", err)
+			}
+			raw, _ := json.Marshal(found)
+			if strings.Contains(string(raw), "alice.martin@example.com") || !strings.Contains(string(raw), "EMAIL_") {
+				t.Errorf("search result not pseudonymised: %s", raw)
 			}
 
 			denied := []struct {
@@ -171,7 +183,7 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 				{support, []string{"echo", "get_customer", "search_customers"}},
 				{anon, []string{"echo"}},
 				{mallory, nil},
-				{admin, []string{"delete_customer", "echo", "get_customer", "privacy_status", "search_customers"}},
+				{admin, []string{"delete_customer", "echo", "get_customer", "preview_transform", "privacy_status", "search_customers"}},
 			} {
 				if got := listTools(c.who); !reflect.DeepEqual(got, c.want) {
 					t.Errorf("tools listed %v, want %v", got, c.want)

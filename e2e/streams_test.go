@@ -797,7 +797,7 @@ func TestJSONAndSSEModesAgree(t *testing.T) {
 		"":                    {"resource:docs://readme", "tool:echo"},
 		"mallory@example.com": {"resource:docs://readme"},
 		"root": {"prompt:summarize_customer", "resource:docs://readme", "template:customers://{id}/profile",
-			"tool:delete_customer", "tool:echo", "tool:get_customer", "tool:privacy_status", "tool:search_customers"},
+			"tool:delete_customer", "tool:echo", "tool:get_customer", "tool:preview_transform", "tool:privacy_status", "tool:search_customers"},
 	}
 	for _, mode := range []bool{true, false} {
 		for _, c := range callers {

@@ -68,6 +68,9 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 	}
 	p.cfg = cfg
 	proxywasm.LogInfof("mcp-privacy: policy %q for server %q", cfg.Env.Policy.Name, cfg.Env.Server.ID)
+	for _, w := range cfg.Warnings() {
+		proxywasm.LogWarn(w)
+	}
 	return types.OnPluginStartStatusOK
 }
 

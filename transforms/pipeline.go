@@ -179,6 +179,26 @@ func (p *Pipeline) IDs() []string { return p.ids }
 // Empty reports whether the pipeline has no step.
 func (p *Pipeline) Empty() bool { return p == nil || len(p.steps) == 0 }
 
+// SchemaEffects summarises what the pipeline does to structuredContent, for
+// rewriting outputSchema (SPEC 8).
+func (p *Pipeline) SchemaEffects() SchemaEffects {
+	var eff SchemaEffects
+	if p == nil {
+		return eff
+	}
+	for i := range p.steps {
+		st := &p.steps[i]
+		switch {
+		case st.kind == stepProject:
+			eff.Include = append(eff.Include, st.include...)
+			eff.Exclude = append(eff.Exclude, st.drop...)
+		case st.rewritesStrings():
+			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: st.fields, Exclude: st.exclude})
+		}
+	}
+	return eff
+}
+
 func pathsOption(o *policy.Value, key string) (Paths, error) {
 	list := stringsOption(o, key)
 	if len(list) == 0 {

@@ -70,12 +70,20 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
 		return 1
 	}
+	// vault.path: the host keeps the vault file (the VM has no filesystem),
+	// loaded before the first request and saved at shutdown.
+	vault, err := loadVaultFile(env.Policy.Vault, os.LookupEnv, hostKV(p.Host().SharedData()), stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		_ = p.Close(context.Background())
+		return 1
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
 		return 1
 	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: autosaveHandler(vault, p), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "mcp-privacy serve: http://%s -> %s (policy %q, %d workers)\n", ln.Addr(), up, env.Policy.Name, *workers)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -86,6 +94,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		defer cancel()
 		err = srv.Shutdown(shutdown)
 		_ = p.Close(shutdown)
+	}
+	if serr := saveVaultFile(vault); serr != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", serr)
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "serve: %v\n", err)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms"
 )
 
 // listMethod describes how one list method's result names its items.
@@ -33,8 +34,10 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 	defer func() {
 		// Virtual tools join the first page of tools/list.
 		if lm.kind == policy.KindTool && firstPage {
-			if d, on := s.virtualAllowed(privacyStatus); on && d.Allowed {
-				doc.Append(items, "", privacyStatusTool)
+			for _, name := range virtualTools {
+				if d, on := s.virtualAllowed(name); on && d.Allowed {
+					doc.Append(items, "", virtualTool(name))
+				}
 			}
 		}
 	}()
@@ -70,6 +73,10 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		if d.Hidden {
 			doc.Delete(it)
 			changed = true
+			continue
+		}
+		if lm.kind == policy.KindTool && d.Allowed {
+			s.rewriteOutputSchema(doc, it, &d, &x)
 		}
 	}
 	return changed
@@ -111,4 +118,19 @@ func learnedMetadata(doc *jsondoc.Doc, n int32) (policy.Metadata, bool) {
 		}
 	}
 	return m, true
+}
+
+// rewriteOutputSchema keeps a listed tool's outputSchema true to what the
+// caller will receive from it (spec 8): clients validate structuredContent
+// against it, and a pseudonym is no longer an "email".
+func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, tool int32, d *policy.Decision, x *policy.Primitive) {
+	schema := doc.Get(tool, "outputSchema")
+	if doc.Kind(schema) != jsondoc.Object {
+		return
+	}
+	out, err := s.cfg.pipeline(false, d.Matched, &x.Metadata)
+	if err != nil || out.Empty() {
+		return // a call would fail closed: its schema does not matter
+	}
+	transforms.RewriteOutputSchema(doc, schema, out.SchemaEffects())
 }

@@ -80,9 +80,9 @@ func TestListFiltering(t *testing.T) {
 		want                                      []string
 	}{
 		{"tools for anyone", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, tools, "ann", "",
-			"tools", "name", []string{"search", "weather", "privacy_status"}},
+			"tools", "name", []string{"search", "weather", "privacy_status", "preview_transform"}},
 		{"tools for admin", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, tools, "root", "admin",
-			"tools", "name", []string{"search", "admin_reset", "shell", "weather", "privacy_status"}},
+			"tools", "name", []string{"search", "admin_reset", "shell", "weather", "privacy_status", "preview_transform"}},
 		{"resources", `{"jsonrpc":"2.0","id":"r","method":"resources/list"}`,
 			`{"jsonrpc":"2.0","id":"r","result":{"resources":[{"uri":"docs://a","name":"a"},{"uri":"secret://b","name":"b"}]}}`, "ann", "",
 			"resources", "uri", []string{"docs://a"}},
@@ -142,7 +142,7 @@ func TestRequireKnownWithLists(t *testing.T) {
 	ann := hdr("x-mcp-principal", "ann")
 	out := respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"}]}}`)
-	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "privacy_status"}) {
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "privacy_status", "preview_transform"}) {
 		t.Errorf("listed %v", got)
 	}
 	if _, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"search"}`)); r.Reply != nil {
@@ -188,7 +188,7 @@ func TestListFilteringInEventStreams(t *testing.T) {
 		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"},{\"name\":\"naïve_tool\"}]}}\r\n\r\n"
 	want := "id: 1\nretry: 500\ndata: \n\n" +
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
-		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}," + string(privacyStatusTool) + "]}}\r\n\r\n"
+		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}," + string(privacyStatusTool) + "," + string(previewTransformTool) + "]}}\r\n\r\n"
 	cfg := mustConfig(t, listEnvelope)
 	for split := 0; split <= len(stream); split++ {
 		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
@@ -258,7 +258,7 @@ identity:`, 1))
 	admin := hdr("x-mcp-principal", "root", "x-mcp-roles", "admin")
 	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"},{"name":"admin_reset"}],"nextCursor":"c2"}}`
 	out := respond(t, cfg, admin, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
-	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "admin_reset", "privacy_status"}) {
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "admin_reset", "privacy_status", "preview_transform"}) {
 		t.Errorf("first page %v", got)
 	}
 	out = respond(t, cfg, admin, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"c2"}}`, list)
@@ -266,7 +266,7 @@ identity:`, 1))
 		t.Errorf("second page %v", got)
 	}
 	out = respond(t, cfg, hdr("x-mcp-principal", "c", "x-mcp-roles", "contractor"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
-	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search"}) {
+	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "preview_transform"}) {
 		t.Errorf("contractor's first page %v", got)
 	}
 

@@ -205,14 +205,20 @@ func (s *Stream) processJSON(raw []byte) []byte {
 }
 
 // processMessage handles one server message: a response to a request this
-// stream forwarded is matched by id and, for list methods, filtered.
+// stream forwarded is matched by id; list results are filtered, payloads
+// transformed; server requests and notifications get the policy-level
+// pipeline.
 func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	if doc.Kind(n) != jsondoc.Object {
 		return false
 	}
+	if doc.Get(n, "method") != jsondoc.None {
+		s.transformServerMessage(doc, n)
+		return doc.Changed()
+	}
 	idNode := doc.Get(n, "id")
-	if idNode == jsondoc.None || doc.Get(n, "method") != jsondoc.None {
-		return false // server notifications and requests: issue 5 transforms them
+	if idNode == jsondoc.None {
+		return false
 	}
 	id := string(doc.AppendValue(nil, idNode))
 	result := doc.Get(n, "result")
@@ -228,25 +234,30 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			return true
 		}
 		// Sent on another stream of the session (a resumed stream)?
-		req, ok = s.cfg.Catalog.sharedRequest(s.session, id)
-	}
-	if doc.Kind(result) != jsondoc.Object {
-		return false
+		if req, ok = s.cfg.Catalog.sharedRequest(s.session, id); ok {
+			s.rebuildOutput(&req)
+		}
 	}
 	if ok {
-		if lm, isList := listMethods[req.method]; isList {
+		if lm, isList := listMethods[req.method]; isList && doc.Kind(result) == jsondoc.Object {
 			s.filterList(doc, result, lm, req.firstPage)
+			return doc.Changed()
 		}
+		s.transformResponse(doc, n, id, &req)
 		return doc.Changed()
 	}
 	// A response this stream did not forward a request for (a resumed or
-	// legacy GET stream): every list array in its result is filtered, so
-	// nothing goes out unjudged for want of attribution (spec 8).
-	for _, method := range listMethodOrder {
-		if lm := listMethods[method]; doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
-			s.filterList(doc, result, lm, false)
+	// legacy GET stream): every list array in its result is filtered and
+	// its payload gets the policy-level pipeline, so nothing goes out
+	// unjudged for want of attribution (spec 8).
+	if doc.Kind(result) == jsondoc.Object {
+		for _, method := range listMethodOrder {
+			if lm := listMethods[method]; doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
+				s.filterList(doc, result, lm, false)
+			}
 		}
 	}
+	s.transformResponse(doc, n, id, nil)
 	return doc.Changed()
 }
 

@@ -237,7 +237,8 @@ func (c *Catalog) takeAnswer(session, id string) ([]byte, bool) {
 // worker VM) is matched to its request like one on its own stream.
 const requestSlots = 4096
 
-// shareRequest records a forwarded request's method under (session, id).
+// shareRequest records a forwarded request under (session, id): its
+// method, whether it asked for a first page, and the primitive it named.
 func (c *Catalog) shareRequest(session, id string, f forwarded) {
 	if c.Shared == nil || session == "" {
 		return
@@ -246,8 +247,9 @@ func (c *Catalog) shareRequest(session, id string, f forwarded) {
 	if f.firstPage {
 		first = '1'
 	}
-	v := make([]byte, 0, len(session)+len(id)+len(f.method)+4)
+	v := make([]byte, 0, len(session)+len(id)+len(f.method)+len(f.name)+8)
 	v = append(append(append(append(append(v, session...), 0), id...), 0, first), f.method...)
+	v = append(append(v, 0, byte(f.kind)), f.name...)
 	c.Shared.Set(c.sharedKey("request", requestSlot(session, id)), v, 0)
 }
 
@@ -262,7 +264,13 @@ func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
 		return forwarded{}, false
 	}
 	rest := v[len(prefix):]
-	return forwarded{firstPage: rest[0] == '1', method: string(rest[1:])}, true
+	f := forwarded{firstPage: rest[0] == '1'}
+	method, target, ok := strings.Cut(string(rest[1:]), "\x00")
+	f.method = method
+	if ok && len(target) > 0 {
+		f.kind, f.name = policy.Kind(target[0]), target[1:]
+	}
+	return f, true
 }
 
 func requestSlot(session, id string) string {

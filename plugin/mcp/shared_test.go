@@ -157,7 +157,7 @@ func TestResumedStreamMatchedBySession(t *testing.T) {
 	g.OnResponseHeaders(200, "text/event-stream", "", false)
 	in := "id: e5\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"}]}}\n\n"
 	_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
-	want := "id: e5\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"result\":{\"tools\":[{\"name\":\"search\"}," + string(privacyStatusTool) + "]}}\n\n"
+	want := "id: e5\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"result\":{\"tools\":[{\"name\":\"search\"}," + string(privacyStatusTool) + "," + string(previewTransformTool) + "]}}\n\n"
 	if !edit.Replace || string(edit.Data) != want {
 		t.Errorf("resumed answer:\n got %q\nwant %q", edit.Data, want)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms"
 )
 
 // Config is the plugin configuration compiled for the stream handlers.
@@ -14,6 +15,7 @@ import (
 type Config struct {
 	Env     *policy.Envelope
 	Catalog *Catalog
+	tr      *transformer // built on first use (transform.go)
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -80,6 +82,11 @@ type Stream struct {
 // forwarded is what the stream remembers of a request it sent upstream.
 type forwarded struct {
 	method string
+	// out is the output pipeline of a judged request; kind and name the
+	// primitive it named, from which another stream rebuilds out.
+	out  *transforms.Pipeline
+	kind policy.Kind
+	name string
 	// firstPage: a list request without a cursor (virtual tools are
 	// appended to the first page only).
 	firstPage bool
@@ -251,9 +258,10 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 				if s.requests == nil {
 					s.requests = map[string]forwarded{}
 				}
-				f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None}
+				f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
+					out: j.out, kind: j.call.Kind, name: j.call.Name}
 				s.requests[m.ID] = f
-				if listMethods[m.Method].items != "" {
+				if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
 					// Its answer may come back on a resumed stream.
 					s.cfg.Catalog.shareRequest(s.session, m.ID, f)
 				}
@@ -300,12 +308,20 @@ type judgement struct {
 	method   string
 	target   policy.Primitive
 	decision policy.Decision
+	// call is what the request named; out the output pipeline for the
+	// response of an allowed request.
+	call Target
+	out  *transforms.Pipeline
 }
 
 func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	j := judgement{method: m.Method}
 	if m.Invalid != nil {
 		j.reply = m.Invalid
+		return j
+	}
+	if m.Kind == KindResult {
+		s.transformClientResult(doc, m)
 		return j
 	}
 	if m.Kind != KindRequest || !Judged(m.Method) {
@@ -316,14 +332,19 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 		j.reply = perr
 		return j
 	}
-	if t.Method == "tools/call" && t.Name == privacyStatus {
+	if t.Method == "tools/call" && isVirtual(t.Name) {
 		if d, on := s.virtualAllowed(t.Name); on {
-			j.judged, j.target, j.decision = true, virtualPrimitive(t.Name), d
+			j.judged, j.target, j.decision, j.call = true, virtualPrimitive(t.Name), d, t
 			if !d.Allowed {
 				j.reply = d.Error()
 				return j
 			}
-			j.answer = resultResponse(m.ID, s.statusResult())
+			result, rpcErr := s.virtualResult(doc, t)
+			if rpcErr != nil {
+				j.reply = rpcErr
+				return j
+			}
+			j.answer = resultResponse(m.ID, result)
 			return j
 		}
 	}
@@ -334,10 +355,12 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	} else {
 		j.decision = p.Decide(&s.id.Principal, &x)
 	}
-	j.judged, j.target = true, x
+	j.judged, j.target, j.call = true, x, t
 	if !j.decision.Allowed {
 		j.reply = j.decision.Error()
+		return j
 	}
+	j.reply = s.transformRequest(doc, m, t, &j)
 	return j
 }
 

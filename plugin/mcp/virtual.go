@@ -12,7 +12,14 @@ import (
 // gateway.virtual_tools is on. They are judged by the policy like any tool,
 // with the metadata below; one the caller may not use is neither listed
 // nor answered.
-const privacyStatus = "privacy_status"
+const (
+	privacyStatus    = "privacy_status"
+	previewTransform = "preview_transform"
+	privacyReveal    = "privacy_reveal"
+)
+
+// virtualTools lists them in tools/list order.
+var virtualTools = []string{privacyStatus, previewTransform, privacyReveal}
 
 // privacyStatusTool is the tools/list entry.
 var privacyStatusTool = []byte(`{"name":"privacy_status","title":"Privacy status",` +
@@ -20,9 +27,44 @@ var privacyStatusTool = []byte(`{"name":"privacy_status","title":"Privacy status
 	`"inputSchema":{"type":"object","properties":{}},` +
 	`"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`)
 
+var previewTransformTool = []byte(`{"name":"preview_transform","title":"Preview privacy transforms",` +
+	`"description":"Shows what you would receive if a tool returned this text or JSON: the privacy transforms applied, with the detections per label. Pseudonyms shown here are not stored.",` +
+	`"inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"text to transform"},` +
+	`"json":{"description":"a JSON value (a tool result, or any structured data) to transform"},` +
+	`"tool":{"type":"string","description":"the tool whose result it would be (default: no tool, the policy's own transforms)"}}},` +
+	`"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`)
+
+var privacyRevealTool = []byte(`{"name":"privacy_reveal","title":"Reveal pseudonyms",` +
+	`"description":"Replaces the pseudonyms in a text by the values they stand for, for callers the privacy policy allows to reveal them.",` +
+	`"inputSchema":{"type":"object","properties":{"text":{"type":"string","description":"text containing pseudonyms such as EMAIL_ABCDEFGHIJKL"}},"required":["text"]},` +
+	`"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}`)
+
+// virtualTool returns a virtual tool's tools/list entry.
+func virtualTool(name string) []byte {
+	switch name {
+	case previewTransform:
+		return previewTransformTool
+	case privacyReveal:
+		return privacyRevealTool
+	}
+	return privacyStatusTool
+}
+
+// isVirtual reports whether name is a virtual tool's.
+func isVirtual(name string) bool {
+	return name == privacyStatus || name == previewTransform || name == privacyReveal
+}
+
+// virtualPrimitive is how the policy sees a virtual tool: privacy tools
+// that are public, except privacy_reveal, which needs the reveal
+// capability and is restricted (spec 13).
 func virtualPrimitive(name string) policy.Primitive {
-	return policy.Primitive{Kind: policy.KindTool, Name: name,
-		Metadata: policy.Metadata{Category: "privacy", Sensitivity: policy.Public}}
+	m := policy.Metadata{Category: "privacy", Sensitivity: policy.Public}
+	if name == privacyReveal {
+		m.Sensitivity = policy.Restricted
+		m.Capabilities = 1 << policy.Reveal
+	}
+	return policy.Primitive{Kind: policy.KindTool, Name: name, Metadata: m}
 }
 
 // virtualAllowed reports whether the caller may use a virtual tool.
@@ -84,8 +126,15 @@ func (s *Stream) statusResult() []byte {
 		st = strconv.AppendInt(st, int64(counts[k][1]), 10)
 		st = append(st, '}')
 	}
-	st = append(st, `}}`...)
+	st = append(st, '}')
+	st = s.appendTransformStatus(st)
+	st = append(st, '}')
+	return toolResult(st)
+}
 
+// toolResult is a CallToolResult carrying st (a JSON object) as
+// structuredContent and as JSON text for clients that read only text.
+func toolResult(st []byte) []byte {
 	out := make([]byte, 0, 2*len(st)+64)
 	out = append(out, `{"content":[{"type":"text","text":`...)
 	out = jsondoc.AppendString(out, string(st))

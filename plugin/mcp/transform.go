@@ -1,0 +1,359 @@
+package mcp
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cloudg/mcp-privacy/internal/entropy"
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms"
+)
+
+// transformer is a VM's transform state: the engine (detectors, vault,
+// hash key) and the pipelines compiled so far. It is built on first use,
+// not at configuration, so that every worker VM finds the ephemeral key
+// the first one stored (see vaultKey).
+type transformer struct {
+	engine    *transforms.Engine
+	vault     *transforms.Vault
+	keySource string
+	// keyFingerprint identifies the key without revealing it (spec 13).
+	keyFingerprint string
+	// pipelines caches compiled pipelines by the rules and hints that
+	// shape them: resolving and compiling per call would cost more than
+	// running them.
+	pipelines map[string]*transforms.Pipeline
+	err       error
+}
+
+// maxPipelines bounds the cache: it is keyed by matched rules and hints,
+// which a policy bounds, but hints come from servers.
+const maxPipelines = 512
+
+// LookupEnv reads the VM's environment (Envoy passes the vault key with
+// vm_config.environment_variables); tests replace it.
+var LookupEnv = os.LookupEnv
+
+// transforms returns the VM's transform state, building it once.
+func (c *Config) transforms() (*transformer, error) {
+	if c.tr != nil {
+		return c.tr, c.tr.err
+	}
+	p := c.Env.Policy
+	t := &transformer{pipelines: map[string]*transforms.Pipeline{}}
+	c.tr = t
+	key, source := p.Vault.ResolveKey(LookupEnv)
+	if key == nil {
+		key = c.ephemeralKey()
+	}
+	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
+	var kv transforms.KV = transforms.NewMemoryKV()
+	if c.Catalog.Shared != nil {
+		kv = c.Catalog.Shared
+	}
+	t.vault = transforms.NewVault(key, p.Vault, kv, time.Now)
+	t.engine, t.err = transforms.NewEngine(p, t.vault, key)
+	return t, t.err
+}
+
+// ephemeralKey is the process's random vault key when none is configured
+// (spec 13: pseudonyms then change at restart). It lives in shared data so
+// that every worker VM of the Envoy uses the same one; the first VM to
+// need it stores it.
+func (c *Config) ephemeralKey() []byte {
+	fresh := make([]byte, 32)
+	if err := entropy.Read(fresh); err != nil {
+		panic("mcp-privacy: no randomness for an ephemeral vault key: " + err.Error())
+	}
+	sh := c.Catalog.Shared
+	if sh == nil {
+		return fresh
+	}
+	k := c.Catalog.sharedKey("vault-ephemeral-key")
+	for range 8 {
+		v, cas, ok := sh.Get(k)
+		if ok && len(v) == 32 {
+			return v
+		}
+		if sh.Set(k, fresh, cas) {
+			break
+		}
+	}
+	if v, _, ok := sh.Get(k); ok && len(v) == 32 {
+		return v
+	}
+	return fresh
+}
+
+// Warnings are logged at configuration: an ephemeral vault key, and
+// vault.path, which only a host with a filesystem (mcp-privacy serve)
+// honours (spec 13).
+func (c *Config) Warnings() []string {
+	var w []string
+	v := &c.Env.Policy.Vault
+	if _, source := v.ResolveKey(LookupEnv); source == policy.KeySourceEphemeral {
+		w = append(w, "mcp-privacy: no vault key (vault.key, or the environment variable "+v.KeyEnv+
+			" passed with vm_config.environment_variables): using a random key; pseudonyms change when Envoy restarts")
+	}
+	if v.Path != "" {
+		w = append(w, "mcp-privacy: vault.path is not supported under Envoy (the VM has no filesystem): "+
+			"the vault lives in shared data and is lost when Envoy restarts; mcp-privacy serve persists it")
+	}
+	return w
+}
+
+// pipeline returns the compiled output (or input) pipeline for the rules
+// M and the primitive's metadata.
+func (c *Config) pipeline(input bool, matched []*policy.Rule, meta *policy.Metadata) (*transforms.Pipeline, error) {
+	t, err := c.transforms()
+	if err != nil {
+		return nil, err
+	}
+	p := c.Env.Policy
+	var key strings.Builder
+	if input {
+		key.WriteString("in")
+	} else {
+		key.WriteString("out")
+	}
+	for _, r := range matched {
+		key.WriteByte(0)
+		key.WriteString(r.Name)
+	}
+	if meta != nil && meta.Hints != nil && p.HonorsHints(matched) {
+		key.WriteByte(1)
+		key.WriteString(meta.Hints.JSON(""))
+	} else {
+		meta = nil
+	}
+	if pl, ok := t.pipelines[key.String()]; ok {
+		return pl, nil
+	}
+	var entries []policy.PipelineEntry
+	if input {
+		entries = p.InputPipeline(matched, meta)
+	} else {
+		entries = p.OutputPipeline(matched, meta)
+	}
+	pl, err := t.engine.Compile(entries)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.pipelines) >= maxPipelines {
+		clear(t.pipelines)
+	}
+	t.pipelines[key.String()] = pl
+	return pl, nil
+}
+
+// newRun starts the transform state of one message for the caller.
+func (s *Stream) newRun() *transforms.Run {
+	ns := ""
+	if s.cfg.Env.Policy.Vault.Scope == policy.VaultPerPrincipal {
+		ns = s.id.Principal.ID
+	}
+	return &transforms.Run{Namespace: ns}
+}
+
+// payloadOf says what a response result to method carries.
+func payloadOf(method string) (transforms.Payload, bool) {
+	switch method {
+	case "tools/call":
+		return transforms.ToolResult, true
+	case "resources/read":
+		return transforms.ResourceContents, true
+	case "prompts/get":
+		return transforms.PromptResult, true
+	case "completion/complete":
+		return transforms.CompletionResult, true
+	}
+	return 0, false
+}
+
+// payloadByShape guesses what an unattributed result carries, so that it
+// gets the policy-level pipeline all the same (spec 8).
+func payloadByShape(doc *jsondoc.Doc, result int32) (transforms.Payload, bool) {
+	switch {
+	case doc.Kind(doc.Get(result, "content")) == jsondoc.Array || doc.Get(result, "structuredContent") != jsondoc.None:
+		return transforms.ToolResult, true
+	case doc.Kind(doc.Get(result, "contents")) == jsondoc.Array:
+		return transforms.ResourceContents, true
+	case doc.Kind(doc.Get(result, "messages")) == jsondoc.Array:
+		return transforms.PromptResult, true
+	case doc.Kind(doc.Get(result, "completion")) == jsondoc.Object:
+		return transforms.CompletionResult, true
+	}
+	return 0, false
+}
+
+// blockedError is -32004 for a result a block step stopped (spec 11).
+func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
+	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
+	data = append(data, `,"labels":[`...)
+	for i, l := range run.BlockLabels {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = jsondoc.AppendString(data, l)
+	}
+	return &policy.RPCError{Code: policy.CodeBlocked, Message: "Blocked by privacy policy", Data: RawJSON(append(data, "]}"...))}
+}
+
+// transformFailed is the fail-closed answer when a pipeline cannot run.
+func transformFailed(err error) *policy.RPCError {
+	return &policy.RPCError{Code: policy.CodeInternalError,
+		Message: "Internal error: the privacy filter could not apply its transforms (" + err.Error() + ")"}
+}
+
+// transformRequest runs the input pipeline of an allowed request over what
+// it sends the server (spec 8: tools/call and prompts/get arguments,
+// resource URIs, completion arguments), ending with the depseudonymiser,
+// and picks the output pipeline for its response. A URI the pipeline
+// changed is judged again: what the server receives is what was judged.
+func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) *policy.RPCError {
+	x := &j.target
+	in, err := s.cfg.pipeline(true, j.decision.Matched, &x.Metadata)
+	if err != nil {
+		return transformFailed(err)
+	}
+	if j.out, err = s.cfg.pipeline(false, j.decision.Matched, &x.Metadata); err != nil {
+		return transformFailed(err)
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	params := doc.Get(m.Node, "params")
+	switch m.Method {
+	case "tools/call", "prompts/get":
+		if a := doc.Get(params, "arguments"); a != jsondoc.None {
+			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
+		}
+	case "completion/complete":
+		if v := doc.Path(params, "argument", "value"); v != jsondoc.None {
+			tr.engine.Apply(in, doc, v, transforms.Text, run)
+		}
+		if a := doc.Path(params, "context", "arguments"); a != jsondoc.None {
+			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
+		}
+	default: // resources/read, subscribe, unsubscribe
+		u := doc.Get(params, "uri")
+		if !tr.engine.Apply(in, doc, u, transforms.Text, run) || run.Blocked {
+			break
+		}
+		uri, _ := doc.Str(u)
+		t.Name = uri
+		x2, known := s.cfg.Catalog.Resolve(t)
+		p := s.cfg.Env.Policy
+		d := p.Decide(&s.id.Principal, &x2)
+		if s.cfg.Env.Server.RequireKnown && !known {
+			d = p.DenyUnknown(&s.id.Principal, &x2)
+		}
+		if !d.Allowed {
+			return d.Error()
+		}
+	}
+	if run.Blocked {
+		return s.cfg.blockedError(run)
+	}
+	return nil
+}
+
+// transformClientResult runs the policy-level input pipeline over a
+// client's answer to a server request (sampling, elicitation, roots).
+func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
+	result := doc.Get(m.Node, "result")
+	if result == jsondoc.None {
+		return
+	}
+	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
+	if err != nil {
+		doc.SetRaw(m.Node, ErrorResponse(m.ID, transformFailed(err)))
+		return
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	tr.engine.Apply(in, doc, result, transforms.AnyStrings, run)
+	if run.Blocked {
+		doc.SetRaw(m.Node, ErrorResponse(m.ID, s.cfg.blockedError(run)))
+	}
+}
+
+// policyOutput is the output pipeline for what no request names: the
+// policy's, with the rules that match the caller without a primitive.
+func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
+	return s.cfg.pipeline(false, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
+}
+
+// transformServerMessage runs the policy-level output pipeline over a
+// server request or notification (spec 8: sampling, elicitation, log and
+// progress messages).
+func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
+	params := doc.Get(n, "params")
+	if params == jsondoc.None {
+		return
+	}
+	out, err := s.policyOutput()
+	if err != nil {
+		// A notification cannot carry an error: it does not go out.
+		doc.SetRaw(n, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"mcp-privacy","data":"a server message was withheld: the privacy filter could not apply its transforms"}}`))
+		return
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	tr.engine.Apply(out, doc, params, transforms.AnyStrings, run)
+	if run.Blocked {
+		doc.SetRaw(n, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"mcp-privacy","data":"a server message was blocked by the privacy policy"}}`))
+	}
+}
+
+// transformResponse runs the output pipeline over a response: the request's
+// pipeline when the response was matched to one (req), the policy-level
+// one otherwise. A block replaces the response with -32004.
+func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) {
+	result := doc.Get(n, "result")
+	kind, ok := transforms.Payload(0), false
+	switch {
+	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
+		result, kind, ok = doc.Get(n, "error"), transforms.ErrorObject, true
+	case req != nil:
+		kind, ok = payloadOf(req.method)
+	default:
+		kind, ok = payloadByShape(doc, result)
+	}
+	if !ok || doc.Kind(result) != jsondoc.Object {
+		return
+	}
+	var out *transforms.Pipeline
+	var err error
+	if req != nil && req.out != nil {
+		out = req.out
+	} else {
+		out, err = s.policyOutput()
+	}
+	if err != nil {
+		doc.SetRaw(n, ErrorResponse(id, transformFailed(err)))
+		return
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	tr.engine.Apply(out, doc, result, kind, run)
+	if run.Blocked {
+		doc.SetRaw(n, ErrorResponse(id, s.cfg.blockedError(run)))
+	}
+}
+
+// rebuildOutput recomputes the output pipeline of a request another stream
+// forwarded, from the primitive it named.
+func (s *Stream) rebuildOutput(f *forwarded) {
+	if _, ok := payloadOf(f.method); !ok || f.name == "" {
+		return
+	}
+	x, known := s.cfg.Catalog.Resolve(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
+	p := s.cfg.Env.Policy
+	d := p.Decide(&s.id.Principal, &x)
+	if s.cfg.Env.Server.RequireKnown && !known {
+		d = p.DenyUnknown(&s.id.Principal, &x)
+	}
+	f.out, _ = s.cfg.pipeline(false, d.Matched, &x.Metadata)
+}
