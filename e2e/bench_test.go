@@ -3,10 +3,12 @@ package e2e_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
 	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/benchdata"
 )
 
 // The request path of plugin/mcp's BenchmarkToolsCall (the native figure),
@@ -251,4 +253,38 @@ func rbNoopModule() []byte {
 	mod = append(mod, section(7, exports)...)
 	mod = append(mod, section(10, vec(csec...))...)
 	return mod
+}
+
+// BenchmarkToolResultWasm: plugin/mcp BenchmarkToolResult1KB through
+// build/mcp-privacy.wasm — a tools/call and its 1 KB JSON result under the
+// standard profile (secrets redacted, personal data pseudonymised), one
+// stream per op. See docs/BENCHMARKS.md.
+func BenchmarkToolResultWasm(b *testing.B) {
+	h := rbBenchHost(b, wasmtest.Plugin(b), benchdata.TransformEnvelope)
+	body := []byte(benchdata.ToolCallRequest)
+	req := rbBenchRequest(benchdata.ToolCallRequest)
+	resp := wasmhost.H(":status", "200", "content-type", "application/json",
+		"content-length", strconv.Itoa(len(benchdata.ToolResult1KB)), "mcp-session-id", "rb-session")
+	result := []byte(benchdata.ToolResult1KB)
+	run := func() *wasmhost.Stream {
+		s := h.NewStream()
+		s.RequestHeaders(req, false)
+		s.RequestBody(body, true)
+		s.ResponseHeaders(resp, false)
+		s.ResponseBody(result, true)
+		s.Close()
+		return s
+	}
+	down := run().Downstream()
+	if out := string(down.Body); down.Status() != 200 || strings.Contains(out, "alice.martin@example.com") || !strings.Contains(out, "EMAIL_") {
+		b.Fatalf("not transformed: %d %s", down.Status(), out)
+	}
+	b.SetBytes(int64(len(result)))
+	b.ReportAllocs()
+	for b.Loop() {
+		run()
+	}
+	if err := h.Worker(0).Err(); err != nil {
+		b.Fatal(err)
+	}
 }

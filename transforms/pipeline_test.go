@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/benchdata"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -245,5 +247,35 @@ func TestUntouchedBytesStay(t *testing.T) {
 	got := string(doc.Bytes())
 	if !strings.Contains(got, `"text":"{ \"a\" : 1 }"`) || !strings.Contains(got, `[1, 2]`) {
 		t.Errorf("untouched parts rewritten: %s", got)
+	}
+}
+
+// BenchmarkOutputPipeline1KB: the output pipeline alone on a 1 KB tool
+// result (parse, standard profile's steps, serialize), with the vault over
+// an in-memory store.
+func BenchmarkOutputPipeline1KB(b *testing.B) {
+	pol, errs := policy.ParseEnvelope([]byte(benchdata.TransformEnvelope), policy.Options{})
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	p := pol.Policy
+	key := []byte(p.Vault.Key)
+	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl := compileOutput(b, e, p)
+	src := []byte(benchdata.ToolResult1KB)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		doc, err := jsondoc.Parse(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Apply(pl, doc, doc.Get(jsondoc.Root, "result"), ToolResult, &Run{})
+		if len(doc.Bytes()) == 0 {
+			b.Fatal("empty")
+		}
 	}
 }

@@ -1,6 +1,11 @@
 package mcp
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/benchdata"
+)
 
 // BenchmarkToolsCall is the request path of a small allowed tools/call:
 // headers, identity, strict parse, decision (the body is forwarded as is).
@@ -21,5 +26,39 @@ func BenchmarkToolsCall(b *testing.B) {
 		if r := s.OnRequestBody(len(body), true, read); r.Reply != nil || r.Body != nil {
 			b.Fatal("not forwarded as is")
 		}
+	}
+}
+
+// BenchmarkToolResult1KB is the response path of a 1 KB tools/call result
+// under the standard profile: the request judged and remembered, then the
+// JSON response parsed, its text (JSON inside) and structuredContent run
+// through the output pipeline (secrets redacted, personal data
+// pseudonymised into the vault) and re-serialized. The same stream runs in
+// wasm in e2e BenchmarkToolResultWasm.
+func BenchmarkToolResult1KB(b *testing.B) {
+	cfg, errs := NewConfig([]byte(benchdata.TransformEnvelope), nil)
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	req := hdr("x-mcp-principal", "alice")
+	body := []byte(benchdata.ToolCallRequest)
+	result := []byte(benchdata.ToolResult1KB)
+	run := func() []byte {
+		s := NewStream(cfg)
+		s.OnRequestHeaders(req, "POST", "/mcp", false)
+		if r := s.OnRequestBody(len(body), true, func() []byte { return body }); r.Reply != nil {
+			b.Fatalf("answered locally: %s", r.Reply.Body)
+		}
+		s.OnResponseHeaders(200, "application/json", "", false)
+		_, edit := s.OnResponseBody(len(result), true, func() []byte { return result })
+		return edit.Data
+	}
+	if out := string(run()); strings.Contains(out, "alice.martin@example.com") || strings.Contains(out, "sk_live_") || !strings.Contains(out, "EMAIL_") {
+		b.Fatalf("not transformed: %s", out)
+	}
+	b.SetBytes(int64(len(result)))
+	b.ReportAllocs()
+	for b.Loop() {
+		run()
 	}
 }

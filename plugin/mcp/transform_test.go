@@ -89,3 +89,39 @@ func TestUnattributedResponsesGetThePolicyPipeline(t *testing.T) {
 		t.Errorf("unattributed messages went out raw: %q", got)
 	}
 }
+
+// Transforms act on whole events, however the stream is cut: a value split
+// across two chunks, or a chunk boundary inside a multi-byte character,
+// gives exactly the result of the unsplit stream.
+func TestTransformsOnEventsSplitAnywhere(t *testing.T) {
+	cfg := mustConfig(t, transformEnvelope)
+	alice := fakeRequest{headers: map[string]string{"x-mcp-principal": "alice", "content-type": "application/json"}}
+	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"naïve → carol@example.com\"}}\n\n" +
+		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"café alice@example.com ☕\"}]}}\n\n"
+	run := func(chunks ...string) string {
+		s, r := post(t, cfg, alice, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`)
+		if r.Reply != nil {
+			t.Fatalf("answered locally: %s", r.Reply.Body)
+		}
+		s.OnResponseHeaders(200, "text/event-stream", "", false)
+		var out []byte
+		for i, c := range chunks {
+			_, edit := s.OnResponseBody(len(c), i == len(chunks)-1, func() []byte { return []byte(c) })
+			if edit.Replace {
+				out = append(out, edit.Data...)
+			} else {
+				out = append(out, c...)
+			}
+		}
+		return string(out)
+	}
+	want := run(stream)
+	if strings.Contains(want, "alice@example.com") || strings.Contains(want, "carol@example.com") || !strings.Contains(want, "café EMAIL_") {
+		t.Fatalf("unsplit stream not transformed: %q", want)
+	}
+	for split := 1; split < len(stream); split++ {
+		if got := run(stream[:split], stream[split:]); got != want {
+			t.Fatalf("split at byte %d (%q|%q):\n got %q\nwant %q", split, stream[max(0, split-3):split], stream[split:min(len(stream), split+3)], got, want)
+		}
+	}
+}
