@@ -232,10 +232,11 @@ func CountRateLimited(m Metrics, v *RateVerdict) {
 func CountError(m Metrics, k ErrorKind) { m.Add(ErrorsMetric(k), 1) }
 
 // MetricNames lists the names the plugin can emit for a policy: every
-// method and outcome pair, the built-in labels and the policy's custom
-// ones, the scopes, the error kinds. Package main may define them all at
-// configure time so that stats exist (at 0) before the first request.
-func MetricNames(p *policy.Policy, builtinLabels []string) []string {
+// method and outcome pair, the built-in labels (spec 12) and those of the
+// policy's custom detectors, the scopes, the error kinds. Package main may
+// define them all at configure time so that stats exist (at 0) before the
+// first request.
+func MetricNames(p *policy.Policy) []string {
 	var out []string
 	methods := make([]string, 0, len(metricMethods)+1)
 	for m := range metricMethods {
@@ -248,7 +249,10 @@ func MetricNames(p *policy.Policy, builtinLabels []string) []string {
 			out = append(out, RequestsMetric(m, o))
 		}
 	}
-	labels := append([]string(nil), builtinLabels...)
+	labels := make([]string, 0, len(policy.BuiltinDetectors))
+	for _, d := range policy.BuiltinDetectors {
+		labels = append(labels, d.Label)
+	}
 	if p != nil {
 		for _, d := range p.Detectors {
 			labels = append(labels, d.Label)

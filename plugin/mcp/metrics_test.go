@@ -83,7 +83,7 @@ func TestMetricNamesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := rlPolicy(t, `{detectors: [{name: emp, pattern: "EMP-[0-9]{6}", label: EMPLOYEE_ID}]}`)
-	names := MetricNames(p, []string{"EMAIL", "PHONE"})
+	names := MetricNames(p)
 	seen := map[string]bool{}
 	safe := regexp.MustCompile(`^mcp_privacy(\.[A-Za-z0-9_-]+)+$`)
 	for _, n := range names {
@@ -96,7 +96,8 @@ func TestMetricNamesDocumented(t *testing.T) {
 		}
 	}
 	for _, n := range []string{RequestsMetric("tools/call", OutcomeBlocked), RequestsMetric("whatever", OutcomeError),
-		DetectionsMetric("EMPLOYEE_ID"), DetectionsMetric("EMAIL"), RateLimitedMetric(policy.ScopeTool),
+		DetectionsMetric("EMPLOYEE_ID"), DetectionsMetric("EMAIL"), DetectionsMetric("IP_ADDRESS"),
+		DetectionsMetric("SECRET"), RateLimitedMetric(policy.ScopeTool),
 		ErrorsMetric(ErrSharedData), PseudonymsResolvedMetric, AuditDroppedMetric} {
 		if !seen[n] {
 			t.Errorf("MetricNames lacks %s", n)
@@ -118,6 +119,11 @@ func TestMetricNamesDocumented(t *testing.T) {
 	for _, k := range ErrorKinds {
 		if !strings.Contains(string(doc), "`"+string(k)+"`") {
 			t.Errorf("docs/METRICS.md does not name the error kind %s", k)
+		}
+	}
+	for _, d := range policy.BuiltinDetectors {
+		if !strings.Contains(string(doc), "`"+d.Label+"`") {
+			t.Errorf("docs/METRICS.md does not name the label %s", d.Label)
 		}
 	}
 	for m, v := range metricMethods {
