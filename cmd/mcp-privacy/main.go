@@ -19,6 +19,9 @@ Usage:
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
                                        show how one call would be judged
+  mcp-privacy preview --policy FILE [--principal ID] [--roles a,b] [--tool NAME] [--json] < INPUT
+                                       what the caller would receive for a tools/call
+                                       result or plain text (mcp-privacy preview -h)
   mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N]
                                        run the plugin (build/mcp-privacy.wasm) under an
                                        Envoy-like host in front of an MCP server
@@ -53,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	case "explain":
 		return explain(args[1:], stdout, stderr)
+	case "preview":
+		return preview(args[1:], os.Stdin, stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
 	case "help", "-h", "--help":

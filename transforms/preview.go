@@ -1,0 +1,262 @@
+package transforms
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// PayloadDetection is a detection in one string of a JSON payload (what
+// `mcp-privacy preview` reports). Path names the string in projection-path
+// syntax (SPEC 11.7) relative to the payload: `content.0.text`,
+// `structuredContent.email`; through a string holding JSON (a text item,
+// structuredContent sent as text) it continues into the parsed JSON:
+// `content.0.text.users.0.email`. Start and End index that string's decoded
+// value, in bytes.
+type PayloadDetection struct {
+	Path string
+	Detection
+}
+
+// Detections returns what the detecting steps of p find in plain text s,
+// the way ApplyText runs them (steps limited by fields have nothing to act
+// on): the union of the steps' selections over s as given, before any step
+// rewrote it, overlaps resolved as SPEC 12 says, in order. It stores and
+// changes nothing.
+func (e *Engine) Detections(p *Pipeline, s string) []Detection {
+	if p.Empty() {
+		return nil
+	}
+	var out []Detection
+	for i := range p.steps {
+		st := &p.steps[i]
+		if st.detecting() && len(st.fields) == 0 {
+			out = append(out, e.detectors.Detect(s, st.sel)...)
+		}
+	}
+	return e.union(out)
+}
+
+// union resolves the overlaps among detections several steps made.
+func (e *Engine) union(ds []Detection) []Detection {
+	if len(ds) < 2 {
+		return ds
+	}
+	return resolveOverlaps(ds, func(name string) int { return e.detectors.rank[name] })
+}
+
+// PayloadDetections returns what the detecting steps of p find in the
+// strings of the payload at node n of doc, the way Apply reaches them:
+// the same strings of the same payload kind, text items holding JSON
+// parsed, fields and exclude_fields honoured, and a project step removing
+// what later steps would not see. Each string is scanned as received (the
+// union of the steps reaching it, overlaps resolved), never as an earlier
+// step rewrote it. doc is not changed; the result is in document order.
+func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload) []PayloadDetection {
+	if p.Empty() || doc.Kind(n) == jsondoc.Invalid {
+		return nil
+	}
+	// A private copy of the payload, which project steps may edit.
+	d, err := jsondoc.Parse(doc.AppendValue(nil, n))
+	if err != nil {
+		return nil
+	}
+	ts := collect(d, jsondoc.Root, kind, nil)
+	f := &finder{paths: map[place]string{}, hits: map[place][]Detection{}, target: map[place]int{}}
+	for i := range ts {
+		t := &ts[i]
+		if t.kind != plainText && t.kind != jsonText {
+			if t.kind == document {
+				f.name(d, t.node, nodePath(d, t.node))
+			}
+			continue
+		}
+		t.text, _ = d.Str(t.node)
+		f.paths[place{d, t.node}] = nodePath(d, t.node)
+		if t.kind == jsonText {
+			t.kind = plainText
+			if looksLikeJSON(t.text) {
+				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
+					t.kind, t.sub = jsonText, sub
+					f.name(sub, jsondoc.Root, f.paths[place{d, t.node}])
+				}
+			}
+		}
+	}
+	for i := range p.steps {
+		st := &p.steps[i]
+		for j := range ts {
+			t := &ts[j]
+			switch {
+			case st.kind == stepProject && t.kind == jsonText:
+				project(t.sub, jsondoc.Root, st.include, st.drop)
+			case st.kind == stepProject && t.kind == document:
+				project(d, t.node, st.include, st.drop)
+			case !st.detecting():
+			case t.kind == plainText:
+				if len(st.fields) == 0 {
+					f.scan(e, st, d, t.node, j)
+				}
+			case t.kind == jsonText:
+				f.walk(e, st, t.sub, jsondoc.Root, false, j)
+			case t.kind == document:
+				f.walk(e, st, d, t.node, t.skipProtocol, j)
+			}
+		}
+	}
+	keys := make([]place, 0, len(f.hits))
+	for k := range f.hits {
+		keys = append(keys, k)
+	}
+	// Parsed nodes are numbered in document order; targets come in order.
+	sort.Slice(keys, func(a, b int) bool {
+		if ta, tb := f.target[keys[a]], f.target[keys[b]]; ta != tb {
+			return ta < tb
+		}
+		return keys[a].node < keys[b].node
+	})
+	var out []PayloadDetection
+	for _, k := range keys {
+		for _, det := range e.union(f.hits[k]) {
+			out = append(out, PayloadDetection{Path: f.paths[k], Detection: det})
+		}
+	}
+	return out
+}
+
+// place is one string node of a document.
+type place struct {
+	doc  *jsondoc.Doc
+	node int32
+}
+
+// finder gathers PayloadDetections: each string's path (named before any
+// projection renumbers array elements), what the steps found in it, and
+// the index of the target it belongs to (for ordering).
+type finder struct {
+	paths  map[place]string
+	hits   map[place][]Detection
+	target map[place]int
+}
+
+// name records the paths of the strings under node n of d, n being at
+// path prefix.
+func (f *finder) name(d *jsondoc.Doc, n int32, prefix string) {
+	switch d.Kind(n) {
+	case jsondoc.String:
+		f.paths[place{d, n}] = prefix
+	case jsondoc.Object:
+		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			f.name(d, c, joinPath(prefix, escapeKey(d.Key(c))))
+		}
+	case jsondoc.Array:
+		i := 0
+		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			f.name(d, c, joinPath(prefix, strconv.Itoa(i)))
+			i++
+		}
+	}
+}
+
+// scan runs one step's detectors over string node n.
+func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) {
+	s, ok := d.Str(n)
+	if !ok {
+		return
+	}
+	ds := e.detectors.Detect(s, st.sel)
+	if len(ds) == 0 {
+		return
+	}
+	k := place{d, n}
+	f.hits[k] = append(f.hits[k], ds...)
+	f.target[k] = target
+}
+
+// walk scans the strings of a JSON structure that step st reaches, as
+// applyDocument does.
+func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, skipProtocol bool, target int) {
+	var in, out map[int32]bool
+	if len(st.fields) > 0 {
+		in = st.fields.Nodes(d, root)
+	}
+	if len(st.exclude) > 0 {
+		out = st.exclude.Nodes(d, root)
+	}
+	var visit func(n int32, reached bool)
+	visit = func(n int32, reached bool) {
+		if out[n] {
+			return
+		}
+		reached = reached || in[n]
+		switch d.Kind(n) {
+		case jsondoc.String:
+			if reached {
+				f.scan(e, st, d, n, target)
+			}
+		case jsondoc.Object:
+			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+				if skipProtocol && protocolKeys[d.Key(c)] {
+					continue
+				}
+				visit(c, reached)
+			}
+		case jsondoc.Array:
+			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+				visit(c, reached)
+			}
+		}
+	}
+	visit(root, len(st.fields) == 0)
+}
+
+// nodePath is the projection path of node n from the root of d.
+func nodePath(d *jsondoc.Doc, n int32) string {
+	var segs []string
+	for n != jsondoc.Root && n != jsondoc.None {
+		parent := d.Parent(n)
+		if d.Kind(parent) == jsondoc.Array {
+			i := 0
+			for c := d.First(parent); c != n && c != jsondoc.None; c = d.Next(c) {
+				i++
+			}
+			segs = append(segs, strconv.Itoa(i))
+		} else {
+			segs = append(segs, escapeKey(d.Key(n)))
+		}
+		n = parent
+	}
+	var b strings.Builder
+	for i := len(segs) - 1; i >= 0; i-- {
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(segs[i])
+	}
+	return b.String()
+}
+
+func joinPath(prefix, seg string) string {
+	if prefix == "" {
+		return seg
+	}
+	return prefix + "." + seg
+}
+
+// escapeKey writes a member name as one path segment: `.`, `*` and `\`
+// escaped (SPEC 11.7).
+func escapeKey(k string) string {
+	if !strings.ContainsAny(k, `.*\`) {
+		return k
+	}
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c == '.' || c == '*' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(k[i])
+	}
+	return b.String()
+}
