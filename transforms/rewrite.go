@@ -34,8 +34,8 @@ func Placeholder(template string, d Detection) string {
 	if !strings.Contains(template, "{") {
 		return template
 	}
-	r := strings.NewReplacer("{label}", d.Label, "{detector}", d.Detector)
-	return r.Replace(template)
+	// Two plain replacements: a strings.Replacer would be built per call.
+	return strings.ReplaceAll(strings.ReplaceAll(template, "{label}", d.Label), "{detector}", d.Detector)
 }
 
 // Mask keeps the last keepLast characters of value and replaces the rest
