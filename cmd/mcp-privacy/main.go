@@ -1,5 +1,6 @@
 // Command mcp-privacy is the operator CLI of the mcp-privacy plugin: it
-// checks, flattens and describes policies, and explains decisions.
+// checks, flattens and describes policies, explains decisions, previews
+// what a caller would receive, and serves the plugin in front of a server.
 package main
 
 import (
