@@ -66,6 +66,11 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 		}
 		return types.OnPluginStartStatusFailed
 	}
+	// Audit lines go to the log at info level (spec 14); counters to
+	// proxy-wasm metrics, every name defined now so that stats exist, at 0,
+	// before the first request.
+	cfg.Audit.Log = proxywasm.LogInfo
+	cfg.Metrics = defineMetrics(mcp.MetricNames(cfg.Env.Policy))
 	p.cfg = cfg
 	proxywasm.LogInfof("mcp-privacy: policy %q for server %q", cfg.Env.Policy.Name, cfg.Env.Server.ID)
 	for _, w := range cfg.Warnings() {
@@ -103,6 +108,42 @@ func (sharedData) Set(key string, value []byte, cas uint32) bool {
 	return proxywasm.SetSharedData(key, value, cas) == nil
 }
 
+// hostMetrics are proxy-wasm counters, defined once per name and VM (the
+// host keeps one counter per name for all VMs of a vm_id). A VM calls into
+// itself one callback at a time, so the map needs no lock.
+type hostMetrics struct{}
+
+var counters = map[string]proxywasm.MetricCounter{}
+
+// defineMetrics defines names up front. A host that refuses metrics
+// leaves the plugin without them: it logs that and counts nothing.
+func defineMetrics(names []string) (m mcp.Metrics) {
+	defer func() {
+		if r := recover(); r != nil {
+			proxywasm.LogWarnf("mcp-privacy: metrics unavailable, none will be counted: %v", r)
+			m = mcp.NopMetrics{}
+		}
+	}()
+	for _, name := range names {
+		if _, ok := counters[name]; !ok {
+			counters[name] = proxywasm.DefineCounterMetric(name)
+		}
+	}
+	return hostMetrics{}
+}
+
+// Add adds n to the counter name, defining it on first use. A failing
+// host call loses the count, never the request.
+func (hostMetrics) Add(name string, n uint64) {
+	defer func() { _ = recover() }()
+	c, ok := counters[name]
+	if !ok {
+		c = proxywasm.DefineCounterMetric(name)
+		counters[name] = c
+	}
+	c.Increment(n)
+}
+
 // headerPairs are a header map read with one host call: every host call
 // costs a trip out of the VM and, for returned data, another into its
 // allocator, so headers are read once and looked up here.
@@ -135,6 +176,10 @@ func (h *httpContext) fail(stage string, r any) types.Action {
 		return types.ActionPause
 	}
 	h.failed = true
+	func() {
+		defer func() { _ = recover() }() // the stream's state may be what broke
+		h.stream.Failed(stage)
+	}()
 	body := mcp.ErrorResponse("null", &mcp.InternalError)
 	if err := proxywasm.SendHttpResponse(500, [][2]string{{"content-type", "application/json"}}, body, -1); err != nil {
 		proxywasm.LogErrorf("mcp-privacy: failing the stream: %v", err)
@@ -240,7 +285,23 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	if res.Reply != nil {
 		return h.reply(res.Reply)
 	}
+	for _, kv := range res.Set {
+		_ = proxywasm.ReplaceHttpResponseHeader(kv[0], kv[1])
+	}
 	return toAction(res.Action)
+}
+
+// OnHttpStreamDone ends the stream: calls whose answer never passed it
+// are recorded.
+func (h *httpContext) OnHttpStreamDone() {
+	defer func() {
+		if r := recover(); r != nil {
+			proxywasm.LogErrorf("mcp-privacy: internal error at stream end: %v", r)
+		}
+	}()
+	if h.stream != nil {
+		h.stream.Done()
+	}
 }
 
 func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action types.Action) {

@@ -11,7 +11,9 @@ import (
 type ResponseHeadersResult struct {
 	Action Action
 	Remove []string
-	Reply  *LocalReply
+	// Set lists response headers to set (after removal).
+	Set   [][2]string
+	Reply *LocalReply
 }
 
 // responseMode says how the body of a response is handled.
@@ -37,7 +39,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		// The plugin asked for plain responses (accept-encoding removed);
 		// one it cannot read does not go out (spec 16).
 		s.replied = true
-		r.Reply = jsonReply(200, s.failResponse("the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
+		r.Reply = jsonReply(200, s.failResponse(ErrResponseEncoded, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
 		return r
 	}
 	if len(s.pending) > 0 && (endOfStream || status == 202) {
@@ -45,8 +47,15 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		// the local answers are the response.
 		s.replied = true
 		r.Reply = jsonReply(200, joinArray(s.pending), "mcp_privacy_batch")
+		if s.retryAfter[0] != "" {
+			r.Reply.Headers = append(r.Reply.Headers, s.retryAfter)
+		}
 		s.pending = nil
 		return r
+	}
+	if s.retryAfter[0] != "" {
+		// A rate limit refused part of the batch.
+		r.Set = append(r.Set, s.retryAfter)
 	}
 	switch {
 	case endOfStream:
@@ -82,7 +91,7 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 				return Continue, BodyEdit{}
 			}
 			s.mode = dropBody
-			return Continue, replaceWith(s.failResponse("the response exceeds gateway.max_response_bytes"))
+			return Continue, replaceWith(s.failResponse(ErrResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
 		}
 		if !endOfStream {
 			return Pause, BodyEdit{}
@@ -110,7 +119,7 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 	if err != nil {
 		// Headers are gone: answer what is still open as events, drop the rest.
 		s.mode = dropBody
-		return replaceWith(sseEventBytes(s.failResponse(err.Error())))
+		return replaceWith(sseEventBytes(s.failResponse(ErrResponseTooLarge, err.Error())))
 	}
 	if len(tail) > 0 || (endOfStream && len(s.pending) > 0) {
 		out = append(append([]byte(nil), out...), tail...)
@@ -147,6 +156,7 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 		if s.endpointEvent(data) || s.cfg.Env.Gateway.PassOnParseError {
 			return data, false
 		}
+		CountError(s.cfg.Metrics, ErrResponseInvalid)
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
@@ -172,7 +182,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		return s.failResponse("the response is not valid JSON: " + err.Error())
+		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+err.Error())
 	}
 	changed := false
 	switch doc.Kind(jsondoc.Root) {
@@ -183,7 +193,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 			changed = s.processMessage(doc, m) || changed
 		}
 	default:
-		return s.failResponse("the response is not a JSON-RPC message")
+		return s.failResponse(ErrResponseInvalid, "the response is not a JSON-RPC message")
 	}
 	if len(s.pending) == 0 {
 		if !changed {
@@ -223,6 +233,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	id := string(doc.AppendValue(nil, idNode))
 	result := doc.Get(n, "result")
 	req, ok := s.requests[id]
+	shared := false
+	var x policy.Primitive
+	var d policy.Decision
 	switch {
 	case ok:
 		delete(s.requests, id)
@@ -235,7 +248,8 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		}
 		// Sent on another stream of the session (a resumed stream)?
 		if req, ok = s.cfg.Catalog.sharedRequest(s.session, id); ok {
-			s.rebuildOutput(&req)
+			x, d = s.rebuildOutput(&req)
+			shared = true
 		}
 	}
 	if ok {
@@ -243,7 +257,14 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			s.filterList(doc, result, lm, req.firstPage)
 			return doc.Changed()
 		}
-		s.transformResponse(doc, n, id, &req)
+		t0 := s.cfg.Now()
+		o := s.transformResponse(doc, n, id, &req)
+		switch {
+		case req.rec != nil:
+			s.answered(req.rec, o, doc, n, t0)
+		case shared && Judged(req.method) && (s.legacyGET || o.decision == OutcomeBlocked || o.decision == OutcomeError):
+			s.answeredElsewhere(&req, &x, &d, o, doc, n, t0)
+		}
 		return doc.Changed()
 	}
 	// A response this stream did not forward a request for (a resumed or
@@ -257,20 +278,52 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			}
 		}
 	}
-	s.transformResponse(doc, n, id, nil)
+	if o := s.transformResponse(doc, n, id, nil); o.errKind != "" {
+		CountError(s.cfg.Metrics, o.errKind)
+	}
 	return doc.Changed()
+}
+
+// answered records a call this stream forwarded, now that its response
+// passed: with what the output pipeline made of it.
+func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
+	bytesOut := 0
+	if AuditRecorded(s.cfg.Env.Policy, o.decisionOr(r.entry.Decision)) {
+		bytesOut = len(doc.AppendValue(nil, n))
+	}
+	r.respond(o, bytesOut, s.cfg.Now()-t0)
+	s.finish(r, o.errKind)
+}
+
+// answeredElsewhere records a call another stream of the session
+// forwarded, whose answer arrived here (see record.go): what this stream
+// knows of it is the primitive and the response.
+func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
+	r := &callRecord{method: f.method, decision: *d, judged: d.Rule != ""}
+	r.entry = AuditEntry{Time: t0, Method: f.method, Decision: OutcomeAllowed}
+	if x.Name != "" {
+		r.entry.Kind, r.entry.Name = x.Kind.String(), x.Name
+	}
+	s.answered(r, o, doc, n, t0)
 }
 
 // listMethodOrder fixes the order unattributed results are filtered in.
 var listMethodOrder = []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
 
 // failResponse is the fail-closed answer for a response the plugin cannot
-// inspect (spec 16): a JSON-RPC error per request still waiting for one.
-func (s *Stream) failResponse(why string) []byte {
+// inspect (spec 16): a JSON-RPC error per request still waiting for one,
+// each call among them recorded as an error of kind.
+func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
+	CountError(s.cfg.Metrics, kind)
 	e := &policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter could not inspect the response (" + why + ")"}
 	var items [][]byte
-	for id := range s.requests {
-		items = append(items, ErrorResponse(id, e))
+	for id, f := range s.requests {
+		answer := ErrorResponse(id, e)
+		items = append(items, answer)
+		if f.rec != nil {
+			f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+			s.finish(f.rec, "")
+		}
 	}
 	s.requests = nil
 	items = append(items, s.pending...)
@@ -307,5 +360,6 @@ func (s *Stream) endpointEvent(data []byte) bool {
 			s.session = sid
 		}
 	}
+	s.legacyGET = true
 	return true
 }

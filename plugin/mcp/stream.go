@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -15,7 +16,17 @@ import (
 type Config struct {
 	Env     *policy.Envelope
 	Catalog *Catalog
-	tr      *transformer // built on first use (transform.go)
+	// Limiter holds the rate-limit buckets (spec 9) and Audit the audit
+	// trail (spec 14), both in shared data.
+	Limiter *Limiter
+	Audit   *AuditLog
+	// Metrics receives the counters (docs/METRICS.md); package main binds
+	// them to proxy-wasm metrics.
+	Metrics Metrics
+	// Now is the wall clock in Unix ns (rate limits, audit times,
+	// processing time); tests replace it.
+	Now func() int64
+	tr  *transformer // built on first use (transform.go)
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -28,7 +39,11 @@ func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	}
 	cat := NewCatalog(&env.Server)
 	cat.Shared = shared
-	return &Config{Env: env, Catalog: cat}, nil
+	c := &Config{Env: env, Catalog: cat,
+		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
+		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() }}
+	c.Audit.Scrub = c.scrub
+	return c, nil
 }
 
 // Action is what a callback tells the host.
@@ -77,6 +92,15 @@ type Stream struct {
 	// HTTP+SSE transport, whose answers arrive on the GET stream.
 	session string
 	legacy  bool
+	// legacyGET marks the GET stream of the legacy transport (it sent the
+	// endpoint event): every answer arrives on it.
+	legacyGET bool
+	// arrived is when the request headers arrived (Unix ns): the time of
+	// its audit entries.
+	arrived int64
+	// retryAfter is the Retry-After header for the response of a batch
+	// part of which a rate limit refused.
+	retryAfter [2]string
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.
@@ -90,6 +114,10 @@ type forwarded struct {
 	// firstPage: a list request without a cursor (virtual tools are
 	// appended to the first page only).
 	firstPage bool
+	// rec is the record of a judged call, completed and recorded when its
+	// response passes (nil for other requests, and for requests another
+	// stream forwarded).
+	rec *callRecord
 }
 
 // NewStream starts the state of one HTTP stream.
@@ -126,6 +154,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		return r
 	}
 	s.inspect = true
+	s.arrived = s.cfg.Now()
 	s.session, _ = req.Header("mcp-session-id")
 	if s.session == "" && query != "" {
 		s.session = legacySession(query)
@@ -146,6 +175,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			Code: policy.CodeInvalidRequest, Message: "Unauthorized: this MCP endpoint requires an authenticated principal"}),
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
+		s.refuseBody(ErrUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
 		return r
 	}
 	r.Set = s.exportHeaders(nil, nil)
@@ -161,12 +191,13 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{
 			Code: policy.CodeInvalidRequest, Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
 			"mcp_privacy_compressed_request")
+		s.refuseBody(ErrCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.arrived)
 		return r
 	}
 	if cl, ok := req.Header("content-length"); ok {
 		if n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64); err == nil && n > int64(g.MaxRequestBytes) {
 			s.replied = true
-			r.Reply = tooLarge(g.MaxRequestBytes)
+			r.Reply = s.tooLarge(int(min(n, 1<<62)))
 			return r
 		}
 	}
@@ -174,6 +205,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		s.replied = true
 		r.Reply = jsonReply(400, ErrorResponse("null", &policy.RPCError{
 			Code: policy.CodeParseError, Message: "Parse error: empty body"}), "mcp_privacy_empty_body")
+		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Reply.Body), s.arrived)
 		return r
 	}
 	// The body may be rewritten: its length is not known yet.
@@ -186,11 +218,16 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	return r
 }
 
-func tooLarge(limit int) *LocalReply {
-	return jsonReply(413, ErrorResponse("null", &policy.RPCError{
+// tooLarge answers a request body of size bytes over max_request_bytes
+// (413), and records it.
+func (s *Stream) tooLarge(size int) *LocalReply {
+	limit := s.cfg.Env.Gateway.MaxRequestBytes
+	r := jsonReply(413, ErrorResponse("null", &policy.RPCError{
 		Code:    policy.CodeInvalidRequest,
 		Message: "Request too large: the body exceeds gateway.max_request_bytes (" + strconv.Itoa(limit) + ")"}),
 		"mcp_privacy_request_too_large")
+	s.refuseBody(ErrRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.arrived)
+	return r
 }
 
 // BodyResult is the outcome of the request body callback.
@@ -211,7 +248,7 @@ func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) B
 	}
 	if size > s.cfg.Env.Gateway.MaxRequestBytes {
 		s.replied = true
-		return BodyResult{Reply: tooLarge(s.cfg.Env.Gateway.MaxRequestBytes)}
+		return BodyResult{Reply: s.tooLarge(size)}
 	}
 	if !endOfStream {
 		return BodyResult{Action: Pause}
@@ -221,54 +258,77 @@ func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) B
 
 // judgeBody parses and judges a complete request body.
 func (s *Stream) judgeBody(raw []byte) BodyResult {
+	start := s.cfg.Now()
 	body, perr := ParseBody(raw)
 	if perr != nil {
 		s.replied = true
-		return BodyResult{Reply: jsonReply(200, ErrorResponse("null", perr), "mcp_privacy_bad_request")}
+		reply := ErrorResponse("null", perr)
+		kind := ErrParse
+		if perr.Code == policy.CodeInvalidRequest {
+			kind = ErrInvalidRequest
+		}
+		s.refuseBody(kind, perr.Message, len(raw), len(reply), start)
+		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
 	}
 	var answers [][]byte // local answers, in message order
 	var exported *judgement
+	var retryAfter [2]string
 	nForwarded := 0
 	for i := range body.Messages {
 		m := &body.Messages[i]
+		bytesIn := len(raw)
+		if body.Batch {
+			bytesIn = len(body.Doc.AppendValue(nil, m.Node))
+		}
+		t0 := s.cfg.Now()
 		j := s.judge(body.Doc, m)
-		if s.legacy && m.Kind == KindRequest && m.Invalid == nil && (j.reply != nil || j.answer != nil) {
-			// The legacy transport answers on the GET stream: the server
-			// gets a ping with this id, whose answer becomes ours there.
+		if exported == nil && j.judged {
+			exported = &j
+		}
+		if j.retryAfter[0] != "" && laterRetry(j.retryAfter, retryAfter) {
+			retryAfter = j.retryAfter
+		}
+		request := m.Kind == KindRequest && m.Invalid == nil
+		if j.reply != nil || j.answer != nil {
 			answer := j.answer
 			if answer == nil {
 				answer = ErrorResponse(m.ID, j.reply)
 			}
+			rec := s.newRecord(m, &j, t0, bytesIn)
+			rec.entry.BytesOut = len(answer)
+			s.finish(rec, j.errKind)
+			if !s.legacy || !request {
+				answers = append(answers, answer)
+				if body.Batch {
+					body.Doc.Delete(m.Node)
+				}
+				continue
+			}
+			// The legacy transport answers on the GET stream: the server
+			// gets a ping with this id, whose answer becomes ours there.
 			s.cfg.Catalog.deferAnswer(s.session, m.ID, answer)
 			body.Doc.SetRaw(m.Node, []byte(`{"jsonrpc":"2.0","id":`+m.ID+`,"method":"ping"}`))
-			j.reply, j.answer = nil, nil
+		} else if !request || !j.judged {
+			// Not a call (initialize, lists, notifications, answers to
+			// server requests): counted, never audited.
+			CountRequest(s.cfg.Metrics, metricMethodOf(m), OutcomeAllowed)
 		}
-		if j.reply != nil || j.answer != nil {
-			if j.reply != nil {
-				answers = append(answers, ErrorResponse(m.ID, j.reply))
-			} else {
-				answers = append(answers, j.answer)
+		nForwarded++
+		if request {
+			if s.requests == nil {
+				s.requests = map[string]forwarded{}
 			}
-			if body.Batch {
-				body.Doc.Delete(m.Node)
+			f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
+				out: j.out, kind: j.call.Kind, name: j.call.Name}
+			if j.judged && j.reply == nil && j.answer == nil {
+				// A call: recorded when its response passes (response.go).
+				f.rec = s.newRecord(m, &j, t0, bytesIn)
 			}
-		} else {
-			nForwarded++
-			if m.Kind == KindRequest && m.Invalid == nil {
-				if s.requests == nil {
-					s.requests = map[string]forwarded{}
-				}
-				f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-					out: j.out, kind: j.call.Kind, name: j.call.Name}
-				s.requests[m.ID] = f
-				if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
-					// Its answer may come back on a resumed stream.
-					s.cfg.Catalog.shareRequest(s.session, m.ID, f)
-				}
+			s.requests[m.ID] = f
+			if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
+				// Its answer may come back on a resumed stream.
+				s.cfg.Catalog.shareRequest(s.session, m.ID, f)
 			}
-		}
-		if exported == nil && j.judged {
-			exported = &j
 		}
 	}
 	var res BodyResult
@@ -292,12 +352,30 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			details = "mcp_privacy_virtual_tool"
 		}
 		res.Reply = jsonReply(200, reply, details)
+		if retryAfter[0] != "" {
+			res.Reply.Headers = append(res.Reply.Headers, retryAfter)
+			if !body.Batch {
+				res.Reply.Details = "mcp_privacy_rate_limited"
+			}
+		}
 		return res
 	default:
 		s.pending = answers
+		s.retryAfter = retryAfter
 		res.Body = body.Doc.Bytes()
 		return res
 	}
+}
+
+// laterRetry reports whether the Retry-After value a is later than b (or
+// b is unset).
+func laterRetry(a, b [2]string) bool {
+	if b[0] == "" {
+		return true
+	}
+	x, _ := strconv.Atoi(a[1])
+	y, _ := strconv.Atoi(b[1])
+	return x > y
 }
 
 // judgement is the verdict on one message.
@@ -312,12 +390,55 @@ type judgement struct {
 	// response of an allowed request.
 	call Target
 	out  *transforms.Pipeline
+	// outcome is what became of the message so far (its audit decision);
+	// errKind the kind of an error outcome; rule and reason, when set,
+	// replace the decision's in the audit entry.
+	outcome      Outcome
+	errKind      ErrorKind
+	rule, reason string
+	// retryAfter is the Retry-After header of a call a rate limit refused.
+	retryAfter [2]string
+	// in is what the input pipeline did (nil: it did not run); inIDs its
+	// transform ids.
+	in    *transforms.Run
+	inIDs []string
+}
+
+// fail answers the message with an error the plugin found.
+func (j *judgement) fail(e *policy.RPCError, kind ErrorKind) {
+	j.reply, j.outcome, j.errKind, j.reason = e, OutcomeError, kind, e.Message
+}
+
+// deny answers the message with the denial of d.
+func (j *judgement) deny(d policy.Decision) {
+	j.decision = d
+	j.reply, j.outcome = d.Error(), OutcomeDenied
+}
+
+// rateLimit takes a token for an allowed call from every bucket covering
+// it (spec 9); a refused call gets -32029 and a Retry-After header.
+func (s *Stream) rateLimit(j *judgement, c policy.Call) bool {
+	p := s.cfg.Env.Policy
+	v := s.cfg.Limiter.Check(p, c, j.decision.Matched, s.cfg.Now())
+	CountRateLimited(s.cfg.Metrics, &v)
+	if v.Allowed {
+		return true
+	}
+	j.reply, j.retryAfter, j.outcome = v.Error(p.Name), v.Header(), OutcomeRateLimited
+	if v.Bucket.Limit != nil {
+		j.rule = limitPath(v.Bucket.Limit)
+	}
+	j.reason = "rate limit exceeded: " + v.Limit() + " (retry after " + v.Header()[1] + " s)"
+	if v.Contended {
+		j.reason = "rate limit not checked: shared data kept changing (" + v.Limit() + ")"
+	}
+	return false
 }
 
 func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
-	j := judgement{method: m.Method}
+	j := judgement{method: m.Method, outcome: OutcomeAllowed}
 	if m.Invalid != nil {
-		j.reply = m.Invalid
+		j.fail(m.Invalid, ErrInvalidRequest)
 		return j
 	}
 	if m.Kind == KindResult {
@@ -329,19 +450,35 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	}
 	t, perr := TargetOf(doc, m)
 	if perr != nil {
-		j.reply = perr
+		j.fail(perr, ErrInvalidParams)
 		return j
 	}
 	if t.Method == "tools/call" && isVirtual(t.Name) {
 		if d, on := s.virtualAllowed(t.Name); on {
 			j.judged, j.target, j.decision, j.call = true, virtualPrimitive(t.Name), d, t
 			if !d.Allowed {
-				j.reply = d.Error()
+				j.deny(d)
 				return j
 			}
-			result, rpcErr := s.virtualResult(doc, t)
+			// Virtual tools are limited like any tool.
+			if !s.rateLimit(&j, policy.Call{Kind: policy.KindTool, Name: t.Name, Principal: s.id.ID}) {
+				return j
+			}
+			result, rpcErr := s.virtualResult(doc, t, &j)
 			if rpcErr != nil {
-				j.reply = rpcErr
+				kind := ErrInvalidParams
+				switch rpcErr.Code {
+				case policy.CodeInternalError:
+					kind = ErrTransform
+				case policy.CodeAccessDenied:
+					kind = ""
+				}
+				if kind == "" {
+					// preview_transform of a tool the caller may not use.
+					j.reply, j.outcome = rpcErr, OutcomeDenied
+				} else {
+					j.fail(rpcErr, kind)
+				}
 				return j
 			}
 			j.answer = resultResponse(m.ID, result)
@@ -350,17 +487,22 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	}
 	x, known := s.cfg.Catalog.Resolve(t)
 	p := s.cfg.Env.Policy
+	var d policy.Decision
 	if s.cfg.Env.Server.RequireKnown && !known {
-		j.decision = p.DenyUnknown(&s.id.Principal, &x)
+		d = p.DenyUnknown(&s.id.Principal, &x)
 	} else {
-		j.decision = p.Decide(&s.id.Principal, &x)
+		d = p.Decide(&s.id.Principal, &x)
 	}
-	j.judged, j.target, j.call = true, x, t
-	if !j.decision.Allowed {
-		j.reply = j.decision.Error()
+	j.judged, j.target, j.call, j.decision = true, x, t, d
+	if !d.Allowed {
+		j.deny(d)
 		return j
 	}
-	j.reply = s.transformRequest(doc, m, t, &j)
+	// Access first, then rate limits: a denied call takes no token.
+	if !s.rateLimit(&j, RateCall(t, &x, s.id.ID)) {
+		return j
+	}
+	s.transformRequest(doc, m, t, &j)
 	return j
 }
 

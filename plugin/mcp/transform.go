@@ -53,7 +53,7 @@ func (c *Config) transforms() (*transformer, error) {
 	if c.Catalog.Shared != nil {
 		kv = c.Catalog.Shared
 	}
-	t.vault = transforms.NewVault(key, p.Vault, kv, time.Now)
+	t.vault = transforms.NewVault(key, p.Vault, transforms.ServerKV(kv, c.Env.Server.ID), time.Now)
 	t.engine, t.err = transforms.NewEngine(p, t.vault, key)
 	return t, t.err
 }
@@ -212,17 +212,22 @@ func transformFailed(err error) *policy.RPCError {
 // resource URIs, completion arguments), ending with the depseudonymiser,
 // and picks the output pipeline for its response. A URI the pipeline
 // changed is judged again: what the server receives is what was judged.
-func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) *policy.RPCError {
+// A request it cannot let through gets j.reply.
+func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x := &j.target
 	in, err := s.cfg.pipeline(true, j.decision.Matched, &x.Metadata)
 	if err != nil {
-		return transformFailed(err)
+		j.fail(transformFailed(err), ErrTransform)
+		return
 	}
 	if j.out, err = s.cfg.pipeline(false, j.decision.Matched, &x.Metadata); err != nil {
-		return transformFailed(err)
+		j.fail(transformFailed(err), ErrTransform)
+		return
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
+	j.in, j.inIDs = run, in.IDs()
+	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
 	switch m.Method {
 	case "tools/call", "prompts/get":
@@ -250,13 +255,31 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 			d = p.DenyUnknown(&s.id.Principal, &x2)
 		}
 		if !d.Allowed {
-			return d.Error()
+			j.target = x2
+			j.deny(d)
+			return
 		}
 	}
 	if run.Blocked {
-		return s.cfg.blockedError(run)
+		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
+		j.reason = blockedReason(run)
 	}
-	return nil
+}
+
+// blockedReason says in an audit entry why a block step fired: the labels,
+// never the values.
+func blockedReason(run *transforms.Run) string {
+	return "blocked by the privacy policy: " + strings.Join(run.BlockLabels, ", ") + " detected"
+}
+
+// countRun counts what one transform run found (docs/METRICS.md):
+// detections, pseudonyms issued and resolved, values it could not
+// transform.
+func (s *Stream) countRun(run *transforms.Run) {
+	CountTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
+	if n := len(run.Errors); n > 0 {
+		s.cfg.Metrics.Add(ErrorsMetric(ErrTransform), uint64(n))
+	}
 }
 
 // transformClientResult runs the policy-level input pipeline over a
@@ -268,12 +291,14 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
 		doc.SetRaw(m.Node, ErrorResponse(m.ID, transformFailed(err)))
 		return
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	tr.engine.Apply(in, doc, result, transforms.AnyStrings, run)
+	s.countRun(run)
 	if run.Blocked {
 		doc.SetRaw(m.Node, ErrorResponse(m.ID, s.cfg.blockedError(run)))
 	}
@@ -295,6 +320,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 	}
 	out, err := s.policyOutput()
 	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
 		// A notification cannot carry an error: it does not go out.
 		doc.SetRaw(n, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"mcp-privacy","data":"a server message was withheld: the privacy filter could not apply its transforms"}}`))
 		return
@@ -302,6 +328,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	tr.engine.Apply(out, doc, params, transforms.AnyStrings, run)
+	s.countRun(run)
 	if run.Blocked {
 		doc.SetRaw(n, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"mcp-privacy","data":"a server message was blocked by the privacy policy"}}`))
 	}
@@ -309,8 +336,9 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 
 // transformResponse runs the output pipeline over a response: the request's
 // pipeline when the response was matched to one (req), the policy-level
-// one otherwise. A block replaces the response with -32004.
-func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) {
+// one otherwise. A block replaces the response with -32004. It returns
+// what became of the response (decision "" when no pipeline ran).
+func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
 	result := doc.Get(n, "result")
 	kind, ok := transforms.Payload(0), false
 	switch {
@@ -322,7 +350,7 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 		kind, ok = payloadByShape(doc, result)
 	}
 	if !ok || doc.Kind(result) != jsondoc.Object {
-		return
+		return responseOutcome{}
 	}
 	var out *transforms.Pipeline
 	var err error
@@ -332,22 +360,28 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 		out, err = s.policyOutput()
 	}
 	if err != nil {
-		doc.SetRaw(n, ErrorResponse(id, transformFailed(err)))
-		return
+		e := transformFailed(err)
+		doc.SetRaw(n, ErrorResponse(id, e))
+		return responseOutcome{decision: OutcomeError, errKind: ErrTransform, reason: e.Message}
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	tr.engine.Apply(out, doc, result, kind, run)
+	s.countRun(run)
+	o := responseOutcome{decision: OutcomeAllowed, run: run, ids: out.IDs()}
 	if run.Blocked {
 		doc.SetRaw(n, ErrorResponse(id, s.cfg.blockedError(run)))
+		o.decision, o.reason = OutcomeBlocked, blockedReason(run)
 	}
+	return o
 }
 
 // rebuildOutput recomputes the output pipeline of a request another stream
-// forwarded, from the primitive it named.
-func (s *Stream) rebuildOutput(f *forwarded) {
+// forwarded, from the primitive it named; it returns the primitive and
+// the decision on it.
+func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
 	if _, ok := payloadOf(f.method); !ok || f.name == "" {
-		return
+		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
 	x, known := s.cfg.Catalog.Resolve(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
 	p := s.cfg.Env.Policy
@@ -356,4 +390,5 @@ func (s *Stream) rebuildOutput(f *forwarded) {
 		d = p.DenyUnknown(&s.id.Principal, &x)
 	}
 	f.out, _ = s.cfg.pipeline(false, d.Matched, &x.Metadata)
+	return x, d
 }

@@ -77,6 +77,9 @@ func (s *Stream) virtualAllowed(name string) (policy.Decision, bool) {
 	return d, true
 }
 
+// statusAuditEntries is how many audit entries privacy_status shows.
+const statusAuditEntries = 20
+
 // statusResult is the CallToolResult of privacy_status: the facts as
 // structuredContent and as JSON text for clients that read only text.
 func (s *Stream) statusResult() []byte {
@@ -128,6 +131,15 @@ func (s *Stream) statusResult() []byte {
 	}
 	st = append(st, '}')
 	st = s.appendTransformStatus(st)
+	// Rate-limit headroom: the limits that can apply to the caller, with
+	// what its buckets hold now (spec 13).
+	st = append(st, `,"rate_limits":`...)
+	st = AppendHeadroomJSON(st, s.cfg.Limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.Now()))
+	// The most recent audit entries, for principals granted privacy_audit.
+	if MayViewAudit(p, &s.id.Principal) {
+		st = append(st, `,"audit":`...)
+		st = AppendRecentJSON(st, s.cfg.Audit.Recent(statusAuditEntries, p.AuditSize))
+	}
 	st = append(st, '}')
 	return toolResult(st)
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms"
 )
 
-// virtualResult answers an allowed call of a virtual tool.
-func (s *Stream) virtualResult(doc *jsondoc.Doc, t Target) ([]byte, *policy.RPCError) {
+// virtualResult answers an allowed call of a virtual tool (j records what
+// privacy_reveal resolved).
+func (s *Stream) virtualResult(doc *jsondoc.Doc, t Target, j *judgement) ([]byte, *policy.RPCError) {
 	switch t.Name {
 	case previewTransform:
 		return s.previewResult(doc, t.Args)
 	case privacyReveal:
-		return s.revealResult(doc, t.Args)
+		return s.revealResult(doc, t.Args, j)
 	}
 	return s.statusResult(), nil
 }
@@ -95,8 +96,9 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 }
 
 // revealResult is privacy_reveal: the text with the pseudonyms the vault
-// resolves in the caller's namespace replaced by their values.
-func (s *Stream) revealResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RPCError) {
+// resolves in the caller's namespace replaced by their values. The count
+// goes into the call's audit entry and the resolved counter.
+func (s *Stream) revealResult(doc *jsondoc.Doc, args int32, j *judgement) ([]byte, *policy.RPCError) {
 	text, ok := doc.Str(doc.Get(args, "text"))
 	if !ok {
 		return nil, badParams("privacy_reveal needs text (a string)")
@@ -106,6 +108,8 @@ func (s *Stream) revealResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RPC
 		return nil, transformFailed(err)
 	}
 	revealed, n := tr.vault.Depseudonymise(s.newRun().Namespace, text)
+	j.in = &transforms.Run{Resolved: n}
+	s.countRun(j.in)
 	st := []byte(`{"text":`)
 	st = jsondoc.AppendString(st, revealed)
 	st = append(st, `,"resolved":`...)

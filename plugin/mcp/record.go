@@ -1,0 +1,235 @@
+package mcp
+
+import (
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms"
+)
+
+// What each client message leaves behind (spec 14): the requests counter
+// with what became of it, and for calls and refusals an audit entry.
+//
+// A message answered by the plugin (denied, rate-limited, blocked on the
+// way in, invalid, a virtual tool) is recorded when it is answered. A call
+// that goes upstream is recorded when its response passes the plugin, with
+// what the output pipeline did to it (allowed or blocked); if its stream
+// ends first, when the stream ends (allowed, nothing received). Messages
+// that are not calls (initialize, ping, lists, notifications, the client's
+// answers to server requests) are counted when they go upstream and have
+// no entry unless they are invalid.
+//
+// Answers that arrive on another stream of the session (a resumed GET
+// stream; the legacy HTTP+SSE transport, where every answer does) are
+// recorded there: on a legacy GET stream every answer, since its POST
+// stream ended at once; on a resumed stream only blocks (the POST stream
+// recorded the call as allowed when it ended without its answer).
+
+// callRecord is one message's record while it is in flight.
+type callRecord struct {
+	entry AuditEntry
+	// method is the requests counter's method (responses for the client's
+	// answers to server requests).
+	method string
+	// decision explains an entry without its own rule and reason; its
+	// Reason is formatted only when the entry is recorded.
+	decision policy.Decision
+	judged   bool
+}
+
+// newRecord starts the record of a message judged from start (Unix ns).
+func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *callRecord {
+	r := &callRecord{method: metricMethodOf(m), decision: j.decision, judged: j.judged}
+	e := &r.entry
+	e.Time = s.arrived
+	if e.Time == 0 {
+		e.Time = start
+	}
+	e.Method = m.Method
+	if j.judged {
+		e.Kind, e.Name = j.target.Kind.String(), j.target.Name
+	}
+	e.Decision = j.outcome
+	e.Rule, e.Reason = j.rule, j.reason
+	e.Transforms = j.inIDs
+	if j.in != nil {
+		e.Detections = j.in.Detections
+		e.Pseudonyms, e.Resolved = j.in.Pseudonyms, j.in.Resolved
+	}
+	e.BytesIn = bytesIn
+	e.Processing = s.cfg.Now() - start
+	return r
+}
+
+// metricMethodOf is the method a message counts under.
+func metricMethodOf(m *Message) string {
+	if m.Kind == KindResult || m.Kind == KindError {
+		return "responses"
+	}
+	return m.Method
+}
+
+// finish counts a message with its outcome (and an error of kind, if
+// set) and records its audit entry when the policy records its decision.
+func (s *Stream) finish(r *callRecord, kind ErrorKind) {
+	m := s.cfg.Metrics
+	e := &r.entry
+	CountRequest(m, r.method, e.Decision)
+	if kind != "" {
+		CountError(m, kind)
+	}
+	if r.judged && e.Rule == "" && e.Reason == "" && r.decision.Rule != "" {
+		e.Rule = r.decision.Rule
+		if AuditRecorded(s.cfg.Env.Policy, e.Decision) {
+			e.Reason = r.decision.Reason()
+		}
+	}
+	s.record(e)
+}
+
+// refuseBody counts and records a request the plugin refused as a whole,
+// before any JSON-RPC message was read from it (parse error, too large,
+// compressed, no principal).
+func (s *Stream) refuseBody(kind ErrorKind, reason string, bytesIn, bytesOut int, start int64) {
+	CountError(s.cfg.Metrics, kind)
+	e := &AuditEntry{Time: s.arrived, Decision: OutcomeError, Reason: reason,
+		BytesIn: bytesIn, BytesOut: bytesOut, Processing: s.cfg.Now() - start}
+	if e.Time == 0 {
+		e.Time = start
+	}
+	s.record(e)
+}
+
+// record completes an entry with the caller's identity and the policy
+// and records it (a line in the log, and the ring buffer).
+func (s *Stream) record(e *AuditEntry) {
+	p := s.cfg.Env.Policy
+	if !AuditRecorded(p, e.Decision) {
+		return
+	}
+	e.Policy, e.Principal, e.Roles = p.Name, s.id.ID, s.id.Roles
+	// What the client chose freely is scrubbed like names and reasons
+	// (AuditLog.Scrub): a session id or an unknown method could carry a
+	// value.
+	e.Session = s.cfg.scrub(s.session)
+	if e.Method != "" && MetricMethod(e.Method) == "other" {
+		e.Method = s.cfg.scrub(e.Method)
+	}
+	if !s.cfg.Audit.Record(p, e) && p.AuditSize > 0 {
+		s.cfg.Metrics.Add(AuditDroppedMetric, 1)
+		CountError(s.cfg.Metrics, ErrSharedData)
+	}
+}
+
+// Done ends the stream: calls it forwarded whose response never passed it
+// are recorded now, as allowed with nothing received; on the legacy
+// transport their answers arrive on the GET stream, which records them.
+func (s *Stream) Done() {
+	for id, f := range s.requests {
+		if f.rec != nil && !s.legacy {
+			s.finish(f.rec, "")
+		}
+		delete(s.requests, id)
+	}
+}
+
+// Failed records that a callback panicked and the stream was failed
+// closed: the calls in flight on it are recorded as errors.
+func (s *Stream) Failed(stage string) {
+	CountError(s.cfg.Metrics, ErrInternal)
+	reason := "internal error in " + stage + ": the stream was failed closed"
+	n := 0
+	for id, f := range s.requests {
+		if f.rec != nil {
+			f.rec.entry.Decision, f.rec.entry.Rule, f.rec.entry.Reason = OutcomeError, "", reason
+			s.finish(f.rec, "")
+			n++
+		}
+		delete(s.requests, id)
+	}
+	if n == 0 {
+		now := s.cfg.Now()
+		s.record(&AuditEntry{Time: now, Decision: OutcomeError, Reason: reason})
+	}
+}
+
+// respondRecord completes the record of a forwarded call with what its
+// response became: the output pipeline's transforms, detections and
+// pseudonyms, the bytes the client receives, the processing time.
+func (r *callRecord) respond(outcome responseOutcome, bytesOut int, processing int64) {
+	e := &r.entry
+	if d := outcome.decisionOr(e.Decision); d != e.Decision {
+		e.Decision, e.Rule, e.Reason = d, outcome.rule, outcome.reason
+	}
+	if outcome.ids != nil {
+		e.Transforms = append(e.Transforms[:len(e.Transforms):len(e.Transforms)], outcome.ids...)
+	}
+	if run := outcome.run; run != nil {
+		if len(run.Detections) > 0 {
+			merged := make(map[string]int, len(e.Detections)+len(run.Detections))
+			for l, n := range e.Detections {
+				merged[l] += n
+			}
+			for l, n := range run.Detections {
+				merged[l] += n
+			}
+			e.Detections = merged
+		}
+		e.Pseudonyms += run.Pseudonyms
+		e.Resolved += run.Resolved
+	}
+	e.BytesOut = bytesOut
+	e.Processing += processing
+}
+
+// responseOutcome is what the output pipeline made of a response.
+type responseOutcome struct {
+	// decision: allowed (also for a server's own error), blocked, or
+	// error when the pipeline could not run; "" when nothing ran.
+	decision     Outcome
+	errKind      ErrorKind
+	rule, reason string
+	run          *transforms.Run
+	ids          []string
+}
+
+// decisionOr is the decision of a call whose earlier decision was d.
+func (o responseOutcome) decisionOr(d Outcome) Outcome {
+	if o.decision != "" && o.decision != OutcomeAllowed {
+		return o.decision
+	}
+	return d
+}
+
+// scrubAll selects every detector of the policy.
+var scrubAll = transforms.Select(nil, policy.SensitivityUnset)
+
+// scrub replaces what the policy's detectors find in a text the audit
+// keeps (a name, a reason, a session id) by its label, e.g. "[EMAIL]": a
+// resource URI or an unknown tool's name may hold a value, and no entry
+// may.
+func (c *Config) scrub(text string) string {
+	if text == "" {
+		return text
+	}
+	tr, err := c.transforms()
+	if err != nil {
+		return "[withheld: the policy's detectors are unavailable]"
+	}
+	ds := tr.engine.Detectors().Detect(text, scrubAll)
+	if len(ds) == 0 {
+		return text
+	}
+	var b strings.Builder
+	at := 0
+	for _, d := range ds {
+		if d.Start < at {
+			continue
+		}
+		b.WriteString(text[at:d.Start])
+		b.WriteString("[" + d.Label + "]")
+		at = d.End
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
