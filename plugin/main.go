@@ -115,8 +115,9 @@ type hostMetrics struct{}
 
 var counters = map[string]proxywasm.MetricCounter{}
 
-// defineMetrics defines names up front. A host that refuses metrics
-// leaves the plugin without them: it logs that and counts nothing.
+// defineMetrics defines names up front (again at every configuration: a
+// host returns the same counter for a name it knows). A host that refuses
+// metrics leaves the plugin without them: it logs that and counts nothing.
 func defineMetrics(names []string) (m mcp.Metrics) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -124,10 +125,9 @@ func defineMetrics(names []string) (m mcp.Metrics) {
 			m = mcp.NopMetrics{}
 		}
 	}()
+	counters = make(map[string]proxywasm.MetricCounter, len(names))
 	for _, name := range names {
-		if _, ok := counters[name]; !ok {
-			counters[name] = proxywasm.DefineCounterMetric(name)
-		}
+		counters[name] = proxywasm.DefineCounterMetric(name)
 	}
 	return hostMetrics{}
 }

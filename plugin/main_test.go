@@ -167,6 +167,12 @@ func TestPanicFailsOneStream(t *testing.T) {
 	if logs := strings.Join(host.GetErrorLogs(), "\n"); !strings.Contains(logs, "internal error in request headers") {
 		t.Errorf("panic not logged: %s", logs)
 	}
+	if v, err := host.GetCounterMetric("mcp_privacy.errors.kind.internal"); err != nil || v != 1 {
+		t.Errorf("errors.kind.internal = %d (%v), want 1", v, err)
+	}
+	if logs := strings.Join(host.GetInfoLogs(), "\n"); !strings.Contains(logs, `"decision":"error","rule":"","reason":"internal error in request headers`) {
+		t.Errorf("no audit entry for the failed stream: %s", logs)
+	}
 	host.CompleteHttpContext(id)
 
 	id = host.InitializeHttpContext()
@@ -177,3 +183,71 @@ func TestPanicFailsOneStream(t *testing.T) {
 }
 
 func proxywasmHeader(name string) (string, error) { return proxywasm.GetHttpRequestHeader(name) }
+
+// The counters are proxy-wasm metrics defined at start (at 0), audit
+// entries are info lines, a rate-limited call's reply carries Retry-After,
+// and a call whose stream ends without an answer is recorded then.
+func TestMetricsAuditAndRateLimits(t *testing.T) {
+	host, reset := startPlugin(t, `{"policy": {"name": "m", "audit": true, "deny_tools": ["delete_*"],
+    "rate_limits": [{"rate": 1, "per": "hour", "burst": 1, "tools": ["search"]}]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]}}`)
+	defer reset()
+	if host.StartPlugin() != types.OnPluginStartStatusOK {
+		t.Fatal("plugin did not start")
+	}
+	if v, err := host.GetCounterMetric("mcp_privacy.requests.method.tools_call.decision.denied"); err != nil || v != 0 {
+		t.Fatalf("counter not defined at start: %d %v", v, err)
+	}
+	headers := [][2]string{{":method", "POST"}, {":path", "/mcp"}, {"x-mcp-principal", "alice"}}
+	send := func(body string) uint32 {
+		id := host.InitializeHttpContext()
+		host.CallOnRequestHeaders(id, headers, false)
+		host.CallOnRequestBody(id, []byte(body), true)
+		return id
+	}
+	call := func(id, tool string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `"}}`
+	}
+	id := send(call("1", "search"))
+	if host.GetSentLocalResponse(id) != nil {
+		t.Fatal("first call refused")
+	}
+	host.CompleteHttpContext(id) // no answer: recorded at stream end
+	id = send(call("2", "search"))
+	lr := host.GetSentLocalResponse(id)
+	if lr == nil || !strings.Contains(string(lr.Data), `"code":-32029`) {
+		t.Fatalf("second call %+v", lr)
+	}
+	retry := ""
+	for _, kv := range lr.Headers {
+		if kv[0] == "retry-after" {
+			retry = kv[1]
+		}
+	}
+	if retry != "3600" {
+		t.Errorf("Retry-After %q in %v", retry, lr.Headers)
+	}
+	host.CompleteHttpContext(id)
+	host.CompleteHttpContext(send(call("3", "delete_all")))
+
+	for name, want := range map[string]uint64{
+		"mcp_privacy.requests.method.tools_call.decision.allowed":      1,
+		"mcp_privacy.requests.method.tools_call.decision.rate_limited": 1,
+		"mcp_privacy.requests.method.tools_call.decision.denied":       1,
+		"mcp_privacy.rate_limited.scope.principal_tool":                1,
+	} {
+		if v, err := host.GetCounterMetric(name); err != nil || v != want {
+			t.Errorf("%s = %d (%v), want %d", name, v, err, want)
+		}
+	}
+	var audit []string
+	for _, l := range host.GetInfoLogs() {
+		if strings.HasPrefix(l, "cloudg.mcp.audit {") {
+			audit = append(audit, l)
+		}
+	}
+	if len(audit) != 3 || !strings.Contains(audit[0], `"decision":"allowed"`) || !strings.Contains(audit[1], `"decision":"rate_limited"`) ||
+		!strings.Contains(audit[2], `"decision":"denied"`) {
+		t.Errorf("audit lines:\n%s", strings.Join(audit, "\n"))
+	}
+}
