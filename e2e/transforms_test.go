@@ -211,7 +211,7 @@ func hostVault(p *proxy.Proxy) *transforms.Vault {
 	if len(errs) > 0 {
 		panic(errs)
 	}
-	return transforms.NewVault([]byte("an e2e key, not a secret"), pol.Policy.Vault, sharedKV{p.Host().SharedData()}, time.Now)
+	return transforms.NewVault([]byte("an e2e key, not a secret"), pol.Policy.Vault, transforms.ServerKV(sharedKV{p.Host().SharedData()}, pol.Server.ID), time.Now)
 }
 
 // sharedKV adapts the host's shared data to the vault's store.

@@ -42,6 +42,9 @@ const (
 var protocolKeys = map[string]bool{
 	"_meta": true, "progressToken": true, "requestId": true, "cursor": true,
 	"nextCursor": true, "jsonrpc": true, "method": true, "id": true,
+	// Content and schema vocabulary of sampling and elicitation requests:
+	// a truncate must not cut a role, a type or a MIME type.
+	"role": true, "type": true, "mimeType": true, "blob": true,
 }
 
 type targetKind uint8
@@ -64,6 +67,15 @@ type target struct {
 	sub *jsondoc.Doc
 	// skipProtocol: a document target of AnyStrings.
 	skipProtocol bool
+	// projectable: structuredContent or JSON text of content, where
+	// project acts (SPEC 11); not arguments, error data or server messages,
+	// whose shape belongs to the protocol.
+	projectable bool
+	// unparsed: text that looks like JSON but that the strict parser
+	// rejects (duplicate keys, …). A step limited by fields cannot know
+	// where its fields are in it, so it acts on the whole text rather than
+	// let the data through.
+	unparsed bool
 	// bin is what a binaryItem is (image, audio, blob) and how it is
 	// replaced.
 	bin        string
@@ -90,6 +102,8 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			if looksLikeJSON(t.text) {
 				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
 					t.kind, t.sub = jsonText, sub
+				} else {
+					t.unparsed = true
 				}
 			}
 		}
@@ -129,15 +143,21 @@ func (e *Engine) applyStep(st *step, doc *jsondoc.Doc, t *target, run *Run) {
 			dropBinary(doc, t, st.note)
 		}
 	case plainText:
-		if st.kind == stepProject || st.kind == stepDropBinary || len(st.fields) > 0 {
+		if st.kind == stepProject || st.kind == stepDropBinary || len(st.fields) > 0 && !t.unparsed {
 			return // fields and projections name JSON paths: plain text has none
 		}
 		if out := e.rewriteString(st, t.text, run); out != t.text {
 			t.text, t.changed = out, true
 		}
 	case jsonText:
+		if st.kind == stepProject && !t.projectable {
+			return
+		}
 		e.applyDocument(st, t.sub, jsondoc.Root, false, run)
 	case document:
+		if st.kind == stepProject && !t.projectable {
+			return
+		}
 		e.applyDocument(st, doc, t.node, t.skipProtocol, run)
 	}
 }
@@ -174,8 +194,9 @@ func (e *Engine) applyDocument(st *step, d *jsondoc.Doc, root int32, skipProtoco
 				}
 			}
 		case jsondoc.Object:
+			binary := skipProtocol && isBinaryContent(d, n)
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				if skipProtocol && protocolKeys[d.Key(c)] {
+				if skipProtocol && protocolKeys[d.Key(c)] || binary && d.Key(c) == "data" {
 					continue
 				}
 				visit(c, reached)
@@ -278,12 +299,12 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 			ts = contentTargets(d, it, ts)
 		}
 		if sc := d.Get(n, "structuredContent"); sc != jsondoc.None {
-			ts = structure(d, sc, ts)
+			ts = structure(d, sc, ts, true)
 		}
 	case ResourceContents:
 		for it := d.First(d.Get(n, "contents")); it != jsondoc.None; it = d.Next(it) {
 			if x := d.Get(it, "text"); d.Kind(x) == jsondoc.String {
-				ts = append(ts, target{kind: jsonText, node: x})
+				ts = append(ts, target{kind: jsonText, node: x, projectable: true})
 			}
 			if d.Kind(d.Get(it, "blob")) == jsondoc.String {
 				ts = append(ts, target{kind: binaryItem, node: it, bin: "blob"})
@@ -311,7 +332,7 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 			ts = append(ts, target{kind: plainText, node: m})
 		}
 		if x := d.Get(n, "data"); x != jsondoc.None {
-			ts = structure(d, x, ts)
+			ts = structure(d, x, ts, false)
 		}
 	case AnyStrings:
 		if d.Kind(n) == jsondoc.String {
@@ -331,12 +352,12 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 
 // structure is a JSON value carried as such (structuredContent, error
 // data): a document, or a string that may hold JSON.
-func structure(d *jsondoc.Doc, n int32, ts []target) []target {
+func structure(d *jsondoc.Doc, n int32, ts []target, projectable bool) []target {
 	switch d.Kind(n) {
 	case jsondoc.Object, jsondoc.Array:
-		return append(ts, target{kind: document, node: n})
+		return append(ts, target{kind: document, node: n, projectable: projectable})
 	case jsondoc.String:
-		return append(ts, target{kind: jsonText, node: n})
+		return append(ts, target{kind: jsonText, node: n, projectable: projectable})
 	}
 	return ts
 }
@@ -349,12 +370,12 @@ func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
 	switch {
 	case d.StrEquals(typ, "text"):
 		if x := d.Get(it, "text"); d.Kind(x) == jsondoc.String {
-			ts = append(ts, target{kind: jsonText, node: x})
+			ts = append(ts, target{kind: jsonText, node: x, projectable: true})
 		}
 	case d.StrEquals(typ, "resource"):
 		r := d.Get(it, "resource")
 		if x := d.Get(r, "text"); d.Kind(x) == jsondoc.String {
-			ts = append(ts, target{kind: jsonText, node: x})
+			ts = append(ts, target{kind: jsonText, node: x, projectable: true})
 		}
 		if d.Kind(d.Get(r, "blob")) == jsondoc.String {
 			ts = append(ts, target{kind: binaryItem, node: it, bin: "blob", binContent: true})
@@ -364,6 +385,13 @@ func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
 		ts = append(ts, target{kind: binaryItem, node: it, bin: name, binContent: true})
 	}
 	return ts
+}
+
+// isBinaryContent reports whether object n is an image or audio content
+// item, whose data is base64, not text.
+func isBinaryContent(d *jsondoc.Doc, n int32) bool {
+	t := d.Get(n, "type")
+	return d.StrEquals(t, "image") || d.StrEquals(t, "audio")
 }
 
 // looksLikeJSON is the cheap test before parsing a text as JSON: an object

@@ -95,6 +95,10 @@ type step struct {
 	maxChars        int
 	include, drop   Paths // project
 	note            string
+	// scan: an annotate step scans only when no detecting step ran before
+	// it; otherwise it reports what they found (scanning again would count
+	// each value twice, and count placeholders as findings).
+	scan bool
 }
 
 func (s *step) detecting() bool {
@@ -120,6 +124,7 @@ func (s *step) rewritesStrings() bool {
 // validator let through, and the caller fails closed.
 func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 	p := &Pipeline{ids: make([]string, 0, len(entries))}
+	detected := false
 	for _, en := range entries {
 		k, ok := stepKinds[en.Type]
 		if !ok {
@@ -135,6 +140,8 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			return nil, fmt.Errorf("transform %q: exclude_fields: %w", en.ID, err)
 		}
 		if st.detecting() {
+			st.scan = k != stepAnnotate || !detected
+			detected = true
 			min := policy.SensitivityUnset
 			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
 				min, _ = policy.ParseSensitivity(v.Text)
@@ -308,6 +315,9 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 		out, n := e.store.Depseudonymise(run.Namespace, s)
 		run.Resolved += n
 		return out
+	}
+	if !st.scan {
+		return s
 	}
 	ds := e.detectors.Detect(s, st.sel)
 	if len(ds) == 0 {

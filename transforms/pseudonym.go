@@ -80,7 +80,11 @@ func keep(s string, ok func(byte) bool) string {
 // FindPseudonyms appends to dst the spans of s that have the form of a
 // pseudonym: an upper-case label (letters, digits, underscores, starting
 // with a letter), an underscore and a TokenLen-character base32 token, not
-// inside a longer word. The depseudonymiser resolves those the vault knows.
+// inside a longer ASCII word. Any non-ASCII character is a boundary, so a
+// pseudonym is found next to «», “”, → or in text without spaces such as
+// Japanese: labels and tokens are ASCII, and only an ASCII word around
+// them could make a different token. The depseudonymiser resolves those
+// the vault knows.
 func FindPseudonyms(s string, dst []Span) []Span {
 	for i := 0; i+1+TokenLen <= len(s); {
 		j := strings.IndexByte(s[i:], '_')
@@ -123,4 +127,4 @@ func isToken(t string) bool {
 
 func isUpper(c byte) bool     { return c >= 'A' && c <= 'Z' }
 func isLabelByte(c byte) bool { return isUpper(c) || c >= '0' && c <= '9' || c == '_' }
-func isWordByte(c byte) bool  { return isLabelByte(c) || c >= 'a' && c <= 'z' || c >= 0x80 }
+func isWordByte(c byte) bool  { return isLabelByte(c) || c >= 'a' && c <= 'z' }

@@ -697,3 +697,27 @@ func readEntry(b []byte) (openedEntry, bool) {
 	e = openedEntry{ns: fields[0], pseudonym: fields[1], value: fields[2], lastUse: time.UnixMilli(ms)}
 	return e, len(b) == 0
 }
+
+// ServerKV is kv as seen by the vault of one server (server.id, SPEC 2):
+// its keys live under "mcp-privacy|<id>|", like the plugin's other shared
+// state, so two servers configured on one vm_id neither resolve each
+// other's pseudonyms nor overwrite each other's slots (with different keys,
+// each would read the other's slots as empty).
+func ServerKV(kv KV, serverID string) KV {
+	return serverKV{kv: kv, prefix: "mcp-privacy|" + serverID + "|"}
+}
+
+type serverKV struct {
+	kv     KV
+	prefix string
+}
+
+func (s serverKV) key(k string) string {
+	return s.prefix + strings.TrimPrefix(k, "mcp-privacy|")
+}
+
+func (s serverKV) Get(key string) ([]byte, uint32, bool) { return s.kv.Get(s.key(key)) }
+
+func (s serverKV) Set(key string, value []byte, cas uint32) bool {
+	return s.kv.Set(s.key(key), value, cas)
+}

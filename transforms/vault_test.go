@@ -434,8 +434,10 @@ func TestDepseudonymise(t *testing.T) {
 		{"in JSON-ish text", `{"to":"` + email + `","cc":["` + unknown + `"],"n":1}`,
 			`{"to":"alice@corp.com","cc":["` + unknown + `"],"n":1}`, 1},
 		{"non-ASCII nearby", "→ " + email + " ←", "→ alice@corp.com ←", 1},
-		// FindPseudonyms counts non-ASCII bytes as word bytes.
-		{"non-ASCII adjacent kept", "→" + email, "→" + email, 0},
+		// Any non-ASCII character is a boundary; ASCII letters are not.
+		{"non-ASCII punctuation adjacent", "→" + email + "»", "→alice@corp.com»", 1},
+		{"CJK text without spaces", "担当" + email + "様", "担当alice@corp.com様", 1},
+		{"inside an ASCII word", "x" + email, "x" + email, 0},
 	}
 	for _, tc := range tests {
 		got, n := v.Depseudonymise("alice", tc.in)

@@ -19,6 +19,7 @@ import (
 	"github.com/cloudg/mcp-privacy/e2e/proxy"
 	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms"
 )
 
 // serve runs build/mcp-privacy.wasm under the Envoy-like host of e2e/ in
@@ -72,7 +73,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	// vault.path: the host keeps the vault file (the VM has no filesystem),
 	// loaded before the first request and saved at shutdown.
-	vault, err := loadVaultFile(env.Policy.Vault, os.LookupEnv, hostKV(p.Host().SharedData()), stderr)
+	vault, err := loadVaultFile(env.Policy.Vault, os.LookupEnv, transforms.ServerKV(hostKV(p.Host().SharedData()), env.Server.ID), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
 		_ = p.Close(context.Background())
