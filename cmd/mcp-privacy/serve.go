@@ -33,11 +33,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:8080", "`address` to listen on")
 	wasmPath := fs.String("wasm", "build/mcp-privacy.wasm", "the plugin module (make wasm)")
 	workers := fs.Int("workers", 2, "worker VMs, like Envoy's worker threads")
+	admin := fs.String("admin", "", "`address` of an Envoy-like admin listener: GET /stats and /stats/prometheus (the plugin's metrics)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *file == "" || *upstream == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N]")
+		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR]")
 		return 2
 	}
 	up, err := url.Parse(*upstream)
@@ -58,6 +59,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	logs := &envoyLog{w: stderr}
 	p, err := proxy.New(ctx, proxy.Options{
 		Wasm: wasm, PluginConfig: config, Upstream: up, Workers: *workers,
@@ -86,6 +89,27 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	srv := &http.Server{Handler: autosaveHandler(vault, p), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "mcp-privacy serve: http://%s -> %s (policy %q, %d workers)\n", ln.Addr(), up, env.Policy.Name, *workers)
+	// The plugin's metrics: on the admin listener while serving, and the
+	// counters in use in the log at shutdown.
+	adminAddr := ""
+	if *admin != "" {
+		aln, err := net.Listen("tcp", *admin)
+		if err != nil {
+			fmt.Fprintf(stderr, "serve: --admin: %v\n", err)
+			_ = ln.Close()
+			_ = p.Close(context.Background())
+			return 1
+		}
+		adminSrv := &http.Server{Handler: statsHandler(p.Host().Metrics), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = adminSrv.Serve(aln) }()
+		defer adminSrv.Close()
+		adminAddr = aln.Addr().String()
+		fmt.Fprintf(stderr, "mcp-privacy serve: metrics at http://%s/stats and /stats/prometheus\n", adminAddr)
+	}
+	defer func() { printUsedStats(stderr, p.Host().Metrics()) }()
+	if serveStarted != nil {
+		serveStarted(ln.Addr().String(), adminAddr, cancel)
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -105,6 +129,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// serveStarted, when set (tests), learns the addresses serve listens on
+// and a function that stops it as a signal would.
+var serveStarted func(listen, admin string, stop func())
 
 // pluginConfig reads FILE as the CLI does everywhere (an envelope or a bare
 // policy, extends files resolved) and returns the JSON envelope the plugin
