@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/policy"
@@ -115,6 +116,7 @@ func (s *Stream) record(e *AuditEntry) {
 	if e.Method != "" && MetricMethod(e.Method) == "other" {
 		e.Method = s.cfg.scrub(e.Method)
 	}
+	e.Reason = s.cfg.scrubQuoted(e.Reason)
 	if !s.cfg.Audit.Record(p, e) && p.AuditSize > 0 {
 		s.cfg.Metrics.Add(AuditDroppedMetric, 1)
 		CountError(s.cfg.Metrics, ErrSharedData)
@@ -199,6 +201,43 @@ func (o responseOutcome) decisionOr(d Outcome) Outcome {
 		return o.decision
 	}
 	return d
+}
+
+// scrubQuoted scrubs the quoted strings of a reason one by one, unquoted:
+// a reason quotes names with Go or JSON escapes ("user\tAKIA…"), which
+// hide a value from detectors reading the escaped text. A quoted string
+// that does not unquote is dropped.
+func (c *Config) scrubQuoted(reason string) string {
+	if strings.IndexByte(reason, '"') < 0 {
+		return reason
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(reason, '"')
+		if i < 0 {
+			break
+		}
+		b.WriteString(reason[:i])
+		q, err := strconv.QuotedPrefix(reason[i:])
+		if err != nil {
+			b.WriteString(`"…"`)
+			if j := strings.IndexByte(reason[i+1:], '"'); j >= 0 {
+				reason = reason[i+1+j+1:]
+				continue
+			}
+			reason = ""
+			break
+		}
+		text, err := strconv.Unquote(q)
+		if err != nil {
+			b.WriteString(`"…"`)
+		} else {
+			b.WriteString(strconv.Quote(c.scrub(text)))
+		}
+		reason = reason[i+len(q):]
+	}
+	b.WriteString(reason)
+	return b.String()
 }
 
 // scrubAll selects every detector of the policy.

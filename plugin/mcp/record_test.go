@@ -369,11 +369,16 @@ func TestAuditScrubsNames(t *testing.T) {
 	s.Done()
 	post(t, cfg, hdr("x-mcp-principal", "alice", "mcp-session-id", "grace@example.com"), `{"jsonrpc":"1.0","id":3,"method":"x@example.com"}`)
 	post(t, cfg, hdr("x-mcp-principal", "alice"), `{"jsonrpc":"2.0","id":4,"h@example.com":1,"h@example.com":2}`)
+	// Reasons quote names with escapes ("user\tAKIA…"), which would hide
+	// the key from a detector reading the escaped text.
+	post(t, cfg, hdr("x-mcp-principal", "alice"), wrToolCall("5", `delete_\tAKIA4VAYKUBC6HJDU556\tx`, `{}`))
+	post(t, cfg, hdr("x-mcp-principal", "alice"), `{"jsonrpc":"2.0","id":6,"k\u0040example.com":1,"k\u0040example.com":2}`)
 	all := strings.Join(*lines, "\n")
-	if n := len(*lines); n != 4 {
-		t.Errorf("%d entries, want 4:\n%s", n, all)
+	if n := len(*lines); n != 6 {
+		t.Errorf("%d entries, want 6:\n%s", n, all)
 	}
-	for _, v := range []string{"eve@example.com", "frank@example.com", "ghp_aaaa", "grace@example.com", "x@example.com", "h@example.com"} {
+	for _, v := range []string{"eve@example.com", "frank@example.com", "ghp_aaaa", "grace@example.com", "x@example.com", "h@example.com",
+		"AKIA4VAYKUBC6HJDU556", "k\\u0040example.com"} {
 		if strings.Contains(all, v) {
 			t.Errorf("audit holds %q:\n%s", v, all)
 		}
