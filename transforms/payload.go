@@ -108,14 +108,10 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			}
 		}
 	}
-	annotate := false
-	for i := range p.steps {
-		st := &p.steps[i]
-		if st.kind == stepAnnotate {
-			annotate = true
-		}
+	for i := range p.runs {
+		sg := &p.runs[i]
 		for j := range ts {
-			e.applyStep(st, doc, &ts[j], run)
+			e.applySegment(sg, doc, &ts[j], run)
 			if run.Blocked {
 				return false
 			}
@@ -130,66 +126,79 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			doc.SetString(t.node, string(t.sub.Bytes()))
 		}
 	}
-	if annotate && kind <= CompletionResult || annotate && kind == AnyStrings {
+	if annotate := p.annotates; annotate && kind <= CompletionResult || annotate && kind == AnyStrings {
 		e.annotate(p, doc, n, run)
 	}
 	return doc.Changed()
 }
 
-func (e *Engine) applyStep(st *step, doc *jsondoc.Doc, t *target, run *Run) {
-	switch t.kind {
-	case binaryItem:
-		if st.kind == stepDropBinary {
+func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) {
+	if sg.structural {
+		st := sg.steps[0]
+		switch {
+		case t.kind == binaryItem && st.kind == stepDropBinary:
 			dropBinary(doc, t, st.note)
+		case st.kind == stepProject && t.projectable && t.kind == jsonText:
+			project(t.sub, jsondoc.Root, st.include, st.drop)
+		case st.kind == stepProject && t.projectable && t.kind == document:
+			project(doc, t.node, st.include, st.drop)
 		}
+		return
+	}
+	switch t.kind {
 	case plainText:
-		if st.kind == stepProject || st.kind == stepDropBinary || len(st.fields) > 0 && !t.unparsed {
-			return // fields and projections name JSON paths: plain text has none
+		// Fields name JSON paths: plain text has none, except text that
+		// only failed the strict parse (see target.unparsed).
+		mask := ^uint64(0)
+		if !t.unparsed {
+			mask &^= sg.fieldMask
 		}
-		if out := e.rewriteString(st, t.text, run); out != t.text {
+		if mask&(uint64(1)<<len(sg.steps)-1) == 0 {
+			return
+		}
+		if out := e.runString(sg, t.text, mask, run); out != t.text {
 			t.text, t.changed = out, true
 		}
 	case jsonText:
-		if st.kind == stepProject && !t.projectable {
-			return
-		}
-		e.applyDocument(st, t.sub, jsondoc.Root, false, run)
+		e.runDocument(sg, t.sub, jsondoc.Root, false, run)
 	case document:
-		if st.kind == stepProject && !t.projectable {
-			return
-		}
-		e.applyDocument(st, doc, t.node, t.skipProtocol, run)
+		e.runDocument(sg, doc, t.node, t.skipProtocol, run)
 	}
 }
 
-// applyDocument runs one step over a JSON structure: projections edit its
-// shape; string steps rewrite the strings their fields reach.
-func (e *Engine) applyDocument(st *step, d *jsondoc.Doc, root int32, skipProtocol bool, run *Run) {
-	switch st.kind {
-	case stepDropBinary:
-		return
-	case stepProject:
-		project(d, root, st.include, st.drop)
-		return
-	}
-	var in, out map[int32]bool
-	if len(st.fields) > 0 {
-		in = st.fields.Nodes(d, root)
-	}
-	if len(st.exclude) > 0 {
-		out = st.exclude.Nodes(d, root)
-	}
-	var visit func(n int32, reached bool)
-	visit = func(n int32, reached bool) {
-		if out[n] {
-			return
+// runDocument runs a run of string steps over the strings of a JSON
+// structure in one walk: each string gets, in order, the steps whose
+// fields reach it and whose exclude_fields do not.
+func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, skipProtocol bool, run *Run) {
+	var in, out []map[int32]bool
+	if sg.scoped {
+		in, out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
+		for i, st := range sg.steps {
+			if len(st.fields) > 0 {
+				in[i] = st.fields.Nodes(d, root)
+			}
+			if len(st.exclude) > 0 {
+				out[i] = st.exclude.Nodes(d, root)
+			}
 		}
-		reached = reached || in[n]
+	}
+	var visit func(n int32, reached, excluded uint64)
+	visit = func(n int32, reached, excluded uint64) {
+		if sg.scoped {
+			for i := range sg.steps {
+				if out[i][n] {
+					excluded |= 1 << i
+				}
+				if in[i][n] {
+					reached |= 1 << i
+				}
+			}
+		}
 		switch d.Kind(n) {
 		case jsondoc.String:
-			if reached {
+			if mask := reached &^ excluded; mask != 0 {
 				s, _ := d.Str(n)
-				if r := e.rewriteString(st, s, run); r != s {
+				if r := e.runString(sg, s, mask, run); r != s {
 					d.SetString(n, r)
 				}
 			}
@@ -199,15 +208,15 @@ func (e *Engine) applyDocument(st *step, d *jsondoc.Doc, root int32, skipProtoco
 				if skipProtocol && protocolKeys[d.Key(c)] || binary && d.Key(c) == "data" {
 					continue
 				}
-				visit(c, reached)
+				visit(c, reached, excluded)
 			}
 		case jsondoc.Array:
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, reached)
+				visit(c, reached, excluded)
 			}
 		}
 	}
-	visit(root, len(st.fields) == 0)
+	visit(root, ^sg.fieldMask, 0)
 }
 
 // project applies a project step: exclude removes what its paths reach;

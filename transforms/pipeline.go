@@ -51,10 +51,13 @@ func (e *Engine) Detectors() *DetectorSet { return e.detectors }
 // steps ready to run.
 type Pipeline struct {
 	steps []step
-	ids   []string
-	// rewrites reports whether any step can change a payload: a pipeline of
-	// only detect steps leaves every byte as received.
-	rewrites bool
+	// segments group the steps for execution: each structural step alone,
+	// each run of consecutive string steps together, so a run walks a
+	// document once and scans each string once when nothing is found.
+	runs []stepRun
+	ids  []string
+	// annotates: the pipeline has an annotate step.
+	annotates bool
 }
 
 type stepKind uint8
@@ -95,6 +98,10 @@ type step struct {
 	maxChars        int
 	include, drop   Paths // project
 	note            string
+	// names and min are the detectors option and min_sensitivity, kept to
+	// build a stepRun's union selection.
+	names []string
+	min   policy.Sensitivity
 	// scan: an annotate step scans only when no detecting step ran before
 	// it; otherwise it reports what they found (scanning again would count
 	// each value twice, and count placeholders as findings).
@@ -146,7 +153,8 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
 				min, _ = policy.ParseSensitivity(v.Text)
 			}
-			st.sel = Select(stringsOption(o, "detectors"), min)
+			st.names, st.min = stringsOption(o, "detectors"), min
+			st.sel = Select(st.names, min)
 		}
 		switch k {
 		case stepRedact:
@@ -168,16 +176,130 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		case stepDropBinary:
 			st.note = stringOption(o, "note", "[{type} removed by privacy policy]")
 		}
-		if k != stepDetect && k != stepAnnotate {
-			p.rewrites = true
-		}
 		if k == stepAnnotate {
-			p.rewrites = true
+			p.annotates = true
 		}
 		p.steps = append(p.steps, st)
 		p.ids = append(p.ids, en.ID)
 	}
+	p.runs = runsOf(p.steps)
 	return p, nil
+}
+
+// stepRun is either one structural step (project, drop_binary) or a run
+// of at most 64 consecutive string steps.
+type stepRun struct {
+	steps      []*step
+	structural bool
+	// union selects every detector any detecting step of the run selects
+	// (a superset): when it finds nothing in a string, no step can, and
+	// the string is scanned once instead of once per step.
+	union      Selection
+	detectMask uint64 // the run's detecting steps that scan
+	fieldMask  uint64 // steps limited by fields
+	scoped     bool   // some step has fields or exclude_fields
+	// prefilter: two or more detecting steps share detectors, so one
+	// union scan of a clean string saves a scan per step. With disjoint
+	// selections (the standard profile's secrets and pii) it would only
+	// add a scan to every string holding something.
+	prefilter bool
+}
+
+func runsOf(steps []step) []stepRun {
+	var out []stepRun
+	for i := range steps {
+		st := &steps[i]
+		if st.kind == stepProject || st.kind == stepDropBinary {
+			out = append(out, stepRun{steps: []*step{st}, structural: true})
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].structural || len(out[len(out)-1].steps) == 64 {
+			out = append(out, stepRun{})
+		}
+		sg := &out[len(out)-1]
+		bit := uint64(1) << len(sg.steps)
+		sg.steps = append(sg.steps, st)
+		if len(st.fields) > 0 {
+			sg.fieldMask |= bit
+		}
+		if len(st.fields) > 0 || len(st.exclude) > 0 {
+			sg.scoped = true
+		}
+		if st.detecting() && st.scan {
+			sg.detectMask |= bit
+		}
+	}
+	for i := range out {
+		sg := &out[i]
+		if sg.structural || sg.detectMask == 0 {
+			continue
+		}
+		var names []string
+		all := false
+		min := policy.Restricted
+		for j, st := range sg.steps {
+			if sg.detectMask&(1<<j) == 0 {
+				continue
+			}
+			all = all || len(st.names) == 0
+			names = append(names, st.names...)
+			min = minSensitivity(min, st.min)
+		}
+		if all {
+			names = nil
+		}
+		sg.union = Select(names, min)
+		sg.prefilter = sharesDetectors(sg)
+	}
+	return out
+}
+
+// sharesDetectors reports whether two detecting steps of a run select a
+// common built-in detector.
+func sharesDetectors(sg *stepRun) bool {
+	seen := map[string]bool{}
+	for j, st := range sg.steps {
+		if sg.detectMask&(1<<j) == 0 {
+			continue
+		}
+		for i := range policy.BuiltinDetectors {
+			b := &policy.BuiltinDetectors[i]
+			if !st.sel.wants(b.Name, b.Group, b.Sensitivity) {
+				continue
+			}
+			if seen[b.Name] {
+				return true
+			}
+			seen[b.Name] = true
+		}
+	}
+	return false
+}
+
+func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+// runString runs the steps of a run that mask selects over one string.
+func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string {
+	// One scan with the union first: most strings hold nothing, and then
+	// no detecting step needs its own scan while the string is unchanged.
+	clean := sg.prefilter && mask&sg.detectMask != 0 && len(e.detectors.Detect(s, sg.union)) == 0
+	for i, st := range sg.steps {
+		if mask&(1<<i) == 0 || clean && st.detecting() {
+			continue
+		}
+		if r := e.rewriteString(st, s, run); r != s {
+			s, clean = r, false
+		}
+		if run.Blocked {
+			break
+		}
+	}
+	return s
 }
 
 // IDs lists the pipeline's entry ids in order.
