@@ -321,8 +321,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 	out, err := s.policyOutput()
 	if err != nil {
 		CountError(s.cfg.Metrics, ErrTransform)
-		// A notification cannot carry an error: it does not go out.
-		doc.SetRaw(n, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"mcp-privacy","data":"a server message was withheld: the privacy filter could not apply its transforms"}}`))
+		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return
 	}
 	tr, _ := s.cfg.transforms()
@@ -330,8 +329,32 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 	tr.engine.Apply(out, doc, params, transforms.AnyStrings, run)
 	s.countRun(run)
 	if run.Blocked {
-		doc.SetRaw(n, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"mcp-privacy","data":"a server message was blocked by the privacy policy"}}`))
+		s.withhold(doc, n, "warning", "a server message was blocked by the privacy policy", run.BlockLabels)
 	}
+}
+
+// withhold replaces a server message the client must not see. A
+// notification becomes a log message saying so. A request (sampling,
+// elicitation) keeps its id but becomes a method no client implements,
+// so the client answers it with "method not found" and the server's
+// request ends with an error instead of waiting for a timeout.
+func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
+	id := doc.Get(n, "id")
+	if id == jsondoc.None {
+		msg := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
+		msg = jsondoc.AppendString(msg, why)
+		doc.SetRaw(n, append(msg, "}}"...))
+		return
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":`)
+	msg = doc.AppendValue(msg, id)
+	msg = append(msg, `,"method":"mcp-privacy/withheld","params":{"reason":`...)
+	msg = jsondoc.AppendString(msg, why)
+	msg = append(msg, `,"policy":`...)
+	msg = jsondoc.AppendString(msg, s.cfg.Env.Policy.Name)
+	msg = append(msg, `,"labels":`...)
+	msg = appendJSONStrings(msg, labels)
+	doc.SetRaw(n, append(msg, "}}"...))
 }
 
 // transformResponse runs the output pipeline over a response: the request's

@@ -125,3 +125,31 @@ func TestTransformsOnEventsSplitAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// A blocked server request keeps its id and becomes a method no client
+// implements: the client answers "method not found" and the server's
+// request ends, instead of waiting for an answer that never comes.
+func TestBlockedServerRequestIsAnswerable(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: blk
+  transforms: [{type: block, options: {detectors: ["@secrets"]}}]
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	s := NewStream(cfg)
+	s.OnRequestHeaders(fakeRequest{headers: map[string]string{"x-mcp-principal": "alice"}}, "GET", "/mcp", true)
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
+	events := "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"key AKIAYPKZVCGCKMHTXPVQ\"}}],\"maxTokens\":10}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"AKIAYPKZVCGCKMHTXPVQ\"}}\n\n"
+	_, edit := s.OnResponseBody(len(events), false, func() []byte { return []byte(events) })
+	got := string(edit.Data)
+	for _, want := range []string{`"id":"s1","method":"mcp-privacy/withheld"`, `"labels":["AWS_ACCESS_KEY"]`, `"method":"notifications/message","params":{"level":"warning"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %s: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "AKIA") {
+		t.Errorf("the secret went out: %s", got)
+	}
+}
