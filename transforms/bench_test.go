@@ -212,6 +212,28 @@ func BenchmarkScanPseudonymise(b *testing.B) {
 	}
 }
 
+// BenchmarkDetectMixedFormer is BenchmarkDetectMixed with the detectors'
+// former drivers, one after the other over each string (oldDetect in
+// detect_test.go): the "before" of the single pass, measured in the same
+// run.
+func BenchmarkDetectMixedFormer(b *testing.B) {
+	for _, in := range mixedInputs(b) {
+		runtime.GC()
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(totalLen(in.texts))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n = 0
+				for _, s := range in.texts {
+					n += len(oldDetect(s))
+				}
+			}
+			b.ReportMetric(float64(n), "detections")
+		})
+	}
+}
+
 // BenchmarkPseudonym is the cost of one pseudonym, to split the figures
 // above into scanning and pseudonymising.
 func BenchmarkPseudonym(b *testing.B) {

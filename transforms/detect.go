@@ -6,6 +6,7 @@
 package transforms
 
 import (
+	"math/bits"
 	"sort"
 	"unicode/utf8"
 
@@ -24,21 +25,54 @@ type Detection struct {
 // Span is a candidate a scanner found: [Start, End) in bytes.
 type Span struct{ Start, End int }
 
-// scanFunc appends to dst the spans of one detector in s. Scanners are
-// hand-written: they look for cheap trigger bytes ('@', digits, ':', known
-// prefixes) and validate around them, because Go's regexp runs at about
-// 1 MB/s inside the VM (../shared/notes/performance.md).
+// scanFunc appends to dst the spans of one detector in s.
 type scanFunc func(s string, dst []Span) []Span
 
-// scanners maps a built-in detector's name to its scanner; the files
-// detect_*.go register them.
+// The built-in detectors by their index in policy.BuiltinDetectors (SPEC
+// 12's table order; init checks it).
+const (
+	detEmail = iota
+	detPhone
+	detCard
+	detIBAN
+	detSSN
+	detIPv4
+	detIPv6
+	detMAC
+	detARN
+	detAWSKey
+	detGitHub
+	detSlack
+	detStripe
+	detGoogle
+	detJWT
+	detPEM
+	detURL
+	detBearer
+	detGeneric
+	numBuiltins
+)
+
+var builtinNames = [numBuiltins]string{
+	"email", "phone", "credit_card", "iban", "us_ssn", "ipv4", "ipv6", "mac_address", "aws_arn",
+	"aws_access_key", "github_token", "slack_token", "stripe_key", "google_api_key", "jwt",
+	"private_key", "url_credentials", "bearer_token", "generic_secret",
+}
+
+// scanners maps a built-in detector's name to a scan by that detector
+// alone (Builtin, the tests and the corpus).
 var scanners = map[string]scanFunc{}
 
-func register(name string, f scanFunc) {
-	if policy.LookupBuiltinDetector(name) == nil {
-		panic("transforms: no built-in detector " + name)
+func init() {
+	if len(policy.BuiltinDetectors) != numBuiltins {
+		panic("transforms: SPEC 12's table changed; update the detector indices")
 	}
-	scanners[name] = f
+	for i, name := range builtinNames {
+		if policy.BuiltinDetectors[i].Name != name {
+			panic("transforms: built-in detector " + name + " is not at its index")
+		}
+		scanners[name] = func(s string, dst []Span) []Span { return scanBuiltin(i, s, dst) }
+	}
 }
 
 // Builtin scans s with one built-in detector (by name) and returns its
@@ -51,7 +85,7 @@ func Builtin(name string, s string) []Detection {
 	d := policy.LookupBuiltinDetector(name)
 	var out []Detection
 	for _, sp := range f(s, nil) {
-		if sp.Start < 0 || sp.End > len(s) || sp.Start >= sp.End || !boundary(s, sp.Start) || !boundary(s, sp.End) {
+		if !spanOK(s, sp) {
 			continue
 		}
 		out = append(out, Detection{Detector: name, Label: d.Label, Sensitivity: d.Sensitivity, Start: sp.Start, End: sp.End})
@@ -65,9 +99,14 @@ func boundary(s string, i int) bool {
 	return i == len(s) || utf8.RuneStart(s[i])
 }
 
+func spanOK(s string, sp Span) bool {
+	return sp.Start >= 0 && sp.End <= len(s) && sp.Start < sp.End && boundary(s, sp.Start) && boundary(s, sp.End)
+}
+
 // resolveOverlaps keeps, among overlapping detections, the one that starts
 // first, then the longer, then the more sensitive, then the earlier in
-// SPEC 12's table (rank).
+// SPEC 12's table (rank). DetectorSet.resolve does the same on the compact
+// hits of Detect.
 func resolveOverlaps(ds []Detection, rank func(string) int) []Detection {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i], ds[j]
@@ -90,4 +129,480 @@ func resolveOverlaps(ds []Detection, rank func(string) int) []Detection {
 		}
 	}
 	return out
+}
+
+// ---------------------------------------------------------------- the pass
+
+// All built-in detectors run in one pass over the string. Each is driven
+// by trigger bytes: '@' (email, url_credentials), the first digit of a run
+// (phone, credit_card, iban), '-' (us_ssn, mac_address), '.' (ipv4), ':'
+// (ipv6, mac_address, aws_arn, generic_secret), '=' (generic_secret), '_'
+// (github_token, stripe_key) and the rarest letter of a secret's prefix:
+// 'A' of AKIA…, 'x' of xox…, 'z' of AIza, 'J' of eyJ, 'G' of -----BEGIN,
+// 'B'/'b' of Bearer.
+//
+// The pass reads eight bytes at a time and turns them, with a table of
+// trigger classes for the selected detectors, into one 64-bit word with a
+// byte of class bits per input byte; a word of zero (most of prose) costs
+// those eight lookups and nothing else. The set bytes of the word are then
+// visited directly (count trailing zeros), never byte by byte: in the VM
+// every loop iteration and branch costs far more than arithmetic, and a
+// function call more still. At a trigger the cheap test of each detector
+// that wants it runs inline; a detector's step is called only past it.
+//
+// Every detector keeps its own resume point (the next* fields): a step
+// sees exactly the triggers its former loop over strings.IndexByte saw, in
+// the same order, and leaves the same state, so the pass finds what
+// running the detectors one after the other found. TestSinglePass* and
+// FuzzSinglePass hold it to those loops, kept in detect_test.go. Steps and
+// their validators live in detect_pii.go and detect_secrets.go.
+
+// Trigger classes, one bit each in a byte of the pass's words.
+const (
+	tcDigit  uint8 = 1 << iota // 0-9 (the pass keeps only the first of a run)
+	tcColon                    // :
+	tcDot                      // .
+	tcDash                     // -
+	tcLetter                   // A x z J G B b: prefixes of secrets
+	tcUnder                    // _
+	tcAt                       // @
+	tcEq                       // =
+)
+
+// detTriggers is the bytes each built-in detector is triggered by.
+var detTriggers = [numBuiltins]string{
+	detEmail: "@", detPhone: "0123456789", detCard: "0123456789", detIBAN: "0123456789", detSSN: "-",
+	detIPv4: ".", detIPv6: ":", detMAC: ":-", detARN: ":",
+	detAWSKey: "A", detGitHub: "_", detSlack: "x", detStripe: "_", detGoogle: "z",
+	detJWT: "J", detPEM: "G", detURL: "@", detBearer: "Bb", detGeneric: ":=",
+}
+
+// trigTable is the class table of some detectors: each byte that triggers
+// one of them has its class, every other byte 0.
+type trigTable [256]uint8
+
+func newTrigTable(mask uint32) *trigTable {
+	var t trigTable
+	for d := 0; d < numBuiltins; d++ {
+		if mask&(1<<d) == 0 {
+			continue
+		}
+		for _, c := range []byte(detTriggers[d]) {
+			switch {
+			case c >= '0' && c <= '9':
+				t[c] = tcDigit
+			case c == ':':
+				t[c] = tcColon
+			case c == '.':
+				t[c] = tcDot
+			case c == '-':
+				t[c] = tcDash
+			case c == '_':
+				t[c] = tcUnder
+			case c == '@':
+				t[c] = tcAt
+			case c == '=':
+				t[c] = tcEq
+			default:
+				t[c] = tcLetter
+			}
+		}
+	}
+	return &t
+}
+
+// phoneTab classifies a byte for digitStretchEnd: 0x81 for a digit, 0x82
+// for '+', 0x80 for another byte a phone can hold, 0 for the rest.
+var phoneTab = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		if piiClass[c]&pcPhone != 0 {
+			t[c] = 0x80 | uint8(piiClass[c]&pcDigit)
+		}
+	}
+	t['+'] |= 0x02
+	return t
+}()
+
+// builtinTables are the tables of each built-in detector alone, and
+// allTable the table of all of them.
+var (
+	builtinTables [numBuiltins]*trigTable
+	allBuiltins   = uint32(1)<<numBuiltins - 1
+	allTable      = newTrigTable(allBuiltins)
+)
+
+func init() {
+	for d := range builtinTables {
+		builtinTables[d] = newTrigTable(1 << d)
+	}
+}
+
+// pass is the state of one pass over s: the output and every detector's
+// resume point.
+type pass struct {
+	s     string
+	on    uint32     // detectors that run, bit d for index d
+	tab   *trigTable // covers at least the detectors in on
+	multi bool       // record which detector found each span in dets
+	spans []Span
+	dets  []uint8
+
+	emailNext, emailLo                   int
+	phoneNext, cardNext, ibanNext        int
+	ssnNext, ipv4Next, ipv6Next, arnNext int
+	macColonNext, macDashNext            int
+	awsNext, slackNext                   int
+	githubNext, githubLast               int
+	stripeNext, stripeLast               int
+	googleNext, googleLast               int
+	jwtNext, jwtLast, pemNext, pemLast   int
+	urlNext, urlPrevU, urlPrevA, urlLast int
+	bearerUpperNext, bearerLowerNext     int
+	genericNext                          int
+}
+
+// tag records detector d for the spans appended since k.
+func (p *pass) tag(k int, d uint8) {
+	if p.multi {
+		for ; k < len(p.spans); k++ {
+			p.dets = append(p.dets, d)
+		}
+	}
+}
+
+func (p *pass) emit(d uint8, a, b int) {
+	p.spans = append(p.spans, Span{a, b})
+	if p.multi {
+		p.dets = append(p.dets, d)
+	}
+}
+
+// scanBuiltin appends to dst what built-in detector d finds in s.
+func scanBuiltin(d int, s string, dst []Span) []Span {
+	p := pass{s: s, on: 1 << d, tab: builtinTables[d], spans: dst}
+	p.run()
+	return p.spans
+}
+
+// run is the pass.
+func (p *pass) run() {
+	p.githubNext = 3
+	p.stripeNext, p.googleNext, p.jwtNext = 2, 2, 2
+	p.pemNext = 7
+	p.urlPrevU, p.urlPrevA = -1, -1
+	s, tab, on := p.s, p.tab, p.on
+	n := len(s)
+	const digitLanes = 0x0101010101010101 // tcDigit in every byte
+	var carry uint64                      // tcDigit in byte 0 if the previous word ended in a digit
+	for i := 0; i < n; i += 8 {
+		var m uint64
+		if i+8 <= n {
+			w := s[i : i+8]
+			m = uint64(tab[w[0]]) | uint64(tab[w[1]])<<8 | uint64(tab[w[2]])<<16 | uint64(tab[w[3]])<<24 |
+				uint64(tab[w[4]])<<32 | uint64(tab[w[5]])<<40 | uint64(tab[w[6]])<<48 | uint64(tab[w[7]])<<56
+		} else {
+			for k := 0; i+k < n; k++ {
+				m |= uint64(tab[s[i+k]]) << (8 * k)
+			}
+		}
+		if m == 0 {
+			carry = 0
+			continue
+		}
+		// Only the first digit of a run triggers: a detector's resume
+		// point never falls inside a run of digits.
+		d := m & digitLanes
+		m &^= d & (d<<8 | carry)
+		carry = d >> 56
+		for m != 0 {
+			z := uint(bits.TrailingZeros64(m)) &^ 7
+			c := uint8(m >> z)
+			m &^= 0xff << z
+			t := i + int(z>>3)
+			switch c {
+			case tcDigit:
+				if on&(1<<detIBAN) != 0 && t >= p.ibanNext+2 && t+1 < n && piiClass[s[t-1]]&piiClass[s[t-2]]&pcUpper != 0 && piiDigit(s[t+1]) {
+					p.stepIBAN(t - 2)
+				}
+				phone, card := on&(1<<detPhone) != 0 && t >= p.phoneNext, on&(1<<detCard) != 0 && t >= p.cardNext
+				if !phone && !card {
+					break
+				}
+				if t+16 <= n {
+					// Most runs (times, dates, ids, amounts) sit in a stretch
+					// of phone bytes that ends within eight bytes with fewer
+					// than 7 digits: neither a phone nor a card starts there.
+					w := s[t : t+8]
+					lo := uint64(phoneTab[w[0]]) | uint64(phoneTab[w[1]])<<8 | uint64(phoneTab[w[2]])<<16 | uint64(phoneTab[w[3]])<<24 |
+						uint64(phoneTab[w[4]])<<32 | uint64(phoneTab[w[5]])<<40 | uint64(phoneTab[w[6]])<<48 | uint64(phoneTab[w[7]])<<56
+					if gap := ^lo & 0x8080808080808080; gap != 0 {
+						stop := uint(bits.TrailingZeros64(gap)) &^ 7
+						if bits.OnesCount64(lo&0x0101010101010101&(1<<stop-1)) < 7 {
+							e := t + int(stop>>3)
+							if phone {
+								p.phoneNext = e
+							}
+							if card {
+								p.cardNext = e
+							}
+							break
+						}
+					}
+					if e := stretchEnd(s, t, phone, card); e > 0 {
+						if phone {
+							p.phoneNext = e
+						}
+						if card {
+							p.cardNext = e
+						}
+						break
+					}
+				}
+				p.stepDigits(t)
+			case tcColon:
+				if on&(1<<detIPv6) != 0 && t >= p.ipv6Next {
+					if (t > 0 && piiClass[s[t-1]]&pcHex != 0 || t+1 < n && (piiClass[s[t+1]]&pcHex != 0 || s[t+1] == ':')) && ipv6Worth(s, t) {
+						p.stepIPv6(t)
+					} else {
+						p.ipv6Next = t + 1
+					}
+				}
+				if on&(1<<detMAC) != 0 && t >= p.macColonNext && t+15 <= n && s[t+3] == ':' && macWorth(s, t) {
+					p.stepMAC(t, &p.macColonNext)
+				}
+				if on&(1<<detARN) != 0 && t >= p.arnNext && t >= 3 && s[t-1] == 'n' && s[t-2] == 'r' && s[t-3] == 'a' {
+					p.stepARN(t)
+				}
+				if on&(1<<detGeneric) != 0 && t >= p.genericNext && t >= 3 && keyEndWorth(s[t-3], s[t-2], s[t-1]) && genericKeyEnd(s, t) {
+					p.stepGeneric(t)
+				}
+			case tcDot:
+				if on&(1<<detIPv4) != 0 && t >= p.ipv4Next && ipv4Worth(s, t) {
+					p.stepIPv4(t)
+				}
+			case tcDash:
+				if on&(1<<detSSN) != 0 && t >= p.ssnNext && t+8 <= n && s[t+3] == '-' && ssnWorth(s, t) {
+					p.stepSSN(t)
+				}
+				if on&(1<<detMAC) != 0 && t >= p.macDashNext && t+15 <= n && s[t+3] == '-' && macWorth(s, t) {
+					p.stepMAC(t, &p.macDashNext)
+				}
+			case tcLetter:
+				switch s[t] {
+				case 'A':
+					if on&(1<<detAWSKey) != 0 && t >= p.awsNext && t+20 <= n && s[t+3] == 'A' {
+						p.stepAWSKey(t)
+					}
+				case 'x':
+					if on&(1<<detSlack) != 0 && t >= p.slackNext && t+25 <= n && (s[t+1] == 'o' || s[t+1] == 'a') && (t == 0 || secCls[s[t-1]]&secAlnum == 0) {
+						p.stepSlack(t)
+					}
+				case 'z':
+					if on&(1<<detGoogle) != 0 && t >= p.googleNext && t+37 <= n && s[t-1] == 'I' && s[t-2] == 'A' {
+						p.stepGoogle(t)
+					}
+				case 'J':
+					if on&(1<<detJWT) != 0 && t >= p.jwtNext && t+8 <= n && s[t-1] == 'y' && s[t-2] == 'e' {
+						p.stepJWT(t)
+					}
+				case 'G':
+					if on&(1<<detPEM) != 0 && t >= p.pemNext && s[t-1] == 'E' && s[t-7] == '-' {
+						p.stepPEM(t)
+					}
+				case 'B':
+					if on&(1<<detBearer) != 0 && t >= p.bearerUpperNext && t+8 <= n && bearerWorth(s, t) {
+						p.stepBearer(t, &p.bearerUpperNext)
+					}
+				case 'b':
+					if on&(1<<detBearer) != 0 && t >= p.bearerLowerNext && t+8 <= n && bearerWorth(s, t) {
+						p.stepBearer(t, &p.bearerLowerNext)
+					}
+				}
+			case tcUnder:
+				if on&(1<<detGitHub) != 0 && t >= p.githubNext && (s[t-1] == 'b' || s[t-2] == 'h' && s[t-3] == 'g') {
+					p.stepGitHub(t)
+				}
+				if on&(1<<detStripe) != 0 && t >= p.stripeNext && s[t-1] == 'k' {
+					p.stepStripe(t)
+				}
+			case tcAt:
+				if on&(1<<detEmail) != 0 && t >= p.emailNext {
+					p.stepEmail(t)
+				}
+				if on&(1<<detURL) != 0 && t >= p.urlNext {
+					p.stepURLCredentials(t)
+				}
+			case tcEq:
+				if on&(1<<detGeneric) != 0 && t >= p.genericNext && t >= 3 && keyEndWorth(s[t-3], s[t-2], s[t-1]) && genericKeyEnd(s, t) {
+					p.stepGeneric(t)
+				}
+			}
+		}
+	}
+}
+
+// The cheap tests of the pass, each a necessary condition for its step to
+// find something (and, where the step would move its resume point past
+// more than this trigger, for that too). They read a few bytes at fixed
+// offsets and combine them without branches where they can: in the VM a
+// branch costs more than a table lookup.
+
+// stretchEnd tests the stretch of phone bytes from the digit at t, which
+// starts a run (t+16 <= len(s)). If the stretch ends within 16 bytes and
+// neither a phone (with phone) nor a card (with card) can start in it, it
+// returns where it ends; else 0. A phone needs 9 digits, or 7 after a '+',
+// and a separator or the '+' (bare digit runs are not phones); a card
+// needs 13 digits.
+func stretchEnd(s string, t int, phone, card bool) int {
+	w := s[t : t+16]
+	lo := uint64(phoneTab[w[0]]) | uint64(phoneTab[w[1]])<<8 | uint64(phoneTab[w[2]])<<16 | uint64(phoneTab[w[3]])<<24 |
+		uint64(phoneTab[w[4]])<<32 | uint64(phoneTab[w[5]])<<40 | uint64(phoneTab[w[6]])<<48 | uint64(phoneTab[w[7]])<<56
+	hi := uint64(phoneTab[w[8]]) | uint64(phoneTab[w[9]])<<8 | uint64(phoneTab[w[10]])<<16 | uint64(phoneTab[w[11]])<<24 |
+		uint64(phoneTab[w[12]])<<32 | uint64(phoneTab[w[13]])<<40 | uint64(phoneTab[w[14]])<<48 | uint64(phoneTab[w[15]])<<56
+	const member, digit, plus = 0x8080808080808080, 0x0101010101010101, 0x0202020202020202
+	var stop uint // bytes of the stretch
+	if gap := ^lo & member; gap != 0 {
+		stop = uint(bits.TrailingZeros64(gap)) >> 3
+		lo &= 1<<(stop*8) - 1
+		hi = 0
+	} else if gap := ^hi & member; gap != 0 {
+		stop = 8 + uint(bits.TrailingZeros64(gap))>>3
+		hi &= 1<<((stop-8)*8) - 1
+	} else {
+		return 0
+	}
+	digits := bits.OnesCount64(lo&digit) + bits.OnesCount64(hi&digit)
+	if card && digits >= 13 {
+		return 0
+	}
+	if phone && digits >= 7 {
+		var before byte // the byte before the stretch: '+' makes a phone international
+		if t > 0 {
+			before = s[t-1]
+		}
+		bare := digits == int(stop) && phoneTab[before] == 0
+		if !bare && (digits >= 9 || (lo|hi)&plus != 0 || before == '+') {
+			return 0
+		}
+	}
+	return t + int(stop)
+}
+
+// ipv4Worth: the '.' at t has a digit on either side and a second '.'
+// within the next part's 3 digits. (When the first '.' of a dotted number
+// fails, its next part has 4 or more digits or ends it: every later '.'
+// of it starts from that part, and fails too.)
+func ipv4Worth(s string, t int) bool {
+	if t == 0 || t+6 > len(s) {
+		return false
+	}
+	w := s[t-1 : t+5]
+	return piiDigit(w[0]) && piiDigit(w[2]) && (w[3] == '.' || w[4] == '.' || w[5] == '.')
+}
+
+// v6Tab: 0 for a hex digit, 1 for ':', 2 for '.', 0x80 for any other byte.
+var v6Tab = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case piiClass[c]&pcHex != 0:
+		case c == ':':
+			t[c] = 1
+		case c == '.':
+			t[c] = 2
+		default:
+			t[c] = 0x80
+		}
+	}
+	return t
+}()
+
+// ipv6Worth, for a ':' at t with a hex digit or ':' beside it: the byte
+// that ends the hex digits after it within five bytes is ':' or '.' (an
+// address has a second ':' at most five bytes after its first), and the
+// run of address bytes from t, if it ends within 16 bytes, has 6 ':' or a
+// "::" (times such as 10:22:33.123 do not). No ':' before t in the run
+// matters: the pass moves ipv6Next past every ':' it visits.
+func ipv6Worth(s string, t int) bool {
+	if t+17 > len(s) {
+		return true
+	}
+	w := s[t+1 : t+17]
+	lo := uint64(v6Tab[w[0]]) | uint64(v6Tab[w[1]])<<8 | uint64(v6Tab[w[2]])<<16 | uint64(v6Tab[w[3]])<<24 |
+		uint64(v6Tab[w[4]])<<32 | uint64(v6Tab[w[5]])<<40 | uint64(v6Tab[w[6]])<<48 | uint64(v6Tab[w[7]])<<56
+	hi := uint64(v6Tab[w[8]]) | uint64(v6Tab[w[9]])<<8 | uint64(v6Tab[w[10]])<<16 | uint64(v6Tab[w[11]])<<24 |
+		uint64(v6Tab[w[12]])<<32 | uint64(v6Tab[w[13]])<<40 | uint64(v6Tab[w[14]])<<48 | uint64(v6Tab[w[15]])<<56
+	const colon, other = 0x0101010101010101, 0x8080808080808080
+	if g := lo & 0xffffffffff; g == 0 || uint8(g>>(uint(bits.TrailingZeros64(g))&^7))&0x80 != 0 {
+		return false // five hex digits, or a group ended by neither ':' nor '.'
+	}
+	var cl, ch uint64 // the ':' of the run
+	if e := lo & other; e != 0 {
+		cl = lo & colon & (1<<(uint(bits.TrailingZeros64(e))&^7) - 1)
+	} else if e := hi & other; e != 0 {
+		cl, ch = lo&colon, hi&colon&(1<<(uint(bits.TrailingZeros64(e))&^7)-1)
+	} else {
+		return true // a longer run
+	}
+	dbl := cl&1 | cl&(cl>>8) | ch&(ch>>8) | cl>>56&ch // "::", counting the ':' at t
+	return dbl != 0 || 1+bits.OnesCount64(cl)+bits.OnesCount64(ch) >= 6
+}
+
+// macWorth: the separator at t is the first of six hex pairs joined by it
+// (t+15 <= len(s)).
+func macWorth(s string, t int) bool {
+	if t < 2 {
+		return false
+	}
+	w := s[t-2 : t+15]
+	sep := w[2]
+	return (w[5]^sep)|(w[8]^sep)|(w[11]^sep)|(w[14]^sep) == 0 && piiClass[w[0]]&piiClass[w[1]]&piiClass[w[3]]&piiClass[w[4]]&pcHex != 0
+}
+
+// keyPair is, for the last letter of a key that may name a secret, the
+// letters (bit c&31) that may come before it: passwo(r)d, pass(w)d,
+// passphra(s)e, secr(e)t, tok(e)n, k(e)y, credenti(a)l. keyQuote,
+// keyEscape and keySpace mark what may stand between the key and its ':'
+// or '=': a quote, \" (JSON shown as text), spaces.
+var keyPair, keyQuote, keyEscape, keySpace = func() (pair, quote, escape, space [256]uint32) {
+	for _, p := range []string{"rd", "wd", "se", "et", "en", "ey", "al"} {
+		for _, c := range []byte{p[1], p[1] - 'a' + 'A'} {
+			pair[c] |= 1 << (p[0] & 31)
+		}
+	}
+	quote['"'], quote['\''] = 1, 1
+	escape['\\'] = 1
+	space[' '], space['\t'] = 1, 1
+	return
+}()
+
+// keyEndWorth is genericKeyEnd's cheap test for the bytes c3 c2 c1 before
+// a ':' or '=': the key's last two letters fit, directly or inside quotes,
+// or spaces come first (genericKeyEnd skips them).
+func keyEndWorth(c3, c2, c1 byte) bool {
+	return keyPair[c1]>>(c2&31)&1|keyQuote[c1]&(keyPair[c2]>>(c3&31)&1|keyEscape[c2])|keySpace[c1] != 0
+}
+
+// notDigit is 0 for an ASCII digit, 1 for any other byte.
+var notDigit = func() (t [256]uint8) {
+	for c := range t {
+		if c < '0' || c > '9' {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// ssnWorth: the '-' at t is the first of ddd-dd-dddd (t+8 <= len(s)).
+func ssnWorth(s string, t int) bool {
+	if t < 3 {
+		return false
+	}
+	w := s[t-3 : t+8]
+	return w[6] == '-' && notDigit[w[0]]|notDigit[w[1]]|notDigit[w[2]]|notDigit[w[4]]|notDigit[w[5]]|notDigit[w[7]]|notDigit[w[8]]|notDigit[w[9]]|notDigit[w[10]] == 0
+}
+
+// bearerWorth: "earer" in any case follows the B at t (t+6 <= len(s)).
+func bearerWorth(s string, t int) bool {
+	w := s[t+1 : t+6]
+	return (w[0]|0x20)^'e'|(w[1]|0x20)^'a'|(w[2]|0x20)^'r'|(w[3]|0x20)^'e'|(w[4]|0x20)^'r' == 0
 }

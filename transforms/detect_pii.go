@@ -3,17 +3,16 @@ package transforms
 // The personal-data detectors of SPEC 12: email, phone, credit_card, iban,
 // us_ssn, ipv4, ipv6, mac_address and aws_arn.
 //
-// Every scanner is driven by a cheap trigger and validates only around it.
-// Most find a trigger byte with strings.IndexByte: '@' (email), '.' (ipv4),
-// ':' (ipv6, and aws_arn's "arn:"), ':' and '-' (mac_address), '-'
-// (us_ssn). The digit-run detectors (phone, credit_card, iban) probe one
-// byte per stride instead of reading every byte: a match is at least L
-// bytes long (8, 13, 15) and made only of a small set of bytes, so a probe
-// at i+L-1 outside that set rules out every match starting in [i, i+L-1]
-// (Boyer-Moore-Horspool's idea with one bad-character class); only around a
-// probe that hits is the run walked and parsed. The tests hold each of them
-// equal to a per-byte reference scan. No regexp, no allocation beyond
-// appending to dst, no function call per byte.
+// Every detector is driven by a cheap trigger and validates only around
+// it; the single pass of detect.go finds the triggers for all of them and
+// calls the steps here: '@' (email), '.' (ipv4), ':' (ipv6, and aws_arn's
+// "arn:"), ':' and '-' (mac_address), '-' (us_ssn), and the first digit
+// of a run (phone, credit_card, iban). The digit-run detectors count the
+// digits of the stretch of bytes a match could be made of before parsing
+// it, and skip the stretch when there are too few (a phone needs 9, or '+'
+// and 7; a card 13); the tests hold each of them equal to a per-byte
+// reference scan. No regexp, no allocation beyond appending to the pass's
+// output, no function call per byte.
 //
 // Decisions shared by all of them:
 //
@@ -39,18 +38,6 @@ import (
 	"strings"
 	"unicode/utf8"
 )
-
-func init() {
-	register("email", scanEmail)
-	register("phone", scanPhone)
-	register("credit_card", scanCreditCard)
-	register("iban", scanIBAN)
-	register("us_ssn", scanUSSSN)
-	register("ipv4", scanIPv4)
-	register("ipv6", scanIPv6)
-	register("mac_address", scanMAC)
-	register("aws_arn", scanAWSARN)
-}
 
 // Byte classes of the PII scanners.
 const (
@@ -186,7 +173,7 @@ func piiNumEndOK(s string, e int) bool {
 
 // ---------------------------------------------------------------- email
 
-// scanEmail finds local@domain.tld. Decisions:
+// stepEmail, at an '@', finds local@domain.tld. Decisions:
 //   - The local part is letters, digits and . _ % + - (the part of RFC 5322
 //     atext that is not also common punctuation), an apostrophe between two
 //     alphanumerics (o'brien), and two-byte UTF-8 letters (RFC 6531,
@@ -205,27 +192,19 @@ func piiNumEndOK(s string, e int) bool {
 //     (git@github.com:org/repo, user@host:22), retina asset names
 //     (icon@2x.png), and addresses glued to '_', '@' or a letter after the
 //     domain. "mailto:" is never part of the span.
-func scanEmail(s string, dst []Span) []Span {
-	i, lo := 0, 0
-	for i < len(s) {
-		k := strings.IndexByte(s[i:], '@')
-		if k < 0 {
-			break
-		}
-		at := i + k
-		i = at + 1
-		a := emailLocalStart(s, lo, at)
-		if a < 0 {
-			continue
-		}
-		e := emailDomainEnd(s, at+1)
-		if e < 0 {
-			continue
-		}
-		dst = append(dst, Span{a, e})
-		i, lo = e, e
+func (p *pass) stepEmail(at int) {
+	s := p.s
+	p.emailNext = at + 1
+	a := emailLocalStart(s, p.emailLo, at)
+	if a < 0 {
+		return
 	}
-	return dst
+	e := emailDomainEnd(s, at+1)
+	if e < 0 {
+		return
+	}
+	p.emit(detEmail, a, e)
+	p.emailNext, p.emailLo = e, e
 }
 
 // emailLocalStart returns where the local part ending at s[at] starts, or
@@ -397,7 +376,44 @@ type phoneGroup struct {
 	sep        uint8 // separator before the group (0 for a run's first)
 }
 
-// scanPhone finds telephone numbers. A run is digit groups joined by one
+// stepDigits, at the first digit of a run, runs the phone and card steps
+// that are due. Most runs (times, dates, ids, amounts) sit in a stretch of
+// phone bytes with fewer than 7 digits from here, where neither a phone (7
+// digits after '+', else 9) nor a card (13) can start: then both skip the
+// stretch after this one walk.
+func (p *pass) stepDigits(d int) {
+	s := p.s
+	n := len(s)
+	e, digits := d, 0
+	for e < n && digits < 7 {
+		m := piiClass[s[e]]
+		if m&pcPhone == 0 {
+			break
+		}
+		digits += int(m & pcDigit) // pcDigit is bit 0
+		e++
+	}
+	phone := p.on&(1<<detPhone) != 0 && d >= p.phoneNext
+	card := p.on&(1<<detCard) != 0 && d >= p.cardNext
+	if digits < 7 {
+		if phone {
+			p.phoneNext = e
+		}
+		if card {
+			p.cardNext = e
+		}
+		return
+	}
+	if phone {
+		p.stepPhone(d)
+	}
+	if card {
+		p.stepCard(d)
+	}
+}
+
+// stepPhone, at the first digit since the last run, finds telephone
+// numbers. A run is digit groups joined by one
 // separator each: a space, '-', '.', '/', or parentheses around one group
 // (with an optional space or dash after ')'); a leading '+' makes it
 // international. Sub-runs split at plain spaces are tried too (longest
@@ -420,82 +436,36 @@ type phoneGroup struct {
 // digits) or one digit repeated. Known gap: national numbers of countries
 // without a trunk prefix (Spain 912 345 678, Denmark, Norway) are found only
 // in +international form.
-func scanPhone(s string, dst []Span) []Span {
-	var g [phoneMaxGroups]phoneGroup
+func (p *pass) stepPhone(d int) {
+	s := p.s
 	n := len(s)
-	i := 0
-	for {
-		// Every byte of a phone is a phoneMember and a phone is at least
-		// phoneMinLen long, so a probe that is not one rules out every
-		// phone starting in [i, probe]. i is never inside a run.
-		p := i + phoneMinLen - 1
-		if p >= n {
-			return dst
-		}
-		// A separator inside a phone has a digit or parenthesis on both
-		// sides, so of s[p-1] and s[p], one is a pcPhoneX byte if s[p] is
-		// inside a phone. Prose rarely has either.
-		if c := s[p]; (piiClass[s[p-1]]|piiClass[c])&pcPhoneX == 0 || !piiDigit(c) && !phoneMember(s, p) {
-			i = p + 1
-			continue
-		}
-		// A stretch of phone bytes holding s[p] and 8 long holds s[p-4:p]
-		// or s[p+1:p+5]; most digit clusters (times, UUIDs) are shorter.
-		if p+4 < n && piiClass[s[p-4]]&piiClass[s[p-3]]&piiClass[s[p-2]]&piiClass[s[p-1]]&pcPhone == 0 &&
-			piiClass[s[p+1]]&piiClass[s[p+2]]&piiClass[s[p+3]]&piiClass[s[p+4]]&pcPhone == 0 {
-			i = p + 1
-			continue
-		}
-		// The stretch of phone bytes around the probe needs 9 digits and a
-		// separator, or '+' and 7 digits. (The count stops there: a long
-		// stretch is parsed a run at a time, and must not be walked again
-		// for each.)
-		for i < p && piiClass[s[p-1]]&pcPhone != 0 {
-			p--
-		}
-		e, digits, plus := p, 0, 0
-		for e < n && (digits < 9 || digits == e-p) {
-			m := piiClass[s[e]]
-			if m&pcPhone == 0 {
-				break
-			}
-			digits += int(m & pcDigit) // pcDigit is bit 0
-			plus |= int(m & pcPlus)
-			e++
-		}
-		if digits == e-p || digits < 9 && (plus == 0 || digits < 7) {
-			i = e
-			continue
-		}
-		for !piiDigit(s[p]) {
-			p++
-		}
-		i, dst = phoneRun(s, p, &g, dst)
+	// The stretch of phone bytes around the digit needs 9 digits and a
+	// separator, or '+' and 7 digits. (The count stops there: a long
+	// stretch is parsed a run at a time, and must not be walked again
+	// for each.)
+	q := d
+	for q > p.phoneNext && piiClass[s[q-1]]&pcPhone != 0 {
+		q--
 	}
-}
-
-// phoneMinLen is the shortest phone in bytes: '+' and 7 digits.
-const phoneMinLen = 8
-
-// phoneMember reports whether s[j] can be part of a phone run: a digit,
-// or a separator, '(', ')' or '+' in a position a run allows.
-func phoneMember(s string, j int) bool {
-	c := s[j]
-	if piiDigit(c) {
-		return true
+	e, digits, plus := q, 0, 0
+	for e < n && (digits < 9 || digits == e-q) {
+		m := piiClass[s[e]]
+		if m&pcPhone == 0 {
+			break
+		}
+		digits += int(m & pcDigit) // pcDigit is bit 0
+		plus |= int(m & pcPlus)
+		e++
 	}
-	if piiClass[c]&pcPhone == 0 {
-		return false
+	if digits == e-q || digits < 9 && (plus == 0 || digits < 7) {
+		p.phoneNext = e
+		return
 	}
-	prev := j > 0 && (piiDigit(s[j-1]) || s[j-1] == ')')
-	next := j+1 < len(s) && (piiDigit(s[j+1]) || s[j+1] == '(' || s[j+1] == '+')
-	switch c {
-	case '(', '+':
-		return next
-	case ')':
-		return j > 0 && piiDigit(s[j-1])
-	}
-	return prev && next
+	// d is the first digit since phoneNext: the run starts there.
+	var g [phoneMaxGroups]phoneGroup
+	k := len(p.spans)
+	p.phoneNext, p.spans = phoneRun(s, d, &g, p.spans)
+	p.tag(k, detPhone)
 }
 
 // phoneRun parses the run whose first digit is s[i] into g, appends the
@@ -776,7 +746,8 @@ type ccGroup struct {
 	space      bool // the separator before the group is a space
 }
 
-// scanCreditCard finds payment card numbers: 13–19 digits, optionally
+// stepCard, at the first digit since the last run, finds payment card
+// numbers: 13–19 digits, optionally
 // split by single spaces or dashes (grouping need not be consistent, but
 // every group except the last has at least 4 digits), Luhn-valid, with a
 // known issuer prefix for its length (Visa 4: 13/16/19; Mastercard 51–55,
@@ -788,42 +759,31 @@ type ccGroup struct {
 // space ("4111 1111 1111 1111 2025" yields the card), so a card is never
 // found inside a longer number; nor in a run glued to a word on its left
 // (the digits of a printed IBAN, "DE89 3704 0044 …").
-func scanCreditCard(s string, dst []Span) []Span {
-	var g [ccMaxGroups]ccGroup
+func (p *pass) stepCard(d int) {
+	s := p.s
 	n := len(s)
-	i := 0
-	for {
-		// Probe as in scanPhone: a card is at least 13 bytes of digits and
-		// single separators between digits.
-		p := i + 12
-		if p >= n {
-			return dst
-		}
-		if c := s[p]; !piiDigit(c) && ((c != ' ' && c != '-') || p+1 == n || !piiDigit(s[p-1]) || !piiDigit(s[p+1])) {
-			i = p + 1
-			continue
-		}
-		for i < p && piiClass[s[p-1]]&pcCard != 0 {
-			p--
-		}
-		e, digits := p, 0
-		for e < n && digits < 13 { // stops there, as in scanPhone
-			m := piiClass[s[e]]
-			if m&pcCard == 0 {
-				break
-			}
-			digits += int(m & pcDigit) // pcDigit is bit 0
-			e++
-		}
-		if digits < 13 {
-			i = e
-			continue
-		}
-		for !piiDigit(s[p]) {
-			p++
-		}
-		i, dst = ccRun(s, p, &g, dst)
+	// A card is at least 13 digits with single separators between them.
+	q := d
+	for q > p.cardNext && piiClass[s[q-1]]&pcCard != 0 {
+		q--
 	}
+	e, digits := q, 0
+	for e < n && digits < 13 { // stops there, as in stepPhone
+		m := piiClass[s[e]]
+		if m&pcCard == 0 {
+			break
+		}
+		digits += int(m & pcDigit) // pcDigit is bit 0
+		e++
+	}
+	if digits < 13 {
+		p.cardNext = e
+		return
+	}
+	var g [ccMaxGroups]ccGroup
+	k := len(p.spans)
+	p.cardNext, p.spans = ccRun(s, d, &g, p.spans)
+	p.tag(k, detCard)
 }
 
 // ccRun parses the run of digit groups starting at s[i] into g, appends
@@ -961,42 +921,16 @@ var ibanLength = func() (t [26 * 26]uint8) {
 	return t
 }()
 
-// scanIBAN finds IBANs: a country code of the SWIFT registry, two check
+// stepIBAN, at two upper-case letters and two digits, finds IBANs: a country code of the SWIFT registry, two check
 // digits (02–98) and the BBAN, exactly as long as the registry says for
 // that country, mod-97 == 1; compact or printed in groups of four
 // separated by single spaces (the last group shorter). Letters must be
 // upper case, as ISO 13616 writes them: lower-case IBANs are rare, and
-// accepting them would make every lower-case word a candidate (and cost
-// the probe below its speed).
-func scanIBAN(s string, dst []Span) []Span {
-	n := len(s)
-	i := 0
-	for {
-		// Probe as in scanPhone: an IBAN is at least 15 bytes of A-Z, 0-9
-		// and single spaces between them.
-		p := i + 14
-		if p >= n {
-			return dst
-		}
-		if c := s[p]; piiClass[c]&pcIBAN == 0 && (c != ' ' || p+1 == n || piiClass[s[p-1]]&pcIBAN == 0 || piiClass[s[p+1]]&pcIBAN == 0) {
-			i = p + 1
-			continue
-		}
-		a := p
-		for a > i && (piiClass[s[a-1]]&pcIBAN != 0 || s[a-1] == ' ' && a-2 >= i && piiClass[s[a-2]]&pcIBAN != 0) {
-			a--
-		}
-		// An IBAN holding s[p] starts in [a, p].
-		i = p + 1
-		for ; a <= p && a+3 < n; a++ {
-			if piiIs(s[a], pcUpper) && piiIs(s[a+1], pcUpper) && piiDigit(s[a+2]) && piiDigit(s[a+3]) {
-				if e := ibanAt(s, a); e > 0 {
-					dst = append(dst, Span{a, e})
-					i = e
-					break
-				}
-			}
-		}
+// accepting them would make every lower-case word a candidate.
+func (p *pass) stepIBAN(a int) {
+	if e := ibanAt(p.s, a); e > 0 {
+		p.emit(detIBAN, a, e)
+		p.ibanNext = e
 	}
 }
 
@@ -1055,106 +989,88 @@ func ibanAt(s string, a int) int {
 
 // ---------------------------------------------------------------- us_ssn
 
-// scanUSSSN finds ddd-dd-dddd (dashes only; bare nine digits and spaced
+// stepSSN, at a '-', finds ddd-dd-dddd (dashes only; bare nine digits and spaced
 // forms are too ambiguous) with area not 000, 666 or 9xx, group not 00 and
 // serial not 0000. Published sample numbers (078-05-1120, 219-09-9999) are
 // still reported: they are what leaks in test data and screenshots. Not
 // inside a longer token: no letter, digit or '_' on either side, no '-'
 // joined to a letter or digit, no '.', '/' or ':' joined to a digit.
-func scanUSSSN(s string, dst []Span) []Span {
+func (p *pass) stepSSN(q int) {
+	s := p.s
 	n := len(s)
-	i := 0
-	for {
-		k := strings.IndexByte(s[i:], '-')
-		if k < 0 {
-			return dst
-		}
-		p := i + k
-		i = p + 1
-		a, e := p-3, p+8
-		if a < 0 {
-			continue
-		}
-		if e > n {
-			return dst
-		}
-		if s[p+3] != '-' || !piiDigit(s[a]) || !piiDigit(s[a+1]) || !piiDigit(s[a+2]) || !piiDigit(s[p+1]) || !piiDigit(s[p+2]) ||
-			!piiDigit(s[p+4]) || !piiDigit(s[p+5]) || !piiDigit(s[p+6]) || !piiDigit(s[p+7]) {
-			continue
-		}
-		if !piiNumStartOK(s, a) || a >= 2 && s[a-1] == '-' && piiIs(s[a-2], pcAlnum) || a >= 1 && s[a-1] == '+' {
-			continue
-		}
-		if !piiNumEndOK(s, e) || e+1 < n && s[e] == '-' && piiIs(s[e+1], pcAlnum) {
-			continue
-		}
-		area := s[a : a+3]
-		if area == "000" || area == "666" || area[0] == '9' || s[p+1] == '0' && s[p+2] == '0' || s[p+4:e] == "0000" {
-			continue
-		}
-		dst = append(dst, Span{a, e})
-		i = e
+	p.ssnNext = q + 1
+	a, e := q-3, q+8
+	if a < 0 {
+		return
 	}
+	if e > n {
+		p.ssnNext = n // no room for another
+		return
+	}
+	if s[q+3] != '-' || !piiDigit(s[a]) || !piiDigit(s[a+1]) || !piiDigit(s[a+2]) || !piiDigit(s[q+1]) || !piiDigit(s[q+2]) ||
+		!piiDigit(s[q+4]) || !piiDigit(s[q+5]) || !piiDigit(s[q+6]) || !piiDigit(s[q+7]) {
+		return
+	}
+	if !piiNumStartOK(s, a) || a >= 2 && s[a-1] == '-' && piiIs(s[a-2], pcAlnum) || a >= 1 && s[a-1] == '+' {
+		return
+	}
+	if !piiNumEndOK(s, e) || e+1 < n && s[e] == '-' && piiIs(s[e+1], pcAlnum) {
+		return
+	}
+	area := s[a : a+3]
+	if area == "000" || area == "666" || area[0] == '9' || s[q+1] == '0' && s[q+2] == '0' || s[q+4:e] == "0000" {
+		return
+	}
+	p.emit(detSSN, a, e)
+	p.ssnNext = e
 }
 
 // ---------------------------------------------------------------- ipv4
 
-// scanIPv4 finds dotted quads of decimal octets 0–255 without leading zeros
+// stepIPv4, at a '.' between two digits, finds dotted quads of decimal octets 0–255 without leading zeros
 // (as net/netip: 010 is octal to some parsers, and zero-padded dotted
 // numbers are mostly not addresses). A dotted number of other than four
 // parts (versions 1.2.3.4.5, OIDs) is never cut into an address; neither
 // is one glued to a letter or '_', following "x." (v.1.2.3.4) or followed
 // by "-letter" (1.2.3.4-rc1). A following ":port" or "/prefix" is fine. Four-part versions such as
 // "version 1.2.3.4" are indistinguishable from addresses and are reported.
-func scanIPv4(s string, dst []Span) []Span {
+func (p *pass) stepIPv4(q int) {
+	s := p.s
 	n := len(s)
-	i := 0
-	for i < n {
-		k := strings.IndexByte(s[i:], '.')
-		if k < 0 {
-			break
-		}
-		p := i + k
-		if p == 0 || p+1 >= n || !piiDigit(s[p-1]) || !piiDigit(s[p+1]) {
-			i = p + 1
-			continue
-		}
-		a := p - 1
-		for a > i && piiDigit(s[a-1]) {
-			a--
-		}
-		e, parts, ok := a, 0, true
-		for {
-			gs, v := e, 0
-			for e < n && piiDigit(s[e]) {
-				if e-gs < 3 {
-					v = v*10 + int(s[e]-'0')
-				}
-				e++
-			}
-			if l := e - gs; l > 3 || v > 255 || l > 1 && s[gs] == '0' {
-				ok = false
-			}
-			parts++
-			if e+1 < n && s[e] == '.' && piiDigit(s[e+1]) {
-				e++
-				continue
-			}
-			break
-		}
-		i = e
-		if !ok || parts != 4 || piiWordBefore(s, a) || piiWordAt(s, e) {
-			continue
-		}
-		if a >= 2 && s[a-1] == '.' && piiIs(s[a-2], pcAlnum) {
-			continue
-		}
-		if e+1 < n && s[e] == '-' && piiIs(s[e+1], pcUpper|pcLower) {
-			continue // 1.2.3.4-rc1: a version
-		}
-		dst = append(dst, Span{a, e})
+	a := q - 1
+	for a > p.ipv4Next && piiDigit(s[a-1]) {
+		a--
 	}
-	return dst
+	e, parts, ok := a, 0, true
+	for {
+		gs, v := e, 0
+		for e < n && piiDigit(s[e]) {
+			if e-gs < 3 {
+				v = v*10 + int(s[e]-'0')
+			}
+			e++
+		}
+		if l := e - gs; l > 3 || v > 255 || l > 1 && s[gs] == '0' {
+			ok = false
+		}
+		parts++
+		if e+1 < n && s[e] == '.' && piiDigit(s[e+1]) {
+			e++
+			continue
+		}
+		break
+	}
+	p.ipv4Next = e
+	if !ok || parts != 4 || piiWordBefore(s, a) || piiWordAt(s, e) {
+		return
+	}
+	if a >= 2 && s[a-1] == '.' && piiIs(s[a-2], pcAlnum) {
+		return
+	}
+	if e+1 < n && s[e] == '-' && piiIs(s[e+1], pcUpper|pcLower) {
+		return // 1.2.3.4-rc1: a version
+	}
+	p.emit(detIPv4, a, e)
 }
 
 // ipv4Valid reports whether t is exactly a dotted quad (for IPv6 tails).
@@ -1182,7 +1098,8 @@ func ipv4Valid(t string) bool {
 
 // ---------------------------------------------------------------- ipv6
 
-// scanIPv6 finds RFC 4291 text forms: eight groups of 1–4 hex digits, or
+// stepIPv6, at a ':' next to a hex digit or ':', finds RFC 4291 text
+// forms: eight groups of 1–4 hex digits, or
 // fewer with one "::", optionally ending in a dotted quad; a zone (%eth0),
 // prefix length (/64), brackets and port are not part of the span. A
 // trailing '.' or single ':' (end of a sentence or a log field) is left
@@ -1193,54 +1110,42 @@ func ipv4Valid(t string) bool {
 // and a compressed form whose only groups are at most two short decimal
 // numbers (1::2, ::2, 3::) is a slice, except ::1 (loopback). Times
 // (12:30:45) and MAC addresses (six groups, no "::") fail the syntax.
-func scanIPv6(s string, dst []Span) []Span {
+func (p *pass) stepIPv6(q int) {
+	s := p.s
 	n := len(s)
-	i := 0
-	for i < n {
-		k := strings.IndexByte(s[i:], ':')
-		if k < 0 {
-			break
-		}
-		p := i + k
-		// Cheap filter: an address has a hex digit or ':' next to each ':'.
-		if !(p > 0 && piiIs(s[p-1], pcHex) || p+1 < n && (piiIs(s[p+1], pcHex) || s[p+1] == ':')) {
-			i = p + 1
-			continue
-		}
-		a := p
-		for a > i && piiClass[s[a-1]]&(pcHex|pcV6) != 0 && s[a-1] != '.' {
-			a--
-		}
-		if piiWordBefore(s, a) {
-			// "Note:", "std::": skip the rest of this token.
-			i = p + 1
-			for i < n && s[i] == ':' {
-				i++
-			}
-			continue
-		}
-		e := p + 1
-		for e < n && piiClass[s[e]]&pcV6 != 0 {
-			e++
-		}
-		i = e
-		for e > a && s[e-1] == '.' {
-			e--
-		}
-		if e-a >= 2 && s[e-1] == ':' && s[e-2] != ':' {
-			e--
-		}
-		if e < n && s[e] != ':' && s[e] != '.' && piiWordAt(s, e) {
-			continue
-		}
-		if a >= 2 && s[a-1] == '[' && (piiWordBefore(s, a-1) || s[a-2] == ')' || s[a-2] == ']') {
-			continue
-		}
-		if ipv6Valid(s[a:e]) {
-			dst = append(dst, Span{a, e})
-		}
+	a := q
+	for a > p.ipv6Next && piiClass[s[a-1]]&(pcHex|pcV6) != 0 && s[a-1] != '.' {
+		a--
 	}
-	return dst
+	if piiWordBefore(s, a) {
+		// "Note:", "std::": skip the rest of this token.
+		i := q + 1
+		for i < n && s[i] == ':' {
+			i++
+		}
+		p.ipv6Next = i
+		return
+	}
+	e := q + 1
+	for e < n && piiClass[s[e]]&pcV6 != 0 {
+		e++
+	}
+	p.ipv6Next = e
+	for e > a && s[e-1] == '.' {
+		e--
+	}
+	if e-a >= 2 && s[e-1] == ':' && s[e-2] != ':' {
+		e--
+	}
+	if e < n && s[e] != ':' && s[e] != '.' && piiWordAt(s, e) {
+		return
+	}
+	if a >= 2 && s[a-1] == '[' && (piiWordBefore(s, a-1) || s[a-2] == ')' || s[a-2] == ']') {
+		return
+	}
+	if ipv6Valid(s[a:e]) {
+		p.emit(detIPv6, a, e)
+	}
 }
 
 // ipv6Valid reports whether t (hex digits, ':' and '.') is an IPv6 address
@@ -1317,51 +1222,28 @@ func ipv6Valid(t string) bool {
 
 // ---------------------------------------------------------------- mac_address
 
-// scanMAC finds six pairs of hex digits joined by ':' or by '-' (the same
+// stepMAC, at the first ':' or '-' of a MAC (next is the resume point
+// of that separator's MACs), finds six pairs of hex digits joined by ':' or by '-' (the same
 // one throughout; either case), not part of a longer run of pairs (EUI-64,
 // certificate fingerprints) nor glued to a word character; a label joined
 // by the separator ("MAC:00:1b:…", "MAC-00-1B-…") is fine. Cisco's dotted
 // form (0011.2233.4455) is not recognised.
-func scanMAC(s string, dst []Span) []Span {
-	base := len(dst)
-	dst = scanMACSep(s, dst, ':')
-	mid := len(dst)
-	dst = scanMACSep(s, dst, '-')
-	if mid > base && len(dst) > mid {
-		// merge the two passes into start order (insertion sort: MACs are few)
-		for x := base + 1; x < len(dst); x++ {
-			for y := x; y > base && dst[y].Start < dst[y-1].Start; y-- {
-				dst[y], dst[y-1] = dst[y-1], dst[y]
-			}
-		}
+func (p *pass) stepMAC(f int, next *int) {
+	s := p.s
+	*next = f + 1
+	if f < 2 {
+		return
 	}
-	return dst
-}
-
-// scanMACSep finds the MACs whose separator is sep. (Probing in strides,
-// as scanPhone does, is slower here: hex digits are too common.)
-func scanMACSep(s string, dst []Span, sep byte) []Span {
-	i := 0
-	for {
-		k := strings.IndexByte(s[i:], sep)
-		if k < 0 {
-			return dst
-		}
-		f := i + k
-		i = f + 1
-		if f < 2 {
-			continue
-		}
-		if f+15 > len(s) {
-			return dst
-		}
-		if s[f+3] != sep || piiClass[s[f-2]]&piiClass[s[f-1]]&pcHex == 0 {
-			continue // the common case, inlined
-		}
-		if e := macAt(s, f); e > 0 {
-			dst = append(dst, Span{f - 2, e})
-			i = e
-		}
+	if f+15 > len(s) {
+		*next = len(s) // no room for another
+		return
+	}
+	if s[f+3] != s[f] || piiClass[s[f-2]]&piiClass[s[f-1]]&pcHex == 0 {
+		return
+	}
+	if e := macAt(s, f); e > 0 {
+		p.emit(detMAC, f-2, e)
+		*next = e
 	}
 }
 
@@ -1394,7 +1276,8 @@ func macAt(s string, f int) int {
 
 // ---------------------------------------------------------------- aws_arn
 
-// scanAWSARN finds arn:partition:service:region:account:resource.
+// stepARN, at the ':' of "arn:", finds
+// arn:partition:service:region:account:resource.
 // partition: aws, aws-cn, aws-us-gov, aws-iso, aws-iso-[a-z], aws-eusc.
 // service: lower-case letters, digits and '-', starting with a letter.
 // region: empty or lower-case letters, digits and '-', with a '-' and
@@ -1403,27 +1286,15 @@ func macAt(s string, f int) int {
 // non-empty, up to whitespace, a quote or backtick, a closing bracket
 // (braces may nest, for ${aws:username}), '<', '\', ',', ';', '|' or a
 // non-ASCII byte; trailing '.', ':', '!' and '?' are left out.
-func scanAWSARN(s string, dst []Span) []Span {
-	i := 0
-	for i < len(s) {
-		// ':' is rarer than 'a', the first byte strings.Index would look
-		// for; check the "arn" before it.
-		k := strings.IndexByte(s[i:], ':')
-		if k < 0 {
-			break
-		}
-		p := i + k
-		i = p + 1
-		a := p - 3
-		if a < 0 || s[a] != 'a' || s[a+1] != 'r' || s[a+2] != 'n' || piiWordBefore(s, a) {
-			continue
-		}
-		if e := arnAt(s, p+1); e > 0 {
-			dst = append(dst, Span{a, e})
-			i = e
-		}
+func (p *pass) stepARN(q int) {
+	a := q - 3
+	if piiWordBefore(p.s, a) {
+		return
 	}
-	return dst
+	if e := arnAt(p.s, q+1); e > 0 {
+		p.emit(detARN, a, e)
+		p.arnNext = e
+	}
 }
 
 // arnField returns the end of the field of s starting at i: the index of

@@ -1,29 +1,18 @@
 package transforms
 
-// Secret detectors of SPEC 12 (group "secrets"). Every scanner is a
-// hand-written trigger scan: strings.Index/IndexByte for a literal prefix
-// (AKIA…, gh, xox, k_, AIza, eyJ, -----BEGIN, ://, earer) or a cheap byte
-// loop for ':'/'=' (generic_secret), then a bounded forward validation. No
-// regexp, no allocation besides appending to dst; every span boundary sits
-// next to an ASCII byte, so spans never split a multi-byte character.
+// Secret detectors of SPEC 12 (group "secrets"). Every detector is a
+// hand-written trigger scan: the single pass of detect.go calls its step
+// at a byte of its literal prefix ('A' of AKIA…, '_' of gh?_ and sk_, 'x'
+// of xox, 'z' of AIza, 'J' of eyJ, 'G' of -----BEGIN, '@' of a URL's
+// userinfo, 'B'/'b' of Bearer) or at ':'/'=' (generic_secret), and the
+// step validates forward, bounded. No regexp, no allocation besides
+// appending to the pass's output; every span boundary sits next to an
+// ASCII byte, so spans never split a multi-byte character.
 
 import (
 	"hash/crc32"
 	"strings"
 )
-
-func init() {
-	register("aws_access_key", scanAWSAccessKey)
-	register("github_token", scanGitHubToken)
-	register("slack_token", scanSlackToken)
-	register("stripe_key", scanStripeKey)
-	register("google_api_key", scanGoogleAPIKey)
-	register("jwt", scanJWT)
-	register("private_key", scanPrivateKey)
-	register("url_credentials", scanURLCredentials)
-	register("bearer_token", scanBearerToken)
-	register("generic_secret", scanGenericSecret)
-}
 
 // Byte classes, one table lookup per byte.
 const (
@@ -67,14 +56,13 @@ var secCls = func() (t [256]uint16) {
 	return t
 }()
 
-// secEmit appends [a, b) unless an edge sits on a UTF-8 continuation
-// byte, which only invalid UTF-8 can bring next to the ASCII bytes that
-// end every span.
-func secEmit(dst []Span, s string, a, b int) []Span {
-	if boundary(s, a) && boundary(s, b) {
-		dst = append(dst, Span{a, b})
+// secEmit records [a, b) for detector d unless an edge sits on a UTF-8
+// continuation byte, which only invalid UTF-8 can bring next to the ASCII
+// bytes that end every span.
+func (p *pass) secEmit(d uint8, a, b int) {
+	if boundary(p.s, a) && boundary(p.s, b) {
+		p.emit(d, a, b)
 	}
-	return dst
 }
 
 func secIs(c byte, m uint16) bool { return secCls[c]&m != 0 }
@@ -106,24 +94,16 @@ func secLongRun(s string, n int) bool {
 
 // ---------------------------------------------------------------- AWS
 
-// scanAWSAccessKey: AKIA/ASIA/AIDA/AROA/AIPA/ANPA/ANVA/AGPA/ABIA/ACCA +
+// stepAWSKey, at an 'A' with 20 bytes left: AKIA/ASIA/AIDA/AROA/AIPA/ANPA/ANVA/AGPA/ABIA/ACCA +
 // 16 of [A-Z0-9], \b on both sides. AWS's documentation keys (…EXAMPLE)
 // and runs such as AKIAXXXXXXXXXXXXXXXX are placeholders.
-func scanAWSAccessKey(s string, dst []Span) []Span {
-	for i := 0; i+20 <= len(s); {
-		j := strings.IndexByte(s[i:len(s)-19], 'A')
-		if j < 0 {
-			break
-		}
-		i += j
-		if secAWSKeyAt(s, i) {
-			dst = secEmit(dst, s, i, i+20)
-			i += 20
-			continue
-		}
-		i++
+func (p *pass) stepAWSKey(i int) {
+	if secAWSKeyAt(p.s, i) {
+		p.secEmit(detAWSKey, i, i+20)
+		p.awsNext = i + 20
+		return
 	}
-	return dst
+	p.awsNext = i + 1
 }
 
 func secAWSKeyAt(s string, i int) bool {
@@ -148,36 +128,27 @@ func secAWSKeyAt(s string, i int) bool {
 
 // ---------------------------------------------------------------- GitHub
 
-// scanGitHubToken: ghp_/gho_/ghu_/ghs_/ghr_ + 36 base62 whose last 6 are
+// stepGitHub, at the '_' of gh?_ or github_pat_: ghp_/gho_/ghu_/ghs_/ghr_ + 36 base62 whose last 6 are
 // the base62 CRC32 of the 30 before (GitHub's 2021 format; verified on
 // public examples), github_pat_ + 82 of [A-Za-z0-9_], and the stateless
 // ghs_ installation tokens of 2026 (ghs_ + more than 36 of [A-Za-z0-9._-]).
-func scanGitHubToken(s string, dst []Span) []Span {
-	// Trigger: the '_' of gh?_ and of github_pat_. A candidate starts
-	// before its trigger, so it must not start inside the previous span.
-	last := 0
-	for u := 3; u < len(s); {
-		j := strings.IndexByte(s[u:], '_')
-		if j < 0 {
-			break
-		}
-		u += j
-		st := -2
-		if s[u-2] == 'h' && s[u-3] == 'g' {
-			st = u - 3
-		} else if u >= 6 && s[u-1] == 'b' && s[u-6:u] == "github" {
-			st = u - 6
-		}
-		if st >= last && (st == 0 || !secIs(s[st-1], secWord)) {
-			if end := secGitHubAt(s, st); end > 0 {
-				dst = secEmit(dst, s, st, end)
-				u, last = end, end
-				continue
-			}
-		}
-		u++
+func (p *pass) stepGitHub(u int) {
+	// A candidate starts before its trigger, so it must not start inside
+	// the previous span.
+	s := p.s
+	p.githubNext = u + 1
+	st := -2
+	if s[u-2] == 'h' && s[u-3] == 'g' {
+		st = u - 3
+	} else if u >= 6 && s[u-1] == 'b' && s[u-6:u] == "github" {
+		st = u - 6
 	}
-	return dst
+	if st >= p.githubLast && (st == 0 || !secIs(s[st-1], secWord)) {
+		if end := secGitHubAt(s, st); end > 0 {
+			p.secEmit(detGitHub, st, end)
+			p.githubNext, p.githubLast = end, end
+		}
+	}
 }
 
 func secGitHubAt(s string, i int) int {
@@ -249,32 +220,25 @@ func secGitHubCRC(t string) bool {
 
 // ---------------------------------------------------------------- Slack
 
-// scanSlackToken: xox[abeprs]- (also wrapped in the rotating xoxe. form)
+// stepSlack, at an 'x' with 25 bytes left: xox[abeprs]- (also wrapped in the rotating xoxe. form)
 // and xapp- followed by dash-separated alphanumeric segments, the first
 // all digits, no empty segment, at least 20 characters after the prefix
 // (xapp-: at least three segments).
-func scanSlackToken(s string, dst []Span) []Span {
-	for i := 0; i+25 <= len(s); {
-		j := strings.IndexByte(s[i:len(s)-24], 'x')
-		if j < 0 {
-			break
+func (p *pass) stepSlack(i int) {
+	s := p.s
+	if (s[i+1] == 'o' || s[i+1] == 'a') && (i == 0 || !secIs(s[i-1], secAlnum)) {
+		end := secSlackAt(s, i)
+		if end > 0 {
+			p.secEmit(detSlack, i, end)
+		} else {
+			// Later candidates inside this run follow an alphanumeric
+			// or a dash: skip it (linear time on xoxb-xoxb-…).
+			end = secRun(s, i+1, secAlnum|secDash)
 		}
-		i += j
-		if (s[i+1] == 'o' || s[i+1] == 'a') && (i == 0 || !secIs(s[i-1], secAlnum)) {
-			end := secSlackAt(s, i)
-			if end > 0 {
-				dst = secEmit(dst, s, i, end)
-			} else {
-				// Later candidates inside this run follow an alphanumeric
-				// or a dash: skip it (linear time on xoxb-xoxb-…).
-				end = secRun(s, i+1, secAlnum|secDash)
-			}
-			i = end
-			continue
-		}
-		i++
+		p.slackNext = end
+		return
 	}
-	return dst
+	p.slackNext = i + 1
 }
 
 func secSlackAt(s string, i int) int {
@@ -319,27 +283,16 @@ func secSlackAt(s string, i int) int {
 
 // ---------------------------------------------------------------- Stripe
 
-// scanStripeKey: sk_live_/sk_test_/rk_live_/rk_test_ + at least 24
+// stepStripe, at the first '_' of sk_live_ and the like: sk_live_/sk_test_/rk_live_/rk_test_ + at least 24
 // alphanumerics, \b on both sides. Publishable keys (pk_) are public.
-func scanStripeKey(s string, dst []Span) []Span {
-	// Trigger: the first '_' of sk_live_ and the like.
-	last := 0
-	for u := 2; u < len(s); {
-		j := strings.IndexByte(s[u:], '_')
-		if j < 0 {
-			break
+func (p *pass) stepStripe(u int) {
+	p.stripeNext = u + 1
+	if p.s[u-1] == 'k' && u-2 >= p.stripeLast {
+		if end := secStripeAt(p.s, u-2); end > 0 {
+			p.secEmit(detStripe, u-2, end)
+			p.stripeNext, p.stripeLast = end, end
 		}
-		u += j
-		if s[u-1] == 'k' && u-2 >= last {
-			if end := secStripeAt(s, u-2); end > 0 {
-				dst = secEmit(dst, s, u-2, end)
-				u, last = end, end
-				continue
-			}
-		}
-		u++
 	}
-	return dst
 }
 
 func secStripeAt(s string, i int) int {
@@ -359,60 +312,41 @@ func secStripeAt(s string, i int) int {
 
 // ---------------------------------------------------------------- Google
 
-// scanGoogleAPIKey: AIza + exactly 35 of [A-Za-z0-9_-], not inside a
+// stepGoogle, at the rare 'z' of AIza with 37 bytes left: AIza + exactly 35 of [A-Za-z0-9_-], not inside a
 // longer base64url run.
-func scanGoogleAPIKey(s string, dst []Span) []Span {
-	// Trigger: the rare 'z' of AIza.
-	last := 0
-	for u := 2; u+37 <= len(s); {
-		j := strings.IndexByte(s[u:len(s)-36], 'z')
-		if j < 0 {
-			break
+func (p *pass) stepGoogle(u int) {
+	s := p.s
+	i := u - 2
+	if s[i] == 'A' && s[i+1] == 'I' && s[i+3] == 'a' && i >= p.googleLast && (i == 0 || !secIs(s[i-1], secB64URL)) {
+		e := secRun(s, i+4, secB64URL)
+		if e-i == 39 && !secLongRun(s[i+4:e], 6) {
+			p.secEmit(detGoogle, i, e)
+			p.googleLast = e
 		}
-		u += j
-		i := u - 2
-		if s[i] == 'A' && s[i+1] == 'I' && s[i+3] == 'a' && i >= last && (i == 0 || !secIs(s[i-1], secB64URL)) {
-			e := secRun(s, i+4, secB64URL)
-			if e-i == 39 && !secLongRun(s[i+4:e], 6) {
-				dst = secEmit(dst, s, i, e)
-				last = e
-			}
-			u = e // any later AIza in this run is inside it
-			continue
-		}
-		u++
+		p.googleNext = e // any later AIza in this run is inside it
+		return
 	}
-	return dst
+	p.googleNext = u + 1
 }
 
 // ---------------------------------------------------------------- JWT
 
-// scanJWT: compact JWS header.payload.signature (base64url segments) whose
+// stepJWT, at the rare 'J' of eyJ: compact JWS header.payload.signature (base64url segments) whose
 // header decodes to a JSON object with "alg"; it starts with eyJ (`{"`).
 // The signature may be empty only for "alg":"none" (an unsecured JWT; the
 // span then keeps the final dot). Compact JWE (five segments, the second
 // may be empty, header with "enc") is taken whole. A trailing dot that
 // ends a sentence is not part of the token.
-func scanJWT(s string, dst []Span) []Span {
-	// Trigger: the rare 'J' of eyJ.
-	last := 0
-	for u := 2; u+8 <= len(s); {
-		j := strings.IndexByte(s[u:len(s)-7], 'J')
-		if j < 0 {
-			break
+func (p *pass) stepJWT(u int) {
+	s := p.s
+	p.jwtNext = u + 1
+	i := u - 2
+	if s[i+1] == 'y' && s[i] == 'e' && i >= p.jwtLast && (i == 0 || !secIs(s[i-1], secB64URL|secDot)) {
+		if end := secJWTAt(s, i); end > 0 {
+			p.secEmit(detJWT, i, end)
+			p.jwtNext, p.jwtLast = end, end
 		}
-		u += j
-		i := u - 2
-		if s[i+1] == 'y' && s[i] == 'e' && i >= last && (i == 0 || !secIs(s[i-1], secB64URL|secDot)) {
-			if end := secJWTAt(s, i); end > 0 {
-				dst = secEmit(dst, s, i, end)
-				u, last = end, end
-				continue
-			}
-		}
-		u++
 	}
-	return dst
 }
 
 func secJWTAt(s string, i int) int {
@@ -537,34 +471,25 @@ func secJWTFind(d []byte, pat string) int {
 
 // ---------------------------------------------------------------- PEM
 
-// scanPrivateKey: the whole PEM block, -----BEGIN <label>----- through the
+// stepPEM, at the rare 'G' of -----BEGIN: the whole PEM block, -----BEGIN <label>----- through the
 // matching -----END <label>-----, for any label containing "PRIVATE KEY"
 // (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP … BLOCK, plain PKCS#8). Line
 // breaks may be real or the two characters \n (a JSON string shown as
 // text). The body must hold a base64 run of 40 or more characters, which
 // placeholders ("...", "<your key>") do not. A block cut off before its
 // END line (truncated output) is taken up to the last base64 character.
-func scanPrivateKey(s string, dst []Span) []Span {
-	// Trigger: the rare 'G' of -----BEGIN. An END line's dashes may also
-	// open the next BEGIN: a block must not start inside the previous one.
-	last := 0
-	for u := 7; u+4 <= len(s); {
-		j := strings.IndexByte(s[u:], 'G')
-		if j < 0 {
-			break
+func (p *pass) stepPEM(u int) {
+	// An END line's dashes may also open the next BEGIN: a block must not
+	// start inside the previous one.
+	s := p.s
+	p.pemNext = u + 1
+	i := u - 7
+	if s[i] == '-' && s[u-1] == 'E' && i >= p.pemLast && strings.HasPrefix(s[i:], "-----BEGIN ") {
+		if end := secPEMAt(s, i); end > 0 {
+			p.secEmit(detPEM, i, end)
+			p.pemNext, p.pemLast = end, end
 		}
-		u += j
-		i := u - 7
-		if s[i] == '-' && s[u-1] == 'E' && i >= last && strings.HasPrefix(s[i:], "-----BEGIN ") {
-			if end := secPEMAt(s, i); end > 0 {
-				dst = secEmit(dst, s, i, end)
-				u, last = end, end
-				continue
-			}
-		}
-		u++
 	}
-	return dst
 }
 
 func secPEMAt(s string, i int) int {
@@ -642,65 +567,57 @@ func secB64Longest(s string) int {
 
 // ---------------------------------------------------------------- URLs
 
-// scanURLCredentials: the userinfo of scheme://user:password@host, any
+// stepURLCredentials, at an '@': the userinfo of scheme://user:password@host, any
 // scheme, password required and not a placeholder; the user may be empty
 // (redis://:pw@host). The authority ends at whitespace, / ? quotes < > `
 // or \; its last @ ends the userinfo: raw @ and # occur in real passwords
 // (a # right after a port-like number is a fragment instead).
-func scanURLCredentials(s string, dst []Span) []Span {
-	// Trigger: '@'; walk back over the userinfo to "://", then forward to
-	// the end of the authority.
-	prevU, prevA, last := -1, -1, 0
-	for u := 0; u < len(s); {
-		j := strings.IndexByte(s[u:], '@')
-		if j < 0 {
+func (p *pass) stepURLCredentials(u int) {
+	// Walk back over the userinfo to "://", then forward to the end of
+	// the authority.
+	s := p.s
+	a := u
+	for a > 0 && !secURLStop(s[a-1]) && u-a < 512 {
+		if a-1 == p.urlPrevU { // same run as the previous '@': reuse its walk
+			a = p.urlPrevA
 			break
 		}
-		u += j
-		a := u
-		for a > 0 && !secURLStop(s[a-1]) && u-a < 512 {
-			if a-1 == prevU { // same run as the previous '@': reuse its walk
-				a = prevA
-				break
-			}
-			a--
-		}
-		prevU, prevA = u, a
-		if u-a >= 512 || a < 4 || s[a-1] != '/' || s[a-2] != '/' || s[a-3] != ':' {
-			u++
-			continue
-		}
-		k := a - 3
-		for k > 0 && a-3-k < 32 && secIs(s[k-1], secAlnum|secDash|secDot|secPlusSl) && s[k-1] != '/' {
-			k--
-		}
-		for k < a-3 && !secIs(s[k], secAlpha) {
-			k++
-		}
-		e, at := u, u
-		for e < len(s) && e-a < 512 && !secURLStop(s[e]) {
-			if s[e] == '@' {
-				at = e
-			}
-			e++
-		}
-		u = max(e, u+1)
-		if k == a-3 || at+1 >= e || !secIs(s[at+1], secAlnum) && s[at+1] != '[' {
-			continue
-		}
-		c := strings.IndexByte(s[a:at], ':')
-		if c < 0 || a+c+1 == at || secPlaceholder(s[a+c+1:at]) {
-			continue
-		}
-		if h := strings.IndexByte(s[a:at], '#'); h >= 0 && (h < c || secRun(s, a+c+1, secDigit) == a+h) {
-			continue // host:port#fragment@…
-		}
-		if a >= last {
-			dst = secEmit(dst, s, a, at)
-			last = at
-		}
+		a--
 	}
-	return dst
+	p.urlPrevU, p.urlPrevA = u, a
+	p.urlNext = u + 1
+	if u-a >= 512 || a < 4 || s[a-1] != '/' || s[a-2] != '/' || s[a-3] != ':' {
+		return
+	}
+	k := a - 3
+	for k > 0 && a-3-k < 32 && secIs(s[k-1], secAlnum|secDash|secDot|secPlusSl) && s[k-1] != '/' {
+		k--
+	}
+	for k < a-3 && !secIs(s[k], secAlpha) {
+		k++
+	}
+	e, at := u, u
+	for e < len(s) && e-a < 512 && !secURLStop(s[e]) {
+		if s[e] == '@' {
+			at = e
+		}
+		e++
+	}
+	p.urlNext = max(e, u+1)
+	if k == a-3 || at+1 >= e || !secIs(s[at+1], secAlnum) && s[at+1] != '[' {
+		return
+	}
+	c := strings.IndexByte(s[a:at], ':')
+	if c < 0 || a+c+1 == at || secPlaceholder(s[a+c+1:at]) {
+		return
+	}
+	if h := strings.IndexByte(s[a:at], '#'); h >= 0 && (h < c || secRun(s, a+c+1, secDigit) == a+h) {
+		return // host:port#fragment@…
+	}
+	if a >= p.urlLast {
+		p.secEmit(detURL, a, at)
+		p.urlLast = at
+	}
 }
 
 // secURLStop reports the bytes that end a URL's authority.
@@ -710,59 +627,48 @@ func secURLStop(c byte) bool {
 
 // ---------------------------------------------------------------- Bearer
 
-// scanBearerToken: the token after "Bearer"/"bearer"/"BEARER" and one or
+// stepBearer, at a 'B' or 'b' with 8 bytes left (next is the resume
+// point of the tokens after that letter): the token after "Bearer"/"bearer"/"BEARER" and one or
 // more spaces or tabs: a run of [A-Za-z0-9._~+/=-] (RFC 6750 b64token) of
 // 16 or more characters with at least two of lower case, upper case and
 // digits, so prose ("bearer authentication"), placeholders
 // (YOUR_ACCESS_TOKEN, xxxx…) and CamelCase identifiers
 // (TokenAuthenticationHandler) do not qualify. A final full stop is prose.
-func scanBearerToken(s string, dst []Span) []Span {
-	dst = secBearerPass(s, 'B', dst) // Bearer, BEARER
-	return secBearerPass(s, 'b', dst)
-}
-
-func secBearerPass(s string, first byte, dst []Span) []Span {
-	for b := 0; b+7 < len(s); {
-		j := strings.IndexByte(s[b:len(s)-7], first)
-		if j < 0 {
-			break
-		}
-		b += j
-		i := b + 6
-		if c := s[b+1] | 0x20; c != 'e' || s[b+2]|0x20 != 'a' || b > 0 && secIs(s[b-1], secWord) {
-			b++
-			continue
-		}
-		if w := s[b+1 : i]; w != "earer" && (first != 'B' || w != "EARER") {
-			b++
-			continue
-		}
-		k := i
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		b = k
-		if k == i {
-			continue
-		}
-		e := secRun(s, k, secBearer)
-		for e > k && s[e-1] == '.' {
-			e--
-		}
-		if e-k < 16 || secLongRun(s[k:e], 8) {
-			continue
-		}
-		var cls uint16
-		for p := k; p < e; p++ {
-			cls |= secCls[s[p]]
-		}
-		if n := min(cls&secUpper, 1) + min(cls&secLower, 1) + min(cls&secDigit, 1); n < 2 || cls&^secAlpha == 0 && secCamelWords(s[k:e]) {
-			continue
-		}
-		dst = secEmit(dst, s, k, e)
-		b = e
+func (p *pass) stepBearer(b int, next *int) {
+	s := p.s
+	i := b + 6
+	if c := s[b+1] | 0x20; c != 'e' || s[b+2]|0x20 != 'a' || b > 0 && secIs(s[b-1], secWord) {
+		*next = b + 1
+		return
 	}
-	return dst
+	if w := s[b+1 : i]; w != "earer" && (s[b] != 'B' || w != "EARER") {
+		*next = b + 1
+		return
+	}
+	k := i
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	*next = k
+	if k == i {
+		return
+	}
+	e := secRun(s, k, secBearer)
+	for e > k && s[e-1] == '.' {
+		e--
+	}
+	if e-k < 16 || secLongRun(s[k:e], 8) {
+		return
+	}
+	var cls uint16
+	for q := k; q < e; q++ {
+		cls |= secCls[s[q]]
+	}
+	if n := min(cls&secUpper, 1) + min(cls&secLower, 1) + min(cls&secDigit, 1); n < 2 || cls&^secAlpha == 0 && secCamelWords(s[k:e]) {
+		return
+	}
+	p.secEmit(detBearer, k, e)
+	*next = e
 }
 
 // secCamelWords reports letters that read as CamelCase words, each capital
@@ -785,7 +691,7 @@ func secCamelWords(t string) bool {
 
 // ---------------------------------------------------------------- generic
 
-// scanGenericSecret: the value of an assignment (= : := =>) whose key
+// stepGeneric, at a ':' or '=': the value of an assignment (= : := =>) whose key
 // names a secret: its last word (words split at _ - . and lower→Upper) is
 // or ends with password, passwd, passphrase or secret, or is token / key
 // qualified by the word before (access_token, apiKey, X-Api-Key,
@@ -798,73 +704,61 @@ func secCamelWords(t string) bool {
 // own name as in password=password, type names as in password: str) and
 // file paths. An unquoted identifier that itself names a secret is a
 // variable (password=password, self.api_key = api_key).
-func scanGenericSecret(s string, dst []Span) []Span {
-	// Two IndexByte cursors, for ':' and '='.
-	nc, ne := strings.IndexByte(s, ':'), strings.IndexByte(s, '=')
-	for pos := 0; ; {
-		if nc >= 0 && nc < pos {
-			if nc = strings.IndexByte(s[pos:], ':'); nc >= 0 {
-				nc += pos
-			}
-		}
-		if ne >= 0 && ne < pos {
-			if ne = strings.IndexByte(s[pos:], '='); ne >= 0 {
-				ne += pos
-			}
-		}
-		i := nc
-		if i < 0 || ne >= 0 && ne < i {
-			i = ne
-		}
-		if i < 0 {
-			return dst
-		}
-		pos = i + 1
-		// Quick filter: the key's last letter (before spaces and a quote)
-		// ends password/passwd, passphrase, secret, token, key, credential.
-		j := i
-		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-			j--
-		}
-		if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
-			j--
-			if j > 0 && s[j-1] == '\\' {
-				j--
-			}
-		}
-		if j < 3 {
-			continue
-		}
-		c1, c2, c3 := s[j-1]|0x20, s[j-2]|0x20, s[j-3]|0x20
-		switch {
-		case c1 == 'd' && (c2 == 'r' && c3 == 'o' || c2 == 'w' && c3 == 's'): // password, passwd
-		case c1 == 'e' && c2 == 's' && c3 == 'a': // passphrase
-		case c1 == 't' && c2 == 'e' && c3 == 'r': // secret
-		case c2 == 'e' && c3 == 'k' && (c1 == 'n' || c1 == 'y'): // token, key
-		case c1 == 'l' && c2 == 'a' && c3 == 'i': // credential
-		default:
-			continue
-		}
-		ks, ke := secKeyBefore(s, i)
-		if ks < 0 {
-			continue
-		}
-		vs, ve, next := secValueAfter(s, i)
-		if vs < 0 || ve-vs < 3 {
-			pos = max(pos, next)
-			continue
-		}
-		v := s[vs:ve]
-		quoted := vs > 0 && secIsQuote(s[vs-1])
-		if secPlaceholder(v) || secCodeOrPath(v, quoted) {
-			continue
-		}
-		if !quoted && (strings.EqualFold(v, s[ks:ke]) || secRun(v, 0, secWord) == len(v) && secNamesSecret(s, vs, ve)) {
-			continue // a variable: password=password, key = api_key
-		}
-		dst = secEmit(dst, s, vs, ve)
-		pos = next
+func (p *pass) stepGeneric(i int) {
+	s := p.s
+	p.genericNext = i + 1
+	if !genericKeyEnd(s, i) {
+		return
 	}
+	ks, ke := secKeyBefore(s, i)
+	if ks < 0 {
+		return
+	}
+	vs, ve, next := secValueAfter(s, i)
+	if vs < 0 || ve-vs < 3 {
+		p.genericNext = max(i+1, next)
+		return
+	}
+	v := s[vs:ve]
+	quoted := vs > 0 && secIsQuote(s[vs-1])
+	if secPlaceholder(v) || secCodeOrPath(v, quoted) {
+		return
+	}
+	if !quoted && (strings.EqualFold(v, s[ks:ke]) || secRun(v, 0, secWord) == len(v) && secNamesSecret(s, vs, ve)) {
+		return // a variable: password=password, key = api_key
+	}
+	p.secEmit(detGeneric, vs, ve)
+	p.genericNext = next
+}
+
+// genericKeyEnd is stepGeneric's quick filter for the separator at i: the
+// key's last letters (before spaces and a quote) end password/passwd,
+// passphrase, secret, token, key or credential.
+func genericKeyEnd(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+		j--
+		if j > 0 && s[j-1] == '\\' {
+			j--
+		}
+	}
+	if j < 3 {
+		return false
+	}
+	c1, c2, c3 := s[j-1]|0x20, s[j-2]|0x20, s[j-3]|0x20
+	switch {
+	case c1 == 'd' && (c2 == 'r' && c3 == 'o' || c2 == 'w' && c3 == 's'): // password, passwd
+	case c1 == 'e' && c2 == 's' && c3 == 'a': // passphrase
+	case c1 == 't' && c2 == 'e' && c3 == 'r': // secret
+	case c2 == 'e' && c3 == 'k' && (c1 == 'n' || c1 == 'y'): // token, key
+	case c1 == 'l' && c2 == 'a' && c3 == 'i': // credential
+	default:
+		return false
+	}
+	return true
 }
 
 func secIsQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/policy"
@@ -10,14 +11,20 @@ import (
 // switched off by disabled_detectors, in table order, and its custom
 // detectors (SPEC 12.5).
 type DetectorSet struct {
-	builtins []builtinEntry
+	builtins uint32 // bit i: policy.BuiltinDetectors[i] runs
 	custom   []*customDetector
-	rank     map[string]int // table order, for overlap ties
+	// meta is every detector a hit can name: the built-ins by index, then
+	// the custom detectors. rank is the position in SPEC 12's table (then
+	// the policy's order), which breaks overlap ties; rank maps each name
+	// to it (for resolveOverlaps).
+	meta []detectorMeta
+	rank map[string]int
 }
 
-type builtinEntry struct {
-	meta *policy.BuiltinDetector
-	scan scanFunc
+type detectorMeta struct {
+	name, label string
+	sensitivity policy.Sensitivity
+	rank        int
 }
 
 // NewDetectorSet builds the detector set of a policy.
@@ -26,17 +33,18 @@ func NewDetectorSet(p *policy.Policy) (*DetectorSet, error) {
 	for _, n := range p.DisabledDetectors {
 		off[n] = true
 	}
-	ds := &DetectorSet{rank: map[string]int{}}
+	rank := map[string]int{}
+	ds := &DetectorSet{rank: rank}
 	for i := range policy.BuiltinDetectors {
 		b := &policy.BuiltinDetectors[i]
-		ds.rank[b.Name] = i
-		if scan, ok := scanners[b.Name]; ok && !off[b.Name] {
-			ds.builtins = append(ds.builtins, builtinEntry{meta: b, scan: scan})
+		rank[b.Name] = i
+		if !off[b.Name] {
+			ds.builtins |= 1 << i
 		}
 	}
 	for i := range p.Detectors {
 		c := &p.Detectors[i]
-		ds.rank[c.Name] = len(policy.BuiltinDetectors) + i
+		rank[c.Name] = len(policy.BuiltinDetectors) + i
 		if off[c.Name] {
 			continue
 		}
@@ -45,6 +53,13 @@ func NewDetectorSet(p *policy.Policy) (*DetectorSet, error) {
 			return nil, err
 		}
 		ds.custom = append(ds.custom, cd)
+	}
+	for i := range policy.BuiltinDetectors {
+		b := &policy.BuiltinDetectors[i]
+		ds.meta = append(ds.meta, detectorMeta{b.Name, b.Label, b.Sensitivity, rank[b.Name]})
+	}
+	for _, c := range ds.custom {
+		ds.meta = append(ds.meta, detectorMeta{c.cfg.Name, c.cfg.Label, c.cfg.Sensitivity, rank[c.cfg.Name]})
 	}
 	return ds, nil
 }
@@ -56,6 +71,8 @@ type Selection struct {
 	groups         map[string]bool
 	all            bool
 	minSensitivity policy.Sensitivity
+	builtins       uint32     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
+	tab            *trigTable // their triggers
 }
 
 // Select builds a selection from a transform's options.
@@ -67,6 +84,16 @@ func Select(names []string, minSensitivity policy.Sensitivity) Selection {
 		} else {
 			s.names[n] = true
 		}
+	}
+	for i := range policy.BuiltinDetectors {
+		b := &policy.BuiltinDetectors[i]
+		if s.wants(b.Name, b.Group, b.Sensitivity) {
+			s.builtins |= 1 << i
+		}
+	}
+	s.tab = allTable
+	if s.builtins != allBuiltins {
+		s.tab = newTrigTable(s.builtins)
 	}
 	return s
 }
@@ -81,27 +108,93 @@ func (s Selection) wants(name, group string, sens policy.Sensitivity) bool {
 // Detect finds what the selected detectors see in s, overlaps resolved
 // (SPEC 12), in order.
 func (ds *DetectorSet) Detect(s string, sel Selection) []Detection {
-	var out []Detection
-	var spans []Span
-	for _, b := range ds.builtins {
-		if !sel.wants(b.meta.Name, b.meta.Group, b.meta.Sensitivity) {
-			continue
+	return ds.DetectAppend(nil, s, sel)
+}
+
+// hitBuf is how many findings Detect keeps on the stack before it
+// allocates.
+const hitBuf = 8
+
+// DetectAppend is Detect appending to dst, so that a caller scanning many
+// strings can reuse one slice: ds.DetectAppend(found[:0], s, sel). It
+// allocates only when dst lacks room for what it finds (or a string holds
+// more than a few findings); for a string without findings it allocates
+// nothing.
+func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
+	// The pass's output starts empty (nil): buffers on the stack would
+	// escape through it and cost two allocations per call.
+	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true}
+	if p.on != 0 {
+		p.run()
+	}
+	if len(p.spans) == 0 && len(ds.custom) == 0 {
+		return dst
+	}
+	var hitArr [hitBuf]hit
+	hits := hitArr[:0]
+	for k, sp := range p.spans {
+		if spanOK(s, sp) {
+			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k])})
 		}
-		spans = b.scan(s, spans[:0])
-		for _, sp := range spans {
-			if sp.Start < 0 || sp.End > len(s) || sp.Start >= sp.End || !boundary(s, sp.Start) || !boundary(s, sp.End) {
+	}
+	if len(ds.custom) > 0 {
+		var found []Detection
+		for k, c := range ds.custom {
+			if !sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
 				continue
 			}
-			out = append(out, Detection{Detector: b.meta.Name, Label: b.meta.Label, Sensitivity: b.meta.Sensitivity, Start: sp.Start, End: sp.End})
+			found = c.detect(s, found[:0])
+			for _, d := range found {
+				hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k)})
+			}
 		}
 	}
-	for _, c := range ds.custom {
-		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
-			out = c.detect(s, out)
+	if len(hits) == 0 {
+		return dst
+	}
+	if len(hits) > 1 {
+		hits = ds.resolve(hits)
+	}
+	dst = slices.Grow(dst, len(hits))
+	for _, h := range hits {
+		m := &ds.meta[h.det]
+		dst = append(dst, Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: h.start, End: h.end})
+	}
+	return dst
+}
+
+// hit is a finding before overlaps are resolved: a span and the index of
+// its detector in DetectorSet.meta.
+type hit struct {
+	start, end int
+	det        uint16
+}
+
+// resolve keeps, among overlapping hits, the one that starts first, then
+// the longer, then the more sensitive, then the earlier in SPEC 12's table
+// (as resolveOverlaps does with Detections).
+func (ds *DetectorSet) resolve(hs []hit) []hit {
+	meta := ds.meta
+	slices.SortFunc(hs, func(a, b hit) int {
+		switch {
+		case a.start != b.start:
+			return a.start - b.start
+		case a.end-a.start != b.end-b.start:
+			return (b.end - b.start) - (a.end - a.start)
+		}
+		ma, mb := &meta[a.det], &meta[b.det]
+		if ma.sensitivity != mb.sensitivity {
+			return int(mb.sensitivity) - int(ma.sensitivity)
+		}
+		return ma.rank - mb.rank
+	})
+	out := hs[:0]
+	end := -1
+	for _, h := range hs {
+		if h.start >= end {
+			out = append(out, h)
+			end = h.end
 		}
 	}
-	if len(out) < 2 {
-		return out
-	}
-	return resolveOverlaps(out, func(name string) int { return ds.rank[name] })
+	return out
 }
