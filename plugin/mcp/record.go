@@ -32,15 +32,13 @@ type callRecord struct {
 	// method is the requests counter's method (responses for the client's
 	// answers to server requests).
 	method string
-	// decision explains an entry without its own rule and reason; its
-	// Reason is formatted only when the entry is recorded.
-	decision policy.Decision
-	judged   bool
 }
 
 // newRecord starts the record of a message judged from start (Unix ns).
+// The rule and reason of the access decision are formatted only when the
+// entry will be recorded with them.
 func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *callRecord {
-	r := &callRecord{method: metricMethodOf(m), decision: j.decision, judged: j.judged}
+	r := &callRecord{method: metricMethodOf(m)}
 	e := &r.entry
 	e.Time = s.arrived
 	if e.Time == 0 {
@@ -52,6 +50,9 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 	}
 	e.Decision = j.outcome
 	e.Rule, e.Reason = j.rule, j.reason
+	if j.judged && e.Rule == "" && e.Reason == "" && AuditRecorded(s.cfg.Env.Policy, e.Decision) {
+		e.Rule, e.Reason = j.decision.Rule, j.decision.Reason()
+	}
 	e.Transforms = j.inIDs
 	if j.in != nil {
 		e.Detections = j.in.Detections
@@ -60,6 +61,21 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 	e.BytesIn = bytesIn
 	e.Processing = s.cfg.Now() - start
 	return r
+}
+
+// requestsMetric is RequestsMetric, the names kept per Config: building
+// the name is an allocation per message otherwise.
+func (c *Config) requestsMetric(method string, o Outcome) string {
+	k := [2]string{MetricMethod(method), string(o)}
+	if n, ok := c.metricNames[k]; ok {
+		return n
+	}
+	n := RequestsMetric(method, o)
+	if c.metricNames == nil {
+		c.metricNames = map[[2]string]string{}
+	}
+	c.metricNames[k] = n // bounded: methods and outcomes are fixed lists
+	return n
 }
 
 // metricMethodOf is the method a message counts under.
@@ -75,15 +91,9 @@ func metricMethodOf(m *Message) string {
 func (s *Stream) finish(r *callRecord, kind ErrorKind) {
 	m := s.cfg.Metrics
 	e := &r.entry
-	CountRequest(m, r.method, e.Decision)
+	m.Add(s.cfg.requestsMetric(r.method, e.Decision), 1)
 	if kind != "" {
 		CountError(m, kind)
-	}
-	if r.judged && e.Rule == "" && e.Reason == "" && r.decision.Rule != "" {
-		e.Rule = r.decision.Rule
-		if AuditRecorded(s.cfg.Env.Policy, e.Decision) {
-			e.Reason = r.decision.Reason()
-		}
 	}
 	s.record(e)
 }
@@ -247,10 +257,35 @@ var scrubAll = transforms.Select(nil, policy.SensitivityUnset)
 // keeps (a name, a reason, a session id) by its label, e.g. "[EMAIL]": a
 // resource URI or an unknown tool's name may hold a value, and no entry
 // may.
+//
+// Names and reasons repeat from call to call, and the detectors cost
+// several µs per text in wasm: results for short texts are kept per VM
+// (Config.scrubbed), forgotten all at once when scrubCacheSize is reached.
 func (c *Config) scrub(text string) string {
 	if text == "" {
 		return text
 	}
+	if out, ok := c.scrubbed[text]; ok {
+		return out
+	}
+	out := c.detectAndLabel(text)
+	if len(text) <= scrubCacheText {
+		if c.scrubbed == nil || len(c.scrubbed) >= scrubCacheSize {
+			c.scrubbed = make(map[string]string, 64)
+		}
+		c.scrubbed[text] = out
+	}
+	return out
+}
+
+// Bounds of Config.scrubbed: entries, and the longest text kept.
+const (
+	scrubCacheSize = 512
+	scrubCacheText = 256
+)
+
+// detectAndLabel replaces each detection in text by its label.
+func (c *Config) detectAndLabel(text string) string {
 	tr, err := c.transforms()
 	if err != nil {
 		return "[withheld: the policy's detectors are unavailable]"

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -445,5 +446,58 @@ func TestResponseFailuresRecorded(t *testing.T) {
 	}
 	if m["mcp_privacy.errors.kind.response_invalid"] != 1 || m["mcp_privacy.requests.method.tools_call.decision.error"] != 1 {
 		t.Errorf("counters %v", m)
+	}
+}
+
+// BenchmarkCallObserved is one allowed tools/call (request, a small JSON
+// result, stream end) with rate limits and audit off and on: the
+// differences are a rate-limit check and an audit append (entry scrubbed,
+// encoded, logged, stored in the ring) over shared data in the host's
+// place. e2e BenchmarkToolsCallWasmObserved runs the same in wasm.
+func BenchmarkCallObserved(b *testing.B) {
+	const huge = `rate: 1000000000, per: second`
+	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice","limit":10,"filters":{"country":"DE","active":true,"tags":["vip","eu"]}},"_meta":{"progressToken":"abc-123"}}}`)
+	result := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"2 customers"}],"structuredContent":{"count":2}}}`)
+	for _, c := range []struct{ name, policy string }{
+		{"plain", ""},
+		{"1limit", "rate_limits: [{" + huge + ", scope: principal_tool}]"},
+		{"4limits", "rate_limits: [{" + huge + ", scope: principal}, {" + huge + ", scope: tool}, {" + huge + ", scope: principal_tool}, {" + huge + ", scope: global}]"},
+		{"audit", "audit: true\n  audit_size: 1000"},
+		{"audit-logonly", "audit: true\n  audit_size: 0"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			src := strings.Replace(testEnvelope, "  hide_denied: true\n", "  hide_denied: true\n  "+c.policy+"\n", 1)
+			cfg, errs := NewConfig([]byte(src), newRLHost())
+			if len(errs) > 0 {
+				b.Fatal(errs)
+			}
+			cfg.Audit.Log = func(string) {}
+			req := hdr("x-mcp-principal", "alice", "content-length", "200")
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewStream(cfg)
+				s.OnRequestHeaders(req, "POST", "/mcp", false)
+				if r := s.OnRequestBody(len(body), true, func() []byte { return body }); r.Reply != nil {
+					b.Fatalf("answered locally: %s", r.Reply.Body)
+				}
+				s.OnResponseHeaders(200, "application/json", "", false)
+				s.OnResponseBody(len(result), true, func() []byte { return result })
+				s.Done()
+			}
+		})
+	}
+}
+
+// BenchmarkScrub is what the policy's detectors cost on what an audit
+// entry keeps of a call: its name and its reason.
+func BenchmarkScrub(b *testing.B) {
+	cfg := mustConfig(&testing.T{}, testEnvelope)
+	for _, text := range []string{"search_customers", `tool "search_customers" is allowed by the policy`} {
+		b.Run(strconv.Itoa(len(text)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				cfg.scrub(text)
+			}
+		})
 	}
 }

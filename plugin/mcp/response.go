@@ -299,10 +299,13 @@ func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n 
 // forwarded, whose answer arrived here (see record.go): what this stream
 // knows of it is the primitive and the response.
 func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
-	r := &callRecord{method: f.method, decision: *d, judged: d.Rule != ""}
+	r := &callRecord{method: f.method}
 	r.entry = AuditEntry{Time: t0, Method: f.method, Decision: OutcomeAllowed}
 	if x.Name != "" {
 		r.entry.Kind, r.entry.Name = x.Kind.String(), x.Name
+	}
+	if d.Rule != "" && AuditRecorded(s.cfg.Env.Policy, o.decisionOr(OutcomeAllowed)) {
+		r.entry.Rule, r.entry.Reason = d.Rule, d.Reason()
 	}
 	s.answered(r, o, doc, n, t0)
 }

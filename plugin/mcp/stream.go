@@ -27,6 +27,10 @@ type Config struct {
 	// processing time); tests replace it.
 	Now func() int64
 	tr  *transformer // built on first use (transform.go)
+	// scrubbed caches what the audit's scrubbing made of short texts;
+	// metricNames the requests counters' names (record.go).
+	scrubbed    map[string]string
+	metricNames map[[2]string]string
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -258,7 +262,6 @@ func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) B
 
 // judgeBody parses and judges a complete request body.
 func (s *Stream) judgeBody(raw []byte) BodyResult {
-	start := s.cfg.Now()
 	body, perr := ParseBody(raw)
 	if perr != nil {
 		s.replied = true
@@ -267,11 +270,11 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		if perr.Code == policy.CodeInvalidRequest {
 			kind = ErrInvalidRequest
 		}
-		s.refuseBody(kind, perr.Message, len(raw), len(reply), start)
+		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
 	}
 	var answers [][]byte // local answers, in message order
-	var exported *judgement
+	var exported judgement // the first judged message's
 	var retryAfter [2]string
 	nForwarded := 0
 	for i := range body.Messages {
@@ -282,8 +285,8 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		}
 		t0 := s.cfg.Now()
 		j := s.judge(body.Doc, m)
-		if exported == nil && j.judged {
-			exported = &j
+		if !exported.judged && j.judged {
+			exported = j
 		}
 		if j.retryAfter[0] != "" && laterRetry(j.retryAfter, retryAfter) {
 			retryAfter = j.retryAfter
@@ -311,7 +314,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		} else if !request || !j.judged {
 			// Not a call (initialize, lists, notifications, answers to
 			// server requests): counted, never audited.
-			CountRequest(s.cfg.Metrics, metricMethodOf(m), OutcomeAllowed)
+			s.cfg.Metrics.Add(s.cfg.requestsMetric(metricMethodOf(m), OutcomeAllowed), 1)
 		}
 		nForwarded++
 		if request {
@@ -332,8 +335,8 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		}
 	}
 	var res BodyResult
-	if exported != nil {
-		res.Set = s.exportHeaders(exported, body)
+	if exported.judged {
+		res.Set = s.exportHeaders(&exported, body)
 	}
 	switch {
 	case len(answers) == 0:
@@ -419,6 +422,9 @@ func (j *judgement) deny(d policy.Decision) {
 // it (spec 9); a refused call gets -32029 and a Retry-After header.
 func (s *Stream) rateLimit(j *judgement, c policy.Call) bool {
 	p := s.cfg.Env.Policy
+	if len(p.RateLimits) == 0 && !rulesHaveLimits(j.decision.Matched) {
+		return true
+	}
 	v := s.cfg.Limiter.Check(p, c, j.decision.Matched, s.cfg.Now())
 	CountRateLimited(s.cfg.Metrics, &v)
 	if v.Allowed {
