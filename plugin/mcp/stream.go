@@ -273,7 +273,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
 	}
-	var answers [][]byte // local answers, in message order
+	var answers [][]byte   // local answers, in message order
 	var exported judgement // the first judged message's
 	var retryAfter [2]string
 	nForwarded := 0
