@@ -7,8 +7,10 @@ package transforms
 
 import (
 	"math/bits"
+	"runtime"
 	"sort"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -211,8 +213,9 @@ func newTrigTable(mask uint32) *trigTable {
 	return &t
 }
 
-// phoneTab classifies a byte for digitStretchEnd: 0x81 for a digit, 0x82
-// for '+', 0x80 for another byte a phone can hold, 0 for the rest.
+// phoneTab classifies a byte for settleStretch: 0x81 for a digit, 0x82
+// for '+', 0x88 for '.', 0x80 for another byte a phone can hold, 0 for
+// the rest.
 var phoneTab = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		if piiClass[c]&pcPhone != 0 {
@@ -220,6 +223,7 @@ var phoneTab = func() (t [256]uint8) {
 		}
 	}
 	t['+'] |= 0x02
+	t['.'] |= 0x08
 	return t
 }()
 
@@ -297,9 +301,15 @@ func (p *pass) run() {
 	for i := 0; i < n; i += 8 {
 		var m uint64
 		if i+8 <= n {
-			w := s[i : i+8]
-			m = uint64(tab[w[0]]) | uint64(tab[w[1]])<<8 | uint64(tab[w[2]])<<16 | uint64(tab[w[3]])<<24 |
-				uint64(tab[w[4]])<<32 | uint64(tab[w[5]])<<40 | uint64(tab[w[6]])<<48 | uint64(tab[w[7]])<<56
+			x := load64(s, i)
+			m = uint64(tab[uint8(x)]) | uint64(tab[uint8(x>>8)])<<8 | uint64(tab[uint8(x>>16)])<<16 | uint64(tab[uint8(x>>24)])<<24 |
+				uint64(tab[uint8(x>>32)])<<32 | uint64(tab[uint8(x>>40)])<<40 | uint64(tab[uint8(x>>48)])<<48 | uint64(tab[uint8(x>>56)])<<56
+		} else if n >= 8 {
+			// The last bytes: the last eight of s, shifted so that byte
+			// i is the lowest (NUL, shifted in, triggers nothing).
+			x := load64(s, n-8) >> (8 * uint(i+8-n))
+			m = uint64(tab[uint8(x)]) | uint64(tab[uint8(x>>8)])<<8 | uint64(tab[uint8(x>>16)])<<16 | uint64(tab[uint8(x>>24)])<<24 |
+				uint64(tab[uint8(x>>32)])<<32 | uint64(tab[uint8(x>>40)])<<40 | uint64(tab[uint8(x>>48)])<<48
 		} else {
 			for k := 0; i+k < n; k++ {
 				m |= uint64(tab[s[i+k]]) << (8 * k)
@@ -332,9 +342,9 @@ func (p *pass) run() {
 					// Most runs (times, dates, ids, amounts) sit in a stretch
 					// of phone bytes that ends within eight bytes with fewer
 					// than 7 digits: neither a phone nor a card starts there.
-					w := s[t : t+8]
-					lo := uint64(phoneTab[w[0]]) | uint64(phoneTab[w[1]])<<8 | uint64(phoneTab[w[2]])<<16 | uint64(phoneTab[w[3]])<<24 |
-						uint64(phoneTab[w[4]])<<32 | uint64(phoneTab[w[5]])<<40 | uint64(phoneTab[w[6]])<<48 | uint64(phoneTab[w[7]])<<56
+					x := load64(s, t)
+					lo := uint64(phoneTab[uint8(x)]) | uint64(phoneTab[uint8(x>>8)])<<8 | uint64(phoneTab[uint8(x>>16)])<<16 | uint64(phoneTab[uint8(x>>24)])<<24 |
+						uint64(phoneTab[uint8(x>>32)])<<32 | uint64(phoneTab[uint8(x>>40)])<<40 | uint64(phoneTab[uint8(x>>48)])<<48 | uint64(phoneTab[uint8(x>>56)])<<56
 					if gap := ^lo & 0x8080808080808080; gap != 0 {
 						stop := uint(bits.TrailingZeros64(gap)) &^ 7
 						if bits.OnesCount64(lo&0x0101010101010101&(1<<stop-1)) < 7 {
@@ -348,15 +358,13 @@ func (p *pass) run() {
 							break
 						}
 					}
-					if e := stretchEnd(s, t, phone, card); e > 0 {
-						if phone {
-							p.phoneNext = e
-						}
-						if card {
-							p.cardNext = e
-						}
-						break
+					if phone, card = p.settleStretch(t, phone, card); phone {
+						p.stepPhone(t)
 					}
+					if card {
+						p.stepCard(t)
+					}
+					break
 				}
 				p.stepDigits(t)
 			case tcColon:
@@ -441,26 +449,49 @@ func (p *pass) run() {
 	}
 }
 
+// load64 returns s[i:i+8] as a little-endian word (i+8 <= len(s)): one
+// load where eight would each cost an address computation and a bounds
+// check, which add up in the VM. Unaligned loads of pointer-free data are
+// fine on every platform Go supports.
+func load64(s string, i int) uint64 {
+	x := *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i))
+	if bigEndian {
+		x = bits.ReverseBytes64(x)
+	}
+	return x
+}
+
+// bigEndian is a constant, so the test in load64 costs nothing.
+const bigEndian = runtime.GOARCH == "mips" || runtime.GOARCH == "mips64" || runtime.GOARCH == "ppc64" || runtime.GOARCH == "s390x"
+
 // The cheap tests of the pass, each a necessary condition for its step to
 // find something (and, where the step would move its resume point past
 // more than this trigger, for that too). They read a few bytes at fixed
 // offsets and combine them without branches where they can: in the VM a
 // branch costs more than a table lookup.
 
-// stretchEnd tests the stretch of phone bytes from the digit at t, which
-// starts a run (t+16 <= len(s)). If the stretch ends within 16 bytes and
-// neither a phone (with phone) nor a card (with card) can start in it, it
-// returns where it ends; else 0. A phone needs 9 digits, or 7 after a '+',
-// and a separator or the '+' (bare digit runs are not phones); a card
-// needs 13 digits.
-func stretchEnd(s string, t int, phone, card bool) int {
-	w := s[t : t+16]
-	lo := uint64(phoneTab[w[0]]) | uint64(phoneTab[w[1]])<<8 | uint64(phoneTab[w[2]])<<16 | uint64(phoneTab[w[3]])<<24 |
-		uint64(phoneTab[w[4]])<<32 | uint64(phoneTab[w[5]])<<40 | uint64(phoneTab[w[6]])<<48 | uint64(phoneTab[w[7]])<<56
-	hi := uint64(phoneTab[w[8]]) | uint64(phoneTab[w[9]])<<8 | uint64(phoneTab[w[10]])<<16 | uint64(phoneTab[w[11]])<<24 |
-		uint64(phoneTab[w[12]])<<32 | uint64(phoneTab[w[13]])<<40 | uint64(phoneTab[w[14]])<<48 | uint64(phoneTab[w[15]])<<56
+// settleStretch looks at the stretch of phone bytes from the digit at t,
+// which starts a run (t+16 <= len(s)), for the phone and card steps due
+// there. It moves phoneNext or cardNext past what cannot hold a match and
+// reports which steps remain to run. If the stretch ends within 16 bytes:
+// a card needs 13 digits; a phone needs 9 digits, or 7 after a '+', and a
+// separator or the '+' (bare digit runs are not phones). And a run of four
+// or more groups joined by single dots (an IPv4 address, a version such
+// as 120.0.6099.109) is no phone unless it reads 0… (trunk prefix) or
+// 1.NXX.NXX.XXXX (phoneValid's rules): the phone step resumes after it.
+func (p *pass) settleStretch(t int, phone, card bool) (bool, bool) {
+	s := p.s
+	x, y := load64(s, t), load64(s, t+8)
+	lo := uint64(phoneTab[uint8(x)]) | uint64(phoneTab[uint8(x>>8)])<<8 | uint64(phoneTab[uint8(x>>16)])<<16 | uint64(phoneTab[uint8(x>>24)])<<24 |
+		uint64(phoneTab[uint8(x>>32)])<<32 | uint64(phoneTab[uint8(x>>40)])<<40 | uint64(phoneTab[uint8(x>>48)])<<48 | uint64(phoneTab[uint8(x>>56)])<<56
+	hi := uint64(phoneTab[uint8(y)]) | uint64(phoneTab[uint8(y>>8)])<<8 | uint64(phoneTab[uint8(y>>16)])<<16 | uint64(phoneTab[uint8(y>>24)])<<24 |
+		uint64(phoneTab[uint8(y>>32)])<<32 | uint64(phoneTab[uint8(y>>40)])<<40 | uint64(phoneTab[uint8(y>>48)])<<48 | uint64(phoneTab[uint8(y>>56)])<<56
 	const member, digit, plus = 0x8080808080808080, 0x0101010101010101, 0x0202020202020202
-	var stop uint // bytes of the stretch
+	var before byte // the byte before the stretch: '+' makes a phone international
+	if t > 0 {
+		before = s[t-1]
+	}
+	var stop uint // bytes of the stretch, if it ends within the 16
 	if gap := ^lo & member; gap != 0 {
 		stop = uint(bits.TrailingZeros64(gap)) >> 3
 		lo &= 1<<(stop*8) - 1
@@ -468,24 +499,74 @@ func stretchEnd(s string, t int, phone, card bool) int {
 	} else if gap := ^hi & member; gap != 0 {
 		stop = 8 + uint(bits.TrailingZeros64(gap))>>3
 		hi &= 1<<((stop-8)*8) - 1
-	} else {
-		return 0
 	}
-	digits := bits.OnesCount64(lo&digit) + bits.OnesCount64(hi&digit)
-	if card && digits >= 13 {
-		return 0
-	}
-	if phone && digits >= 7 {
-		var before byte // the byte before the stretch: '+' makes a phone international
-		if t > 0 {
-			before = s[t-1]
+	if stop > 0 {
+		end := t + int(stop)
+		digits := bits.OnesCount64(lo&digit) + bits.OnesCount64(hi&digit)
+		if card && digits < 13 {
+			p.cardNext, card = end, false
 		}
-		bare := digits == int(stop) && phoneTab[before] == 0
-		if !bare && (digits >= 9 || (lo|hi)&plus != 0 || before == '+') {
+		switch {
+		case !phone:
+			return false, card
+		case digits < 7,
+			digits == int(stop) && phoneTab[before]&0x80 == 0, // bare
+			digits < 9 && (lo|hi)&plus == 0 && before != '+':
+			p.phoneNext = end
+			return false, card
+		}
+	}
+	if phone {
+		if e := dottedRunEnd(s, t, before, lo, hi); e > 0 {
+			p.phoneNext, phone = e, false
+		}
+	}
+	return phone, card
+}
+
+// dottedRunEnd: for the stretch from t with phoneTab lanes lo and hi (cut
+// at its end if that lies within them), if the run of digit groups from t
+// (groups joined by one separator each, as phoneRun reads them) ends
+// within those 16 bytes, has four or more groups joined by dots, no '+',
+// '(' or 0 before or at its start and is not 1.NXX.NXX.XXXX, it returns
+// where the run ends; else 0.
+func dottedRunEnd(s string, t int, before byte, lo, hi uint64) int {
+	if before == '+' || before == '(' || s[t] == '0' {
+		return 0
+	}
+	const digit = 0x0101010101010101
+	gl, gh := lo&digit, hi&digit                     // digits
+	ml, mh := lo>>7&digit, hi>>7&digit               // phone bytes
+	dl, dh := lo>>3&digit, hi>>3&digit               // dots
+	sl, sh := ml&^gl, mh&^gh                         // separators
+	nl, nh := gl>>8|gh<<56, gh>>8                    // a digit follows
+	el, eh := (^ml|sl&^nl)&digit, (^mh|sh&^nh)&digit // the run ends here
+	var e uint                                       // bytes of the run
+	if el != 0 {
+		e = uint(bits.TrailingZeros64(el)) >> 3
+		m := uint64(1)<<(8*e) - 1
+		sl, dl, sh, dh = sl&m, dl&m, 0, 0
+	} else {
+		// A separator in the last byte need not end the run: a digit
+		// may follow beyond.
+		if eh &^= sh & 0x0100000000000000; eh == 0 {
 			return 0
 		}
+		e = 8 + uint(bits.TrailingZeros64(eh))>>3
+		m := uint64(1)<<(8*(e-8)) - 1
+		sh, dh = sh&m, dh&m
 	}
-	return t + int(stop)
+	if sl != dl || sh != dh {
+		return 0 // a separator other than '.'
+	}
+	if t+int(e)+1 < len(s) && s[t+int(e)+1] == '(' {
+		return 0 // "1.2.3.4 (5": phoneRun goes on into a parenthesised group
+	}
+	groups := 1 + bits.OnesCount64(dl) + bits.OnesCount64(dh)
+	if groups < 4 || groups == 4 && s[t] == '1' && s[t+1] == '.' {
+		return 0
+	}
+	return t + int(e)
 }
 
 // ipv4Worth: the '.' at t has a digit on either side and a second '.'
@@ -526,11 +607,11 @@ func ipv6Worth(s string, t int) bool {
 	if t+17 > len(s) {
 		return true
 	}
-	w := s[t+1 : t+17]
-	lo := uint64(v6Tab[w[0]]) | uint64(v6Tab[w[1]])<<8 | uint64(v6Tab[w[2]])<<16 | uint64(v6Tab[w[3]])<<24 |
-		uint64(v6Tab[w[4]])<<32 | uint64(v6Tab[w[5]])<<40 | uint64(v6Tab[w[6]])<<48 | uint64(v6Tab[w[7]])<<56
-	hi := uint64(v6Tab[w[8]]) | uint64(v6Tab[w[9]])<<8 | uint64(v6Tab[w[10]])<<16 | uint64(v6Tab[w[11]])<<24 |
-		uint64(v6Tab[w[12]])<<32 | uint64(v6Tab[w[13]])<<40 | uint64(v6Tab[w[14]])<<48 | uint64(v6Tab[w[15]])<<56
+	x, y := load64(s, t+1), load64(s, t+9)
+	lo := uint64(v6Tab[uint8(x)]) | uint64(v6Tab[uint8(x>>8)])<<8 | uint64(v6Tab[uint8(x>>16)])<<16 | uint64(v6Tab[uint8(x>>24)])<<24 |
+		uint64(v6Tab[uint8(x>>32)])<<32 | uint64(v6Tab[uint8(x>>40)])<<40 | uint64(v6Tab[uint8(x>>48)])<<48 | uint64(v6Tab[uint8(x>>56)])<<56
+	hi := uint64(v6Tab[uint8(y)]) | uint64(v6Tab[uint8(y>>8)])<<8 | uint64(v6Tab[uint8(y>>16)])<<16 | uint64(v6Tab[uint8(y>>24)])<<24 |
+		uint64(v6Tab[uint8(y>>32)])<<32 | uint64(v6Tab[uint8(y>>40)])<<40 | uint64(v6Tab[uint8(y>>48)])<<48 | uint64(v6Tab[uint8(y>>56)])<<56
 	const colon, other = 0x0101010101010101, 0x8080808080808080
 	if g := lo & 0xffffffffff; g == 0 || uint8(g>>(uint(bits.TrailingZeros64(g))&^7))&0x80 != 0 {
 		return false // five hex digits, or a group ended by neither ':' nor '.'
