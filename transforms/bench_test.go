@@ -234,6 +234,25 @@ func BenchmarkDetectMixedFormer(b *testing.B) {
 	}
 }
 
+// BenchmarkScanPseudonymiseFormer is BenchmarkScanPseudonymise with the
+// former drivers (oldDetect).
+func BenchmarkScanPseudonymiseFormer(b *testing.B) {
+	p := NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
+	with := func(d Detection, v string) string { return p.Pseudonym("", d.Label, v) }
+	for _, in := range mixedInputs(b) {
+		runtime.GC()
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(totalLen(in.texts))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range in.texts {
+					Replace(s, oldDetect(s), with)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkPseudonym is the cost of one pseudonym, to split the figures
 // above into scanning and pseudonymising.
 func BenchmarkPseudonym(b *testing.B) {
