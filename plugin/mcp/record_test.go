@@ -501,3 +501,34 @@ func BenchmarkScrub(b *testing.B) {
 		})
 	}
 }
+
+// A resource limit covers the templates too, by the template text: reads
+// of two concrete URIs of one template share a scope-tool bucket.
+func TestRateLimitsOnResourceTemplates(t *testing.T) {
+	cfg, m, _, _ := wrConfig(t, `
+policy:
+  name: res
+  rate_limits: [{rate: 1, per: day, burst: 1, scope: tool, kinds: [resource], tools: ["users://{id}/profile"]}]
+server:
+  primitives: [{match: {kinds: [resource_template], names: ["users://{id}/profile"]}}]
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	read := func(id, uri string) *LocalReply {
+		_, r := post(t, cfg, hdr("x-mcp-principal", "alice"), call(id, "resources/read", `{"uri":"`+uri+`"}`))
+		return r.Reply
+	}
+	if r := read("1", "users://1/profile"); r != nil {
+		t.Fatalf("first read refused: %s", r.Body)
+	}
+	r := read("2", "users://2/profile")
+	if r == nil || !strings.Contains(string(r.Body), `"limit":"rate_limits[0]: 1/day burst 1 per tool"`) {
+		t.Fatalf("second read of the template: %+v", r)
+	}
+	if r := read("3", "docs://readme"); r != nil {
+		t.Errorf("a resource the limit does not name was refused: %s", r.Body)
+	}
+	if m["mcp_privacy.requests.method.resources_read.decision.rate_limited"] != 1 || m["mcp_privacy.rate_limited.scope.tool"] != 1 {
+		t.Errorf("counters %v", m)
+	}
+}
