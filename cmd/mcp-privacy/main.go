@@ -23,7 +23,7 @@ Usage:
   mcp-privacy preview --policy FILE [--principal ID] [--roles a,b] [--tool NAME] [--json] < INPUT
                                        what the caller would receive for a tools/call
                                        result or plain text (mcp-privacy preview -h)
-  mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N]
+  mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR]
                                        run the plugin (build/mcp-privacy.wasm) under an
                                        Envoy-like host in front of an MCP server
 
