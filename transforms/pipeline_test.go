@@ -292,3 +292,18 @@ func BenchmarkOutputPipeline1KB(b *testing.B) {
 		}
 	}
 }
+
+// A value repeated in one message (text and structuredContent) is
+// transformed alike and counted each time, though scanned once.
+func TestRepeatedValuesCountedEachTime(t *testing.T) {
+	e, p, store := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	doc, _ := jsondoc.Parse([]byte(`{"content":[{"type":"text","text":"{\"email\":\"alice@example.com\"}"}],"structuredContent":{"email":"alice@example.com","cc":"alice@example.com"}}`))
+	run := &Run{}
+	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, run)
+	if run.Detections["EMAIL"] != 3 || run.Pseudonyms != 3 || len(store.stored) != 1 {
+		t.Errorf("detections %v, pseudonyms %d, stored %d", run.Detections, run.Pseudonyms, len(store.stored))
+	}
+	if got := string(doc.Bytes()); strings.Count(got, store.pz.Pseudonym("", "EMAIL", "alice@example.com")) != 3 {
+		t.Errorf("not every occurrence replaced: %s", got)
+	}
+}
