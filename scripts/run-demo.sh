@@ -9,14 +9,14 @@ LISTEN=${LISTEN:-127.0.0.1:8080}
 POLICY=${POLICY:-testdata/policies/demo.yaml}
 
 go build -o "$BUILD/mcp-demo-server" ./cmd/mcp-demo-server
-"$BUILD/mcp-demo-server" -listen "$UPSTREAM" &
+"$BUILD/mcp-demo-server" -listen "$UPSTREAM" -stateless &
 demo=$!
 trap 'kill $demo 2>/dev/null || true' EXIT
 
 cat <<MSG
 
   MCP endpoint:  http://$LISTEN/mcp   (policy: $POLICY)
-  Upstream:      http://$UPSTREAM/mcp (the demo server, unfiltered)
+  Upstream:      http://$UPSTREAM/mcp (the demo server, unfiltered, stateless so curl needs no handshake)
 
   Try, in another terminal:
     curl -s http://$LISTEN/mcp -H 'content-type: application/json' \\
@@ -24,6 +24,12 @@ cat <<MSG
       -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_customer","arguments":{"id":"c-1"}}}'
     -> {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: delete_customer"}}
     (with x-mcp-roles: admin the call goes through)
+
+    curl -s http://$LISTEN/mcp -H 'content-type: application/json' \\
+      -H 'accept: application/json, text/event-stream' -H 'x-mcp-principal: ann' -H 'x-mcp-roles: support' \\
+      -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_customer","arguments":{"id":"c-1"}}}'
+    -> the record with EMAIL_…, PHONE_… and CREDIT_CARD_… pseudonyms; send one back in
+       arguments (e.g. to echo) and the server receives the real value
 
     build/mcp-privacy explain --policy $POLICY --principal ann --roles support --tool delete_customer
 

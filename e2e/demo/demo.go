@@ -110,7 +110,12 @@ func NewServer() *mcp.Server {
 // Handler serves the demo server over Streamable HTTP. jsonResponse makes
 // it answer application/json instead of event streams.
 func Handler(jsonResponse bool) http.Handler {
+	return HandlerWith(&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+}
+
+// HandlerWith serves the demo server with the given transport options
+// (Stateless lets `curl` call tools without an initialize handshake).
+func HandlerWith(opts *mcp.StreamableHTTPOptions) http.Handler {
 	s := NewServer()
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts)
 }

@@ -97,7 +97,7 @@ func (c *Config) Warnings() []string {
 		w = append(w, "mcp-privacy: no vault key (vault.key, or the environment variable "+v.KeyEnv+
 			" passed with vm_config.environment_variables): using a random key; pseudonyms change when Envoy restarts")
 	}
-	if v.Path != "" {
+	if _, persisted := LookupEnv("MCP_PRIVACY_VAULT_FILE_HOST"); v.Path != "" && !persisted {
 		w = append(w, "mcp-privacy: vault.path is not supported under Envoy (the VM has no filesystem): "+
 			"the vault lives in shared data and is lost when Envoy restarts; mcp-privacy serve persists it")
 	}
