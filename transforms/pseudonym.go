@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"hash"
 	"strings"
+	"sync"
 )
 
 // TokenLen is the length of a pseudonym's token: the first 12 characters
@@ -19,7 +21,15 @@ const TokenLen = 12
 // pseudonym in a namespace, the model can still tell entities apart, and
 // nobody without the key can compute or reverse one.
 type Pseudonymizer struct {
-	key []byte // HKDF subkey for pseudonyms, never the vault key itself
+	// mac is keyed with the HKDF subkey for pseudonyms (never the vault key
+	// itself) and reset per call: keying an HMAC costs two SHA-256 blocks,
+	// as much as hashing a short value, and a pseudonym is computed for
+	// every finding. mu guards it (the CLI and tests share one across
+	// goroutines; in the VM it is never contended).
+	mu  sync.Mutex
+	mac hash.Hash
+	in  []byte
+	sum [sha256.Size]byte
 }
 
 // NewPseudonymizer derives the pseudonym subkey from the vault key.
@@ -28,7 +38,7 @@ func NewPseudonymizer(vaultKey []byte) *Pseudonymizer {
 	if err != nil {
 		panic("transforms: HKDF: " + err.Error())
 	}
-	return &Pseudonymizer{key: k}
+	return &Pseudonymizer{mac: hmac.New(sha256.New, k)}
 }
 
 var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -37,16 +47,33 @@ var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 // label) in namespace: "" for a global vault, the principal id for a vault
 // scoped per principal.
 func (p *Pseudonymizer) Pseudonym(namespace, label, value string) string {
-	mac := hmac.New(sha256.New, p.key)
+	p.mu.Lock()
 	// Length-prefixed fields: no two (namespace, label, value) triples
-	// feed the HMAC the same bytes.
-	var n [binary.MaxVarintLen64]byte
-	for _, f := range []string{namespace, label, Normalize(label, value)} {
-		mac.Write(n[:binary.PutUvarint(n[:], uint64(len(f)))])
-		mac.Write([]byte(f))
+	// feed the HMAC the same bytes. The buffers are the Pseudonymizer's
+	// (an interface call would move stack buffers to the heap).
+	in := p.in[:0]
+	for _, f := range [2]string{namespace, label} {
+		in = binary.AppendUvarint(in, uint64(len(f)))
+		in = append(in, f...)
 	}
-	sum := mac.Sum(nil)
-	return label + "_" + tokenEncoding.EncodeToString(sum)[:TokenLen]
+	if n := normalizedLen(label, value); n >= 0 {
+		in = binary.AppendUvarint(in, uint64(n))
+		in = appendNormalized(in, label, value)
+	} else {
+		f := Normalize(label, value)
+		in = binary.AppendUvarint(in, uint64(len(f)))
+		in = append(in, f...)
+	}
+	p.mac.Reset()
+	p.mac.Write(in)
+	sum := p.mac.Sum(p.sum[:0])
+	p.in = in
+	// The token's 12 base32 characters carry 60 bits: the first 8 bytes of
+	// the MAC give them (and a 13th, dropped).
+	var tok [13]byte
+	tokenEncoding.Encode(tok[:], sum[:8])
+	p.mu.Unlock()
+	return label + "_" + string(tok[:TokenLen])
 }
 
 // Normalize is the form of a value that pseudonyms are computed from, so
@@ -64,6 +91,67 @@ func Normalize(label, value string) string {
 		return strings.ToUpper(keep(value, func(c byte) bool { return c != ' ' && c != '-' }))
 	}
 	return value
+}
+
+// normalizedLen is the length of Normalize(label, value) when
+// appendNormalized can write it without allocating (ASCII), else -1.
+func normalizedLen(label, value string) int {
+	switch label {
+	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
+		for i := 0; i < len(value); i++ {
+			if value[i] >= 0x80 {
+				return -1 // Unicode lower case may change the length
+			}
+		}
+		return len(value)
+	case "PHONE":
+		return count(value, func(c byte) bool { return c >= '0' && c <= '9' || c == '+' })
+	case "CREDIT_CARD", "US_SSN":
+		return count(value, func(c byte) bool { return c >= '0' && c <= '9' })
+	case "IBAN":
+		return -1
+	}
+	return len(value)
+}
+
+// appendNormalized appends Normalize(label, value) for the cases
+// normalizedLen accepts.
+func appendNormalized(dst []byte, label, value string) []byte {
+	switch label {
+	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
+		for i := 0; i < len(value); i++ {
+			c := value[i]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+		}
+		return dst
+	case "PHONE":
+		return appendKept(dst, value, func(c byte) bool { return c >= '0' && c <= '9' || c == '+' })
+	case "CREDIT_CARD", "US_SSN":
+		return appendKept(dst, value, func(c byte) bool { return c >= '0' && c <= '9' })
+	}
+	return append(dst, value...)
+}
+
+func count(s string, ok func(byte) bool) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if ok(s[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+func appendKept(dst []byte, s string, ok func(byte) bool) []byte {
+	for i := 0; i < len(s); i++ {
+		if ok(s[i]) {
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
 }
 
 func keep(s string, ok func(byte) bool) string {
