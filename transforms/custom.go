@@ -3,6 +3,7 @@ package transforms
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -68,7 +69,7 @@ func (c *customDetector) detect(s string, out []Detection) []Detection {
 		if !validate(c.cfg.Validate, s[start:end]) {
 			continue
 		}
-		if len(c.keywords) > 0 && !keywordBefore(lower, c.keywords, m[0], c.cfg.Window) {
+		if len(c.keywords) > 0 && !keywordBefore(s, c.keywords, m[0], c.cfg.Window) {
 			continue
 		}
 		out = append(out, Detection{Detector: c.cfg.Name, Label: c.cfg.Label, Sensitivity: c.cfg.Sensitivity, Start: start, End: end})
@@ -77,10 +78,16 @@ func (c *customDetector) detect(s string, out []Detection) []Detection {
 }
 
 // keywordBefore reports whether a keyword occurs within window characters
-// (bytes of the lower-cased text) before position at.
-func keywordBefore(lower string, keywords []string, at, window int) bool {
-	from := max(0, at-window)
-	region := lower[from:at]
+// before position at of s. The region is lower-cased on its own: offsets
+// into a lower-cased copy of s would be wrong wherever lower-casing
+// changes a character's length (the Kelvin sign K becomes k).
+func keywordBefore(s string, keywords []string, at, window int) bool {
+	from := at
+	for n := 0; n < window && from > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(s[:from])
+		from -= size
+	}
+	region := strings.ToLower(s[from:at])
 	for _, k := range keywords {
 		if strings.Contains(region, k) {
 			return true

@@ -49,6 +49,12 @@ func TestCustomDetectors(t *testing.T) {
 			"your PIN is 4821; the year 2024 is not", "PIN=4821 "},
 		{"keyword too far", `[{"name": "pin", "pattern": "\\b[0-9]{4}\\b", "keywords": ["pin"], "window": 3}]`, "PIN code: 4821", ""},
 		{"no keyword anywhere", `[{"name": "pin", "pattern": "\\b[0-9]{4}\\b", "keywords": ["pin"]}]`, "1234 5678", ""},
+		// Regressions: lower-casing shortens the Kelvin sign (3 bytes to 1);
+		// offsets into a lower-cased copy crashed or looked in the wrong place.
+		{"text that lower-casing shortens", `[{"name": "pin", "pattern": "\\b[0-9]{4}\\b", "keywords": ["pin"], "window": 8}]`,
+			"\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a pin 4821", "PIN=4821 "},
+		{"window counts characters", `[{"name": "pin", "pattern": "\\b[0-9]{4}\\b", "keywords": ["pin"], "window": 8}]`,
+			"pin ééé 4821", "PIN=4821 "},
 	}
 	for _, tc := range tests {
 		ds, sel := customSet(t, tc.detectors)
