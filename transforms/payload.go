@@ -1,7 +1,6 @@
 package transforms
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -419,28 +418,11 @@ func (e *Engine) annotate(p *Pipeline, d *jsondoc.Doc, n int32, run *Run) {
 	}
 	b := []byte(`{"policy":`)
 	b = jsondoc.AppendString(b, e.policy.Name)
-	b = append(b, `,"transforms":[`...)
-	for i, id := range p.ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsondoc.AppendString(b, id)
-	}
-	b = append(b, `],"detections":{`...)
-	labels := make([]string, 0, len(run.Detections))
-	for l := range run.Detections {
-		labels = append(labels, l)
-	}
-	slices.Sort(labels)
-	for i, l := range labels {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsondoc.AppendString(b, l)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(run.Detections[l]), 10)
-	}
-	b = append(b, `},"pseudonyms":`...)
+	b = append(b, `,"transforms":`...)
+	b = jsondoc.AppendStrings(b, p.ids)
+	b = append(b, `,"detections":`...)
+	b = jsondoc.AppendCounts(b, run.Detections)
+	b = append(b, `,"pseudonyms":`...)
 	b = strconv.AppendInt(b, int64(run.Pseudonyms), 10)
 	b = append(b, '}')
 	meta := d.Get(n, "_meta")

@@ -59,47 +59,22 @@ identity:
 	// call's structuredContent and text.
 	run := func(name string, args map[string]any) (map[string]any, string) {
 		t.Helper()
-		type addrs struct {
-			listen, admin string
-			stop          func()
-		}
-		started := make(chan addrs, 1)
-		serveStarted = func(listen, admin string, stop func()) { started <- addrs{listen, admin, stop} }
-		defer func() { serveStarted = nil }()
-		stderr := &lockedBuffer{}
-		code := make(chan int, 1)
-		go func() {
-			code <- serve([]string{"--policy", policyFile, "--upstream", up.URL, "--listen", "127.0.0.1:0",
-				"--wasm", wasm, "--workers", "2"}, io.Discard, stderr)
-		}()
-		var a addrs
-		select {
-		case a = <-started:
-		case c := <-code:
-			t.Fatalf("serve exited %d:\n%s", c, stderr)
-		case <-time.After(60 * time.Second):
-			t.Fatalf("serve did not start:\n%s", stderr)
-		}
+		a := startServe(t, "--policy", policyFile, "--upstream", up.URL, "--listen", "127.0.0.1:0",
+			"--wasm", wasm, "--workers", "2")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		client := mcp.NewClient(&mcp.Implementation{Name: "vault-test", Version: "v1"}, nil)
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + a.listen + "/mcp", MaxRetries: -1}, nil)
 		if err != nil {
-			t.Fatalf("connect: %v\n%s", err, stderr)
+			t.Fatalf("connect: %v\n%s", err, a.stderr)
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		cs.Close()
-		a.stop()
-		select {
-		case c := <-code:
-			if c != 0 {
-				t.Fatalf("serve exited %d:\n%s", c, stderr)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("serve did not stop")
+		if c := a.stop(); c != 0 {
+			t.Fatalf("serve exited %d:\n%s", c, a.stderr)
 		}
 		sc, _ := res.StructuredContent.(map[string]any)
 		text := ""

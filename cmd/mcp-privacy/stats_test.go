@@ -154,34 +154,10 @@ identity:
 	up := httptest.NewServer(demo.Handler(false))
 	defer up.Close()
 
-	type addrs struct {
-		listen, admin string
-		stop          func()
-	}
-	started := make(chan addrs, 1)
-	serveStarted = func(listen, admin string, stop func()) { started <- addrs{listen, admin, stop} }
-	defer func() { serveStarted = nil }()
-	stderr := &lockedBuffer{}
-	code := make(chan int, 1)
-	go func() {
-		code <- serve([]string{"--policy", filepath.Join(dir, "policy.yaml"), "--upstream", up.URL,
-			"--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--wasm", wasm, "--workers", "2"}, io.Discard, stderr)
-	}()
-	var a addrs
-	select {
-	case a = <-started:
-	case c := <-code:
-		t.Fatalf("serve exited %d:\n%s", c, stderr)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not start:\n%s", stderr)
-	}
-	exited := false
-	defer func() {
-		if !exited {
-			a.stop()
-			<-code
-		}
-	}()
+	a := startServe(t, "--policy", filepath.Join(dir, "policy.yaml"), "--upstream", up.URL,
+		"--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--wasm", wasm, "--workers", "2")
+	defer a.stop()
+	stderr := a.stderr
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -225,15 +201,8 @@ identity:
 		t.Errorf("/stats/prometheus:\n%s", prom)
 	}
 
-	a.stop()
-	select {
-	case c := <-code:
-		exited = true
-		if c != 0 {
-			t.Errorf("serve exited %d", c)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if c := a.stop(); c != 0 {
+		t.Errorf("serve exited %d", c)
 	}
 	log := stderr.String()
 	if !strings.Contains(log, "mcp-privacy serve: metrics at http://"+a.admin+"/stats") ||
@@ -244,4 +213,50 @@ identity:
 	if !strings.Contains(log, `cloudg.mcp.audit {`) {
 		t.Errorf("no audit line in serve's log:\n%s", log)
 	}
+}
+
+// served is a running `mcp-privacy serve` (in this process).
+type served struct {
+	listen, admin string
+	stderr        *lockedBuffer
+	stop          func() int // stops it as a signal would; its exit code
+}
+
+// startServe runs serve with args until the test stops it (or ends).
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	type addrs struct {
+		listen, admin string
+		stop          func()
+	}
+	started := make(chan addrs, 1)
+	serveStarted = func(listen, admin string, stop func()) { started <- addrs{listen, admin, stop} }
+	defer func() { serveStarted = nil }()
+	stderr := &lockedBuffer{}
+	code := make(chan int, 1)
+	go func() { code <- serve(args, io.Discard, stderr) }()
+	var a addrs
+	select {
+	case a = <-started:
+	case c := <-code:
+		t.Fatalf("serve exited %d:\n%s", c, stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not start:\n%s", stderr)
+	}
+	var once sync.Once
+	exit := -1
+	s := &served{listen: a.listen, admin: a.admin, stderr: stderr}
+	s.stop = func() int {
+		once.Do(func() {
+			a.stop()
+			select {
+			case exit = <-code:
+			case <-time.After(30 * time.Second):
+				t.Error("serve did not stop")
+			}
+		})
+		return exit
+	}
+	t.Cleanup(func() { s.stop() })
+	return s
 }

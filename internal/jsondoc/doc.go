@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -392,4 +393,36 @@ func (d *Doc) Int(n int32) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(string(d.Raw(n)), 10, 64)
 	return v, err == nil
+}
+
+// AppendStrings appends list as a JSON array of strings.
+func AppendStrings(out []byte, list []string) []byte {
+	out = append(out, '[')
+	for i, s := range list {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = AppendString(out, s)
+	}
+	return append(out, ']')
+}
+
+// AppendCounts appends counts as a JSON object with its keys sorted, so
+// equal maps always serialize alike.
+func AppendCounts(out []byte, counts map[string]int) []byte {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = AppendString(out, k)
+		out = append(out, ':')
+		out = strconv.AppendInt(out, int64(counts[k]), 10)
+	}
+	return append(out, '}')
 }

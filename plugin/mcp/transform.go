@@ -191,14 +191,9 @@ func payloadByShape(doc *jsondoc.Doc, result int32) (transforms.Payload, bool) {
 // blockedError is -32004 for a result a block step stopped (spec 11).
 func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
 	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
-	data = append(data, `,"labels":[`...)
-	for i, l := range run.BlockLabels {
-		if i > 0 {
-			data = append(data, ',')
-		}
-		data = jsondoc.AppendString(data, l)
-	}
-	return &policy.RPCError{Code: policy.CodeBlocked, Message: "Blocked by privacy policy", Data: RawJSON(append(data, "]}"...))}
+	data = append(data, `,"labels":`...)
+	data = jsondoc.AppendStrings(data, run.BlockLabels)
+	return &policy.RPCError{Code: policy.CodeBlocked, Message: "Blocked by privacy policy", Data: RawJSON(append(data, '}'))}
 }
 
 // transformFailed is the fail-closed answer when a pipeline cannot run.
@@ -353,7 +348,7 @@ func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels [
 	msg = append(msg, `,"policy":`...)
 	msg = jsondoc.AppendString(msg, s.cfg.Env.Policy.Name)
 	msg = append(msg, `,"labels":`...)
-	msg = appendJSONStrings(msg, labels)
+	msg = jsondoc.AppendStrings(msg, labels)
 	doc.SetRaw(n, append(msg, "}}"...))
 }
 

@@ -93,23 +93,18 @@ func (s *Stream) statusResult() []byte {
 	st = strconv.AppendBool(st, p.HideDenied)
 	st = append(st, `},"principal":{"id":`...)
 	st = jsondoc.AppendString(st, s.id.ID)
-	st = append(st, `,"roles":[`...)
-	for i, r := range s.id.Roles {
-		if i > 0 {
-			st = append(st, ',')
-		}
-		st = jsondoc.AppendString(st, r)
-	}
-	st = append(st, `],"anonymous":`...)
+	st = append(st, `,"roles":`...)
+	st = jsondoc.AppendStrings(st, s.id.Roles)
+	st = append(st, `,"anonymous":`...)
 	st = strconv.AppendBool(st, s.id.Anonymous)
-	st = append(st, `},"rules":[`...)
-	for i, r := range p.RulesFor(&s.id.Principal) {
-		if i > 0 {
-			st = append(st, ',')
-		}
-		st = jsondoc.AppendString(st, r.Name)
+	st = append(st, `},"rules":`...)
+	rules := p.RulesFor(&s.id.Principal)
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = r.Name
 	}
-	st = append(st, `],"primitives":{`...)
+	st = jsondoc.AppendStrings(st, names)
+	st = append(st, `,"primitives":{`...)
 	counts := s.cfg.Catalog.count(func(x *policy.Primitive) bool {
 		return !p.Decide(&s.id.Principal, x).Hidden
 	})

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -80,16 +79,16 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 	st := []byte(`{"output":`)
 	st = append(st, output...)
 	st = append(st, `,"transforms":`...)
-	st = appendJSONStrings(st, out.IDs())
+	st = jsondoc.AppendStrings(st, out.IDs())
 	st = append(st, `,"detections":`...)
-	st = appendCounts(st, run.Detections)
+	st = jsondoc.AppendCounts(st, run.Detections)
 	st = append(st, `,"pseudonyms":`...)
 	st = strconv.AppendInt(st, int64(run.Pseudonyms), 10)
 	st = append(st, `,"blocked":`...)
 	st = strconv.AppendBool(st, run.Blocked)
 	if run.Blocked {
 		st = append(st, `,"labels":`...)
-		st = appendJSONStrings(st, run.BlockLabels)
+		st = jsondoc.AppendStrings(st, run.BlockLabels)
 	}
 	st = append(st, '}')
 	return toolResult(st), nil
@@ -124,9 +123,9 @@ func (s *Stream) appendTransformStatus(st []byte) []byte {
 	p := s.cfg.Env.Policy
 	matched := p.Match(&s.id.Principal, nil)
 	st = append(st, `,"pipelines":{"output":`...)
-	st = appendJSONStrings(st, policy.IDs(p.OutputPipeline(matched, nil)))
+	st = jsondoc.AppendStrings(st, policy.IDs(p.OutputPipeline(matched, nil)))
 	st = append(st, `,"input":`...)
-	st = appendJSONStrings(st, policy.IDs(p.InputPipeline(matched, nil)))
+	st = jsondoc.AppendStrings(st, policy.IDs(p.InputPipeline(matched, nil)))
 	st = append(st, `},"vault":{"scope":`...)
 	st = jsondoc.AppendString(st, p.Vault.Scope.String())
 	st = append(st, `,"ttl_seconds":`...)
@@ -142,33 +141,4 @@ func (s *Stream) appendTransformStatus(st []byte) []byte {
 		st = jsondoc.AppendString(st, tr.keyFingerprint)
 	}
 	return append(st, '}')
-}
-
-func appendJSONStrings(b []byte, list []string) []byte {
-	b = append(b, '[')
-	for i, v := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsondoc.AppendString(b, v)
-	}
-	return append(b, ']')
-}
-
-func appendCounts(b []byte, counts map[string]int) []byte {
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsondoc.AppendString(b, k)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(counts[k]), 10)
-	}
-	return append(b, '}')
 }
