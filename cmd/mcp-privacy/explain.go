@@ -83,13 +83,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	}
 	p := l.Policy
 
-	pr := policy.Principal{ID: *principal, Roles: splitList(*roles)}
-	if !set["principal"] {
-		pr.ID = "anonymous"
-		if l.Envelope != nil {
-			pr.ID = l.Envelope.Identity.AnonymousID
-		}
-	}
+	pr := l.principal(*principal, set["principal"], *roles)
 
 	// Metadata: defaults, then the envelope's server.primitives, then flags.
 	known := set["category"] || set["tags"] || set["sensitivity"] || set["capabilities"]
@@ -170,4 +164,18 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "rate_limits:      %s\n", rl)
 	}
 	return 0
+}
+
+// principal is the caller explain and preview judge: --principal and
+// --roles, or the envelope's anonymous id (else "anonymous") when no
+// --principal was given, as the plugin names a caller without identity.
+func (l *loaded) principal(id string, given bool, roles string) policy.Principal {
+	pr := policy.Principal{ID: id, Roles: splitList(roles)}
+	if !given {
+		pr.ID = "anonymous"
+		if l.Envelope != nil {
+			pr.ID = l.Envelope.Identity.AnonymousID
+		}
+	}
+	return pr
 }

@@ -105,13 +105,7 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	p := l.Policy
-	pr := policy.Principal{ID: *principal, Roles: splitList(*roles)}
-	if !set["principal"] {
-		pr.ID = "anonymous"
-		if l.Envelope != nil {
-			pr.ID = l.Envelope.Identity.AnonymousID
-		}
-	}
+	pr := l.principal(*principal, set["principal"], *roles)
 
 	// The pipeline, picked as the plugin picks it.
 	var entries []policy.PipelineEntry
