@@ -286,16 +286,22 @@ func dropBinary(d *jsondoc.Doc, t *target, note string) {
 		t.kind, t.node = plainText, jsondoc.None // nothing left for later steps
 		return
 	}
-	// A resources/read entry keeps its uri; its blob becomes text.
+	// A resources/read entry keeps its uri; its blob becomes text (an
+	// entry that also has a text, which MCP does not allow, keeps that).
+	hasText := false
 	for c := d.First(item); c != jsondoc.None; c = d.Next(c) {
 		switch d.Key(c) {
 		case "blob":
 			d.Delete(c)
 		case "mimeType":
 			d.SetRaw(c, []byte(`"text/plain"`))
+		case "text":
+			hasText = true
 		}
 	}
-	d.Append(item, "text", []byte(text))
+	if !hasText {
+		d.Append(item, "text", []byte(text))
+	}
 	t.kind, t.node = plainText, jsondoc.None
 }
 

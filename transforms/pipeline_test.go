@@ -307,3 +307,33 @@ func TestRepeatedValuesCountedEachTime(t *testing.T) {
 		t.Errorf("not every occurrence replaced: %s", got)
 	}
 }
+
+// FuzzApply: any JSON payload through a pipeline of every kind of step
+// leaves a document the strict parser accepts, for every payload kind, and
+// never panics.
+func FuzzApply(f *testing.F) {
+	for _, seed := range []string{
+		`{"content":[{"type":"text","text":"{\"a\":\"bob@example.com\"}"},{"type":"image","data":"AA"}],"structuredContent":{"a":["x@example.com"]}}`,
+		`{"contents":[{"uri":"file:///x","text":"t","blob":"AA","mimeType":"image/png"}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"resource","resource":{"uri":"u","blob":"AA","text":"4111 1111 1111 1111"}}]}]}`,
+		`{"completion":{"values":["a@example.com"]}}`,
+		`{"code":1,"message":"m","data":"{\"k\":\"10.0.0.1\"}"}`,
+		`{"_meta":3,"progressToken":"p","x":{"type":"audio","data":"AA"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	e, p, _ := engineFor(f, `{name: p, transforms: [drop_binary, {type: project, options: {exclude: ["**.secret"]}}, redact, pseudonymise, {type: truncate, options: {max_chars: 20}}, annotate]}`)
+	pl := compileOutput(f, e, p)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for kind := ToolResult; kind <= Text; kind++ {
+			doc, err := jsondoc.Parse(data)
+			if err != nil {
+				return
+			}
+			e.Apply(pl, doc, jsondoc.Root, kind, &Run{})
+			if _, err := jsondoc.Parse(doc.Bytes()); err != nil {
+				t.Fatalf("kind %d: output does not parse: %v\n%s", kind, err, doc.Bytes())
+			}
+		}
+	})
+}
