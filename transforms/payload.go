@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -87,6 +88,12 @@ type target struct {
 // whole message with the -32004 error.
 func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run *Run) bool {
 	if p.Empty() || doc.Kind(n) == jsondoc.Invalid {
+		return false
+	}
+	if p.onlyDepseudonymise && !hasPseudonym(doc.Raw(n)) {
+		// The common input pipeline, and most arguments hold no pseudonym.
+		// A pseudonym written with JSON escapes is not seen here and stays
+		// unresolved: the safe direction.
 		return false
 	}
 	ts := collect(doc, n, kind, nil)
@@ -399,6 +406,12 @@ func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
 		ts = append(ts, target{kind: binaryItem, node: it, bin: name, binContent: true})
 	}
 	return ts
+}
+
+// hasPseudonym reports whether raw JSON holds something shaped like a
+// pseudonym.
+func hasPseudonym(raw []byte) bool {
+	return bytes.IndexByte(raw, '_') >= 0 && len(FindPseudonyms(string(raw), nil)) > 0
 }
 
 // isBinaryContent reports whether object n is an image or audio content

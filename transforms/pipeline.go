@@ -58,6 +58,9 @@ type Pipeline struct {
 	ids  []string
 	// annotates: the pipeline has an annotate step.
 	annotates bool
+	// onlyDepseudonymise: the pipeline is the automatic depseudonymiser
+	// alone (the input pipeline of most policies).
+	onlyDepseudonymise bool
 }
 
 type stepKind uint8
@@ -183,6 +186,10 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		p.ids = append(p.ids, en.ID)
 	}
 	p.runs = runsOf(p.steps)
+	p.onlyDepseudonymise = len(p.steps) > 0
+	for i := range p.steps {
+		p.onlyDepseudonymise = p.onlyDepseudonymise && p.steps[i].kind == stepDepseudonymise
+	}
 	return p, nil
 }
 

@@ -112,23 +112,24 @@ func (c *Config) pipeline(input bool, matched []*policy.Rule, meta *policy.Metad
 		return nil, err
 	}
 	p := c.Env.Policy
-	var key strings.Builder
+	// The key on the stack: a map lookup with string(key) does not
+	// allocate, and this runs for every judged call.
+	var buf [128]byte
+	key := buf[:0]
 	if input {
-		key.WriteString("in")
+		key = append(key, "in"...)
 	} else {
-		key.WriteString("out")
+		key = append(key, "out"...)
 	}
 	for _, r := range matched {
-		key.WriteByte(0)
-		key.WriteString(r.Name)
+		key = append(append(key, 0), r.Name...)
 	}
 	if meta != nil && meta.Hints != nil && p.HonorsHints(matched) {
-		key.WriteByte(1)
-		key.WriteString(meta.Hints.JSON(""))
+		key = append(append(key, 1), meta.Hints.JSON("")...)
 	} else {
 		meta = nil
 	}
-	if pl, ok := t.pipelines[key.String()]; ok {
+	if pl, ok := t.pipelines[string(key)]; ok {
 		return pl, nil
 	}
 	var entries []policy.PipelineEntry
@@ -144,7 +145,7 @@ func (c *Config) pipeline(input bool, matched []*policy.Rule, meta *policy.Metad
 	if len(t.pipelines) >= maxPipelines {
 		clear(t.pipelines)
 	}
-	t.pipelines[key.String()] = pl
+	t.pipelines[string(key)] = pl
 	return pl, nil
 }
 
