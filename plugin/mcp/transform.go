@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -77,12 +78,17 @@ func (c *Config) ephemeralKey() []byte {
 		if ok && len(v) == 32 {
 			return v
 		}
-		if sh.Set(k, fresh, cas) {
-			break
+		if !ok {
+			// Envoy creates a missing key whatever the CAS, and refuses
+			// this one once another VM has created it: the first key
+			// stored wins, and every VM reads that one.
+			cas = math.MaxUint32
 		}
-	}
-	if v, _, ok := sh.Get(k); ok && len(v) == 32 {
-		return v
+		if !sh.Set(k, fresh, cas) && !ok {
+			if _, _, exists := sh.Get(k); !exists {
+				sh.Set(k, fresh, 0) // a store that refuses CAS on a missing key
+			}
+		}
 	}
 	return fresh
 }
