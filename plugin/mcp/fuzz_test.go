@@ -1,0 +1,78 @@
+package mcp
+
+import (
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// FuzzStream drives one stream with any request body and any response
+// (JSON or an event stream) under a policy that uses every part of the
+// plugin: nothing panics, and a rewritten request or JSON response is
+// valid JSON.
+func FuzzStream(f *testing.F) {
+	for _, seed := range [][3]string{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"to":"EMAIL_AAAAAAAAAAAA"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"e\":\"a@example.com\"}"}],"structuredContent":{"e":"a@example.com"}}}`, "json"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"privacy_status"}}]`,
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"x\",\"outputSchema\":{\"type\":\"object\",\"properties\":{\"e\":{\"type\":\"string\",\"format\":\"email\"}}}}]}}\n\n", "sse"},
+		{`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///EMAIL_AAAAAAAAAAAA"}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///x","blob":"AA"}]}}`, "json"},
+		{`{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"e":"EMAIL_AAAAAAAAAAAA"}}}`,
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[]}}\n\n", "sse"},
+	} {
+		f.Add([]byte(seed[0]), []byte(seed[1]), seed[2] == "sse")
+	}
+	cfg, errs := NewConfig([]byte(`
+policy:
+  name: fuzz
+  extends: standard
+  allow_tools: ["*"]
+  audit: true
+  rate_limits: [{rate: 1000, per: second, burst: 1000, scope: principal}]
+  transforms:
+    - {type: block, options: {detectors: [aws_access_key]}}
+    - redact
+    - pseudonymise
+    - {type: project, options: {exclude: ["**.secret"]}}
+    - annotate
+  vault: {key: "fuzz key"}
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {virtual_tools: true}
+`), newMemShared())
+	if len(errs) > 0 {
+		f.Fatal(errs)
+	}
+	req := fakeRequest{headers: map[string]string{"x-mcp-principal": "alice", "content-type": "application/json"}}
+	f.Fuzz(func(t *testing.T, request, response []byte, sse bool) {
+		s := NewStream(cfg)
+		s.OnRequestHeaders(req, "POST", "/mcp", false)
+		r := s.OnRequestBody(len(request), true, func() []byte { return request })
+		if r.Body != nil {
+			if _, err := jsondoc.Parse(r.Body); err != nil {
+				t.Fatalf("forwarded body does not parse: %v\n%s", err, r.Body)
+			}
+		}
+		if r.Reply != nil {
+			return
+		}
+		ct := "application/json"
+		if sse {
+			ct = "text/event-stream"
+		}
+		if h := s.OnResponseHeaders(200, ct, "", false); h.Reply != nil {
+			return
+		}
+		_, edit := s.OnResponseBody(len(response), true, func() []byte { return response })
+		out := response
+		if edit.Replace {
+			out = edit.Data
+		}
+		if !sse && edit.Replace {
+			if _, err := jsondoc.Parse(out); err != nil {
+				t.Fatalf("JSON response does not parse: %v\n%s", err, out)
+			}
+		}
+	})
+}
