@@ -388,8 +388,6 @@ type Run struct {
 	// that fired it, sorted and distinct.
 	Blocked     bool
 	BlockLabels []string
-	// Errors records what could not be transformed (never values).
-	Errors []string
 }
 
 func (r *Run) count(label string) {

@@ -275,13 +275,9 @@ func blockedReason(run *transforms.Run) string {
 }
 
 // countRun counts what one transform run found (docs/METRICS.md):
-// detections, pseudonyms issued and resolved, values it could not
-// transform.
+// detections, pseudonyms issued and resolved.
 func (s *Stream) countRun(run *transforms.Run) {
 	CountTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
-	if n := len(run.Errors); n > 0 {
-		s.cfg.Metrics.Add(ErrorsMetric(ErrTransform), uint64(n))
-	}
 }
 
 // transformClientResult runs the policy-level input pipeline over a
