@@ -33,14 +33,9 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## fuzz: each fuzz target for FUZZTIME
+## fuzz: each fuzz target for FUZZTIME (scripts/fuzz.sh)
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
-	  done; \
-	done
+	GO="$(GO)" FUZZTIME="$(FUZZTIME)" bash scripts/fuzz.sh
 
 ## lint: gofmt, go vet and staticcheck
 lint:
