@@ -41,7 +41,6 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 			}
 		}
 	}()
-	p := s.cfg.Env.Policy
 	changed := false
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
 		name, ok := doc.Str(doc.Get(it, lm.key))
@@ -64,12 +63,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		}
 		x, known := s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
 		x.Kind = lm.kind // a listed resource is that resource, even if a template also matches it
-		var d policy.Decision
-		if s.cfg.Env.Server.RequireKnown && !known {
-			d = p.DenyUnknown(&s.id.Principal, &x)
-		} else {
-			d = p.Decide(&s.id.Principal, &x)
-		}
+		d := s.decide(&x, known)
 		if d.Hidden {
 			doc.Delete(it)
 			changed = true

@@ -491,14 +491,7 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 			return j
 		}
 	}
-	x, known := s.cfg.Catalog.Resolve(t)
-	p := s.cfg.Env.Policy
-	var d policy.Decision
-	if s.cfg.Env.Server.RequireKnown && !known {
-		d = p.DenyUnknown(&s.id.Principal, &x)
-	} else {
-		d = p.Decide(&s.id.Principal, &x)
-	}
+	x, d := s.resolveAndDecide(t)
 	j.judged, j.target, j.call, j.decision = true, x, t, d
 	if !d.Allowed {
 		j.deny(d)
@@ -655,4 +648,21 @@ func unhex2(a, b byte) (byte, bool) {
 	x, ok1 := h(a)
 	y, ok2 := h(b)
 	return x<<4 | y, ok1 && ok2
+}
+
+// resolveAndDecide resolves what a request names against the catalog and
+// judges it for the caller.
+func (s *Stream) resolveAndDecide(t Target) (policy.Primitive, policy.Decision) {
+	x, known := s.cfg.Catalog.Resolve(t)
+	return x, s.decide(&x, known)
+}
+
+// decide judges a resolved primitive for the caller; with require_known, one
+// the server never listed is denied.
+func (s *Stream) decide(x *policy.Primitive, known bool) policy.Decision {
+	p := s.cfg.Env.Policy
+	if s.cfg.Env.Server.RequireKnown && !known {
+		return p.DenyUnknown(&s.id.Principal, x)
+	}
+	return p.Decide(&s.id.Principal, x)
 }

@@ -250,12 +250,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		}
 		uri, _ := doc.Str(u)
 		t.Name = uri
-		x2, known := s.cfg.Catalog.Resolve(t)
-		p := s.cfg.Env.Policy
-		d := p.Decide(&s.id.Principal, &x2)
-		if s.cfg.Env.Server.RequireKnown && !known {
-			d = p.DenyUnknown(&s.id.Principal, &x2)
-		}
+		x2, d := s.resolveAndDecide(t)
 		if !d.Allowed {
 			j.target = x2
 			j.deny(d)
@@ -404,12 +399,7 @@ func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision)
 	if _, ok := payloadOf(f.method); !ok || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
-	x, known := s.cfg.Catalog.Resolve(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
-	p := s.cfg.Env.Policy
-	d := p.Decide(&s.id.Principal, &x)
-	if s.cfg.Env.Server.RequireKnown && !known {
-		d = p.DenyUnknown(&s.id.Principal, &x)
-	}
+	x, d := s.resolveAndDecide(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
 	f.out, _ = s.cfg.pipeline(false, d.Matched, &x.Metadata)
 	return x, d
 }

@@ -35,12 +35,7 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 	var out *transforms.Pipeline
 	var err error
 	if tool, ok := doc.Str(doc.Get(args, "tool")); ok && tool != "" {
-		x, known := s.cfg.Catalog.Resolve(Target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
-		p := s.cfg.Env.Policy
-		d := p.Decide(&s.id.Principal, &x)
-		if s.cfg.Env.Server.RequireKnown && !known {
-			d = p.DenyUnknown(&s.id.Principal, &x)
-		}
+		x, d := s.resolveAndDecide(Target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
 		if !d.Allowed {
 			return nil, d.Error() // no preview of what one may not call
 		}
