@@ -51,9 +51,9 @@ func (e *Engine) Detectors() *DetectorSet { return e.detectors }
 // steps ready to run.
 type Pipeline struct {
 	steps []step
-	// segments group the steps for execution: each structural step alone,
+	// runs group the steps for execution: each structural step alone,
 	// each run of consecutive string steps together, so a run walks a
-	// document once and scans each string once when nothing is found.
+	// document once.
 	runs []stepRun
 	ids  []string
 	// annotates: the pipeline has an annotate step.
@@ -101,10 +101,6 @@ type step struct {
 	maxChars        int
 	include, drop   Paths // project
 	note            string
-	// names and min are the detectors option and min_sensitivity, kept to
-	// build a stepRun's union selection.
-	names []string
-	min   policy.Sensitivity
 	// scan: an annotate step scans only when no detecting step ran before
 	// it; otherwise it reports what they found (scanning again would count
 	// each value twice, and count placeholders as findings).
@@ -156,8 +152,7 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
 				min, _ = policy.ParseSensitivity(v.Text)
 			}
-			st.names, st.min = stringsOption(o, "detectors"), min
-			st.sel = Select(st.names, min)
+			st.sel = Select(stringsOption(o, "detectors"), min)
 		}
 		switch k {
 		case stepRedact:
@@ -198,18 +193,8 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 type stepRun struct {
 	steps      []*step
 	structural bool
-	// union selects every detector any detecting step of the run selects
-	// (a superset): when it finds nothing in a string, no step can, and
-	// the string is scanned once instead of once per step.
-	union      Selection
-	detectMask uint64 // the run's detecting steps that scan
 	fieldMask  uint64 // steps limited by fields
 	scoped     bool   // some step has fields or exclude_fields
-	// prefilter: two or more detecting steps share detectors, so one
-	// union scan of a clean string saves a scan per step. With disjoint
-	// selections (the standard profile's secrets and pii) it would only
-	// add a scan to every string holding something.
-	prefilter bool
 }
 
 func runsOf(steps []step) []stepRun {
@@ -232,76 +217,17 @@ func runsOf(steps []step) []stepRun {
 		if len(st.fields) > 0 || len(st.exclude) > 0 {
 			sg.scoped = true
 		}
-		if st.detecting() && st.scan {
-			sg.detectMask |= bit
-		}
-	}
-	for i := range out {
-		sg := &out[i]
-		if sg.structural || sg.detectMask == 0 {
-			continue
-		}
-		var names []string
-		all := false
-		min := policy.Restricted
-		for j, st := range sg.steps {
-			if sg.detectMask&(1<<j) == 0 {
-				continue
-			}
-			all = all || len(st.names) == 0
-			names = append(names, st.names...)
-			min = minSensitivity(min, st.min)
-		}
-		if all {
-			names = nil
-		}
-		sg.union = Select(names, min)
-		sg.prefilter = sharesDetectors(sg)
 	}
 	return out
 }
 
-// sharesDetectors reports whether two detecting steps of a run select a
-// common built-in detector.
-func sharesDetectors(sg *stepRun) bool {
-	seen := map[string]bool{}
-	for j, st := range sg.steps {
-		if sg.detectMask&(1<<j) == 0 {
-			continue
-		}
-		for i := range policy.BuiltinDetectors {
-			b := &policy.BuiltinDetectors[i]
-			if !st.sel.wants(b.Name, b.Group, b.Sensitivity) {
-				continue
-			}
-			if seen[b.Name] {
-				return true
-			}
-			seen[b.Name] = true
-		}
-	}
-	return false
-}
-
-func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
-	if b < a {
-		return b
-	}
-	return a
-}
-
 // runString runs the steps of a run that mask selects over one string.
 func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string {
-	// One scan with the union first: most strings hold nothing, and then
-	// no detecting step needs its own scan while the string is unchanged.
-	clean := sg.prefilter && mask&sg.detectMask != 0 && len(e.detectors.Detect(s, sg.union)) == 0
 	for i, st := range sg.steps {
-		if mask&(1<<i) == 0 || clean && st.detecting() {
+		if mask&(1<<i) == 0 {
 			continue
 		}
-		if r := e.rewriteString(st, s, run); r != s {
-			s, clean = r, false
-		}
+		s = e.rewriteString(st, s, run)
 		if run.Blocked {
 			break
 		}
