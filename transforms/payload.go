@@ -97,23 +97,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		return false
 	}
 	ts := collect(doc, n, kind, nil)
-	for i := range ts {
-		t := &ts[i]
-		if t.kind != plainText && t.kind != jsonText {
-			continue
-		}
-		t.text, _ = doc.Str(t.node)
-		if t.kind == jsonText {
-			t.kind = plainText
-			if looksLikeJSON(t.text) {
-				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
-					t.kind, t.sub = jsonText, sub
-				} else {
-					t.unparsed = true
-				}
-			}
-		}
-	}
+	readTexts(doc, ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
 		for j := range ts {
@@ -136,6 +120,29 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		e.annotate(p, doc, n, run)
 	}
 	return doc.Changed()
+}
+
+// readTexts reads the text targets: text that is JSON is parsed, so paths
+// and projections reach into it; text that looks like JSON but fails the
+// strict parse is plain text marked unparsed.
+func readTexts(doc *jsondoc.Doc, ts []target) {
+	for i := range ts {
+		t := &ts[i]
+		if t.kind != plainText && t.kind != jsonText {
+			continue
+		}
+		t.text, _ = doc.Str(t.node)
+		if t.kind == jsonText {
+			t.kind = plainText
+			if looksLikeJSON(t.text) {
+				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
+					t.kind, t.sub = jsonText, sub
+				} else {
+					t.unparsed = true
+				}
+			}
+		}
+	}
 }
 
 func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) {

@@ -65,23 +65,15 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 	}
 	ts := collect(d, jsondoc.Root, kind, nil)
 	f := &finder{paths: map[place]string{}, hits: map[place][]Detection{}, target: map[place]int{}}
+	readTexts(d, ts)
 	for i := range ts {
-		t := &ts[i]
-		if t.kind != plainText && t.kind != jsonText {
-			if t.kind == document {
-				f.name(d, t.node, nodePath(d, t.node))
-			}
-			continue
-		}
-		t.text, _ = d.Str(t.node)
-		f.paths[place{d, t.node}] = nodePath(d, t.node)
-		if t.kind == jsonText {
-			t.kind = plainText
-			if looksLikeJSON(t.text) {
-				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
-					t.kind, t.sub = jsonText, sub
-					f.name(sub, jsondoc.Root, f.paths[place{d, t.node}])
-				}
+		switch t := &ts[i]; t.kind {
+		case document:
+			f.name(d, t.node, nodePath(d, t.node))
+		case plainText, jsonText:
+			f.paths[place{d, t.node}] = nodePath(d, t.node)
+			if t.kind == jsonText {
+				f.name(t.sub, jsondoc.Root, f.paths[place{d, t.node}])
 			}
 		}
 	}
@@ -90,13 +82,13 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 		for j := range ts {
 			t := &ts[j]
 			switch {
-			case st.kind == stepProject && t.kind == jsonText:
+			case st.kind == stepProject && t.projectable && t.kind == jsonText:
 				project(t.sub, jsondoc.Root, st.include, st.drop)
-			case st.kind == stepProject && t.kind == document:
+			case st.kind == stepProject && t.projectable && t.kind == document:
 				project(d, t.node, st.include, st.drop)
 			case !st.detecting():
 			case t.kind == plainText:
-				if len(st.fields) == 0 {
+				if len(st.fields) == 0 || t.unparsed {
 					f.scan(e, st, d, t.node, j)
 				}
 			case t.kind == jsonText:
@@ -197,8 +189,9 @@ func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, skipProto
 				f.scan(e, st, d, n, target)
 			}
 		case jsondoc.Object:
+			binary := skipProtocol && isBinaryContent(d, n)
 			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				if skipProtocol && protocolKeys[d.Key(c)] {
+				if skipProtocol && protocolKeys[d.Key(c)] || binary && d.Key(c) == "data" {
 					continue
 				}
 				visit(c, reached)

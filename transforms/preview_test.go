@@ -125,6 +125,21 @@ func TestPayloadDetections(t *testing.T) {
 			kind:    AnyStrings,
 			want:    []found{{"message", "EMAIL", 0, 14}},
 		},
+		// Regressions: preview reads payloads as Apply does.
+		{
+			name:    "JSON text the strict parser rejects is scanned whole by a step with fields",
+			policy:  "transforms: [{type: redact, options: {fields: [email]}}]\n",
+			payload: `{"content":[{"type":"text","text":"{\"email\":\"a@example.com\",\"email\":\"b@example.com\"}"}]}`,
+			kind:    ToolResult,
+			want:    []found{{"content.0.text", "EMAIL", 10, 23}, {"content.0.text", "EMAIL", 34, 47}},
+		},
+		{
+			name:    "image data in server messages is not scanned",
+			policy:  "transforms: [detect]\n",
+			payload: `{"content":{"type":"image","data":"bob@example.com"},"note":"jo@example.com"}`,
+			kind:    AnyStrings,
+			want:    []found{{"note", "EMAIL", 0, 14}},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
