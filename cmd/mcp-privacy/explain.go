@@ -117,12 +117,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	var d policy.Decision
-	if l.Envelope != nil && l.Envelope.Server.RequireKnown && !known {
-		d = p.DenyUnknown(&pr, &x)
-	} else {
-		d = p.Decide(&pr, &x)
-	}
+	d := l.decide(&pr, &x, known)
 	out := explanation{
 		Decision: "deny", Rule: d.Rule, Reason: d.Reason(), Hidden: d.Hidden, Error: d.Error(),
 		Transforms: []string{}, InputTransforms: []string{}, RateLimits: []string{},
@@ -178,4 +173,13 @@ func (l *loaded) principal(id string, given bool, roles string) policy.Principal
 		}
 	}
 	return pr
+}
+
+// decide judges a primitive as the plugin would: with the envelope's
+// server.require_known, one the server never listed is denied.
+func (l *loaded) decide(pr *policy.Principal, x *policy.Primitive, known bool) policy.Decision {
+	if l.Envelope != nil && l.Envelope.Server.RequireKnown && !known {
+		return l.Policy.DenyUnknown(pr, x)
+	}
+	return l.Policy.Decide(pr, x)
 }

@@ -116,12 +116,7 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			x.Metadata = l.Envelope.Server.Metadata(x.Kind, x.Name, x.Metadata)
 			known = l.Envelope.Server.Known(x.Kind, x.Name)
 		}
-		var d policy.Decision
-		if l.Envelope != nil && l.Envelope.Server.RequireKnown && !known {
-			d = p.DenyUnknown(&pr, &x)
-		} else {
-			d = p.Decide(&pr, &x)
-		}
+		d := l.decide(&pr, &x, known)
 		if !d.Allowed {
 			// No preview of what the caller may not call.
 			fmt.Fprintf(stderr, "preview: tool %q is denied to principal %q: the caller receives the error below, no result\n", x.Name, pr.ID)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -77,7 +76,7 @@ func loadVaultFile(cfg policy.VaultConfig, lookupEnv func(string) (string, bool)
 	case err != nil:
 		return nil, fmt.Errorf("vault file: %w", err)
 	default:
-		err = f.vault.Import(bufio.NewReader(r))
+		err = f.vault.Import(r)
 		r.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w (vault key from %s)", cfg.Path, err, source)
@@ -149,11 +148,8 @@ func (f *vaultFile) writeLocked(c transforms.VaultChanges) (err error) {
 	if err = tmp.Chmod(0o600); err != nil {
 		return err
 	}
-	w := bufio.NewWriter(tmp)
-	if err = f.vault.Export(w, f.encrypt); err != nil {
-		return err
-	}
-	if err = w.Flush(); err != nil {
+	// Export writes the file in one Write.
+	if err = f.vault.Export(tmp, f.encrypt); err != nil {
 		return err
 	}
 	if err = tmp.Sync(); err != nil {

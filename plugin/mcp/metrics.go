@@ -190,11 +190,6 @@ func ErrorsMetric(k ErrorKind) string {
 // ring buffer (they were still logged).
 const AuditDroppedMetric = MetricPrefix + "audit.dropped"
 
-// CountRequest counts one JSON-RPC message by method and outcome.
-func CountRequest(m Metrics, method string, o Outcome) {
-	m.Add(RequestsMetric(method, o), 1)
-}
-
 // CountTransforms counts what transforming one message found: detections
 // per label, pseudonyms issued and resolved.
 func CountTransforms(m Metrics, detections map[string]int, issued, resolved int) {

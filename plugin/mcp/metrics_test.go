@@ -38,9 +38,8 @@ func TestMetricNames(t *testing.T) {
 
 func TestMetricCounting(t *testing.T) {
 	m := MemMetrics{}
-	CountRequest(m, "tools/call", OutcomeAllowed)
-	CountRequest(m, "tools/call", OutcomeAllowed)
-	CountRequest(m, "tools/call", OutcomeRateLimited)
+	m.Add(RequestsMetric("tools/call", OutcomeAllowed), 2)
+	m.Add(RequestsMetric("tools/call", OutcomeRateLimited), 1)
 	CountTransforms(m, map[string]int{"EMAIL": 2, "PHONE": 0}, 2, 1)
 	CountTransforms(m, nil, 0, 0)
 	p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: global}]}`)
