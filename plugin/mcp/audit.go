@@ -158,11 +158,6 @@ type AuditLog struct {
 	// Log receives each line ("cloudg.mcp.audit {json}"), to be logged at
 	// info level; nil drops them.
 	Log func(line string)
-	// Scrub, when set, rewrites the free-text fields (name, reason) before
-	// they are recorded: for instance the policy's detectors, so that a
-	// concrete resource URI that happens to hold an e-mail address is not
-	// written down. Entries never hold argument or result values.
-	Scrub func(string) string
 }
 
 // NewAuditLog returns an audit log over shared (nil: this VM only) for the
@@ -181,11 +176,6 @@ func NewAuditLog(shared SharedData, serverID string) *AuditLog {
 func (a *AuditLog) Record(p *policy.Policy, e *AuditEntry) bool {
 	if !AuditRecorded(p, e.Decision) {
 		return false
-	}
-	if a.Scrub != nil {
-		scrubbed := *e
-		scrubbed.Name, scrubbed.Reason = a.Scrub(e.Name), a.Scrub(e.Reason)
-		e = &scrubbed
 	}
 	const seqLen = 8
 	buf := make([]byte, seqLen, 512)

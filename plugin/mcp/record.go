@@ -119,14 +119,15 @@ func (s *Stream) record(e *AuditEntry) {
 		return
 	}
 	e.Policy, e.Principal, e.Roles = p.Name, s.id.ID, s.id.Roles
-	// What the client chose freely is scrubbed like names and reasons
-	// (AuditLog.Scrub): a session id or an unknown method could carry a
-	// value.
+	// What the client chose freely passes the policy's detectors: a tool
+	// name, a resource URI, a session id or an unknown method could carry
+	// a value. Entries never hold argument or result values.
+	e.Name = s.cfg.scrub(e.Name)
 	e.Session = s.cfg.scrub(s.session)
 	if e.Method != "" && MetricMethod(e.Method) == "other" {
 		e.Method = s.cfg.scrub(e.Method)
 	}
-	e.Reason = s.cfg.scrubQuoted(e.Reason)
+	e.Reason = s.cfg.scrub(s.cfg.scrubQuoted(e.Reason))
 	if !s.cfg.Audit.Record(p, e) && p.AuditSize > 0 {
 		s.cfg.Metrics.Add(AuditDroppedMetric, 1)
 		CountError(s.cfg.Metrics, ErrSharedData)

@@ -46,7 +46,6 @@ func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	c := &Config{Env: env, Catalog: cat,
 		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
 		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() }}
-	c.Audit.Scrub = c.scrub
 	return c, nil
 }
 
