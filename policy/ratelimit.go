@@ -77,8 +77,7 @@ func (p *Policy) Buckets(c Call, matched []*Rule) []Bucket {
 			if !l.Covers(c.Kind, c.Name) {
 				continue
 			}
-			b := Bucket{Limit: l, ScopeKey: scopeKey(l.Scope, c)}
-			b.Key = bucketKey(l, b.ScopeKey)
+			b := l.BucketFor(c)
 			dup := false
 			for _, o := range out {
 				dup = dup || o.Key == b.Key
@@ -93,6 +92,15 @@ func (p *Policy) Buckets(c Call, matched []*Rule) []Bucket {
 		add(r.RateLimits)
 	}
 	return out
+}
+
+// BucketFor is the limit's bucket for a call, whether or not the limit
+// covers it (privacy_status shows a caller's principal- and global-scoped
+// buckets, whose key does not depend on the primitive).
+func (l *RateLimit) BucketFor(c Call) Bucket {
+	b := Bucket{Limit: l, ScopeKey: scopeKey(l.Scope, c)}
+	b.Key = bucketKey(l, b.ScopeKey)
+	return b
 }
 
 func scopeKey(s Scope, c Call) string {
@@ -122,6 +130,9 @@ type BucketState struct {
 	// Updated is when Tokens was computed, in Unix nanoseconds; 0 = never.
 	Updated int64
 }
+
+// TokensAt is how many tokens a bucket in state s holds at now.
+func (l *RateLimit) TokensAt(s BucketState, now int64) float64 { return l.refill(s, now).Tokens }
 
 // refill returns the state at now: tokens added at the limit's rate since
 // the last update, capped at burst. A clock that steps back adds nothing.

@@ -482,3 +482,21 @@ func TestRetryAfterSeconds(t *testing.T) {
 		}
 	}
 }
+
+// BucketFor names the same bucket Buckets returns for a covered call, and
+// a principal-scoped limit's bucket does not depend on the primitive.
+func TestBucketFor(t *testing.T) {
+	p := MustParsePolicy(`{"rate_limits": [{"rate": 1, "per": "minute", "scope": "principal", "tools": ["crm_*"]}]}`)
+	l := &p.RateLimits[0]
+	call := Call{Kind: KindTool, Name: "crm_lookup", Principal: "alice"}
+	bs := p.Buckets(call, nil)
+	if len(bs) != 1 || l.BucketFor(call).Key != bs[0].Key {
+		t.Fatalf("Buckets %v, BucketFor %v", bs, l.BucketFor(call))
+	}
+	if got := l.BucketFor(Call{Principal: "alice"}).Key; got != bs[0].Key {
+		t.Errorf("principal bucket without a primitive: %s, want %s", got, bs[0].Key)
+	}
+	if l.BucketFor(Call{Principal: "bob"}).Key == bs[0].Key {
+		t.Error("bob shares alice's bucket")
+	}
+}

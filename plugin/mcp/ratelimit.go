@@ -405,18 +405,6 @@ func fullAt(l *policy.RateLimit, s policy.BucketState) int64 {
 	return s.Updated + int64(math.Ceil(ns))
 }
 
-// tokensAt is how many tokens a bucket in state s holds at now.
-func tokensAt(l *policy.RateLimit, s policy.BucketState, now int64) float64 {
-	burst := float64(l.Burst)
-	if s.Updated == 0 {
-		return burst
-	}
-	if now > s.Updated {
-		return math.Min(burst, s.Tokens+float64(now-s.Updated)/1e9*l.Rate/l.Per.Seconds())
-	}
-	return s.Tokens
-}
-
 // Headroom is one rate limit as privacy_status shows it to a caller.
 type Headroom struct {
 	// Path is where the limit is configured, relative to the policy
@@ -441,11 +429,10 @@ func (l *Limiter) Headroom(p *policy.Policy, principal string, rules []*policy.R
 			lim := &ls[i]
 			h := Headroom{Path: limitPath(lim), Limit: lim.String(), Scope: lim.Scope, Burst: lim.Burst}
 			if lim.Scope == policy.ScopePrincipal || lim.Scope == policy.ScopeGlobal {
-				if b, ok := callerBucket(lim, principal); ok {
-					ref := l.locate(&b, now)
-					h.Remaining = int(math.Floor(tokensAt(lim, ref.state, now) + 1e-9))
-					h.Known = true
-				}
+				b := lim.BucketFor(policy.Call{Principal: principal})
+				ref := l.locate(&b, now)
+				h.Remaining = int(math.Floor(lim.TokensAt(ref.state, now) + 1e-9))
+				h.Known = true
 			}
 			out = append(out, h)
 		}
@@ -455,37 +442,6 @@ func (l *Limiter) Headroom(p *policy.Policy, principal string, rules []*policy.R
 		add(r.RateLimits)
 	}
 	return out
-}
-
-// callerBucket is a principal- or global-scoped limit's bucket for a
-// principal. Its scope key does not depend on the primitive, but
-// policy.Buckets only returns buckets of limits that cover a call, so a
-// call the limit covers is looked for among names its tools patterns
-// suggest.
-func callerBucket(lim *policy.RateLimit, principal string) (policy.Bucket, bool) {
-	one := policy.Policy{RateLimits: []policy.RateLimit{*lim}}
-	kinds := []policy.Kind{policy.KindTool, policy.KindPrompt, policy.KindResource, policy.KindResourceTemplate, policy.KindCompletion}
-	names := []string{"x"}
-	if lim.Tools != nil {
-		for _, pat := range lim.Tools.Patterns() {
-			if strings.HasPrefix(pat, "!") {
-				continue
-			}
-			names = append(names, pat, strings.NewReplacer("*", "", "?", "x").Replace(pat),
-				strings.NewReplacer("*", "x", "?", "x").Replace(pat))
-		}
-	}
-	for _, k := range kinds {
-		for _, n := range names {
-			if lim.Covers(k, n) {
-				bs := one.Buckets(policy.Call{Kind: k, Name: n, Principal: principal}, nil)
-				if len(bs) == 1 {
-					return bs[0], true
-				}
-			}
-		}
-	}
-	return policy.Bucket{}, false
 }
 
 // AppendHeadroomJSON appends headroom as a JSON array of {path, limit,
