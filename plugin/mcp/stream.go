@@ -280,7 +280,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		m := &body.Messages[i]
 		bytesIn := len(raw)
 		if body.Batch {
-			bytesIn = len(body.Doc.AppendValue(nil, m.Node))
+			bytesIn = len(body.Doc.Raw(m.Node)) // as received: nothing is edited yet
 		}
 		t0 := s.cfg.Now()
 		j := s.judge(body.Doc, m)
