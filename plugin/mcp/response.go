@@ -287,11 +287,12 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 // answered records a call this stream forwarded, now that its response
 // passed: with what the output pipeline made of it.
 func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
-	bytesOut := 0
-	if AuditRecorded(s.cfg.Env.Policy, o.decisionOr(r.entry.Decision)) {
-		bytesOut = len(doc.AppendValue(nil, n))
+	if d := o.decisionOr(r.entry.Decision); !AuditRecorded(s.cfg.Env.Policy, d) {
+		// Only counted: the entry's details would never be read.
+		r.entry.Decision = d
+	} else {
+		r.respond(o, len(doc.AppendValue(nil, n)), s.cfg.Now()-t0)
 	}
-	r.respond(o, bytesOut, s.cfg.Now()-t0)
 	s.finish(r, o.errKind)
 }
 
