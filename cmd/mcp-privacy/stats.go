@@ -174,9 +174,9 @@ func promName(s string) string {
 	return string(b)
 }
 
-func promEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
+func promEscape(s string) string { return promEscaper.Replace(s) }
+
+var promEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // printUsedStats writes the counters above 0, for the log at shutdown.
 func printUsedStats(w io.Writer, ms map[string]wasmhost.Metric) {
