@@ -314,6 +314,7 @@ func dropBinary(d *jsondoc.Doc, t *target, note string) {
 		}
 	}
 	if !hasText {
+		deleteFolded(d, item, "text")
 		d.Append(item, "text", []byte(text))
 	}
 	t.kind, t.node = plainText, jsondoc.None
@@ -457,8 +458,10 @@ func (e *Engine) annotate(p *Pipeline, d *jsondoc.Doc, n int32, run *Run) {
 		if old := d.Get(meta, MetaKey); old != jsondoc.None {
 			d.Delete(old)
 		}
+		deleteFolded(d, meta, MetaKey)
 		d.Append(meta, MetaKey, b)
 	case jsondoc.Invalid:
+		deleteFolded(d, n, "_meta")
 		d.Append(n, "_meta", append(append([]byte(`{"`+MetaKey+`":`), b...), '}'))
 	default:
 		d.SetRaw(meta, append(append([]byte(`{"`+MetaKey+`":`), b...), '}'))
@@ -468,3 +471,14 @@ func (e *Engine) annotate(p *Pipeline, d *jsondoc.Doc, n int32, run *Run) {
 // MetaKey is the _meta key of the plugin's annotations (and of the
 // metadata servers declare, SPEC 4).
 const MetaKey = "io.cloudg/privacy"
+
+// deleteFolded removes the members of object n whose key equals key under
+// case folding but is not key: a member appended as key must not give the
+// document two keys the strict parser (and clients) could confuse.
+func deleteFolded(d *jsondoc.Doc, n int32, key string) {
+	for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+		if k := d.Key(c); k != key && strings.EqualFold(k, key) {
+			d.Delete(c)
+		}
+	}
+}
