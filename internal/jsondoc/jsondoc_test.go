@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/benchdata"
 )
 
 func TestParseRejects(t *testing.T) {
@@ -213,6 +216,8 @@ func TestAppendString(t *testing.T) {
 
 // Anything Parse accepts, encoding/json accepts and decodes to the same
 // value; the canonical serialization parses back to the same value too.
+// Parse builds the same nodes, and fails with the same error at the same
+// offset, as the recursive reference parser.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{}}}`,
@@ -222,6 +227,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		matchesReference(t, body)
 		d, err := Parse(body)
 		if err != nil {
 			return
@@ -304,5 +310,110 @@ func TestBytesCopiesUntouchedSubtrees(t *testing.T) {
 	want := `{"a":{"x" : [1, 2.50, "\u0041"]},"b":[{"k": "w"}]}`
 	if got := string(d.Bytes()); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// BenchmarkParseInputs parses the bodies the plugin benchmarks carry: a
+// 500-tool tools/list result, the 1 KB tool result, and the events of a
+// notification stream (long text strings).
+func BenchmarkParseInputs(b *testing.B) {
+	stream, _ := benchdata.EventStream()
+	var events [][]byte
+	for _, line := range bytes.Split(stream, []byte("\n")) {
+		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			events = append(events, data)
+		}
+	}
+	inputs := []struct {
+		name   string
+		bodies [][]byte
+	}{
+		{"list500", [][]byte{benchdata.ToolsList()}},
+		{"result1KB", [][]byte{[]byte(benchdata.ToolResult1KB)}},
+		{"events", events},
+	}
+	for _, in := range inputs {
+		b.Run(in.name, func(b *testing.B) {
+			size := 0
+			for _, body := range in.bodies {
+				size += len(body)
+			}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, body := range in.bodies {
+					if _, err := Parse(body); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// matchesReference fails t unless Parse and refParse agree on body.
+func matchesReference(t *testing.T, body []byte) {
+	t.Helper()
+	d, err := Parse(body)
+	rd, rerr := refParse(body)
+	if (err == nil) != (rerr == nil) {
+		t.Fatalf("%q: Parse error %v, reference error %v", body, err, rerr)
+	}
+	if err != nil {
+		se, rse := err.(*SyntaxError), rerr.(*SyntaxError)
+		if *se != *rse {
+			t.Fatalf("%q: Parse error %+v, reference error %+v", body, *se, *rse)
+		}
+		return
+	}
+	if !slices.Equal(d.nodes, rd.nodes) {
+		t.Fatalf("%q: nodes differ\n got  %+v\n want %+v", body, d.nodes, rd.nodes)
+	}
+}
+
+// Every prefix, and every single-byte change, of a set of bodies that
+// reach every branch of the grammar parses as the reference parses it.
+func TestParseMatchesReference(t *testing.T) {
+	bodies := []string{
+		benchdata.ToolCallRequest, benchdata.ToolResult1KB,
+		` { "a" : [ 1 , -2.5e3 , true , false , null , "x\\n\\u00e9\\ud83d\\ude00" ] , "b" : { } , "c" : [ ] } `,
+		`{"k\\u0041":"caf\xc3\xa9","K\\u0061":1}`, "\"\xff\"", `"\\ud800"`, `[01]`, `1.`, `1e`, `-`, `tru`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"A":18}`,
+		strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), strings.Repeat("[", MaxDepth+1),
+	}
+	for _, body := range bodies {
+		for i := 0; i <= len(body); i++ {
+			matchesReference(t, []byte(body[:i]))
+		}
+		for i := 0; i < len(body); i++ {
+			for _, c := range []byte{' ', '"', '\\', ',', ':', '}', ']', '{', '[', '0', 'e', 0x01, 0x80, 0xe9} {
+				b := []byte(body)
+				b[i] = c
+				matchesReference(t, b)
+			}
+		}
+	}
+}
+
+// plainEnd stops exactly where a byte-by-byte scan stops, for every byte
+// value at every position of a word and in the tail.
+func TestPlainEnd(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[pos] = byte(c)
+				want := n
+				for i, x := range b {
+					if x < 0x20 || x == '"' || x == '\\' || x >= 0x80 {
+						want = i
+						break
+					}
+				}
+				if got := plainEnd(b, 0); got != want {
+					t.Fatalf("plainEnd(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
 	}
 }

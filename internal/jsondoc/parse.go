@@ -13,7 +13,9 @@ package jsondoc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -49,6 +51,7 @@ const (
 	replaced                      // value replaced (see Doc.repl)
 	keyNonASCII                   // the member key has bytes >= 0x80
 	dirty                         // the node or something inside it was edited
+	keySet                        // an object whose keys are in parser.keySets
 )
 
 // node is one JSON value. Children form a linked list by index; object
@@ -80,20 +83,12 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.M
 
 // Parse parses src strictly. The document keeps src; don't modify it.
 func Parse(src []byte) (*Doc, error) {
-	p := parser{src: src}
-	// A JSON value needs at least ~3 bytes per node; most bodies need far
-	// fewer nodes, so guess low and let append grow.
-	p.nodes = make([]node, 0, 8+len(src)/16)
-	p.skipSpace()
-	if p.pos >= len(src) {
-		return nil, &SyntaxError{Offset: p.pos, Msg: "empty body"}
-	}
-	if err := p.value(None, 0); err != nil {
+	// Lists of small objects take about 16 bytes a node; bodies of long
+	// strings need far fewer. Guessing that density keeps dense bodies from
+	// growing (and copying) the array.
+	p := parser{src: src, nodes: make([]node, 0, 8+len(src)/16)}
+	if err := p.parse(); err != nil {
 		return nil, err
-	}
-	p.skipSpace()
-	if p.pos != len(src) {
-		return nil, &SyntaxError{Offset: p.pos, Msg: "data after the JSON value", Ambiguous: true}
 	}
 	return &Doc{src: src, nodes: p.nodes}, nil
 }
@@ -114,24 +109,193 @@ func (p *parser) ambiguous(msg string) error {
 	return &SyntaxError{Offset: p.pos, Msg: msg, Ambiguous: true}
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.src) {
-		switch p.src[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
+// parse is the whole grammar as one loop over an explicit stack of open
+// containers rather than a function per value: inside the VM a Go call
+// costs far more than a jump, and a body is mostly small values.
+func (p *parser) parse() error {
+	src := p.src
+	n := len(src)
+	var (
+		open   [MaxDepth]int32 // open containers, innermost last
+		depth  int
+		parent = None
+		// the key of the member whose value comes next (-1: none)
+		ks, ke int32 = -1, -1
+		kf     uint8
+		i      = spaceEnd(src, 0)
+		start  int
+		kind   Kind
+		flags  uint8
+		err    error
+	)
+	if i >= n {
+		return &SyntaxError{Offset: i, Msg: "empty body"}
+	}
+
+value: // i is on the first byte of a value
+	if i >= n {
+		p.pos = i
+		return p.fail("unexpected end of body")
+	}
+	start = i
+	flags = kf
+	switch c := src[i]; {
+	case c == '{' || c == '[':
+		if depth >= MaxDepth {
+			p.pos = i
+			return p.ambiguous(fmt.Sprintf("nesting deeper than %d", MaxDepth))
+		}
+		kind = Array
+		if c == '{' {
+			kind = Object
+		}
+		open[depth] = p.append(node{kind: kind, flags: flags, start: int32(start), keyStart: ks, keyEnd: ke, parent: parent})
+		parent = open[depth]
+		depth++
+		ks, ke, kf = -1, -1, 0
+		i = spaceEnd(src, i+1)
+		if c == '[' {
+			if i < n && src[i] == ']' {
+				i++
+				goto closed
+			}
+			goto value
+		}
+		if i < n && src[i] == '}' {
+			i++
+			goto closed
+		}
+		goto key
+	case c == '"':
+		if i = plainEnd(src, i+1); i < n && src[i] == '"' {
+			i++
+		} else {
+			p.pos = start
+			var esc bool
+			if esc, err = p.str(i); err != nil {
+				return err
+			}
+			if esc {
+				flags |= escaped
+			}
+			i = p.pos
+		}
+		kind = String
+	case c == '-' || (c >= '0' && c <= '9'):
+		p.pos = i
+		if err = p.number(); err != nil {
+			return err
+		}
+		i, kind = p.pos, Number
+	case c == 't' || c == 'f' || c == 'n':
+		word := "null"
+		kind = Null
+		if c == 't' {
+			word, kind = "true", True
+		} else if c == 'f' {
+			word, kind = "false", False
+		}
+		if n-i < len(word) || string(src[i:i+len(word)]) != word {
+			p.pos = i
+			return p.fail("invalid literal")
+		}
+		i += len(word)
+	default:
+		p.pos = i
+		return p.fail(fmt.Sprintf("unexpected character %q", rune(c)))
+	}
+	p.append(node{kind: kind, flags: flags, start: int32(start), end: int32(i), keyStart: ks, keyEnd: ke, parent: parent})
+	ks, ke, kf = -1, -1, 0
+
+next: // after a value: a separator, the end of its container, or the end
+	if depth == 0 {
+		if i = spaceEnd(src, i); i != n {
+			p.pos = i
+			return p.ambiguous("data after the JSON value")
+		}
+		return nil
+	}
+	i = spaceEnd(src, i)
+	if p.nodes[parent].kind == Object {
+		if i >= n {
+			p.pos = i
+			return p.fail("unexpected end of body in an object")
+		}
+		switch src[i] {
+		case ',':
+			i = spaceEnd(src, i+1)
+			goto key
+		case '}':
+			i++
+			goto closed
+		}
+		p.pos = i
+		return p.fail("want ',' or '}' in an object")
+	}
+	if i >= n {
+		p.pos = i
+		return p.fail("unexpected end of body in an array")
+	}
+	switch src[i] {
+	case ',':
+		i = spaceEnd(src, i+1)
+		goto value
+	case ']':
+		i++
+		goto closed
+	}
+	p.pos = i
+	return p.fail("want ',' or ']' in an array")
+
+closed: // i is just past the bracket closing the innermost container
+	depth--
+	p.nodes[open[depth]].end = int32(i)
+	parent = p.nodes[open[depth]].parent
+	goto next
+
+key: // i is where a member's key must start
+	if i >= n || src[i] != '"' {
+		p.pos = i
+		return p.fail("want a string key")
+	}
+	ks, kf = int32(i), 0
+	if i = plainEnd(src, i+1); i < n && src[i] == '"' {
+		i++
+	} else {
+		p.pos = int(ks)
+		var esc bool
+		if esc, err = p.str(i); err != nil {
+			return err
+		}
+		if esc {
+			kf = keyEscaped
+		}
+		if p.nonASCII {
+			kf |= keyNonASCII
+		}
+		i = p.pos
+	}
+	ke = int32(i)
+	if p.nodes[parent].first != None {
+		if err = p.checkKey(parent, ks, ke, kf); err != nil {
+			return err
 		}
 	}
+	if i = spaceEnd(src, i); i >= n || src[i] != ':' {
+		p.pos = i
+		return p.fail("want ':' after a key")
+	}
+	i = spaceEnd(src, i+1)
+	goto value
 }
 
-// add appends a node as the last child of parent and returns its index.
-func (p *parser) add(parent int32, n node) int32 {
+// append adds n as the last child of n.parent and returns its index.
+func (p *parser) append(n node) int32 {
 	i := int32(len(p.nodes))
-	n.parent, n.first, n.last, n.next = parent, None, None, None
+	n.first, n.last, n.next = None, None, None
 	p.nodes = append(p.nodes, n)
-	if parent != None {
-		par := &p.nodes[parent]
+	if n.parent != None {
+		par := &p.nodes[n.parent]
 		if par.last == None {
 			par.first = i
 		} else {
@@ -142,149 +306,49 @@ func (p *parser) add(parent int32, n node) int32 {
 	return i
 }
 
-// value parses one value at p.pos (after spaces) as a child of parent.
-// keyStart/keyEnd of the new node are set by the caller for members.
-func (p *parser) value(parent int32, depth int) error {
-	return p.member(parent, depth, -1, -1, 0)
+// spaceEnd returns the index of the first byte at or after i that is not
+// JSON white space.
+func spaceEnd(src []byte, i int) int {
+	for i < len(src) && src[i] <= ' ' && (src[i] == ' ' || src[i] == '\n' || src[i] == '\r' || src[i] == '\t') {
+		i++
+	}
+	return i
 }
 
-func (p *parser) member(parent int32, depth int, keyStart, keyEnd int32, keyFlags uint8) error {
-	if p.pos >= len(p.src) {
-		return p.fail("unexpected end of body")
-	}
-	start := int32(p.pos)
-	n := node{start: start, keyStart: keyStart, keyEnd: keyEnd, flags: keyFlags}
-	switch c := p.src[p.pos]; {
-	case c == '{':
-		if depth >= MaxDepth {
-			return p.ambiguous(fmt.Sprintf("nesting deeper than %d", MaxDepth))
-		}
-		n.kind = Object
-		i := p.add(parent, n)
-		if err := p.object(i, depth+1); err != nil {
-			return err
-		}
-		p.nodes[i].end = int32(p.pos)
-		return nil
-	case c == '[':
-		if depth >= MaxDepth {
-			return p.ambiguous(fmt.Sprintf("nesting deeper than %d", MaxDepth))
-		}
-		n.kind = Array
-		i := p.add(parent, n)
-		if err := p.array(i, depth+1); err != nil {
-			return err
-		}
-		p.nodes[i].end = int32(p.pos)
-		return nil
-	case c == '"':
-		esc, err := p.str()
-		if err != nil {
-			return err
-		}
-		n.kind, n.end = String, int32(p.pos)
-		if esc {
-			n.flags |= escaped
-		}
-	case c == '-' || (c >= '0' && c <= '9'):
-		if err := p.number(); err != nil {
-			return err
-		}
-		n.kind, n.end = Number, int32(p.pos)
-	case c == 't':
-		if err := p.literal("true"); err != nil {
-			return err
-		}
-		n.kind, n.end = True, int32(p.pos)
-	case c == 'f':
-		if err := p.literal("false"); err != nil {
-			return err
-		}
-		n.kind, n.end = False, int32(p.pos)
-	case c == 'n':
-		if err := p.literal("null"); err != nil {
-			return err
-		}
-		n.kind, n.end = Null, int32(p.pos)
-	default:
-		return p.fail(fmt.Sprintf("unexpected character %q", rune(c)))
-	}
-	p.add(parent, n)
-	return nil
-}
-
-func (p *parser) literal(word string) error {
-	if len(p.src)-p.pos < len(word) || string(p.src[p.pos:p.pos+len(word)]) != word {
-		return p.fail("invalid literal")
-	}
-	p.pos += len(word)
-	return nil
-}
-
-func (p *parser) object(obj int32, depth int) error {
-	p.pos++ // {
-	p.skipSpace()
-	if p.pos < len(p.src) && p.src[p.pos] == '}' {
-		p.pos++
-		return nil
-	}
-	for members := 0; ; members++ {
-		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
-			return p.fail("want a string key")
-		}
-		ks := int32(p.pos)
-		esc, err := p.str()
-		if err != nil {
-			return err
-		}
-		ke := int32(p.pos)
-		var kf uint8
-		if esc {
-			kf = keyEscaped
-		}
-		if p.nonASCII {
-			kf |= keyNonASCII
-		}
-		if err := p.checkKey(obj, members, ks, ke, kf); err != nil {
-			return err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			return p.fail("want ':' after a key")
-		}
-		p.pos++
-		p.skipSpace()
-		if err := p.member(obj, depth, ks, ke, kf); err != nil {
-			return err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.src) {
-			return p.fail("unexpected end of body in an object")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case '}':
-			p.pos++
-			return nil
-		default:
-			return p.fail("want ',' or '}' in an object")
+// plainEnd returns the index of the first byte at or after i that a string
+// scan must look at: '"', '\\', a control character or a byte >= 0x80. It
+// tests eight bytes at a time: a byte sets its high bit in t when it is
+// below 0x20 (subtracting 0x20 borrows), equal to '"' or '\\' (the XOR
+// is zero, subtracting 1 borrows), or >= 0x80. A borrow can only come out
+// of a byte that is itself flagged, so the lowest flagged byte is exact.
+func plainEnd(src []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:])
+		t := (w - 0x20*ones) | ((w ^ '"'*ones) - ones) | ((w ^ '\\'*ones) - ones) | w
+		if t &= highs; t != 0 {
+			return i + bits.TrailingZeros64(t)>>3
 		}
 	}
+	for ; i < len(src); i++ {
+		if c := src[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return i
+		}
+	}
+	return i
 }
 
 // checkKey rejects a key equal, or equal under case folding, to an earlier
 // key of the same object. Small objects are checked pairwise; from
 // pairwiseKeys members on, a set of folded keys keeps the check linear, so
 // a body with a huge object cannot make the parse quadratic.
-func (p *parser) checkKey(obj int32, members int, ks, ke int32, kf uint8) error {
+func (p *parser) checkKey(obj int32, ks, ke int32, kf uint8) error {
 	esc := kf&keyEscaped != 0
 	key := ""
 	if esc {
 		key = decodeString(p.src[ks:ke])
 	}
-	if members >= pairwiseKeys {
+	if p.nodes[obj].flags&keySet != 0 {
 		return p.checkKeyInSet(p.keySets[obj], obj, ks, ke, esc, key)
 	}
 	n := 0
@@ -330,6 +394,7 @@ func (p *parser) checkKey(obj int32, members int, ks, ke int32, kf uint8) error 
 			p.keySets = map[int32]map[string]int32{}
 		}
 		p.keySets[obj] = set
+		p.nodes[obj].flags |= keySet
 		return p.checkKeyInSet(set, obj, ks, ke, esc, key)
 	}
 	return nil
@@ -406,50 +471,16 @@ func foldKey(s string) string {
 	return b.String()
 }
 
-func (p *parser) array(arr int32, depth int) error {
-	p.pos++ // [
-	p.skipSpace()
-	if p.pos < len(p.src) && p.src[p.pos] == ']' {
-		p.pos++
-		return nil
-	}
-	for {
-		if err := p.value(arr, depth); err != nil {
-			return err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.src) {
-			return p.fail("unexpected end of body in an array")
-		}
-		switch p.src[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case ']':
-			p.pos++
-			return nil
-		default:
-			return p.fail("want ',' or ']' in an array")
-		}
-	}
-}
-
-// str scans a string at p.pos (on the opening quote), validating UTF-8,
-// escapes and surrogate pairs. It reports whether the string has escapes.
-func (p *parser) str() (bool, error) {
+// str scans the string whose opening quote is at p.pos, from i, the first
+// byte plainEnd stopped at, validating UTF-8, escapes and surrogate pairs.
+// It leaves p.pos past the closing quote and reports whether the string
+// has escapes; p.nonASCII says whether it has bytes >= 0x80.
+func (p *parser) str(i int) (bool, error) {
 	src := p.src
-	i := p.pos + 1
 	esc := false
 	p.nonASCII = false
 	for {
-		// Fast scan over plain ASCII.
-		for i < len(src) {
-			c := src[i]
-			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-				break
-			}
-			i++
-		}
+		i = plainEnd(src, i)
 		if i >= len(src) {
 			p.pos = i
 			return esc, p.fail("unterminated string")
