@@ -31,6 +31,10 @@ const (
 	// VisibleNoLearn: with server.learn_from_lists off the metadata is
 	// not read, so only the globs hide tools.
 	VisibleNoLearn = 425
+	// VirtualTools are the plugin's own tools the first page gains:
+	// privacy_status, and preview_transform because the standard profile
+	// transforms results.
+	VirtualTools = 2
 )
 
 // ListsEnvelopeNoLearn is ListsEnvelope with server.learn_from_lists off.
