@@ -30,7 +30,7 @@ test:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/envoy$$')
 	@# every benchmark once: the checks a benchmark makes before its loop
 	@# (what comes out is what it claims to measure) must keep holding
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./... > /dev/null
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
 ## bench: every benchmark with allocation counts
 bench:
