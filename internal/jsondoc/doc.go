@@ -49,15 +49,28 @@ func (d *Doc) First(n int32) int32 {
 	if n < 0 {
 		return None
 	}
-	return d.live(d.nodes[n].first)
+	if c := n + 1; c < d.nodes[n].after {
+		return d.live(c)
+	}
+	return None
 }
 
 // Next returns the next sibling of n, or None. Deleted siblings are skipped.
-func (d *Doc) Next(n int32) int32 { return d.live(d.nodes[n].next) }
+func (d *Doc) Next(n int32) int32 { return d.live(d.next(n)) }
+
+// next is n's next sibling, deleted or not: the node after n's subtree,
+// if that is still inside n's parent.
+func (d *Doc) next(n int32) int32 {
+	m := &d.nodes[n]
+	if m.parent != None && m.after < d.nodes[m.parent].after {
+		return m.after
+	}
+	return None
+}
 
 func (d *Doc) live(n int32) int32 {
 	for n != None && d.nodes[n].flags&deleted != 0 {
-		n = d.nodes[n].next
+		n = d.next(n)
 	}
 	return n
 }

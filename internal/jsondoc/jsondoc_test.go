@@ -395,6 +395,33 @@ func TestParseMatchesReference(t *testing.T) {
 	}
 }
 
+// Keys equal, or equal under case folding, to an earlier key are found
+// whatever their spelling and wherever they are: keyBits only lets keys
+// that cannot repeat one skip the comparison.
+func TestDuplicateKeysFound(t *testing.T) {
+	many := ""
+	for i := range 40 {
+		many += fmt.Sprintf(`"key%d":%d,`, i, i)
+	}
+	for _, body := range []string{
+		`{"a":1,"a":2}`, `{"ab":1,"AB":2}`, `{"a":1,"\u0061":2}`, `{"\u0061":1,"a":2}`, `{"\u0041":1,"a":2}`,
+		`{"k":1,"\u212a":2}`, `{"\u212a":1,"k":2}`, "{\"k\":1,\"\u212a\":2}", "{\"\u212a\":1,\"K\":2}",
+		`{"x":{"a":1},"y":{"b":1,"c":2,"B":3}}`, `{"a":[{"z":1,"Z":2}]}`,
+		"{" + many + `"KEY7":1}`, "{" + many + `"key39":1}`, "{" + many + `"\u006bey0":1}`,
+		`{"":1,"":2}`,
+	} {
+		if _, err := Parse([]byte(body)); err == nil || !strings.Contains(err.Error(), "key") {
+			t.Errorf("%s: error %v, want a duplicate key", body, err)
+		}
+		matchesReference(t, []byte(body))
+	}
+	for _, body := range []string{`{"ab":1,"ba":2,"aB ":3}`, "{" + many + `"key40":1}`, `{"a":{"a":{"a":1}},"b":{"a":2}}`} {
+		if _, err := Parse([]byte(body)); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
 // plainEnd stops exactly where a byte-by-byte scan stops, for every byte
 // value at every position of a word and in the tail.
 func TestPlainEnd(t *testing.T) {

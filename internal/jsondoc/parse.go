@@ -54,15 +54,18 @@ const (
 	keySet                        // an object whose keys are in parser.keySets
 )
 
-// node is one JSON value. Children form a linked list by index; object
-// members carry their key's span. Spans of strings include the quotes.
+// node is one JSON value. Nodes are stored in document order, each
+// container followed by its subtree, so a container's first child is the
+// next node and a node's next sibling is the first node after its
+// subtree: no links to write while parsing. Object members carry their
+// key's span. Spans of strings include the quotes.
 type node struct {
-	kind              Kind
-	flags             uint8
-	start, end        int32
-	keyStart, keyEnd  int32 // member key span (quotes included), -1 if none
-	first, last, next int32 // children and next sibling; -1 if none
-	parent            int32
+	kind             Kind
+	flags            uint8
+	start, end       int32
+	keyStart, keyEnd int32 // member key span (quotes included), -1 if none
+	after            int32 // the index just past the node's subtree
+	parent           int32
 }
 
 // None is the index returned when there is no such node.
@@ -116,8 +119,11 @@ func (p *parser) parse() error {
 	src := p.src
 	n := len(src)
 	var (
-		open   [MaxDepth]int32 // open containers, innermost last
-		depth  int
+		open [MaxDepth]int32 // open containers, innermost last
+		// keyBits has a bit per key of each open object (see keyBit):
+		// only a key whose bit is already set can repeat an earlier one.
+		keyBits [MaxDepth]uint64
+		depth   int
 		parent = None
 		// the key of the member whose value comes next (-1: none)
 		ks, ke int32 = -1, -1
@@ -150,7 +156,7 @@ value: // i is on the first byte of a value
 			kind = Object
 		}
 		open[depth] = p.append(node{kind: kind, flags: flags, start: int32(start), keyStart: ks, keyEnd: ke, parent: parent})
-		parent = open[depth]
+		parent, keyBits[depth] = open[depth], 0
 		depth++
 		ks, ke, kf = -1, -1, 0
 		i = spaceEnd(src, i+1)
@@ -204,7 +210,7 @@ value: // i is on the first byte of a value
 		p.pos = i
 		return p.fail(fmt.Sprintf("unexpected character %q", rune(c)))
 	}
-	p.append(node{kind: kind, flags: flags, start: int32(start), end: int32(i), keyStart: ks, keyEnd: ke, parent: parent})
+	p.append(node{kind: kind, flags: flags, start: int32(start), end: int32(i), keyStart: ks, keyEnd: ke, after: int32(len(p.nodes)) + 1, parent: parent})
 	ks, ke, kf = -1, -1, 0
 
 next: // after a value: a separator, the end of its container, or the end
@@ -250,6 +256,7 @@ next: // after a value: a separator, the end of its container, or the end
 closed: // i is just past the bracket closing the innermost container
 	depth--
 	p.nodes[open[depth]].end = int32(i)
+	p.nodes[open[depth]].after = int32(len(p.nodes))
 	parent = p.nodes[open[depth]].parent
 	goto next
 
@@ -276,9 +283,24 @@ key: // i is where a member's key must start
 		i = p.pos
 	}
 	ke = int32(i)
-	if p.nodes[parent].first != None {
+	if kf != 0 {
+		// Escaped and non-ASCII keys are compared with every earlier key,
+		// and make every later key compare too: decoded or folded, they
+		// can equal a key of another length (U+212A folds to "k").
+		if int(parent)+1 < len(p.nodes) {
+			if err = p.checkKey(parent, ks, ke, kf); err != nil {
+				return err
+			}
+		}
+		keyBits[depth-1] = ^uint64(0)
+	} else if bit := uint64(1) << keyBit(src[ks+1:ke-1]); keyBits[depth-1]&bit == 0 {
+		keyBits[depth-1] |= bit
+	} else {
 		if err = p.checkKey(parent, ks, ke, kf); err != nil {
 			return err
+		}
+		if p.nodes[parent].flags&keySet != 0 {
+			keyBits[depth-1] = ^uint64(0) // every key goes into the set
 		}
 	}
 	if i = spaceEnd(src, i); i >= n || src[i] != ':' {
@@ -289,21 +311,20 @@ key: // i is where a member's key must start
 	goto value
 }
 
-// append adds n as the last child of n.parent and returns its index.
+// append adds n and returns its index.
 func (p *parser) append(n node) int32 {
-	i := int32(len(p.nodes))
-	n.first, n.last, n.next = None, None, None
 	p.nodes = append(p.nodes, n)
-	if n.parent != None {
-		par := &p.nodes[n.parent]
-		if par.last == None {
-			par.first = i
-		} else {
-			p.nodes[par.last].next = i
-		}
-		par.last = i
+	return int32(len(p.nodes) - 1)
+}
+
+// keyBit is a plain ASCII key's bit in keyBits: keys equal under ASCII
+// case folding have equal lengths and equal first and last bytes up to
+// case, so they get the same bit.
+func keyBit(key []byte) uint {
+	if len(key) == 0 {
+		return 0
 	}
-	return i
+	return uint(len(key)*7+int(key[0]|0x20)*3+int(key[len(key)-1]|0x20)) & 63
 }
 
 // spaceEnd returns the index of the first byte at or after i that is not
@@ -352,7 +373,7 @@ func (p *parser) checkKey(obj int32, ks, ke int32, kf uint8) error {
 		return p.checkKeyInSet(p.keySets[obj], obj, ks, ke, esc, key)
 	}
 	n := 0
-	for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
+	for c := obj + 1; c < int32(len(p.nodes)); c = p.nodes[c].after {
 		n++
 		m := &p.nodes[c]
 		var same, folded bool
@@ -386,7 +407,7 @@ func (p *parser) checkKey(obj int32, ks, ke int32, kf uint8) error {
 	}
 	if n+1 >= pairwiseKeys {
 		set := make(map[string]int32, 2*n)
-		for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
+		for c := obj + 1; c < int32(len(p.nodes)); c = p.nodes[c].after {
 			m := &p.nodes[c]
 			set[foldKey(p.keyText(m.keyStart, m.keyEnd, m.flags&keyEscaped != 0))] = m.keyStart
 		}
@@ -428,7 +449,7 @@ func (p *parser) checkKeyInSet(set map[string]int32, obj int32, ks, ke int32, es
 	}
 	folded := foldKey(key)
 	if prev, ok := set[folded]; ok {
-		for c := p.nodes[obj].first; c != None; c = p.nodes[c].next {
+		for c := obj + 1; c < int32(len(p.nodes)); c = p.nodes[c].after {
 			if m := &p.nodes[c]; m.keyStart == prev {
 				if p.keyText(m.keyStart, m.keyEnd, m.flags&keyEscaped != 0) == key {
 					return &SyntaxError{Offset: int(ks), Msg: fmt.Sprintf("duplicate key %s", p.src[ks:ke]), Ambiguous: true}

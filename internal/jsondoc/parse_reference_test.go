@@ -40,17 +40,8 @@ func (p *parser) refSkipSpace() {
 // add appends a node as the last child of parent and returns its index.
 func (p *parser) refAdd(parent int32, n node) int32 {
 	i := int32(len(p.nodes))
-	n.parent, n.first, n.last, n.next = parent, None, None, None
+	n.parent, n.after = parent, i+1
 	p.nodes = append(p.nodes, n)
-	if parent != None {
-		par := &p.nodes[parent]
-		if par.last == None {
-			par.first = i
-		} else {
-			p.nodes[par.last].next = i
-		}
-		par.last = i
-	}
 	return i
 }
 
@@ -77,6 +68,7 @@ func (p *parser) refMember(parent int32, depth int, keyStart, keyEnd int32, keyF
 			return err
 		}
 		p.nodes[i].end = int32(p.pos)
+		p.nodes[i].after = int32(len(p.nodes))
 		return nil
 	case c == '[':
 		if depth >= MaxDepth {
@@ -88,6 +80,7 @@ func (p *parser) refMember(parent int32, depth int, keyStart, keyEnd int32, keyF
 			return err
 		}
 		p.nodes[i].end = int32(p.pos)
+		p.nodes[i].after = int32(len(p.nodes))
 		return nil
 	case c == '"':
 		esc, err := p.str(p.pos + 1)
