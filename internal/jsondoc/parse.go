@@ -124,7 +124,7 @@ func (p *parser) parse() error {
 		// only a key whose bit is already set can repeat an earlier one.
 		keyBits [MaxDepth]uint64
 		depth   int
-		parent = None
+		parent  = None
 		// the key of the member whose value comes next (-1: none)
 		ks, ke int32 = -1, -1
 		kf     uint8
