@@ -138,12 +138,11 @@ func (s *Stream) record(e *AuditEntry) {
 // are recorded now, as allowed with nothing received; on the legacy
 // transport their answers arrive on the GET stream, which records them.
 func (s *Stream) Done() {
-	for id, f := range s.requests {
+	s.requests.drain(func(_ string, f forwarded) {
 		if f.rec != nil && !s.legacy {
 			s.finish(f.rec, "")
 		}
-		delete(s.requests, id)
-	}
+	})
 }
 
 // Failed records that a callback panicked and the stream was failed
@@ -152,14 +151,13 @@ func (s *Stream) Failed(stage string) {
 	CountError(s.cfg.Metrics, ErrInternal)
 	reason := "internal error in " + stage + ": the stream was failed closed"
 	n := 0
-	for id, f := range s.requests {
+	s.requests.drain(func(_ string, f forwarded) {
 		if f.rec != nil {
 			f.rec.entry.Decision, f.rec.entry.Rule, f.rec.entry.Reason = OutcomeError, "", reason
 			s.finish(f.rec, "")
 			n++
 		}
-		delete(s.requests, id)
-	}
+	})
 	if n == 0 {
 		now := s.cfg.Now()
 		s.record(&AuditEntry{Time: now, Decision: OutcomeError, Reason: reason})

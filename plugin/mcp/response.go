@@ -59,7 +59,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	}
 	switch {
 	case endOfStream:
-	case mt == "application/json" && (len(s.requests) > 0 || len(s.pending) > 0):
+	case mt == "application/json" && (s.requests.len() > 0 || len(s.pending) > 0):
 		s.mode = bufferJSON
 		r.Remove = []string{"content-length"}
 	case mt == "text/event-stream":
@@ -232,14 +232,11 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	}
 	id := string(doc.AppendValue(nil, idNode))
 	result := doc.Get(n, "result")
-	req, ok := s.requests[id]
+	req, ok := s.requests.take(id)
 	shared := false
 	var x policy.Primitive
 	var d policy.Decision
-	switch {
-	case ok:
-		delete(s.requests, id)
-	default:
+	if !ok {
 		if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, id); deferred {
 			// The answer to a request the plugin refused on the legacy
 			// transport (it went upstream as a ping).
@@ -321,15 +318,14 @@ func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
 	CountError(s.cfg.Metrics, kind)
 	e := &policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter could not inspect the response (" + why + ")"}
 	var items [][]byte
-	for id, f := range s.requests {
+	s.requests.drain(func(id string, f forwarded) {
 		answer := ErrorResponse(id, e)
 		items = append(items, answer)
 		if f.rec != nil {
 			f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
 			s.finish(f.rec, "")
 		}
-	}
-	s.requests = nil
+	})
 	items = append(items, s.pending...)
 	s.pending = nil
 	switch len(items) {

@@ -89,7 +89,7 @@ type Stream struct {
 	sse     *SSERewriter
 	// requests are the requests this stream forwarded, by raw id, for
 	// matching the responses.
-	requests map[string]forwarded
+	requests forwardedSet
 	// session is the MCP session (Mcp-Session-Id, or the legacy
 	// transport's sessionid); legacy marks a POST of the 2024-11-05
 	// HTTP+SSE transport, whose answers arrive on the GET stream.
@@ -121,6 +121,65 @@ type forwarded struct {
 	// response passes (nil for other requests, and for requests another
 	// stream forwarded).
 	rec *callRecord
+}
+
+// forwardedSet holds the requests a stream forwarded, by raw id. Nearly
+// every stream forwards one request, so the set holds one without a map
+// (in the VM a map costs a few microseconds per stream) and makes a map
+// only for a batch.
+type forwardedSet struct {
+	id   string
+	one  forwarded
+	has  bool
+	many map[string]forwarded
+}
+
+func (r *forwardedSet) put(id string, f forwarded) {
+	switch {
+	case r.many != nil:
+		r.many[id] = f
+	case !r.has || r.id == id:
+		r.id, r.one, r.has = id, f, true
+	default:
+		r.many = map[string]forwarded{r.id: r.one, id: f}
+		r.id, r.one, r.has = "", forwarded{}, false
+	}
+}
+
+// take removes and returns the request with this id.
+func (r *forwardedSet) take(id string) (forwarded, bool) {
+	if r.many != nil {
+		f, ok := r.many[id]
+		delete(r.many, id)
+		return f, ok
+	}
+	if !r.has || r.id != id {
+		return forwarded{}, false
+	}
+	f := r.one
+	r.id, r.one, r.has = "", forwarded{}, false
+	return f, true
+}
+
+func (r *forwardedSet) len() int {
+	if r.many != nil {
+		return len(r.many)
+	}
+	if r.has {
+		return 1
+	}
+	return 0
+}
+
+// drain empties the set, calling fn for each request in it.
+func (r *forwardedSet) drain(fn func(id string, f forwarded)) {
+	if r.has {
+		fn(r.id, r.one)
+	}
+	for id, f := range r.many {
+		fn(id, f)
+	}
+	*r = forwardedSet{}
 }
 
 // NewStream starts the state of one HTTP stream.
@@ -317,16 +376,13 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		}
 		nForwarded++
 		if request {
-			if s.requests == nil {
-				s.requests = map[string]forwarded{}
-			}
 			f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
 				out: j.out, kind: j.call.Kind, name: j.call.Name}
 			if j.judged && j.reply == nil && j.answer == nil {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
 			}
-			s.requests[m.ID] = f
+			s.requests.put(m.ID, f)
 			if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
 				// Its answer may come back on a resumed stream.
 				s.cfg.Catalog.shareRequest(s.session, m.ID, f)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -461,6 +462,50 @@ func TestNormalizePath(t *testing.T) {
 	} {
 		if got := NormalizePath(in); got != want {
 			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// forwardedSet keeps every request it was given until it is taken or
+// drained, one or many, and a repeated id replaces the earlier request.
+func TestForwardedSet(t *testing.T) {
+	for _, ids := range [][]string{nil, {"1"}, {"1", "2"}, {"1", "1"}, {`"a"`, "2", "3", `"a"`}} {
+		var r forwardedSet
+		want := map[string]string{}
+		for i, id := range ids {
+			m := fmt.Sprint("m", i)
+			r.put(id, forwarded{method: m})
+			want[id] = m
+		}
+		if r.len() != len(want) {
+			t.Errorf("%v: len %d, want %d", ids, r.len(), len(want))
+		}
+		for id, m := range want {
+			if f, ok := r.take(id); !ok || f.method != m {
+				t.Errorf("%v: took %s=%q (%v), want %q", ids, id, f.method, ok, m)
+			}
+			r.put(id, forwarded{method: m})
+		}
+		if _, ok := r.take("404"); ok {
+			t.Errorf("%v: took an id never put", ids)
+		}
+		got := map[string]string{}
+		for id := range want {
+			f, ok := r.take(id)
+			if !ok {
+				t.Fatalf("%v: %s not found", ids, id)
+			}
+			got[id] = f.method
+			r.put(id, f)
+		}
+		r.drain(func(id string, f forwarded) {
+			if got[id] != f.method {
+				t.Errorf("%v: drained %s=%s, took %s", ids, id, f.method, got[id])
+			}
+			delete(got, id)
+		})
+		if len(got) != 0 || r.len() != 0 {
+			t.Errorf("%v: not drained: %v, len %d", ids, got, r.len())
 		}
 	}
 }
