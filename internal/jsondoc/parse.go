@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -133,6 +134,7 @@ func (p *parser) parse() error {
 		kind   Kind
 		flags  uint8
 		err    error
+		m      *node
 	)
 	if i >= n {
 		return &SyntaxError{Offset: i, Msg: "empty body"}
@@ -155,7 +157,15 @@ value: // i is on the first byte of a value
 		if c == '{' {
 			kind = Object
 		}
-		open[depth] = p.append(node{kind: kind, flags: flags, start: int32(start), keyStart: ks, keyEnd: ke, parent: parent})
+		// Nodes are written in place: building one and appending it
+		// would copy the struct, which inside the VM costs a call.
+		if len(p.nodes) == cap(p.nodes) {
+			p.nodes = slices.Grow(p.nodes, 1)
+		}
+		open[depth] = int32(len(p.nodes))
+		p.nodes = p.nodes[:len(p.nodes)+1]
+		m = &p.nodes[open[depth]]
+		m.kind, m.flags, m.start, m.end, m.keyStart, m.keyEnd, m.after, m.parent = kind, flags, int32(start), 0, ks, ke, 0, parent
 		parent, keyBits[depth] = open[depth], 0
 		depth++
 		ks, ke, kf = -1, -1, 0
@@ -210,7 +220,12 @@ value: // i is on the first byte of a value
 		p.pos = i
 		return p.fail(fmt.Sprintf("unexpected character %q", rune(c)))
 	}
-	p.append(node{kind: kind, flags: flags, start: int32(start), end: int32(i), keyStart: ks, keyEnd: ke, after: int32(len(p.nodes)) + 1, parent: parent})
+	if len(p.nodes) == cap(p.nodes) {
+		p.nodes = slices.Grow(p.nodes, 1)
+	}
+	p.nodes = p.nodes[:len(p.nodes)+1]
+	m = &p.nodes[len(p.nodes)-1]
+	m.kind, m.flags, m.start, m.end, m.keyStart, m.keyEnd, m.after, m.parent = kind, flags, int32(start), int32(i), ks, ke, int32(len(p.nodes)), parent
 	ks, ke, kf = -1, -1, 0
 
 next: // after a value: a separator, the end of its container, or the end
@@ -309,12 +324,6 @@ key: // i is where a member's key must start
 	}
 	i = spaceEnd(src, i+1)
 	goto value
-}
-
-// append adds n and returns its index.
-func (p *parser) append(n node) int32 {
-	p.nodes = append(p.nodes, n)
-	return int32(len(p.nodes) - 1)
 }
 
 // keyBit is a plain ASCII key's bit in keyBits: keys equal under ASCII
