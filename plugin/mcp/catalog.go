@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/yosida95/uritemplate/v3"
@@ -21,7 +23,7 @@ type Catalog struct {
 	resources map[string]bool
 	// learned is metadata learned from list results (spec 4, source 2):
 	// this VM's copy of what Shared holds for all worker VMs.
-	learned map[learnedKey]policy.Metadata
+	learned map[learnedKey]learnedEntry
 	// Shared is the host's shared data, so a call on any worker VM is
 	// judged with what any other learned; nil keeps learning local.
 	Shared SharedData
@@ -35,6 +37,21 @@ type learnedKey struct {
 	kind policy.Kind
 	name string
 }
+
+type learnedEntry struct {
+	meta policy.Metadata
+	// synced is when this VM last wrote the entry to Shared (Unix ns; 0
+	// for an entry it read from there).
+	synced int64
+}
+
+// learnedResync is how long a VM trusts that the shared slot still holds
+// what it wrote. A list repeating known metadata within it writes
+// nothing (in the VM each write is a host call and an encoding, 500 of
+// them for a 500-tool list); after it, the write is repeated, so a slot
+// another VM overwrote with different metadata from an inconsistent
+// server is set right again within this time.
+const learnedResync = 30 * time.Second
 
 // maxCatalog bounds what list results can add to the catalog, so a server
 // cannot grow the VM's memory without limit.
@@ -50,7 +67,7 @@ type uriTemplate struct {
 // kind resource_template whose names are literal template texts make those
 // templates known; literal resource names make static resources known.
 func NewCatalog(server *policy.ServerConfig) *Catalog {
-	c := &Catalog{server: server, resources: map[string]bool{}, learned: map[learnedKey]policy.Metadata{}}
+	c := &Catalog{server: server, resources: map[string]bool{}, learned: map[learnedKey]learnedEntry{}}
 	for _, p := range server.Primitives {
 		if p.Names == nil {
 			continue
@@ -108,26 +125,38 @@ func (c *Catalog) AddResource(uri string) {
 	}
 }
 
-// Learn records metadata a list result gave a primitive, for every worker
-// VM.
-func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata) {
+// Learn records metadata a list result gave a primitive at now (Unix ns),
+// for every worker VM.
+func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64) {
 	key := learnedKey{k, name}
-	if _, ok := c.learned[key]; ok || len(c.learned) < maxCatalog {
-		c.learned[key] = m
+	prev, ok := c.learned[key]
+	if ok && prev.synced != 0 && prev.synced <= now && now-prev.synced < int64(learnedResync) && sameMetadata(&prev.meta, &m) {
+		return
+	}
+	if ok || len(c.learned) < maxCatalog {
+		c.learned[key] = learnedEntry{meta: m, synced: now}
 	}
 	c.shareLearned(k, name, m)
+}
+
+func sameMetadata(a, b *policy.Metadata) bool {
+	if a.Category != b.Category || a.Sensitivity != b.Sensitivity || a.Capabilities != b.Capabilities ||
+		!slices.Equal(a.Tags, b.Tags) || (a.Hints == nil) != (b.Hints == nil) {
+		return false
+	}
+	return a.Hints == nil || a.Hints.JSON("") == b.Hints.JSON("")
 }
 
 // lookup finds learned metadata: this VM's copy, else what another worker
 // VM learned.
 func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 	key := learnedKey{k, name}
-	if m, ok := c.learned[key]; ok {
-		return m, true
+	if e, ok := c.learned[key]; ok {
+		return e.meta, true
 	}
 	m, ok := c.sharedLearned(k, name)
 	if ok && len(c.learned) < maxCatalog {
-		c.learned[key] = m
+		c.learned[key] = learnedEntry{meta: m} // not written by this VM
 	}
 	return m, ok
 }

@@ -42,6 +42,10 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		}
 	}()
 	changed := false
+	var now int64
+	if s.cfg.Env.Server.LearnFromLists {
+		now = s.cfg.Now()
+	}
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
 		name, ok := doc.Str(doc.Get(it, lm.key))
 		if !ok || name == "" {
@@ -53,7 +57,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		if s.cfg.Env.Server.LearnFromLists {
 			// Listed means known (for require_known), with or without metadata.
 			meta, _ := learnedMetadata(doc, doc.Path(it, "_meta", metaKey))
-			s.cfg.Catalog.Learn(lm.kind, name, meta)
+			s.cfg.Catalog.Learn(lm.kind, name, meta, now)
 		}
 		switch lm.kind {
 		case policy.KindResource:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -93,7 +94,7 @@ func TestLearnedSlots(t *testing.T) {
 	shared := newMemShared()
 	cfg, _ := NewConfig([]byte(listEnvelope), shared)
 	for i := range 20000 {
-		cfg.Catalog.Learn(policy.KindTool, "t"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), policy.Metadata{})
+		cfg.Catalog.Learn(policy.KindTool, "t"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), policy.Metadata{}, 1)
 	}
 	if n := len(shared.m); n > learnedSlots {
 		t.Errorf("%d shared keys for 20000 learned tools, want at most %d", n, learnedSlots)
@@ -168,5 +169,51 @@ func TestResumedStreamMatchedBySession(t *testing.T) {
 	_, edit = other.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
 	if strings.Contains(string(edit.Data), "privacy_status") || strings.Contains(string(edit.Data), "admin_reset") {
 		t.Errorf("another session's stream: %q", edit.Data)
+	}
+}
+
+// A VM writes learned metadata to shared data when it changed, when the VM
+// had only read it, or when its own write is older than learnedResync;
+// a list repeating what it wrote recently writes nothing, and another VM
+// still reads what was learned.
+func TestLearnWritesOnlyWhatChanged(t *testing.T) {
+	exec := policy.Metadata{Capabilities: policy.CapabilitySet(0).With(policy.Exec)}
+	tagged := policy.Metadata{Tags: []string{"crm"}}
+	t0 := int64(1_000_000_000_000)
+	steps := []struct {
+		vm     int
+		meta   policy.Metadata
+		at     time.Duration
+		writes bool
+	}{
+		{0, policy.Metadata{}, 0, true},                      // first learned
+		{0, policy.Metadata{}, time.Second, false},           // the same, soon after
+		{0, exec, 2 * time.Second, true},                     // changed
+		{0, exec, 3 * time.Second, false},                    // the same again
+		{0, exec, 3*time.Second + learnedResync, true},       // resynced
+		{1, exec, 4*time.Second + learnedResync, true},       // the other VM never wrote it
+		{1, tagged, 5*time.Second + learnedResync, true},     // changed on the other VM
+		{0, exec, 6*time.Second + learnedResync, false},      // VM 0 wrote exec recently: stale slot kept until resync
+		{0, exec, 4*time.Second + 2*learnedResync, true},     // resynced: the slot says exec again
+		{0, exec, 4*time.Second + 2*learnedResync - 1, true}, // the clock went back: written
+	}
+	shared := newMemShared()
+	var cfgs [2]*Config
+	for i := range cfgs {
+		cfgs[i], _ = NewConfig([]byte(listEnvelope), shared)
+	}
+	key := cfgs[0].Catalog.sharedKey("learned", slotOf(policy.KindTool, "search"))
+	for i, st := range steps {
+		_, before, _ := shared.Get(key)
+		cfgs[st.vm].Catalog.Learn(policy.KindTool, "search", st.meta, t0+int64(st.at))
+		_, after, _ := shared.Get(key)
+		if wrote := after != before; wrote != st.writes {
+			t.Errorf("step %d: wrote %v, want %v", i, wrote, st.writes)
+		}
+	}
+	// A third VM reads the last write.
+	third, _ := NewConfig([]byte(listEnvelope), shared)
+	if m, ok := third.Catalog.lookup(policy.KindTool, "search"); !ok || !sameMetadata(&m, &exec) {
+		t.Errorf("third VM read %+v, %v; want %+v", m, ok, exec)
 	}
 }
