@@ -56,7 +56,17 @@ func (d *Doc) First(n int32) int32 {
 }
 
 // Next returns the next sibling of n, or None. Deleted siblings are skipped.
-func (d *Doc) Next(n int32) int32 { return d.live(d.next(n)) }
+func (d *Doc) Next(n int32) int32 {
+	for {
+		m := &d.nodes[n]
+		if m.parent == None || m.after >= d.nodes[m.parent].after {
+			return None
+		}
+		if n = m.after; d.nodes[n].flags&deleted == 0 {
+			return n
+		}
+	}
+}
 
 // next is n's next sibling, deleted or not: the node after n's subtree,
 // if that is still inside n's parent.
