@@ -2,11 +2,9 @@ package transforms
 
 import (
 	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
-	"hash"
 	"strings"
 	"sync"
 )
@@ -21,13 +19,15 @@ const TokenLen = 12
 // pseudonym in a namespace, the model can still tell entities apart, and
 // nobody without the key can compute or reverse one.
 type Pseudonymizer struct {
-	// mac is keyed with the HKDF subkey for pseudonyms (never the vault key
-	// itself) and reset per call: keying an HMAC costs two SHA-256 blocks,
-	// as much as hashing a short value, and a pseudonym is computed for
-	// every finding. mu guards it (the CLI and tests share one across
-	// goroutines; in the VM it is never contended).
+	// mac is keyed once with the HKDF subkey for pseudonyms (never the
+	// vault key itself): keying an HMAC costs two SHA-256 blocks, as much
+	// as hashing a short value, and a pseudonym is computed for every
+	// finding. It is crypto/hmac natively and internal/hmacsha256 in the
+	// VM (pseudonym_mac_*.go); both give the same pseudonyms. mu guards
+	// the buffers and crypto/hmac's state (the CLI and tests share one
+	// across goroutines; in the VM it is never contended).
 	mu  sync.Mutex
-	mac hash.Hash
+	mac *pseudonymMAC
 	in  []byte
 	sum [sha256.Size]byte
 }
@@ -38,7 +38,7 @@ func NewPseudonymizer(vaultKey []byte) *Pseudonymizer {
 	if err != nil {
 		panic("transforms: HKDF: " + err.Error())
 	}
-	return &Pseudonymizer{mac: hmac.New(sha256.New, k)}
+	return &Pseudonymizer{mac: newMAC(k)}
 }
 
 var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -64,14 +64,12 @@ func (p *Pseudonymizer) Pseudonym(namespace, label, value string) string {
 		in = binary.AppendUvarint(in, uint64(len(f)))
 		in = append(in, f...)
 	}
-	p.mac.Reset()
-	p.mac.Write(in)
-	sum := p.mac.Sum(p.sum[:0])
+	p.mac.Sum(&p.sum, in)
 	p.in = in
 	// The token's 12 base32 characters carry 60 bits: the first 8 bytes of
 	// the MAC give them (and a 13th, dropped).
 	var tok [13]byte
-	tokenEncoding.Encode(tok[:], sum[:8])
+	tokenEncoding.Encode(tok[:], p.sum[:8])
 	p.mu.Unlock()
 	return label + "_" + string(tok[:TokenLen])
 }
