@@ -72,7 +72,7 @@ func blToolsList500Wasm(b *testing.B, wasm []byte, envelope string, visible int,
 // event; each op also carries the request and the stream's creation and
 // end (about 70 µs in BenchmarkToolsCallWasm/request).
 func BenchmarkToolsList500Wasm(b *testing.B) {
-	wasm := wasmtest.Plugin(b)
+	wasm := benchPlugin(b)
 	list := benchdata.ToolsList()
 	b.Run("json", func(b *testing.B) {
 		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelope, benchdata.Visible, "application/json", list)
@@ -92,7 +92,7 @@ func BenchmarkToolsList500Wasm(b *testing.B) {
 // stream, then 1 MiB of ~1 KB events in 16 KiB chunks, each released
 // downstream as the plugin continues it.
 func BenchmarkEventStreamThroughputWasm(b *testing.B) {
-	h := rbBenchHost(b, wasmtest.Plugin(b), benchdata.ListsEnvelope)
+	h := rbBenchHost(b, benchPlugin(b), benchdata.ListsEnvelope)
 	stream, events := benchdata.EventStream()
 	req := wasmhost.H(":authority", "mcp.test", ":path", "/mcp", ":method", "GET", ":scheme", "http",
 		"accept", "text/event-stream", "x-mcp-principal", "alice", "mcp-session-id", "bl-session")

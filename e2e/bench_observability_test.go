@@ -15,9 +15,6 @@ import (
 // through the host) and an audit append (the entry scrubbed by the
 // detectors, encoded, logged, and written to the ring in shared data).
 // See docs/BENCHMARKS.md.
-//
-// MCP_PRIVACY_BENCH_WASM=<file> runs another build of the plugin (for
-// instance one from before a change) instead of build/mcp-privacy.wasm.
 
 // obBenchPolicy adds JSON members to rbBenchEnvelope's policy.
 func obBenchPolicy(members string) string {
@@ -28,13 +25,7 @@ func obBenchPolicy(members string) string {
 }
 
 func BenchmarkToolsCallWasmObserved(b *testing.B) {
-	wasm := wasmtest.Plugin(b)
-	if f := os.Getenv("MCP_PRIVACY_BENCH_WASM"); f != "" {
-		var err error
-		if wasm, err = os.ReadFile(f); err != nil {
-			b.Fatal(err)
-		}
-	}
+	wasm := benchPlugin(b)
 	const huge = `"rate": 1000000000, "per": "second"`
 	cases := []struct{ name, policy string }{
 		{"plain", ""},

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +46,21 @@ const rbBenchResult = `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"te
 
 // rbBenchHost starts wasm with config on one worker VM (hold_headers true,
 // so Envoy's allow_on_headers_stop_iteration is on, as shipped).
+// benchPlugin is the plugin the benchmarks run: build/mcp-privacy.wasm, or
+// with MCP_PRIVACY_BENCH_WASM=<file> another build (for instance one from
+// before a change, built with scripts/build-wasm.sh from a git archive),
+// so that before and after run in one test binary, interleaved.
+func benchPlugin(b *testing.B) []byte {
+	if f := os.Getenv("MCP_PRIVACY_BENCH_WASM"); f != "" {
+		wasm, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return wasm
+	}
+	return wasmtest.Plugin(b)
+}
+
 func rbBenchHost(b *testing.B, wasm []byte, config string) *wasmhost.Host {
 	b.Helper()
 	h, err := wasmhost.New(context.Background(), wasmhost.Options{
@@ -111,7 +127,7 @@ func rbBenchAllowed(b *testing.B, wasm []byte, config string, withResponse bool)
 // BenchmarkToolsCallWasm: a small allowed tools/call from alice through
 // build/mcp-privacy.wasm, request and response, one stream per op.
 func BenchmarkToolsCallWasm(b *testing.B) {
-	wasm := wasmtest.Plugin(b)
+	wasm := benchPlugin(b)
 	b.Run("stream", func(b *testing.B) { rbBenchAllowed(b, wasm, rbBenchEnvelope, true) })
 	// Only what plugin/mcp BenchmarkToolsCall measures natively (headers,
 	// identity, parse, decision), plus stream creation and end.
@@ -121,7 +137,7 @@ func BenchmarkToolsCallWasm(b *testing.B) {
 // BenchmarkToolsCallWasmDenied: a denied tools/call answered locally
 // (the JSON-RPC error passes the plugin's response callbacks).
 func BenchmarkToolsCallWasmDenied(b *testing.B) {
-	h := rbBenchHost(b, wasmtest.Plugin(b), rbBenchEnvelope)
+	h := rbBenchHost(b, benchPlugin(b), rbBenchEnvelope)
 	body := []byte(rbBenchDenied)
 	req := rbBenchRequest(rbBenchDenied)
 	run := func() *wasmhost.Stream {
@@ -260,7 +276,7 @@ func rbNoopModule() []byte {
 // standard profile (secrets redacted, personal data pseudonymised), one
 // stream per op. See docs/BENCHMARKS.md.
 func BenchmarkToolResultWasm(b *testing.B) {
-	h := rbBenchHost(b, wasmtest.Plugin(b), benchdata.TransformEnvelope)
+	h := rbBenchHost(b, benchPlugin(b), benchdata.TransformEnvelope)
 	body := []byte(benchdata.ToolCallRequest)
 	req := rbBenchRequest(benchdata.ToolCallRequest)
 	resp := wasmhost.H(":status", "200", "content-type", "application/json",
