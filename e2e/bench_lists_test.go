@@ -7,7 +7,6 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
 	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
 )
 

@@ -1,11 +1,9 @@
 package e2e_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
 )
 
 // What rate limits and audit cost per call in wasm: the allowed tools/call
