@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"strings"
 	"testing"
-
 )
 
 // What rate limits and audit cost per call in wasm: the allowed tools/call
