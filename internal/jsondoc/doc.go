@@ -1,9 +1,11 @@
 package jsondoc
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Doc is a parsed JSON body. Nodes are addressed by index; the root is 0.
@@ -313,12 +315,13 @@ func decodeString(q []byte) string {
 	s := q[1 : len(q)-1]
 	buf := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			buf = append(buf, c)
-			i++
-			continue
+		j := bytes.IndexByte(s[i:], '\\')
+		if j < 0 {
+			buf = append(buf, s[i:]...)
+			break
 		}
+		buf = append(buf, s[i:i+j]...)
+		i += j
 		switch s[i+1] {
 		case 'b':
 			buf = append(buf, '\b')
@@ -352,13 +355,12 @@ func decodeString(q []byte) string {
 // <, > and & stay as they are (this is not HTML).
 func AppendString(out []byte, s string) []byte {
 	out = append(out, '"')
+	// plainEnd stops at exactly the bytes that need a look here: '"',
+	// '\\', control characters, and the first byte of any non-ASCII rune.
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plainEnd(b, 0); i < len(s); i = plainEnd(b, i) {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			i++
-			continue
-		}
 		if c >= 0x80 {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {

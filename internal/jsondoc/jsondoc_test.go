@@ -202,6 +202,7 @@ func TestAppendString(t *testing.T) {
 		"\u2028\u2029":   `"\u2028\u2029"`,
 		"bad \xff utf8":  "\"bad \ufffd utf8\"",
 		"é😀":             "\"é😀\"",
+		"a longer plain string, then \"quoted\" and a tab\t and \u2028 and \xc3 and é at odd places": "\"a longer plain string, then \\\"quoted\\\" and a tab\\t and \\u2028 and \ufffd and é at odd places\"",
 	}
 	for in, want := range tests {
 		if got := Quote(in); got != want {
@@ -212,6 +213,18 @@ func TestAppendString(t *testing.T) {
 			t.Errorf("Quote(%q) is not JSON: %v", in, err)
 		}
 	}
+}
+
+// AppendString writes what it wrote when it went byte by byte.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "\x00\x1f\t\n\r", "\u2028\u2029 x", "bad \xff utf8", "é😀 and more text to pass a word"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := AppendString([]byte("x"), s), refAppendString([]byte("x"), s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
 }
 
 // Anything Parse accepts, encoding/json accepts and decodes to the same
@@ -254,6 +267,18 @@ func FuzzParse(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("round trip changed the value:\n in  %q\n out %q", body, out)
+		}
+		// Every string decodes as encoding/json decodes it.
+		for i := range d.nodes {
+			if d.nodes[i].kind == String && d.nodes[i].flags&replaced == 0 {
+				var want string
+				if err := json.Unmarshal(d.Raw(int32(i)), &want); err != nil {
+					t.Fatal(err)
+				}
+				if s, _ := d.Str(int32(i)); s != want {
+					t.Fatalf("Str(%s) = %q, want %q", d.Raw(int32(i)), s, want)
+				}
+			}
 		}
 		if _, err := Parse(out); err != nil {
 			t.Fatalf("serialization %q does not parse strictly: %v", out, err)

@@ -1,10 +1,14 @@
 package jsondoc
 
 // The recursive parser Parse used before it became one loop, kept as the
-// reference FuzzParseMatchesReference compares Parse with: same nodes,
-// same errors at the same offsets.
+// reference FuzzParse compares Parse with (same nodes, same errors at the
+// same offsets), and AppendString as it was before it skipped plain bytes
+// eight at a time, which FuzzAppendString compares with.
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // Parse parses src strictly. The document keeps src; don't modify it.
 func refParse(src []byte) (*Doc, error) {
@@ -206,3 +210,59 @@ func (p *parser) literal(word string) error {
 	p.pos += len(word)
 	return nil
 }
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// <, > and & stay as they are (this is not HTML).
+func refAppendString(out []byte, s string) []byte {
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, s[start:i]...)
+				out = append(out, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			// U+2028 and U+2029 are valid JSON but break JavaScript
+			// parsers that treat JSON as code; escape them.
+			if r == '\u2028' || r == '\u2029' {
+				out = append(out, s[start:i]...)
+				out = append(out, `\u202`...)
+				out = append(out, "89"[r-'\u2028'])
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		out = append(out, s[start:i]...)
+		switch c {
+		case '"':
+			out = append(out, `\"`...)
+		case '\\':
+			out = append(out, `\\`...)
+		case '\n':
+			out = append(out, `\n`...)
+		case '\r':
+			out = append(out, `\r`...)
+		case '\t':
+			out = append(out, `\t`...)
+		default:
+			out = append(out, `\u00`...)
+			out = append(out, hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	out = append(out, s[start:]...)
+	return append(out, '"')
+}
+
