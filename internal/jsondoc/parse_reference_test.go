@@ -210,6 +210,7 @@ func (p *parser) literal(word string) error {
 	p.pos += len(word)
 	return nil
 }
+
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // <, > and & stay as they are (this is not HTML).
 func refAppendString(out []byte, s string) []byte {
@@ -265,4 +266,3 @@ func refAppendString(out []byte, s string) []byte {
 	out = append(out, s[start:]...)
 	return append(out, '"')
 }
-
