@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"sync"
+
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 )
 
 // TokenLen is the length of a pseudonym's token: the first 12 characters
@@ -22,14 +24,14 @@ type Pseudonymizer struct {
 	// mac is keyed once with the HKDF subkey for pseudonyms (never the
 	// vault key itself): keying an HMAC costs two SHA-256 blocks, as much
 	// as hashing a short value, and a pseudonym is computed for every
-	// finding. It is crypto/hmac natively and internal/hmacsha256 in the
-	// VM (pseudonym_mac_*.go); both give the same pseudonyms. mu guards
-	// the buffers and crypto/hmac's state (the CLI and tests share one
-	// across goroutines; in the VM it is never contended).
+	// finding (hmacsha256 is crypto/hmac natively and plain Go keyed once
+	// in the VM; both give the same pseudonyms). mu guards the buffers
+	// (the CLI and tests share one across goroutines; in the VM it is
+	// never contended).
 	mu  sync.Mutex
-	mac *pseudonymMAC
+	mac *hmacsha256.MAC
 	in  []byte
-	sum [sha256.Size]byte
+	sum [hmacsha256.Size]byte
 }
 
 // NewPseudonymizer derives the pseudonym subkey from the vault key.
@@ -38,7 +40,7 @@ func NewPseudonymizer(vaultKey []byte) *Pseudonymizer {
 	if err != nil {
 		panic("transforms: HKDF: " + err.Error())
 	}
-	return &Pseudonymizer{mac: newMAC(k)}
+	return &Pseudonymizer{mac: hmacsha256.New(k)}
 }
 
 var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -49,8 +51,8 @@ var tokenEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 func (p *Pseudonymizer) Pseudonym(namespace, label, value string) string {
 	p.mu.Lock()
 	// Length-prefixed fields: no two (namespace, label, value) triples
-	// feed the HMAC the same bytes. The buffers are the Pseudonymizer's
-	// (an interface call would move stack buffers to the heap).
+	// feed the HMAC the same bytes. The buffers are the Pseudonymizer's,
+	// so a value longer than any before allocates once, not every time.
 	in := p.in[:0]
 	for _, f := range [2]string{namespace, label} {
 		in = binary.AppendUvarint(in, uint64(len(f)))

@@ -1,15 +1,19 @@
 // Package hmacsha256 computes HMAC-SHA256 (RFC 2104 over FIPS 180-4
-// SHA-256) of short messages cheaply inside the wasm module.
+// SHA-256) and SHA-256 of short messages, each build with the code that is
+// fastest there, so callers need no build tags of their own.
 //
-// There crypto/sha256 runs Go's generic block function, and for a message
-// of one block most of crypto/hmac's cost is around it: Reset restores the
-// inner and outer states from their marshaled form, every step is a
-// hash.Hash interface call through the FIPS wrappers, and Sum pads through
-// a copy of the digest. Here the states after the key's inner and outer
-// blocks are computed once by New, and Sum copies eight words, compresses
-// the padded message and compresses one outer block: no allocation, no
-// interface, no marshaling. Natively crypto/sha256 uses the CPU's SHA
-// instructions and is faster than this package; callers choose.
+// In the wasm module crypto/sha256 runs Go's generic block function, and
+// for a message of one block most of crypto/hmac's cost is around it:
+// Reset restores the inner and outer states from their marshaled form,
+// every step is a hash.Hash interface call through the FIPS wrappers, and
+// Sum pads through a copy of the digest. There MAC is this package's plain
+// Go (plainMAC): the states after the key's inner and outer blocks are
+// computed once by New, and Sum copies eight words, compresses the padded
+// message and compresses one outer block: no allocation, no interface, no
+// marshaling. Natively crypto/sha256 uses the CPU's SHA instructions (4x
+// faster than the plain Go), so MAC is one keyed crypto/hmac (mac_other.go).
+// Both give the same MACs and digests; the plain Go is compiled and
+// compared with crypto/hmac natively too.
 //
 // The package knows nothing of what it authenticates.
 package hmacsha256
@@ -25,24 +29,23 @@ const Size = 32
 // BlockSize is SHA-256's block length in bytes.
 const BlockSize = 64
 
-// MAC is HMAC-SHA256 under one key. Sum does not modify it, so one MAC may
-// be used from several goroutines.
-type MAC struct {
+// plainMAC is HMAC-SHA256 under one key in plain Go, keyed once: MAC in
+// the wasm module. sum does not modify it.
+type plainMAC struct {
 	inner, outer [8]uint32 // the states after the key's ipad and opad blocks
 }
 
-// New returns the MAC for key. A key longer than BlockSize is hashed
-// first, as RFC 2104 says.
-func New(key []byte) *MAC {
+// newPlainMAC returns the MAC for key. A key longer than BlockSize is
+// hashed first, as RFC 2104 says.
+func newPlainMAC(key []byte) plainMAC {
 	var k [BlockSize]byte
 	if len(key) > BlockSize {
-		var d [Size]byte
-		Sum256(&d, key)
+		d := plainSum256(key)
 		copy(k[:], d[:])
 	} else {
 		copy(k[:], key)
 	}
-	m := &MAC{inner: iv, outer: iv}
+	m := plainMAC{inner: iv, outer: iv}
 	var pad [BlockSize]byte
 	for i, c := range k {
 		pad[i] = c ^ 0x36
@@ -55,8 +58,8 @@ func New(key []byte) *MAC {
 	return m
 }
 
-// Sum writes the HMAC of msg to dst.
-func (m *MAC) Sum(dst *[Size]byte, msg []byte) {
+// sum writes the HMAC of msg to dst.
+func (m *plainMAC) sum(dst *[Size]byte, msg []byte) {
 	h := m.inner
 	finish(&h, msg, BlockSize)
 	// The outer message is the inner digest: one block of the digest's
@@ -67,11 +70,13 @@ func (m *MAC) Sum(dst *[Size]byte, msg []byte) {
 	put(dst, &o)
 }
 
-// Sum256 writes the SHA-256 digest of msg to dst.
-func Sum256(dst *[Size]byte, msg []byte) {
+// plainSum256 is the SHA-256 digest of msg in plain Go.
+func plainSum256(msg []byte) [Size]byte {
 	h := iv
 	finish(&h, msg, 0)
-	put(dst, &h)
+	var d [Size]byte
+	put(&d, &h)
+	return d
 }
 
 var iv = [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
