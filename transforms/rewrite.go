@@ -2,11 +2,12 @@ package transforms
 
 import (
 	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 )
 
 // Replace returns s with every detection's span replaced by what with
@@ -63,8 +64,14 @@ func Mask(label, value string, keepLast int, char string) string {
 
 // Hasher computes the irreversible hash transform: `{label}:{hex}` of a
 // keyed HMAC, with a subkey of its own so hashes cannot be turned into
-// pseudonyms or the other way round. Nothing is stored.
-type Hasher struct{ key []byte }
+// pseudonyms or the other way round. Nothing is stored. A Hasher is safe
+// for concurrent use.
+type Hasher struct {
+	// mac is keyed once (keying costs two SHA-256 blocks, as much as a
+	// short value) and safe for concurrent use; each Hash keeps its input
+	// on its own stack.
+	mac *hmacsha256.MAC
+}
 
 // NewHasher derives the hash subkey from the vault key.
 func NewHasher(vaultKey []byte) *Hasher {
@@ -72,16 +79,28 @@ func NewHasher(vaultKey []byte) *Hasher {
 	if err != nil {
 		panic("transforms: HKDF: " + err.Error())
 	}
-	return &Hasher{key: k}
+	return &Hasher{mac: hmacsha256.New(k)}
 }
 
-// Hash returns `{label}:{hex}` with length hex digits (1 to 64).
+// Hash returns `{label}:{hex}` with length hex digits (1 to 64): the HMAC
+// of label, a zero byte and the normalised value.
 func (h *Hasher) Hash(label, value string, length int) string {
-	mac := hmac.New(sha256.New, h.key)
-	mac.Write([]byte(label))
-	mac.Write([]byte{0})
-	mac.Write([]byte(Normalize(label, value)))
-	sum := hex.EncodeToString(mac.Sum(nil))
-	length = max(1, min(length, len(sum)))
-	return label + ":" + sum[:length]
+	var buf [128]byte // most labels and values: longer ones allocate
+	in := append(append(buf[:0], label...), 0)
+	if normalizedLen(label, value) >= 0 {
+		in = appendNormalized(in, label, value)
+	} else {
+		in = append(in, Normalize(label, value)...)
+	}
+	var sum [hmacsha256.Size]byte
+	h.mac.Sum(&sum, in)
+	var digits [2 * hmacsha256.Size]byte
+	hex.Encode(digits[:], sum[:])
+	length = max(1, min(length, len(digits)))
+	var b strings.Builder
+	b.Grow(len(label) + 1 + length)
+	b.WriteString(label)
+	b.WriteByte(':')
+	b.Write(digits[:length])
+	return b.String()
 }

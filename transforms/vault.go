@@ -4,11 +4,9 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"hash"
 	"hash/maphash"
 	"math"
 	"strconv"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/entropy"
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -142,10 +141,10 @@ const (
 type Vault struct {
 	mu      sync.Mutex
 	pseudo  *Pseudonymizer
-	slotMAC hash.Hash // keyed hash choosing home slots
-	slotBox sealer    // seals slots
-	fileBox sealer    // seals exported files (vault_file.go)
-	keyFP   string    // policy.KeyFingerprint of the key, for files
+	slotMAC *hmacsha256.MAC // keyed hash choosing home slots
+	slotBox sealer          // seals slots
+	fileBox sealer          // seals exported files (vault_file.go)
+	keyFP   string          // policy.KeyFingerprint of the key, for files
 	scope   policy.VaultScope
 	ttl     time.Duration // 0: mappings never expire
 	refresh time.Duration
@@ -160,7 +159,7 @@ type Vault struct {
 	issued   [vaultCacheSize / 2][2]cached
 	resolved [vaultCacheSize / 2][2]cached
 	seed     maphash.Seed
-	buf, sum []byte // hashSlot's input and output
+	buf      []byte // hashSlot's input
 	plain    []byte // open's output
 	stats    VaultStats
 }
@@ -229,7 +228,7 @@ type VaultStats struct {
 func NewVault(key []byte, cfg policy.VaultConfig, kv KV, now func() time.Time) *Vault {
 	v := &Vault{
 		pseudo:  NewPseudonymizer(key),
-		slotMAC: hmac.New(sha256.New, subkey(key, "mcp-privacy vault slot v1")),
+		slotMAC: hmacsha256.New(subkey(key, "mcp-privacy vault slot v1")),
 		slotBox: newSealer(subkey(key, "mcp-privacy vault v1")),
 		fileBox: newSealer(subkey(key, "mcp-privacy vault file v1")),
 		keyFP:   policy.KeyFingerprint(key),
@@ -423,11 +422,9 @@ func (v *Vault) hashSlot(ns, p string) int {
 	b := binary.AppendUvarint(v.buf[:0], uint64(len(ns)))
 	b = append(append(b, ns...), p...)
 	v.buf = b
-	m := v.slotMAC
-	m.Reset()
-	m.Write(b)
-	v.sum = m.Sum(v.sum[:0])
-	return int(binary.BigEndian.Uint64(v.sum[:8]) % uint64(v.slots))
+	var sum [hmacsha256.Size]byte
+	v.slotMAC.Sum(&sum, b)
+	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(v.slots))
 }
 
 func (v *Vault) slotKey(i int) string { return VaultSlotPrefix + strconv.Itoa(i) }
