@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -94,8 +93,10 @@ func TestSecretScannersDoNotAllocate(t *testing.T) {
 	}
 }
 
-// Adversarial repetitions stay linear: 1 MB of each finishes in well under
-// a second (a quadratic scanner would take minutes).
+// Adversarial repetitions stay linear: every scanner gets through 1 MB of
+// each, milliseconds of work; a quadratic scanner would need about 10^12
+// steps, which the test binary's timeout stops (no wall-clock limit here,
+// which a busy machine would trip).
 func TestSecretScannersLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -106,11 +107,7 @@ func TestSecretScannersLinear(t *testing.T) {
 	for _, u := range units {
 		s := strings.Repeat(u, (1<<20)/len(u))
 		for _, n := range secretDetectorNames {
-			start := time.Now()
 			scanners[n](s, nil)
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("%s on %q×%d: %v", n, u, len(s)/len(u), d)
-			}
 		}
 	}
 }
