@@ -135,6 +135,9 @@ func (p *parser) parse() error {
 		flags  uint8
 		err    error
 		m      *node
+		// the current container's closing bracket and name
+		closer byte
+		what   string
 	)
 	if i >= n {
 		return &SyntaxError{Offset: i, Msg: "empty body"}
@@ -237,36 +240,27 @@ next: // after a value: a separator, the end of its container, or the end
 		return nil
 	}
 	i = spaceEnd(src, i)
+	closer, what = ']', "array"
 	if p.nodes[parent].kind == Object {
-		if i >= n {
-			p.pos = i
-			return p.fail("unexpected end of body in an object")
-		}
-		switch src[i] {
-		case ',':
-			i = spaceEnd(src, i+1)
-			goto key
-		case '}':
-			i++
-			goto closed
-		}
-		p.pos = i
-		return p.fail("want ',' or '}' in an object")
+		closer, what = '}', "object"
 	}
 	if i >= n {
 		p.pos = i
-		return p.fail("unexpected end of body in an array")
+		return p.fail("unexpected end of body in an " + what)
 	}
 	switch src[i] {
 	case ',':
 		i = spaceEnd(src, i+1)
+		if closer == '}' {
+			goto key
+		}
 		goto value
-	case ']':
+	case closer:
 		i++
 		goto closed
 	}
 	p.pos = i
-	return p.fail("want ',' or ']' in an array")
+	return p.fail("want ',' or '" + string(closer) + "' in an " + what)
 
 closed: // i is just past the bracket closing the innermost container
 	depth--
