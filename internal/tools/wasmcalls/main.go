@@ -1,7 +1,9 @@
 // Command wasmcalls counts the Go function calls one iteration of a
 // benchmark makes inside the VM: it builds the package's tests for wasip1,
-// runs the benchmark under wazero with a function listener twice (1 and
-// 1+n iterations) and prints, per function, the difference divided by n.
+// runs the benchmark under wazero with a function listener twice (with
+// -benchtime 2x and (2+n)x: both call the benchmark function twice, once
+// with b.N = 1 and once with b.N = the count, so setup cancels out) and
+// prints, per function, the difference divided by n.
 // Inside the VM a call and an allocation cost far more than natively, so
 // the counts say where a benchmark's time can go. See docs/BENCHMARKS.md.
 //
@@ -49,8 +51,8 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	once := count(wasm, *bench, 1)
-	more := count(wasm, *bench, 1+*n)
+	once := count(wasm, *bench, 2)
+	more := count(wasm, *bench, 2+*n)
 	type row struct {
 		name  string
 		calls float64
