@@ -126,17 +126,27 @@ func (c *Catalog) AddResource(uri string) {
 }
 
 // Learn records metadata a list result gave a primitive at now (Unix ns),
-// for every worker VM.
-func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64) {
+// for every worker VM. It reports whether this VM keeps it (it does unless
+// the catalog is full), so that Resolve would find exactly m.
+func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64) bool {
 	key := learnedKey{k, name}
 	prev, ok := c.learned[key]
 	if ok && prev.synced != 0 && prev.synced <= now && now-prev.synced < int64(learnedResync) && sameMetadata(&prev.meta, &m) {
-		return
+		return true
 	}
 	if ok || len(c.learned) < maxCatalog {
 		c.learned[key] = learnedEntry{meta: m, synced: now}
+		ok = true
 	}
 	c.shareLearned(k, name, m)
+	return ok
+}
+
+// resolveLearned is Resolve for a primitive a list result named, just
+// learned with m and kept: known, with m under the configured metadata,
+// without looking it up again.
+func (c *Catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) policy.Primitive {
+	return policy.Primitive{Kind: k, Name: name, Metadata: c.server.Metadata(k, name, m)}
 }
 
 func sameMetadata(a, b *policy.Metadata) bool {

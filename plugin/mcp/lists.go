@@ -54,10 +54,12 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 			changed = true
 			continue
 		}
+		var meta policy.Metadata
+		kept := false
 		if s.cfg.Env.Server.LearnFromLists {
 			// Listed means known (for require_known), with or without metadata.
-			meta, _ := learnedMetadata(doc, doc.Path(it, "_meta", metaKey))
-			s.cfg.Catalog.Learn(lm.kind, name, meta, now)
+			meta, _ = learnedMetadata(doc, doc.Path(it, "_meta", metaKey))
+			kept = s.cfg.Catalog.Learn(lm.kind, name, meta, now)
 		}
 		switch lm.kind {
 		case policy.KindResource:
@@ -65,7 +67,12 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		case policy.KindResourceTemplate:
 			s.cfg.Catalog.AddTemplate(name)
 		}
-		x, known := s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
+		x, known := policy.Primitive{}, true
+		if kept {
+			x = s.cfg.Catalog.resolveLearned(lm.kind, name, meta)
+		} else {
+			x, known = s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
+		}
 		x.Kind = lm.kind // a listed resource is that resource, even if a template also matches it
 		d := s.decide(&x, known)
 		if d.Hidden {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 const listEnvelope = `
@@ -341,5 +343,42 @@ func TestUnattributedListFiltered(t *testing.T) {
 	want := "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"tools\":[{\"name\":\"search\"}]}}\n\n"
 	if !edit.Replace || string(edit.Data) != want {
 		t.Errorf("got %q\nwant %q", edit.Data, want)
+	}
+}
+
+// A listed primitive that was just learned resolves, without a second
+// lookup, to what Resolve gives it: the learned metadata under the
+// configured, and known.
+func TestResolveLearnedIsResolve(t *testing.T) {
+	cfg := mustConfig(t, `
+policy: {name: p, extends: standard}
+server:
+  primitives:
+    - match: {names: ["crm_*"]}
+      category: crm
+      capabilities: [read_state]
+    - match: {kinds: [resource_template], names: ["users://{id}/profile"]}
+      sensitivity: restricted
+identity: {principal: [{header: x-mcp-principal}]}
+`)
+	c := cfg.Catalog
+	c.AddTemplate("users://{id}/profile")
+	metas := []policy.Metadata{{}, {Category: "billing", Tags: []string{"pii"}, Sensitivity: policy.Internal}, {Capabilities: policy.CapabilitySet(0).With(policy.Exec)}}
+	for _, k := range []policy.Kind{policy.KindTool, policy.KindPrompt, policy.KindResource, policy.KindResourceTemplate} {
+		for _, name := range []string{"crm_lookup", "other", "users://7/profile", "users://{id}/profile"} {
+			for i, m := range metas {
+				if !c.Learn(k, name, m, int64(i+1)) {
+					t.Fatalf("%v %s not kept", k, name)
+				}
+				if k == policy.KindResource {
+					c.AddResource(name)
+				}
+				want, known := c.Resolve(Target{Kind: k, Name: name, Args: -1})
+				want.Kind = k
+				if got := c.resolveLearned(k, name, m); !known || !reflect.DeepEqual(got, want) {
+					t.Errorf("%v %s %+v: resolveLearned %+v, Resolve %+v (known %v)", k, name, m, got, want, known)
+				}
+			}
+		}
 	}
 }
