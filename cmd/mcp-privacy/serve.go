@@ -117,10 +117,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
-		err = srv.Shutdown(shutdown)
-		_ = p.Close(shutdown)
+		if err = srv.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
+			// Event streams (a client's GET stream, a long tool call) last
+			// until their client or server ends them: after the grace
+			// period they are cut, as Envoy cuts them when a drain ends.
+			fmt.Fprintf(stderr, "mcp-privacy serve: closing the connections still open after %v\n", shutdownGrace)
+			err = srv.Close()
+		}
+		_ = p.Close(context.Background())
 	}
 	if serr := saveVaultFile(vault); serr != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", serr)
@@ -131,6 +137,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// shutdownGrace is how long serve lets requests in flight finish at
+// SIGINT or SIGTERM before it closes their connections.
+const shutdownGrace = 5 * time.Second
 
 // serveStarted, when set (tests), learns the addresses serve listens on
 // and a function that stops it as a signal would.
