@@ -34,6 +34,13 @@ export GOWORK=off
 die() { echo "build-wasm: $*" >&2; exit 1; }
 
 mkdir -p "$BUILD"
+# Concurrent builds (test packages run in parallel, each may build the
+# plugin) take turns: one replacing build/sdk while another compiles
+# against it fails the other ("cannot find module providing package").
+if command -v flock >/dev/null; then
+  exec 9>"$BUILD/.build-wasm.lock"
+  flock 9
+fi
 tmpfiles=()
 trap 'rm -rf ${tmpfiles[@]+"${tmpfiles[@]}"}' EXIT
 

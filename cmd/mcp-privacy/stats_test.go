@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -113,28 +114,40 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// stBuildPlugin builds the plugin into a temporary file with
-// scripts/build-wasm.sh (incremental: about a second once the cache is
-// warm).
+// stBuildPlugin builds the plugin with scripts/build-wasm.sh into
+// build/mcp-privacy-cmdtest.wasm, once per test binary.
 func stBuildPlugin(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "mcp-privacy.wasm")
-	cmd := exec.Command("bash", filepath.Join(root, "scripts", "build-wasm.sh"), out)
-	cmd.Dir = root
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "GOFLAGS" && k != "GOOS" && k != "GOARCH" && k != "GOWORK" {
-			cmd.Env = append(cmd.Env, kv)
+	stBuild.Do(func() {
+		root, err := filepath.Abs("../..")
+		if err != nil {
+			stBuildErr = err
+			return
 		}
+		stBuildPath = filepath.Join(root, "build", "mcp-privacy-cmdtest.wasm")
+		cmd := exec.Command("bash", filepath.Join(root, "scripts", "build-wasm.sh"), stBuildPath)
+		cmd.Dir = root
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); k != "GOFLAGS" && k != "GOOS" && k != "GOARCH" && k != "GOWORK" {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		if b, err := cmd.CombinedOutput(); err != nil {
+			stBuildErr = fmt.Errorf("building the plugin: %v\n%s", err, b)
+		}
+	})
+	if stBuildErr != nil {
+		t.Fatal(stBuildErr)
 	}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the plugin: %v\n%s", err, b)
-	}
-	return out
+	return stBuildPath
 }
+
+// stBuild builds the plugin once for all tests of this binary.
+var (
+	stBuild     sync.Once
+	stBuildPath string
+	stBuildErr  error
+)
 
 // serve shows the plugin's counters on its admin listener while it runs,
 // and those in use in its log at shutdown, after a scripted session.
