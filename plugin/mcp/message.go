@@ -7,6 +7,9 @@
 package mcp
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -26,8 +29,12 @@ type Message struct {
 	Kind MessageKind
 	// Node is the message object in the body's document.
 	Node int32
-	// ID is the raw JSON of the id ("" for notifications).
-	ID     string
+	// ID is the raw JSON of the id ("" for notifications), echoed in the
+	// plugin's own answers.
+	ID string
+	// Key is the id's identity, by which a response is matched to its
+	// request (IDKey).
+	Key    string
 	Method string
 	// Invalid is set when the message is not valid JSON-RPC; it is then
 	// answered locally and never forwarded.
@@ -64,12 +71,57 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 		}
 		body.Messages = make([]Message, 0, n)
 		for c := doc.First(jsondoc.Root); c != jsondoc.None; c = doc.Next(c) {
-			body.Messages = append(body.Messages, readMessage(doc, c))
+			m := readMessage(doc, c)
+			// Two requests with one id cannot both be answered: the
+			// responses could only be told apart by order, and a
+			// response judged under the other call's pipeline would slip
+			// past its own. The later one is refused.
+			if m.Kind == KindRequest && m.Invalid == nil {
+				for i := range body.Messages {
+					if o := &body.Messages[i]; o.Kind == KindRequest && o.Invalid == nil && o.Key == m.Key {
+						m.Invalid = invalid("id " + m.ID + " is already used by another request in this batch")
+						break
+					}
+				}
+			}
+			body.Messages = append(body.Messages, m)
 		}
 	default:
 		return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: want a JSON-RPC object or batch"}
 	}
 	return body, nil
+}
+
+// IDKey is the identity of the id at node n: a string by its value (as
+// the plugin would write it), a number by its value, since a server may
+// echo "\u0061" as "a" or 1.0 as 1. "null" for anything else.
+func IDKey(doc *jsondoc.Doc, n int32) string {
+	switch doc.Kind(n) {
+	case jsondoc.String:
+		s, _ := doc.Str(n)
+		return jsondoc.Quote(s)
+	case jsondoc.Number:
+		raw := doc.Raw(n)
+		plain := len(raw) <= 15 && string(raw) != "-0"
+		for i, c := range raw {
+			if (c < '0' || c > '9') && (c != '-' || i > 0) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(raw) // an integer JSON can only write this way
+		}
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return string(raw)
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return "null"
 }
 
 func invalid(msg string) *policy.RPCError {
@@ -88,8 +140,10 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 	switch doc.Kind(idNode) {
 	case jsondoc.Number:
 		m.ID = string(doc.Raw(idNode))
+		m.Key = IDKey(doc, idNode)
 	case jsondoc.String:
 		m.ID = string(doc.AppendValue(nil, idNode))
+		m.Key = IDKey(doc, idNode)
 	case jsondoc.Invalid:
 	case jsondoc.Null:
 		m.ID = "null"

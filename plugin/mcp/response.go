@@ -230,21 +230,29 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	if idNode == jsondoc.None {
 		return false
 	}
-	id := string(doc.AppendValue(nil, idNode))
+	id, key := string(doc.AppendValue(nil, idNode)), IDKey(doc, idNode)
 	result := doc.Get(n, "result")
-	req, ok := s.requests.take(id)
+	req, ok := s.requests.take(key)
 	shared := false
 	var x policy.Primitive
 	var d policy.Decision
 	if !ok {
-		if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, id); deferred {
+		if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, key); deferred {
 			// The answer to a request the plugin refused on the legacy
 			// transport (it went upstream as a ping).
 			doc.SetRaw(n, answer)
 			return true
 		}
 		// Sent on another stream of the session (a resumed stream)?
-		if req, ok = s.cfg.Catalog.sharedRequest(s.session, id); ok {
+		if req, ok = s.cfg.Catalog.sharedRequest(s.session, key); ok && req.ambiguous {
+			// Either request's pipeline could be the wrong one: the
+			// response does not go out (spec 16, fail closed).
+			CountError(s.cfg.Metrics, ErrAmbiguousID)
+			doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
+				Message: "Internal error: the privacy filter cannot attribute this response: the session used its id " + id + " for two requests"}))
+			return true
+		}
+		if ok {
 			x, d = s.rebuildOutput(&req)
 			shared = true
 		}

@@ -239,19 +239,31 @@ const requestSlots = 4096
 
 // shareRequest records a forwarded request under (session, id): its
 // method, whether it asked for a first page, and the primitive it named.
+// An id the session already used (MCP forbids it; two streams could do it
+// at once) is recorded as ambiguous instead: a response to it arriving on
+// another stream could belong to either request.
 func (c *Catalog) shareRequest(session, id string, f forwarded) {
 	if c.Shared == nil || session == "" {
 		return
 	}
+	key := c.sharedKey("request", requestSlot(session, id))
+	prefix := session + "\x00" + id + "\x00"
 	first := byte('0')
 	if f.firstPage {
 		first = '1'
 	}
+	if v, _, ok := c.Shared.Get(key); ok && len(v) > len(prefix) && string(v[:len(prefix)]) == prefix {
+		c.Shared.Set(key, append([]byte(prefix), ambiguousRequest), 0)
+		return
+	}
 	v := make([]byte, 0, len(session)+len(id)+len(f.method)+len(f.name)+8)
 	v = append(append(append(append(append(v, session...), 0), id...), 0, first), f.method...)
 	v = append(append(v, 0, byte(f.kind)), f.name...)
-	c.Shared.Set(c.sharedKey("request", requestSlot(session, id)), v, 0)
+	c.Shared.Set(key, v, 0)
 }
+
+// ambiguousRequest marks a shared request record whose id was used twice.
+const ambiguousRequest = 'x'
 
 // sharedRequest finds the request (session, id) recorded by any stream.
 func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
@@ -264,6 +276,9 @@ func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
 		return forwarded{}, false
 	}
 	rest := v[len(prefix):]
+	if rest[0] == ambiguousRequest {
+		return forwarded{ambiguous: true}, true
+	}
 	f := forwarded{firstPage: rest[0] == '1'}
 	method, target, ok := strings.Cut(string(rest[1:]), "\x00")
 	f.method = method

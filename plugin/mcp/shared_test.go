@@ -217,3 +217,36 @@ func TestLearnWritesOnlyWhatChanged(t *testing.T) {
 		t.Errorf("third VM read %+v, %v; want %+v", m, ok, exec)
 	}
 }
+
+// Two streams of one session that use one id (MCP forbids it) leave the
+// id ambiguous: its response arriving on a resumed stream is withheld and
+// replaced by an error, since either call's pipeline could be the wrong
+// one. Regression: the later request's pipeline was applied.
+func TestResumedResponseToReusedIDWithheld(t *testing.T) {
+	shared := newMemShared()
+	vm1, _ := NewConfig([]byte(listEnvelope), shared)
+	vm2, _ := NewConfig([]byte(listEnvelope), shared)
+	vm2.Metrics = MemMetrics{}
+	ann := hdr("x-mcp-principal", "ann", "mcp-session-id", "S11")
+	post(t, vm1, ann, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+	post(t, vm2, ann, `{"jsonrpc":"2.0","id":7.0,"method":"prompts/list"}`) // 7 by value
+
+	g := NewStream(vm2)
+	g.OnRequestHeaders(ann, "GET", "/mcp", true)
+	g.OnResponseHeaders(200, "text/event-stream", "", false)
+	in := "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"}]}}\n\n"
+	_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	if !edit.Replace || !strings.Contains(string(edit.Data), `"error":{"code":-32603`) || strings.Contains(string(edit.Data), "search") {
+		t.Errorf("response to a reused id: %q", edit.Data)
+	}
+	if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(ErrAmbiguousID)]; n != 1 {
+		t.Errorf("ambiguous_id counted %d times", n)
+	}
+	// An id used once is still matched.
+	post(t, vm1, ann, `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
+	in = "data: {\"jsonrpc\":\"2.0\",\"id\":8.0,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"}]}}\n\n"
+	_, edit = g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	if !edit.Replace || !strings.Contains(string(edit.Data), "privacy_status") || strings.Contains(string(edit.Data), "admin_reset") {
+		t.Errorf("response to id 8 (echoed as 8.0) not matched: %q", edit.Data)
+	}
+}

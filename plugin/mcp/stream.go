@@ -121,6 +121,9 @@ type forwarded struct {
 	// response passes (nil for other requests, and for requests another
 	// stream forwarded).
 	rec *callRecord
+	// ambiguous: a request another stream forwarded under an id the
+	// session used twice, so which request it was is unknown.
+	ambiguous bool
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -367,7 +370,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			}
 			// The legacy transport answers on the GET stream: the server
 			// gets a ping with this id, whose answer becomes ours there.
-			s.cfg.Catalog.deferAnswer(s.session, m.ID, answer)
+			s.cfg.Catalog.deferAnswer(s.session, m.Key, answer)
 			body.Doc.SetRaw(m.Node, []byte(`{"jsonrpc":"2.0","id":`+m.ID+`,"method":"ping"}`))
 		} else if !request || !j.judged {
 			// Not a call (initialize, lists, notifications, answers to
@@ -382,10 +385,10 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
 			}
-			s.requests.put(m.ID, f)
+			s.requests.put(m.Key, f)
 			if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
 				// Its answer may come back on a resumed stream.
-				s.cfg.Catalog.shareRequest(s.session, m.ID, f)
+				s.cfg.Catalog.shareRequest(s.session, m.Key, f)
 			}
 		}
 	}

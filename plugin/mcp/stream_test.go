@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -507,5 +508,60 @@ func TestForwardedSet(t *testing.T) {
 		if len(got) != 0 || r.len() != 0 {
 			t.Errorf("%v: not drained: %v, len %d", ids, got, r.len())
 		}
+	}
+}
+
+// A batch that uses one id for two requests (equal by value: 1 and 1.0,
+// "a" and "\u0061") forwards the first and refuses the later with -32600:
+// the server would answer both with that id, and a response judged under
+// the other call's pipeline would slip past its own. Regression: both went
+// upstream and the first response took the later call's pipeline.
+func TestBatchDuplicateIDsRefused(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	for _, ids := range [][2]string{{"1", "1"}, {"1", "1.0"}, {"1", "1e0"}, {`"a"`, `"\u0061"`}, {"-0", "0"}} {
+		first, second := call(ids[0], "tools/call", `{"name":"search"}`), call(ids[1], "tools/call", `{"name":"export_data"}`)
+		s, r := post(t, cfg, hdr("x-mcp-principal", "alice"), "["+first+","+second+"]")
+		if string(r.Body) != "["+first+"]" {
+			t.Errorf("%v: forwarded %s, want only the first request", ids, r.Body)
+		}
+		s.OnResponseHeaders(200, "application/json", "", false)
+		resp := `[{"jsonrpc":"2.0","id":` + ids[0] + `,"result":{}}]`
+		_, merged := s.OnResponseBody(len(resp), true, func() []byte { return []byte(resp) })
+		if got := string(merged.Data); !strings.Contains(got, `"id":`+ids[1]+`,"error":{"code":-32600`) || !strings.Contains(got, "already used") {
+			t.Errorf("%v: client gets %s", ids, got)
+		}
+	}
+	// Distinct ids, and a notification beside a request, pass.
+	body := "[" + call("1", "tools/call", `{"name":"search"}`) + "," + call(`"1"`, "tools/call", `{"name":"search"}`) + "," + call("2", "tools/call", `{"name":"search"}`) + `,{"jsonrpc":"2.0","method":"notifications/x"}]`
+	if _, r := post(t, cfg, hdr("x-mcp-principal", "alice"), body); r.Body != nil || r.Reply != nil {
+		t.Errorf("distinct ids: forwarded %s, reply %+v", r.Body, r.Reply)
+	}
+}
+
+// IDKey is equal for ids JSON readers take as equal, and differs otherwise.
+func TestIDKey(t *testing.T) {
+	same := [][]string{{"1", "1.0", "1e0", "10E-1", "0.1e1"}, {"0", "-0", "0.0"}, {"-5", "-5.0"}, {`"a"`, `"\u0061"`}, {"123456789012345678", "123456789012345678"}, {"1.5", "15e-1"}}
+	seen := map[string]string{}
+	for _, group := range same {
+		var key string
+		for i, id := range group {
+			doc, err := jsondoc.Parse([]byte(id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := IDKey(doc, jsondoc.Root)
+			if i == 0 {
+				key = k
+			} else if k != key {
+				t.Errorf("IDKey(%s) = %q, IDKey(%s) = %q", id, k, group[0], key)
+			}
+		}
+		if other, dup := seen[key]; dup {
+			t.Errorf("%s and %s share the key %q", group[0], other, key)
+		}
+		seen[key] = group[0]
+	}
+	if doc, _ := jsondoc.Parse([]byte(`"1"`)); IDKey(doc, jsondoc.Root) == seen["1"] {
+		t.Error(`the string "1" and the number 1 share a key`)
 	}
 }
