@@ -239,26 +239,30 @@ const requestSlots = 4096
 
 // shareRequest records a forwarded request under (session, id): its
 // method, whether it asked for a first page, and the primitive it named.
-// An id the session already used (MCP forbids it; two streams could do it
-// at once) is recorded as ambiguous instead: a response to it arriving on
-// another stream could belong to either request.
+// When the session already used the id for a request recorded otherwise
+// (MCP forbids reuse; two streams could do it at once), the record becomes
+// ambiguous: a response arriving on another stream could belong to either,
+// and their pipelines differ. Reuse for an identical request changes
+// nothing a response would be judged by.
 func (c *Catalog) shareRequest(session, id string, f forwarded) {
 	if c.Shared == nil || session == "" {
 		return
 	}
 	key := c.sharedKey("request", requestSlot(session, id))
-	prefix := session + "\x00" + id + "\x00"
 	first := byte('0')
 	if f.firstPage {
 		first = '1'
 	}
-	if v, _, ok := c.Shared.Get(key); ok && len(v) > len(prefix) && string(v[:len(prefix)]) == prefix {
-		c.Shared.Set(key, append([]byte(prefix), ambiguousRequest), 0)
-		return
-	}
 	v := make([]byte, 0, len(session)+len(id)+len(f.method)+len(f.name)+8)
 	v = append(append(append(append(append(v, session...), 0), id...), 0, first), f.method...)
 	v = append(append(v, 0, byte(f.kind)), f.name...)
+	prefix := len(session) + len(id) + 2
+	if old, _, ok := c.Shared.Get(key); ok && len(old) > prefix && string(old[:prefix]) == string(v[:prefix]) {
+		if string(old) != string(v) {
+			c.Shared.Set(key, append(v[:prefix], ambiguousRequest), 0)
+		}
+		return
+	}
 	c.Shared.Set(key, v, 0)
 }
 

@@ -242,6 +242,15 @@ func TestResumedResponseToReusedIDWithheld(t *testing.T) {
 	if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(ErrAmbiguousID)]; n != 1 {
 		t.Errorf("ambiguous_id counted %d times", n)
 	}
+	// An id reused for an identical request is still matched: either
+	// attribution judges the response alike.
+	post(t, vm1, ann, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	post(t, vm2, ann, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	in = "data: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"}]}}\n\n"
+	_, edit = g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	if !edit.Replace || !strings.Contains(string(edit.Data), "privacy_status") || strings.Contains(string(edit.Data), "admin_reset") {
+		t.Errorf("response to id 9, reused for the same request, not matched: %q", edit.Data)
+	}
 	// An id used once is still matched.
 	post(t, vm1, ann, `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
 	in = "data: {\"jsonrpc\":\"2.0\",\"id\":8.0,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"}]}}\n\n"
