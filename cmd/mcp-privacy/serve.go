@@ -126,7 +126,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcp-privacy serve: closing the connections still open after %v\n", shutdownGrace)
 			err = srv.Close()
 		}
-		_ = p.Close(context.Background())
+		closing, cancelClose := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancelClose()
+		_ = p.Close(closing)
 	}
 	if serr := saveVaultFile(vault); serr != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", serr)
