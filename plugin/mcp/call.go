@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"strings"
+
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -86,5 +88,61 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 			return t, badParams("params.ref must name a prompt or a resource")
 		}
 	}
+	if t.Kind == policy.KindResource && !uriNormal(t.Name) {
+		return t, badParams("the resource URI must be in normal form (lower-case scheme, no surrounding spaces, tabs or line breaks, no . or .. segments)")
+	}
 	return t, nil
+}
+
+// uriNormal reports whether a resource URI is already in the form SDKs
+// look resources up by: they parse it as a WHATWG URL, which lower-cases
+// the scheme (and the host of http-like URLs), drops surrounding spaces and
+// controls and every tab and line break, reads \ as / in http-like URLs and
+// resolves . and .. segments. A URI that form would change is refused
+// rather than judged as written: SECRET://x or secret://a/../x must not
+// pass a deny of secret://* and then be read as secret://x.
+func uriNormal(uri string) bool {
+	if uri == "" || uri[0] <= ' ' || uri[len(uri)-1] <= ' ' || strings.ContainsAny(uri, "\t\n\r") {
+		return false
+	}
+	colon := strings.IndexByte(uri, ':')
+	if colon <= 0 {
+		return !hasDotSegment(uri)
+	}
+	scheme, rest := uri[:colon], uri[colon+1:]
+	for i := 0; i < len(scheme); i++ {
+		if c := scheme[i]; c >= 'A' && c <= 'Z' {
+			return false
+		}
+	}
+	switch scheme {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		if strings.ContainsRune(rest, '\\') {
+			return false
+		}
+		if host, ok := strings.CutPrefix(rest, "//"); ok {
+			if end := strings.IndexAny(host, "/?#"); end >= 0 {
+				host = host[:end]
+			}
+			if strings.ToLower(host) != host {
+				return false
+			}
+		}
+	}
+	return !hasDotSegment(rest)
+}
+
+// hasDotSegment reports whether the path of a URI (before ? or #) has a
+// segment that is . or .., spelt plainly or percent-encoded.
+func hasDotSegment(s string) bool {
+	if end := strings.IndexAny(s, "?#"); end >= 0 {
+		s = s[:end]
+	}
+	for _, seg := range strings.Split(s, "/") {
+		switch strings.ToLower(seg) {
+		case ".", "..", "%2e", "%2e%2e", ".%2e", "%2e.":
+			return true
+		}
+	}
+	return false
 }

@@ -146,6 +146,10 @@ func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64
 // learned with m and kept: known, with m under the configured metadata,
 // without looking it up again.
 func (c *Catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) policy.Primitive {
+	if k == policy.KindResource && c.isTemplate(name) {
+		x, _ := c.Resolve(Target{Kind: k, Name: name, Args: -1})
+		return x
+	}
 	return policy.Primitive{Kind: k, Name: name, Metadata: c.server.Metadata(k, name, m)}
 }
 
@@ -178,7 +182,11 @@ func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 // URI (spec 4).
 func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 	x.Kind, x.Name = t.Kind, t.Name
-	if t.Kind == policy.KindResource && !c.resources[t.Name] {
+	if t.Kind == policy.KindResource && c.isTemplate(t.Name) {
+		// A template's own text (a completion's ref/resource names it so)
+		// is that template, not a resource no template matches.
+		x.Kind = policy.KindResourceTemplate
+	} else if t.Kind == policy.KindResource && !c.resources[t.Name] {
 		if _, static := c.lookup(policy.KindResource, t.Name); !static {
 			c.refreshTemplates()
 			if tmpl := c.matchTemplate(t.Name); tmpl != "" {
@@ -190,6 +198,22 @@ func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 	x.Metadata = c.server.Metadata(x.Kind, x.Name, x.Metadata)
 	known = known || c.server.Known(x.Kind, x.Name)
 	return x, known
+}
+
+func (c *Catalog) isTemplate(text string) bool {
+	c.refreshTemplates()
+	for _, t := range c.templates {
+		if t.text == text {
+			return true
+		}
+	}
+	return false
+}
+
+// templateOf is the first known template that matches uri, or "".
+func (c *Catalog) templateOf(uri string) string {
+	c.refreshTemplates()
+	return c.matchTemplate(uri)
 }
 
 func (c *Catalog) matchTemplate(uri string) string {

@@ -48,8 +48,9 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 	}
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
 		name, ok := doc.Str(doc.Get(it, lm.key))
-		if !ok || name == "" {
-			// An item we cannot name cannot be judged: it does not go out.
+		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name)) {
+			// An item we cannot name cannot be judged: it does not go out;
+			// nor does a resource whose URI a call could not name (TargetOf).
 			doc.Delete(it)
 			changed = true
 			continue
@@ -74,7 +75,8 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 			x, known = s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
 		}
 		x.Kind = lm.kind // a listed resource is that resource, even if a template also matches it
-		d := s.decide(&x, known)
+		var d policy.Decision
+		x, d = s.decideConcrete(x, known) // and a denied template hides it
 		if d.Hidden {
 			doc.Delete(it)
 			changed = true

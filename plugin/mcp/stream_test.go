@@ -565,3 +565,72 @@ func TestIDKey(t *testing.T) {
 		t.Error(`the string "1" and the number 1 share a key`)
 	}
 }
+
+// A resource URI that SDKs would read as another (they parse it as a WHATWG
+// URL) is refused, not judged as written. Regression: SECRET://x passed a
+// deny of secret://* and the server read secret://x.
+func TestResourceURIsInNormalFormOnly(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope)
+	alice := hdr("x-mcp-principal", "alice")
+	for _, uri := range []string{"SECRET://x", " secret://x", "secret://x ", "sec\tret://x", "secret://x\n", "secret://a/../x",
+		"secret://a/%2E%2E/x", "secret://a/./x", "HTTPS://h/x", "https://H/x", "https://h\\x", "secret://a/.."} {
+		for _, method := range []string{"resources/read", "resources/subscribe"} {
+			q, _ := json.Marshal(uri)
+			_, r := post(t, cfg, alice, call("1", method, `{"uri":`+string(q)+`}`))
+			if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "-32602") || !strings.Contains(string(r.Reply.Body), "normal form") {
+				t.Errorf("%s %q: forwarded or wrong refusal: %+v", method, uri, r)
+			}
+		}
+	}
+	// Nor does a listed resource show under such a URI.
+	got := respond(t, cfg, alice, call("2", "resources/list", `{}`),
+		`{"jsonrpc":"2.0","id":2,"result":{"resources":[{"uri":"SECRET://x","name":"a"},{"uri":"notes://n1","name":"b"}]}}`)
+	if strings.Contains(got, "SECRET") || !strings.Contains(got, "notes://n1") {
+		t.Errorf("list with a URI not in normal form: %s", got)
+	}
+	for _, uri := range []string{"cloudg://assets/x", "https://h/x?a=../b", "file:///etc/x", "users://7/profile", "note:a.b", "x://h/a..b/.c"} {
+		q, _ := json.Marshal(uri)
+		if _, r := post(t, cfg, alice, call("1", "resources/read", `{"uri":`+string(q)+`}`)); r.Reply != nil {
+			t.Errorf("%q refused: %s", uri, r.Reply.Body)
+		}
+	}
+}
+
+// A template's deny covers its instances also once a list made one known
+// as a static resource, and a completion naming the template's text is
+// judged as that template. Regressions: the listed instance showed and
+// became readable; the completion was judged as an unknown resource with
+// default metadata.
+func TestTemplateDenyCoversListedInstances(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope) // deny_resources: cloudg://assets/{+ref}, a known template
+	alice := hdr("x-mcp-principal", "alice")
+	read := call("1", "resources/read", `{"uri":"cloudg://assets/payroll"}`)
+	if _, r := post(t, cfg, alice, read); r.Reply == nil {
+		t.Fatal("read of a denied template's instance forwarded")
+	}
+	got := respond(t, cfg, alice, call("2", "resources/list", `{}`),
+		`{"jsonrpc":"2.0","id":2,"result":{"resources":[{"uri":"cloudg://assets/payroll","name":"p"},{"uri":"notes://n1","name":"n"}]}}`)
+	if strings.Contains(got, "payroll") || !strings.Contains(got, "notes://n1") {
+		t.Errorf("listed instance of a denied template: %s", got)
+	}
+	if _, r := post(t, cfg, alice, read); r.Reply == nil {
+		t.Error("read forwarded once a list named the instance")
+	}
+
+	restricted := mustConfig(t, `
+policy: {name: p, extends: standard}
+server:
+  primitives:
+    - match: {kinds: [resource_template], names: ["users://{id}/profile"]}
+      sensitivity: restricted
+identity: {principal: [{header: x-mcp-principal}]}
+`)
+	for _, body := range []string{
+		call("3", "completion/complete", `{"ref":{"type":"ref/resource","uri":"users://{id}/profile"},"argument":{"name":"id","value":"4"}}`),
+		call("4", "resources/read", `{"uri":"users://7/profile"}`),
+	} {
+		if _, r := post(t, restricted, alice, body); r.Reply == nil {
+			t.Errorf("forwarded: %s", body)
+		}
+	}
+}
