@@ -178,6 +178,11 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 			return m
 		}
 		switch {
+		case idNode == jsondoc.None && Judged(method):
+			// JSON-RPC executes notifications: a call without an id would
+			// reach the server unjudged.
+			m.Invalid = invalid(method + " must be a request with an id")
+			m.ID = "null"
 		case idNode == jsondoc.None:
 			m.Kind = KindNotification
 		case m.ID == "null":

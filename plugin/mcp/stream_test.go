@@ -634,3 +634,33 @@ identity: {principal: [{header: x-mcp-principal}]}
 		}
 	}
 }
+
+// A judged method sent without an id (a notification, which JSON-RPC
+// executes) does not reach the server; alone or in a batch. Regression: it
+// was forwarded unjudged.
+func TestJudgedMethodWithoutIDRefused(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	alice := hdr("x-mcp-principal", "alice")
+	note := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"delete_user"}}`
+	for _, body := range []string{note, "[" + note + `,{"jsonrpc":"2.0","method":"notifications/x"}]`} {
+		_, r := post(t, cfg, alice, body)
+		if strings.Contains(string(r.Body), "delete_user") || (r.Reply == nil && r.Body == nil) {
+			t.Errorf("%s: forwarded (reply %+v, body %s)", body, r.Reply, r.Body)
+		}
+	}
+}
+
+// A result whose method has no payload the plugin knows (tasks/result of
+// MCP 2025-11-25) still gets the output pipeline by its shape.
+// Regression: it passed untransformed.
+func TestUnknownMethodResultTransformedByShape(t *testing.T) {
+	cfg := mustConfig(t, `
+policy: {name: p, transforms: [{type: redact}]}
+identity: {principal: [{header: x-mcp-principal}]}
+`)
+	got := respond(t, cfg, hdr("x-mcp-principal", "alice"), call("5", "tasks/result", `{"taskId":"t1"}`),
+		`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"mail alice@corp.example"}],"structuredContent":{"email":"alice@corp.example"}}}`)
+	if strings.Contains(got, "alice@corp.example") {
+		t.Errorf("tasks/result untransformed: %s", got)
+	}
+}

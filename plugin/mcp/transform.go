@@ -361,7 +361,11 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
 		result, kind, ok = doc.Get(n, "error"), transforms.ErrorObject, true
 	case req != nil:
-		kind, ok = payloadOf(req.method)
+		if kind, ok = payloadOf(req.method); !ok {
+			// A method whose payload the plugin does not know (tasks/result
+			// of MCP 2025-11-25, anything newer) may still carry one.
+			kind, ok = payloadByShape(doc, result)
+		}
 	default:
 		kind, ok = payloadByShape(doc, result)
 	}
