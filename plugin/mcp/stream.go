@@ -213,9 +213,11 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path, query = path[:i], path[i+1:]
 	}
-	// Match the path the server will route: /mc%70, /x/../mcp and //mcp
-	// are /mcp to it, and must not slip past gateway.paths.
-	if !g.Paths.Match(path) && !g.Paths.Match(NormalizePath(path)) {
+	// Match the path the server will route: /mc%70, /x/../mcp, //mcp and
+	// /mcp;x=1 are /mcp to it, and so is /MCP to the many routers that
+	// match case-insensitively (Express, ASP.NET Core): none may slip past
+	// gateway.paths.
+	if norm := NormalizePath(path); !g.Paths.Match(path) && !g.Paths.Match(norm) && !g.Paths.Match(strings.ToLower(norm)) {
 		return r
 	}
 	s.inspect = true
@@ -652,10 +654,11 @@ func legacySession(query string) string {
 
 // NormalizePath is the path as a server resolves it (RFC 3986): percent-
 // encoded unreserved characters decoded, empty segments merged, dot
-// segments removed. Encoded slashes stay encoded (servers don't split on
-// them).
+// segments removed, and ;parameters dropped from segments (Spring and
+// others route /mcp;x=1 as /mcp). Encoded slashes stay encoded (servers
+// don't split on them).
 func NormalizePath(p string) string {
-	if !strings.ContainsAny(p, "%.") && !strings.Contains(p, "//") {
+	if !strings.ContainsAny(p, "%.;") && !strings.Contains(p, "//") {
 		return p
 	}
 	var b strings.Builder
@@ -671,6 +674,7 @@ func NormalizePath(p string) string {
 	}
 	var out []string
 	for _, seg := range strings.Split(b.String(), "/") {
+		seg, _, _ = strings.Cut(seg, ";")
 		switch seg {
 		case "", ".":
 		case "..":

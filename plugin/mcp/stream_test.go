@@ -277,6 +277,9 @@ func TestRequestHeaders(t *testing.T) {
 		{name: "percent-encoded path", method: "POST", path: "/mc%70", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "dot segments", method: "POST", path: "/x/../mcp", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "double slash", method: "POST", path: "//mcp", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "upper case (case-insensitive routers)", method: "POST", path: "/MCP", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "mixed case, trailing slash", method: "POST", path: "/Mcp/", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "segment parameters", method: "POST", path: "/mcp;x=1", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "PUT judged like POST", method: "PUT", path: "/mcp", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "prefix is not the path", method: "POST", path: "/mcpx", req: hdr(), inspected: false},
 		{name: "query ignored", method: "POST", path: "/mcp?session=1", req: hdr(), wantAction: Pause, inspected: true},
@@ -460,6 +463,7 @@ func TestNormalizePath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/mcp": "/mcp", "/mc%70": "/mcp", "/%6Dcp/": "/mcp/", "/a/../mcp": "/mcp", "/./mcp": "/mcp",
 		"//mcp": "/mcp", "/mcp%2Fx": "/mcp%2Fx", "/..": "/", "/mcp/%2e%2e/admin": "/admin", "/%zz": "/%zz",
+		"/mcp;x=1": "/mcp", "/mcp;x=1/": "/mcp/", "/a;b/mcp": "/a/mcp",
 	} {
 		if got := NormalizePath(in); got != want {
 			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
