@@ -386,3 +386,25 @@ identity: {principal: [{header: x-mcp-principal}]}
 		}
 	}
 }
+
+// Responses under media types that clients still parse as JSON or as an
+// event stream are read so too. Regression: application/json-rpc and
+// text/event-stream-x passed uninspected, denied tools included.
+func TestResponseMediaTypeVariantsInspected(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope)
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"},{"name":"admin_reset"}]}}`
+	for _, c := range []struct{ contentType, body string }{
+		{"application/json-rpc", list},
+		{"Application/JSON", list},
+		{"application/vnd.api+json; charset=utf-8", list},
+		{"text/event-stream-x", "data: " + list + "\n\n"},
+		{"TEXT/EVENT-STREAM;charset=utf-8", "data: " + list + "\n\n"},
+	} {
+		s, _ := post(t, cfg, hdr("x-mcp-principal", "alice"), call("1", "tools/list", `{}`))
+		s.OnResponseHeaders(200, c.contentType, "", false)
+		_, edit := s.OnResponseBody(len(c.body), true, func() []byte { return []byte(c.body) })
+		if !edit.Replace || strings.Contains(string(edit.Data), "admin_reset") || !strings.Contains(string(edit.Data), "search") {
+			t.Errorf("%s: client gets %q (replace %v)", c.contentType, edit.Data, edit.Replace)
+		}
+	}
+}

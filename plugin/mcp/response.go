@@ -345,11 +345,23 @@ func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
 	return joinArray(items)
 }
 
+// mediaType is how a response body is read: "text/event-stream",
+// "application/json", or the media type as given. Clients recognise the
+// two by substring (the TypeScript SDK with includes, the Python SDK with
+// startswith), so every variant they would still parse is read as they
+// would read it, never passed uninspected.
 func mediaType(ct string) string {
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}
-	return strings.ToLower(strings.TrimSpace(ct))
+	mt := strings.ToLower(strings.TrimSpace(ct))
+	switch {
+	case strings.Contains(mt, "event-stream"):
+		return "text/event-stream"
+	case strings.Contains(mt, "json"):
+		return "application/json"
+	}
+	return mt
 }
 
 // endpointEvent recognises the legacy transport's first event, the URI the
