@@ -36,15 +36,57 @@ const (
 	Text
 )
 
-// protocolKeys are members AnyStrings leaves alone: rewriting them would
-// break the protocol (a progress token the client no longer recognises)
-// and they carry no user data.
-var protocolKeys = map[string]bool{
-	"_meta": true, "progressToken": true, "requestId": true, "cursor": true,
-	"nextCursor": true, "jsonrpc": true, "method": true, "id": true,
-	// Content and schema vocabulary of sampling and elicitation requests:
-	// a truncate must not cut a role, a type or a MIME type.
-	"role": true, "type": true, "mimeType": true, "blob": true,
+// protocolMember reports whether member c of object obj, in a structure
+// walked as AnyStrings (server requests and notifications, client
+// results), is protocol rather than user data and so left alone: rewriting
+// it would break the protocol (a progress token the client no longer
+// recognises; a truncate cutting a role, a content type or a MIME type).
+// Only the envelope's own members (top: obj is the walk's root) and values
+// of the protocol's vocabulary count; the same names deeper in data a
+// server sends, such as a log message's {"id": "alice@example.com"}, are
+// user data.
+func protocolMember(d *jsondoc.Doc, obj, c int32, top bool) bool {
+	switch d.Key(c) {
+	case "_meta":
+		return true
+	case "progressToken", "requestId", "cursor", "nextCursor", "jsonrpc", "method", "id":
+		return top
+	case "role":
+		return d.StrEquals(c, "user") || d.StrEquals(c, "assistant")
+	case "type":
+		s, ok := d.Str(c)
+		return ok && protocolTypes[s]
+	case "mimeType":
+		s, ok := d.Str(c)
+		return ok && mimeToken(s)
+	case "blob":
+		return d.Get(obj, "uri") != jsondoc.None // a resource's binary contents
+	}
+	return false
+}
+
+// protocolTypes are the values of "type" in MCP content blocks, references
+// and the JSON Schemas of elicitation requests.
+var protocolTypes = map[string]bool{
+	"text": true, "image": true, "audio": true, "resource": true, "resource_link": true,
+	"tool_use": true, "tool_result": true, "ref/prompt": true, "ref/resource": true,
+	"object": true, "string": true, "number": true, "integer": true, "boolean": true, "array": true, "null": true,
+}
+
+// mimeToken reports whether s has the form of a MIME type (type/subtype
+// in lower case, no spaces or parameters).
+func mimeToken(s string) bool {
+	slash := strings.IndexByte(s, '/')
+	if slash <= 0 || slash == len(s)-1 || len(s) > 127 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i != slash && !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&^_.+-", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 type targetKind uint8
@@ -218,7 +260,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, skipProtoc
 		case jsondoc.Object:
 			binary := skipProtocol && isBinaryContent(d, n)
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				if skipProtocol && protocolKeys[d.Key(c)] || binary && d.Key(c) == "data" {
+				if skipProtocol && protocolMember(d, n, c, n == root) || binary && d.Key(c) == "data" {
 					continue
 				}
 				visit(c, reached, excluded)

@@ -164,6 +164,12 @@ func TestApplyPayloads(t *testing.T) {
 		{"truncate spares roles, types and image data in server requests", `{name: p, transforms: [{type: truncate, options: {max_chars: 4}}]}`, AnyStrings,
 			`{"messages":[{"role":"assistant","content":{"type":"image","mimeType":"image/png","data":"AAAAAAAA"}},{"role":"user","content":{"type":"text","text":"long text"}}]}`,
 			`{"messages":[{"role":"assistant","content":{"type":"image","mimeType":"image/png","data":"AAAAAAAA"}},{"role":"user","content":{"type":"text","text":"long…[truncated 5 characters]"}}]}`},
+		// Regression (review): protocol names deeper in a server's data are
+		// user data; only the envelope and the protocol's vocabulary are
+		// spared.
+		{"protocol names in notification data are user data", `{name: p, transforms: [redact]}`, AnyStrings,
+			`{"level":"info","data":{"id":"alice@corp.example","user":{"role":"bob@corp.example","type":"4111 1111 1111 1111","mimeType":"carol@corp.example","blob":"dave@corp.example"},"progressToken":"erin@corp.example"}}`,
+			`{"level":"info","data":{"id":"[REDACTED:EMAIL]","user":{"role":"[REDACTED:EMAIL]","type":"[REDACTED:CREDIT_CARD]","mimeType":"[REDACTED:EMAIL]","blob":"[REDACTED:EMAIL]"},"progressToken":"[REDACTED:EMAIL]"}}`},
 		{"fields cannot be dodged by JSON the strict parser rejects", `{name: p, transforms: [{type: redact, options: {fields: [email]}}]}`, ToolResult,
 			`{"content":[{"type":"text","text":"{\"email\":\"a@example.com\",\"email\":\"b@example.com\"}"}]}`,
 			`{"content":[{"type":"text","text":"{\"email\":\"[REDACTED:EMAIL]\",\"email\":\"[REDACTED:EMAIL]\"}"}]}`},

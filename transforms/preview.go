@@ -191,7 +191,7 @@ func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, skipProto
 		case jsondoc.Object:
 			binary := skipProtocol && isBinaryContent(d, n)
 			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				if skipProtocol && protocolKeys[d.Key(c)] || binary && d.Key(c) == "data" {
+				if skipProtocol && protocolMember(d, n, c, n == root) || binary && d.Key(c) == "data" {
 					continue
 				}
 				visit(c, reached)
