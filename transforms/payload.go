@@ -197,6 +197,10 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 			project(t.sub, jsondoc.Root, st.include, st.drop)
 		case st.kind == stepProject && t.projectable && t.kind == document:
 			project(doc, t.node, st.include, st.drop)
+		case st.kind == stepProject && t.projectable && t.unparsed:
+			// JSON that two parsers could read differently cannot be
+			// projected: which "password" would go? None of it goes out.
+			t.text, t.changed = unprojectable, true
 		}
 		return
 	}
@@ -277,6 +281,10 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, skipProtoc
 // project applies a project step: exclude removes what its paths reach;
 // include keeps only what its paths reach (and the containers on the way).
 // The root itself stays, possibly empty.
+// unprojectable replaces a text that looks like JSON, fails the strict
+// parse and meets a project step.
+const unprojectable = "[withheld by privacy policy: JSON that cannot be parsed unambiguously]"
+
 func project(d *jsondoc.Doc, root int32, include, exclude Paths) {
 	if len(exclude) > 0 {
 		drop := exclude.Nodes(d, root)
@@ -474,7 +482,8 @@ func isBinaryContent(d *jsondoc.Doc, n int32) bool {
 // looksLikeJSON is the cheap test before parsing a text as JSON: an object
 // or array, possibly surrounded by white space.
 func looksLikeJSON(s string) bool {
-	s = strings.TrimSpace(s)
+	// A byte order mark is not JSON, but readers that skip it see JSON.
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "\ufeff"))
 	return len(s) >= 2 && (s[0] == '{' && s[len(s)-1] == '}' || s[0] == '[' && s[len(s)-1] == ']')
 }
 

@@ -170,6 +170,13 @@ func TestApplyPayloads(t *testing.T) {
 		{"protocol names in notification data are user data", `{name: p, transforms: [redact]}`, AnyStrings,
 			`{"level":"info","data":{"id":"alice@corp.example","user":{"role":"bob@corp.example","type":"4111 1111 1111 1111","mimeType":"carol@corp.example","blob":"dave@corp.example"},"progressToken":"erin@corp.example"}}`,
 			`{"level":"info","data":{"id":"[REDACTED:EMAIL]","user":{"role":"[REDACTED:EMAIL]","type":"[REDACTED:CREDIT_CARD]","mimeType":"[REDACTED:EMAIL]","blob":"[REDACTED:EMAIL]"},"progressToken":"[REDACTED:EMAIL]"}}`},
+		// Regression (review): project skipped such text and let it out.
+		{"project withholds JSON the strict parser rejects", `{name: p, transforms: [{type: project, options: {exclude: [password]}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"{\"Password\":\"x\",\"password\":\"hunter2\"}"}]}`,
+			`{"content":[{"type":"text","text":"[withheld by privacy policy: JSON that cannot be parsed unambiguously]"}]}`},
+		{"project withholds JSON behind a byte order mark", `{name: p, transforms: [{type: project, options: {exclude: [password]}}]}`, ToolResult,
+			`{"content":[{"type":"text","text":"\ufeff{\"password\":\"hunter2\"}"}]}`,
+			`{"content":[{"type":"text","text":"[withheld by privacy policy: JSON that cannot be parsed unambiguously]"}]}`},
 		{"fields cannot be dodged by JSON the strict parser rejects", `{name: p, transforms: [{type: redact, options: {fields: [email]}}]}`, ToolResult,
 			`{"content":[{"type":"text","text":"{\"email\":\"a@example.com\",\"email\":\"b@example.com\"}"}]}`,
 			`{"content":[{"type":"text","text":"{\"email\":\"[REDACTED:EMAIL]\",\"email\":\"[REDACTED:EMAIL]\"}"}]}`},
