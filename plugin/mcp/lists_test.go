@@ -408,3 +408,23 @@ func TestResponseMediaTypeVariantsInspected(t *testing.T) {
 		}
 	}
 }
+
+// A server message that is both a request and a response, or carries both
+// a result and an error, is withheld: a client may read the part that went
+// through no pipeline. Regression: its result passed untransformed.
+func TestAmbiguousServerMessageWithheld(t *testing.T) {
+	cfg := mustConfig(t, `
+policy: {name: p, transforms: [{type: redact}]}
+identity: {principal: [{header: x-mcp-principal}]}
+`)
+	alice := hdr("x-mcp-principal", "alice")
+	for _, resp := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"notifications/message","params":{},"result":{"content":[{"type":"text","text":"mail alice@corp.example"}]}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"},"result":{"content":[{"type":"text","text":"mail alice@corp.example"}]}}`,
+	} {
+		got := respond(t, cfg, alice, call("1", "tools/call", `{"name":"search"}`), resp)
+		if strings.Contains(got, "alice@corp.example") || !strings.Contains(got, "-32603") {
+			t.Errorf("client gets %s", got)
+		}
+	}
+}

@@ -222,7 +222,20 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	if doc.Kind(n) != jsondoc.Object {
 		return false
 	}
-	if doc.Get(n, "method") != jsondoc.None {
+	hasMethod, hasResult, hasError := doc.Get(n, "method") != jsondoc.None, doc.Get(n, "result") != jsondoc.None, doc.Get(n, "error") != jsondoc.None
+	if hasMethod && (hasResult || hasError) || hasResult && hasError {
+		// Not JSON-RPC, and a client may read either part: only one would
+		// go through its pipeline. It does not go out (spec 16).
+		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		id := "null"
+		if idNode := doc.Get(n, "id"); doc.Kind(idNode) == jsondoc.String || doc.Kind(idNode) == jsondoc.Number {
+			id = string(doc.AppendValue(nil, idNode))
+		}
+		doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
+			Message: "Internal error: the privacy filter withheld a server message that is both a request and a response, or both a result and an error"}))
+		return true
+	}
+	if hasMethod {
 		s.transformServerMessage(doc, n)
 		return doc.Changed()
 	}
