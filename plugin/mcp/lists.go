@@ -75,8 +75,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 			x, known = s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
 		}
 		x.Kind = lm.kind // a listed resource is that resource, even if a template also matches it
-		var d policy.Decision
-		x, d = s.decideConcrete(x, known) // and a denied template hides it
+		d := s.decideConcrete(&x, known) // a denied template hides it too
 		if d.Hidden {
 			doc.Delete(it)
 			changed = true

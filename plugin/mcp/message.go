@@ -9,6 +9,7 @@ package mcp
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -101,27 +102,40 @@ func IDKey(doc *jsondoc.Doc, n int32) string {
 		s, _ := doc.Str(n)
 		return jsondoc.Quote(s)
 	case jsondoc.Number:
-		raw := doc.Raw(n)
-		plain := len(raw) <= 15 && string(raw) != "-0"
-		for i, c := range raw {
-			if (c < '0' || c > '9') && (c != '-' || i > 0) {
-				plain = false
-				break
-			}
-		}
-		if plain {
-			return string(raw) // an integer JSON can only write this way
-		}
-		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil {
-			return string(raw)
-		}
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return strconv.FormatInt(int64(f), 10)
-		}
-		return strconv.FormatFloat(f, 'g', -1, 64)
+		return numberKey(string(doc.Raw(n)))
 	}
 	return "null"
+}
+
+// numberKey is IDKey of a number as written.
+func numberKey(raw string) string {
+	plain := len(raw) <= 15 && raw != "-0"
+	for i := 0; i < len(raw); i++ {
+		if c := raw[i]; (c < '0' || c > '9') && (c != '-' || i > 0) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return raw // an integer JSON can only write this way
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		return raw
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func invalid(msg string) *policy.RPCError {
@@ -140,10 +154,13 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 	switch doc.Kind(idNode) {
 	case jsondoc.Number:
 		m.ID = string(doc.Raw(idNode))
-		m.Key = IDKey(doc, idNode)
+		m.Key = numberKey(m.ID)
 	case jsondoc.String:
 		m.ID = string(doc.AppendValue(nil, idNode))
-		m.Key = IDKey(doc, idNode)
+		m.Key = m.ID
+		if strings.ContainsAny(m.ID, "\\\u2028\u2029") || !isASCII(m.ID) {
+			m.Key = IDKey(doc, idNode) // escapes or characters Quote writes otherwise
+		}
 	case jsondoc.Invalid:
 	case jsondoc.Null:
 		m.ID = "null"

@@ -717,28 +717,30 @@ func unhex2(a, b byte) (byte, bool) {
 // judges it for the caller.
 func (s *Stream) resolveAndDecide(t Target) (policy.Primitive, policy.Decision) {
 	x, known := s.cfg.Catalog.Resolve(t)
-	return s.decideConcrete(x, known)
+	d := s.decideConcrete(&x, known)
+	return x, d
 }
 
 // decideConcrete judges x and, when x is a static resource whose URI a
 // known template also matches, that template too, whose denial wins: a
 // template's deny covers every instance, also one a list made known as a
 // static resource (which spec 4 alone would judge by its URI only).
-func (s *Stream) decideConcrete(x policy.Primitive, known bool) (policy.Primitive, policy.Decision) {
-	d := s.decide(&x, known)
+func (s *Stream) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
+	d := s.decide(x, known)
 	if x.Kind != policy.KindResource || !d.Allowed {
-		return x, d
+		return d
 	}
 	tmpl := s.cfg.Catalog.templateOf(x.Name)
 	if tmpl == "" {
-		return x, d
+		return d
 	}
 	tx, tknown := s.cfg.Catalog.Resolve(Target{Kind: policy.KindResourceTemplate, Name: tmpl, Args: jsondoc.None})
 	tx.URI = x.Name
 	if td := s.decide(&tx, tknown); !td.Allowed {
-		return tx, td
+		*x = tx
+		return td
 	}
-	return x, d
+	return d
 }
 
 // decide judges a resolved primitive for the caller; with require_known, one
