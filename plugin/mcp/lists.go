@@ -74,8 +74,10 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		} else {
 			x, known = s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
 		}
-		x.Kind = lm.kind                 // a listed resource is that resource, even if a template also matches it
-		d := s.decideConcrete(&x, known) // a denied template hides it too
+		// A listed resource is that resource, even if a template also
+		// matches it; a denied template hides it all the same.
+		x.Kind = lm.kind
+		d := s.decideConcrete(&x, known)
 		if d.Hidden {
 			doc.Delete(it)
 			changed = true
