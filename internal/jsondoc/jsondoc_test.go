@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 )
@@ -245,6 +246,13 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Independently of the parser's own key checks (which the
+		// reference shares): nothing accepted has invalid UTF-8 or two
+		// keys of one object equal under case folding.
+		if !utf8.Valid(body) {
+			t.Fatalf("accepted invalid UTF-8: %q", body)
+		}
+		noFoldedDuplicates(t, body)
 		if !json.Valid(body) {
 			t.Fatalf("Parse accepted what encoding/json rejects: %q", body)
 		}
@@ -467,5 +475,51 @@ func TestPlainEnd(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// noFoldedDuplicates fails t if an object in body has two keys equal under
+// Unicode case folding, read with encoding/json's tokenizer.
+func noFoldedDuplicates(t *testing.T, body []byte) {
+	t.Helper()
+	type frame struct {
+		object, wantKey bool
+		keys            []string
+	}
+	var stack []frame
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return // end of input (Parse accepted it, so nothing else)
+		}
+		top := len(stack) - 1
+		if delim, ok := tok.(json.Delim); ok {
+			switch delim {
+			case '{', '[':
+				if top >= 0 && stack[top].object {
+					stack[top].wantKey = true
+				}
+				stack = append(stack, frame{object: delim == '{', wantKey: delim == '{'})
+			default:
+				stack = stack[:top]
+			}
+			continue
+		}
+		if top < 0 || !stack[top].object {
+			continue
+		}
+		if !stack[top].wantKey {
+			stack[top].wantKey = true // a value
+			continue
+		}
+		key := tok.(string)
+		for _, k := range stack[top].keys {
+			if strings.EqualFold(k, key) {
+				t.Fatalf("accepted keys %q and %q in one object: %q", k, key, body)
+			}
+		}
+		stack[top].keys = append(stack[top].keys, key)
+		stack[top].wantKey = false
 	}
 }
