@@ -182,15 +182,19 @@ func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 // URI (spec 4).
 func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 	x.Kind, x.Name = t.Kind, t.Name
-	if t.Kind == policy.KindResource && c.isTemplate(t.Name) {
-		// A template's own text (a completion's ref/resource names it so)
-		// is that template, not a resource no template matches.
-		x.Kind = policy.KindResourceTemplate
-	} else if t.Kind == policy.KindResource && !c.resources[t.Name] {
-		if _, static := c.lookup(policy.KindResource, t.Name); !static {
-			c.refreshTemplates()
-			if tmpl := c.matchTemplate(t.Name); tmpl != "" {
-				x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
+	if t.Kind == policy.KindResource {
+		// The templates other worker VMs learned, once per resolution:
+		// the caller's template checks (decideConcrete) rely on it too.
+		c.refreshTemplates()
+		if c.isTemplate(t.Name) {
+			// A template's own text (a completion's ref/resource names it
+			// so) is that template, not a resource no template matches.
+			x.Kind = policy.KindResourceTemplate
+		} else if !c.resources[t.Name] {
+			if _, static := c.lookup(policy.KindResource, t.Name); !static {
+				if tmpl := c.matchTemplate(t.Name); tmpl != "" {
+					x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
+				}
 			}
 		}
 	}
@@ -200,8 +204,9 @@ func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 	return x, known
 }
 
+// isTemplate reports whether text is a known template's text (as of the
+// last refreshTemplates).
 func (c *Catalog) isTemplate(text string) bool {
-	c.refreshTemplates()
 	for _, t := range c.templates {
 		if t.text == text {
 			return true
@@ -210,12 +215,8 @@ func (c *Catalog) isTemplate(text string) bool {
 	return false
 }
 
-// templateOf is the first known template that matches uri, or "".
-func (c *Catalog) templateOf(uri string) string {
-	c.refreshTemplates()
-	return c.matchTemplate(uri)
-}
-
+// matchTemplate is the first known template (as of the last
+// refreshTemplates) that matches uri, or "".
 func (c *Catalog) matchTemplate(uri string) string {
 	for _, t := range c.templates {
 		if strings.HasPrefix(uri, t.prefix) && t.re.MatchString(uri) {

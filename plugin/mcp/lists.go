@@ -46,6 +46,11 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 	if s.cfg.Env.Server.LearnFromLists {
 		now = s.cfg.Now()
 	}
+	if lm.kind == policy.KindResource || lm.kind == policy.KindResourceTemplate {
+		// Once per list, not per item: the templates other worker VMs
+		// learned, which a listed resource is also judged by.
+		s.cfg.Catalog.refreshTemplates()
+	}
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
 		name, ok := doc.Str(doc.Get(it, lm.key))
 		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name)) {

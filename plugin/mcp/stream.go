@@ -724,13 +724,14 @@ func (s *Stream) resolveAndDecide(t Target) (policy.Primitive, policy.Decision) 
 // decideConcrete judges x and, when x is a static resource whose URI a
 // known template also matches, that template too, whose denial wins: a
 // template's deny covers every instance, also one a list made known as a
-// static resource (which spec 4 alone would judge by its URI only).
+// static resource (which spec 4 alone would judge by its URI only). The
+// templates are as Resolve or filterList last refreshed them.
 func (s *Stream) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
 	d := s.decide(x, known)
 	if x.Kind != policy.KindResource || !d.Allowed {
 		return d
 	}
-	tmpl := s.cfg.Catalog.templateOf(x.Name)
+	tmpl := s.cfg.Catalog.matchTemplate(x.Name)
 	if tmpl == "" {
 		return d
 	}
