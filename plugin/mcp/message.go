@@ -71,6 +71,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 			return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: empty batch"}
 		}
 		body.Messages = make([]Message, 0, n)
+		ids := make(map[string]bool, n) // request ids so far (keys)
 		for c := doc.First(jsondoc.Root); c != jsondoc.None; c = doc.Next(c) {
 			m := readMessage(doc, c)
 			// Two requests with one id cannot both be answered: the
@@ -78,12 +79,10 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 			// response judged under the other call's pipeline would slip
 			// past its own. The later one is refused.
 			if m.Kind == KindRequest && m.Invalid == nil {
-				for i := range body.Messages {
-					if o := &body.Messages[i]; o.Kind == KindRequest && o.Invalid == nil && o.Key == m.Key {
-						m.Invalid = invalid("id " + m.ID + " is already used by another request in this batch")
-						break
-					}
+				if ids[m.Key] {
+					m.Invalid = invalid("id " + m.ID + " is already used by another request in this batch")
 				}
+				ids[m.Key] = true
 			}
 			body.Messages = append(body.Messages, m)
 		}
@@ -93,40 +92,39 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 	return body, nil
 }
 
-// IDKey is the identity of the id at node n: a string by its value (as
-// the plugin would write it), a number by its value, since a server may
-// echo "\u0061" as "a" or 1.0 as 1. "null" for anything else.
-func IDKey(doc *jsondoc.Doc, n int32) string {
+// IDKey is the identity of the id at node n, written raw in the message:
+// a string by its value (as the plugin would write it), a number by its
+// value, since a server may echo "\u0061" as "a" or 1.0 as 1. "null" for
+// anything else.
+func IDKey(doc *jsondoc.Doc, n int32, raw string) string {
 	switch doc.Kind(n) {
 	case jsondoc.String:
+		if strings.IndexByte(raw, '\\') < 0 && isASCII(raw) {
+			return raw // already as Quote writes it
+		}
 		s, _ := doc.Str(n)
 		return jsondoc.Quote(s)
 	case jsondoc.Number:
-		return numberKey(string(doc.Raw(n)))
+		plain := len(raw) <= 15 && raw != "-0"
+		for i := 0; i < len(raw); i++ {
+			if c := raw[i]; (c < '0' || c > '9') && (c != '-' || i > 0) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return raw // an integer JSON can only write this way
+		}
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return raw
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
 	return "null"
-}
-
-// numberKey is IDKey of a number as written.
-func numberKey(raw string) string {
-	plain := len(raw) <= 15 && raw != "-0"
-	for i := 0; i < len(raw); i++ {
-		if c := raw[i]; (c < '0' || c > '9') && (c != '-' || i > 0) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return raw // an integer JSON can only write this way
-	}
-	f, err := strconv.ParseFloat(raw, 64)
-	if err != nil {
-		return raw
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 func isASCII(s string) bool {
@@ -152,15 +150,9 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 	}
 	idNode := doc.Get(n, "id")
 	switch doc.Kind(idNode) {
-	case jsondoc.Number:
-		m.ID = string(doc.Raw(idNode))
-		m.Key = numberKey(m.ID)
-	case jsondoc.String:
+	case jsondoc.Number, jsondoc.String:
 		m.ID = string(doc.AppendValue(nil, idNode))
-		m.Key = m.ID
-		if strings.ContainsAny(m.ID, "\\\u2028\u2029") || !isASCII(m.ID) {
-			m.Key = IDKey(doc, idNode) // escapes or characters Quote writes otherwise
-		}
+		m.Key = IDKey(doc, idNode, m.ID)
 	case jsondoc.Invalid:
 	case jsondoc.Null:
 		m.ID = "null"

@@ -243,7 +243,8 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	if idNode == jsondoc.None {
 		return false
 	}
-	id, key := string(doc.AppendValue(nil, idNode)), IDKey(doc, idNode)
+	id := string(doc.AppendValue(nil, idNode))
+	key := IDKey(doc, idNode, id)
 	result := doc.Get(n, "result")
 	req, ok := s.requests.take(key)
 	shared := false
