@@ -152,7 +152,7 @@ func TestResponseEndingInTrailersIsProcessed(t *testing.T) {
 		// The last event lacks its closing empty line: it never goes out.
 		{name: "event stream, incomplete last event", contentType: "text/event-stream",
 			chunks: []string{event, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"carol@example.com\"}}"},
-			want: []string{`"text":"mail EMAIL_`}, absent: []string{"alice@example.com", "carol", "notifications/message"}},
+			want:   []string{`"text":"mail EMAIL_`}, absent: []string{"alice@example.com", "carol", "notifications/message"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
