@@ -180,3 +180,48 @@ func TestPluginMessagesEndingInTrailers(t *testing.T) {
 		})
 	}
 }
+
+// A panic in a trailers callback fails that stream closed, as in any other
+// callback: the held request never goes upstream and gets -32603; a
+// response whose headers went out is reset. The VM serves on.
+func TestPluginTrailersPanicFailsClosed(t *testing.T) {
+	config := `{"policy": "standard", "identity": {"principal": [{"header": "x-mcp-principal"}]}}`
+	h, _ := testHost(t, Options{Wasm: wasmtest.PluginWithTestHooks(t), PluginConfig: []byte(config)})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"q":"marker"}}}`
+	result := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"alice@example.com"}]}}`
+	for _, stage := range []string{"request_trailers", "response_trailers", ""} {
+		name := "panic in " + stage
+		if stage == "" {
+			name = "no panic"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := h.NewStream()
+			defer s.Close()
+			s.RequestHeaders(req("POST", "/mcp", "", "x-mcp-principal", "alice", "content-type", "application/json",
+				"x-mcp-privacy-test-panic", stage), false)
+			s.RequestBody([]byte(call), false)
+			s.RequestTrailers(H("x-t", "1"))
+			up := s.Upstream()
+			if stage == "request_trailers" {
+				down := s.Downstream()
+				if len(up.Body) != 0 || down.Status() != 500 || !strings.Contains(string(down.Body), `"code":-32603`) {
+					t.Fatalf("upstream %q, downstream %d %s: want nothing upstream and -32603", up.Body, down.Status(), down.Body)
+				}
+				return
+			}
+			if string(up.Body) != call {
+				t.Fatalf("upstream %q", up.Body)
+			}
+			s.ResponseHeaders(H(":status", "200", "content-type", "application/json"), false)
+			s.ResponseBody([]byte(result), false)
+			s.ResponseTrailers(H("x-t", "1"))
+			down := s.Downstream()
+			if strings.Contains(string(down.Body), "alice@example.com") {
+				t.Fatalf("raw answer went out: %s", down.Body)
+			}
+			if stage == "response_trailers" && !down.Reset || stage == "" && (down.Reset || !strings.Contains(string(down.Body), "EMAIL_")) {
+				t.Fatalf("downstream %s (reset %v)", down.Body, down.Reset)
+			}
+		})
+	}
+}
