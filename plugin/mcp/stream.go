@@ -769,21 +769,15 @@ func (s *Stream) StripTrailers() bool { return s.inspect }
 
 // OnRequestTrailers ends a request whose body ended in trailers: the body
 // the last body callback buffered (size bytes, 0 when there was none; read
-// returns it) is judged as at end of stream.
+// returns it) is handled exactly as by a body callback at end of stream,
+// and an absent one as a request that ended with its headers.
 func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
-	if !s.inspect || !s.post || s.replied {
-		return BodyResult{}
-	}
-	if size > s.cfg.Env.Gateway.MaxRequestBytes {
-		s.replied = true
-		return BodyResult{Reply: s.tooLarge(size)}
-	}
-	if size == 0 {
+	if size == 0 && s.inspect && s.post && !s.replied {
 		s.replied = true
 		r := jsonReply(400, ErrorResponse("null", &policy.RPCError{
 			Code: policy.CodeParseError, Message: "Parse error: empty body"}), "mcp_privacy_empty_body")
 		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
 		return BodyResult{Reply: r}
 	}
-	return s.judgeBody(read())
+	return s.OnRequestBody(size, true, read)
 }
