@@ -91,6 +91,9 @@ type httpContext struct {
 	// failed is set once the stream was failed closed: later callbacks
 	// let the failure reply through.
 	failed bool
+	// requestBodySize and responseBodySize are what the last body callback
+	// saw: the body the host still holds when trailers end the message.
+	requestBodySize, responseBodySize int
 	// testPanicAt is the callback a test build makes panic (testhook_on.go).
 	testPanicAt string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
 }
@@ -236,6 +239,7 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 		return types.ActionContinue
 	}
 	h.hook("request_body")
+	h.requestBodySize = bodySize
 	res := h.stream.OnRequestBody(bodySize, endOfStream, func() []byte {
 		b, err := proxywasm.GetHttpRequestBody(0, bodySize)
 		if err != nil {
@@ -314,6 +318,7 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 		return types.ActionContinue
 	}
 	h.hook("response_body")
+	h.responseBodySize = bodySize
 	act, edit := h.stream.OnResponseBody(bodySize, endOfStream, func() []byte {
 		b, err := proxywasm.GetHttpResponseBody(0, bodySize)
 		if err != nil && bodySize > 0 {
@@ -324,6 +329,82 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 	if edit.Replace {
 		if err := proxywasm.ReplaceHttpResponseBody(edit.Data); err != nil {
 			return h.fail("response body", err)
+		}
+	}
+	return toAction(act)
+}
+
+// OnHttpRequestTrailers ends a request whose body ended in trailers: the
+// last body callback had endOfStream false, so the body is judged here
+// (the SDK's default would answer Continue and release it unjudged).
+func (h *httpContext) OnHttpRequestTrailers(numTrailers int) (action types.Action) {
+	defer func() {
+		if r := recover(); r != nil {
+			action = h.fail("request trailers", r)
+		}
+	}()
+	if h.failed {
+		return types.ActionContinue
+	}
+	h.hook("request_trailers")
+	if numTrailers > 0 && h.stream.StripTrailers() {
+		if err := proxywasm.ReplaceHttpRequestTrailers(nil); err != nil {
+			panic(fmt.Sprintf("removing the request trailers: %v", err))
+		}
+	}
+	size := h.requestBodySize
+	res := h.stream.OnRequestTrailers(size, func() []byte {
+		b, err := proxywasm.GetHttpRequestBody(0, size)
+		if err != nil {
+			panic(fmt.Sprintf("reading the request body: %v", err))
+		}
+		return b
+	})
+	if res.Reply != nil {
+		return h.reply(res.Reply)
+	}
+	for _, kv := range res.Set {
+		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])
+	}
+	if res.Body != nil {
+		if err := proxywasm.ReplaceHttpRequestBody(res.Body); err != nil {
+			return h.fail("request trailers", err)
+		}
+	}
+	return toAction(res.Action)
+}
+
+// OnHttpResponseTrailers ends a response whose body ended in trailers: a
+// buffered JSON body is processed and replaced here.
+func (h *httpContext) OnHttpResponseTrailers(numTrailers int) (action types.Action) {
+	defer func() {
+		if r := recover(); r != nil {
+			action = h.fail("response trailers", r)
+		}
+	}()
+	if h.failed {
+		return types.ActionContinue
+	}
+	h.hook("response_trailers")
+	if numTrailers > 0 && h.stream.StripTrailers() {
+		if err := proxywasm.ReplaceHttpResponseTrailers(nil); err != nil {
+			panic(fmt.Sprintf("removing the response trailers: %v", err))
+		}
+	}
+	size := h.responseBodySize
+	act, edit := h.stream.OnResponseTrailers(size, func() []byte {
+		if size == 0 {
+			return nil
+		}
+		b, err := proxywasm.GetHttpResponseBody(0, size)
+		if err != nil {
+			panic(fmt.Sprintf("reading the response body: %v", err))
+		}
+		return b
+	})
+	if edit.Replace {
+		if err := proxywasm.ReplaceHttpResponseBody(edit.Data); err != nil {
+			return h.fail("response trailers", err)
 		}
 	}
 	return toAction(act)

@@ -57,6 +57,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
+	if m := max(env.Gateway.MaxRequestBytes, env.Gateway.MaxResponseBytes); m >= envoyBufferLimit {
+		fmt.Fprintf(stderr, "serve: warning: gateway.max_request_bytes or max_response_bytes (%d) is not below the buffer limit of envoy/envoy.yaml (%d): "+
+			"larger bodies get the host's 413, 500 or reset instead of the plugin's answer; an Envoy running this policy needs a larger per_connection_buffer_limit_bytes\n",
+			m, envoyBufferLimit)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -70,6 +76,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		Env:                         map[string]string{"MCP_PRIVACY_VAULT_FILE_HOST": "serve"},
 		Logger:                      logs.line,
 		AllowOnHeadersStopIteration: env.Gateway.HoldHeaders,
+		BufferLimitBytes:            envoyBufferLimit,
 		StreamIdleTimeout:           5 * time.Minute,
 	})
 	if err != nil {
@@ -139,6 +146,14 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// envoyBufferLimit is the per_connection_buffer_limit_bytes of
+// envoy/envoy.yaml (17 MiB: gateway.max_response_bytes' default of 16 MiB
+// plus headroom), so that serve buffers what that Envoy buffers: the
+// harness's default is Envoy's own default of 1 MiB, below which a JSON
+// answer of more than 1 MiB was reset instead of processed.
+// TestServeBufferLimitIsEnvoyYAMLs keeps the two equal.
+const envoyBufferLimit = 17825792
 
 // shutdownGrace is how long serve lets requests in flight finish at
 // SIGINT or SIGTERM before it closes their connections.

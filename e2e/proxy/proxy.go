@@ -310,10 +310,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					}
 				}
 			case wasmhost.EventUpstreamTrailers:
-				// Go's client sends trailers only when declared up front;
-				// they are dropped. The body ends here.
+				// The body ends here, with the trailers as the plugin left
+				// them (none: a plain end of the chunked body).
 				if upBody != nil {
-					upBody.close(nil)
+					upBody.closeWithTrailers(ev.Headers)
 				}
 			case wasmhost.EventUpstreamReset:
 				upAbandoned = true
@@ -415,6 +415,9 @@ func (p *Proxy) upstreamRequest(ctx context.Context, h wasmhost.Headers, body *b
 	if body == nil {
 		req.ContentLength = 0
 		req.Body = nil
+	} else {
+		// Filled when the body ends (an empty map sends nothing).
+		req.Trailer = body.trailer
 	}
 	for _, f := range h {
 		if strings.HasPrefix(f.Key, ":") || hopByHop[f.Key] || f.Key == "host" {
@@ -474,13 +477,16 @@ const chunkSize = 32 << 10
 func feedRequest(s *wasmhost.Stream, r *http.Request) {
 	buf := make([]byte, chunkSize)
 	remaining := r.ContentLength
+	// Declared trailers (HTTP/2 may send them after a body of known
+	// length) end the message, not its last chunk.
+	trailers := len(r.Trailer) > 0
 	for {
 		n, err := r.Body.Read(buf)
 		if n > 0 {
 			eos := false
 			if remaining > 0 {
 				remaining -= int64(n)
-				eos = remaining <= 0
+				eos = remaining <= 0 && !trailers
 			}
 			s.RequestBody(buf[:n], eos)
 			if eos {
@@ -513,13 +519,14 @@ func feedResponse(s *wasmhost.Stream, res *http.Response, method string) {
 	}
 	buf := make([]byte, chunkSize)
 	remaining := res.ContentLength
+	trailers := len(res.Trailer) > 0
 	for {
 		n, err := res.Body.Read(buf)
 		if n > 0 {
 			eos := false
 			if remaining > 0 {
 				remaining -= int64(n)
-				eos = remaining <= 0
+				eos = remaining <= 0 && !trailers
 			}
 			s.ResponseBody(buf[:n], eos)
 			if eos {
@@ -563,9 +570,27 @@ type bodyPipe struct {
 	closed bool
 	err    error
 	wake   chan struct{}
+	// trailer is the upstream request's Trailer map. The transport reads
+	// it when it writes the headers and again after the body's EOF, so it
+	// is filled (from trailers) by Read, just before returning that EOF,
+	// in the transport's goroutine.
+	trailer  http.Header
+	trailers wasmhost.Headers
 }
 
-func newBodyPipe() *bodyPipe { return &bodyPipe{wake: make(chan struct{}, 1)} }
+func newBodyPipe() *bodyPipe {
+	return &bodyPipe{wake: make(chan struct{}, 1), trailer: http.Header{}}
+}
+
+// closeWithTrailers ends the body; the trailers follow it.
+func (b *bodyPipe) closeWithTrailers(t wasmhost.Headers) {
+	b.mu.Lock()
+	if !b.closed {
+		b.trailers = t.Clone()
+	}
+	b.mu.Unlock()
+	b.close(nil)
+}
 
 func (b *bodyPipe) signal() {
 	select {
@@ -610,10 +635,14 @@ func (b *bodyPipe) Read(p []byte) (int, error) {
 		}
 		if b.closed {
 			err := b.err
-			b.mu.Unlock()
 			if err == nil {
+				for _, f := range b.trailers {
+					b.trailer[http.CanonicalHeaderKey(f.Key)] = append(b.trailer[http.CanonicalHeaderKey(f.Key)], f.Value)
+				}
+				b.trailers = nil
 				err = io.EOF
 			}
+			b.mu.Unlock()
 			return 0, err
 		}
 		b.mu.Unlock()

@@ -339,3 +339,46 @@ func TestStalledRequestTimesOut(t *testing.T) {
 		t.Fatalf("%d %q", res.StatusCode, b)
 	}
 }
+
+// Trailers travel as Envoy passes them: request trailers to the upstream
+// after the body, response trailers to the client, as the plugin left
+// them (here it rewrites the held body and adds trailers in its trailers
+// callbacks); the upstream sees the body end with them.
+func TestTrailersForwarded(t *testing.T) {
+	type seen struct {
+		body    string
+		trailer http.Header
+	}
+	got := make(chan seen, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{string(b), r.Trailer}
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte("answer"))
+		w.(http.Flusher).Flush()
+		w.Header().Set(http.TrailerPrefix+"X-Resp-Sum", "r1")
+	}))
+	t.Cleanup(up.Close)
+	front := startProxy(t, up.URL, Options{Wasm: wasmtest.TestPlugin(t)})
+
+	req, _ := http.NewRequest("POST", front.URL+"/upload", io.MultiReader(strings.NewReader("one"), strings.NewReader("two")))
+	req.ContentLength = -1 // chunked: Go's client sends trailers only so
+	req.Trailer = http.Header{"X-Req-Sum": {"q1"}}
+	req.Header.Set("X-Test", "body-buffer,trailers-body,resp-body-buffer,resp-trailers-body")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	s := <-got
+	if s.body != "<onetwo>" || s.trailer.Get("X-Req-Sum") != "q1" || s.trailer.Get("X-Body-Set") != "<nil>" ||
+		strings.Contains(s.trailer.Get("X-Body-Eos"), "true") {
+		t.Fatalf("upstream got %q with trailers %v, want the body as the plugin left it and both trailers", s.body, s.trailer)
+	}
+	if string(body) != "{answer}" || res.Trailer.Get("X-Resp-Sum") != "r1" || res.Trailer.Get("X-Body-Set") != "<nil>" ||
+		strings.Contains(res.Trailer.Get("X-Body-Eos"), "true") {
+		t.Fatalf("client got %q with trailers %v, want the body rewritten at trailers time and the trailers", body, res.Trailer)
+	}
+}

@@ -234,9 +234,8 @@ func hcSetBufferBytes(vm *VM, mod api.Module, s []uint64) Status {
 		return StatusInvalidMemoryAccess
 	}
 	if !writable {
-		if t == BufferRequestBody || t == BufferResponseBody {
-			return StatusNotFound
-		}
+		// Also a body Envoy does not hold (a trailers callback after the
+		// last body chunk was passed on): its empty stand-in refuses writes.
 		return StatusBadArgument
 	}
 	out, st := setBufferBytes(*buf, u32(s[1]), u32(s[2]), data)

@@ -121,11 +121,14 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 		s.mode = dropBody
 		return replaceWith(sseEventBytes(s.failResponse(ErrResponseTooLarge, err.Error())))
 	}
-	if len(tail) > 0 || (endOfStream && len(s.pending) > 0) {
+	// The answers to a batch's denied elements go last: after the server
+	// answered every request it got, or at the end of the stream. Not only
+	// at the end: a stream that ends in trailers can have nothing added.
+	flush := len(s.pending) > 0 && (endOfStream || s.requests.len() == 0)
+	if len(tail) > 0 || flush {
 		out = append(append([]byte(nil), out...), tail...)
 	}
-	if endOfStream && len(s.pending) > 0 {
-		// The answers to a batch's denied elements go last.
+	if flush {
 		for _, p := range s.pending {
 			out = append(out, sseEventBytes(p)...)
 		}
@@ -396,4 +399,27 @@ func (s *Stream) endpointEvent(data []byte) bool {
 	}
 	s.legacyGET = true
 	return true
+}
+
+// OnResponseTrailers ends a response whose body ended in trailers (see
+// StripTrailers): the last body callback had endOfStream false.
+//
+// A JSON body was paused, so the host still holds it: size is what the
+// last body callback saw and body returns it; it is processed and replaced
+// as at end of stream. An event stream went on chunk by chunk and the
+// host has nothing left to add bytes to: the incomplete event the rewriter
+// holds back is dropped (an event without its closing empty line is
+// discarded by SSE readers anyway), and answers to a batch's denied
+// elements not yet sent (they follow the server's last answer, see
+// streamEvents) are lost. Those calls then stay unanswered, as calls the
+// server left unanswered do; nothing unfiltered goes out.
+func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyEdit) {
+	switch s.mode {
+	case bufferJSON:
+		return s.OnResponseBody(size, true, body)
+	case streamSSE:
+		s.pending = nil
+		s.mode = dropBody
+	}
+	return Continue, BodyEdit{}
 }

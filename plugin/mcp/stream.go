@@ -753,3 +753,31 @@ func (s *Stream) decide(x *policy.Primitive, known bool) policy.Decision {
 	}
 	return p.Decide(&s.id.Principal, x)
 }
+
+// A message may end in trailers (HTTP/1.1 chunked trailers, HTTP/2
+// trailers): the host then signals end of stream with the trailers
+// callback, after a last body callback whose endOfStream was false. What
+// a body callback does at end of stream is done there instead, so nothing
+// passes unjudged whatever ends the message. Trailers are header fields,
+// never JSON-RPC, and no MCP SDK reads them; on inspected paths they are
+// removed in both directions, so the server receives exactly the judged
+// body and the client nothing the filter did not see.
+
+// StripTrailers reports whether this stream's trailers are removed (it is
+// on gateway.paths).
+func (s *Stream) StripTrailers() bool { return s.inspect }
+
+// OnRequestTrailers ends a request whose body ended in trailers: the body
+// the last body callback buffered (size bytes, 0 when there was none; read
+// returns it) is handled exactly as by a body callback at end of stream,
+// and an absent one as a request that ended with its headers.
+func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
+	if size == 0 && s.inspect && s.post && !s.replied {
+		s.replied = true
+		r := jsonReply(400, ErrorResponse("null", &policy.RPCError{
+			Code: policy.CodeParseError, Message: "Parse error: empty body"}), "mcp_privacy_empty_body")
+		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
+		return BodyResult{Reply: r}
+	}
+	return s.OnRequestBody(size, true, read)
+}

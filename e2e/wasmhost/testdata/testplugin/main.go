@@ -116,6 +116,21 @@ type httpContext struct {
 	bodySizes []string
 	respBody  int
 	replied   bool
+	// The last body callback's size and every body callback's
+	// end_of_stream, per direction, for the trailers directives.
+	reqSize, respSize int
+	reqEOS, respEOS   []string
+}
+
+// trailersBody is the trailers-body and resp-trailers-body directive: the
+// body the host still holds (size bytes) is read and replaced by it
+// wrapped in open/close, and the trailers get what the callbacks saw.
+func trailersBody(size int, eos []string, get func(int, int) ([]byte, error), set func([]byte) error,
+	add func(string, string) error, open, close string) {
+	b, err := get(0, size)
+	add("x-body-read", fmt.Sprintf("%q %v", b, err))
+	add("x-body-set", fmt.Sprint(set([]byte(open+string(b)+close))))
+	add("x-body-eos", strings.Join(eos, " "))
 }
 
 func (h *httpContext) has(name string) bool { _, ok := h.dirs[name]; return ok }
@@ -262,6 +277,7 @@ func (h *httpContext) OnHttpRequestHeaders(n int, eos bool) types.Action {
 
 func (h *httpContext) OnHttpRequestBody(size int, eos bool) types.Action {
 	h.bodySizes = append(h.bodySizes, strconv.Itoa(size))
+	h.reqSize, h.reqEOS = size, append(h.reqEOS, strconv.FormatBool(eos))
 	if h.has("body-panic") {
 		panic("testplugin: request body panic")
 	}
@@ -302,6 +318,18 @@ func (h *httpContext) OnHttpRequestBody(size int, eos bool) types.Action {
 func (h *httpContext) OnHttpRequestTrailers(n int) types.Action {
 	if h.has("trailers-mutate") {
 		proxywasm.AddHttpRequestTrailer("x-trailer-added", "1")
+	}
+	if h.has("trailers-body") {
+		trailersBody(h.reqSize, h.reqEOS, proxywasm.GetHttpRequestBody, proxywasm.ReplaceHttpRequestBody,
+			proxywasm.AddHttpRequestTrailer, "<", ">")
+	}
+	if h.has("trailers-clear") {
+		proxywasm.ReplaceHttpRequestTrailers(nil)
+	}
+	if h.has("trailers-reply") {
+		h.replied = true
+		proxywasm.SendHttpResponse(403, nil, []byte("refused at trailers"), -1)
+		return types.ActionPause
 	}
 	return types.ActionContinue
 }
@@ -347,6 +375,7 @@ func (h *httpContext) OnHttpResponseHeaders(n int, eos bool) types.Action {
 
 func (h *httpContext) OnHttpResponseBody(size int, eos bool) types.Action {
 	h.respBody++
+	h.respSize, h.respEOS = size, append(h.respEOS, strconv.FormatBool(eos))
 	if h.has("resp-panic") {
 		panic("testplugin: response body panic")
 	}
@@ -364,6 +393,17 @@ func (h *httpContext) OnHttpResponseBody(size int, eos bool) types.Action {
 		h.replied = true
 		proxywasm.SendHttpResponse(500, nil, []byte("too late"), -1)
 		return types.ActionPause
+	}
+	return types.ActionContinue
+}
+
+func (h *httpContext) OnHttpResponseTrailers(n int) types.Action {
+	if h.has("resp-trailers-body") {
+		trailersBody(h.respSize, h.respEOS, proxywasm.GetHttpResponseBody, proxywasm.ReplaceHttpResponseBody,
+			proxywasm.AddHttpResponseTrailer, "{", "}")
+	}
+	if h.has("resp-trailers-clear") {
+		proxywasm.ReplaceHttpResponseTrailers(nil)
 	}
 	return types.ActionContinue
 }
