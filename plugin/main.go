@@ -163,6 +163,18 @@ type hostRequest struct{ headers headerPairs }
 
 func (r hostRequest) Header(name string) (string, bool) { return r.headers.get(name) }
 
+// HeaderValues returns every pair of that name: the host hands a repeated
+// header over as several pairs.
+func (r hostRequest) HeaderValues(name string) []string {
+	var vs []string
+	for _, kv := range r.headers {
+		if kv[0] == name {
+			vs = append(vs, kv[1])
+		}
+	}
+	return vs
+}
+
 func (hostRequest) Property(path ...string) ([]byte, bool) {
 	v, err := proxywasm.GetProperty(path)
 	return v, err == nil
