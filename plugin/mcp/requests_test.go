@@ -65,6 +65,8 @@ func TestRequestTargets(t *testing.T) {
 		{"/mcp/..;/x", refused, "dot segment"},
 		{"/%2e%2e/mcp", refused, "encoded dot"},
 		{"/mcp/%2E", refused, "encoded dot"},
+		{"/mcp%2E", refused, "encoded dot"},
+		{"/mcp%2E%2E%20", refused, "encoded dot"},
 		{"/static/%2e%2e/mcp", refused, "encoded dot"},
 		{"/x/../other", untouched, ""},
 		{"/mcp/v1.json", inspected, ""}, // a dot in a name is no dot segment
@@ -224,11 +226,12 @@ func TestBodyOnBodilessMethods(t *testing.T) {
 			refusal(t, r.Reply, 400, "must not carry a body")
 		}
 		// Not announced (chunked, HTTP/2): refused at the first data.
+		// Under hold_headers (testEnvelope) the headers wait for it.
 		for _, chunks := range [][]int{{len(denied)}, {0, 5}} {
 			s := NewStream(cfg)
 			r := s.OnRequestHeaders(hdr(), method, "/mcp", false)
-			if r.Reply != nil || r.Action != Continue {
-				t.Fatalf("%s without a declared body: %+v, want to go on at once", method, r)
+			if r.Reply != nil || r.Action != Pause {
+				t.Fatalf("%s without a declared body, end of stream not yet seen: %+v, want headers held", method, r)
 			}
 			var b BodyResult
 			for i, n := range chunks {
@@ -239,11 +242,23 @@ func TestBodyOnBodilessMethods(t *testing.T) {
 			}
 			refusal(t, b.Reply, 400, "must not carry a body")
 		}
-		// No body: nothing paused, nothing refused.
-		for _, req := range []fakeRequest{hdr(), hdr("content-length", "0")} {
-			s := NewStream(cfg)
-			if r := s.OnRequestHeaders(req, method, "/mcp", true); r.Reply != nil || r.Action != Continue {
-				t.Errorf("%s without a body: %+v", method, r)
+		// No body: nothing paused (a GET stream lives as long as the
+		// session), nothing refused; without hold_headers nothing is
+		// paused even before the end of stream is seen.
+		noHold := mustConfig(t, `{"policy": {"deny_tools": ["delete_*"]}}`)
+		for _, c := range []*Config{cfg, noHold} {
+			for _, req := range []fakeRequest{hdr(), hdr("content-length", "0")} {
+				s := NewStream(c)
+				if r := s.OnRequestHeaders(req, method, "/mcp", true); r.Reply != nil || r.Action != Continue {
+					t.Errorf("%s without a body: %+v", method, r)
+				}
+				if b := s.OnRequestBody(0, true, func() []byte { return nil }); b.Reply != nil || b.Action != Continue {
+					t.Errorf("%s: end of an empty body: %+v", method, b)
+				}
+			}
+			s := NewStream(c)
+			if r := s.OnRequestHeaders(hdr(), method, "/mcp", false); r.Reply != nil || r.Action != map[bool]Action{true: Pause, false: Continue}[c.Env.Gateway.HoldHeaders] {
+				t.Errorf("%s, end of stream not yet seen (hold_headers %v): %+v", method, c.Env.Gateway.HoldHeaders, r)
 			}
 			if b := s.OnRequestBody(0, true, func() []byte { return nil }); b.Reply != nil || b.Action != Continue {
 				t.Errorf("%s: end of an empty body: %+v", method, b)

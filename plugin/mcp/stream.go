@@ -273,6 +273,11 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		if declaresBody(req) {
 			r.Reply = s.refuseRequest(400, "mcp_privacy_body_not_allowed",
 				"Invalid Request: a "+method+" request must not carry a body")
+		} else if !endOfStream && g.HoldHeaders {
+			// Something follows the headers: under hold_headers the
+			// server sees nothing of the request until it is known to be
+			// empty (the end of stream comes at once for a bodiless one).
+			r.Action = Pause
 		}
 		return r
 	}

@@ -97,7 +97,8 @@ func dotSegmentAt(s string) bool {
 // escapes decoded zero to three times, and then read plainly or leniently
 // (backslash as slash, overlong UTF-8 and fullwidth forms folded to ASCII,
 // other non-ASCII dropped, control characters and spaces dropped or ending
-// the path at the first one), and also as they are, not normalised. A target none of whose readings matches gateway.paths
+// the path at the first one, and trailing dots and spaces trimmed from
+// segments as Windows servers do), and also as they are, not normalised. A target none of whose readings matches gateway.paths
 // is proved to stay outside them.
 func TargetReadings(target string) []string {
 	base := target
@@ -121,13 +122,14 @@ func TargetReadings(target string) []string {
 		}
 		return s
 	}
-	out := make([]string, 0, 64)
+	out := make([]string, 0, 80)
 	for _, s := range []string{cut(base, "?#"), cut(base, "?")} {
 		for depth := 0; depth <= 3; depth++ {
 			// A server that splits off the query (or fragment) after
 			// decoding reads /mcp%3Fx as /mcp.
 			for _, c := range []string{s, cut(s, "?#")} {
-				out = append(out, c, NormalizePath(c), NormalizePath(lenientPath(c, true)), NormalizePath(lenientPath(c, false)))
+				lenient := NormalizePath(lenientPath(c, false))
+				out = append(out, c, NormalizePath(c), NormalizePath(lenientPath(c, true)), lenient, trimSegments(lenient))
 			}
 			s = percentDecode(s)
 		}
@@ -191,4 +193,17 @@ func lenientPath(s string, truncate bool) string {
 		}
 	}
 	return string(b)
+}
+
+// trimSegments trims trailing dots and spaces from every segment of a
+// normalised path (IIS reads /mcp. as /mcp).
+func trimSegments(p string) string {
+	if !strings.Contains(p, ".") && !strings.Contains(p, " ") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		segs[i] = strings.TrimRight(seg, ". ")
+	}
+	return NormalizePath(strings.Join(segs, "/"))
 }
