@@ -154,23 +154,24 @@ func TestRequestEncodingsNeverReachServer(t *testing.T) {
 		name    string
 		tool    string
 		headers [][2]string
+		why     string // in the error message
 	}{
-		{"utf-7", "delete+AF8-customer", ct("application/json; charset=utf-7")},
-		{"UTF-7 quoted", "delete+AF8-customer", ct(`application/json; charset="UTF-7"`)},
-		{"utf-16", "search_customers", ct("application/json; charset=utf-16")},
-		{"latin-1", "search_customers", ct("application/json; charset=iso-8859-1")},
-		{"utf-8 then utf-7", "delete+AF8-customer", ct("application/json; charset=utf-8; charset=utf-7")},
-		{"two content-types", "delete+AF8-customer", ct("application/json", "application/json; charset=utf-7")},
-		{"two media types", "delete+AF8-customer", ct("application/json, application/json; charset=utf-7")},
-		{"other parameter", "search_customers", ct("application/json; boundary=x")},
-		{"text/plain", "search_customers", ct("text/plain")},
-		{"form", "search_customers", ct("application/x-www-form-urlencoded")},
-		{"json-rpc media type", "search_customers", ct("application/json-rpc")},
+		{"utf-7", "delete+AF8-customer", ct("application/json; charset=utf-7"), "charset"},
+		{"UTF-7 quoted", "delete+AF8-customer", ct(`application/json; charset="UTF-7"`), "charset"},
+		{"utf-16", "search_customers", ct("application/json; charset=utf-16"), "charset"},
+		{"latin-1", "search_customers", ct("application/json; charset=iso-8859-1"), "charset"},
+		{"utf-8 then utf-7", "delete+AF8-customer", ct("application/json; charset=utf-8; charset=utf-7"), "second charset"},
+		{"two content-types", "delete+AF8-customer", ct("application/json", "application/json; charset=utf-7"), "more than one content-type"},
+		{"two media types", "delete+AF8-customer", ct("application/json, application/json; charset=utf-7"), "more than one media type"},
+		{"other parameter", "search_customers", ct("application/json; boundary=x"), "parameter"},
+		{"text/plain", "search_customers", ct("text/plain"), "not application/json"},
+		{"form", "search_customers", ct("application/x-www-form-urlencoded"), "not application/json"},
+		{"json-rpc media type", "search_customers", ct("application/json-rpc"), "not application/json"},
 	} {
 		marker := fmt.Sprintf("rq-encoding-%d", i)
 		for _, chunked := range []bool{false, true} {
 			res := rqRaw(t, p.URL, "POST", "/mcp", append(append([][2]string{}, headers...), tc.headers...), rqCall(tc.tool, marker), chunked)
-			if res.status != 415 || !strings.Contains(res.body, `"code":-32600`) || !strings.Contains(res.body, "Unsupported Media Type") {
+			if res.status != 415 || !strings.Contains(res.body, `"code":-32600`) || !strings.Contains(res.body, "Unsupported Media Type: ") || !strings.Contains(res.body, tc.why) {
 				t.Errorf("%s (chunked %v): %d %s, want 415 with -32600", tc.name, chunked, res.status, res.body)
 			}
 			if up.received(marker) {
