@@ -2,15 +2,22 @@ package e2e_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -248,5 +255,164 @@ func TestBodiesOnBodilessMethodsNeverReachServer(t *testing.T) {
 				t.Errorf("the session outlived its DELETE: %d %s", res.status, res.body)
 			}
 		})
+	}
+}
+
+// The TypeScript SDK's Express server (installed under build/ts-sdk by
+// rqTSServer) reads a body by its declared charset: the case the issue
+// found, run against the real thing.
+const (
+	rqTSSDKVersion     = "1.32.2"
+	rqExpressVersion   = "5.3.0"
+	rqTSInstallTimeout = 5 * time.Minute
+)
+
+var (
+	rqTSOnce sync.Once
+	rqTSDir  string
+	rqTSErr  error
+)
+
+// rqTSInstall installs @modelcontextprotocol/sdk and express with npm into
+// build/ts-sdk (reused while the versions match), beside a copy of
+// testdata/tsserver/server.mjs, and returns that directory.
+func rqTSInstall() (string, error) {
+	rqTSOnce.Do(func() {
+		root, err := wasmtest.RepoRoot()
+		if err != nil {
+			rqTSErr = err
+			return
+		}
+		dir := filepath.Join(root, "build", "ts-sdk")
+		pkg := fmt.Sprintf(`{
+  "private": true,
+  "description": "mcp-privacy: e2e/requests_test.go installs this; not committed",
+  "dependencies": {"@modelcontextprotocol/sdk": %q, "express": %q}
+}
+`, rqTSSDKVersion, rqExpressVersion)
+		installed := func(name, version string) bool {
+			b, err := os.ReadFile(filepath.Join(dir, "node_modules", name, "package.json"))
+			var p struct{ Version string }
+			return err == nil && json.Unmarshal(b, &p) == nil && p.Version == version
+		}
+		if !installed("@modelcontextprotocol/sdk", rqTSSDKVersion) || !installed("express", rqExpressVersion) {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				rqTSErr = err
+				return
+			}
+			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+				rqTSErr = err
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), rqTSInstallTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				rqTSErr = fmt.Errorf("npm install into %s: %v\n%s", dir, err, out)
+				return
+			}
+		}
+		src, err := os.ReadFile(filepath.Join(root, "e2e", "testdata", "tsserver", "server.mjs"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "server.mjs"), src, 0o644)
+		}
+		rqTSDir, rqTSErr = dir, err
+	})
+	return rqTSDir, rqTSErr
+}
+
+// rqTSServer starts the TypeScript server and returns its base URL.
+func rqTSServer(t *testing.T) string {
+	t.Helper()
+	dir, err := rqTSInstall()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "server.mjs")
+	cmd.Dir = dir
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if p, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
+				port <- p
+			}
+		}
+		close(port)
+	}()
+	select {
+	case p, ok := <-port:
+		if !ok {
+			t.Fatalf("the TypeScript server exited: %s", stderr.String())
+		}
+		return "http://127.0.0.1:" + p
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the TypeScript server did not start: %s", stderr.String())
+	}
+	return ""
+}
+
+// rqTSCalls are the tool calls the TypeScript server executed.
+func rqTSCalls(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Get(base + "/calls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
+}
+
+// Under charset=utf-7 the TypeScript SDK's server executes
+// "delete+AF8-customer" as delete_customer, which the policy denies; the
+// plugin judged it as an unknown tool and let it through. Now it refuses
+// any charset but UTF-8 (and the other declarations of
+// TestRequestEncodingsNeverReachServer) before the body is judged.
+func TestCharsetThroughTypeScriptServer(t *testing.T) {
+	ts := rqTSServer(t)
+	p := startPlugin(t, ts, rqConfig)
+	headers := [][2]string{{"x-mcp-principal", "alice"}, {"accept", "application/json, text/event-stream"}}
+	utf7 := append(append([][2]string{}, headers...), [2]string{"content-type", "application/json; charset=utf-7"})
+
+	// The class is real: straight to the server, UTF-7 names delete_customer.
+	if res := rqRaw(t, ts, "POST", "/mcp", utf7, rqCall("delete+AF8-customer", "rq-ts-direct"), false); res.status != 200 ||
+		!strings.Contains(rqTSCalls(t, ts), `{"name":"delete_customer","arguments":{"id":"rq-ts-direct"}}`) {
+		t.Fatalf("the TypeScript server did not read UTF-7 (%d %s): the test proves nothing", res.status, res.body)
+	}
+	for i, ct := range []string{"application/json; charset=utf-7", "application/json; charset=UTF-7", `application/json; charset="utf-7"`,
+		"application/json;charset=utf-16le"} {
+		marker := fmt.Sprintf("rq-ts-%d", i)
+		for _, chunked := range []bool{false, true} {
+			h := append(append([][2]string{}, headers...), [2]string{"content-type", ct})
+			res := rqRaw(t, p.URL, "POST", "/mcp", h, rqCall("delete+AF8-customer", marker), chunked)
+			if res.status != 415 || !strings.Contains(res.body, `"code":-32600`) {
+				t.Errorf("%q (chunked %v) through the plugin: %d %s, want 415", ct, chunked, res.status, res.body)
+			}
+		}
+		if calls := rqTSCalls(t, ts); strings.Contains(calls, marker) {
+			t.Errorf("%q: the server executed the call: %s", ct, calls)
+		}
+	}
+	// Declared as UTF-8 JSON, calls are judged as usual.
+	h := append(append([][2]string{}, headers...), [2]string{"content-type", "application/json"})
+	rqRaw(t, p.URL, "POST", "/mcp", h, rqCall("search_customers", "rq-ts-ok"), false)
+	rqRaw(t, p.URL, "POST", "/mcp", h, rqCall("delete_customer", "rq-ts-denied"), false)
+	calls := rqTSCalls(t, ts)
+	if !strings.Contains(calls, "rq-ts-ok") || strings.Contains(calls, "rq-ts-denied") {
+		t.Errorf("UTF-8 calls not judged as usual: %s", calls)
 	}
 }
