@@ -98,6 +98,11 @@ func TestRequestTargets(t *testing.T) {
 		{"/mcp/%zz", refused, "malformed"},
 		{"/mcp/%4", refused, "malformed"},
 		{"/other%zz", untouched, ""},
+		{"/mcp%u002f", refused, "malformed"},
+		{"/x%u002F..%u002Fmcp", refused, "malformed"},
+		{"/mcp%", refused, "malformed"},
+		{"/mc%p", refused, "malformed"},
+		{"/%uFF4Dcp", refused, "malformed"},
 		// Not a path.
 		{"http://h/mcp", refused, "not a path"},
 		{"mcp", refused, "not a path"},

@@ -1,6 +1,9 @@
 package mcp
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // TargetAmbiguity says why servers may read a request target (:path, with
 // its query) differently from one another, or "" when they all read it
@@ -137,7 +140,8 @@ func TargetReadings(target string) []string {
 	return out
 }
 
-// percentDecode decodes every valid %XX escape once.
+// percentDecode decodes every valid %XX escape once, and IIS's %uXXXX
+// (as UTF-8).
 func percentDecode(s string) string {
 	if strings.IndexByte(s, '%') < 0 {
 		return s
@@ -150,6 +154,15 @@ func percentDecode(s string) string {
 				i += 2
 				continue
 			}
+			if (s[i+1] == 'u' || s[i+1] == 'U') && i+5 < len(s) {
+				hi, ok1 := unhex2(s[i+2], s[i+3])
+				lo, ok2 := unhex2(s[i+4], s[i+5])
+				if ok1 && ok2 {
+					b = utf8.AppendRune(b, rune(hi)<<8|rune(lo))
+					i += 5
+					continue
+				}
+			}
 		}
 		b = append(b, s[i])
 	}
@@ -158,7 +171,8 @@ func percentDecode(s string) string {
 
 // lenientPath reads s as the most forgiving servers do: a backslash is a
 // slash; an overlong two-byte UTF-8 sequence (C0 AF) and a fullwidth form
-// (U+FF01..U+FF5E) are their ASCII character; other non-ASCII bytes,
+// (U+FF01..U+FF5E) are their ASCII character; a % that starts no escape,
+// other non-ASCII bytes,
 // control characters and spaces are dropped, or, with truncate, the path
 // ends at the first control character or space (C strings end at NUL,
 // some servers trim).
@@ -169,6 +183,8 @@ func lenientPath(s string, truncate bool) string {
 		switch {
 		case c == '\\':
 			b = append(b, '/')
+		case c == '%' && (i+2 >= len(s) || !validEscape(s[i+1], s[i+2])):
+			// A lone % (no escape): dropped by lenient decoders.
 		case c <= 0x20 || c == 0x7f:
 			if truncate {
 				return string(b)
@@ -206,4 +222,9 @@ func trimSegments(p string) string {
 		segs[i] = strings.TrimRight(seg, ". ")
 	}
 	return NormalizePath(strings.Join(segs, "/"))
+}
+
+func validEscape(a, b byte) bool {
+	_, ok := unhex2(a, b)
+	return ok
 }
