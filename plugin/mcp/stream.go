@@ -98,9 +98,9 @@ type Stream struct {
 	// legacyGET marks the GET stream of the legacy transport (it sent the
 	// endpoint event): every answer arrives on it.
 	legacyGET bool
-	// bodyless marks an inspected GET, HEAD, DELETE or OPTIONS: a body on
-	// it is refused.
-	bodyless bool
+	// bodyless is the method of an inspected GET, HEAD, DELETE or
+	// OPTIONS ("" for others): a body on it is refused.
+	bodyless string
 	// arrived is when the request headers arrived (Unix ns): the time of
 	// its audit entries.
 	arrived int64
@@ -269,7 +269,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		// not be paused (a GET stream lives as long as the session). A
 		// body they carry anyway would go upstream unjudged: refused here
 		// when announced, else at its first byte (OnRequestBody).
-		s.bodyless = true
+		s.bodyless = method
 		if declaresBody(req) {
 			r.Reply = s.refuseRequest(400, "mcp_privacy_body_not_allowed",
 				"Invalid Request: a "+method+" request must not carry a body")
@@ -377,12 +377,12 @@ type BodyResult struct {
 // OnRequestBody sees the body buffered so far (size bytes) and, at
 // endOfStream, judges it. read returns the whole buffered body.
 func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) BodyResult {
-	if s.bodyless && s.inspect && !s.replied && size > 0 {
+	if s.bodyless != "" && s.inspect && !s.replied && size > 0 {
 		// A body on GET, HEAD, DELETE or OPTIONS that no header announced
 		// (chunked, or HTTP/2 without content-length): refused before any
 		// of it moves on.
 		return BodyResult{Reply: s.refuseRequest(400, "mcp_privacy_body_not_allowed",
-			"Invalid Request: a GET, HEAD, DELETE or OPTIONS request must not carry a body")}
+			"Invalid Request: a "+s.bodyless+" request must not carry a body")}
 	}
 	if !s.inspect || !s.post || s.replied {
 		return BodyResult{}
