@@ -288,6 +288,13 @@ func checkEnvoy(p *problems, file string, data []byte) *envoyDeployment {
 		p.add("%s: early_header_mutation_extensions do not remove %v: a client could set them before jwt_authn and mcp-privacy read them", file, m)
 	}
 
+	// Path hygiene: the router, the plugin and the server read one path.
+	if !d.hcm.GetNormalizePath().GetValue() || !d.hcm.GetMergeSlashes() ||
+		d.hcm.GetPathWithEscapedSlashesAction() != hcmv3.HttpConnectionManager_REJECT_REQUEST {
+		p.add("%s: the connection manager must set normalize_path: true, merge_slashes: true and path_with_escaped_slashes_action: REJECT_REQUEST (have %v, %v, %v): else a server can route a path the plugin read differently",
+			file, d.hcm.GetNormalizePath().GetValue(), d.hcm.GetMergeSlashes(), d.hcm.GetPathWithEscapedSlashesAction())
+	}
+
 	// Listener buffer limit: above what the plugin buffers, or Envoy answers
 	// first with its own 413/500.
 	limit := envoyDefaultBufferLimit
@@ -714,6 +721,16 @@ func TestBrokenCopiesFail(t *testing.T) {
 			"payload_in_metadata: jwt_payload", "payload_in_metadata: payload", "identity.jwt.metadata"},
 		{"envoy buffer limit too small", "envoy", "envoy.yaml",
 			"per_connection_buffer_limit_bytes: 17825792", "per_connection_buffer_limit_bytes: 1048576", "per_connection_buffer_limit_bytes"},
+		{"envoy escaped slashes kept", "envoy", "envoy.yaml",
+			"path_with_escaped_slashes_action: REJECT_REQUEST", "path_with_escaped_slashes_action: KEEP_UNCHANGED", "path_with_escaped_slashes_action"},
+		{"envoy escaped slashes unset", "envoy", "envoy.yaml",
+			"          path_with_escaped_slashes_action: REJECT_REQUEST\n", "", "path_with_escaped_slashes_action"},
+		{"envoy paths not normalised", "envoy", "envoy.yaml",
+			"normalize_path: true", "normalize_path: false", "normalize_path"},
+		{"envoy slashes not merged", "envoy", "envoy.yaml",
+			"merge_slashes: true", "merge_slashes: false", "merge_slashes"},
+		{"ratelimit escaped slashes forwarded", "envoy-ratelimit", "envoy-ratelimit.yaml",
+			"path_with_escaped_slashes_action: REJECT_REQUEST", "path_with_escaped_slashes_action: UNESCAPE_AND_FORWARD", "path_with_escaped_slashes_action"},
 		{"envoy route timeout", "envoy", "envoy.yaml",
 			"timeout: 0s", "timeout: 15s", "timeout"},
 		{"envoy uninspected route", "envoy", "envoy.yaml",
@@ -777,6 +794,12 @@ func TestBrokenCopiesFail(t *testing.T) {
 			"remove: [x-mcp-principal, x-mcp-roles, x-jwt-payload]", "remove: [x-mcp-roles, x-jwt-payload]", "x-mcp-principal"},
 		{"gateway vault key not in envoy env", "gateway", "gateway/envoyproxy.yaml",
 			"- name: CLOUDG_MCP_VAULT_KEY", "- name: VAULT_KEY", "CLOUDG_MCP_VAULT_KEY"},
+		{"gateway escaped slashes redirected", "gateway", "gateway/clienttrafficpolicy.yaml",
+			"escapedSlashesAction: RejectRequest", "escapedSlashesAction: UnescapeAndRedirect", "escapedSlashesAction"},
+		{"gateway escaped slashes default", "gateway", "gateway/clienttrafficpolicy.yaml",
+			"    escapedSlashesAction: RejectRequest\n", "", "escapedSlashesAction"},
+		{"gateway slashes not merged", "gateway", "gateway/clienttrafficpolicy.yaml",
+			"disableMergeSlashes: false", "disableMergeSlashes: true", "disableMergeSlashes"},
 		{"gateway route schema", "gateway", "gateway/httproute.yaml",
 			"{type: PathPrefix, value: /mcp}", "{type: Prefix, value: /mcp}", "Prefix"},
 		{"gateway route timeout", "gateway", "gateway/httproute.yaml",

@@ -140,6 +140,12 @@ func checkGateway(files map[string][]byte) problems {
 	if m := missing(uniq(mustStrip), early); len(m) > 0 {
 		p.add("%s: headers.earlyRequestHeaders.remove lacks %v: a client could set them before jwt_authn and mcp-privacy read them", ctpFile, m)
 	}
+	// Path hygiene (Envoy Gateway always sets normalize_path; its default
+	// for escaped slashes is a redirect).
+	if ps := ctp.Spec.Path; ps == nil || ps.EscapedSlashesAction == nil || *ps.EscapedSlashesAction != egv1a1.RejectRequestAction ||
+		ps.DisableMergeSlashes != nil && *ps.DisableMergeSlashes {
+		p.add("%s: path must set escapedSlashesAction: RejectRequest and keep slashes merged (disableMergeSlashes unset or false): else a server can route a path the plugin read differently", ctpFile)
+	}
 	limit := int64(envoyDefaultBufferLimit)
 	if c := ctp.Spec.Connection; c != nil && c.BufferLimit != nil {
 		limit = c.BufferLimit.Value()

@@ -166,6 +166,24 @@ type hostRequest struct{ headers headerPairs }
 
 func (r hostRequest) Header(name string) (string, bool) { return r.headers.get(name) }
 
+// HeaderValues returns every pair of that name: the host hands a repeated
+// header over as several pairs. A header present once (the usual case) is
+// returned without an allocation, as a view of its pair.
+func (r hostRequest) HeaderValues(name string) []string {
+	var vs []string
+	for i := range r.headers {
+		if r.headers[i][0] != name {
+			continue
+		}
+		if vs == nil {
+			vs = r.headers[i][1:2:2]
+		} else {
+			vs = append(vs, r.headers[i][1])
+		}
+	}
+	return vs
+}
+
 func (hostRequest) Property(path ...string) ([]byte, bool) {
 	v, err := proxywasm.GetProperty(path)
 	return v, err == nil

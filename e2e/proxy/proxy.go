@@ -160,10 +160,7 @@ func requestHeaders(r *http.Request) wasmhost.Headers {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	path := r.RequestURI
-	if path == "" {
-		path = r.URL.RequestURI()
-	}
+	path, _ := requestTarget(r)
 	h := wasmhost.H(":authority", r.Host, ":path", path, ":method", r.Method, ":scheme", scheme)
 	hdr, trailersTE := stripHopByHop(r.Header)
 	for _, k := range sortedKeys(hdr) {
@@ -239,8 +236,54 @@ func (p *Proxy) setProperties(s *wasmhost.Stream, r *http.Request) {
 	}
 }
 
+// requestTarget is the request target as Envoy's connection manager,
+// configured as envoy/envoy.yaml is, hands it to the filters (:path), or
+// why that connection manager refuses it (400). Go's server delivers the
+// target as the client wrote it, fragment, backslashes, NUL escapes and
+// non-ASCII bytes included (it refuses only raw control characters,
+// malformed escapes and targets that are neither a path, an absolute URL
+// nor *). Like Envoy, an absolute URL becomes its path, a fragment is
+// refused (Envoy's default), and so is an escaped slash or backslash
+// (path_with_escaped_slashes_action: REJECT_REQUEST). Anything else goes
+// to the plugin, and upstream, byte for byte.
+func requestTarget(r *http.Request) (target, refused string) {
+	target = r.RequestURI
+	if target == "" {
+		target = r.URL.RequestURI()
+	}
+	if !strings.HasPrefix(target, "/") {
+		if _, rest, ok := strings.Cut(target, "://"); ok {
+			if i := strings.IndexAny(rest, "/?#"); i >= 0 && rest[i] == '/' {
+				target = rest[i:]
+			} else if i >= 0 {
+				target = "/" + rest[i:]
+			} else {
+				target = "/"
+			}
+		} else {
+			return target, "the request target is not a path"
+		}
+	}
+	if strings.IndexByte(target, '#') >= 0 {
+		return target, "the request target has a fragment"
+	}
+	p, _, _ := strings.Cut(target, "?")
+	for i := 0; i+2 < len(p); i++ {
+		if p[i] == '%' && p[i+1] == '2' && (p[i+2]|0x20) == 'f' || p[i] == '%' && p[i+1] == '5' && (p[i+2]|0x20) == 'c' {
+			return target, "the request path has an escaped slash or backslash"
+		}
+	}
+	return target, ""
+}
+
 // ServeHTTP runs one request through the plugin and the upstream.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, refused := requestTarget(r); refused != "" {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, "Bad Request: "+refused)
+		return
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	rc := http.NewResponseController(w)
@@ -393,21 +436,39 @@ type upstreamResult struct {
 func (p *Proxy) upstreamRequest(ctx context.Context, h wasmhost.Headers, body *bodyPipe) (*http.Request, error) {
 	u := *p.opts.Upstream
 	path := h.Value(":path")
-	rawPath, rawQuery, _ := strings.Cut(path, "?")
+	rawPath, rawQuery, hasQuery := strings.Cut(path, "?")
 	if prefix := strings.TrimSuffix(u.Path, "/"); prefix != "" {
 		rawPath = prefix + rawPath
-	}
-	target := u.Scheme + "://" + u.Host + rawPath
-	if rawQuery != "" {
-		target += "?" + rawQuery
 	}
 	var rbody io.ReadCloser
 	if body != nil {
 		rbody = body
 	}
-	req, err := http.NewRequestWithContext(ctx, h.Value(":method"), target, rbody)
+	req, err := http.NewRequestWithContext(ctx, h.Value(":method"), u.Scheme+"://"+u.Host, rbody)
 	if err != nil {
 		return nil, err
+	}
+	// The upstream must get the target the plugin judged, byte for byte:
+	// parsing it as a URL would drop a fragment and re-escape backslashes
+	// and non-ASCII bytes. Opaque is written as is, except that one
+	// starting with // would become an absolute URL; such a path goes as
+	// Path and RawPath, and a target that cannot be written unchanged is
+	// refused.
+	req.URL.Path, req.URL.RawPath, req.URL.RawQuery, req.URL.ForceQuery = "", "", rawQuery, hasQuery && rawQuery == ""
+	if strings.HasPrefix(rawPath, "//") {
+		if req.URL.Path, err = url.PathUnescape(rawPath); err != nil {
+			return nil, fmt.Errorf("proxy: request path %q: %w", rawPath, err)
+		}
+		req.URL.RawPath = rawPath
+	} else {
+		req.URL.Opaque = rawPath
+	}
+	want := rawPath
+	if hasQuery {
+		want += "?" + rawQuery
+	}
+	if got := req.URL.RequestURI(); got != want {
+		return nil, fmt.Errorf("proxy: request target %q would reach the upstream as %q", want, got)
 	}
 	req.Host = h.Value(":authority")
 	req.Header = http.Header{}

@@ -12,6 +12,11 @@ import (
 // properties.
 type Request interface {
 	Header(name string) (string, bool)
+	// HeaderValues returns every value of a header, one per header line
+	// (nil when absent; callers must not modify it): a repeated header is
+	// how a request smuggles a second content-type past a check of the
+	// first.
+	HeaderValues(name string) []string
 	// Property reads an Envoy attribute; path segments as in
 	// proxy_get_property. Strings come back raw, messages serialized.
 	Property(path ...string) ([]byte, bool)

@@ -98,6 +98,9 @@ type Stream struct {
 	// legacyGET marks the GET stream of the legacy transport (it sent the
 	// endpoint event): every answer arrives on it.
 	legacyGET bool
+	// bodyless is the method of an inspected GET, HEAD, DELETE or
+	// OPTIONS ("" for others): a body on it is refused.
+	bodyless string
 	// arrived is when the request headers arrived (Unix ns): the time of
 	// its audit entries.
 	arrived int64
@@ -209,19 +212,33 @@ type HeadersResult struct {
 func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream bool) HeadersResult {
 	var r HeadersResult
 	g := &s.cfg.Env.Gateway
+	target := path
 	query := ""
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		path, query = path[:i], path[i+1:]
 	}
-	// Match the path the server will route: /mc%70, /x/../mcp, //mcp and
-	// /mcp;x=1 are /mcp to it, and so is /MCP to the many routers that
-	// match case-insensitively (Express, ASP.NET Core): none may slip past
-	// gateway.paths.
-	if norm := NormalizePath(path); !g.Paths.Match(path) && !g.Paths.Match(norm) && !g.Paths.Match(strings.ToLower(norm)) {
+	// A target servers read differently (a fragment, an encoded slash, a
+	// dot segment, ...) is refused wherever one of its readings could be a
+	// gateway path; the others are matched as the server will route them:
+	// /mc%70, //mcp and /mcp;x=1 are /mcp to it, and so is /MCP to the many
+	// routers that match case-insensitively (Express, ASP.NET Core): none
+	// may slip past gateway.paths.
+	ambiguity := TargetAmbiguity(target)
+	if ambiguity != "" {
+		if !s.anyPathMatch(TargetReadings(target)...) {
+			return r
+		}
+	} else if !s.anyPathMatch(path, NormalizePath(path)) {
 		return r
 	}
 	s.inspect = true
 	s.arrived = s.cfg.Now()
+	if ambiguity != "" {
+		s.id = ResolveIdentity(&s.cfg.Env.Identity, req)
+		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_target",
+			"Invalid Request: the request target "+ambiguity+", which servers read differently; send a plain path")
+		return r
+	}
 	s.session, _ = req.Header("mcp-session-id")
 	if s.session == "" && query != "" {
 		s.session = legacySession(query)
@@ -248,7 +265,21 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	r.Set = s.exportHeaders(nil, nil)
 	switch method {
 	case "GET", "HEAD", "DELETE", "OPTIONS":
-		return r // GET streams and DELETE carry no JSON-RPC body to judge
+		// GET streams and DELETE carry no JSON-RPC body to judge, and must
+		// not be paused (a GET stream lives as long as the session). A
+		// body they carry anyway would go upstream unjudged: refused here
+		// when announced, else at its first byte (OnRequestBody).
+		s.bodyless = method
+		if declaresBody(req) {
+			r.Reply = s.refuseRequest(400, "mcp_privacy_body_not_allowed",
+				"Invalid Request: a "+method+" request must not carry a body")
+		} else if !endOfStream && g.HoldHeaders {
+			// Something follows the headers: under hold_headers the
+			// server sees nothing of the request until it is known to be
+			// empty (the end of stream comes at once for a bodiless one).
+			r.Action = Pause
+		}
+		return r
 	}
 	// POST, and any other method that could carry a body a server might
 	// read as JSON-RPC, is judged.
@@ -259,6 +290,11 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			Code: policy.CodeInvalidRequest, Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
 			"mcp_privacy_compressed_request")
 		s.refuseBody(ErrCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.arrived)
+		return r
+	}
+	if why := ContentTypeProblem(req.HeaderValues("content-type")); why != "" {
+		r.Reply = s.refuseRequest(415, "mcp_privacy_unsupported_media_type",
+			"Unsupported Media Type: "+why+"; the body must be sent as application/json (UTF-8)")
 		return r
 	}
 	if cl, ok := req.Header("content-length"); ok {
@@ -283,6 +319,37 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Action = Pause
 	}
 	return r
+}
+
+// anyPathMatch reports whether one of paths, or its lower case, matches
+// gateway.paths.
+func (s *Stream) anyPathMatch(paths ...string) bool {
+	g := s.cfg.Env.Gateway.Paths
+	for _, p := range paths {
+		if g.Match(p) || g.Match(strings.ToLower(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseRequest answers a request the plugin refuses from its headers with
+// status and a JSON-RPC -32600 error, and records it.
+func (s *Stream) refuseRequest(status int, details, message string) *LocalReply {
+	s.replied = true
+	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest, Message: message}), details)
+	s.refuseBody(ErrInvalidRequest, message, 0, len(r.Body), s.arrived)
+	return r
+}
+
+// declaresBody reports whether the headers announce a request body: a
+// transfer-encoding, or a content-length other than 0.
+func declaresBody(req Request) bool {
+	if _, ok := req.Header("transfer-encoding"); ok {
+		return true
+	}
+	cl, ok := req.Header("content-length")
+	return ok && strings.TrimSpace(cl) != "0"
 }
 
 // tooLarge answers a request body of size bytes over max_request_bytes
@@ -310,6 +377,13 @@ type BodyResult struct {
 // OnRequestBody sees the body buffered so far (size bytes) and, at
 // endOfStream, judges it. read returns the whole buffered body.
 func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) BodyResult {
+	if s.bodyless != "" && s.inspect && !s.replied && size > 0 {
+		// A body on GET, HEAD, DELETE or OPTIONS that no header announced
+		// (chunked, or HTTP/2 without content-length): refused before any
+		// of it moves on.
+		return BodyResult{Reply: s.refuseRequest(400, "mcp_privacy_body_not_allowed",
+			"Invalid Request: a "+s.bodyless+" request must not carry a body")}
+	}
 	if !s.inspect || !s.post || s.replied {
 		return BodyResult{}
 	}

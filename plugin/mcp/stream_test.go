@@ -14,15 +14,25 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// fakeRequest is a request's headers and Envoy properties.
+// fakeRequest is a request's headers and Envoy properties. extra holds
+// further values of repeated headers, after the one in headers.
 type fakeRequest struct {
 	headers map[string]string
 	props   map[string][]byte
+	extra   map[string][]string
 }
 
 func (f fakeRequest) Header(name string) (string, bool) {
 	v, ok := f.headers[name]
 	return v, ok
+}
+
+func (f fakeRequest) HeaderValues(name string) []string {
+	v, ok := f.headers[name]
+	if !ok {
+		return nil
+	}
+	return append([]string{v}, f.extra[name]...)
 }
 
 func (f fakeRequest) Property(path ...string) ([]byte, bool) {
@@ -275,7 +285,7 @@ func TestRequestHeaders(t *testing.T) {
 	}{
 		{name: "other path untouched", method: "POST", path: "/health", req: hdr(), inspected: false},
 		{name: "percent-encoded path", method: "POST", path: "/mc%70", req: hdr(), wantAction: Pause, inspected: true},
-		{name: "dot segments", method: "POST", path: "/x/../mcp", req: hdr(), wantAction: Pause, inspected: true},
+		{name: "dot segments refused", method: "POST", path: "/x/../mcp", req: hdr(), wantStatus: 400, inspected: true},
 		{name: "double slash", method: "POST", path: "//mcp", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "upper case (case-insensitive routers)", method: "POST", path: "/MCP", req: hdr(), wantAction: Pause, inspected: true},
 		{name: "mixed case, trailing slash", method: "POST", path: "/Mcp/", req: hdr(), wantAction: Pause, inspected: true},

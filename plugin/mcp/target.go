@@ -1,0 +1,230 @@
+package mcp
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// TargetAmbiguity says why servers may read a request target (:path, with
+// its query) differently from one another, or "" when they all read it
+// alike. Such a target is refused rather than normalised: the plugin would
+// judge one reading while the server acts on another (a fragment that the
+// plugin matched and the forwarder dropped; /mcp%2F, which WSGI servers
+// decode to /mcp/). The classes are
+//
+//   - a fragment (#): never sent by clients (RFC 9112 3.2), dropped or kept
+//     by servers;
+//   - a backslash, raw or encoded: a slash to Envoy's normalize_path,
+//     Windows servers and some routers;
+//   - an encoded slash (%2F), dot (%2E), percent sign (%25, double
+//     encoding), ; ? or #: decoded by some servers before routing and not
+//     by others;
+//   - a dot segment (. or ..): resolved by some servers, kept by others;
+//   - control characters, space and NUL, raw or encoded, and non-ASCII
+//     bytes, raw or encoded: truncated, dropped or folded (fullwidth forms,
+//     overlong UTF-8) differently;
+//   - a malformed escape (% not followed by two hex digits);
+//   - a target that is not a path (absolute form, no leading /).
+//
+// Empty segments (//mcp), segment parameters (;x=1), case and encoded
+// unreserved characters (%70) are not ambiguous in that way: the plugin
+// matches them normalised (NormalizePath), so no reading passes
+// uninspected.
+func TargetAmbiguity(target string) string {
+	if target == "" || target[0] != '/' {
+		if target == "*" {
+			return "" // OPTIONS *: no resource
+		}
+		return "is not a path"
+	}
+	path := target
+	for i := 0; i < len(target); i++ {
+		switch c := target[i]; {
+		case c == '#':
+			return "has a fragment"
+		case c == '?' && len(path) == len(target):
+			path = target[:i]
+		case c < 0x20 || c == 0x7f || c == ' ':
+			return "has a control character"
+		case c >= 0x80:
+			return "has a non-ASCII byte"
+		}
+	}
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			return "has a backslash"
+		case '%':
+			if i+2 >= len(path) {
+				return "has a malformed escape"
+			}
+			c, ok := unhex2(path[i+1], path[i+2])
+			switch {
+			case !ok:
+				return "has a malformed escape"
+			case c == '/' || c == '\\':
+				return "has an encoded slash or backslash"
+			case c == '.':
+				return "has an encoded dot"
+			case c == '%':
+				return "is encoded twice"
+			case c == ';' || c == '?' || c == '#':
+				return "has an encoded delimiter"
+			case c < 0x20 || c == 0x7f || c == ' ':
+				return "has an encoded control character"
+			case c >= 0x80:
+				return "has an encoded non-ASCII byte"
+			}
+			i += 2
+		case '.':
+			if (i == 0 || path[i-1] == '/') && dotSegmentAt(path[i:]) {
+				return "has a dot segment"
+			}
+		}
+	}
+	return ""
+}
+
+// dotSegmentAt reports whether s (just after a /) starts with a . or ..
+// segment (ended by /, ; or the end).
+func dotSegmentAt(s string) bool {
+	n := 1
+	if len(s) > 1 && s[1] == '.' {
+		n = 2
+	}
+	return len(s) == n || s[n] == '/' || s[n] == ';'
+}
+
+// TargetReadings are the paths a server might route an ambiguous target
+// to, each normalised: the target with its fragment dropped or kept, its
+// escapes decoded zero to three times, and then read plainly or leniently
+// (backslash as slash, overlong UTF-8 and fullwidth forms folded to ASCII,
+// other non-ASCII dropped, control characters and spaces dropped or ending
+// the path at the first one, and trailing dots and spaces trimmed from
+// segments as Windows servers do), and also as they are, not normalised. A target none of whose readings matches gateway.paths
+// is proved to stay outside them.
+func TargetReadings(target string) []string {
+	base := target
+	if !strings.HasPrefix(base, "/") {
+		// Absolute form: the path after scheme://authority; else as if
+		// a server put a / in front.
+		if i := strings.Index(base, "://"); i >= 0 {
+			rest := base[i+3:]
+			if j := strings.IndexByte(rest, '/'); j >= 0 {
+				base = rest[j:]
+			} else {
+				base = "/"
+			}
+		} else {
+			base = "/" + base
+		}
+	}
+	cut := func(s string, at string) string {
+		if i := strings.IndexAny(s, at); i >= 0 {
+			return s[:i]
+		}
+		return s
+	}
+	out := make([]string, 0, 80)
+	for _, s := range []string{cut(base, "?#"), cut(base, "?")} {
+		for depth := 0; depth <= 3; depth++ {
+			// A server that splits off the query (or fragment) after
+			// decoding reads /mcp%3Fx as /mcp.
+			for _, c := range []string{s, cut(s, "?#")} {
+				lenient := NormalizePath(lenientPath(c, false))
+				out = append(out, c, NormalizePath(c), NormalizePath(lenientPath(c, true)), lenient, trimSegments(lenient))
+			}
+			s = percentDecode(s)
+		}
+	}
+	return out
+}
+
+// percentDecode decodes every valid %XX escape once, and IIS's %uXXXX
+// (as UTF-8).
+func percentDecode(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if c, ok := unhex2(s[i+1], s[i+2]); ok {
+				b = append(b, c)
+				i += 2
+				continue
+			}
+			if (s[i+1] == 'u' || s[i+1] == 'U') && i+5 < len(s) {
+				hi, ok1 := unhex2(s[i+2], s[i+3])
+				lo, ok2 := unhex2(s[i+4], s[i+5])
+				if ok1 && ok2 {
+					b = utf8.AppendRune(b, rune(hi)<<8|rune(lo))
+					i += 5
+					continue
+				}
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// lenientPath reads s as the most forgiving servers do: a backslash is a
+// slash; an overlong two-byte UTF-8 sequence (C0 AF) and a fullwidth form
+// (U+FF01..U+FF5E) are their ASCII character; a % that starts no escape,
+// other non-ASCII bytes,
+// control characters and spaces are dropped, or, with truncate, the path
+// ends at the first control character or space (C strings end at NUL,
+// some servers trim).
+func lenientPath(s string, truncate bool) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			b = append(b, '/')
+		case c == '%' && (i+2 >= len(s) || !validEscape(s[i+1], s[i+2])):
+			// A lone % (no escape): dropped by lenient decoders.
+		case c <= 0x20 || c == 0x7f:
+			if truncate {
+				return string(b)
+			}
+		case (c == 0xc0 || c == 0xc1) && i+1 < len(s) && s[i+1]&0xc0 == 0x80:
+			b = append(b, (c&0x1f)<<6|s[i+1]&0x3f)
+			i++
+		case c == 0xef && i+2 < len(s) && (s[i+1] == 0xbc || s[i+1] == 0xbd) && s[i+2]&0xc0 == 0x80:
+			// U+FF01..U+FF5E is EF BC 81..EF BD 9E: ASCII 0x21..0x7E.
+			r := rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f) + 0xf000
+			if r >= 0xff01 && r <= 0xff5e {
+				a := byte(r - 0xfee0)
+				if a == '\\' {
+					a = '/'
+				}
+				b = append(b, a)
+				i += 2
+			}
+		case c >= 0x80:
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// trimSegments trims trailing dots and spaces from every segment of a
+// normalised path (IIS reads /mcp. as /mcp).
+func trimSegments(p string) string {
+	if !strings.Contains(p, ".") && !strings.Contains(p, " ") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		segs[i] = strings.TrimRight(seg, ". ")
+	}
+	return NormalizePath(strings.Join(segs, "/"))
+}
+
+func validEscape(a, b byte) bool {
+	_, ok := unhex2(a, b)
+	return ok
+}
