@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/e2e/demo"
+	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
 	"github.com/cloudg/mcp-privacy/e2e/proxy"
+	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -223,6 +225,34 @@ func TestHiddenPrimitiveChangesNothing(t *testing.T) {
 	for i := range with {
 		if with[i] != without[i] {
 			t.Errorf("answer %d with the hidden tool\n%s\nwithout\n%s", i+1, with[i], without[i])
+		}
+	}
+}
+
+// Why the filter answered itself reaches the host as the local reply's
+// response code details (what Envoy's access logs show as
+// %RESPONSE_CODE_DETAILS%), not only in the x-mcp-privacy header. Before,
+// the plugin passed the host no details.
+func TestLocalReplyDetails(t *testing.T) {
+	config := `{"policy": {"name": "details", "hide_denied": false, "deny_tools": ["delete_customer"]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]}}`
+	h, err := wasmhost.New(context.Background(), wasmhost.Options{Wasm: wasmtest.Plugin(t), PluginConfig: []byte(config), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	for _, c := range []struct{ body, details string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_customer"}}`, "mcp_privacy_denied"},
+		{`{"jsonrpc":"2.0",`, "mcp_privacy_bad_request"},
+	} {
+		s := h.NewStream()
+		s.RequestHeaders(wasmhost.H(":method", "POST", ":path", "/mcp", ":authority", "mcp.test", ":scheme", "http",
+			"content-type", "application/json", "x-mcp-principal", "ann"), false)
+		s.RequestBody([]byte(c.body), true)
+		r := s.LocalReply()
+		s.Close()
+		if r == nil || r.Details != c.details || r.Headers.Value("x-mcp-privacy") != c.details {
+			t.Errorf("%s: local reply %+v, want details %q", c.body, r, c.details)
 		}
 	}
 }
