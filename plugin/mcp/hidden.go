@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -111,9 +112,39 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target) []byte {
 	return append(out, '}')
 }
 
-// unhide puts the name the client asked for back into the server's answer
-// to a stand-in request: in every string of the message, before the
-// output pipeline runs over it like over any answer.
+// answerStandIn handles the server's answer to a stand-in request (f), the
+// message n of doc: the name the client asked for goes back in place of
+// the stand-in, then the output pipeline runs over it like over any
+// answer. The name goes into the answer's bytes as the server wrote them,
+// so that its spacing and escaping stay the server's (re-serializing an
+// edited message would not keep them); a name JSON would escape, or a
+// stand-in the server escaped, is replaced in the decoded strings.
+func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
+	sub := standIn(f.kind, f.name)
+	if raw := doc.Raw(n); plainJSON(f.name) && bytes.Contains(raw, []byte(sub)) {
+		if msg, err := jsondoc.Parse(bytes.ReplaceAll(raw, []byte(sub), []byte(f.name))); err == nil {
+			s.transformResponse(msg, jsondoc.Root, id, f)
+			doc.SetRaw(n, msg.Bytes())
+			return
+		}
+	}
+	unhide(doc, n, f)
+	s.transformResponse(doc, n, id, f)
+}
+
+// plainJSON reports whether s is written as itself inside a JSON string
+// (printable ASCII but " and \), at any depth of JSON in JSON.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// unhide puts the name the client asked for back in place of the stand-in
+// in every string of message n.
 func unhide(doc *jsondoc.Doc, n int32, f *forwarded) {
 	sub := standIn(f.kind, f.name)
 	var walk func(int32)

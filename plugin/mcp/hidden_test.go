@@ -56,6 +56,28 @@ func notFound(id, method, name string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"error":` + e + `}`
 }
 
+// spacedNotFound is notFound as Python's json.dumps writes it, with a
+// space after every , and :.
+func spacedNotFound(id, method, name string) string {
+	compact := notFound(id, method, name)
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		b.WriteByte(c)
+		switch {
+		case c == '\\' && in:
+			i++
+			b.WriteByte(compact[i])
+		case c == '"':
+			in = !in
+		case !in && (c == ',' || c == ':'):
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
 // exchange runs a request through a stream and the server's answer for
 // what went upstream, as JSON or as an event stream, and returns what the
 // client gets: the local reply, or the answer as rewritten.
@@ -85,8 +107,11 @@ func exchange(t *testing.T, cfg *Config, req fakeRequest, request string, server
 }
 
 // fakeServer answers every request naming a primitive with "not found"
-// for the name it was sent (it has none of them).
-func fakeServer(t *testing.T) func(string) string {
+// for the name it was sent (it has none of them), written with spaces as
+// Python writes JSON: what the plugin gives back must keep them.
+func fakeServer(t *testing.T) func(string) string { return fakeServerWith(t, spacedNotFound) }
+
+func fakeServerWith(t *testing.T, notFound func(id, method, name string) string) func(string) string {
 	return func(upstream string) string {
 		doc, err := jsondoc.Parse([]byte(upstream))
 		if err != nil {
@@ -290,3 +315,18 @@ func jsonString(v any) string {
 }
 
 func jsonEqual(a, b any) bool { return jsonString(a) == jsonString(b) }
+
+// A name that JSON escapes is put back into the decoded strings of the
+// server's answer (the message is then written compactly).
+func TestHiddenNameWithEscapes(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	request := func(name string) string { return call("1", "tools/call", `{"name":`+jsondoc.Quote(name)+`}`) }
+	for _, sse := range []bool{false, true} {
+		hidden := exchange(t, cfg, ann, request("delete_\"x\"\u00e9"), fakeServerWith(t, notFound), sse)
+		missing := exchange(t, cfg, ann, request("nothing_\"x\"\u00e9"), fakeServerWith(t, notFound), sse)
+		if got, want := strings.Replace(hidden, "delete_", "nothing_", 1), missing; got != want || strings.Contains(hidden, standInPrefix) {
+			t.Errorf("hidden:  %s\nmissing: %s", hidden, missing)
+		}
+	}
+}

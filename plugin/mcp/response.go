@@ -274,8 +274,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	if ok && req.standIn {
 		// The server's answer for a missing primitive: it goes out as the
 		// answer for the hidden one (hidden.go), recorded already.
-		unhide(doc, n, &req)
-		s.transformResponse(doc, n, id, &req)
+		s.answerStandIn(doc, n, id, &req)
 		return doc.Changed()
 	}
 	if ok {
