@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,11 +68,19 @@ func (a httpAnswer) String(name string) string {
 	}
 	body := strings.ReplaceAll(a.body, strings.ReplaceAll(strconv.Quote(name), `"`, `\"`), `\"NAME\"`)
 	body = strings.ReplaceAll(body, name, "NAME")
+	// A server answers a batch's elements in any order.
+	var items []json.RawMessage
 	if strings.Contains(a.header.Get("Content-Type"), "event-stream") {
-		// A server answers a batch's elements in any order.
 		events := strings.SplitAfter(body, "\n\n")
 		sort.Strings(events)
 		body = strings.Join(events, "")
+	} else if json.Unmarshal([]byte(body), &items) == nil {
+		answers := make([]string, len(items))
+		for i, it := range items {
+			answers[i] = string(it)
+		}
+		sort.Strings(answers)
+		body = "[" + strings.Join(answers, ",") + "]"
 	}
 	b.WriteString(body)
 	return b.String()
