@@ -115,38 +115,41 @@ func TestHiddenLooksMissingOnTheWire(t *testing.T) {
 		name            string
 		hidden, missing string
 		request         func(name, marker string) string
+		// want is in the answer: the server's (or for preview_transform the
+		// filter's) real answer, not a failure both happen to share.
+		want string
 	}{
 		{"tools/call", "delete_customer", "no_such_tool", func(n, marker string) string {
 			return call("tools/call", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`)
-		}},
+		}, `unknown tool \"NAME\"`},
 		{"tools/call of a virtual tool", "privacy_reveal", "privacy_nothing", func(n, marker string) string {
 			return call("tools/call", `{"name":`+q(n)+`,"arguments":{"text":"`+marker+`"}}`)
-		}},
+		}, `unknown tool \"NAME\"`},
 		{"prompts/get", "summarize_customer", "no_such_prompt", func(n, marker string) string {
 			return call("prompts/get", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`)
-		}},
+		}, `unknown prompt \"NAME\"`},
 		{"resources/read of a static resource", "docs://readme", "nothing://readme", func(n, marker string) string {
 			return call("resources/read", `{"uri":`+q(n)+`}`)
-		}},
+		}, `"message":"Resource not found","data":{"uri":"NAME"}`},
 		{"resources/read of a template's instance", "customers://c-1/profile", "nothing://c-1/profile", func(n, marker string) string {
 			return call("resources/read", `{"uri":`+q(n)+`}`)
-		}},
+		}, `"message":"Resource not found","data":{"uri":"NAME"}`},
 		{"resources/subscribe", "docs://readme", "nothing://readme", func(n, marker string) string {
 			return call("resources/subscribe", `{"uri":`+q(n)+`}`)
-		}},
+		}, `method not found`},
 		{"completion/complete of a prompt", "summarize_customer", "no_such_prompt", func(n, marker string) string {
 			return call("completion/complete", `{"ref":{"type":"ref/prompt","name":`+q(n)+`},"argument":{"name":"id","value":"`+marker+`"}}`)
-		}},
+		}, `method not found`},
 		{"completion/complete of a template", "customers://{id}/profile", "nothing://{id}/profile", func(n, marker string) string {
 			return call("completion/complete", `{"ref":{"type":"ref/resource","uri":`+q(n)+`},"argument":{"name":"id","value":"`+marker+`"}}`)
-		}},
+		}, `method not found`},
 		{"batch with a hidden element", "delete_customer", "no_such_tool", func(n, marker string) string {
 			return `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}},` +
 				call("tools/call", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`) + `]`
-		}},
+		}, `unknown tool \"NAME\"`},
 		{"preview_transform of a hidden tool", "delete_customer", "no_such_tool", func(n, marker string) string {
 			return call("tools/call", `{"name":"preview_transform","arguments":{"text":"mail alice@example.com","tool":`+q(n)+`}}`)
-		}},
+		}, `"structuredContent":{"output":"mail alice@example.com"`},
 	}
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -160,8 +163,8 @@ func TestHiddenLooksMissingOnTheWire(t *testing.T) {
 			for _, tc := range tests {
 				hidden := rawAnswer(t, p.URL, session, "ann", tc.request(tc.hidden, "marker-hidden")).String(tc.hidden)
 				missing := rawAnswer(t, p.URL, session, "ann", tc.request(tc.missing, "marker-missing")).String(tc.missing)
-				if hidden != missing {
-					t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, hidden, missing)
+				if hidden != missing || !strings.HasPrefix(missing, "200\n") || !strings.Contains(missing, tc.want) {
+					t.Errorf("%s: hidden\n%s\nmissing\n%s\nwant 200 and %s", tc.name, hidden, missing, tc.want)
 				}
 			}
 			for _, s := range []string{"marker-hidden", "delete_customer", "privacy_reveal", "summarize_customer", "docs://readme", "customers://c-1", "customers://{id}"} {
@@ -188,8 +191,8 @@ func TestHiddenRateLimitedAsMissing(t *testing.T) {
 			if h, m := hidden.String(c.hidden), missing.String(c.missing); h != m {
 				t.Errorf("%s, call %d: hidden\n%s\nmissing\n%s", c.hidden, i, h, m)
 			}
-			if i == 3 && !strings.Contains(missing.body, "-32029") {
-				t.Errorf("third call of a missing tool not limited: %s", missing.body)
+			if want := map[bool]string{true: "-32029", false: "unknown tool"}[i == 3]; !strings.Contains(missing.body, want) {
+				t.Errorf("call %d of a missing tool: %s, want %s", i, missing.body, want)
 			}
 		}
 	}
@@ -228,8 +231,14 @@ func TestHiddenPrimitiveChangesNothing(t *testing.T) {
 		return out
 	}
 	with, without := answers(serve(true)), answers(serve(false))
+	if !strings.Contains(with[0], `"name":"echo"`) || strings.Contains(with[0], "NAME") || strings.Contains(with[0], "delete_customer") {
+		t.Errorf("tools/list: %s", with[0])
+	}
 	if !strings.Contains(with[1], `\"tool\":{\"visible\":`) {
-		t.Fatalf("privacy_status counts no tools: %s", with[1])
+		t.Errorf("privacy_status counts no tools: %s", with[1])
+	}
+	if !strings.Contains(with[2], `unknown tool \"NAME\"`) || !strings.Contains(with[3], `\"output\":\"x\"`) {
+		t.Errorf("the hidden tool's call %s\nand preview %s", with[2], with[3])
 	}
 	for i := range with {
 		if with[i] != without[i] {
