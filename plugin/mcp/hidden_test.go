@@ -222,8 +222,8 @@ func TestHiddenRateLimitedAsMissing(t *testing.T) {
 			t.Errorf("call %d: hidden %s\nmissing %s", k+1, outcomes[0][k], outcomes[1][k])
 		}
 	}
-	if !strings.Contains(outcomes[1][2], "-32029") {
-		t.Errorf("third call of a missing tool not limited: %s", outcomes[1][2])
+	if !strings.Contains(outcomes[1][0], `unknown tool \"NAME\"`) || !strings.Contains(outcomes[1][2], "-32029") {
+		t.Errorf("calls of a missing tool: %v, want the server's answer, then -32029 at the third", outcomes[1])
 	}
 }
 
