@@ -53,11 +53,12 @@ func isScheme(s string) bool {
 	return s != ""
 }
 
-// hideAsMissing handles a request for a hidden primitive (d is its
-// denial): it takes rate-limit tokens as a call of a missing primitive of
+// hideAsMissing handles a request for a hidden primitive, j holding its
+// denial: it takes rate-limit tokens as a call of a missing primitive of
 // that name would (else a limit would tell the two apart), then rewrites
 // the request to name the stand-in. j keeps the denial for the audit
-// trail; j.standIn marks the request for its answer (unhide).
+// trail; j.standIn marks the request, so that its answer gets the name
+// back (answerStandIn).
 func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x, matched := s.missing(&j.target)
 	j.outcome = OutcomeDenied
@@ -163,10 +164,10 @@ func unhide(doc *jsondoc.Doc, n int32, f *forwarded) {
 	walk(n)
 }
 
-// missing is the primitive a server without hidden would be asked for, and
+// missing is the hidden primitive as if the server did not have it, and
 // the rules that match the caller for it: what the configuration says of
-// the name, nothing learned from the server (a missing primitive was never
-// listed).
+// the name, nothing learned from the server's lists (a missing primitive
+// was never listed).
 func (s *Stream) missing(hidden *policy.Primitive) (policy.Primitive, []*policy.Rule) {
 	x := policy.Primitive{Kind: hidden.Kind, Name: hidden.Name, URI: hidden.URI}
 	x.Metadata = s.cfg.Env.Server.Metadata(x.Kind, x.Name, policy.Metadata{})

@@ -583,7 +583,8 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 		}
 		return j
 	}
-	// Access first, then rate limits: a denied call takes no token.
+	// Access first, then rate limits: a visibly denied call takes no token
+	// (a hidden one takes them as a missing one would, hideAsMissing).
 	if !s.rateLimit(&j, RateCall(t, &x, s.id.ID)) {
 		return j
 	}
