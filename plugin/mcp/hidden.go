@@ -70,9 +70,19 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 		j.fail(transformFailed(err), ErrTransform)
 		return
 	}
+	j.out = out
+	sendStandIn(doc, m, t, j)
+}
+
+// sendStandIn rewrites request m, which names the hidden primitive t, to
+// name its stand-in instead. A resource URI the input pipeline turned into
+// a hidden one (a pseudonym restored) is sent so too, under the name the
+// client wrote: its tokens were taken and its output pipeline chosen as
+// for the call the client made.
+func sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	doc.SetRaw(params, standInParams(doc, params, t))
-	j.out, j.standIn = out, true
+	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
 }
 
 // standInParams are the params of a hidden primitive's request as it goes

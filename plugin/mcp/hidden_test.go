@@ -330,3 +330,41 @@ func TestHiddenNameWithEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A resource URI that the input pipeline turns into a hidden one (a
+// pseudonym restored to its value) goes upstream as the stand-in of the
+// URI the client wrote, and answers as a missing one: before, the plugin
+// answered it itself.
+func TestHiddenAfterDepseudonymisation(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: hide-pseudo
+  hide_denied: true
+  deny_resources: ["secret://alice*"]
+  transforms: [pseudonymise]
+  vault: {key: "hidden test key"}
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	pseudonym := func(email string) string {
+		out := respond(t, cfg, ann, call("1", "tools/call", `{"name":"lookup"}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+email+`"}]}}`)
+		p := pseudonymRE.FindString(out)
+		if p == "" {
+			t.Fatalf("no pseudonym in %s", out)
+		}
+		return p
+	}
+	hidden, missing := "secret://"+pseudonym("alice@example.com"), "secret://nothing"
+	read := func(uri string) string { return call("2", "resources/read", `{"uri":`+jsondoc.Quote(uri)+`}`) }
+	_, r := post(t, cfg, ann, read(hidden))
+	if !sentAsStandIn(r, policy.KindResource, hidden) || strings.Contains(string(r.Body), "alice") {
+		t.Fatalf("reply %v, forwarded %s: want the stand-in of %s", r.Reply, r.Body, hidden)
+	}
+	got := exchange(t, cfg, ann, read(hidden), fakeServer(t), false)
+	want := exchange(t, cfg, ann, read(missing), fakeServer(t), false)
+	if strings.ReplaceAll(got, hidden, "URI") != strings.ReplaceAll(want, missing, "URI") {
+		t.Errorf("hidden:  %s\nmissing: %s", got, want)
+	}
+}
