@@ -73,14 +73,16 @@ func TestIdentityFromJWTMetadata(t *testing.T) {
 
 	// The role comes from the token: granted, so the call reaches the
 	// server (which, without a session, refuses it itself).
-	status, body := post(`{"sub": "ann", "realm": {"roles": ["support"]}}`, "", call("marker-granted"))
-	if status != 200 || strings.Contains(body, "Unknown tool") || !up.received("marker-granted") {
-		t.Errorf("support from the token: %d %s", status, body)
+	granted, grantedBody := post(`{"sub": "ann", "realm": {"roles": ["support"]}}`, "", call("marker-granted"))
+	if granted != 200 || !up.received("marker-granted") {
+		t.Errorf("support from the token: %d %s", granted, grantedBody)
 	}
-	// A token without the role: denied, whatever headers say.
-	status, body = post(`{"sub": "bob", "realm": {"roles": ["viewer"]}}`, "ann", call("marker-viewer"))
-	if status != 200 || !strings.Contains(body, "Unknown tool: search_customers") {
-		t.Errorf("token without the role: %d %s", status, body)
+	// A token without the role: denied, whatever headers say. The tool is
+	// hidden: the server answers its stand-in (plugin/mcp/hidden.go), here
+	// as it answered the granted call, for want of a session.
+	status, body := post(`{"sub": "bob", "realm": {"roles": ["viewer"]}}`, "ann", call("marker-viewer"))
+	if status != granted || body != grantedBody {
+		t.Errorf("token without the role: %d %s\nwant the server's answer %d %s", status, body, granted, grantedBody)
 	}
 	// No token: 401 (identity.require), headers notwithstanding.
 	status, body = post("", "ann", call("marker-anonymous"))

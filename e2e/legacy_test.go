@@ -63,7 +63,7 @@ func TestLegacySSETransport(t *testing.T) {
 			t.Errorf("hold %v: allowed call: %v", hold, err)
 		}
 		_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "delete_customer", Arguments: map[string]any{"id": "c-1"}})
-		if wire := rpcError(t, err); wire.Code != -32602 || wire.Message != "Unknown tool: delete_customer" {
+		if wire := rpcError(t, err); wire.Code != -32602 || wire.Message != `unknown tool "delete_customer"` {
 			t.Errorf("hold %v: refused call answered %d %q", hold, wire.Code, wire.Message)
 		}
 		// The session goes on after a refusal.

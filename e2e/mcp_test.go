@@ -105,6 +105,8 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 				t.Errorf("search result not pseudonymised: %s", raw)
 			}
 
+			// Hidden denials get the server's own answer for a name it does
+			// not have (the go-sdk's wording), e2e/hidden_test.go.
 			denied := []struct {
 				who     *mcp.ClientSession
 				call    func(*mcp.ClientSession) error
@@ -115,23 +117,23 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 				{support, func(s *mcp.ClientSession) error {
 					_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "delete_customer", Arguments: map[string]any{"id": "marker-support-delete"}})
 					return err
-				}, -32602, "Unknown tool: delete_customer", "marker-support-delete"},
+				}, -32602, `unknown tool "delete_customer"`, "marker-support-delete"},
 				{anon, func(s *mcp.ClientSession) error {
 					_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "search_customers", Arguments: map[string]any{"query": "marker-anon-search"}})
 					return err
-				}, -32602, "Unknown tool: search_customers", "marker-anon-search"},
+				}, -32602, `unknown tool "search_customers"`, "marker-anon-search"},
 				{anon, func(s *mcp.ClientSession) error {
 					_, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "customers://c-1/profile"})
 					return err
-				}, -32002, "Resource not found", "customers://c-1/profile"},
+				}, -32602, "Resource not found", "customers://c-1/profile"},
 				{anon, func(s *mcp.ClientSession) error {
 					_, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize_customer", Arguments: map[string]string{"id": "marker-anon-prompt"}})
 					return err
-				}, -32602, "Unknown prompt: summarize_customer", "marker-anon-prompt"},
+				}, -32602, `unknown prompt "summarize_customer"`, "marker-anon-prompt"},
 				{mallory, func(s *mcp.ClientSession) error {
 					_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "marker-mallory-echo"}})
 					return err
-				}, -32602, "Unknown tool: echo", "marker-mallory-echo"},
+				}, -32602, `unknown tool "echo"`, "marker-mallory-echo"},
 			}
 			for i, d := range denied {
 				err := d.call(d.who)
@@ -274,7 +276,7 @@ func TestBatchThroughThePlugin(t *testing.T) {
 		case 1:
 			byID[1] = a.Error == nil && len(a.Result) > 0
 		case 2:
-			byID[2] = a.Error != nil && a.Error.Code == -32602 && a.Error.Message == "Unknown tool: delete_customer"
+			byID[2] = a.Error != nil && a.Error.Code == -32602 && a.Error.Message == `unknown tool "delete_customer"`
 		}
 	}
 	if len(answers) != 2 || !byID[1] || !byID[2] {

@@ -284,9 +284,10 @@ func rbStreamMemory(t *testing.T, total, warm, leakEvery int) (atWarm, atEnd uin
 	sseResp := wasmhost.H(":status", "200", "content-type", "text/event-stream")
 
 	// Stream i is of kind i%5: an allowed call answered in JSON, the same
-	// answered as an event stream, a denied call (local reply), a batch
-	// with a denied element (local answers merged into the upstream's), a
-	// GET stream ended by a reset.
+	// answered as an event stream, a hidden call (sent as its stand-in, the
+	// server's answer given the name back), a batch with an invalid element
+	// (local answers merged into the upstream's), a GET stream ended by a
+	// reset.
 	one := func(i int) {
 		s := h.NewStream()
 		if leakEvery == 0 || i%leakEvery != 0 {
@@ -315,13 +316,20 @@ func rbStreamMemory(t *testing.T, total, warm, leakEvery int) (atWarm, atEnd uin
 		case 2:
 			body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"delete_customer","arguments":{"id":"` + pad + `"}}}`
 			s.RequestHeaders(post, false)
-			s.RequestBody([]byte(body), true)
-			if r := s.LocalReply(); r == nil || !strings.Contains(string(r.Body), "-32602") {
-				t.Fatalf("stream %d: denied call not answered locally: %+v", i, r)
+			if st := s.RequestBody([]byte(body), true); st != wasmhost.Continue || s.LocalReply() != nil {
+				t.Fatalf("stream %d: hidden call: %v %+v", i, st, s.LocalReply())
+			}
+			up := string(s.Upstream().Body)
+			name := up[strings.Index(up, `"name":"`)+8:]
+			name = name[:strings.IndexByte(name, '"')]
+			s.ResponseHeaders(jsonResp, false)
+			s.ResponseBody([]byte(`{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32602,"message":"unknown tool \"`+name+`\""}}`), true)
+			if d := s.Downstream(); !strings.Contains(string(d.Body), `unknown tool \"delete_customer\"`) {
+				t.Fatalf("stream %d: hidden call's answer: %s (upstream got %s)", i, d.Body, up)
 			}
 		case 3:
 			body := `[{"jsonrpc":"2.0","id":"a` + id + `","method":"tools/call","params":{"name":"search_customers","arguments":{"query":"` + pad + `"}}},` +
-				`{"jsonrpc":"2.0","id":"b` + id + `","method":"tools/call","params":{"name":"delete_customer","arguments":{}}}]`
+				`{"jsonrpc":"2.0","id":"b` + id + `","method":"tools/call","params":{"name":""}}]`
 			s.RequestHeaders(post, false)
 			s.RequestBody([]byte(body), true)
 			s.ResponseHeaders(jsonResp, false)

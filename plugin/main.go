@@ -208,8 +208,12 @@ func (h *httpContext) fail(stage string, r any) types.Action {
 	return types.ActionPause
 }
 
+// reply sends a local reply; its details name why, to the client in the
+// x-mcp-privacy header and to Envoy's access logs as the response code
+// details. (No local reply answers a hidden primitive: that would tell it
+// from a missing one. See plugin/mcp/hidden.go.)
 func (h *httpContext) reply(r *mcp.LocalReply) types.Action {
-	if err := proxywasm.SendHttpResponse(uint32(r.Status), append(r.Headers, [2]string{"x-mcp-privacy", r.Details}), r.Body, -1); err != nil {
+	if err := sendLocalReply(uint32(r.Status), append(r.Headers, [2]string{"x-mcp-privacy", r.Details}), r.Body, r.Details); err != nil {
 		return h.fail("local reply", err)
 	}
 	return types.ActionPause

@@ -108,14 +108,14 @@ func TestStreams(t *testing.T) {
 		host.CompleteHttpContext(id)
 	})
 
-	t.Run("denied call answered locally", func(t *testing.T) {
+	t.Run("refused call answered locally", func(t *testing.T) {
 		id := host.InitializeHttpContext()
 		host.CallOnRequestHeaders(id, headers, false)
-		if a := host.CallOnRequestBody(id, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_all"}}`), true); a != types.ActionPause {
+		if a := host.CallOnRequestBody(id, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":""}}`), true); a != types.ActionPause {
 			t.Fatalf("body: %v, want Pause (local reply)", a)
 		}
 		lr := host.GetSentLocalResponse(id)
-		if lr == nil || lr.StatusCode != 200 || string(lr.Data) != `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_all"}}` {
+		if lr == nil || lr.StatusCode != 200 || string(lr.Data) != `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: params.name must be a non-empty string"}}` {
 			t.Fatalf("local response %+v", lr)
 		}
 		// Envoy sends the reply through our response callbacks: it passes.

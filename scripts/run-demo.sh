@@ -22,7 +22,9 @@ cat <<MSG
     curl -s http://$LISTEN/mcp -H 'content-type: application/json' \\
       -H 'accept: application/json, text/event-stream' -H 'x-mcp-principal: ann' -H 'x-mcp-roles: support' \\
       -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_customer","arguments":{"id":"c-1"}}}'
-    -> {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: delete_customer"}}
+    -> event: message
+       data: {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"unknown tool \\"delete_customer\\""}}
+       (the server's own answer for a tool it does not have: hidden looks missing)
     (with x-mcp-roles: admin the call goes through)
 
     curl -s http://$LISTEN/mcp -H 'content-type: application/json' \\

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // FuzzStream drives one stream with any request body and any response
@@ -20,6 +21,9 @@ func FuzzStream(f *testing.F) {
 			`{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///x","blob":"AA"}]}}`, "json"},
 		{`{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"e":"EMAIL_AAAAAAAAAAAA"}}}`,
 			"data: {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[]}}\n\n", "sse"},
+		// A hidden tool (reveal is denied), answered by the server for its stand-in.
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"privacy_reveal","arguments":{"text":"x"}}}`,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"unknown tool \"` + standIn(policy.KindTool, "privacy_reveal") + `\""}}`, "json"},
 	} {
 		f.Add([]byte(seed[0]), []byte(seed[1]), seed[2] == "sse")
 	}

@@ -123,7 +123,7 @@ func TestLearnedFromLists(t *testing.T) {
 	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"shell","_meta":{"io.cloudg/privacy":{"capabilities":["exec"]}}}]}}`)
 	_, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"shell"}`))
-	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: shell") {
+	if !sentAsStandIn(r, policy.KindTool, "shell") {
 		t.Errorf("a tool learned to need exec was allowed: %+v", r)
 	}
 	// Before templates are known, a concrete URI is judged as itself.
@@ -134,7 +134,7 @@ func TestLearnedFromLists(t *testing.T) {
 	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}`,
 		`{"jsonrpc":"2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"vault://{name}","name":"v"}]}}`)
 	_, r = post(t, cfg, ann, call("5", "resources/read", `{"uri":"vault://payroll"}`))
-	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Resource not found") {
+	if !sentAsStandIn(r, policy.KindResource, "vault://payroll") {
 		t.Errorf("a concrete URI of a learned, denied template was allowed: %+v", r)
 	}
 }
@@ -150,7 +150,7 @@ func TestRequireKnownWithLists(t *testing.T) {
 	if _, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"search"}`)); r.Reply != nil {
 		t.Errorf("a listed tool is known: %s", r.Reply.Body)
 	}
-	if _, r := post(t, cfg, ann, call("3", "tools/call", `{"name":"never_listed"}`)); r.Reply == nil {
+	if _, r := post(t, cfg, ann, call("3", "tools/call", `{"name":"never_listed"}`)); !keptHome(r) {
 		t.Error("a tool no source knows was allowed under require_known")
 	}
 }
@@ -313,12 +313,12 @@ identity:`, 1))
 	}
 	// Counts are per caller: ann cannot see admin_reset.
 	_, r = post(t, cfg, hdr("x-mcp-principal", "ann"), call("10", "tools/call", `{"name":"privacy_status"}`))
-	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"tool":{"visible":1,"hidden":1}`) {
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"tool":{"visible":1}`) {
 		t.Errorf("ann's status %s", r.Reply.Body)
 	}
 	// Denied like any tool.
 	_, r = post(t, cfg, hdr("x-mcp-principal", "c", "x-mcp-roles", "contractor"), call("11", "tools/call", `{"name":"privacy_status"}`))
-	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: privacy_status") {
+	if !sentAsStandIn(r, policy.KindTool, "privacy_status") {
 		t.Errorf("contractor's status call %+v", r.Reply)
 	}
 	// Switched off: the call goes to the server like any other.

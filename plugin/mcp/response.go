@@ -274,6 +274,12 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			shared = true
 		}
 	}
+	if ok && req.standIn {
+		// The server's answer for a missing primitive: it goes out as the
+		// answer for the hidden one (hidden.go), recorded already.
+		s.answerStandIn(doc, n, id, &req)
+		return doc.Changed()
+	}
 	if ok {
 		if lm, isList := listMethods[req.method]; isList && doc.Kind(result) == jsondoc.Object {
 			s.filterList(doc, result, lm, req.firstPage)

@@ -253,6 +253,9 @@ func (c *Catalog) shareRequest(session, id string, f forwarded) {
 	if f.firstPage {
 		first = '1'
 	}
+	if f.standIn {
+		first += 2 // '2', '3': a hidden primitive's stand-in request
+	}
 	v := make([]byte, 0, len(session)+len(id)+len(f.method)+len(f.name)+8)
 	v = append(append(append(append(append(v, session...), 0), id...), 0, first), f.method...)
 	v = append(append(v, 0, byte(f.kind)), f.name...)
@@ -283,7 +286,7 @@ func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
 	if rest[0] == ambiguousRequest {
 		return forwarded{ambiguous: true}, true
 	}
-	f := forwarded{firstPage: rest[0] == '1'}
+	f := forwarded{firstPage: rest[0] == '1' || rest[0] == '3', standIn: rest[0] == '2' || rest[0] == '3'}
 	method, target, ok := strings.Cut(string(rest[1:]), "\x00")
 	f.method = method
 	if ok && len(target) > 0 {

@@ -127,6 +127,9 @@ type forwarded struct {
 	// ambiguous: a request another stream forwarded under an id the
 	// session used twice, so which request it was is unknown.
 	ambiguous bool
+	// standIn: a request for a hidden primitive, sent upstream naming its
+	// stand-in (hidden.go); name is the one the client asked for.
+	standIn bool
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -429,6 +432,11 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			retryAfter = j.retryAfter
 		}
 		request := m.Kind == KindRequest && m.Invalid == nil
+		if j.standIn {
+			// A hidden primitive's request: a denial, recorded now; what
+			// goes upstream asks for its stand-in.
+			s.finish(s.newRecord(m, &j, t0, bytesIn), "")
+		}
 		if j.reply != nil || j.answer != nil {
 			answer := j.answer
 			if answer == nil {
@@ -456,8 +464,8 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		nForwarded++
 		if request {
 			f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-				out: j.out, kind: j.call.Kind, name: j.call.Name}
-			if j.judged && j.reply == nil && j.answer == nil {
+				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn}
+			if j.judged && j.reply == nil && j.answer == nil && !j.standIn {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
 			}
@@ -535,6 +543,9 @@ type judgement struct {
 	rule, reason string
 	// retryAfter is the Retry-After header of a call a rate limit refused.
 	retryAfter [2]string
+	// standIn: the request names a hidden primitive and goes upstream
+	// naming its stand-in (hidden.go).
+	standIn bool
 	// in is what the input pipeline did (nil: it did not run); inIDs its
 	// transform ids.
 	in    *transforms.Run
@@ -555,12 +566,17 @@ func (j *judgement) deny(d policy.Decision) {
 // rateLimit takes a token for an allowed call from every bucket covering
 // it (spec 9); a refused call gets -32029 and a Retry-After header.
 func (s *Stream) rateLimit(j *judgement, c policy.Call) bool {
+	return s.rateLimitFor(j, c, j.decision.Matched)
+}
+
+// rateLimitFor is rateLimit with the limits of the rules matched.
+func (s *Stream) rateLimitFor(j *judgement, c policy.Call, matched []*policy.Rule) bool {
 	p := s.cfg.Env.Policy
 	// Also checked in Check: here it spares the clock read.
-	if len(p.RateLimits) == 0 && !rulesHaveLimits(j.decision.Matched) {
+	if len(p.RateLimits) == 0 && !rulesHaveLimits(matched) {
 		return true
 	}
-	v := s.cfg.Limiter.Check(p, c, j.decision.Matched, s.cfg.Now())
+	v := s.cfg.Limiter.Check(p, c, matched, s.cfg.Now())
 	CountRateLimited(s.cfg.Metrics, &v)
 	if v.Allowed {
 		return true
@@ -599,6 +615,10 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 			j.judged, j.target, j.decision, j.call = true, virtualPrimitive(t.Name), d, t
 			if !d.Allowed {
 				j.deny(d)
+				if d.Hidden {
+					j.reply = nil
+					s.hideAsMissing(doc, m, t, &j)
+				}
 				return j
 			}
 			// Virtual tools are limited like any tool.
@@ -630,9 +650,15 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	j.judged, j.target, j.call, j.decision = true, x, t, d
 	if !d.Allowed {
 		j.deny(d)
+		if d.Hidden {
+			// Looks missing: the server answers (hidden.go).
+			j.reply = nil
+			s.hideAsMissing(doc, m, t, &j)
+		}
 		return j
 	}
-	// Access first, then rate limits: a denied call takes no token.
+	// Access first, then rate limits: a visibly denied call takes no token
+	// (a hidden one takes them as a missing one would, hideAsMissing).
 	if !s.rateLimit(&j, RateCall(t, &x, s.id.ID)) {
 		return j
 	}

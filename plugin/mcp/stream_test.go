@@ -111,20 +111,23 @@ func TestRequestJudgement(t *testing.T) {
 		body    string
 		wantFwd bool   // forwarded upstream unchanged
 		want    string // the local reply body when not forwarded
+		// standIn is the body forwarded instead of a hidden primitive's
+		// request (hidden.go): the server is to answer it.
+		standIn string
 	}{
 		{name: "allowed tool", req: alice, body: call("1", "tools/call", `{"name":"search","arguments":{"q":"x"}}`), wantFwd: true},
-		{name: "hidden tool", req: alice, body: call("2", "tools/call", `{"name":"delete_user"}`),
-			want: `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}`},
+		{name: "hidden tool", req: alice, body: call("2", "tools/call", `{"name":"delete_user","arguments":{"id":"u-1"},"_meta":{"x":1}}`),
+			standIn: call("2", "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`)},
 		{name: "role grant", req: admin, body: call("3", "tools/call", `{"name":"delete_user"}`), wantFwd: true},
 		{name: "string id kept", req: alice, body: call(`"a-1"`, "tools/call", `{"name":"delete_x"}`),
-			want: `{"jsonrpc":"2.0","id":"a-1","error":{"code":-32602,"message":"Unknown tool: delete_x"}}`},
+			standIn: call(`"a-1"`, "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_x"))+`}`)},
 		{name: "concrete URI judged by its template", req: alice, body: call("4", "resources/read", `{"uri":"cloudg://assets/arn:aws:s3:::payroll"}`),
-			want: `{"jsonrpc":"2.0","id":4,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"cloudg://assets/arn:aws:s3:::payroll"}}}`},
+			standIn: call("4", "resources/read", `{"uri":`+jsondoc.Quote(standIn(policy.KindResource, "cloudg://assets/arn:aws:s3:::payroll"))+`}`)},
 		{name: "other template allowed", req: alice, body: call("5", "resources/read", `{"uri":"users://7/profile"}`), wantFwd: true},
 		{name: "subscribe judged too", req: alice, body: call("6", "resources/subscribe", `{"uri":"cloudg://assets/x"}`),
-			want: `{"jsonrpc":"2.0","id":6,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"cloudg://assets/x"}}}`},
-		{name: "completion judged as its prompt ref", req: alice, body: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":"cloudg://assets/{+ref}"},"argument":{"name":"ref","value":"a"}}`),
-			want: `{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"cloudg://assets/{+ref}"}}}`},
+			standIn: call("6", "resources/subscribe", `{"uri":`+jsondoc.Quote(standIn(policy.KindResource, "cloudg://assets/x"))+`}`)},
+		{name: "completion judged as its prompt ref", req: alice, body: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":"cloudg://assets/{+ref}"},"argument":{"name":"ref","value":"a"},"context":{"arguments":{"x":"y"}}}`),
+			standIn: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":`+jsondoc.Quote(standIn(policy.KindResource, "cloudg://assets/{+ref}"))+`},"argument":{"name":"ref","value":""}}`)},
 		{name: "list passes", req: alice, body: call("8", "tools/list", `{}`), wantFwd: true},
 		{name: "notification passes", req: alice, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantFwd: true},
 		{name: "client response passes", req: alice, body: `{"jsonrpc":"2.0","id":"s1","result":{"action":"accept"}}`, wantFwd: true},
@@ -133,7 +136,7 @@ func TestRequestJudgement(t *testing.T) {
 		{name: "tools/call with a non-string name", req: alice, body: call("10", "tools/call", `{"name":["delete_user"]}`),
 			want: `{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"Invalid params: params.name must be a non-empty string"}}`},
 		{name: "name with escapes decoded before judging", req: alice, body: call("11", "tools/call", `{"name":"delete\u005fuser"}`),
-			want: `{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}`},
+			standIn: call("11", "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_user"))+`}`)},
 		{name: "wrong jsonrpc version", req: alice, body: `{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"delete_user"}}`,
 			want: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`},
 		{name: "null id request", req: alice, body: `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"search"}}`,
@@ -148,6 +151,12 @@ func TestRequestJudgement(t *testing.T) {
 				}
 				if r.Body != nil {
 					t.Errorf("forwarded a rewritten body %s for an unchanged message", r.Body)
+				}
+				return
+			}
+			if tc.standIn != "" {
+				if r.Reply != nil || string(r.Body) != tc.standIn {
+					t.Fatalf("reply %v, forwarded %s\nwant forwarded %s", r.Reply, r.Body, tc.standIn)
 				}
 				return
 			}
@@ -223,7 +232,10 @@ func TestHostileBodies(t *testing.T) {
 
 func TestBatch(t *testing.T) {
 	cfg := mustConfig(t, testEnvelope)
-	body := `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":"delete_user"}`) + `,{"jsonrpc":"2.0","method":"notifications/x"}]`
+	// An element answered locally (invalid params) and one the server answers.
+	invalid := func(id string) string { return call(id, "tools/call", `{"name":""}`) }
+	invalidAnswer := `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid params: params.name must be a non-empty string"}}`
+	body := `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + invalid("2") + `,{"jsonrpc":"2.0","method":"notifications/x"}]`
 	s, r := post(t, cfg, hdr("x-mcp-principal", "alice"), body)
 	if r.Reply != nil {
 		t.Fatalf("answered locally: %s", r.Reply.Body)
@@ -240,21 +252,21 @@ func TestBatch(t *testing.T) {
 		t.Fatal("batch response not buffered")
 	}
 	_, merged := s.OnResponseBody(40, true, func() []byte { return []byte(`[{"jsonrpc":"2.0","id":1,"result":{}}]`) })
-	want := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}]`
+	want := `[{"jsonrpc":"2.0","id":1,"result":{}},` + invalidAnswer + `]`
 	if !merged.Replace || string(merged.Data) != want {
 		t.Errorf("merged %s\nwant %s", merged.Data, want)
 	}
 
 	// All denied: answered locally as an array.
-	_, r = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"delete_a"}`)+`,`+call("2", "tools/call", `{"name":"delete_b"}`)+`]`)
+	_, r = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+invalid("1")+`,`+invalid("2")+`]`)
 	if r.Reply == nil || !strings.HasPrefix(string(r.Reply.Body), `[{"jsonrpc":"2.0","id":1,"error"`) {
 		t.Fatalf("all-denied batch: %+v", r)
 	}
 
 	// Only notifications went upstream: the 202 becomes our answers.
-	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"delete_a"}`)+`,{"jsonrpc":"2.0","method":"notifications/x"}]`)
+	s, _ = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+invalid("1")+`,{"jsonrpc":"2.0","method":"notifications/x"}]`)
 	h = s.OnResponseHeaders(202, "", "", true)
-	if h.Reply == nil || h.Reply.Status != 200 || !strings.Contains(string(h.Reply.Body), "Unknown tool: delete_a") {
+	if h.Reply == nil || h.Reply.Status != 200 || !strings.Contains(string(h.Reply.Body), "Invalid params") {
 		t.Fatalf("202 not replaced by the local answers: %+v", h)
 	}
 
@@ -265,9 +277,16 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("incomplete event not held: %v %+v", a, edit)
 	}
 	_, edit := s.OnResponseBody(5, true, func() []byte { return []byte(" {}\n\n") })
-	want = "data: {}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32602,\"message\":\"Unknown tool: delete_user\"}}\n\n"
+	want = "data: {}\n\nevent: message\ndata: " + invalidAnswer + "\n\n"
 	if string(edit.Data) != want {
 		t.Errorf("event stream end %q\nwant %q", edit.Data, want)
+	}
+
+	// A hidden element goes upstream as its stand-in (hidden.go), in place.
+	_, r = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"search"}`)+`,`+call("2", "tools/call", `{"name":"delete_user","arguments":{"id":"u"}}`)+`]`)
+	wantFwd = `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`) + `]`
+	if r.Reply != nil || string(r.Body) != wantFwd {
+		t.Errorf("batch with a hidden element: reply %v, forwarded %s\nwant %s", r.Reply, r.Body, wantFwd)
 	}
 }
 
@@ -464,8 +483,8 @@ func TestWithoutHoldHeaders(t *testing.T) {
 	}
 	body := call("1", "tools/call", `{"name":"delete_x"}`)
 	r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
-	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), "Unknown tool: delete_x") {
-		t.Fatalf("denied call not answered locally: %+v", r)
+	if !sentAsStandIn(r, policy.KindTool, "delete_x") {
+		t.Fatalf("denied call not kept from the server: %+v", r)
 	}
 }
 
@@ -610,7 +629,7 @@ func TestTemplateDenyCoversListedInstances(t *testing.T) {
 	cfg := mustConfig(t, testEnvelope) // deny_resources: cloudg://assets/{+ref}, a known template
 	alice := hdr("x-mcp-principal", "alice")
 	read := call("1", "resources/read", `{"uri":"cloudg://assets/payroll"}`)
-	if _, r := post(t, cfg, alice, read); r.Reply == nil {
+	if _, r := post(t, cfg, alice, read); !keptHome(r) {
 		t.Fatal("read of a denied template's instance forwarded")
 	}
 	got := respond(t, cfg, alice, call("2", "resources/list", `{}`),
@@ -618,7 +637,7 @@ func TestTemplateDenyCoversListedInstances(t *testing.T) {
 	if strings.Contains(got, "payroll") || !strings.Contains(got, "notes://n1") {
 		t.Errorf("listed instance of a denied template: %s", got)
 	}
-	if _, r := post(t, cfg, alice, read); r.Reply == nil {
+	if _, r := post(t, cfg, alice, read); !keptHome(r) {
 		t.Error("read forwarded once a list named the instance")
 	}
 
@@ -634,7 +653,7 @@ identity: {principal: [{header: x-mcp-principal}]}
 		call("3", "completion/complete", `{"ref":{"type":"ref/resource","uri":"users://{id}/profile"},"argument":{"name":"id","value":"4"}}`),
 		call("4", "resources/read", `{"uri":"users://7/profile"}`),
 	} {
-		if _, r := post(t, restricted, alice, body); r.Reply == nil {
+		if _, r := post(t, restricted, alice, body); !keptHome(r) {
 			t.Errorf("forwarded: %s", body)
 		}
 	}

@@ -254,6 +254,9 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		if !d.Allowed {
 			j.target = x2
 			j.deny(d)
+			if d.Hidden {
+				sendStandIn(doc, m, j.call, j) // looks missing (hidden.go)
+			}
 			return
 		}
 	}

@@ -113,15 +113,24 @@ func (s *Stream) statusResult() []byte {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	for i, k := range kinds {
-		if i > 0 {
+	first := true
+	for _, k := range kinds {
+		if p.HideDenied && counts[k][0] == 0 {
+			continue // a kind with only hidden primitives is not there
+		}
+		if !first {
 			st = append(st, ',')
 		}
+		first = false
 		st = jsondoc.AppendString(st, k)
 		st = append(st, `:{"visible":`...)
 		st = strconv.AppendInt(st, int64(counts[k][0]), 10)
-		st = append(st, `,"hidden":`...)
-		st = strconv.AppendInt(st, int64(counts[k][1]), 10)
+		if !p.HideDenied {
+			// Under hide_denied, hidden primitives look missing: no count
+			// may tell that the server has them (spec 7).
+			st = append(st, `,"hidden":`...)
+			st = strconv.AppendInt(st, int64(counts[k][1]), 10)
+		}
 		st = append(st, '}')
 	}
 	st = append(st, '}')

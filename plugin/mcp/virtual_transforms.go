@@ -36,10 +36,18 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 	var err error
 	if tool, ok := doc.Str(doc.Get(args, "tool")); ok && tool != "" {
 		x, d := s.resolveAndDecide(Target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
-		if !d.Allowed {
-			return nil, d.Error() // no preview of what one may not call
+		switch {
+		case d.Allowed:
+			out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
+		case d.Hidden:
+			// Previewed as a tool of that name the server does not have,
+			// which the caller may ask for: an error here would tell
+			// hidden from missing (spec 7).
+			mx, matched := s.missing(&x)
+			out, err = s.cfg.pipeline(false, matched, &mx.Metadata)
+		default:
+			return nil, d.Error() // a visible denial: no preview of what one may not call
 		}
-		out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
 	} else {
 		out, err = s.policyOutput()
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 const virtualEnvelope = `
@@ -133,10 +135,11 @@ func TestPrivacyReveal(t *testing.T) {
 	if rpcErr != nil || st["text"] != "who is carol@example.com?" || st["resolved"] != float64(1) {
 		t.Errorf("reveal: %v %v", st, rpcErr)
 	}
-	// Without the reveal capability the call is refused.
-	_, rpcErr = virtualCall(t, cfg, hdr("x-mcp-principal", "ann"), "privacy_reveal", `{"text":"`+p+`"}`)
-	if rpcErr == nil {
-		t.Errorf("ann revealed without the capability")
+	// Without the reveal capability the tool is hidden: the call goes
+	// upstream as its stand-in, for the server to say it has no such tool.
+	_, r := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"privacy_reveal","arguments":{"text":"`+p+`"}}}`)
+	if !sentAsStandIn(r, policy.KindTool, "privacy_reveal") || strings.Contains(string(r.Body), p) {
+		t.Errorf("ann revealed without the capability: %v %s", r.Reply, r.Body)
 	}
 	// privacy_status shows pipelines and the vault, never the key.
 	st, _ = virtualCall(t, cfg, dpo, "privacy_status", `{}`)

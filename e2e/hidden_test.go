@@ -1,0 +1,276 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/e2e/demo"
+	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
+	"github.com/cloudg/mcp-privacy/e2e/proxy"
+	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// hiddenEnvelope hides, for every caller, a tool, a prompt, a static
+// resource, a template and privacy_reveal (no caller has the reveal
+// capability); everything else is allowed, so a name the server does not
+// have reaches it.
+func hiddenEnvelope(hold bool, extra string) string {
+	return fmt.Sprintf(`{
+  "policy": {
+    "name": "hidden",
+    "hide_denied": true,
+    "deny_tools": ["delete_customer", "drop_database"],
+    "deny_prompts": ["summarize_customer"],
+    "deny_resources": ["docs://readme", "customers://{id}/profile"],
+    "deny_capabilities": ["reveal"],
+    "vault": {"key": "an e2e key, not a secret"}%s
+  },
+  "server": {"primitives": [{"match": {"kinds": ["resource_template"], "names": ["customers://{id}/profile"]}}]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": %v, "virtual_tools": true}
+}`, extra, hold)
+}
+
+// httpAnswer is an HTTP answer as a client sees it.
+type httpAnswer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// String is the answer without what differs between any two answers
+// (Date, Content-Length, the session id, the order of events), with the
+// name the request asked for replaced by NAME (as written and as JSON
+// escapes it inside a string).
+func (a httpAnswer) String(name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\n", a.status)
+	keys := make([]string, 0, len(a.header))
+	for k := range a.header {
+		switch k {
+		case "Date", "Content-Length", "Mcp-Session-Id":
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: %s\n", k, strings.Join(a.header[k], ", "))
+	}
+	body := strings.ReplaceAll(a.body, strings.ReplaceAll(strconv.Quote(name), `"`, `\"`), `\"NAME\"`)
+	body = strings.ReplaceAll(body, name, "NAME")
+	// A server answers a batch's elements in any order.
+	var items []json.RawMessage
+	if strings.Contains(a.header.Get("Content-Type"), "event-stream") {
+		events := strings.SplitAfter(body, "\n\n")
+		sort.Strings(events)
+		body = strings.Join(events, "")
+	} else if json.Unmarshal([]byte(body), &items) == nil {
+		answers := make([]string, len(items))
+		for i, it := range items {
+			answers[i] = string(it)
+		}
+		sort.Strings(answers)
+		body = "[" + strings.Join(answers, ",") + "]"
+	}
+	b.WriteString(body)
+	return b.String()
+}
+
+func rawAnswer(t *testing.T, url, session, principal, body string) httpAnswer {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(body))
+	setRawHeaders(req, session, principal, "")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return httpAnswer{res.StatusCode, res.Header, string(b)}
+}
+
+// A hidden primitive looks missing (spec 7, hide_denied): for every
+// method that names one, the whole HTTP answer (status, headers but the
+// date, length and session, content type, body framing and text) is the
+// answer for a name the server does not have, name for name, with the
+// real go-sdk server answering in event streams or JSON. Before, the
+// plugin answered hidden ones itself: as JSON, in its own words, with an
+// x-mcp-privacy header, and preview_transform refused only hidden tools.
+func TestHiddenLooksMissingOnTheWire(t *testing.T) {
+	call := func(method, params string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}`
+	}
+	q := strconv.Quote
+	tests := []struct {
+		name            string
+		hidden, missing string
+		request         func(name, marker string) string
+		// want is in the answer: the server's (or for preview_transform the
+		// filter's) real answer, not a failure both happen to share.
+		want string
+	}{
+		{"tools/call", "delete_customer", "no_such_tool", func(n, marker string) string {
+			return call("tools/call", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`)
+		}, `unknown tool \"NAME\"`},
+		{"tools/call of a virtual tool", "privacy_reveal", "privacy_nothing", func(n, marker string) string {
+			return call("tools/call", `{"name":`+q(n)+`,"arguments":{"text":"`+marker+`"}}`)
+		}, `unknown tool \"NAME\"`},
+		{"prompts/get", "summarize_customer", "no_such_prompt", func(n, marker string) string {
+			return call("prompts/get", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`)
+		}, `unknown prompt \"NAME\"`},
+		{"resources/read of a static resource", "docs://readme", "nothing://readme", func(n, marker string) string {
+			return call("resources/read", `{"uri":`+q(n)+`}`)
+		}, `"message":"Resource not found","data":{"uri":"NAME"}`},
+		{"resources/read of a template's instance", "customers://c-1/profile", "nothing://c-1/profile", func(n, marker string) string {
+			return call("resources/read", `{"uri":`+q(n)+`}`)
+		}, `"message":"Resource not found","data":{"uri":"NAME"}`},
+		{"resources/subscribe", "docs://readme", "nothing://readme", func(n, marker string) string {
+			return call("resources/subscribe", `{"uri":`+q(n)+`}`)
+		}, `method not found`},
+		{"completion/complete of a prompt", "summarize_customer", "no_such_prompt", func(n, marker string) string {
+			return call("completion/complete", `{"ref":{"type":"ref/prompt","name":`+q(n)+`},"argument":{"name":"id","value":"`+marker+`"}}`)
+		}, `method not found`},
+		{"completion/complete of a template", "customers://{id}/profile", "nothing://{id}/profile", func(n, marker string) string {
+			return call("completion/complete", `{"ref":{"type":"ref/resource","uri":`+q(n)+`},"argument":{"name":"id","value":"`+marker+`"}}`)
+		}, `method not found`},
+		{"batch with a hidden element", "delete_customer", "no_such_tool", func(n, marker string) string {
+			return `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}},` +
+				call("tools/call", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`) + `]`
+		}, `unknown tool \"NAME\"`},
+		{"preview_transform of a hidden tool", "delete_customer", "no_such_tool", func(n, marker string) string {
+			return call("tools/call", `{"name":"preview_transform","arguments":{"text":"mail alice@example.com","tool":`+q(n)+`}}`)
+		}, `"structuredContent":{"output":"mail alice@example.com"`},
+	}
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			up := startUpstream(t, mode.jsonResponse)
+			p := startPlugin(t, up.URL, hiddenEnvelope(mode.hold, ""))
+			session := rawInitialize(t, p.URL, "ann", "")
+			// The lists make the catalog know the server's primitives.
+			for _, list := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
+				rawAnswer(t, p.URL, session, "ann", call(list, `{}`))
+			}
+			for _, tc := range tests {
+				hidden := rawAnswer(t, p.URL, session, "ann", tc.request(tc.hidden, "marker-hidden")).String(tc.hidden)
+				missing := rawAnswer(t, p.URL, session, "ann", tc.request(tc.missing, "marker-missing")).String(tc.missing)
+				if hidden != missing || !strings.HasPrefix(missing, "200\n") || !strings.Contains(missing, tc.want) {
+					t.Errorf("%s: hidden\n%s\nmissing\n%s\nwant 200 and %s", tc.name, hidden, missing, tc.want)
+				}
+			}
+			for _, s := range []string{"marker-hidden", "delete_customer", "privacy_reveal", "summarize_customer", "docs://readme", "customers://c-1", "customers://{id}"} {
+				if up.received(s) {
+					t.Errorf("%s reached the server: a hidden primitive's name or the caller's data", s)
+				}
+			}
+		})
+	}
+}
+
+// Hidden calls take rate-limit tokens as calls of missing primitives do,
+// so a limit does not tell them apart: ann calling a hidden tool and bob
+// calling a missing one get the same answers, the third one refused.
+func TestHiddenRateLimitedAsMissing(t *testing.T) {
+	up := startUpstream(t, false)
+	p := startPlugin(t, up.URL, hiddenEnvelope(true, `,
+    "rate_limits": [{"rate": 1, "per": "hour", "burst": 2, "scope": "principal", "kinds": ["tool"]}]`))
+	for _, c := range []struct{ hidden, missing string }{{"delete_customer", "no_such_tool"}, {"privacy_reveal", "privacy_nothing"}} {
+		annSession, bobSession := rawInitialize(t, p.URL, "ann-"+c.hidden, ""), rawInitialize(t, p.URL, "bob-"+c.hidden, "")
+		for i := 1; i <= 3; i++ {
+			hidden := rawAnswer(t, p.URL, annSession, "ann-"+c.hidden, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+c.hidden+`"}}`)
+			missing := rawAnswer(t, p.URL, bobSession, "bob-"+c.hidden, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+c.missing+`"}}`)
+			if h, m := hidden.String(c.hidden), missing.String(c.missing); h != m {
+				t.Errorf("%s, call %d: hidden\n%s\nmissing\n%s", c.hidden, i, h, m)
+			}
+			if want := map[bool]string{true: "-32029", false: "unknown tool"}[i == 3]; !strings.Contains(missing.body, want) {
+				t.Errorf("call %d of a missing tool: %s, want %s", i, missing.body, want)
+			}
+		}
+	}
+}
+
+// Whether the server has a hidden primitive changes nothing a caller
+// sees: with the same policy in front of a server with one more hidden
+// tool, lists, privacy_status and calls of that tool answer the same.
+// Before, privacy_status counted the hidden tool.
+func TestHiddenPrimitiveChangesNothing(t *testing.T) {
+	serve := func(extra bool) string {
+		s := demo.NewServer()
+		if extra {
+			mcp.AddTool(s, &mcp.Tool{Name: "drop_database", Description: "Drop everything."},
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "dropped"}}}, nil, nil
+				})
+		}
+		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	answers := func(upstream string) []string {
+		// One worker VM: privacy_status counts what its VM learned.
+		p := startPlugin(t, upstream, hiddenEnvelope(true, ""), func(o *proxy.Options) { o.Workers = 1 })
+		session := rawInitialize(t, p.URL, "ann", "")
+		var out []string
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"privacy_status","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"drop_database","arguments":{}}}`,
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"preview_transform","arguments":{"text":"x","tool":"drop_database"}}}`,
+		} {
+			out = append(out, rawAnswer(t, p.URL, session, "ann", body).String("drop_database"))
+		}
+		return out
+	}
+	with, without := answers(serve(true)), answers(serve(false))
+	if !strings.Contains(with[0], `"name":"echo"`) || strings.Contains(with[0], "NAME") || strings.Contains(with[0], "delete_customer") {
+		t.Errorf("tools/list: %s", with[0])
+	}
+	if !strings.Contains(with[1], `\"tool\":{\"visible\":`) {
+		t.Errorf("privacy_status counts no tools: %s", with[1])
+	}
+	if !strings.Contains(with[2], `unknown tool \"NAME\"`) || !strings.Contains(with[3], `\"output\":\"x\"`) {
+		t.Errorf("the hidden tool's call %s\nand preview %s", with[2], with[3])
+	}
+	for i := range with {
+		if with[i] != without[i] {
+			t.Errorf("answer %d with the hidden tool\n%s\nwithout\n%s", i+1, with[i], without[i])
+		}
+	}
+}
+
+// Why the filter answered itself reaches the host as the local reply's
+// response code details (what Envoy's access logs show as
+// %RESPONSE_CODE_DETAILS%), not only in the x-mcp-privacy header. Before,
+// the plugin passed the host no details.
+func TestLocalReplyDetails(t *testing.T) {
+	config := `{"policy": {"name": "details", "hide_denied": false, "deny_tools": ["delete_customer"]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]}}`
+	h, err := wasmhost.New(context.Background(), wasmhost.Options{Wasm: wasmtest.Plugin(t), PluginConfig: []byte(config), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	for _, c := range []struct{ body, details string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_customer"}}`, "mcp_privacy_denied"},
+		{`{"jsonrpc":"2.0",`, "mcp_privacy_bad_request"},
+	} {
+		s := h.NewStream()
+		s.RequestHeaders(wasmhost.H(":method", "POST", ":path", "/mcp", ":authority", "mcp.test", ":scheme", "http",
+			"content-type", "application/json", "x-mcp-principal", "ann"), false)
+		s.RequestBody([]byte(c.body), true)
+		r := s.LocalReply()
+		s.Close()
+		if r == nil || r.Details != c.details || r.Headers.Value("x-mcp-privacy") != c.details {
+			t.Errorf("%s: local reply %+v, want details %q", c.body, r, c.details)
+		}
+	}
+}
