@@ -194,7 +194,10 @@ func TestRequestEncodingsNeverReachServer(t *testing.T) {
 			h = append(h, [2]string{"content-type", v})
 		}
 		ok, denied := fmt.Sprintf("rq-utf8-ok-%d", i), fmt.Sprintf("rq-utf8-denied-%d", i)
-		if res := rqRaw(t, p.URL, "POST", "/mcp", h, rqCall("delete_customer", denied), false); res.status != 200 || up.received(denied) {
+		// The hidden tool's call goes upstream as a stand-in without its
+		// arguments, and the server answers as it would (a 415 when nothing
+		// is declared): never the call as sent.
+		if res := rqRaw(t, p.URL, "POST", "/mcp", h, rqCall("delete_customer", denied), false); up.received(denied) {
 			t.Errorf("%q: a denied call: %d %s (reached the server: %v)", v, res.status, res.body, up.received(denied))
 		}
 		rqRaw(t, p.URL, "POST", "/mcp", h, rqCall("search_customers", ok), false)
@@ -235,7 +238,10 @@ func TestBodiesOnBodilessMethodsNeverReachServer(t *testing.T) {
 			for _, method := range []string{"PATCH", "PUT"} {
 				marker := "rq-body-" + method
 				res := rqRaw(t, p.URL, method, "/mcp", headers, rqCall("delete_customer", marker), true)
-				if !strings.Contains(res.body, "Unknown tool: delete_customer") || up.received(marker) {
+				// Judged: the hidden tool's call reaches the server only as its
+				// stand-in, without the arguments (the server answers PATCH
+				// and PUT as it would any).
+				if up.received(marker) {
 					t.Errorf("%s: a denied call not judged: %d %s (reached the server: %v)", method, res.status, res.body, up.received(marker))
 				}
 			}

@@ -64,9 +64,9 @@ func TestRequestEndingInTrailers(t *testing.T) {
 				want       []string // in the answer
 				reached    string   // must reach the server ("" none)
 			}{
-				{"denied call", denied, []string{`"id":2`, "Unknown tool: delete_customer"}, ""},
+				{"denied call", denied, []string{`"id":2`, `"code":-32602`, `delete_customer`}, ""},
 				{"denied batch element", "[" + allowed + "," + denied + "]",
-					[]string{`"id":2`, "Unknown tool: delete_customer", `"id":3`, "EMAIL_"}, `"query":"alice"`},
+					[]string{`"id":2`, `"code":-32602`, `delete_customer`, `"id":3`, "EMAIL_"}, `"query":"alice"`},
 				{"allowed call", allowed, []string{`"id":3`, "EMAIL_"}, `"query":"alice"`},
 			}
 			for _, tt := range tests {

@@ -32,7 +32,9 @@ func bodyEndingInTrailers(t *testing.T, cfg *Config, req fakeRequest, path strin
 // A request body that ends in trailers is judged when the trailers arrive,
 // exactly as one whose last body chunk ends the stream.
 func TestRequestEndingInTrailersIsJudged(t *testing.T) {
-	cfg := mustConfig(t, testEnvelope)
+	// Visible denials are answered by the filter itself (a hidden one goes
+	// upstream as a stand-in, hidden_test.go).
+	cfg := mustConfig(t, strings.Replace(testEnvelope, "hide_denied: true", "hide_denied: false", 1))
 	alice := hdr("x-mcp-principal", "alice")
 	denied := call("1", "tools/call", `{"name":"delete_user","arguments":{"id":"u-1"}}`)
 	allowed := call("2", "tools/call", `{"name":"search","arguments":{}}`)
@@ -47,9 +49,9 @@ func TestRequestEndingInTrailersIsJudged(t *testing.T) {
 		forwarded string
 	}{
 		{name: "denied call, one chunk", path: "/mcp", chunks: []string{denied},
-			status: 200, reply: `"message":"Unknown tool: delete_user"`},
+			status: 200, reply: `"code":-32003`},
 		{name: "denied call, split", path: "/mcp", chunks: []string{denied[:17], denied[17:40], denied[40:]},
-			status: 200, reply: `"message":"Unknown tool: delete_user"`},
+			status: 200, reply: `"code":-32003`},
 		{name: "denied element of a batch", path: "/mcp", chunks: []string{"[" + allowed + ",", denied + "]"},
 			forwarded: "[" + allowed + "]"},
 		{name: "allowed call", path: "/mcp", chunks: []string{allowed}},
@@ -180,10 +182,15 @@ func TestResponseEndingInTrailersIsProcessed(t *testing.T) {
 // that ends in trailers can have nothing added at its end. A JSON batch
 // answer is still buffered then, and gets them merged in.
 func TestBatchAnswersWithTrailers(t *testing.T) {
-	cfg := mustConfig(t, testEnvelope)
+	cfg := mustConfig(t, strings.Replace(testEnvelope, "hide_denied: true", "hide_denied: false", 1))
 	alice := hdr("x-mcp-principal", "alice")
 	body := `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":"delete_user"}`) + `]`
-	denial := `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Unknown tool: delete_user"}}`
+	// The filter's own answer to the denied element, as it answers it alone.
+	_, alone := post(t, cfg, alice, call("2", "tools/call", `{"name":"delete_user"}`))
+	if alone.Reply == nil || !strings.Contains(string(alone.Reply.Body), `"code":-32003`) {
+		t.Fatalf("the denied call alone: %+v", alone)
+	}
+	denial := string(alone.Reply.Body)
 	answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
 	tests := []struct {
 		name, contentType string
