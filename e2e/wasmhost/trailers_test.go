@@ -119,7 +119,7 @@ func TestPluginMessagesEndingInTrailers(t *testing.T) {
 	allowed := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup","arguments":{}}}`
 	result := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"mail alice@example.com"}]}}`
 	for _, hold := range []bool{false, true} {
-		config := `{"policy": {"name": "trailers", "extends": "standard", "hide_denied": true,
+		config := `{"policy": {"name": "trailers", "extends": "standard", "hide_denied": false,
 			"allow_tools": ["lookup"], "deny_tools": ["delete_*"]},
 			"identity": {"principal": [{"header": "x-mcp-principal"}]},
 			"gateway": {"hold_headers": ` + map[bool]string{false: "false", true: "true"}[hold] + `}}`
@@ -142,7 +142,7 @@ func TestPluginMessagesEndingInTrailers(t *testing.T) {
 			if strings.Contains(string(up.Body), "marker-denied") || len(up.Trailers) != 0 {
 				t.Fatalf("the denied call went upstream: %s trailers %v", up.Body, up.Trailers)
 			}
-			if down.Status() != 200 || !strings.Contains(string(down.Body), `"message":"Unknown tool: delete_user"`) {
+			if down.Status() != 200 || !strings.Contains(string(down.Body), `"code":-32003`) {
 				t.Fatalf("downstream %d %s, want the denial\n%v", down.Status(), down.Body, sink.all())
 			}
 		})
