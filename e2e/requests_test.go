@@ -416,3 +416,42 @@ func TestCharsetThroughTypeScriptServer(t *testing.T) {
 		t.Errorf("UTF-8 calls not judged as usual: %s", calls)
 	}
 }
+
+// Express, under the TypeScript SDK's createMcpExpressApp, routes /mcp/ to
+// its /mcp route (and /MCP, which the plugin already matched): with
+// gateway.paths ["/mcp"] a denied call sent to /mcp/ passed the plugin
+// uninspected and ran.
+func TestTrailingSlashThroughTypeScriptServer(t *testing.T) {
+	ts := rqTSServer(t)
+	config := strings.Replace(rqConfig, `"identity"`, `"gateway": {"paths": ["/mcp"]}, "identity"`, 1)
+	p := startPlugin(t, ts, config)
+	headers := [][2]string{{"x-mcp-principal", "alice"}, {"accept", "application/json, text/event-stream"},
+		{"content-type", "application/json"}}
+
+	// The class is real: straight to the server, /mcp/ and /MCP/ run MCP.
+	for _, target := range []string{"/mcp/", "/MCP/"} {
+		marker := "rq-slash-direct" + target
+		if res := rqRaw(t, ts, "POST", target, headers, rqCall("search_customers", marker), false); res.status != 200 ||
+			!strings.Contains(rqTSCalls(t, ts), marker) {
+			t.Fatalf("the TypeScript server does not route %s to /mcp (%d %s): the test proves nothing", target, res.status, res.body)
+		}
+	}
+	for i, target := range []string{"/mcp/", "/MCP/", "//mcp/", "/mcp;x=1/", "/mcp/?x=1"} {
+		denied, ok := fmt.Sprintf("rq-slash-denied-%d", i), fmt.Sprintf("rq-slash-ok-%d", i)
+		res := rqRaw(t, p.URL, "POST", target, headers, rqCall("delete_customer", denied), false)
+		if !strings.Contains(res.body, "Unknown tool: delete_customer") {
+			t.Errorf("POST %q: a denied call was not judged: %d %s", target, res.status, res.body)
+		}
+		rqRaw(t, p.URL, "POST", target, headers, rqCall("search_customers", ok), false)
+		calls := rqTSCalls(t, ts)
+		if strings.Contains(calls, denied) {
+			t.Errorf("POST %q: the server executed the denied call", target)
+		}
+		if strings.Contains(target, ";") || strings.HasPrefix(target, "//") {
+			continue // Express routes these nowhere; only the refusal matters
+		}
+		if !strings.Contains(calls, ok) {
+			t.Errorf("POST %q: an allowed call did not run: %s", target, calls)
+		}
+	}
+}

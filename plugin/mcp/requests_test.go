@@ -390,3 +390,50 @@ func FuzzContentType(f *testing.F) {
 		}
 	})
 }
+
+// Routers that ignore a trailing slash (Express, whose createMcpExpressApp
+// the TypeScript SDK's servers use, Spring's PathPattern, ASP.NET Core)
+// route /mcp/ to a /mcp route and /rpc to a /rpc/ route: with
+// gateway.paths ["/mcp"], /mcp/ carried a denied call to such a server
+// uninspected.
+func TestTrailingSlashIsTheSamePath(t *testing.T) {
+	cfg := mustConfig(t, `{"policy": {"deny_tools": ["delete_*"]}, "gateway": {"paths": ["/mcp", "/rpc/"]}}`)
+	denied := call("1", "tools/call", `{"name":"delete_user"}`)
+	tests := []struct {
+		target    string
+		inspected bool
+	}{
+		{"/mcp", true},
+		{"/mcp/", true},
+		{"/MCP/", true},
+		{"/mcp//", true},
+		{"//mcp/", true},
+		{"/mcp;x=1/", true},
+		{"/mcp/?x=1", true},
+		{"/mc%70/", true},
+		{"/rpc/", true},
+		{"/rpc", true},
+		{"/RPC", true},
+		{"/rpc?x=1", true},
+		// Not the same path to any router.
+		{"/mcp/x", false},
+		{"/mcpx/", false},
+		{"/rpcx", false},
+		{"/", false},
+	}
+	for _, tc := range tests {
+		s := NewStream(cfg)
+		r := s.OnRequestHeaders(hdr(), "POST", tc.target, false)
+		if s.inspect != tc.inspected {
+			t.Errorf("POST %q: inspected %v, want %v", tc.target, s.inspect, tc.inspected)
+			continue
+		}
+		b := s.OnRequestBody(len(denied), true, func() []byte { return []byte(denied) })
+		if tc.inspected && (r.Reply != nil || b.Reply == nil || !strings.Contains(string(b.Reply.Body), "Unknown tool: delete_user")) {
+			t.Errorf("POST %q: the denied call was not judged: %+v %+v", tc.target, r, b)
+		}
+	}
+	// An ambiguous target with a trailing slash is refused the same way.
+	s := NewStream(cfg)
+	refusal(t, s.OnRequestHeaders(hdr(), "POST", "/x/../mcp/", false).Reply, 400, "dot segment")
+}

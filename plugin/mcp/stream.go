@@ -321,13 +321,24 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	return r
 }
 
-// anyPathMatch reports whether one of paths, or its lower case, matches
-// gateway.paths.
+// anyPathMatch reports whether one of paths matches gateway.paths as a
+// router may read it: as it is, in lower case, and without or with a
+// trailing slash (Express, Spring's PathPattern and ASP.NET Core route
+// /mcp/ to a /mcp route and /rpc to a /rpc/ one).
 func (s *Stream) anyPathMatch(paths ...string) bool {
 	g := s.cfg.Env.Gateway.Paths
 	for _, p := range paths {
-		if g.Match(p) || g.Match(strings.ToLower(p)) {
-			return true
+		for _, v := range [2]string{p, strings.ToLower(p)} {
+			if g.Match(v) {
+				return true
+			}
+			if t := strings.TrimRight(v, "/"); len(t) < len(v) {
+				if g.Match(t) {
+					return true
+				}
+			} else if g.Match(v + "/") {
+				return true
+			}
 		}
 	}
 	return false
