@@ -239,9 +239,23 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			"Invalid Request: the request target "+ambiguity+", which servers read differently; send a plain path")
 		return r
 	}
-	s.session, _ = req.Header("mcp-session-id")
-	if s.session == "" && query != "" {
-		s.session = legacySession(query)
+	// The session: the Mcp-Session-Id header (Streamable HTTP), else the
+	// query's (the legacy transport). Answers that come back on another
+	// stream are attributed by it, so the plugin must read the session the
+	// server reads; where servers could read different ones, the request
+	// is refused below.
+	sessions := req.HeaderValues("mcp-session-id")
+	querySession, sessionAmbiguous := legacySession(query)
+	if len(sessions) > 0 {
+		s.session = sessions[0]
+		for _, v := range sessions[1:] {
+			sessionAmbiguous = sessionAmbiguous || v != s.session
+		}
+		// A legacy server reads the query, a Streamable HTTP one the header.
+		sessionAmbiguous = sessionAmbiguous || querySession != "" && querySession != s.session
+	}
+	if s.session == "" {
+		s.session = querySession
 		s.legacy = s.session != "" && method == "POST"
 	}
 	// Clients must not set what the plugin exports to later filters, and
@@ -260,6 +274,11 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
 		s.refuseBody(ErrUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
+		return r
+	}
+	if sessionAmbiguous {
+		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_session",
+			"Invalid Request: the request names more than one session (in its query, or its query and Mcp-Session-Id), which servers read differently; send one")
 		return r
 	}
 	r.Set = s.exportHeaders(nil, nil)
@@ -723,18 +742,47 @@ func joinArray(items [][]byte) []byte {
 
 func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 
-// legacySession finds the session id in a legacy endpoint's query
-// (sessionid, or sessionId as the TypeScript SDK writes it).
-func legacySession(query string) string {
-	for _, kv := range strings.Split(query, "&") {
+// legacySession finds the session id in a legacy endpoint's query, under
+// any name sessionParam accepts. ambiguous is set when the query names two
+// different sessions (servers take the first, the last, or both joined)
+// or one whose escapes do not decode.
+func legacySession(query string) (session string, ambiguous bool) {
+	seen := false
+	for query != "" {
+		kv := query
+		// ; separates parameters too for some parsers (Python before
+		// 3.9.2, Rack): a session hidden behind one counts.
+		if i := strings.IndexAny(query, "&;"); i >= 0 {
+			kv, query = query[:i], query[i+1:]
+		} else {
+			query = ""
+		}
 		k, v, _ := strings.Cut(kv, "=")
-		if k == "sessionid" || k == "sessionId" || k == "session_id" {
-			if u, err := url.QueryUnescape(v); err == nil {
-				return u
-			}
+		if !sessionParam(k) {
+			continue
+		}
+		u, err := url.QueryUnescape(v)
+		if err != nil || seen && u != session {
+			// Two sessions, or one servers decode differently (Go drops
+			// a malformed escape's parameter, Python keeps it raw).
+			return "", true
+		}
+		session, seen = u, true
+	}
+	return session, false
+}
+
+// sessionParam reports whether a query parameter's name is the legacy
+// session's as some server reads it: sessionid (the go-sdk), sessionId
+// (the TypeScript SDK) or session_id (the Python SDK), in any case
+// (ASP.NET Core), percent-encoded or not (servers decode names).
+func sessionParam(k string) bool {
+	if strings.IndexByte(k, '%') >= 0 || strings.IndexByte(k, '+') >= 0 {
+		if u, err := url.QueryUnescape(k); err == nil {
+			k = u
 		}
 	}
-	return ""
+	return strings.EqualFold(k, "sessionid") || strings.EqualFold(k, "session_id")
 }
 
 // NormalizePath is the path as a server resolves it (RFC 3986): percent-
