@@ -437,3 +437,30 @@ func TestTrailingSlashIsTheSamePath(t *testing.T) {
 	s := NewStream(cfg)
 	refusal(t, s.OnRequestHeaders(hdr(), "POST", "/x/../mcp/", false).Reply, 400, "dot segment")
 }
+
+// Every content-encoding a request carries is checked, not the first: a
+// server given identity and gzip may decode either.
+func TestEveryContentEncodingChecked(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	for _, values := range [][]string{
+		{"identity", "gzip"},
+		{"Identity", "br"},
+		{"identity", ""},
+		{"gzip", "identity"},
+		{"identity, gzip"},
+	} {
+		req := hdr("x-mcp-principal", "ann", "content-encoding", values[0])
+		req.extra = map[string][]string{"content-encoding": values[1:]}
+		r := NewStream(cfg).OnRequestHeaders(req, "POST", "/mcp", false)
+		if r.Reply == nil || r.Reply.Status != 415 || !strings.Contains(string(r.Reply.Body), "compressed") {
+			t.Errorf("content-encoding %q: %+v, want 415", values, r.Reply)
+		}
+	}
+	for _, values := range [][]string{{"identity"}, {"identity", "IDENTITY"}} {
+		req := hdr("x-mcp-principal", "ann", "content-encoding", values[0])
+		req.extra = map[string][]string{"content-encoding": values[1:]}
+		if r := NewStream(cfg).OnRequestHeaders(req, "POST", "/mcp", false); r.Reply != nil {
+			t.Errorf("content-encoding %q refused: %s", values, r.Reply.Body)
+		}
+	}
+}

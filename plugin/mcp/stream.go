@@ -303,7 +303,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// POST, and any other method that could carry a body a server might
 	// read as JSON-RPC, is judged.
 	s.post = true
-	if enc, ok := req.Header("content-encoding"); ok && !strings.EqualFold(strings.TrimSpace(enc), "identity") {
+	if enc, ok := compressed(req.HeaderValues("content-encoding")); ok {
 		s.replied = true
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{
 			Code: policy.CodeInvalidRequest, Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
@@ -370,6 +370,17 @@ func (s *Stream) refuseRequest(status int, details, message string) *LocalReply 
 	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest, Message: message}), details)
 	s.refuseBody(ErrInvalidRequest, message, 0, len(r.Body), s.arrived)
 	return r
+}
+
+// compressed returns the first content-encoding value other than
+// identity: every value counts, as a server given two may decode either.
+func compressed(values []string) (string, bool) {
+	for _, v := range values {
+		if !strings.EqualFold(strings.TrimSpace(v), "identity") {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // declaresBody reports whether the headers announce a request body: a
