@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -330,4 +331,35 @@ func TestLegacySessionReadAlike(t *testing.T) {
 			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.session, tc.session)
 		}
 	}
+}
+
+// FuzzLegacySession checks the query's session against net/url's parser
+// (the go-sdk's reading), splitting on & and on ;: a query read as
+// unambiguous gives every session parameter, by any name and any case,
+// the one value the plugin read.
+func FuzzLegacySession(f *testing.F) {
+	for _, q := range []string{"sessionid=S1", "sessionId=S1&sessionid=S2", "session%5Fid=S1", "x=1;session_id=S2&sessionid=S1",
+		"sessionid=%zz", "SESSIONID=a+b", "session_id=S%31&sessionId=S1", "sessionid=&sessionid=S1"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		session, ambiguous := legacySession(query)
+		if ambiguous {
+			if session != "" {
+				t.Fatalf("%q: ambiguous, yet session %q", query, session)
+			}
+			return
+		}
+		values, _ := url.ParseQuery(strings.ReplaceAll(query, ";", "&"))
+		for k, vs := range values {
+			if !strings.EqualFold(k, "sessionid") && !strings.EqualFold(k, "session_id") {
+				continue
+			}
+			for _, v := range vs {
+				if v != session {
+					t.Fatalf("%q: read as session %q, but net/url reads %s=%q", query, session, k, v)
+				}
+			}
+		}
+	})
 }
