@@ -120,7 +120,7 @@ func TestAmbiguousTargetsNeverReachServer(t *testing.T) {
 		// Refused by serve, as by Envoy's connection manager.
 		"/mcp#x", "/mcp?x=1#y", "/mcp%2F", "/mcp%2f", "/x%2F..%2Fmcp", "/mcp%5C", "/x%5c..%5cmcp",
 		// Refused by the plugin.
-		"/mcp\\", "/x\\..\\mcp", "/x/../mcp", "/mcp/.", "/mcp/..;/x", "/%2e%2e/mcp", "/mcp%2E",
+		"/mcp\\", "/x\\..\\mcp", "/x/../mcp", "/mcp/.", "/mcp/..;/x", "/mcp.", "/mcp./", "/%2e%2e/mcp", "/mcp%2E",
 		"/mcp%252F", "/%256Dcp", "/mcp%00", "/mcp%00.json", "/mcp%20", "/mcp%C0%AF", "/%EF%BD%8Dcp",
 		"/\xef\xbd\x8dcp", "/mcp\xc2\xa0", "/mcp%3Bx=1", "/mcp%3F", "/mcp%23",
 	} {

@@ -70,6 +70,16 @@ func TestRequestTargets(t *testing.T) {
 		{"/static/%2e%2e/mcp", refused, "encoded dot"},
 		{"/x/../other", untouched, ""},
 		{"/mcp/v1.json", inspected, ""}, // a dot in a name is no dot segment
+		// A segment ending in a dot: Windows servers (IIS, http.sys) trim
+		// it, so /mcp. is their /mcp.
+		{"/mcp.", refused, "ending in a dot"},
+		{"/MCP./", refused, "ending in a dot"},
+		{"/mcp..", refused, "ending in a dot"},
+		{"/mcp.;x=1", refused, "ending in a dot"},
+		{"/mcp./x", refused, "ending in a dot"},
+		{"/x./../mcp", refused, "ending in a dot"},
+		{"/other.", untouched, ""},
+		{"/mcp.json", untouched, ""},
 		// Double encoding.
 		{"/mcp%252F", refused, "encoded twice"},
 		{"/%256Dcp", refused, "encoded twice"},
