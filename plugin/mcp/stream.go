@@ -278,7 +278,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	}
 	if sessionAmbiguous {
 		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_session",
-			"Invalid Request: the request names more than one session (in its query, or its query and Mcp-Session-Id), which servers read differently; send one")
+			"Invalid Request: the request names more than one session (in its query, its Mcp-Session-Id headers, or both), which servers read differently; send one")
 		return r
 	}
 	r.Set = s.exportHeaders(nil, nil)
