@@ -81,3 +81,76 @@ func TestLegacySSETransport(t *testing.T) {
 		}
 	}
 }
+
+// The legacy transport attributes an answer on the session's GET stream by
+// the session of the POST that asked: the plugin read the first of
+// sessionId, sessionid and session_id in the query, or the Mcp-Session-Id
+// header before it, while the go-sdk's server reads its sessionid
+// parameter. A POST naming another session first had its answer arrive
+// unattributed, under the policy-level pipeline: the echo tool's own
+// redaction was skipped and the address came back raw. Such a POST is now
+// refused.
+func TestLegacySessionReadLikeTheServer(t *testing.T) {
+	server := demo.NewServer()
+	legacy := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	up := httptest.NewServer(legacy)
+	t.Cleanup(up.Close)
+	config := `{"policy": {"name": "t", "rules": [{"name": "echo-emails", "match": {"names": ["echo"]},
+    "transforms": [{"type": "redact", "options": {"detectors": ["email"]}}]}]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]}}`
+	const address = "alice.martin@example.com"
+
+	for _, tc := range []struct {
+		name  string
+		tweak func(r *http.Request) // applied to the tools/call POST
+	}{
+		{"control", nil},
+		{"sessionId first", func(r *http.Request) { r.URL.RawQuery = "sessionId=other&" + r.URL.RawQuery }},
+		{"session_id first", func(r *http.Request) { r.URL.RawQuery = "session_id=other&" + r.URL.RawQuery }},
+		{"encoded name first", func(r *http.Request) { r.URL.RawQuery = "session%5Fid=other&" + r.URL.RawQuery }},
+		{"header", func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "other") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPlugin(t, up.URL, config)
+			ctx := ctxT(t)
+			client := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "v1"}, nil)
+			session, err := client.Connect(ctx, &mcp.SSEClientTransport{
+				Endpoint:   p.URL + "/mcp",
+				HTTPClient: &http.Client{Transport: rqTweakCalls{tc.tweak}},
+			}, nil)
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer session.Close()
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "mail " + address}})
+			if tc.tweak == nil {
+				if err != nil || len(res.Content) == 0 || strings.Contains(res.Content[0].(*mcp.TextContent).Text, address) {
+					t.Fatalf("the echo tool's redaction did not apply (%v): the test proves nothing", err)
+				}
+				return
+			}
+			if err == nil && len(res.Content) > 0 && strings.Contains(res.Content[0].(*mcp.TextContent).Text, address) {
+				t.Errorf("the address came back raw: %q", res.Content[0].(*mcp.TextContent).Text)
+			}
+		})
+	}
+}
+
+// rqTweakCalls applies tweak to every POST that carries a tools/call.
+type rqTweakCalls struct{ tweak func(*http.Request) }
+
+func (c rqTweakCalls) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("x-mcp-principal", "ann")
+	if c.tweak != nil && r.Method == "POST" && r.Body != nil {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if bytes.Contains(b, []byte(`"tools/call"`)) {
+			c.tweak(r)
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}

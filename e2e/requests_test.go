@@ -120,7 +120,7 @@ func TestAmbiguousTargetsNeverReachServer(t *testing.T) {
 		// Refused by serve, as by Envoy's connection manager.
 		"/mcp#x", "/mcp?x=1#y", "/mcp%2F", "/mcp%2f", "/x%2F..%2Fmcp", "/mcp%5C", "/x%5c..%5cmcp",
 		// Refused by the plugin.
-		"/mcp\\", "/x\\..\\mcp", "/x/../mcp", "/mcp/.", "/mcp/..;/x", "/%2e%2e/mcp", "/mcp%2E",
+		"/mcp\\", "/x\\..\\mcp", "/x/../mcp", "/mcp/.", "/mcp/..;/x", "/mcp.", "/mcp./", "/%2e%2e/mcp", "/mcp%2E",
 		"/mcp%252F", "/%256Dcp", "/mcp%00", "/mcp%00.json", "/mcp%20", "/mcp%C0%AF", "/%EF%BD%8Dcp",
 		"/\xef\xbd\x8dcp", "/mcp\xc2\xa0", "/mcp%3Bx=1", "/mcp%3F", "/mcp%23",
 	} {
@@ -420,5 +420,44 @@ func TestCharsetThroughTypeScriptServer(t *testing.T) {
 	calls := rqTSCalls(t, ts)
 	if !strings.Contains(calls, "rq-ts-ok") || strings.Contains(calls, "rq-ts-denied") {
 		t.Errorf("UTF-8 calls not judged as usual: %s", calls)
+	}
+}
+
+// Express, under the TypeScript SDK's createMcpExpressApp, routes /mcp/ to
+// its /mcp route (and /MCP, which the plugin already matched): with
+// gateway.paths ["/mcp"] a denied call sent to /mcp/ passed the plugin
+// uninspected and ran.
+func TestTrailingSlashThroughTypeScriptServer(t *testing.T) {
+	ts := rqTSServer(t)
+	config := strings.Replace(rqConfig, `"identity"`, `"gateway": {"paths": ["/mcp"]}, "identity"`, 1)
+	p := startPlugin(t, ts, config)
+	headers := [][2]string{{"x-mcp-principal", "alice"}, {"accept", "application/json, text/event-stream"},
+		{"content-type", "application/json"}}
+
+	// The class is real: straight to the server, /mcp/ and /MCP/ run MCP.
+	for _, target := range []string{"/mcp/", "/MCP/"} {
+		marker := "rq-slash-direct" + target
+		if res := rqRaw(t, ts, "POST", target, headers, rqCall("search_customers", marker), false); res.status != 200 ||
+			!strings.Contains(rqTSCalls(t, ts), marker) {
+			t.Fatalf("the TypeScript server does not route %s to /mcp (%d %s): the test proves nothing", target, res.status, res.body)
+		}
+	}
+	for i, target := range []string{"/mcp/", "/MCP/", "//mcp/", "/mcp;x=1/", "/mcp/?x=1"} {
+		denied, ok := fmt.Sprintf("rq-slash-denied-%d", i), fmt.Sprintf("rq-slash-ok-%d", i)
+		res := rqRaw(t, p.URL, "POST", target, headers, rqCall("delete_customer", denied), false)
+		if !strings.Contains(res.body, "Unknown tool: delete_customer") {
+			t.Errorf("POST %q: a denied call was not judged: %d %s", target, res.status, res.body)
+		}
+		rqRaw(t, p.URL, "POST", target, headers, rqCall("search_customers", ok), false)
+		calls := rqTSCalls(t, ts)
+		if strings.Contains(calls, denied) {
+			t.Errorf("POST %q: the server executed the denied call", target)
+		}
+		if strings.Contains(target, ";") || strings.HasPrefix(target, "//") {
+			continue // Express routes these nowhere; only the refusal matters
+		}
+		if !strings.Contains(calls, ok) {
+			t.Errorf("POST %q: an allowed call did not run: %s", target, calls)
+		}
 	}
 }

@@ -70,6 +70,16 @@ func TestRequestTargets(t *testing.T) {
 		{"/static/%2e%2e/mcp", refused, "encoded dot"},
 		{"/x/../other", untouched, ""},
 		{"/mcp/v1.json", inspected, ""}, // a dot in a name is no dot segment
+		// A segment ending in a dot: Windows servers (IIS, http.sys) trim
+		// it, so /mcp. is their /mcp.
+		{"/mcp.", refused, "ending in a dot"},
+		{"/MCP./", refused, "ending in a dot"},
+		{"/mcp..", refused, "ending in a dot"},
+		{"/mcp.;x=1", refused, "ending in a dot"},
+		{"/mcp./x", refused, "ending in a dot"},
+		{"/x./../mcp", refused, "ending in a dot"},
+		{"/other.", untouched, ""},
+		{"/mcp.json", untouched, ""},
 		// Double encoding.
 		{"/mcp%252F", refused, "encoded twice"},
 		{"/%256Dcp", refused, "encoded twice"},
@@ -391,4 +401,78 @@ func FuzzContentType(f *testing.F) {
 			t.Fatalf("%q accepted; mime reads %q %v (%v)", a, mt, params, err)
 		}
 	})
+}
+
+// Routers that ignore a trailing slash (Express, whose createMcpExpressApp
+// the TypeScript SDK's servers use, Spring's PathPattern, ASP.NET Core)
+// route /mcp/ to a /mcp route and /rpc to a /rpc/ route: with
+// gateway.paths ["/mcp"], /mcp/ carried a denied call to such a server
+// uninspected.
+func TestTrailingSlashIsTheSamePath(t *testing.T) {
+	cfg := mustConfig(t, `{"policy": {"deny_tools": ["delete_*"]}, "gateway": {"paths": ["/mcp", "/rpc/"]}}`)
+	denied := call("1", "tools/call", `{"name":"delete_user"}`)
+	tests := []struct {
+		target    string
+		inspected bool
+	}{
+		{"/mcp", true},
+		{"/mcp/", true},
+		{"/MCP/", true},
+		{"/mcp//", true},
+		{"//mcp/", true},
+		{"/mcp;x=1/", true},
+		{"/mcp/?x=1", true},
+		{"/mc%70/", true},
+		{"/rpc/", true},
+		{"/rpc", true},
+		{"/RPC", true},
+		{"/rpc?x=1", true},
+		// Not the same path to any router.
+		{"/mcp/x", false},
+		{"/mcpx/", false},
+		{"/rpcx", false},
+		{"/", false},
+	}
+	for _, tc := range tests {
+		s := NewStream(cfg)
+		r := s.OnRequestHeaders(hdr(), "POST", tc.target, false)
+		if s.inspect != tc.inspected {
+			t.Errorf("POST %q: inspected %v, want %v", tc.target, s.inspect, tc.inspected)
+			continue
+		}
+		b := s.OnRequestBody(len(denied), true, func() []byte { return []byte(denied) })
+		if tc.inspected && (r.Reply != nil || b.Reply == nil || !strings.Contains(string(b.Reply.Body), "Unknown tool: delete_user")) {
+			t.Errorf("POST %q: the denied call was not judged: %+v %+v", tc.target, r, b)
+		}
+	}
+	// An ambiguous target with a trailing slash is refused the same way.
+	s := NewStream(cfg)
+	refusal(t, s.OnRequestHeaders(hdr(), "POST", "/x/../mcp/", false).Reply, 400, "dot segment")
+}
+
+// Every content-encoding a request carries is checked, not the first: a
+// server given identity and gzip may decode either.
+func TestEveryContentEncodingChecked(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	for _, values := range [][]string{
+		{"identity", "gzip"},
+		{"Identity", "br"},
+		{"identity", ""},
+		{"gzip", "identity"},
+		{"identity, gzip"},
+	} {
+		req := hdr("x-mcp-principal", "ann", "content-encoding", values[0])
+		req.extra = map[string][]string{"content-encoding": values[1:]}
+		r := NewStream(cfg).OnRequestHeaders(req, "POST", "/mcp", false)
+		if r.Reply == nil || r.Reply.Status != 415 || !strings.Contains(string(r.Reply.Body), "compressed") {
+			t.Errorf("content-encoding %q: %+v, want 415", values, r.Reply)
+		}
+	}
+	for _, values := range [][]string{{"identity"}, {"identity", "IDENTITY"}} {
+		req := hdr("x-mcp-principal", "ann", "content-encoding", values[0])
+		req.extra = map[string][]string{"content-encoding": values[1:]}
+		if r := NewStream(cfg).OnRequestHeaders(req, "POST", "/mcp", false); r.Reply != nil {
+			t.Errorf("content-encoding %q refused: %s", values, r.Reply.Body)
+		}
+	}
 }

@@ -399,7 +399,7 @@ func (s *Stream) endpointEvent(data []byte) bool {
 		return false
 	}
 	if _, q, ok := strings.Cut(d, "?"); ok {
-		if sid := legacySession(q); sid != "" {
+		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous {
 			s.session = sid
 		}
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -260,4 +261,107 @@ func TestResumedResponseToReusedIDWithheld(t *testing.T) {
 	if !edit.Replace || !strings.Contains(string(edit.Data), "privacy_status") || strings.Contains(string(edit.Data), "admin_reset") {
 		t.Errorf("response to id 8 (echoed as 8.0) not matched: %q", edit.Data)
 	}
+}
+
+// The legacy transport's session is in the query, where servers read it
+// differently: the go-sdk takes the first sessionid, Starlette (the Python
+// SDK, session_id) the last, ASP.NET Core any case of sessionId, and all
+// decode the name. The plugin attributes the answers that come back on the
+// session's GET stream by the session it read; reading another one than
+// the server, it put the call's answer through the policy-level pipeline
+// instead of the call's (its rules' transforms skipped) and lost its audit
+// entry. A request whose session servers could read differently is
+// refused; one session named once (or the same one several ways) is read
+// as every server reads it.
+func TestLegacySessionReadAlike(t *testing.T) {
+	cfg := mustConfig(t, testEnvelope)
+	tests := []struct {
+		target  string
+		header  string // mcp-session-id
+		session string // "" refused
+	}{
+		{"/mcp?sessionid=S1", "", "S1"},
+		{"/mcp?sessionId=S1", "", "S1"},
+		{"/mcp?session_id=S1", "", "S1"},
+		{"/mcp?SessionID=S1", "", "S1"},
+		{"/mcp?session%5Fid=S1", "", "S1"},
+		{"/mcp?x=1&session_id=S%31", "", "S1"},
+		{"/mcp?sessionid=S1&sessionId=S1", "", "S1"},
+		{"/mcp?sessionid=S1", "S1", "S1"},
+		// Two sessions: which one a server reads depends on the server.
+		{"/mcp?sessionid=S1&sessionid=S2", "", ""},
+		{"/mcp?sessionId=S1&sessionid=S2", "", ""},
+		{"/mcp?session_id=S1&sessionid=S2", "", ""},
+		{"/mcp?sessionid=S1&SESSIONID=S2", "", ""},
+		{"/mcp?sessionid=S1&session%5Fid=S2", "", ""},
+		{"/mcp?sessionid=S1&session%5fid=S2", "", ""},
+		{"/mcp?x=1;sessionid=S2&sessionid=S1", "", ""},
+		{"/mcp?sessionid=%zz&sessionid=S1", "", ""},
+		{"/mcp?sessionid=&sessionid=S1", "", ""},
+		// A header names another session than the query: a legacy server
+		// reads the query, a Streamable HTTP one the header.
+		{"/mcp?sessionid=S2", "S1", ""},
+	}
+	for _, tc := range tests {
+		for _, method := range []string{"POST", "GET"} {
+			req := hdr("x-mcp-principal", "ann")
+			if tc.header != "" {
+				req.headers["mcp-session-id"] = tc.header
+			}
+			s := NewStream(cfg)
+			r := s.OnRequestHeaders(req, method, tc.target, method == "GET")
+			if tc.session == "" {
+				refusal(t, r.Reply, 400, "session")
+				continue
+			}
+			if r.Reply != nil || s.session != tc.session {
+				t.Errorf("%s %q (header %q): session %q, reply %+v; want %q", method, tc.target, tc.header, s.session, r.Reply, tc.session)
+			}
+			if legacy := method == "POST" && tc.header == ""; s.legacy != legacy {
+				t.Errorf("%s %q (header %q): legacy %v", method, tc.target, tc.header, s.legacy)
+			}
+		}
+	}
+	// The endpoint event of a legacy GET stream is read the same way.
+	for _, tc := range []struct{ data, session string }{
+		{"/mcp?sessionid=S1", "S1"},
+		{"/mcp?session%5Fid=S1", "S1"},
+		{"/mcp?sessionid=S1&sessionid=S2", ""},
+	} {
+		s := NewStream(cfg)
+		if !s.endpointEvent([]byte(tc.data)) || s.session != tc.session {
+			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.session, tc.session)
+		}
+	}
+}
+
+// FuzzLegacySession checks the query's session against net/url's parser
+// (the go-sdk's reading), splitting on & and on ;: a query read as
+// unambiguous gives every session parameter, by any name and any case,
+// the one value the plugin read.
+func FuzzLegacySession(f *testing.F) {
+	for _, q := range []string{"sessionid=S1", "sessionId=S1&sessionid=S2", "session%5Fid=S1", "x=1;session_id=S2&sessionid=S1",
+		"sessionid=%zz", "SESSIONID=a+b", "session_id=S%31&sessionId=S1", "sessionid=&sessionid=S1"} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		session, ambiguous := legacySession(query)
+		if ambiguous {
+			if session != "" {
+				t.Fatalf("%q: ambiguous, yet session %q", query, session)
+			}
+			return
+		}
+		values, _ := url.ParseQuery(strings.ReplaceAll(query, ";", "&"))
+		for k, vs := range values {
+			if !strings.EqualFold(k, "sessionid") && !strings.EqualFold(k, "session_id") {
+				continue
+			}
+			for _, v := range vs {
+				if v != session {
+					t.Fatalf("%q: read as session %q, but net/url reads %s=%q", query, session, k, v)
+				}
+			}
+		}
+	})
 }

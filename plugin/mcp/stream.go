@@ -242,9 +242,23 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			"Invalid Request: the request target "+ambiguity+", which servers read differently; send a plain path")
 		return r
 	}
-	s.session, _ = req.Header("mcp-session-id")
-	if s.session == "" && query != "" {
-		s.session = legacySession(query)
+	// The session: the Mcp-Session-Id header (Streamable HTTP), else the
+	// query's (the legacy transport). Answers that come back on another
+	// stream are attributed by it, so the plugin must read the session the
+	// server reads; where servers could read different ones, the request
+	// is refused below.
+	sessions := req.HeaderValues("mcp-session-id")
+	querySession, sessionAmbiguous := legacySession(query)
+	if len(sessions) > 0 {
+		s.session = sessions[0]
+		for _, v := range sessions[1:] {
+			sessionAmbiguous = sessionAmbiguous || v != s.session
+		}
+		// A legacy server reads the query, a Streamable HTTP one the header.
+		sessionAmbiguous = sessionAmbiguous || querySession != "" && querySession != s.session
+	}
+	if s.session == "" {
+		s.session = querySession
 		s.legacy = s.session != "" && method == "POST"
 	}
 	// Clients must not set what the plugin exports to later filters, and
@@ -263,6 +277,11 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
 		s.refuseBody(ErrUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
+		return r
+	}
+	if sessionAmbiguous {
+		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_session",
+			"Invalid Request: the request names more than one session (in its query, its Mcp-Session-Id headers, or both), which servers read differently; send one")
 		return r
 	}
 	r.Set = s.exportHeaders(nil, nil)
@@ -287,7 +306,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// POST, and any other method that could carry a body a server might
 	// read as JSON-RPC, is judged.
 	s.post = true
-	if enc, ok := req.Header("content-encoding"); ok && !strings.EqualFold(strings.TrimSpace(enc), "identity") {
+	if enc, ok := compressed(req.HeaderValues("content-encoding")); ok {
 		s.replied = true
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{
 			Code: policy.CodeInvalidRequest, Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
@@ -324,13 +343,24 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	return r
 }
 
-// anyPathMatch reports whether one of paths, or its lower case, matches
-// gateway.paths.
+// anyPathMatch reports whether one of paths matches gateway.paths as a
+// router may read it: as it is, in lower case, and without or with a
+// trailing slash (Express, Spring's PathPattern and ASP.NET Core route
+// /mcp/ to a /mcp route and /rpc to a /rpc/ one).
 func (s *Stream) anyPathMatch(paths ...string) bool {
 	g := s.cfg.Env.Gateway.Paths
 	for _, p := range paths {
-		if g.Match(p) || g.Match(strings.ToLower(p)) {
-			return true
+		for _, v := range [2]string{p, strings.ToLower(p)} {
+			if g.Match(v) {
+				return true
+			}
+			if t := strings.TrimRight(v, "/"); len(t) < len(v) {
+				if g.Match(t) {
+					return true
+				}
+			} else if g.Match(v + "/") {
+				return true
+			}
 		}
 	}
 	return false
@@ -343,6 +373,17 @@ func (s *Stream) refuseRequest(status int, details, message string) *LocalReply 
 	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest, Message: message}), details)
 	s.refuseBody(ErrInvalidRequest, message, 0, len(r.Body), s.arrived)
 	return r
+}
+
+// compressed returns the first content-encoding value other than
+// identity: every value counts, as a server given two may decode either.
+func compressed(values []string) (string, bool) {
+	for _, v := range values {
+		if !strings.EqualFold(strings.TrimSpace(v), "identity") {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // declaresBody reports whether the headers announce a request body: a
@@ -738,18 +779,47 @@ func joinArray(items [][]byte) []byte {
 
 func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 
-// legacySession finds the session id in a legacy endpoint's query
-// (sessionid, or sessionId as the TypeScript SDK writes it).
-func legacySession(query string) string {
-	for _, kv := range strings.Split(query, "&") {
+// legacySession finds the session id in a legacy endpoint's query, under
+// any name sessionParam accepts. ambiguous is set when the query names two
+// different sessions (servers take the first, the last, or both joined)
+// or one whose escapes do not decode.
+func legacySession(query string) (session string, ambiguous bool) {
+	seen := false
+	for query != "" {
+		kv := query
+		// ; separates parameters too for some parsers (Python before
+		// 3.9.2, Rack): a session hidden behind one counts.
+		if i := strings.IndexAny(query, "&;"); i >= 0 {
+			kv, query = query[:i], query[i+1:]
+		} else {
+			query = ""
+		}
 		k, v, _ := strings.Cut(kv, "=")
-		if k == "sessionid" || k == "sessionId" || k == "session_id" {
-			if u, err := url.QueryUnescape(v); err == nil {
-				return u
-			}
+		if !sessionParam(k) {
+			continue
+		}
+		u, err := url.QueryUnescape(v)
+		if err != nil || seen && u != session {
+			// Two sessions, or one servers decode differently (Go drops
+			// a malformed escape's parameter, Python keeps it raw).
+			return "", true
+		}
+		session, seen = u, true
+	}
+	return session, false
+}
+
+// sessionParam reports whether a query parameter's name is the legacy
+// session's as some server reads it: sessionid (the go-sdk), sessionId
+// (the TypeScript SDK) or session_id (the Python SDK), in any case
+// (ASP.NET Core), percent-encoded or not (servers decode names).
+func sessionParam(k string) bool {
+	if strings.IndexByte(k, '%') >= 0 || strings.IndexByte(k, '+') >= 0 {
+		if u, err := url.QueryUnescape(k); err == nil {
+			k = u
 		}
 	}
-	return ""
+	return strings.EqualFold(k, "sessionid") || strings.EqualFold(k, "session_id")
 }
 
 // NormalizePath is the path as a server resolves it (RFC 3986): percent-

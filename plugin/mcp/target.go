@@ -20,6 +20,8 @@ import (
 //     encoding), ; ? or #: decoded by some servers before routing and not
 //     by others;
 //   - a dot segment (. or ..): resolved by some servers, kept by others;
+//   - a segment ending in a dot (/mcp.): trimmed by Windows servers (IIS,
+//     http.sys), kept by others;
 //   - control characters, space and NUL, raw or encoded, and non-ASCII
 //     bytes, raw or encoded: truncated, dropped or folded (fullwidth forms,
 //     overlong UTF-8) differently;
@@ -79,6 +81,9 @@ func TargetAmbiguity(target string) string {
 		case '.':
 			if (i == 0 || path[i-1] == '/') && dotSegmentAt(path[i:]) {
 				return "has a dot segment"
+			}
+			if i+1 == len(path) || path[i+1] == '/' || path[i+1] == ';' {
+				return "has a segment ending in a dot"
 			}
 		}
 	}
