@@ -409,7 +409,7 @@ func FuzzContentType(f *testing.F) {
 // gateway.paths ["/mcp"], /mcp/ carried a denied call to such a server
 // uninspected.
 func TestTrailingSlashIsTheSamePath(t *testing.T) {
-	cfg := mustConfig(t, `{"policy": {"deny_tools": ["delete_*"]}, "gateway": {"paths": ["/mcp", "/rpc/"]}}`)
+	cfg := mustConfig(t, `{"policy": {"hide_denied": false, "deny_tools": ["delete_*"]}, "gateway": {"paths": ["/mcp", "/rpc/"]}}`)
 	denied := call("1", "tools/call", `{"name":"delete_user"}`)
 	tests := []struct {
 		target    string
@@ -441,7 +441,7 @@ func TestTrailingSlashIsTheSamePath(t *testing.T) {
 			continue
 		}
 		b := s.OnRequestBody(len(denied), true, func() []byte { return []byte(denied) })
-		if tc.inspected && (r.Reply != nil || b.Reply == nil || !strings.Contains(string(b.Reply.Body), "Unknown tool: delete_user")) {
+		if tc.inspected && (r.Reply != nil || b.Reply == nil || !strings.Contains(string(b.Reply.Body), `"code":-32003`)) {
 			t.Errorf("POST %q: the denied call was not judged: %+v %+v", tc.target, r, b)
 		}
 	}
