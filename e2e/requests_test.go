@@ -444,10 +444,9 @@ func TestTrailingSlashThroughTypeScriptServer(t *testing.T) {
 	}
 	for i, target := range []string{"/mcp/", "/MCP/", "//mcp/", "/mcp;x=1/", "/mcp/?x=1"} {
 		denied, ok := fmt.Sprintf("rq-slash-denied-%d", i), fmt.Sprintf("rq-slash-ok-%d", i)
-		res := rqRaw(t, p.URL, "POST", target, headers, rqCall("delete_customer", denied), false)
-		if !strings.Contains(res.body, "Unknown tool: delete_customer") {
-			t.Errorf("POST %q: a denied call was not judged: %d %s", target, res.status, res.body)
-		}
+		// The hidden tool's call reaches the server only as its stand-in,
+		// without arguments (below: the marker never runs).
+		rqRaw(t, p.URL, "POST", target, headers, rqCall("delete_customer", denied), false)
 		rqRaw(t, p.URL, "POST", target, headers, rqCall("search_customers", ok), false)
 		calls := rqTSCalls(t, ts)
 		if strings.Contains(calls, denied) {
