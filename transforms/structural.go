@@ -56,7 +56,11 @@ const (
 	shTaskSupport
 
 	// Objects.
-	shEnvelope
+	shEnvelope // refined to one of the four below
+	shEnvRequest
+	shEnvResult
+	shEnvError
+	shEnvOther
 	shError
 	shMeta
 	shMetaRequest
@@ -161,8 +165,16 @@ func init() {
 	tokens[shTaskSupport] = set("forbidden", "optional", "required")
 
 	meta := map[string]shape{"_meta": shMeta}
-	members[shEnvelope] = map[string]shape{"jsonrpc": shID, "id": shID, "method": shID,
-		"params": shOwn, "result": shOwn, "error": shOwn}
+	// The envelope: what the plugin runs a payload over (the params of a
+	// request or notification, an error object, else a result object) is
+	// its own target; any other member is data, even one named params or
+	// result in a message that is not what the name says.
+	env := map[string]shape{"jsonrpc": shID, "id": shID, "method": shID}
+	members[shEnvelope] = env
+	members[shEnvRequest] = with(env, map[string]shape{"params": shOwn})
+	members[shEnvResult] = with(env, map[string]shape{"result": shOwn})
+	members[shEnvError] = with(env, map[string]shape{"error": shOwn})
+	members[shEnvOther] = env
 	members[shError] = map[string]shape{"code": shID, "message": shOwn, "data": shOwn}
 	// _meta: data, but for the keys the protocol reserves for its values.
 	members[shMeta] = map[string]shape{"io.modelcontextprotocol/related-task": shRelatedTask}
@@ -316,6 +328,17 @@ func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
 // type (strictly: a type the schema does not define makes it data), and a
 // scalar position holding an object is data.
 func refine(d *jsondoc.Doc, n int32, sh shape) shape {
+	if sh == shEnvelope {
+		switch {
+		case d.Kind(d.Get(n, "method")) == jsondoc.String:
+			return shEnvRequest
+		case d.Kind(d.Get(n, "error")) == jsondoc.Object:
+			return shEnvError
+		case d.Kind(d.Get(n, "result")) == jsondoc.Object:
+			return shEnvResult
+		}
+		return shEnvOther
+	}
 	if sh == shContent {
 		t := d.Get(n, "type")
 		switch {

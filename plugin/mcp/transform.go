@@ -179,20 +179,28 @@ func payloadOf(method string) (transforms.Payload, bool) {
 	return 0, false
 }
 
-// extraMembers reports whether message n has members beyond those of a
-// JSON-RPC message (jsonrpc, id, method, params, result, error): they are
-// data too (Envelope).
+// extraMembers reports whether message n has members beyond those a
+// pipeline runs over as its payload (transforms.Envelope reads them the
+// same way): jsonrpc, id, and method and params, or error, or result. A
+// member of another kind of message (params in a response) is data too.
 func extraMembers(doc *jsondoc.Doc, n int32) bool {
 	known := 0
-	for _, k := range envelopeMembers {
+	for _, k := range [...]string{"jsonrpc", "id"} {
 		if doc.Get(n, k) != jsondoc.None {
 			known++
 		}
 	}
+	switch {
+	case doc.Kind(doc.Get(n, "method")) == jsondoc.String:
+		known++
+		if doc.Get(n, "params") != jsondoc.None {
+			known++
+		}
+	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object, doc.Kind(doc.Get(n, "result")) == jsondoc.Object:
+		known++
+	}
 	return doc.Len(n) > known // counted, not read by key: no allocation
 }
-
-var envelopeMembers = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // blockedError is -32004 for a result a block step stopped (spec 11).
 func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {

@@ -1,0 +1,424 @@
+package transforms
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// planted is what the schema tests put into every data position.
+const planted = "alice@example.com"
+
+// applyMessage runs p over one JSON-RPC message as the plugin does
+// (plugin/mcp transform.go): a request's or notification's params by its
+// method, a result by the method it answers ("client" for a client's
+// answer to a server request), an error object, and the envelope's own
+// members.
+func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run *Run) {
+	n := jsondoc.Root
+	switch m, isMethod := doc.Str(doc.Get(n, "method")); {
+	case isMethod:
+		if pr := doc.Get(n, "params"); pr != jsondoc.None {
+			e.Apply(p, doc, pr, ParamsPayload(m, doc.Get(n, "id") != jsondoc.None), run)
+		}
+	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
+		e.Apply(p, doc, doc.Get(n, "error"), ErrorObject, run)
+	case doc.Kind(doc.Get(n, "result")) != jsondoc.Object:
+	case answers == "client":
+		e.Apply(p, doc, doc.Get(n, "result"), AnyStrings, run)
+	default:
+		e.Apply(p, doc, doc.Get(n, "result"), ResultPayload(answers), run)
+	}
+	e.Apply(p, doc, n, Envelope, run)
+}
+
+// schemaSamples are messages of every method of MCP's schema.ts
+// (2025-06-18 and 2025-11-25) with every member the schema defines, and
+// some it does not. Strings are written with a marker of what they are:
+//
+//	"§v"  structural: must come out exactly v (planted values in ids,
+//	      cursors and URIs prove they are left alone);
+//	"§§v" binary (base64): must come out exactly v;
+//	"=v"  data written as v (to set up a shape); nothing asserted;
+//	any other string is data: the test replaces it with an email address,
+//	which must not come out.
+var schemaSamples = []struct{ answers, msg string }{
+	// Results.
+	{"initialize", `{"jsonrpc":"§2.0","id":"§r-alice@example.com","result":{"protocolVersion":"§2025-11-25",
+		"capabilities":{"logging":{},"tools":{"listChanged":true},"experimental":{"x":{"note":"D"}}},
+		"serverInfo":{"name":"D","title":"D","version":"D","description":"D","websiteUrl":"D",
+			"icons":[{"src":"D","mimeType":"§image/png","sizes":["D"],"theme":"§dark"},{"src":"§§data:image/png;base64,QUJD"}]},
+		"instructions":"D","_meta":{"x":"D","io.modelcontextprotocol/related-task":{"taskId":"§t-alice@example.com"},"io.cloudg/privacy":{"note":"D"}},
+		"unknown":{"deep":["D",{"id":"D"}]}},"trace":"D","x":{"y":"D"}}`},
+	{"initialize", `{"jsonrpc":"§2.0","id":1,"result":{"protocolVersion":"D","capabilities":{},"serverInfo":{"name":"D","version":"D"}}}`},
+	{"tools/list", `{"jsonrpc":"§2.0","id":2,"result":{"tools":[{"name":"§search","title":"D","description":"D",
+		"inputSchema":{"type":"§object","$schema":"§https://json-schema.org/draft/2020-12/schema",
+			"properties":{"q":{"type":"§string","description":"D","title":"D","format":"§email","pattern":"§^a.*$",
+				"enum":["D"],"default":"D","examples":["D"],"const":"D","$comment":"D","x-note":"D"},
+				"r":{"type":["§string","§null"],"items":{"type":"§string","description":"D"},"anyOf":[{"description":"D"}]}},
+			"required":["§q"],"$defs":{"x":{"description":"D","$ref":"§#/$defs/y"}},"additionalProperties":{"description":"D"}},
+		"outputSchema":{"type":"§object","properties":{"email":{"type":"§string","description":"D"}}},
+		"annotations":{"title":"D","readOnlyHint":true},"execution":{"taskSupport":"§optional"},
+		"icons":[{"src":"D"}],"_meta":{"x":"D"},"extra":"D"}],"nextCursor":"§c-alice@example.com","_meta":{"x":"D"}}}`},
+	{"resources/list", `{"jsonrpc":"§2.0","id":3,"result":{"resources":[{"uri":"§file:///alice@example.com","name":"D","title":"D",
+		"description":"D","mimeType":"§text/plain","annotations":{"audience":["§user","D"],"priority":0.5,"lastModified":"D"},
+		"size":3,"icons":[{"src":"D"}],"_meta":{"x":"D"}}],"nextCursor":"§n"}}`},
+	{"resources/templates/list", `{"jsonrpc":"§2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"§file:///{alice@example.com}",
+		"name":"D","title":"D","description":"D","mimeType":"D","annotations":{"audience":["§assistant"]},"_meta":{"x":"D"}}]}}`},
+	{"prompts/list", `{"jsonrpc":"§2.0","id":5,"result":{"prompts":[{"name":"§greet","title":"D","description":"D",
+		"arguments":[{"name":"§who","title":"D","description":"D","required":true}],"icons":[{"src":"D","theme":"D"}],"_meta":{"x":"D"}}]}}`},
+	{"tasks/list", `{"jsonrpc":"§2.0","id":6,"result":{"tasks":[{"taskId":"§t1","status":"§working","statusMessage":"D",
+		"createdAt":"D","lastUpdatedAt":"D","ttl":null}],"nextCursor":"§n"}}`},
+	{"tools/call", `{"jsonrpc":"§2.0","id":7,"result":{"content":[
+		{"type":"§text","text":"D","annotations":{"audience":["§user"],"lastModified":"D"},"_meta":{"x":"D"}},
+		{"type":"§text","text":"{\"user\":\"alice@example.com\",\"n\":1}"},
+		{"type":"§image","data":"§§QUJD","mimeType":"§image/png","annotations":{"priority":1},"_meta":{"x":"D"}},
+		{"type":"§audio","data":"§§QUJD","mimeType":"D"},
+		{"type":"§resource","resource":{"uri":"§file:///alice@example.com","mimeType":"§text/plain","text":"D","_meta":{"x":"D"}},"annotations":{"audience":["§user"]}},
+		{"type":"§resource","resource":{"uri":"§file:///b","blob":"§§QUJD"}},
+		{"type":"§resource_link","uri":"§mailto:alice@example.com","name":"D","title":"D","description":"D","mimeType":"§text/plain",
+			"annotations":{"lastModified":"D"},"icons":[{"src":"D"}],"_meta":{"x":"D"}},
+		{"type":"=Image","data":"D","mimeType":"D"},
+		{"type":"=image ","data":"D"},
+		{"kind":"D"}],
+		"structuredContent":{"a":"D","b":["D",{"id":"D","type":"D"}]},"isError":false,
+		"toolResult":{"x":"D"},"_meta":{"x":"D","progressToken":"D"},"unknown":"D"},"trace":"D"}`},
+	{"tools/call", `{"jsonrpc":"§2.0","id":8,"result":{"task":{"taskId":"§t-alice@example.com","status":"§working","statusMessage":"D"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"§t2"}}}}`},
+	{"tools/call", `{"jsonrpc":"§2.0","id":9,"result":{"content":"D","structuredContent":"D","nextCursor":"D","protocolVersion":"D"}}`},
+	{"resources/read", `{"jsonrpc":"§2.0","id":10,"result":{"contents":[{"uri":"§file:///a","mimeType":"§text/plain","text":"D","_meta":{"x":"D"}},
+		{"uri":"§file:///b","mimeType":"§image/png","blob":"§§QUJD"},{"uri":"§file:///c","text":"D","title":"D"}]}}`},
+	{"prompts/get", `{"jsonrpc":"§2.0","id":11,"result":{"description":"D","messages":[
+		{"role":"§user","content":{"type":"§text","text":"D","annotations":{"lastModified":"D"}}},
+		{"role":"§assistant","content":{"type":"§resource","resource":{"uri":"§file:///x","text":"D"}}},
+		{"role":"§user","content":{"type":"§image","data":"§§QUJD","mimeType":"§image/png"}},
+		{"role":"D","content":{"type":"§resource_link","uri":"§file:///y","name":"D"}}],"_meta":{"x":"D"}}}`},
+	{"completion/complete", `{"jsonrpc":"§2.0","id":12,"result":{"completion":{"values":["D","D"],"total":2,"hasMore":false,"x":"D"},"_meta":{"x":"D"}}}`},
+	{"ping", `{"jsonrpc":"§2.0","id":13,"result":{"_meta":{"x":"D"},"extra":"D","nextCursor":"D"}}`},
+	{"logging/setLevel", `{"jsonrpc":"§2.0","id":14,"result":{},"extra":"D"}`},
+	{"tasks/get", `{"jsonrpc":"§2.0","id":15,"result":{"taskId":"§t1","status":"§failed","statusMessage":"D","createdAt":"D",
+		"lastUpdatedAt":"D","ttl":60000,"pollInterval":5000,"_meta":{"x":"D"}}}`},
+	{"tasks/cancel", `{"jsonrpc":"§2.0","id":16,"result":{"taskId":"§t1","status":"D"}}`},
+	// tasks/result answers with the original request's result: any shape.
+	{"tasks/result", `{"jsonrpc":"§2.0","id":17,"result":{"content":[{"type":"§text","text":"D"}],"structuredContent":{"a":"D"},"foo":"D"}}`},
+	{"x/unknown", `{"jsonrpc":"§2.0","id":18,"result":{"tools":[{"name":"§t","description":"D"}],"description":"D","foo":{"bar":"D"}}}`},
+	{"tools/call", `{"jsonrpc":"§2.0","id":19,"error":{"code":-32000,"message":"D","data":{"x":"D","id":"D"},"extra":"D","more":{"x":"D"}},"trace":"D"}`},
+	{"tools/call", `{"jsonrpc":"§2.0","id":20,"error":{"code":-32042,"message":"D","data":{"elicitations":[{"mode":"D","message":"D","elicitationId":"D","url":"D"}]}}}`},
+	{"tools/call", `{"jsonrpc":"§2.0","id":21,"error":{"code":-32000,"message":"D","data":"D"}}`},
+
+	// Server notifications and requests.
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/progress","params":{"progressToken":"§p-alice@example.com","progress":1,"total":2,"message":"D","_meta":{"x":"D","progressToken":"D"},"id":"D"},"x":"D"}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/cancelled","params":{"requestId":"§r-alice@example.com","reason":"D","progressToken":"D"}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/message","params":{"level":"§info","logger":"D","data":{"id":"D","progressToken":"D",
+		"img":{"type":"=image","data":"D","mimeType":"D"},"res":{"uri":"D","blob":"D"},"_meta":{"progressToken":"D"},"list":["D",{"_meta":{"x":"D"}}]}}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/message","params":{"level":"D","data":"D"}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/resources/updated","params":{"uri":"§file:///alice@example.com","title":"D","_meta":{"x":"D"}}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/resources/list_changed","params":{"_meta":{"x":"D"}}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/tools/list_changed","x":"D"}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/prompts/list_changed","params":{}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/tasks/status","params":{"taskId":"§t-alice@example.com","status":"§completed","statusMessage":"D",
+		"createdAt":"D","lastUpdatedAt":"D","ttl":null,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"§t-alice@example.com"}}}}`},
+	{"", `{"jsonrpc":"§2.0","method":"§notifications/elicitation/complete","params":{"elicitationId":"§e-alice@example.com"}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s1","method":"§sampling/createMessage","params":{"messages":[
+		{"role":"§user","content":{"type":"§text","text":"D","_meta":{"x":"D"}}},
+		{"role":"§assistant","content":[{"type":"§image","data":"§§QUJD","mimeType":"§image/png"},{"type":"§audio","data":"§§QUJD","mimeType":"§audio/wav"},
+			{"type":"§tool_use","id":"§tu-alice@example.com","name":"§search","input":{"q":"D"},"_meta":{"x":"D"}}]},
+		{"role":"§user","content":[{"type":"§tool_result","toolUseId":"§tu-alice@example.com","content":[{"type":"§text","text":"D"}],
+			"structuredContent":{"a":"D"},"isError":false}],"_meta":{"x":"D"}},
+		{"role":"§user","content":{"type":"=picture","data":"D"}}],
+		"modelPreferences":{"hints":[{"name":"D"}],"costPriority":0.5},"systemPrompt":"D","includeContext":"§thisServer",
+		"temperature":1,"maxTokens":10,"stopSequences":["D"],"metadata":{"a":"D"},
+		"tools":[{"name":"§search","description":"D","inputSchema":{"type":"§object","properties":{"q":{"type":"§string","description":"D"}}}}],
+		"toolChoice":{"mode":"§auto"},"task":{"ttl":1},"_meta":{"progressToken":"§p-alice@example.com","x":"D"}}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s2","method":"§elicitation/create","params":{"mode":"§form","message":"D","requestedSchema":{"type":"§object",
+		"properties":{"email":{"type":"§string","title":"D","description":"D","format":"§email","minLength":1,"default":"D"},
+			"c":{"type":"§string","oneOf":[{"const":"D","title":"D"}]},"m":{"type":"§array","items":{"type":"§string","enum":["D"]}},
+			"l":{"type":"§string","enum":["D"],"enumNames":["D"]},"n":{"type":"§number","default":3}},"required":["§email"]}}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s3","method":"§elicitation/create","params":{"mode":"§url","message":"D","elicitationId":"§e1","url":"D"}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s4","method":"§roots/list","params":{"_meta":{"progressToken":"§p1","x":"D"}}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s5","method":"§ping","trace":"D"}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s6","method":"§tasks/get","params":{"taskId":"§t-alice@example.com"}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s7","method":"§tasks/list","params":{"cursor":"§c-alice@example.com"}}`},
+	// Methods the schema does not define: structural only where every
+	// message is (the envelope, a request's _meta.progressToken).
+	{"", `{"jsonrpc":"§2.0","method":"§x/custom","params":{"id":"D","progressToken":"D","uri":"D","requestId":"D","_meta":{"progressToken":"D"}}}`},
+	{"", `{"jsonrpc":"§2.0","id":"§s8","method":"§x/req","params":{"progressToken":"D","cursor":"D","_meta":{"progressToken":"§p2"}}}`},
+
+	// A client's answers to server requests (input pipeline).
+	{"client", `{"jsonrpc":"§2.0","id":"§s1","result":{"role":"§assistant","content":{"type":"§text","text":"D"},"model":"D","stopReason":"§endTurn","_meta":{"x":"D"}}}`},
+	{"client", `{"jsonrpc":"§2.0","id":"§s1","result":{"role":"§assistant","content":[{"type":"§image","data":"§§QUJD","mimeType":"§image/png"}],"model":"D","stopReason":"D"}}`},
+	{"client", `{"jsonrpc":"§2.0","id":"§s4","result":{"roots":[{"uri":"§file:///home/alice@example.com","name":"D","_meta":{"x":"D"}}]}}`},
+	{"client", `{"jsonrpc":"§2.0","id":"§s2","result":{"action":"§accept","content":{"email":"D","list":["D"]}}}`},
+}
+
+// plant turns a sample into the message to transform, and records what
+// each string position is: structural strings by value, data positions
+// to check.
+func plant(v any, path string, keep map[string]string, data map[string]bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			x[k] = plant(c, path+"\x00"+k, keep, data)
+		}
+	case []any:
+		for i, c := range x {
+			x[i] = plant(c, fmt.Sprintf("%s\x00%d", path, i), keep, data)
+		}
+	case string:
+		switch {
+		case strings.HasPrefix(x, "§§"):
+			keep[path] = x[len("§§"):]
+			return keep[path]
+		case strings.HasPrefix(x, "§"):
+			keep[path] = x[len("§"):]
+			return keep[path]
+		case strings.HasPrefix(x, "="):
+			return x[1:]
+		case strings.Contains(x, planted):
+			data[path] = true
+			return x
+		}
+		data[path] = true
+		return "see " + planted
+	}
+	return v
+}
+
+// lookup follows a path of plant (keys joined by NUL, which no key here
+// holds) in a decoded message.
+func lookup(v any, path string) (any, bool) {
+	for _, seg := range strings.Split(path, "\x00")[1:] {
+		switch x := v.(type) {
+		case map[string]any:
+			c, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = c
+		case []any:
+			var i int
+			if _, err := fmt.Sscan(seg, &i); err != nil || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// TestEveryStringOfEverySchemaMessage puts an email address into every
+// data position of a message of every method of the MCP schema and runs
+// redact over it: none may come out, and every structural string must
+// come out as it went in. Regression (issue 12): initialize's
+// instructions and serverInfo, list descriptions and titles, _meta, resource
+// links, annotations, unknown members, the legacy toolResult and the
+// envelope's own members came out raw; and top-level ids in notifications,
+// data beside "type": "image" in log data, {uri, blob} in log data.
+func TestEveryStringOfEverySchemaMessage(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(t, e, p)
+	for i, sm := range schemaSamples {
+		var v any
+		if err := json.Unmarshal([]byte(sm.msg), &v); err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+		keep, data := map[string]string{}, map[string]bool{}
+		v = plant(v, "", keep, data)
+		in, _ := json.Marshal(v)
+		name := fmt.Sprintf("%d %s", i, sm.answers)
+		if m, ok := v.(map[string]any)["method"].(string); ok {
+			name = fmt.Sprintf("%d %s", i, m)
+		}
+		t.Run(name, func(t *testing.T) {
+			doc, err := jsondoc.Parse(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			applyMessage(e, pl, doc, sm.answers, &Run{})
+			var out any
+			if err := json.Unmarshal(doc.Bytes(), &out); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, doc.Bytes())
+			}
+			var paths []string
+			for path := range data {
+				paths = append(paths, path)
+			}
+			sort.Strings(paths)
+			for _, path := range paths {
+				got, ok := lookup(out, path)
+				if !ok {
+					t.Errorf("%q: gone from %s", path, doc.Bytes())
+					continue
+				}
+				if s, _ := got.(string); strings.Contains(s, planted) {
+					t.Errorf("%q: data came out raw: %q", path, s)
+				}
+			}
+			for path, want := range keep {
+				if got, ok := lookup(out, path); !ok || got != want {
+					t.Errorf("%q: structural value changed: got %v, want %q", path, got, want)
+				}
+			}
+		})
+	}
+}
+
+// structuralKeys is every member name the MCP schema gives a structural
+// value somewhere (a superset of the table: it does not say where). A
+// string under any other name is data wherever it is.
+var structuralKeys = map[string]bool{
+	"jsonrpc": true, "id": true, "method": true, "progressToken": true, "requestId": true, "cursor": true,
+	"nextCursor": true, "uri": true, "uriTemplate": true, "name": true, "type": true, "role": true,
+	"mimeType": true, "level": true, "status": true, "action": true, "mode": true, "stopReason": true,
+	"theme": true, "includeContext": true, "taskSupport": true, "protocolVersion": true, "audience": true,
+	"taskId": true, "elicitationId": true, "toolUseId": true, "code": true,
+	"format": true, "pattern": true, "required": true, "$ref": true, "$schema": true, "$id": true,
+	"$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true, "contentEncoding": true, "contentMediaType": true,
+	"data": true, "blob": true, "src": true,
+}
+
+// plantData puts the email into every string under a name that is never
+// structural, and returns how many it planted. key is the member name a
+// value is under (an array's elements are under the array's).
+func plantData(v any, key string, n *int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			x[k] = plantData(c, k, n)
+		}
+	case []any:
+		for i, c := range x {
+			x[i] = plantData(c, key, n)
+		}
+	case string:
+		if structuralKeys[key] {
+			if strings.Contains(x, planted) {
+				return "v" // only planted values are looked for
+			}
+			return x
+		}
+		*n++
+		return "see " + planted
+	}
+	return v
+}
+
+// stringValues appends every string value of v (not keys).
+func stringValues(v any, out []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, c := range x {
+			out = stringValues(c, out)
+		}
+	case []any:
+		for _, c := range x {
+			out = stringValues(c, out)
+		}
+	case string:
+		out = append(out, x)
+	}
+	return out
+}
+
+// FuzzEveryString: any JSON message, read as the answer to any method, as
+// a server request or notification, or as a client's answer: the walk
+// never panics, the output is still JSON the strict parser accepts, and
+// an email planted in every string under a never-structural name never
+// comes out.
+func FuzzEveryString(f *testing.F) {
+	for _, sm := range schemaSamples {
+		var v any
+		if json.Unmarshal([]byte(sm.msg), &v) == nil {
+			plant(v, "", map[string]string{}, map[string]bool{})
+			b, _ := json.Marshal(v)
+			f.Add(b, sm.answers)
+		}
+	}
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"type":"image","data":"x"}}}`), "")
+	e, p, _ := engineFor(f, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(f, e, p)
+	f.Fuzz(func(t *testing.T, msg []byte, answers string) {
+		var v any
+		if json.Unmarshal(msg, &v) != nil {
+			return
+		}
+		n := 0
+		v = plantData(v, "", &n)
+		in, _ := json.Marshal(v)
+		doc, err := jsondoc.Parse(in)
+		if err != nil || doc.Kind(jsondoc.Root) != jsondoc.Object {
+			return // nesting over 64, keys equal but for case: refused upstream of the walk
+		}
+		applyMessage(e, pl, doc, answers, &Run{})
+		out := doc.Bytes()
+		if _, err := jsondoc.Parse(out); err != nil {
+			t.Fatalf("output is not strict JSON: %v\n%s", err, out)
+		}
+		var got any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stringValues(got, nil) {
+			if strings.Contains(s, planted) {
+				t.Fatalf("planted value came out raw (%d planted)\nin  %s\nout %s", n, in, out)
+			}
+		}
+	})
+}
+
+// TestStructuralTable: single shapes of the table, with the options that
+// narrow where a step acts.
+func TestStructuralTable(t *testing.T) {
+	cases := []struct {
+		name, policy, answers, in, want string
+	}{
+		// A type that is not exactly one the schema defines makes the item
+		// data: its "data" is not skipped as base64.
+		{"a content type that is not exact is data", `{name: p, transforms: [redact, drop_binary]}`, "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"Image","data":"alice@example.com"},{"type":"image","data":"QUJD","mimeType":"image/png"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"Image","data":"[REDACTED:EMAIL]"},{"type":"text","text":"[image removed by privacy policy]"}]}}`},
+		// A step limited by fields acts only where its paths reach: in a
+		// result, paths are relative to the result.
+		{"fields reach members of a result", `{name: p, transforms: [{type: redact, options: {fields: [instructions]}}]}`, "initialize",
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","instructions":"mail alice@example.com","serverInfo":{"name":"s","version":"1","description":"bob@example.com"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","instructions":"mail [REDACTED:EMAIL]","serverInfo":{"name":"s","version":"1","description":"bob@example.com"}}}`},
+		{"exclude_fields exempt list descriptions", `{name: p, transforms: [{type: redact, options: {exclude_fields: [tools.description]}}]}`, "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","title":"for alice@example.com","description":"ask bob@example.com","inputSchema":{"type":"object"}}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","title":"for [REDACTED:EMAIL]","description":"ask bob@example.com","inputSchema":{"type":"object"}}]}}`},
+		// project acts on structuredContent and JSON texts only: a list
+		// result keeps its shape.
+		{"project leaves list results alone", `{name: p, transforms: [{type: project, options: {include: [email]}}]}`, "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"n"}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"n"}}`},
+		{"annotate marks tool results, not lists", `{name: p, transforms: [redact, annotate]}`, "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"alice@example.com","inputSchema":{"type":"object"}}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"[REDACTED:EMAIL]","inputSchema":{"type":"object"}}]}}`},
+		// The token tests are strict: a role, a MIME type or a protocol
+		// version of another form is text.
+		{"tokens of another form are text", `{name: p, transforms: [{type: truncate, options: {max_chars: 3}}]}`, "prompts/get",
+			`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"image","data":"QUJDRA==","mimeType":"image/png"}},{"role":"users","content":{"type":"audio","data":"QUJDRA==","mimeType":"Audio Wav"}}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"image","data":"QUJDRA==","mimeType":"image/png"}},{"role":"use…[truncated 2 characters]","content":{"type":"audio","data":"QUJDRA==","mimeType":"Aud…[truncated 6 characters]"}}]}}`},
+		// An icon's src is an address (text) unless it is an inline image.
+		{"icon src", `{name: p, transforms: [redact]}`, "initialize",
+			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/alice@example.com/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/[REDACTED:EMAIL]/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, p, _ := engineFor(t, c.policy)
+			doc, err := jsondoc.Parse([]byte(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			applyMessage(e, compileOutput(t, e, p), doc, c.answers, &Run{})
+			if got := string(doc.Bytes()); normJSON(t, got) != normJSON(t, c.want) {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
