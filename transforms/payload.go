@@ -212,7 +212,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		// unresolved: the safe direction.
 		return false
 	}
-	ts := collect(doc, n, kind, nil)
+	ts := collect(doc, n, kind, make([]target, 0, 4))
 	readTexts(doc, ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
@@ -305,6 +305,11 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 // structure as the schema shape sh: structural strings are left alone
 // (structural.go), and so are the places that are targets of their own.
 func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, separate bool, run *Run) {
+	// Protocol text (descriptions, titles, a message's other members) is
+	// mostly clean: each string is looked at in place before it is
+	// copied. Data (structuredContent, arguments, JSON text) often holds
+	// findings, which the look would only scan twice.
+	precheck := sh != shData
 	var in, out []map[int32]bool
 	if sg.scoped {
 		in, out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
@@ -332,7 +337,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 		switch d.Kind(n) {
 		case jsondoc.String:
 			if mask := reached &^ excluded; mask != 0 && (sh == shData || textAt(d, n, sh, separate)) {
-				if raw, ok := d.StrRaw(n); ok && !e.mayChange(sg, raw, mask) {
+				if raw, ok := d.StrRaw(n); ok && precheck && !e.mayChange(sg, raw, mask) {
 					return // nothing to find: no copy of the string made
 				}
 				s, _ := d.Str(n)
