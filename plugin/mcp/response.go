@@ -240,6 +240,10 @@ func (s *Stream) processJSON(raw []byte) []byte {
 				s.finish(f.rec, "")
 			}
 		})
+		if len(s.pending) == 0 && doc.Len(jsondoc.Root) == 0 {
+			// Nothing left and nothing open: an error, not an empty array.
+			return ErrorResponse("null", e)
+		}
 	}
 	if len(s.pending) == 0 {
 		if !changed {
@@ -257,9 +261,6 @@ func (s *Stream) processJSON(raw []byte) []byte {
 	}
 	items = append(items, s.pending...)
 	s.pending = nil
-	if len(items) == 1 && doc.Kind(jsondoc.Root) == jsondoc.Object {
-		return items[0]
-	}
 	return joinArray(items)
 }
 
