@@ -123,6 +123,15 @@ const (
 // named is data (shSchemaMap: a schema).
 var members [numShapes]map[string]shape
 
+// memberBloom has, for each shape, a bit per member name (keyBit): most
+// members of a list item (title, description) are not in the table, and
+// the bit says so without hashing the name.
+var memberBloom [numShapes]uint64
+
+func keyBit(k []byte) uint64 {
+	return 1 << ((uint(len(k))*7 + uint(k[0])*3 + uint(k[len(k)-1])) & 63)
+}
+
 // tokens are the values of each enumeration the schema defines.
 var tokens [numShapes]map[string]bool
 
@@ -277,6 +286,12 @@ func init() {
 	members[shParamsElicit] = with(members[shParamsRequest], map[string]shape{"mode": shElicitMode,
 		"requestedSchema": shSchema, "elicitationId": shID}) // message, url: text
 
+	for sh := range members {
+		for k := range members[sh] {
+			memberBloom[sh] |= keyBit([]byte(k))
+		}
+	}
+
 	// Which shapes may lead to targets of their own.
 	for changed := true; changed; {
 		changed = false
@@ -316,6 +331,9 @@ func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
 		return shData
 	}
 	if raw, ok := d.KeyRaw(c); ok {
+		if len(raw) == 0 || memberBloom[sh]&keyBit(raw) == 0 {
+			return shData
+		}
 		if c, ok := m[string(raw)]; ok { // no allocation
 			return c
 		}
