@@ -177,6 +177,7 @@ func TestMalformedServerMessages(t *testing.T) {
 		{"a bare string in a batch", `["alice@corp.example"]`, false},
 		{"a bare number and an object in a batch", `[7,{"jsonrpc":"2.0","id":1,"result":"alice@corp.example"}]`, true},
 		{"a bare string", `"alice@corp.example"`, false},
+		{"an empty batch", `[]`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

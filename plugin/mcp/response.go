@@ -160,6 +160,10 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
+	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
+		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		return nil, true // an empty batch is not JSON-RPC
+	}
 	if doc.Kind(jsondoc.Root) == jsondoc.Array {
 		kept := 0
 		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
@@ -202,6 +206,9 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+err.Error())
 	}
 	changed, withheld := false, false
+	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
+		return s.failResponse(ErrResponseInvalid, "the response is an empty batch")
+	}
 	switch doc.Kind(jsondoc.Root) {
 	case jsondoc.Object:
 		switch s.processMessage(doc, jsondoc.Root) {
