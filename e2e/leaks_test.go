@@ -83,7 +83,7 @@ func TestNoLeakThroughTheWholeSession(t *testing.T) {
 			var mu sync.Mutex
 			var seen []any // everything the client's handlers got
 			probes := make(chan string, 100)
-			logged := make(chan struct{}, 10)
+			logged, progressed := make(chan struct{}, 10), make(chan struct{}, 10)
 			cs := stConnect(t, p.URL, "ann", "", &mcp.ClientOptions{
 				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 					if req.Params.Logger == stProbeLogger {
@@ -99,6 +99,7 @@ func TestNoLeakThroughTheWholeSession(t *testing.T) {
 					mu.Lock()
 					seen = append(seen, req.Params)
 					mu.Unlock()
+					progressed <- struct{}{}
 				},
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -141,10 +142,13 @@ func TestNoLeakThroughTheWholeSession(t *testing.T) {
 				t.Fatalf("tools/call lookup: %v %+v\n%s", err, res, p.logs)
 			}
 			got = append(got, res)
-			select {
-			case <-logged:
-			case <-ctx.Done():
-				t.Fatal("the log message never arrived")
+			// In json mode both come on the GET stream, maybe after the result.
+			for _, ch := range []chan struct{}{logged, progressed} {
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					t.Fatal("a notification never arrived")
+				}
 			}
 			mu.Lock()
 			got = append(got, seen...)
