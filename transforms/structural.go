@@ -375,8 +375,8 @@ func refine(d *jsondoc.Doc, n int32, sh shape) shape {
 		}
 		return shData
 	}
-	if sh < shEnvelope && sh != shOwn && sh != shSepStructured {
-		return shData
+	if sh < shEnvelope {
+		return shData // (what another target covers was skipped before)
 	}
 	return sh
 }

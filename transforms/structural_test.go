@@ -403,6 +403,10 @@ func TestStructuralTable(t *testing.T) {
 		{"tokens of another form are text", `{name: p, transforms: [{type: truncate, options: {max_chars: 3}}]}`, "prompts/get",
 			`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"image","data":"QUJDRA==","mimeType":"image/png"}},{"role":"users","content":{"type":"audio","data":"QUJDRA==","mimeType":"Audio Wav"}}]}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"image","data":"QUJDRA==","mimeType":"image/png"}},{"role":"use…[truncated 2 characters]","content":{"type":"audio","data":"QUJDRA==","mimeType":"Aud…[truncated 6 characters]"}}]}}`},
+		// Names and values are read decoded, as clients read them.
+		{"escaped names and values", `{name: p, transforms: [redact]}`, "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"alice@example.com"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
 		// An icon's src is an address (text) unless it is an inline image.
 		{"icon src", `{name: p, transforms: [redact]}`, "initialize",
 			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/alice@example.com/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`,
