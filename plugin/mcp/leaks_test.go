@@ -223,3 +223,36 @@ func TestMalformedServerRequestWithheld(t *testing.T) {
 		t.Errorf("client gets %s", got)
 	}
 }
+
+// A JSON body where no request waits for one (a POST of notifications, a
+// GET) is read by clients all the same: it gets the same treatment.
+// Regression (issue 12): it was not inspected at all.
+func TestJSONBodyWithoutRequest(t *testing.T) {
+	cfg := mustConfig(t, leaksEnvelope)
+	for _, c := range []struct{ name, method, body, response string }{
+		{"POST of a notification", "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"alice@corp.example"}}`},
+		{"POST of a notification, not JSON-RPC", "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"note":"alice@corp.example"}`},
+		{"GET", "GET", "",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"alice@corp.example"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewStream(cfg)
+			req := hdr("x-mcp-principal", "ann")
+			if c.method == "POST" {
+				s, _ = post(t, cfg, req, c.body)
+			} else {
+				s.OnRequestHeaders(req, "GET", "/mcp", true)
+			}
+			s.OnResponseHeaders(200, "application/json", "", false)
+			out := c.response
+			if _, edit := s.OnResponseBody(len(c.response), true, func() []byte { return []byte(c.response) }); edit.Replace {
+				out = string(edit.Data)
+			}
+			if strings.Contains(out, leaked) {
+				t.Errorf("client gets %s", out)
+			}
+		})
+	}
+}

@@ -59,7 +59,9 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	}
 	switch {
 	case endOfStream:
-	case mt == "application/json" && (s.requests.len() > 0 || len(s.pending) > 0):
+	case mt == "application/json":
+		// Also when no request is waiting (a POST of notifications, a
+		// GET): what a server sends there is read by clients all the same.
 		s.mode = bufferJSON
 		r.Remove = []string{"content-length"}
 	case mt == "text/event-stream":
