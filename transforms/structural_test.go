@@ -3,6 +3,7 @@ package transforms
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -38,7 +39,10 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 
 // schemaSamples are messages of every method of MCP's schema.ts
 // (2025-06-18 and 2025-11-25) with every member the schema defines, and
-// some it does not. Strings are written with a marker of what they are:
+// some it does not (testdata/mcp_messages.json; plugin/mcp runs the same
+// file through the whole filter). answers is the method a result answers
+// ("client": a client's answer to a server request; "": a server request
+// or notification). Strings are written with a marker of what they are:
 //
 //	"§v"  structural: must come out exactly v (planted values in ids,
 //	      cursors and URIs prove they are left alone);
@@ -46,113 +50,24 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 //	"=v"  data written as v (to set up a shape); nothing asserted;
 //	any other string is data: the test replaces it with an email address,
 //	which must not come out.
-var schemaSamples = []struct{ answers, msg string }{
-	// Results.
-	{"initialize", `{"jsonrpc":"§2.0","id":"§r-alice@example.com","result":{"protocolVersion":"§2025-11-25",
-		"capabilities":{"logging":{},"tools":{"listChanged":true},"experimental":{"x":{"note":"D"}}},
-		"serverInfo":{"name":"D","title":"D","version":"D","description":"D","websiteUrl":"D",
-			"icons":[{"src":"D","mimeType":"§image/png","sizes":["D"],"theme":"§dark"},{"src":"§§data:image/png;base64,QUJD"}]},
-		"instructions":"D","_meta":{"x":"D","io.modelcontextprotocol/related-task":{"taskId":"§t-alice@example.com"},"io.cloudg/privacy":{"note":"D"}},
-		"unknown":{"deep":["D",{"id":"D"}]}},"trace":"D","x":{"y":"D"}}`},
-	{"initialize", `{"jsonrpc":"§2.0","id":1,"result":{"protocolVersion":"D","capabilities":{},"serverInfo":{"name":"D","version":"D"}}}`},
-	{"tools/list", `{"jsonrpc":"§2.0","id":2,"result":{"tools":[{"name":"§search","title":"D","description":"D",
-		"inputSchema":{"type":"§object","$schema":"§https://json-schema.org/draft/2020-12/schema",
-			"properties":{"q":{"type":"§string","description":"D","title":"D","format":"§email","pattern":"§^a.*$",
-				"enum":["D"],"default":"D","examples":["D"],"const":"D","$comment":"D","x-note":"D"},
-				"r":{"type":["§string","§null"],"items":{"type":"§string","description":"D"},"anyOf":[{"description":"D"}]}},
-			"required":["§q"],"$defs":{"x":{"description":"D","$ref":"§#/$defs/y"}},"additionalProperties":{"description":"D"}},
-		"outputSchema":{"type":"§object","properties":{"email":{"type":"§string","description":"D"}}},
-		"annotations":{"title":"D","readOnlyHint":true},"execution":{"taskSupport":"§optional"},
-		"icons":[{"src":"D"}],"_meta":{"x":"D"},"extra":"D"}],"nextCursor":"§c-alice@example.com","_meta":{"x":"D"}}}`},
-	{"resources/list", `{"jsonrpc":"§2.0","id":3,"result":{"resources":[{"uri":"§file:///alice@example.com","name":"D","title":"D",
-		"description":"D","mimeType":"§text/plain","annotations":{"audience":["§user","D"],"priority":0.5,"lastModified":"D"},
-		"size":3,"icons":[{"src":"D"}],"_meta":{"x":"D"}}],"nextCursor":"§n"}}`},
-	{"resources/templates/list", `{"jsonrpc":"§2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"§file:///{alice@example.com}",
-		"name":"D","title":"D","description":"D","mimeType":"D","annotations":{"audience":["§assistant"]},"_meta":{"x":"D"}}]}}`},
-	{"prompts/list", `{"jsonrpc":"§2.0","id":5,"result":{"prompts":[{"name":"§greet","title":"D","description":"D",
-		"arguments":[{"name":"§who","title":"D","description":"D","required":true}],"icons":[{"src":"D","theme":"D"}],"_meta":{"x":"D"}}]}}`},
-	{"tasks/list", `{"jsonrpc":"§2.0","id":6,"result":{"tasks":[{"taskId":"§t1","status":"§working","statusMessage":"D",
-		"createdAt":"D","lastUpdatedAt":"D","ttl":null}],"nextCursor":"§n"}}`},
-	{"tools/call", `{"jsonrpc":"§2.0","id":7,"result":{"content":[
-		{"type":"§text","text":"D","annotations":{"audience":["§user"],"lastModified":"D"},"_meta":{"x":"D"}},
-		{"type":"§text","text":"{\"user\":\"alice@example.com\",\"n\":1}"},
-		{"type":"§image","data":"§§QUJD","mimeType":"§image/png","annotations":{"priority":1},"_meta":{"x":"D"}},
-		{"type":"§audio","data":"§§QUJD","mimeType":"D"},
-		{"type":"§resource","resource":{"uri":"§file:///alice@example.com","mimeType":"§text/plain","text":"D","_meta":{"x":"D"}},"annotations":{"audience":["§user"]}},
-		{"type":"§resource","resource":{"uri":"§file:///b","blob":"§§QUJD"}},
-		{"type":"§resource_link","uri":"§mailto:alice@example.com","name":"D","title":"D","description":"D","mimeType":"§text/plain",
-			"annotations":{"lastModified":"D"},"icons":[{"src":"D"}],"_meta":{"x":"D"}},
-		{"type":"=Image","data":"D","mimeType":"D"},
-		{"type":"=image ","data":"D"},
-		{"kind":"D"}],
-		"structuredContent":{"a":"D","b":["D",{"id":"D","type":"D"}]},"isError":false,
-		"toolResult":{"x":"D"},"_meta":{"x":"D","progressToken":"D"},"unknown":"D"},"trace":"D"}`},
-	{"tools/call", `{"jsonrpc":"§2.0","id":8,"result":{"task":{"taskId":"§t-alice@example.com","status":"§working","statusMessage":"D"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"§t2"}}}}`},
-	{"tools/call", `{"jsonrpc":"§2.0","id":9,"result":{"content":"D","structuredContent":"D","nextCursor":"D","protocolVersion":"D"}}`},
-	{"resources/read", `{"jsonrpc":"§2.0","id":10,"result":{"contents":[{"uri":"§file:///a","mimeType":"§text/plain","text":"D","_meta":{"x":"D"}},
-		{"uri":"§file:///b","mimeType":"§image/png","blob":"§§QUJD"},{"uri":"§file:///c","text":"D","title":"D"}]}}`},
-	{"prompts/get", `{"jsonrpc":"§2.0","id":11,"result":{"description":"D","messages":[
-		{"role":"§user","content":{"type":"§text","text":"D","annotations":{"lastModified":"D"}}},
-		{"role":"§assistant","content":{"type":"§resource","resource":{"uri":"§file:///x","text":"D"}}},
-		{"role":"§user","content":{"type":"§image","data":"§§QUJD","mimeType":"§image/png"}},
-		{"role":"D","content":{"type":"§resource_link","uri":"§file:///y","name":"D"}}],"_meta":{"x":"D"}}}`},
-	{"completion/complete", `{"jsonrpc":"§2.0","id":12,"result":{"completion":{"values":["D","D"],"total":2,"hasMore":false,"x":"D"},"_meta":{"x":"D"}}}`},
-	{"ping", `{"jsonrpc":"§2.0","id":13,"result":{"_meta":{"x":"D"},"extra":"D","nextCursor":"D"}}`},
-	{"logging/setLevel", `{"jsonrpc":"§2.0","id":14,"result":{},"extra":"D"}`},
-	{"tasks/get", `{"jsonrpc":"§2.0","id":15,"result":{"taskId":"§t1","status":"§failed","statusMessage":"D","createdAt":"D",
-		"lastUpdatedAt":"D","ttl":60000,"pollInterval":5000,"_meta":{"x":"D"}}}`},
-	{"tasks/cancel", `{"jsonrpc":"§2.0","id":16,"result":{"taskId":"§t1","status":"D"}}`},
-	// tasks/result answers with the original request's result: any shape.
-	{"tasks/result", `{"jsonrpc":"§2.0","id":17,"result":{"content":[{"type":"§text","text":"D"}],"structuredContent":{"a":"D"},"foo":"D"}}`},
-	{"x/unknown", `{"jsonrpc":"§2.0","id":18,"result":{"tools":[{"name":"§t","description":"D"}],"description":"D","foo":{"bar":"D"}}}`},
-	{"tools/call", `{"jsonrpc":"§2.0","id":19,"error":{"code":-32000,"message":"D","data":{"x":"D","id":"D"},"extra":"D","more":{"x":"D"}},"trace":"D"}`},
-	{"tools/call", `{"jsonrpc":"§2.0","id":20,"error":{"code":-32042,"message":"D","data":{"elicitations":[{"mode":"D","message":"D","elicitationId":"D","url":"D"}]}}}`},
-	{"tools/call", `{"jsonrpc":"§2.0","id":21,"error":{"code":-32000,"message":"D","data":"D"}}`},
-
-	// Server notifications and requests.
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/progress","params":{"progressToken":"§p-alice@example.com","progress":1,"total":2,"message":"D","_meta":{"x":"D","progressToken":"D"},"id":"D"},"x":"D"}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/cancelled","params":{"requestId":"§r-alice@example.com","reason":"D","progressToken":"D"}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/message","params":{"level":"§info","logger":"D","data":{"id":"D","progressToken":"D",
-		"img":{"type":"=image","data":"D","mimeType":"D"},"res":{"uri":"D","blob":"D"},"_meta":{"progressToken":"D"},"list":["D",{"_meta":{"x":"D"}}]}}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/message","params":{"level":"D","data":"D"}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/resources/updated","params":{"uri":"§file:///alice@example.com","title":"D","_meta":{"x":"D"}}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/resources/list_changed","params":{"_meta":{"x":"D"}}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/tools/list_changed","x":"D"}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/prompts/list_changed","params":{}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/tasks/status","params":{"taskId":"§t-alice@example.com","status":"§completed","statusMessage":"D",
-		"createdAt":"D","lastUpdatedAt":"D","ttl":null,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"§t-alice@example.com"}}}}`},
-	{"", `{"jsonrpc":"§2.0","method":"§notifications/elicitation/complete","params":{"elicitationId":"§e-alice@example.com"}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s1","method":"§sampling/createMessage","params":{"messages":[
-		{"role":"§user","content":{"type":"§text","text":"D","_meta":{"x":"D"}}},
-		{"role":"§assistant","content":[{"type":"§image","data":"§§QUJD","mimeType":"§image/png"},{"type":"§audio","data":"§§QUJD","mimeType":"§audio/wav"},
-			{"type":"§tool_use","id":"§tu-alice@example.com","name":"§search","input":{"q":"D"},"_meta":{"x":"D"}}]},
-		{"role":"§user","content":[{"type":"§tool_result","toolUseId":"§tu-alice@example.com","content":[{"type":"§text","text":"D"}],
-			"structuredContent":{"a":"D"},"isError":false}],"_meta":{"x":"D"}},
-		{"role":"§user","content":{"type":"=picture","data":"D"}}],
-		"modelPreferences":{"hints":[{"name":"D"}],"costPriority":0.5},"systemPrompt":"D","includeContext":"§thisServer",
-		"temperature":1,"maxTokens":10,"stopSequences":["D"],"metadata":{"a":"D"},
-		"tools":[{"name":"§search","description":"D","inputSchema":{"type":"§object","properties":{"q":{"type":"§string","description":"D"}}}}],
-		"toolChoice":{"mode":"§auto"},"task":{"ttl":1},"_meta":{"progressToken":"§p-alice@example.com","x":"D"}}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s2","method":"§elicitation/create","params":{"mode":"§form","message":"D","requestedSchema":{"type":"§object",
-		"properties":{"email":{"type":"§string","title":"D","description":"D","format":"§email","minLength":1,"default":"D"},
-			"c":{"type":"§string","oneOf":[{"const":"D","title":"D"}]},"m":{"type":"§array","items":{"type":"§string","enum":["D"]}},
-			"l":{"type":"§string","enum":["D"],"enumNames":["D"]},"n":{"type":"§number","default":3}},"required":["§email"]}}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s3","method":"§elicitation/create","params":{"mode":"§url","message":"D","elicitationId":"§e1","url":"D"}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s4","method":"§roots/list","params":{"_meta":{"progressToken":"§p1","x":"D"}}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s5","method":"§ping","trace":"D"}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s6","method":"§tasks/get","params":{"taskId":"§t-alice@example.com"}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s7","method":"§tasks/list","params":{"cursor":"§c-alice@example.com"}}`},
-	// Methods the schema does not define: structural only where every
-	// message is (the envelope, a request's _meta.progressToken).
-	{"", `{"jsonrpc":"§2.0","method":"§x/custom","params":{"id":"D","progressToken":"D","uri":"D","requestId":"D","_meta":{"progressToken":"D"}}}`},
-	{"", `{"jsonrpc":"§2.0","id":"§s8","method":"§x/req","params":{"progressToken":"D","cursor":"D","_meta":{"progressToken":"§p2"}}}`},
-
-	// A client's answers to server requests (input pipeline).
-	{"client", `{"jsonrpc":"§2.0","id":"§s1","result":{"role":"§assistant","content":{"type":"§text","text":"D"},"model":"D","stopReason":"§endTurn","_meta":{"x":"D"}}}`},
-	{"client", `{"jsonrpc":"§2.0","id":"§s1","result":{"role":"§assistant","content":[{"type":"§image","data":"§§QUJD","mimeType":"§image/png"}],"model":"D","stopReason":"D"}}`},
-	{"client", `{"jsonrpc":"§2.0","id":"§s4","result":{"roots":[{"uri":"§file:///home/alice@example.com","name":"D","_meta":{"x":"D"}}]}}`},
-	{"client", `{"jsonrpc":"§2.0","id":"§s2","result":{"action":"§accept","content":{"email":"D","list":["D"]}}}`},
-}
+var schemaSamples = func() []struct{ answers, msg string } {
+	raw, err := os.ReadFile("testdata/mcp_messages.json")
+	if err != nil {
+		panic(err)
+	}
+	var list []struct {
+		Answers string          `json:"answers"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		panic(err)
+	}
+	out := make([]struct{ answers, msg string }, len(list))
+	for i, x := range list {
+		out[i].answers, out[i].msg = x.Answers, string(x.Message)
+	}
+	return out
+}()
 
 // plant turns a sample into the message to transform, and records what
 // each string position is: structural strings by value, data positions

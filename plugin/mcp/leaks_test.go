@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -252,6 +255,165 @@ func TestJSONBodyWithoutRequest(t *testing.T) {
 			}
 			if strings.Contains(out, leaked) {
 				t.Errorf("client gets %s", out)
+			}
+		})
+	}
+}
+
+// schemaMessages are the messages of every MCP method that the transforms
+// package's generated test uses, with their markers (see
+// transforms/structural_test.go: "§v" structural, "§§v" binary, "=v" data
+// as written, anything else data to replace with an email).
+func schemaMessages(t *testing.T) []struct {
+	Answers string          `json:"answers"`
+	Message json.RawMessage `json:"message"`
+} {
+	raw, err := os.ReadFile("../../transforms/testdata/mcp_messages.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct {
+		Answers string          `json:"answers"`
+		Message json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// plantMarked replaces the markers: structural values are recorded by
+// path (keys joined by NUL), data positions get the email.
+func plantMarked(v any, path string, keep map[string]string, data map[string]bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			x[k] = plantMarked(c, path+"\x00"+k, keep, data)
+		}
+	case []any:
+		for i, c := range x {
+			x[i] = plantMarked(c, path+"\x00"+strconv.Itoa(i), keep, data)
+		}
+	case string:
+		switch {
+		case strings.HasPrefix(x, "§§"):
+			keep[path] = x[len("§§"):]
+			return keep[path]
+		case strings.HasPrefix(x, "§"):
+			keep[path] = x[len("§"):]
+			return keep[path]
+		case strings.HasPrefix(x, "="):
+			return x[1:]
+		}
+		data[path] = true
+		if strings.Contains(x, "alice@example.com") {
+			return x
+		}
+		return "see alice@example.com"
+	}
+	return v
+}
+
+func lookupPath(v any, path string) (any, bool) {
+	for _, seg := range strings.Split(path, "\x00")[1:] {
+		switch x := v.(type) {
+		case map[string]any:
+			c, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = c
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// requestFor is a request of method with id that the policy lets through.
+func requestFor(method, id string) string {
+	params := `{}`
+	switch method {
+	case "tools/call":
+		params = `{"name":"search"}`
+	case "prompts/get":
+		params = `{"name":"greet"}`
+	case "resources/read":
+		params = `{"uri":"file:///a"}`
+	case "completion/complete":
+		params = `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"a","value":"b"}}`
+	}
+	return call(id, method, params)
+}
+
+// TestEverySchemaMessageThroughTheFilter: the messages of every method of
+// the MCP schema, an email in every data position, through the whole
+// filter as the server's answer (JSON), as server requests and
+// notifications (a GET stream), or as a client's answer to a server
+// request (a POST, input pipeline): no email comes out but where the
+// schema puts a structural value, and those come out as they went in.
+// Regression (issue 12): most of them came out raw.
+func TestEverySchemaMessageThroughTheFilter(t *testing.T) {
+	cfg := mustConfig(t, `
+policy: {name: p, transforms: [redact], input_transforms: [redact]}
+identity: {principal: [{header: x-mcp-principal}]}
+gateway: {virtual_tools: false}
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	for i, sm := range schemaMessages(t) {
+		var v any
+		if err := json.Unmarshal(sm.Message, &v); err != nil {
+			t.Fatal(err)
+		}
+		keep, data := map[string]string{}, map[string]bool{}
+		v = plantMarked(v, "", keep, data)
+		msg, _ := json.Marshal(v)
+		t.Run(strconv.Itoa(i)+" "+sm.Answers, func(t *testing.T) {
+			var got string
+			switch sm.Answers {
+			case "":
+				events := eventData(getStream(t, cfg, string(msg)))
+				if len(events) != 1 {
+					t.Fatalf("events %q", events)
+				}
+				got = events[0]
+			case "client":
+				_, r := post(t, cfg, ann, string(msg))
+				if r.Reply != nil {
+					t.Fatalf("answered locally: %s", r.Reply.Body)
+				}
+				got = string(msg)
+				if r.Body != nil {
+					got = string(r.Body)
+				}
+			default:
+				id, _ := json.Marshal(v.(map[string]any)["id"])
+				got = respond(t, cfg, ann, requestFor(sm.Answers, string(id)), string(msg))
+			}
+			var out any
+			if err := json.Unmarshal([]byte(got), &out); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, got)
+			}
+			for path := range data {
+				g, ok := lookupPath(out, path)
+				if !ok {
+					t.Errorf("%q: gone from %s", path, got)
+					continue
+				}
+				if s, _ := g.(string); strings.Contains(s, "alice@example.com") {
+					t.Errorf("%q: data came out raw: %q", path, s)
+				}
+			}
+			for path, want := range keep {
+				if g, ok := lookupPath(out, path); !ok || g != want {
+					t.Errorf("%q: structural value changed: got %v, want %q", path, g, want)
+				}
 			}
 		})
 	}
