@@ -376,6 +376,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
 	// A view, only for the duration of the scans: detectors keep offsets,
 	// never the text.
 	view := unsafe.String(&raw[0], len(raw))
+	scans := false
 	for i, st := range sg.steps {
 		if mask&(1<<i) == 0 {
 			continue
@@ -386,14 +387,13 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
 				return true
 			}
 		case st.detecting():
-			if st.scan && len(e.detectors.DetectAppend(nil, view, st.sel)) > 0 {
-				return true
-			}
+			scans = scans || st.scan
 		default:
 			return true
 		}
 	}
-	return false
+	// One pass for all the run's scanning steps.
+	return scans && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;

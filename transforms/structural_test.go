@@ -50,24 +50,24 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 //	"=v"  data written as v (to set up a shape); nothing asserted;
 //	any other string is data: the test replaces it with an email address,
 //	which must not come out.
-var schemaSamples = func() []struct{ answers, msg string } {
+func schemaSamples(tb testing.TB) []struct{ answers, msg string } {
 	raw, err := os.ReadFile("testdata/mcp_messages.json")
 	if err != nil {
-		panic(err)
+		tb.Fatal(err)
 	}
 	var list []struct {
 		Answers string          `json:"answers"`
 		Message json.RawMessage `json:"message"`
 	}
 	if err := json.Unmarshal(raw, &list); err != nil {
-		panic(err)
+		tb.Fatal(err)
 	}
 	out := make([]struct{ answers, msg string }, len(list))
 	for i, x := range list {
 		out[i].answers, out[i].msg = x.Answers, string(x.Message)
 	}
 	return out
-}()
+}
 
 // plant turns a sample into the message to transform, and records what
 // each string position is: structural strings by value, data positions
@@ -137,7 +137,7 @@ func lookup(v any, path string) (any, bool) {
 func TestEveryStringOfEverySchemaMessage(t *testing.T) {
 	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
 	pl := compileOutput(t, e, p)
-	for i, sm := range schemaSamples {
+	for i, sm := range schemaSamples(t) {
 		var v any
 		if err := json.Unmarshal([]byte(sm.msg), &v); err != nil {
 			t.Fatalf("sample %d: %v", i, err)
@@ -246,7 +246,7 @@ func stringValues(v any, out []string) []string {
 // an email planted in every string under a never-structural name never
 // comes out.
 func FuzzEveryString(f *testing.F) {
-	for _, sm := range schemaSamples {
+	for _, sm := range schemaSamples(f) {
 		var v any
 		if json.Unmarshal([]byte(sm.msg), &v) == nil {
 			plant(v, "", map[string]string{}, map[string]bool{})
@@ -318,6 +318,11 @@ func TestStructuralTable(t *testing.T) {
 		{"tokens of another form are text", `{name: p, transforms: [{type: truncate, options: {max_chars: 3}}]}`, "prompts/get",
 			`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"image","data":"QUJDRA==","mimeType":"image/png"}},{"role":"users","content":{"type":"audio","data":"QUJDRA==","mimeType":"Audio Wav"}}]}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"image","data":"QUJDRA==","mimeType":"image/png"}},{"role":"use…[truncated 2 characters]","content":{"type":"audio","data":"QUJDRA==","mimeType":"Aud…[truncated 6 characters]"}}]}}`},
+		// Protocol text is looked at once for all the steps of a run
+		// before it is copied: each step still finds what it selects.
+		{"steps selecting different detectors", `{name: p, transforms: [{type: redact, options: {detectors: [ipv4]}}, {type: mask, options: {detectors: [email]}}, {type: detect, options: {min_sensitivity: restricted}}]}`, "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"10.0.0.1 alice@example.com","title":"alice@example.com","annotations":{"title":"10.0.0.1"},"inputSchema":{"type":"object"}}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"[REDACTED:IP_ADDRESS] a****@example.com","title":"a****@example.com","annotations":{"title":"[REDACTED:IP_ADDRESS]"},"inputSchema":{"type":"object"}}]}}`},
 		// Names and values are read decoded, as clients read them.
 		{"escaped names and values", `{name: p, transforms: [redact]}`, "tools/call",
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"alice@example.com"}]}}`,
