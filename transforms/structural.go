@@ -123,29 +123,31 @@ const (
 // named is data (shSchemaMap: a schema).
 var members [numShapes]map[string]shape
 
-// memberBloom has, for each shape, a bit per member name (keyBit): most
-// members of a list item (title, description) are not in the table, and
-// the bit says so without hashing the name.
-var memberBloom [numShapes]uint64
+// memberIndex is the table of members as a hash table per shape with a
+// hash cheap enough to run on every member of a list: a name's length and
+// first and last bytes pick one of 64 buckets, mostly empty (a member the
+// table does not know, such as description, is ruled out by the empty
+// bucket) or holding the one name to compare.
+var memberIndex [numShapes]*[64][]member
 
-func keyBit(k []byte) uint64 {
-	return 1 << ((uint(len(k))*7 + uint(k[0])*3 + uint(k[len(k)-1])) & 63)
+type member struct {
+	key string
+	sh  shape
 }
 
-// tokens are the values of each enumeration the schema defines.
-var tokens [numShapes]map[string]bool
+func bucket[K string | []byte](k K) uint {
+	return (uint(len(k))*7 + uint(k[0])*3 + uint(k[len(k)-1])) & 63
+}
+
+// tokens are the values of each enumeration the schema defines (a few
+// each: a scan is cheaper than a hash).
+var tokens [numShapes][]string
 
 // holdsSeparate: shapes under which a result may hold targets of their
 // own (content texts, structuredContent, binary items).
 var holdsSeparate [numShapes]bool
 
-func set(values ...string) map[string]bool {
-	m := make(map[string]bool, len(values))
-	for _, v := range values {
-		m[v] = true
-	}
-	return m
-}
+func set(values ...string) []string { return values }
 
 // with returns a copy of base with more members.
 func with(base map[string]shape, kv map[string]shape) map[string]shape {
@@ -287,8 +289,13 @@ func init() {
 		"requestedSchema": shSchema, "elicitationId": shID}) // message, url: text
 
 	for sh := range members {
-		for k := range members[sh] {
-			memberBloom[sh] |= keyBit([]byte(k))
+		if len(members[sh]) == 0 {
+			continue
+		}
+		memberIndex[sh] = new([64][]member)
+		for k, c := range members[sh] {
+			b := bucket(k)
+			memberIndex[sh][b] = append(memberIndex[sh][b], member{k, c})
 		}
 	}
 
@@ -310,36 +317,35 @@ func init() {
 	}
 }
 
-// child is the shape of member key of an object of shape sh.
-func child(sh shape, key string) shape {
+// childOf is the shape of member c of an object of shape sh: what the
+// table says, else data (for an object of schemas, a schema).
+func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
 	if sh == shSchemaMap {
 		return shSchema
 	}
-	if c, ok := members[sh][key]; ok {
-		return c
-	}
-	return shData
-}
-
-// childOf is the shape of member c of an object of shape sh.
-func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
-	if sh == shData || sh == shSchemaMap {
-		return child(sh, "") // no key to read
-	}
-	m := members[sh]
-	if m == nil {
+	idx := memberIndex[sh]
+	if idx == nil {
 		return shData
 	}
 	if raw, ok := d.KeyRaw(c); ok {
-		if len(raw) == 0 || memberBloom[sh]&keyBit(raw) == 0 {
-			return shData
-		}
-		if c, ok := m[string(raw)]; ok { // no allocation
-			return c
+		if len(raw) > 0 {
+			for _, m := range idx[bucket(raw)] {
+				if string(raw) == m.key { // no allocation
+					return m.sh
+				}
+			}
 		}
 		return shData
 	}
-	return child(sh, d.Key(c))
+	k := d.Key(c) // an escaped name, read decoded
+	if len(k) > 0 {
+		for _, m := range idx[bucket(k)] {
+			if k == m.key {
+				return m.sh
+			}
+		}
+	}
+	return shData
 }
 
 // refine is the shape of object n reached as sh: a content block by its
@@ -411,7 +417,12 @@ func textAt(d *jsondoc.Doc, n int32, sh shape, separate bool) bool {
 	case shProtocolVersion:
 		return !isDate(raw)
 	}
-	return !tokens[sh][string(raw)]
+	for _, t := range tokens[sh] {
+		if string(raw) == t {
+			return false
+		}
+	}
+	return true
 }
 
 // skipped reports whether a non-string node reached as sh is left out of
