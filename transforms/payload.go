@@ -4,89 +4,160 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 )
 
 // Payload says what a JSON node is, so a pipeline knows which of its
-// strings carry data (SPEC 8): the protocol's own fields (ids, types, URIs
-// of listed items, cursors) are never rewritten.
+// strings carry data (SPEC 8). Every string is data unless the structural
+// table (structural.go) says the schema puts a protocol value there.
 type Payload uint8
 
 const (
-	// ToolResult is a tools/call result: content[] text, the text of
-	// embedded resources, binary items, and structuredContent.
+	// ToolResult is a tools/call result: content[] texts (JSON text
+	// parsed), binary items and structuredContent each their own place;
+	// every other string of the result (resource links, annotations,
+	// _meta, members no revision defines) in the result as a document.
 	ToolResult Payload = iota
-	// ResourceContents is a resources/read result: contents[].text and blobs.
+	// ResourceContents is a resources/read result: contents[].text and
+	// blobs as places of their own, the rest as in ToolResult.
 	ResourceContents
-	// PromptResult is a prompts/get result: messages[].content.
+	// PromptResult is a prompts/get result: messages[].content read as in
+	// ToolResult, description and the rest in the result.
 	PromptResult
-	// CompletionResult is a completion/complete result: completion.values[].
+	// CompletionResult is a completion/complete result.
 	CompletionResult
-	// ErrorObject is the error member of an error response: message and data.
+	// ErrorObject is the error member of an error response: message (plain
+	// text) and data (a document) each their own place; other members in
+	// the error object.
 	ErrorObject
-	// AnyStrings is every string under the node except protocol keys
-	// (_meta, progressToken, …): server requests and notifications, client
-	// responses to server requests.
+	// AnyStrings is a client's answer to a server request (sampling,
+	// roots, elicitation, tasks): every string in place, but structural
+	// ones.
 	AnyStrings
 	// Arguments is a JSON document of arguments (tools/call arguments,
 	// prompt arguments): every string, with projection paths relative to it.
 	Arguments
 	// Text is one string node (a resource URI, a completion argument).
 	Text
+	// AnyResult is a result whose method is not known (unattributed, or a
+	// method such as tasks/result that answers with another's result):
+	// read by every server result's shape at once.
+	AnyResult
+	// Envelope is a JSON-RPC message's own members beside jsonrpc, id,
+	// method, params, result and error, which no revision defines.
+	Envelope
+
+	// Payloads ResultPayload and ParamsPayload name.
+	initializeResult
+	listResult
+	taskResult
+	emptyResult
+	params
+	paramsRequest
+	paramsProgress
+	paramsCancelled
+	paramsLog
+	paramsUpdated
+	paramsTaskStatus
+	paramsElicitDone
+	paramsTaskID
+	paramsList
+	paramsSampling
+	paramsElicit
+	numPayloads
 )
 
-// protocolMember reports whether member c of object obj, in a structure
-// walked as AnyStrings (server requests and notifications, client
-// results), is protocol rather than user data and so left alone: rewriting
-// it would break the protocol (a progress token the client no longer
-// recognises; a truncate cutting a role, a content type or a MIME type).
-// Only the envelope's own members (top: obj is the walk's root) and values
-// of the protocol's vocabulary count; the same names deeper in data a
-// server sends, such as a log message's {"id": "alice@example.com"}, are
-// user data.
-func protocolMember(d *jsondoc.Doc, obj, c int32, top bool) bool {
-	switch d.Key(c) {
-	case "_meta":
+// payloadShapes is the shape each schema-walked payload starts with, and
+// whether its content texts and structuredContent are places of their own
+// (results) or text in place (server messages, client answers).
+var payloadShapes = [numPayloads]struct {
+	root     shape
+	separate bool
+}{
+	ToolResult: {shResultCall, true}, ResourceContents: {shResultRead, true},
+	PromptResult: {shResultPrompt, true}, CompletionResult: {shResultComplete, true},
+	AnyResult: {shResultAny, true}, initializeResult: {shResultInit, true}, listResult: {shResultList, true},
+	taskResult: {shResultTask, true}, emptyResult: {shResultEmpty, true},
+	ErrorObject: {shError, false}, Envelope: {shEnvelope, false}, AnyStrings: {shClientResult, false},
+	Arguments: {shData, false},
+	params:    {shParams, false}, paramsRequest: {shParamsRequest, false}, paramsProgress: {shParamsProgress, false},
+	paramsCancelled: {shParamsCancelled, false}, paramsLog: {shParamsLog, false},
+	paramsUpdated: {shParamsUpdated, false}, paramsTaskStatus: {shParamsTaskStatus, false},
+	paramsElicitDone: {shParamsElicitDone, false}, paramsTaskID: {shParamsTaskID, false},
+	paramsList: {shParamsList, false}, paramsSampling: {shParamsSampling, false}, paramsElicit: {shParamsElicit, false},
+}
+
+// ResultPayload is the payload of a result answering method: its shape in
+// the schema, or every result's shape for a method the schema does not
+// define.
+func ResultPayload(method string) Payload {
+	switch method {
+	case "tools/call":
+		return ToolResult
+	case "resources/read":
+		return ResourceContents
+	case "prompts/get":
+		return PromptResult
+	case "completion/complete":
+		return CompletionResult
+	case "initialize":
+		return initializeResult
+	case "tools/list", "resources/list", "resources/templates/list", "prompts/list", "tasks/list":
+		return listResult
+	case "tasks/get", "tasks/cancel":
+		return taskResult
+	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+		return emptyResult
+	}
+	return AnyResult
+}
+
+// ParamsPayload is the payload of the params of a server request
+// (request: it has an id) or notification of method.
+func ParamsPayload(method string, request bool) Payload {
+	switch method {
+	case "notifications/progress":
+		return paramsProgress
+	case "notifications/cancelled":
+		return paramsCancelled
+	case "notifications/message":
+		return paramsLog
+	case "notifications/resources/updated":
+		return paramsUpdated
+	case "notifications/tasks/status":
+		return paramsTaskStatus
+	case "notifications/elicitation/complete":
+		return paramsElicitDone
+	case "sampling/createMessage":
+		return paramsSampling
+	case "elicitation/create":
+		return paramsElicit
+	case "tasks/get", "tasks/result", "tasks/cancel":
+		return paramsTaskID
+	case "tasks/list":
+		return paramsList
+	}
+	if request {
+		return paramsRequest
+	}
+	return params
+}
+
+// annotated reports whether an annotate step marks a payload: results
+// with content (what SPEC 11 annotates) and server messages; not list,
+// initialize or empty results, nor error objects.
+func annotated(kind Payload, d *jsondoc.Doc, n int32) bool {
+	switch {
+	case kind <= CompletionResult, kind == AnyStrings, kind >= params:
 		return true
-	case "progressToken", "requestId", "cursor", "nextCursor", "jsonrpc", "method", "id":
-		return top
-	case "role":
-		return d.StrEquals(c, "user") || d.StrEquals(c, "assistant")
-	case "type":
-		s, ok := d.Str(c)
-		return ok && protocolTypes[s]
-	case "mimeType":
-		s, ok := d.Str(c)
-		return ok && mimeToken(s)
-	case "blob":
-		return d.Get(obj, "uri") != jsondoc.None // a resource's binary contents
+	case kind == AnyResult:
+		return d.Kind(d.Get(n, "content")) == jsondoc.Array || d.Get(n, "structuredContent") != jsondoc.None ||
+			d.Kind(d.Get(n, "contents")) == jsondoc.Array || d.Kind(d.Get(n, "messages")) == jsondoc.Array ||
+			d.Kind(d.Get(n, "completion")) == jsondoc.Object
 	}
 	return false
-}
-
-// protocolTypes are the values of "type" in MCP content blocks, references
-// and the JSON Schemas of elicitation requests.
-var protocolTypes = map[string]bool{
-	"text": true, "image": true, "audio": true, "resource": true, "resource_link": true,
-	"tool_use": true, "tool_result": true, "ref/prompt": true, "ref/resource": true,
-	"object": true, "string": true, "number": true, "integer": true, "boolean": true, "array": true, "null": true,
-}
-
-// mimeToken reports whether s has the form of a MIME type (type/subtype
-// in lower case, no spaces or parameters).
-func mimeToken(s string) bool {
-	slash := strings.IndexByte(s, '/')
-	if slash <= 0 || slash == len(s)-1 || len(s) > 127 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if i != slash && !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&^_.+-", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 type targetKind uint8
@@ -107,8 +178,11 @@ type target struct {
 	changed bool
 	// sub is a jsonText target's parsed text.
 	sub *jsondoc.Doc
-	// skipProtocol: a document target of AnyStrings.
-	skipProtocol bool
+	// shape is what a document target is in the schema (structural.go);
+	// separate: its content texts and structuredContent are targets of
+	// their own, not walked with it.
+	shape    shape
+	separate bool
 	// projectable: structuredContent or JSON text of content, where
 	// project acts (SPEC 11); not arguments, error data or server messages,
 	// whose shape belongs to the protocol.
@@ -138,7 +212,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		// unresolved: the safe direction.
 		return false
 	}
-	ts := collect(doc, n, kind, nil)
+	ts := collect(doc, n, kind, make([]target, 0, 4))
 	readTexts(doc, ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
@@ -158,7 +232,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			doc.SetString(t.node, string(t.sub.Bytes()))
 		}
 	}
-	if annotate := p.annotates; annotate && kind <= CompletionResult || annotate && kind == AnyStrings {
+	if p.annotates && annotated(kind, doc, n) {
 		e.annotate(p, doc, n, run)
 	}
 	return doc.Changed()
@@ -219,16 +293,23 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 			t.text, t.changed = out, true
 		}
 	case jsonText:
-		e.runDocument(sg, t.sub, jsondoc.Root, false, run)
+		e.runDocument(sg, t.sub, jsondoc.Root, shData, false, run)
 	case document:
-		e.runDocument(sg, doc, t.node, t.skipProtocol, run)
+		e.runDocument(sg, doc, t.node, t.shape, t.separate, run)
 	}
 }
 
 // runDocument runs a run of string steps over the strings of a JSON
 // structure in one walk: each string gets, in order, the steps whose
-// fields reach it and whose exclude_fields do not.
-func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, skipProtocol bool, run *Run) {
+// fields reach it and whose exclude_fields do not. The walk reads the
+// structure as the schema shape sh: structural strings are left alone
+// (structural.go), and so are the places that are targets of their own.
+func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, separate bool, run *Run) {
+	// Protocol text (descriptions, titles, a message's other members) is
+	// mostly clean: each string is looked at in place before it is
+	// copied. Data (structuredContent, arguments, JSON text) often holds
+	// findings, which the look would only scan twice.
+	precheck := sh != shData
 	var in, out []map[int32]bool
 	if sg.scoped {
 		in, out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
@@ -241,8 +322,8 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, skipProtoc
 			}
 		}
 	}
-	var visit func(n int32, reached, excluded uint64)
-	visit = func(n int32, reached, excluded uint64) {
+	var visit func(n int32, sh shape, reached, excluded uint64)
+	visit = func(n int32, sh shape, reached, excluded uint64) {
 		if sg.scoped {
 			for i := range sg.steps {
 				if out[i][n] {
@@ -255,27 +336,64 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, skipProtoc
 		}
 		switch d.Kind(n) {
 		case jsondoc.String:
-			if mask := reached &^ excluded; mask != 0 {
+			if mask := reached &^ excluded; mask != 0 && (sh == shData || textAt(d, n, sh, separate)) {
+				if raw, ok := d.StrRaw(n); ok && precheck && !e.mayChange(sg, raw, mask) {
+					return // nothing to find: no copy of the string made
+				}
 				s, _ := d.Str(n)
 				if r := e.runString(sg, s, mask, run); r != s {
 					d.SetString(n, r)
 				}
 			}
 		case jsondoc.Object:
-			binary := skipProtocol && isBinaryContent(d, n)
+			if skipped(sh, separate) {
+				return
+			}
+			sh = refine(d, n, sh)
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				if skipProtocol && protocolMember(d, n, c, n == root) || binary && d.Key(c) == "data" {
-					continue
-				}
-				visit(c, reached, excluded)
+				visit(c, childOf(d, c, sh), reached, excluded)
 			}
 		case jsondoc.Array:
+			if skipped(sh, separate) {
+				return
+			}
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, reached, excluded)
+				visit(c, sh, reached, excluded)
 			}
 		}
 	}
-	visit(root, ^sg.fieldMask, 0)
+	visit(root, sh, ^sg.fieldMask, 0)
+}
+
+// mayChange reports whether the steps of a run that mask selects could
+// change or find anything in raw, the bytes of a string written without
+// escapes. Most strings of a message hold nothing: they are looked at in
+// place, and only the others copied and run (runString).
+func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	// A view, only for the duration of the scans: detectors keep offsets,
+	// never the text.
+	view := unsafe.String(&raw[0], len(raw))
+	scans := false
+	for i, st := range sg.steps {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		switch {
+		case st.kind == stepTruncate:
+			if len(raw) > st.maxChars {
+				return true
+			}
+		case st.detecting():
+			scans = scans || st.scan
+		default:
+			return true
+		}
+	}
+	// One pass for all the run's scanning steps.
+	return scans && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;
@@ -373,39 +491,11 @@ func dropBinary(d *jsondoc.Doc, t *target, note string) {
 // collect finds the targets of a payload.
 func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 	switch kind {
-	case ToolResult:
-		for it := d.First(d.Get(n, "content")); it != jsondoc.None; it = d.Next(it) {
-			ts = contentTargets(d, it, ts)
+	case Text:
+		if d.Kind(n) == jsondoc.String {
+			ts = append(ts, target{kind: plainText, node: n})
 		}
-		if sc := d.Get(n, "structuredContent"); sc != jsondoc.None {
-			ts = structure(d, sc, ts, true)
-		}
-	case ResourceContents:
-		for it := d.First(d.Get(n, "contents")); it != jsondoc.None; it = d.Next(it) {
-			if x := d.Get(it, "text"); d.Kind(x) == jsondoc.String {
-				ts = append(ts, target{kind: jsonText, node: x, projectable: true})
-			}
-			if d.Kind(d.Get(it, "blob")) == jsondoc.String {
-				ts = append(ts, target{kind: binaryItem, node: it, bin: "blob"})
-			}
-		}
-	case PromptResult:
-		for m := d.First(d.Get(n, "messages")); m != jsondoc.None; m = d.Next(m) {
-			c := d.Get(m, "content")
-			if d.Kind(c) == jsondoc.Array {
-				for it := d.First(c); it != jsondoc.None; it = d.Next(it) {
-					ts = contentTargets(d, it, ts)
-				}
-			} else {
-				ts = contentTargets(d, c, ts)
-			}
-		}
-	case CompletionResult:
-		for v := d.First(d.Path(n, "completion", "values")); v != jsondoc.None; v = d.Next(v) {
-			if d.Kind(v) == jsondoc.String {
-				ts = append(ts, target{kind: plainText, node: v})
-			}
-		}
+		return ts
 	case ErrorObject:
 		if m := d.Get(n, "message"); d.Kind(m) == jsondoc.String {
 			ts = append(ts, target{kind: plainText, node: m})
@@ -413,17 +503,61 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 		if x := d.Get(n, "data"); x != jsondoc.None {
 			ts = structure(d, x, ts, false)
 		}
-	case AnyStrings:
-		if d.Kind(n) == jsondoc.String {
-			ts = append(ts, target{kind: plainText, node: n})
-		} else {
-			ts = append(ts, target{kind: document, node: n, skipProtocol: true})
+	}
+	if kind >= numPayloads {
+		return ts
+	}
+	ps := payloadShapes[kind]
+	if d.Kind(n) == jsondoc.String && !ps.separate {
+		// A client's answer or server params that are a bare string.
+		return append(ts, target{kind: plainText, node: n})
+	}
+	if ps.separate {
+		ts = separateTargets(d, n, ps.root, ts)
+	}
+	return append(ts, target{kind: document, node: n, shape: ps.root, separate: ps.separate})
+}
+
+// separateTargets finds, under node n of shape sh in a result, the places
+// that are targets of their own: content texts and embedded or read
+// resource texts (JSON text parsed, projectable), structuredContent, and
+// binary items for drop_binary. It descends only where the schema can
+// lead to one.
+func separateTargets(d *jsondoc.Doc, n int32, sh shape, ts []target) []target {
+	switch d.Kind(n) {
+	case jsondoc.Array:
+		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			ts = separateTargets(d, c, sh, ts)
 		}
-	case Arguments:
-		ts = append(ts, target{kind: document, node: n})
-	case Text:
-		if d.Kind(n) == jsondoc.String {
-			ts = append(ts, target{kind: plainText, node: n})
+	case jsondoc.Object:
+		sh = refine(d, n, sh)
+		switch sh {
+		case shContentBinary:
+			typ, _ := d.Str(d.Get(n, "type"))
+			ts = append(ts, target{kind: binaryItem, node: n, bin: typ, binContent: true})
+		case shContentResource:
+			if d.Kind(d.Path(n, "resource", "blob")) == jsondoc.String {
+				ts = append(ts, target{kind: binaryItem, node: n, bin: "blob", binContent: true})
+			}
+		case shContents:
+			if d.Kind(d.Get(n, "blob")) == jsondoc.String {
+				ts = append(ts, target{kind: binaryItem, node: n, bin: "blob"})
+			}
+		}
+		if !holdsSeparate[sh] {
+			return ts
+		}
+		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			switch csh := childOf(d, c, sh); {
+			case csh == shSepText:
+				if d.Kind(c) == jsondoc.String {
+					ts = append(ts, target{kind: jsonText, node: c, projectable: true})
+				}
+			case csh == shSepStructured:
+				ts = structure(d, c, ts, true)
+			case holdsSeparate[csh]:
+				ts = separateTargets(d, c, csh, ts)
+			}
 		}
 	}
 	return ts
@@ -434,34 +568,9 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 func structure(d *jsondoc.Doc, n int32, ts []target, projectable bool) []target {
 	switch d.Kind(n) {
 	case jsondoc.Object, jsondoc.Array:
-		return append(ts, target{kind: document, node: n, projectable: projectable})
+		return append(ts, target{kind: document, node: n, shape: shData, projectable: projectable})
 	case jsondoc.String:
 		return append(ts, target{kind: jsonText, node: n, projectable: projectable})
-	}
-	return ts
-}
-
-// contentTargets reads one MCP content item: text, an embedded resource's
-// text or blob, an image or audio item. Resource links name a resource and
-// carry no content.
-func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
-	typ := d.Get(it, "type")
-	switch {
-	case d.StrEquals(typ, "text"):
-		if x := d.Get(it, "text"); d.Kind(x) == jsondoc.String {
-			ts = append(ts, target{kind: jsonText, node: x, projectable: true})
-		}
-	case d.StrEquals(typ, "resource"):
-		r := d.Get(it, "resource")
-		if x := d.Get(r, "text"); d.Kind(x) == jsondoc.String {
-			ts = append(ts, target{kind: jsonText, node: x, projectable: true})
-		}
-		if d.Kind(d.Get(r, "blob")) == jsondoc.String {
-			ts = append(ts, target{kind: binaryItem, node: it, bin: "blob", binContent: true})
-		}
-	case d.StrEquals(typ, "image"), d.StrEquals(typ, "audio"):
-		name, _ := d.Str(typ)
-		ts = append(ts, target{kind: binaryItem, node: it, bin: name, binContent: true})
 	}
 	return ts
 }
@@ -470,13 +579,6 @@ func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
 // pseudonym.
 func hasPseudonym(raw []byte) bool {
 	return bytes.IndexByte(raw, '_') >= 0 && len(FindPseudonyms(string(raw), nil)) > 0
-}
-
-// isBinaryContent reports whether object n is an image or audio content
-// item, whose data is base64, not text.
-func isBinaryContent(d *jsondoc.Doc, n int32) bool {
-	t := d.Get(n, "type")
-	return d.StrEquals(t, "image") || d.StrEquals(t, "audio")
 }
 
 // looksLikeJSON is the cheap test before parsing a text as JSON: an object

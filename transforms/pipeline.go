@@ -181,6 +181,9 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		p.ids = append(p.ids, en.ID)
 	}
 	p.runs = runsOf(p.steps)
+	for i := range p.runs {
+		p.runs[i].anyScan = anyScan(p.runs[i].steps)
+	}
 	p.onlyDepseudonymise = len(p.steps) > 0
 	for i := range p.steps {
 		p.onlyDepseudonymise = p.onlyDepseudonymise && p.steps[i].kind == stepDepseudonymise
@@ -195,6 +198,10 @@ type stepRun struct {
 	structural bool
 	fieldMask  uint64 // steps limited by fields
 	scoped     bool   // some step has fields or exclude_fields
+	// anyScan selects every detector some scanning step of the run
+	// selects (at least): one pass over a string tells whether any of
+	// them could act (Engine.mayChange).
+	anyScan Selection
 }
 
 func runsOf(steps []step) []stepRun {
@@ -219,6 +226,42 @@ func runsOf(steps []step) []stepRun {
 		}
 	}
 	return out
+}
+
+// anyScan is a selection of at least the detectors the scanning steps
+// select: their names and groups together, the lowest minimum
+// sensitivity; every detector as soon as one step takes them all.
+func anyScan(steps []*step) Selection {
+	var names []string
+	min, all, any := policy.Restricted+1, false, false
+	for _, st := range steps {
+		if !st.detecting() || !st.scan {
+			continue
+		}
+		any = true
+		all = all || st.sel.all
+		min = minSensitivity(min, st.sel.minSensitivity)
+		for n := range st.sel.names {
+			names = append(names, n)
+		}
+		for g := range st.sel.groups {
+			names = append(names, "@"+g)
+		}
+	}
+	if !any {
+		return Selection{}
+	}
+	if all {
+		names = nil
+	}
+	return Select(names, min)
+}
+
+func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
+	if b < a {
+		return b
+	}
+	return a
 }
 
 // runString runs the steps of a run that mask selects over one string.

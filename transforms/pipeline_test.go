@@ -136,9 +136,9 @@ func TestApplyPayloads(t *testing.T) {
 		{"error message and data", `{name: p, transforms: [redact]}`, ErrorObject,
 			`{"code":-32000,"message":"bob@example.com failed","data":{"who":"bob@example.com"}}`,
 			`{"code":-32000,"message":"[REDACTED:EMAIL] failed","data":{"who":"[REDACTED:EMAIL]"}}`},
-		{"notification strings but not protocol keys", `{name: p, transforms: [redact]}`, AnyStrings,
+		{"notification strings but not protocol keys", `{name: p, transforms: [redact]}`, ParamsPayload("notifications/progress", false),
 			`{"progressToken":"bob@example.com","message":"bob@example.com","_meta":{"x":"bob@example.com"}}`,
-			`{"progressToken":"bob@example.com","message":"[REDACTED:EMAIL]","_meta":{"x":"bob@example.com"}}`},
+			`{"progressToken":"bob@example.com","message":"[REDACTED:EMAIL]","_meta":{"x":"[REDACTED:EMAIL]"}}`},
 		{"steps run in order on the previous output", `{name: p, transforms: [redact, {type: truncate, options: {max_chars: 5}}]}`, ToolResult,
 			`{"content":[{"type":"text","text":"bob@example.com"}]}`,
 			`{"content":[{"type":"text","text":"[REDA…[truncated 11 characters]"}]}`},
@@ -158,16 +158,16 @@ func TestApplyPayloads(t *testing.T) {
 		{"annotate reports earlier detections once", `{name: p, transforms: [detect, annotate]}`, ToolResult,
 			`{"content":[{"type":"text","text":"bob@example.com"}]}`,
 			`{"content":[{"type":"text","text":"bob@example.com"}],"_meta":{"io.cloudg/privacy":{"policy":"p","transforms":["detect","annotate"],"detections":{"EMAIL":1},"pseudonyms":0}}}`},
-		{"project leaves server messages alone", `{name: p, transforms: [{type: project, options: {include: [email]}}]}`, AnyStrings,
+		{"project leaves server messages alone", `{name: p, transforms: [{type: project, options: {include: [email]}}]}`, ParamsPayload("notifications/progress", false),
 			`{"progressToken":"t1","progress":1,"message":"half way"}`,
 			`{"progressToken":"t1","progress":1,"message":"half way"}`},
-		{"truncate spares roles, types and image data in server requests", `{name: p, transforms: [{type: truncate, options: {max_chars: 4}}]}`, AnyStrings,
+		{"truncate spares roles, types and image data in server requests", `{name: p, transforms: [{type: truncate, options: {max_chars: 4}}]}`, ParamsPayload("sampling/createMessage", true),
 			`{"messages":[{"role":"assistant","content":{"type":"image","mimeType":"image/png","data":"AAAAAAAA"}},{"role":"user","content":{"type":"text","text":"long text"}}]}`,
 			`{"messages":[{"role":"assistant","content":{"type":"image","mimeType":"image/png","data":"AAAAAAAA"}},{"role":"user","content":{"type":"text","text":"long…[truncated 5 characters]"}}]}`},
 		// Regression (review): protocol names deeper in a server's data are
 		// user data; only the envelope and the protocol's vocabulary are
 		// spared.
-		{"protocol names in notification data are user data", `{name: p, transforms: [redact]}`, AnyStrings,
+		{"protocol names in notification data are user data", `{name: p, transforms: [redact]}`, ParamsPayload("notifications/message", false),
 			`{"level":"info","data":{"id":"alice@corp.example","user":{"role":"bob@corp.example","type":"4111 1111 1111 1111","mimeType":"carol@corp.example","blob":"dave@corp.example"},"progressToken":"erin@corp.example"}}`,
 			`{"level":"info","data":{"id":"[REDACTED:EMAIL]","user":{"role":"[REDACTED:EMAIL]","type":"[REDACTED:CREDIT_CARD]","mimeType":"[REDACTED:EMAIL]","blob":"[REDACTED:EMAIL]"},"progressToken":"[REDACTED:EMAIL]"}}`},
 		// Regression (review): project skipped such text and let it out.
@@ -180,9 +180,11 @@ func TestApplyPayloads(t *testing.T) {
 		{"fields cannot be dodged by JSON the strict parser rejects", `{name: p, transforms: [{type: redact, options: {fields: [email]}}]}`, ToolResult,
 			`{"content":[{"type":"text","text":"{\"email\":\"a@example.com\",\"email\":\"b@example.com\"}"}]}`,
 			`{"content":[{"type":"text","text":"{\"email\":\"[REDACTED:EMAIL]\",\"email\":\"[REDACTED:EMAIL]\"}"}]}`},
-		{"resource links untouched", `{name: p, transforms: [redact]}`, ToolResult,
+		// Issue 12: a resource link's uri is what a later resources/read
+		// names (judged then); its name is text a client shows.
+		{"resource links keep their uri", `{name: p, transforms: [redact]}`, ToolResult,
 			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"bob@example.com"}]}`,
-			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"bob@example.com"}]}`},
+			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"[REDACTED:EMAIL]"}]}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -92,9 +92,9 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 					f.scan(e, st, d, t.node, j)
 				}
 			case t.kind == jsonText:
-				f.walk(e, st, t.sub, jsondoc.Root, false, j)
+				f.walk(e, st, t.sub, jsondoc.Root, shData, false, j)
 			case t.kind == document:
-				f.walk(e, st, d, t.node, t.skipProtocol, j)
+				f.walk(e, st, d, t.node, t.shape, t.separate, j)
 			}
 		}
 	}
@@ -169,7 +169,7 @@ func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) 
 
 // walk scans the strings of a JSON structure that step st reaches, as
 // applyDocument does.
-func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, skipProtocol bool, target int) {
+func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, sh shape, separate bool, target int) {
 	var in, out map[int32]bool
 	if len(st.fields) > 0 {
 		in = st.fields.Nodes(d, root)
@@ -177,32 +177,35 @@ func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, skipProto
 	if len(st.exclude) > 0 {
 		out = st.exclude.Nodes(d, root)
 	}
-	var visit func(n int32, reached bool)
-	visit = func(n int32, reached bool) {
+	var visit func(n int32, sh shape, reached bool)
+	visit = func(n int32, sh shape, reached bool) {
 		if out[n] {
 			return
 		}
 		reached = reached || in[n]
 		switch d.Kind(n) {
 		case jsondoc.String:
-			if reached {
+			if reached && textAt(d, n, sh, separate) {
 				f.scan(e, st, d, n, target)
 			}
 		case jsondoc.Object:
-			binary := skipProtocol && isBinaryContent(d, n)
+			if skipped(sh, separate) {
+				return
+			}
+			sh = refine(d, n, sh)
 			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				if skipProtocol && protocolMember(d, n, c, n == root) || binary && d.Key(c) == "data" {
-					continue
-				}
-				visit(c, reached)
+				visit(c, childOf(d, c, sh), reached)
 			}
 		case jsondoc.Array:
+			if skipped(sh, separate) {
+				return
+			}
 			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				visit(c, reached)
+				visit(c, sh, reached)
 			}
 		}
 	}
-	visit(root, len(st.fields) == 0)
+	visit(root, sh, len(st.fields) == 0)
 }
 
 // nodePath is the projection path of node n from the root of d.

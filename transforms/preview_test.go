@@ -119,11 +119,11 @@ func TestPayloadDetections(t *testing.T) {
 			want:    []found{{"structuredContent.rows.0.email", "EMAIL", 0, 7}},
 		},
 		{
-			name:    "any strings: protocol keys are left alone",
+			name:    "server messages: structural members are left alone, _meta is data",
 			policy:  "transforms: [detect]\n",
-			payload: `{"_meta":{"by":"x@y.org"},"message":"jo@example.com"}`,
-			kind:    AnyStrings,
-			want:    []found{{"message", "EMAIL", 0, 14}},
+			payload: `{"progressToken":"x@y.org","_meta":{"by":"x@y.org"},"message":"jo@example.com"}`,
+			kind:    ParamsPayload("notifications/progress", false),
+			want:    []found{{"_meta.by", "EMAIL", 0, 7}, {"message", "EMAIL", 0, 14}},
 		},
 		// Regressions: preview reads payloads as Apply does.
 		{

@@ -139,6 +139,30 @@ func (d *Doc) Key(n int32) string {
 	return decodeString(d.src[m.keyStart:m.keyEnd])
 }
 
+// KeyRaw returns the key of member n as written, without allocating, and
+// true, when it holds no escape; else false (use Key).
+func (d *Doc) KeyRaw(n int32) ([]byte, bool) {
+	m := &d.nodes[n]
+	if m.keyStart < 0 || m.flags&keyEscaped != 0 {
+		return nil, false
+	}
+	return d.src[m.keyStart+1 : m.keyEnd-1], true
+}
+
+// StrRaw returns the value of string node n as written, without
+// allocating, and true, when it holds no escape and was not replaced;
+// else false (use Str).
+func (d *Doc) StrRaw(n int32) ([]byte, bool) {
+	if d.Kind(n) != String {
+		return nil, false
+	}
+	m := &d.nodes[n]
+	if m.flags&(escaped|replaced) != 0 {
+		return nil, false
+	}
+	return d.src[m.start+1 : m.end-1], true
+}
+
 // Str returns the value of a string node (decoded, or as replaced), and
 // whether n is a string.
 func (d *Doc) Str(n int32) (string, bool) {

@@ -59,7 +59,9 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	}
 	switch {
 	case endOfStream:
-	case mt == "application/json" && (s.requests.len() > 0 || len(s.pending) > 0):
+	case mt == "application/json":
+		// Also when no request is waiting (a POST of notifications, a
+		// GET): what a server sends there is read by clients all the same.
 		s.mode = bufferJSON
 		r.Remove = []string{"content-length"}
 	case mt == "text/event-stream":
@@ -163,12 +165,33 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
+	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
+		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		return nil, true // an empty batch is not JSON-RPC
+	}
 	if doc.Kind(jsondoc.Root) == jsondoc.Array {
+		kept := 0
 		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
-			changed = s.processMessage(doc, m) || changed
+			switch s.processMessage(doc, m) {
+			case msgWithheld:
+				doc.Delete(m)
+				changed = true
+				continue
+			case msgChanged:
+				changed = true
+			}
+			kept++
+		}
+		if kept == 0 && changed {
+			return nil, true // every message withheld: the event goes too
 		}
 	} else {
-		changed = s.processMessage(doc, jsondoc.Root)
+		switch s.processMessage(doc, jsondoc.Root) {
+		case msgWithheld:
+			return nil, true // not JSON-RPC and not attributable: the event does not go out
+		case msgChanged:
+			changed = true
+		}
 	}
 	if !changed {
 		return data, false
@@ -187,16 +210,52 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		}
 		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+err.Error())
 	}
-	changed := false
+	changed, withheld := false, false
+	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
+		return s.failResponse(ErrResponseInvalid, "the response is an empty batch")
+	}
 	switch doc.Kind(jsondoc.Root) {
 	case jsondoc.Object:
-		changed = s.processMessage(doc, jsondoc.Root)
+		switch s.processMessage(doc, jsondoc.Root) {
+		case msgWithheld:
+			// Not JSON-RPC, and no id to answer: every request still open
+			// gets the error instead (spec 16).
+			return s.failResponse(ErrResponseInvalid, "the response is not a valid JSON-RPC message")
+		case msgChanged:
+			changed = true
+		}
 	case jsondoc.Array:
 		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
-			changed = s.processMessage(doc, m) || changed
+			switch s.processMessage(doc, m) {
+			case msgWithheld:
+				doc.Delete(m)
+				changed, withheld = true, true
+			case msgChanged:
+				changed = true
+			}
 		}
 	default:
+		if s.cfg.Env.Gateway.PassOnParseError {
+			return nil
+		}
 		return s.failResponse(ErrResponseInvalid, "the response is not a JSON-RPC message")
+	}
+	if withheld {
+		// A withheld element may have been the answer to a request still
+		// open: a JSON response is complete, so each gets an error now.
+		e := &policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter withheld a server message that is not valid JSON-RPC"}
+		s.requests.drain(func(id string, f forwarded) {
+			answer := ErrorResponse(id, e)
+			s.pending = append(s.pending, answer)
+			if f.rec != nil {
+				f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+				s.finish(f.rec, "")
+			}
+		})
+		if len(s.pending) == 0 && doc.Len(jsondoc.Root) == 0 {
+			// Nothing left and nothing open: an error, not an empty array.
+			return ErrorResponse("null", e)
+		}
 	}
 	if len(s.pending) == 0 {
 		if !changed {
@@ -217,34 +276,124 @@ func (s *Stream) processJSON(raw []byte) []byte {
 	return joinArray(items)
 }
 
+// msgOutcome is what processing did to one server message.
+type msgOutcome uint8
+
+const (
+	msgUnchanged msgOutcome = iota
+	msgChanged
+	// msgWithheld: the message must not go out and nothing can stand in
+	// for it (it is not JSON-RPC and has no id to answer): the caller
+	// removes it.
+	msgWithheld
+)
+
+// checkServerMessage says why a server message is not valid JSON-RPC 2.0
+// ("" when it is): what a client might read otherwise than the filter did,
+// or not at all, must not pass on unjudged (spec 16).
+func checkServerMessage(doc *jsondoc.Doc, n int32) string {
+	if doc.Kind(n) != jsondoc.Object {
+		return "not a JSON-RPC object"
+	}
+	if !doc.StrEquals(doc.Get(n, "jsonrpc"), "2.0") {
+		return `jsonrpc is not "2.0"`
+	}
+	method, result, errNode := doc.Get(n, "method"), doc.Get(n, "result"), doc.Get(n, "error")
+	hasMethod, hasResult, hasError := method != jsondoc.None, result != jsondoc.None, errNode != jsondoc.None
+	idNode := doc.Get(n, "id")
+	idKind := doc.Kind(idNode)
+	idOK := idKind == jsondoc.String || idKind == jsondoc.Number
+	switch {
+	case hasMethod && (hasResult || hasError) || hasResult && hasError:
+		// A client may read either part: only one would go through its
+		// pipeline.
+		return "both a request and a response, or both a result and an error"
+	case hasMethod:
+		if m, ok := doc.Str(method); !ok || m == "" {
+			return "method is not a string"
+		}
+		if p := doc.Get(n, "params"); p != jsondoc.None && doc.Kind(p) != jsondoc.Object && doc.Kind(p) != jsondoc.Array {
+			return "params is neither an object nor an array"
+		}
+		if idNode != jsondoc.None && !idOK {
+			return "the id is neither a string nor a number"
+		}
+	case hasResult:
+		if !idOK {
+			return "a result without a string or number id"
+		}
+		if doc.Kind(result) != jsondoc.Object {
+			return "the result is not an object"
+		}
+	case hasError:
+		if !idOK && idKind != jsondoc.Null {
+			return "an error without an id"
+		}
+		if doc.Kind(errNode) != jsondoc.Object {
+			return "the error is not an object"
+		}
+		if _, ok := doc.Int(doc.Get(errNode, "code")); !ok {
+			return "the error has no integer code"
+		}
+		if doc.Kind(doc.Get(errNode, "message")) != jsondoc.String {
+			return "the error has no string message"
+		}
+	default:
+		return "neither a request, a notification nor a response"
+	}
+	return ""
+}
+
+// refuseMessage fails a server message that is not JSON-RPC closed: a
+// response with an id becomes a -32603 error for its request; a request
+// with an id becomes one the client refuses (withhold); anything else is
+// withheld.
+func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
+	CountError(s.cfg.Metrics, ErrResponseInvalid)
+	idNode := doc.Get(n, "id")
+	if k := doc.Kind(idNode); k != jsondoc.String && k != jsondoc.Number {
+		return msgWithheld
+	}
+	hasResult := doc.Get(n, "result") != jsondoc.None
+	if doc.Kind(doc.Get(n, "method")) == jsondoc.String && !hasResult && doc.Get(n, "error") == jsondoc.None {
+		s.withhold(doc, n, "error", "a server request that is not valid JSON-RPC was withheld ("+why+")", nil)
+		return msgChanged
+	}
+	id := string(doc.AppendValue(nil, idNode))
+	e := &policy.RPCError{Code: policy.CodeInternalError,
+		Message: "Internal error: the privacy filter withheld a server message that is not valid JSON-RPC (" + why + ")"}
+	answer := ErrorResponse(id, e)
+	if f, ok := s.requests.take(IDKey(doc, idNode, id)); ok && f.rec != nil {
+		f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+		s.finish(f.rec, "")
+	}
+	doc.SetRaw(n, answer)
+	return msgChanged
+}
+
 // processMessage handles one server message: a response to a request this
 // stream forwarded is matched by id; list results are filtered, payloads
 // transformed; server requests and notifications get the policy-level
 // pipeline.
-func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
-	if doc.Kind(n) != jsondoc.Object {
-		return false
-	}
-	hasMethod, hasResult, hasError := doc.Get(n, "method") != jsondoc.None, doc.Get(n, "result") != jsondoc.None, doc.Get(n, "error") != jsondoc.None
-	if hasMethod && (hasResult || hasError) || hasResult && hasError {
-		// Not JSON-RPC, and a client may read either part: only one would
-		// go through its pipeline. It does not go out (spec 16).
-		CountError(s.cfg.Metrics, ErrResponseInvalid)
-		id := "null"
-		if idNode := doc.Get(n, "id"); doc.Kind(idNode) == jsondoc.String || doc.Kind(idNode) == jsondoc.Number {
-			id = string(doc.AppendValue(nil, idNode))
+func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
+	if why := checkServerMessage(doc, n); why != "" {
+		if !s.cfg.Env.Gateway.PassOnParseError {
+			return s.refuseMessage(doc, n, why)
 		}
-		doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
-			Message: "Internal error: the privacy filter withheld a server message that is both a request and a response, or both a result and an error"}))
-		return true
+		if doc.Kind(n) != jsondoc.Object {
+			return msgUnchanged // on_parse_error: pass
+		}
 	}
-	if hasMethod {
-		s.transformServerMessage(doc, n)
-		return doc.Changed()
+	if method, ok := doc.Str(doc.Get(n, "method")); ok {
+		s.transformServerMessage(doc, n, method)
+		return outcome(doc)
 	}
 	idNode := doc.Get(n, "id")
 	if idNode == jsondoc.None {
-		return false
+		// Only under on_parse_error: pass: what can be read still gets the
+		// policy-level pipeline.
+		s.transformResponse(doc, n, "null", nil)
+		return outcome(doc)
 	}
 	id := string(doc.AppendValue(nil, idNode))
 	key := IDKey(doc, idNode, id)
@@ -258,7 +407,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			// The answer to a request the plugin refused on the legacy
 			// transport (it went upstream as a ping).
 			doc.SetRaw(n, answer)
-			return true
+			return msgChanged
 		}
 		// Sent on another stream of the session (a resumed stream)?
 		if req, ok = s.cfg.Catalog.sharedRequest(s.session, key); ok && req.ambiguous {
@@ -267,7 +416,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 			CountError(s.cfg.Metrics, ErrAmbiguousID)
 			doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
 				Message: "Internal error: the privacy filter cannot attribute this response: the session used its id " + id + " for two requests"}))
-			return true
+			return msgChanged
 		}
 		if ok {
 			x, d = s.rebuildOutput(&req)
@@ -278,12 +427,13 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		// The server's answer for a missing primitive: it goes out as the
 		// answer for the hidden one (hidden.go), recorded already.
 		s.answerStandIn(doc, n, id, &req)
-		return doc.Changed()
+		return outcome(doc)
 	}
 	if ok {
 		if lm, isList := listMethods[req.method]; isList && doc.Kind(result) == jsondoc.Object {
+			// Filtered first, then transformed like any result: the
+			// descriptions, titles and schemas of what remains are text.
 			s.filterList(doc, result, lm, req.firstPage)
-			return doc.Changed()
 		}
 		t0 := s.cfg.Now()
 		o := s.transformResponse(doc, n, id, &req)
@@ -293,7 +443,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		case shared && Judged(req.method) && (s.legacyGET || o.decision == OutcomeBlocked || o.decision == OutcomeError):
 			s.answeredElsewhere(&req, &x, &d, o, doc, n, t0)
 		}
-		return doc.Changed()
+		return outcome(doc)
 	}
 	// A response this stream did not forward a request for (a resumed or
 	// legacy GET stream): every list array in its result is filtered and
@@ -309,7 +459,14 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 	if o := s.transformResponse(doc, n, id, nil); o.errKind != "" {
 		CountError(s.cfg.Metrics, o.errKind)
 	}
-	return doc.Changed()
+	return outcome(doc)
+}
+
+func outcome(doc *jsondoc.Doc) msgOutcome {
+	if doc.Changed() {
+		return msgChanged
+	}
+	return msgUnchanged
 }
 
 // answered records a call this stream forwarded, now that its response

@@ -179,20 +179,27 @@ func payloadOf(method string) (transforms.Payload, bool) {
 	return 0, false
 }
 
-// payloadByShape guesses what an unattributed result carries, so that it
-// gets the policy-level pipeline all the same (spec 8).
-func payloadByShape(doc *jsondoc.Doc, result int32) (transforms.Payload, bool) {
-	switch {
-	case doc.Kind(doc.Get(result, "content")) == jsondoc.Array || doc.Get(result, "structuredContent") != jsondoc.None:
-		return transforms.ToolResult, true
-	case doc.Kind(doc.Get(result, "contents")) == jsondoc.Array:
-		return transforms.ResourceContents, true
-	case doc.Kind(doc.Get(result, "messages")) == jsondoc.Array:
-		return transforms.PromptResult, true
-	case doc.Kind(doc.Get(result, "completion")) == jsondoc.Object:
-		return transforms.CompletionResult, true
+// extraMembers reports whether message n has members beyond those a
+// pipeline runs over as its payload (transforms.Envelope reads them the
+// same way): jsonrpc, id, and method and params, or error, or result. A
+// member of another kind of message (params in a response) is data too.
+func extraMembers(doc *jsondoc.Doc, n int32) bool {
+	known := 0
+	for _, k := range [...]string{"jsonrpc", "id"} {
+		if doc.Get(n, k) != jsondoc.None {
+			known++
+		}
 	}
-	return 0, false
+	switch {
+	case doc.Kind(doc.Get(n, "method")) == jsondoc.String:
+		known++
+		if doc.Get(n, "params") != jsondoc.None {
+			known++
+		}
+	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object, doc.Kind(doc.Get(n, "result")) == jsondoc.Object:
+		known++
+	}
+	return doc.Len(n) > known // counted, not read by key: no allocation
 }
 
 // blockedError is -32004 for a result a block step stopped (spec 11).
@@ -308,10 +315,11 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 
 // transformServerMessage runs the policy-level output pipeline over a
 // server request or notification (spec 8: sampling, elicitation, log and
-// progress messages).
-func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
-	params := doc.Get(n, "params")
-	if params == jsondoc.None {
+// progress messages): its params read by the schema of its method, and
+// any member of its own.
+func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
+	params, extra := doc.Get(n, "params"), extraMembers(doc, n)
+	if params == jsondoc.None && !extra {
 		return
 	}
 	out, err := s.policyOutput()
@@ -322,7 +330,12 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
-	tr.engine.Apply(out, doc, params, transforms.AnyStrings, run)
+	if params != jsondoc.None {
+		tr.engine.Apply(out, doc, params, transforms.ParamsPayload(method, doc.Get(n, "id") != jsondoc.None), run)
+	}
+	if extra && !run.Blocked {
+		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
+	}
 	s.countRun(run)
 	if run.Blocked {
 		s.withhold(doc, n, "warning", "a server message was blocked by the privacy policy", run.BlockLabels)
@@ -353,26 +366,23 @@ func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels [
 	doc.SetRaw(n, append(msg, "}}"...))
 }
 
-// transformResponse runs the output pipeline over a response: the request's
+// transformResponse runs the output pipeline over a response, every
+// result and error alike (initialize, lists and ping too): the request's
 // pipeline when the response was matched to one (req), the policy-level
-// one otherwise. A block replaces the response with -32004. It returns
-// what became of the response (decision "" when no pipeline ran).
+// one otherwise. The result is read by the schema of the method it
+// answers, or of any method when that is unknown (transforms.AnyResult).
+// A block replaces the response with -32004. It returns what became of
+// the response (decision "" when no pipeline ran).
 func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
-	result := doc.Get(n, "result")
-	kind, ok := transforms.Payload(0), false
+	result, kind := doc.Get(n, "result"), transforms.AnyResult
 	switch {
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
-		result, kind, ok = doc.Get(n, "error"), transforms.ErrorObject, true
+		result, kind = doc.Get(n, "error"), transforms.ErrorObject
 	case req != nil:
-		if kind, ok = payloadOf(req.method); !ok {
-			// A method whose payload the plugin does not know (tasks/result
-			// of MCP 2025-11-25, anything newer) may still carry one.
-			kind, ok = payloadByShape(doc, result)
-		}
-	default:
-		kind, ok = payloadByShape(doc, result)
+		kind = transforms.ResultPayload(req.method)
 	}
-	if !ok || doc.Kind(result) != jsondoc.Object {
+	extra := extraMembers(doc, n)
+	if doc.Kind(result) != jsondoc.Object && !extra {
 		return responseOutcome{}
 	}
 	var out *transforms.Pipeline
@@ -389,7 +399,12 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
-	tr.engine.Apply(out, doc, result, kind, run)
+	if doc.Kind(result) == jsondoc.Object {
+		tr.engine.Apply(out, doc, result, kind, run)
+	}
+	if extra && !run.Blocked {
+		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
+	}
 	s.countRun(run)
 	o := responseOutcome{decision: OutcomeAllowed, run: run, ids: out.IDs()}
 	if run.Blocked {

@@ -1,0 +1,461 @@
+package transforms
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// The structural table: what the MCP schema (schema.ts of revisions
+// 2025-06-18 and 2025-11-25) says each member of a message is. The output
+// and input pipelines transform every string a client may show or pass to
+// a model; a string is left alone only where this table says the schema
+// puts a protocol value there (an id, a method, a cursor, a URI the policy
+// judges, a name a later call must repeat, an enum value, base64 data).
+// Everything the table does not name is data, including members no
+// revision defines. docs/MCP_PRIVACY.md 10.7 lists the same table.
+//
+// Two rules hold throughout:
+//   - a structural position holds a scalar: an object found there is data
+//     (its strings are transformed), and an array is read element by
+//     element with the same meaning (required: [names]);
+//   - a value of an enumeration (a content type, a role, a log level, ...)
+//     is structural only when it is one the schema allows: anything else
+//     there is text like any other.
+
+// shape is what the schema says a node is.
+type shape uint8
+
+const (
+	shData shape = iota // data: every string under it is text
+	// shOwn is covered by another target of the payload (a content text,
+	// structuredContent, error.message and error.data, and the params,
+	// result and error of the envelope): skipped here.
+	shOwn
+	shID     // an identifier or protocol value: a string or number is structural
+	shBinary // base64 (image and audio data, a resource blob): only drop_binary reads it
+	shIconSrc
+	shSepText       // a content item's text: its own target (JSON text parsed) in results
+	shSepStructured // structuredContent: its own document in results
+
+	// Enumerations: structural when the value is one the schema allows.
+	shContentType // "text", "image", ... (the item's shape follows from it)
+	shRole
+	shMime
+	shLevel
+	shTaskStatus
+	shProtocolVersion
+	shSchemaType
+	shTheme
+	shIncludeContext
+	shToolChoiceMode
+	shElicitMode
+	shElicitAction
+	shStopReason
+	shTaskSupport
+
+	// Objects.
+	shEnvelope // refined to one of the four below
+	shEnvRequest
+	shEnvResult
+	shEnvError
+	shEnvOther
+	shError
+	shMeta
+	shMetaRequest
+	shRelatedTask
+	shResultAny
+	shResultInit
+	shResultList
+	shResultCall
+	shResultRead
+	shResultPrompt
+	shResultComplete
+	shResultTask
+	shResultEmpty
+	shClientResult
+	shParams
+	shParamsRequest
+	shParamsProgress
+	shParamsCancelled
+	shParamsLog
+	shParamsUpdated
+	shParamsTaskStatus
+	shParamsElicitDone
+	shParamsTaskID
+	shParamsList
+	shParamsSampling
+	shParamsElicit
+	shImplementation
+	shIcon
+	shTool
+	shToolAnnotations
+	shToolExecution
+	shResource
+	shTemplate
+	shPrompt
+	shPromptArg
+	shAnnotations
+	shContent // a content block, refined by its type
+	shContentText
+	shContentBinary
+	shContentResource
+	shContentLink
+	shToolUse
+	shToolResult
+	shContents // a resources/read entry
+	shEmbedded // an embedded resource's contents
+	shPromptMessage
+	shSamplingMessage
+	shCompletion
+	shModelPrefs
+	shModelHint
+	shToolChoice
+	shTask
+	shRoot
+	shSchema    // a JSON Schema
+	shSchemaMap // an object of JSON Schemas by name (properties, $defs, ...)
+	numShapes
+)
+
+// members maps each object shape to its members' shapes; a member not
+// named is data (shSchemaMap: a schema).
+var members [numShapes]map[string]shape
+
+// memberIndex is the table of members as a hash table per shape with a
+// hash cheap enough to run on every member of a list: a name's length and
+// first and last bytes pick one of 64 buckets, mostly empty (a member the
+// table does not know, such as description, is ruled out by the empty
+// bucket) or holding the one name to compare.
+var memberIndex [numShapes]*[64][]member
+
+type member struct {
+	key string
+	sh  shape
+}
+
+func bucket[K string | []byte](k K) uint {
+	return (uint(len(k))*7 + uint(k[0])*3 + uint(k[len(k)-1])) & 63
+}
+
+// tokens are the values of each enumeration the schema defines (a few
+// each: a scan is cheaper than a hash).
+var tokens [numShapes][]string
+
+// holdsSeparate: shapes under which a result may hold targets of their
+// own (content texts, structuredContent, binary items).
+var holdsSeparate [numShapes]bool
+
+func set(values ...string) []string { return values }
+
+// with returns a copy of base with more members.
+func with(base map[string]shape, kv map[string]shape) map[string]shape {
+	m := make(map[string]shape, len(base)+len(kv))
+	for k, v := range base {
+		m[k] = v
+	}
+	for k, v := range kv {
+		m[k] = v
+	}
+	return m
+}
+
+func init() {
+	tokens[shContentType] = set("text", "image", "audio", "resource", "resource_link", "tool_use", "tool_result")
+	tokens[shRole] = set("user", "assistant")
+	tokens[shLevel] = set("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+	tokens[shTaskStatus] = set("working", "input_required", "completed", "failed", "cancelled")
+	tokens[shSchemaType] = set("object", "string", "number", "integer", "boolean", "array", "null")
+	tokens[shTheme] = set("light", "dark")
+	tokens[shIncludeContext] = set("none", "thisServer", "allServers")
+	tokens[shToolChoiceMode] = set("auto", "required", "none")
+	tokens[shElicitMode] = set("form", "url")
+	tokens[shElicitAction] = set("accept", "decline", "cancel")
+	tokens[shStopReason] = set("endTurn", "stopSequence", "maxTokens", "toolUse")
+	tokens[shTaskSupport] = set("forbidden", "optional", "required")
+
+	meta := map[string]shape{"_meta": shMeta}
+	// The envelope: what the plugin runs a payload over (the params of a
+	// request or notification, an error object, else a result object) is
+	// its own target; any other member is data, even one named params or
+	// result in a message that is not what the name says.
+	env := map[string]shape{"jsonrpc": shID, "id": shID, "method": shID}
+	members[shEnvelope] = env
+	members[shEnvRequest] = with(env, map[string]shape{"params": shOwn})
+	members[shEnvResult] = with(env, map[string]shape{"result": shOwn})
+	members[shEnvError] = with(env, map[string]shape{"error": shOwn})
+	members[shEnvOther] = env
+	members[shError] = map[string]shape{"code": shID, "message": shOwn, "data": shOwn}
+	// _meta: data, but for the keys the protocol reserves for its values.
+	members[shMeta] = map[string]shape{"io.modelcontextprotocol/related-task": shRelatedTask}
+	members[shMetaRequest] = with(members[shMeta], map[string]shape{"progressToken": shID})
+	members[shRelatedTask] = map[string]shape{"taskId": shID}
+
+	icons := map[string]shape{"icons": shIcon}
+	members[shIcon] = map[string]shape{"src": shIconSrc, "mimeType": shMime, "theme": shTheme}
+	members[shImplementation] = icons // name, title, version, description, websiteUrl: text
+	members[shAnnotations] = map[string]shape{"audience": shRole}
+	// Names the policy judges, and that a later call must repeat exactly.
+	members[shTool] = with(with(meta, icons), map[string]shape{"name": shID,
+		"inputSchema": shSchema, "outputSchema": shSchema, "execution": shToolExecution,
+		"annotations": shToolAnnotations})
+	members[shToolAnnotations] = nil // title: text; the hints are booleans
+	members[shToolExecution] = map[string]shape{"taskSupport": shTaskSupport}
+	members[shResource] = with(with(meta, icons), map[string]shape{"uri": shID, "mimeType": shMime,
+		"annotations": shAnnotations})
+	members[shTemplate] = with(with(meta, icons), map[string]shape{"uriTemplate": shID, "mimeType": shMime,
+		"annotations": shAnnotations})
+	members[shPrompt] = with(with(meta, icons), map[string]shape{"name": shID, "arguments": shPromptArg})
+	members[shPromptArg] = map[string]shape{"name": shID} // filled in by name in prompts/get
+
+	item := with(meta, map[string]shape{"type": shContentType, "annotations": shAnnotations})
+	members[shContentText] = with(item, map[string]shape{"text": shSepText})
+	members[shContentBinary] = with(item, map[string]shape{"data": shBinary, "mimeType": shMime})
+	members[shContentResource] = with(item, map[string]shape{"resource": shEmbedded})
+	members[shContentLink] = with(members[shResource], map[string]shape{"type": shContentType})
+	members[shToolUse] = with(meta, map[string]shape{"type": shContentType, "id": shID, "name": shID})
+	members[shToolResult] = with(meta, map[string]shape{"type": shContentType, "toolUseId": shID,
+		"content": shContent, "structuredContent": shSepStructured})
+	members[shContents] = with(meta, map[string]shape{"uri": shID, "mimeType": shMime, "text": shSepText, "blob": shBinary})
+	members[shEmbedded] = members[shContents]
+	members[shPromptMessage] = map[string]shape{"role": shRole, "content": shContent}
+	members[shSamplingMessage] = with(meta, map[string]shape{"role": shRole, "content": shContent})
+	members[shCompletion] = nil // values: text
+	members[shModelPrefs] = map[string]shape{"hints": shModelHint}
+	members[shModelHint] = nil // name: text (a model name hint)
+	members[shToolChoice] = map[string]shape{"mode": shToolChoiceMode}
+	members[shTask] = map[string]shape{"taskId": shID, "status": shTaskStatus} // statusMessage, times: text
+	members[shRoot] = with(meta, map[string]shape{"uri": shID})
+
+	// JSON Schema (inputSchema, outputSchema, requestedSchema): keywords
+	// that validate are structural; description, title, $comment,
+	// examples, default, const, enum and enumNames are text a model reads
+	// (and const/enum values are what it is told to send), so they are data.
+	members[shSchema] = map[string]shape{
+		"type": shSchemaType, "format": shID, "pattern": shID, "required": shID,
+		"$ref": shID, "$schema": shID, "$id": shID, "$anchor": shID, "$dynamicRef": shID, "$dynamicAnchor": shID,
+		"contentEncoding": shID, "contentMediaType": shMime,
+		"properties": shSchemaMap, "patternProperties": shSchemaMap, "$defs": shSchemaMap,
+		"definitions": shSchemaMap, "dependentSchemas": shSchemaMap,
+		"items": shSchema, "additionalProperties": shSchema, "not": shSchema, "if": shSchema,
+		"then": shSchema, "else": shSchema, "contains": shSchema, "propertyNames": shSchema,
+		"unevaluatedItems": shSchema, "unevaluatedProperties": shSchema, "additionalItems": shSchema,
+		"allOf": shSchema, "anyOf": shSchema, "oneOf": shSchema, "prefixItems": shSchema,
+	}
+	members[shSchemaMap] = nil // every member is a schema
+
+	// Results, by the method they answer.
+	task := map[string]shape{"taskId": shID, "status": shTaskStatus}
+	members[shResultEmpty] = meta
+	members[shResultInit] = with(meta, map[string]shape{"protocolVersion": shProtocolVersion,
+		"serverInfo": shImplementation}) // capabilities: no string in the schema; instructions: text
+	members[shResultList] = with(meta, map[string]shape{"nextCursor": shID, "tools": shTool,
+		"resources": shResource, "resourceTemplates": shTemplate, "prompts": shPrompt, "tasks": shTask})
+	members[shResultCall] = with(meta, map[string]shape{"content": shContent,
+		"structuredContent": shSepStructured, "task": shTask}) // toolResult (2024-11-05): data
+	members[shResultRead] = with(meta, map[string]shape{"contents": shContents})
+	members[shResultPrompt] = with(meta, map[string]shape{"messages": shPromptMessage}) // description: text
+	members[shResultComplete] = with(meta, map[string]shape{"completion": shCompletion})
+	members[shResultTask] = with(meta, task)
+	// A result whose method is unknown (unattributed, tasks/result): what
+	// any server result says.
+	union := map[string]shape{}
+	for _, sh := range []shape{shResultInit, shResultList, shResultCall, shResultRead, shResultPrompt, shResultComplete, shResultTask} {
+		union = with(union, members[sh])
+	}
+	members[shResultAny] = union
+	// What a client answers a server request with (sampling, roots,
+	// elicitation, tasks).
+	members[shClientResult] = with(with(meta, task), map[string]shape{"role": shRole, "content": shContent,
+		"stopReason": shStopReason, "roots": shRoot, "action": shElicitAction, "tasks": shTask,
+		"task": shTask, "nextCursor": shID})
+
+	// Params of server requests and notifications, by method.
+	members[shParams] = meta
+	members[shParamsRequest] = map[string]shape{"_meta": shMetaRequest}
+	members[shParamsProgress] = with(meta, map[string]shape{"progressToken": shID}) // message: text
+	members[shParamsCancelled] = with(meta, map[string]shape{"requestId": shID})    // reason: text
+	members[shParamsLog] = with(meta, map[string]shape{"level": shLevel})           // logger: text; data: data
+	members[shParamsUpdated] = with(meta, map[string]shape{"uri": shID})
+	members[shParamsTaskStatus] = with(meta, task)
+	members[shParamsElicitDone] = with(meta, map[string]shape{"elicitationId": shID})
+	members[shParamsTaskID] = with(members[shParamsRequest], map[string]shape{"taskId": shID})
+	members[shParamsList] = with(members[shParamsRequest], map[string]shape{"cursor": shID})
+	members[shParamsSampling] = with(members[shParamsRequest], map[string]shape{"messages": shSamplingMessage,
+		"modelPreferences": shModelPrefs, "includeContext": shIncludeContext, "tools": shTool,
+		"toolChoice": shToolChoice}) // systemPrompt, stopSequences: text; metadata: data
+	members[shParamsElicit] = with(members[shParamsRequest], map[string]shape{"mode": shElicitMode,
+		"requestedSchema": shSchema, "elicitationId": shID}) // message, url: text
+
+	for sh := range members {
+		if len(members[sh]) == 0 {
+			continue
+		}
+		memberIndex[sh] = new([64][]member)
+		for k, c := range members[sh] {
+			b := bucket(k)
+			memberIndex[sh][b] = append(memberIndex[sh][b], member{k, c})
+		}
+	}
+
+	// Which shapes may lead to targets of their own.
+	for changed := true; changed; {
+		changed = false
+		for sh := shape(0); sh < numShapes; sh++ {
+			if holdsSeparate[sh] {
+				continue
+			}
+			hold := sh == shContent || sh == shContents
+			for _, c := range members[sh] {
+				hold = hold || c == shSepText || c == shSepStructured || holdsSeparate[c]
+			}
+			if hold {
+				holdsSeparate[sh], changed = true, true
+			}
+		}
+	}
+}
+
+// childOf is the shape of member c of an object of shape sh: what the
+// table says, else data (for an object of schemas, a schema).
+func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
+	if sh == shSchemaMap {
+		return shSchema
+	}
+	idx := memberIndex[sh]
+	if idx == nil {
+		return shData
+	}
+	if raw, ok := d.KeyRaw(c); ok {
+		if len(raw) > 0 {
+			for _, m := range idx[bucket(raw)] {
+				if string(raw) == m.key { // no allocation
+					return m.sh
+				}
+			}
+		}
+		return shData
+	}
+	k := d.Key(c) // an escaped name, read decoded
+	if len(k) > 0 {
+		for _, m := range idx[bucket(k)] {
+			if k == m.key {
+				return m.sh
+			}
+		}
+	}
+	return shData
+}
+
+// refine is the shape of object n reached as sh: a content block by its
+// type (strictly: a type the schema does not define makes it data), and a
+// scalar position holding an object is data.
+func refine(d *jsondoc.Doc, n int32, sh shape) shape {
+	if sh == shEnvelope {
+		switch {
+		case d.Kind(d.Get(n, "method")) == jsondoc.String:
+			return shEnvRequest
+		case d.Kind(d.Get(n, "error")) == jsondoc.Object:
+			return shEnvError
+		case d.Kind(d.Get(n, "result")) == jsondoc.Object:
+			return shEnvResult
+		}
+		return shEnvOther
+	}
+	if sh == shContent {
+		t := d.Get(n, "type")
+		switch {
+		case d.StrEquals(t, "text"):
+			return shContentText
+		case d.StrEquals(t, "image"), d.StrEquals(t, "audio"):
+			return shContentBinary
+		case d.StrEquals(t, "resource"):
+			return shContentResource
+		case d.StrEquals(t, "resource_link"):
+			return shContentLink
+		case d.StrEquals(t, "tool_use"):
+			return shToolUse
+		case d.StrEquals(t, "tool_result"):
+			return shToolResult
+		}
+		return shData
+	}
+	if sh < shEnvelope {
+		return shData // (what another target covers was skipped before)
+	}
+	return sh
+}
+
+// textAt reports whether string node n, reached as sh, is text to
+// transform. separate: content texts and structuredContent are targets of
+// their own (results), else text in place (server messages).
+func textAt(d *jsondoc.Doc, n int32, sh shape, separate bool) bool {
+	switch sh {
+	case shOwn, shID, shBinary:
+		return false
+	case shSepText, shSepStructured:
+		return !separate
+	case shIconSrc, shMime, shProtocolVersion:
+	default:
+		if tokens[sh] == nil {
+			return true
+		}
+	}
+	// A value to look at: without allocating when written plainly (what
+	// every token is; an escaped one is read decoded).
+	raw, ok := d.StrRaw(n)
+	if !ok {
+		s, _ := d.Str(n)
+		raw = []byte(s)
+	}
+	switch sh {
+	case shIconSrc:
+		return !(bytes.HasPrefix(raw, []byte("data:")) && bytes.Contains(raw, []byte(";base64,"))) // an inline image
+	case shMime:
+		return !mimeToken(raw)
+	case shProtocolVersion:
+		return !isDate(raw)
+	}
+	for _, t := range tokens[sh] {
+		if string(raw) == t {
+			return false
+		}
+	}
+	return true
+}
+
+// skipped reports whether a non-string node reached as sh is left out of
+// a walk: what another target covers.
+func skipped(sh shape, separate bool) bool {
+	return sh == shOwn || separate && sh == shSepStructured
+}
+
+// mimeToken reports whether s has the form of a MIME type (type/subtype
+// in lower case, no spaces or parameters).
+func mimeToken(s []byte) bool {
+	slash := bytes.IndexByte(s, '/')
+	if slash <= 0 || slash == len(s)-1 || len(s) > 127 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if i != slash && !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&^_.+-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// isDate reports whether s is YYYY-MM-DD, the form of a protocol version.
+func isDate(s []byte) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i != 4 && i != 7 && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
