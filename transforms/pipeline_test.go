@@ -31,16 +31,22 @@ func (m *mapStore) Pseudonymise(ns, label, value string) string {
 	return p
 }
 
-func (m *mapStore) Depseudonymise(ns, s string) (string, int) {
-	n := 0
+func (m *mapStore) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
+	var r Restored
 	var ds []Detection
 	for _, sp := range FindPseudonyms(s, nil) {
-		if _, ok := m.stored[ns+"|"+s[sp.Start:sp.End]]; ok {
+		v, ok := m.stored[ns+"|"+s[sp.Start:sp.End]]
+		switch {
+		case !ok:
+			r.Unresolved++
+		case keep != nil && !keep(s, sp, v):
+			r.Refused++
+		default:
 			ds = append(ds, Detection{Start: sp.Start, End: sp.End})
-			n++
+			r.Resolved++
 		}
 	}
-	return Replace(s, ds, func(_ Detection, p string) string { return m.stored[ns+"|"+p] }), n
+	return Replace(s, ds, func(_ Detection, p string) string { return m.stored[ns+"|"+p] }), r
 }
 
 func engineFor(t testing.TB, policyYAML string) (*Engine, *policy.Policy, *mapStore) {

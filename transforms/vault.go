@@ -358,33 +358,48 @@ func (v *Vault) resolve(ns, p string) (string, bool) {
 // in ns replaced by its value, and how many it replaced. Unknown, expired
 // and foreign pseudonyms, and all other text, are left exactly as they are.
 func (v *Vault) Depseudonymise(ns, s string) (string, int) {
+	out, r := v.Restore(ns, s, nil)
+	return out, r.Resolved
+}
+
+// Restore is Depseudonymise with a check: a pseudonym that resolves is
+// replaced only if keep (when not nil) accepts its value at its place
+// (Engine.restorable). It counts what it replaced, what it could not
+// resolve and what keep refused.
+func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 	var buf [8]Span
 	spans := FindPseudonyms(s, buf[:0])
+	var r Restored
 	if len(spans) == 0 {
-		return s, 0
+		return s, r
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	var b strings.Builder
-	last, n := 0, 0
+	last := 0
 	for _, sp := range spans {
 		value, ok := v.resolve(ns, s[sp.Start:sp.End])
-		if !ok {
+		switch {
+		case !ok:
+			r.Unresolved++
+			continue
+		case keep != nil && !keep(s, sp, value):
+			r.Refused++
 			continue
 		}
-		if n == 0 {
+		if r.Resolved == 0 {
 			b.Grow(len(s))
 		}
 		b.WriteString(s[last:sp.Start])
 		b.WriteString(value)
 		last = sp.End
-		n++
+		r.Resolved++
 	}
-	if n == 0 {
-		return s, 0
+	if r.Resolved == 0 {
+		return s, r
 	}
 	b.WriteString(s[last:])
-	return b.String(), n
+	return b.String(), r
 }
 
 // Stats returns this instance's counters.
