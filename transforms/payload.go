@@ -142,12 +142,14 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	readTexts(doc, ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
+		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
 		for j := range ts {
 			e.applySegment(sg, doc, &ts[j], run)
 			if run.Blocked {
 				return false
 			}
 		}
+		joints.rejoin()
 	}
 	for i := range ts {
 		t := &ts[i]

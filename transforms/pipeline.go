@@ -387,24 +387,19 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	for _, d := range ds {
 		run.count(d.Label)
 	}
-	switch st.kind {
-	case stepRedact:
-		return Replace(s, ds, func(d Detection, _ string) string { return Placeholder(st.placeholder, d) })
-	case stepPseudonymise:
-		return Replace(s, ds, func(d Detection, v string) string {
-			run.Pseudonyms++
-			return e.pseudonym(run, d.Label, v)
-		})
-	case stepMask:
-		return Replace(s, ds, func(d Detection, v string) string { return Mask(d.Label, v, st.keepLast, st.char) })
-	case stepHash:
-		return Replace(s, ds, func(d Detection, v string) string { return e.hasher.Hash(d.Label, v, st.length) })
-	case stepBlock:
+	if st.kind == stepBlock {
 		for _, d := range ds {
 			run.blockedBy(d.Label)
 		}
+		return s
 	}
-	return s // detect, annotate, block: nothing changes
+	if st.kind == stepDetect || st.kind == stepAnnotate {
+		return s // nothing changes
+	}
+	return Replace(s, ds, func(d Detection, v string) string {
+		r, _ := e.replacement(st, d, v, run)
+		return r
+	})
 }
 
 func (e *Engine) pseudonym(run *Run, label, value string) string {
