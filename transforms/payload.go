@@ -224,6 +224,8 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 		e.runDocument(sg, t.sub, jsondoc.Root, false, run)
 	case document:
 		e.runDocument(sg, doc, t.node, t.skipProtocol, run)
+	case binaryItem:
+		e.binaryText(sg, doc, t, run) // text carried as base64 (binarytext.go)
 	}
 }
 
