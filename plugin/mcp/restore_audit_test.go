@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,27 @@ func TestAuditUnrestoredPseudonyms(t *testing.T) {
 	}
 	if m[PseudonymsUnresolvedMetric] != 1 || m[PseudonymsRefusedMetric] != 1 {
 		t.Errorf("unresolved %d, refused %d; want 1, 1", m[PseudonymsUnresolvedMetric], m[PseudonymsRefusedMetric])
+	}
+}
+
+// Two notifications on one event stream, a value split between them: the
+// continuation in the second is replaced (the first part has left).
+func TestValueSplitAcrossNotifications(t *testing.T) {
+	cfg := mustConfig(t, transformEnvelope)
+	s := NewStream(cfg)
+	s.OnRequestHeaders(fakeRequest{headers: map[string]string{"x-mcp-principal": "alice"}}, "GET", "/mcp", true)
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
+	for i, ev := range []string{
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"mail erin@exa\"}}\n\n",
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"mple.com now\"}}\n\n",
+	} {
+		_, edit := s.OnResponseBody(len(ev), false, func() []byte { return []byte(ev) })
+		got := ev
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if i == 1 && (strings.Contains(got, "mple.com") || !strings.Contains(got, `"data":"EMAIL_`)) {
+			t.Errorf("continuation went out: %q", got)
+		}
 	}
 }

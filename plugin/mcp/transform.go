@@ -319,7 +319,8 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32) {
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
-	tr.engine.Apply(out, doc, params, transforms.AnyStrings, run)
+	method, _ := doc.Str(doc.Get(n, "method")) // joined to the stream's previous server message (transforms/crossmessage.go)
+	tr.engine.ApplyMessage(out, doc, params, method, &s.serverTail, run)
 	s.countRun(run)
 	if run.Blocked {
 		s.withhold(doc, n, "warning", "a server message was blocked by the privacy policy", run.BlockLabels)
