@@ -128,6 +128,9 @@ func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []
 		return ds.detectText(dst, s, sel)
 	}
 	v := newView(s)
+	if len(v.segs) == 0 {
+		return ds.detectText(dst, s, sel) // nothing a reader reads differently
+	}
 	k := len(dst)
 	dst = ds.detectText(dst, v.text, sel)
 	return append(dst[:k], v.mapBack(s, dst[k:])...)

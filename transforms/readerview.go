@@ -3,6 +3,7 @@ package transforms
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The reader view: detectors match what a reader sees, not the bytes.
@@ -113,59 +114,134 @@ func needsView(s string) bool {
 	return back&hi != 0 && strings.Contains(s, `\u`)
 }
 
-// view is the reader view of a string: text, and for each byte of text
-// the offset in the original where its character (or escape) starts.
+// view is the reader view of a string: its text, and a map from the
+// text's bytes back to the original. The map is a list of segments, one
+// where the difference between the offsets changes: most of a text is
+// copied as it is, so only the characters the view changes cost a
+// segment, never a word per byte.
 type view struct {
 	text string
-	src  []int32
+	segs []viewSeg // by v; empty when text is the original
 }
 
-// newView builds the reader view of s (needsView(s) should hold; it is
-// correct either way).
+// viewSeg: from view byte v on (to the next segment), byte v+k comes from
+// original byte o+k; in a flat segment every byte comes from the
+// character that starts at o (its expansion).
+type viewSeg struct {
+	v, o int32
+	flat bool
+}
+
+// newView builds the reader view of s. Nothing is copied until the first
+// character the view changes; a string it does not change is its own
+// view.
 func newView(s string) view {
-	b := make([]byte, 0, len(s))
-	src := make([]int32, 0, len(s))
+	var b []byte
+	var segs []viewSeg
+	changed := false
+	// seg starts a segment at the current end of b: an empty one before
+	// it goes, and an identity segment with the same difference goes on.
+	seg := func(o int, flat bool) {
+		v := int32(len(b))
+		if n := len(segs); n > 0 && segs[n-1].v == v {
+			segs = segs[:n-1]
+		}
+		if n := len(segs); !flat && n > 0 && !segs[n-1].flat && segs[n-1].o-segs[n-1].v == int32(o)-v {
+			return
+		}
+		segs = append(segs, viewSeg{v, int32(o), flat})
+	}
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf && c != '\\' {
-			b = append(b, c)
-			src = append(src, int32(i))
-			i++
-			continue
+		j := i + plainRun(s[i:])
+		if changed {
+			b = append(b, s[i:j]...)
+		}
+		if i = j; i == len(s) {
+			break
 		}
 		r, size := unitAt(s, i)
-		if r < utf8.RuneSelf {
-			b = append(b, byte(r))
-			src = append(src, int32(i))
+		var to string
+		keep := false
+		switch {
+		case size == 1 && r < utf8.RuneSelf:
+			keep = true // a backslash that starts no escape
+		case r < utf8.RuneSelf:
+			to = asciiStrings[r]
+		case r == utf8.RuneError && size == 1:
+			keep = true // an invalid byte stays as it is
+		default:
+			to, keep = readerMap(r)
+			if keep && s[i] == '\\' {
+				to, keep = string(r), false // a kept character written as an escape
+			}
+		}
+		if keep {
+			if changed {
+				b = append(b, s[i:i+size]...)
+			}
 			i += size
 			continue
 		}
-		if to, keep := readerMap(r); !keep {
-			b = append(b, to...)
-			for range len(to) {
-				src = append(src, int32(i))
-			}
-		} else if size == 1 || s[i] == '\\' {
-			// An invalid byte stays as it is; a kept character written as
-			// an escape is written out.
-			n := len(b)
-			if size == 1 && s[i] != '\\' {
-				b = append(b, s[i])
-			} else {
-				b = utf8.AppendRune(b, r)
-			}
-			for range len(b) - n {
-				src = append(src, int32(i))
-			}
-		} else {
-			b = append(b, s[i:i+size]...)
-			for range size {
-				src = append(src, int32(i))
-			}
+		if !changed {
+			changed = true
+			b = make([]byte, 0, len(s))
+			b = append(b, s[:i]...)
+			segs = append(segs, viewSeg{0, 0, false})
 		}
+		seg(i, true)
+		b = append(b, to...)
 		i += size
+		seg(i, false)
 	}
-	return view{text: string(b), src: src}
+	if !changed {
+		return view{text: s}
+	}
+	if len(b) == 0 {
+		return view{text: "", segs: segs[:0]}
+	}
+	return view{text: unsafe.String(&b[0], len(b)), segs: segs}
+}
+
+// plainRun is the length of the prefix of s that the view copies as it
+// is: ASCII other than '\\', eight bytes at a time.
+func plainRun(s string) int {
+	const hi, ones, bs = 0x8080808080808080, 0x0101010101010101, 0x5c5c5c5c5c5c5c5c
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := load64(s, i)
+		y := x ^ bs
+		if (x|(y-ones)&^y)&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
+// at is where view byte i comes from in the original: the byte itself,
+// or (flat) the start of the character whose expansion holds it.
+func (v *view) at(i int) (int, bool) {
+	if len(v.segs) == 0 {
+		return i, false
+	}
+	lo, hi := 0, len(v.segs)
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if int(v.segs[m].v) <= i {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	sg := v.segs[lo]
+	if sg.flat {
+		return int(sg.o), true
+	}
+	return int(sg.o) + i - int(sg.v), false
 }
 
 // unitAt reads the character at i of s: a \uXXXX escape (a surrogate pair
@@ -218,14 +294,12 @@ func hex4At(s string, i int) (rune, bool) {
 // b-1. A span that begins or ends inside a character's expansion (the
 // "f" of "ﬁ") widens to the whole character.
 func (v *view) orig(s string, a, b int) (int, int) {
-	start := int(v.src[a])
-	last := int(v.src[b-1])
-	_, size := unitAt(s, last)
-	if size == 1 && s[last] >= utf8.RuneSelf {
-		// An invalid byte, or the lead of a character unitAt reads as
-		// invalid: stay on what the view copied.
-		size = 1
+	start, _ := v.at(a)
+	last, flat := v.at(b - 1)
+	if !flat {
+		return start, last + 1
 	}
+	_, size := unitAt(s, last)
 	return start, last + size
 }
 

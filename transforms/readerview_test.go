@@ -86,19 +86,17 @@ func checkView(t *testing.T, s string) {
 		}
 	}
 	v := newView(s)
-	if len(v.src) != len(v.text) {
-		t.Fatalf("%q: %d offsets for %d bytes", s, len(v.src), len(v.text))
-	}
-	if !needsView(s) && v.text != s {
+	if !needsView(s) && (v.text != s || len(v.segs) != 0) {
 		t.Fatalf("ASCII %q: view %q", s, v.text)
 	}
 	if utf8.ValidString(s) && !utf8.ValidString(v.text) {
 		t.Fatalf("%q: view %q is not UTF-8", s, v.text)
 	}
-	prev := int32(-1)
-	for i, o := range v.src {
-		if o < prev || int(o) >= len(s) || !unitStart(s, int(o)) {
-			t.Fatalf("%q: offset %d of view byte %d (previous %d) is not monotone, in range and on a character", s, o, i, prev)
+	prev := -1
+	for i := range len(v.text) {
+		o, _ := v.at(i)
+		if o < prev || o >= len(s) || utf8.RuneStart(v.text[i]) && !unitStart(s, o) {
+			t.Fatalf("%q: view byte %d comes from %d (previous %d): not monotone, in range and on a character", s, i, o, prev)
 		}
 		prev = o
 	}
