@@ -33,7 +33,8 @@ import (
 // The table of characters (readerTable, generated from the Unicode tables
 // of Go and golang.org/x/text by TestReaderTable) keeps the NFKC data out
 // of the plugin: golang.org/x/text/unicode/norm would add its tables to
-// the .wasm for the ~1,400 characters that matter here.
+// the .wasm, and does not cover the invisible characters, digits and
+// dashes (docs/RATIONALE.md).
 
 // readerEntry maps the characters lo..hi: deleted, to one byte (the same
 // for all, or c+r-lo), or to a string.
