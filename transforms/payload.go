@@ -473,7 +473,7 @@ func contentTargets(d *jsondoc.Doc, it int32, ts []target) []target {
 // hasPseudonym reports whether raw JSON holds something shaped like a
 // pseudonym.
 func hasPseudonym(raw []byte) bool {
-	return bytes.IndexByte(raw, '_') >= 0 && len(FindPseudonyms(string(raw), nil)) > 0
+	return bytes.IndexByte(raw, '_') >= 0 && MayHoldPseudonym(raw) // pseudonym.go
 }
 
 // isBinaryContent reports whether object n is an image or audio content

@@ -32,21 +32,13 @@ func (m *mapStore) Pseudonymise(ns, label, value string) string {
 }
 
 func (m *mapStore) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
-	var r Restored
-	var ds []Detection
-	for _, sp := range FindPseudonyms(s, nil) {
-		v, ok := m.stored[ns+"|"+s[sp.Start:sp.End]]
-		switch {
-		case !ok:
-			r.Unresolved++
-		case keep != nil && !keep(s, sp, v):
-			r.Refused++
-		default:
-			ds = append(ds, Detection{Start: sp.Start, End: sp.End})
-			r.Resolved++
-		}
+	spans := FindPseudonyms(s, nil)
+	values := make([]string, len(spans))
+	ok := make([]bool, len(spans))
+	for i, sp := range spans {
+		values[i], ok[i] = m.stored[ns+"|"+s[sp.Start:sp.End]]
 	}
-	return Replace(s, ds, func(_ Detection, p string) string { return m.stored[ns+"|"+p] }), r
+	return restoreSpans(s, spans, values, ok, keep)
 }
 
 func engineFor(t testing.TB, policyYAML string) (*Engine, *policy.Policy, *mapStore) {

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -33,9 +34,9 @@ import (
 // A refused pseudonym stays as it is (the safe direction) and is counted
 // (Run.Refused).
 
-// RestoreCheck reports whether the pseudonym at sp of s may be replaced by
-// value.
-type RestoreCheck func(s string, sp Span, value string) bool
+// RestoreCheck is given the pseudonyms found in s, their values and
+// which of them resolved (ok), and clears ok for those it refuses.
+type RestoreCheck func(s string, spans []Span, values []string, ok []bool)
 
 // Restored counts what one Restore saw: pseudonyms replaced, well-formed
 // pseudonyms that did not resolve in the caller's namespace, and resolved
@@ -50,20 +51,60 @@ const restoreContext = 256
 // selectAll selects every detector a policy enables.
 var selectAll = Select(nil, 0)
 
-// restorable is the engine's RestoreCheck (see above).
-func (e *Engine) restorable(s string, sp Span, value string) bool {
-	label := s[sp.Start : sp.End-TokenLen-1]
-	lo := max(0, sp.Start-restoreContext)
-	for lo > 0 && !utf8.RuneStart(s[lo]) {
+// restoreRounds bounds how often restorable checks again after refusing
+// some: a refused pseudonym changes its neighbours' context. Past it,
+// nothing in the string is restored.
+const restoreRounds = 4
+
+// restorable is the engine's RestoreCheck (see above). Each value is
+// checked in the text with every other value still marked restored in
+// place ("10.0.0.1-IP_ADDRESS_…" is no address, "10.0.0.1-10.0.0.255" is
+// two); refusing one changes its neighbours' context, so the check runs
+// again until nothing more is refused.
+func (e *Engine) restorable(s string, spans []Span, values []string, ok []bool) {
+	at := make([]int, len(spans))
+	for round := 0; ; round++ {
+		var b strings.Builder
+		last := 0
+		for i, sp := range spans {
+			if ok[i] {
+				b.WriteString(s[last:sp.Start])
+				at[i] = b.Len()
+				b.WriteString(values[i])
+				last = sp.End
+			}
+		}
+		b.WriteString(s[last:])
+		t := b.String()
+		refused := false
+		for i, sp := range spans {
+			if ok[i] && !e.restoresAt(t, at[i], at[i]+len(values[i]), s[sp.Start:sp.End-TokenLen-1]) {
+				ok[i], refused = false, true
+			}
+		}
+		if !refused {
+			return
+		}
+		if round == restoreRounds-1 {
+			clear(ok)
+			return
+		}
+	}
+}
+
+// restoresAt: the value at [a, b) of t, restored from a pseudonym of
+// label, reads as exactly that value (see above).
+func (e *Engine) restoresAt(t string, a, b int, label string) bool {
+	lo := max(0, a-restoreContext)
+	for lo > 0 && !utf8.RuneStart(t[lo]) {
 		lo--
 	}
-	hi := min(len(s), sp.End+restoreContext)
-	for hi < len(s) && !utf8.RuneStart(s[hi]) {
+	hi := min(len(t), b+restoreContext)
+	for hi < len(t) && !utf8.RuneStart(t[hi]) {
 		hi++
 	}
-	before, after := s[lo:sp.Start], s[sp.End:hi]
-	ctx := before + value + after
-	a, b := len(before), len(before)+len(value)
+	ctx := t[lo:hi]
+	a, b = a-lo, b-lo
 	exact := false
 	for _, d := range e.detectors.Detect(ctx, selectAll) {
 		if d.End <= a || d.Start >= b {
@@ -80,10 +121,10 @@ func (e *Engine) restorable(s string, sp Span, value string) bool {
 	// Not found at its place: refused if the value alone is found (its
 	// surroundings changed what it reads as); else a context-dependent
 	// value, which must not touch a word.
-	if ds := e.detectors.Detect(value, selectAll); len(ds) > 0 {
+	if ds := e.detectors.Detect(ctx[a:b], selectAll); len(ds) > 0 {
 		return false
 	}
-	return !joinsBefore(before) && !joinsAfter(after)
+	return !joinsBefore(ctx[:a]) && !joinsAfter(ctx[b:])
 }
 
 // joinPunct are the marks that continue a value when a word character

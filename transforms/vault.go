@@ -362,8 +362,8 @@ func (v *Vault) Depseudonymise(ns, s string) (string, int) {
 	return out, r.Resolved
 }
 
-// Restore is Depseudonymise with a check: a pseudonym that resolves is
-// replaced only if keep (when not nil) accepts its value at its place
+// Restore is Depseudonymise with a check: of the pseudonyms that resolve,
+// only those keep (when not nil) leaves marked are replaced
 // (Engine.restorable). It counts what it replaced, what it could not
 // resolve and what keep refused.
 func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
@@ -373,28 +373,45 @@ func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 	if len(spans) == 0 {
 		return s, r
 	}
+	values := make([]string, len(spans))
+	ok := make([]bool, len(spans))
 	v.mu.Lock()
-	defer v.mu.Unlock()
+	for i, sp := range spans {
+		values[i], ok[i] = v.resolve(ns, s[sp.Start:sp.End])
+	}
+	v.mu.Unlock()
+	return restoreSpans(s, spans, values, ok, keep)
+}
+
+// restoreSpans replaces the spans marked ok by their values, after keep
+// has had its say, and counts.
+func restoreSpans(s string, spans []Span, values []string, ok []bool, keep RestoreCheck) (string, Restored) {
+	var r Restored
+	resolved := 0
+	for _, o := range ok {
+		if o {
+			resolved++
+		}
+	}
+	r.Unresolved = len(spans) - resolved
+	if keep != nil && resolved > 0 {
+		keep(s, spans, values, ok)
+	}
 	var b strings.Builder
 	last := 0
-	for _, sp := range spans {
-		value, ok := v.resolve(ns, s[sp.Start:sp.End])
-		switch {
-		case !ok:
-			r.Unresolved++
-			continue
-		case keep != nil && !keep(s, sp, value):
-			r.Refused++
+	for i, sp := range spans {
+		if !ok[i] {
 			continue
 		}
 		if r.Resolved == 0 {
 			b.Grow(len(s))
 		}
 		b.WriteString(s[last:sp.Start])
-		b.WriteString(value)
+		b.WriteString(values[i])
 		last = sp.End
 		r.Resolved++
 	}
+	r.Refused = resolved - r.Resolved
 	if r.Resolved == 0 {
 		return s, r
 	}
