@@ -241,7 +241,7 @@ func MayHoldPseudonym(raw []byte) bool {
 		}
 		u := i + j
 		end := u + 1 + TokenLen
-		if end <= len(raw) && u > 0 && isUpper(raw[u-1]) && isToken(string(raw[u+1:end])) && (end == len(raw) || !isWordByte(raw[end])) {
+		if end <= len(raw) && u > 0 && isLabelByte(raw[u-1]) && isToken(string(raw[u+1:end])) && (end == len(raw) || !isWordByte(raw[end])) {
 			return true
 		}
 		i = u
