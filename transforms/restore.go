@@ -27,9 +27,12 @@ import (
 // URL credentials, a custom detector's keyword or group) are not found
 // alone: for them it suffices that nothing overlapping them is detected
 // and that neither neighbour, as the reader view reads it, is a word
-// character or a joining punctuation mark followed by one. Neighbours are
-// read through the reader view (restoreContext bytes either side), so an
-// invisible or fullwidth character does not hide what touches the value.
+// character or a joining punctuation mark followed by one. Whatever the
+// value, a combining mark or an invisible character right after it (which
+// would change or hide what touches its last character) refuses it.
+// Neighbours are read through the reader view (restoreContext bytes either
+// side), so an invisible or fullwidth character does not hide what touches
+// the value.
 //
 // A refused pseudonym stays as it is (the safe direction) and is counted
 // (Run.Refused).
@@ -105,6 +108,9 @@ func (e *Engine) restoresAt(t string, a, b int, label string) bool {
 	}
 	ctx := t[lo:hi]
 	a, b = a-lo, b-lo
+	if modifiesLast(ctx[b:]) {
+		return false
+	}
 	exact := false
 	for _, d := range e.detectors.Detect(ctx, selectAll) {
 		if d.End <= a || d.Start >= b {
@@ -125,6 +131,22 @@ func (e *Engine) restoresAt(t string, a, b int, label string) bool {
 		return false
 	}
 	return !joinsBefore(ctx[:a]) && !joinsAfter(ctx[b:])
+}
+
+// modifiesLast: after begins with a character that changes the one before
+// it, the value's last (a combining mark: "com" + U+0301 reads "coḿ"), or
+// that the reader view deletes (a joiner, a variation selector, U+200B):
+// restoring there would hand over a value that is not quite the value.
+func modifiesLast(after string) bool {
+	r, n := utf8.DecodeRuneInString(after)
+	if n == 0 || r < utf8.RuneSelf {
+		return false
+	}
+	if unicode.IsMark(r) {
+		return true
+	}
+	to, keep := readerMap(r)
+	return !keep && to == ""
 }
 
 // joinPunct are the marks that continue a value when a word character

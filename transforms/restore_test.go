@@ -3,6 +3,8 @@ package transforms
 import (
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -109,6 +111,9 @@ func TestPseudonymGluedToAnyCharacter(t *testing.T) {
 					t.Fatalf("%q restored as %q: not exactly the value %q", in, got, v.value)
 				}
 				at := strings.Index(got, v.value)
+				if r, _ := utf8.DecodeRuneInString(got[at+len(v.value):]); unicode.IsMark(r) || r >= utf8.RuneSelf && newView(string(r)).text == "" {
+					t.Fatalf("%q restored as %q: %q changes or hides the value's last character", in, got, r)
+				}
 				for _, d := range f.e.Detectors().Detect(got, selectAll) {
 					if d.End > at && d.Start < at+len(v.value) && (d.Start != at || d.End != at+len(v.value)) {
 						t.Fatalf("%q restored as %q: the value is part of the %s %q", in, got, d.Label, got[d.Start:d.End])
