@@ -98,12 +98,8 @@ func Builtin(name string, s string) []Detection {
 		return nil
 	}
 	d := policy.LookupBuiltinDetector(name)
-	text := s
-	var v view
-	if needsView(s) {
-		v = newView(s)
-		text = v.text
-	}
+	v := newView(s)
+	text := v.text
 	var out []Detection
 	for _, sp := range f(text, nil) {
 		if !spanOK(text, sp) {

@@ -124,9 +124,6 @@ const hitBuf = 8
 // The detectors read the reader view of s (readerview.go): spans are
 // found in what a reader sees and reported in the bytes of s.
 func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
-	if !needsView(s) {
-		return ds.detectText(dst, s, sel)
-	}
 	v := newView(s)
 	if len(v.segs) == 0 {
 		return ds.detectText(dst, s, sel) // nothing a reader reads differently

@@ -234,3 +234,26 @@ func unitStart(s string, i int) bool {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	return r == utf8.RuneError && size == 1
 }
+
+// BenchmarkReaderView: what the view costs before any detector runs, on
+// ASCII text (its own view), on the mixed corpus (accented names, CJK,
+// dashes) and on text full of disguises.
+func BenchmarkReaderView(b *testing.B) {
+	whole, _ := readMixed(b)
+	ascii := strings.Map(func(r rune) rune {
+		if r >= utf8.RuneSelf {
+			return 'x'
+		}
+		return r
+	}, whole)
+	disguised := strings.Repeat("card 4111\u00a01111\u00a01111\u00a01111, mail ali\u200bce\uff20example.com; ", len(whole)/80)
+	for _, c := range []struct{ name, s string }{{"ascii", ascii}, {"mixed", whole}, {"disguised", disguised}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				newView(c.s)
+			}
+		})
+	}
+}
