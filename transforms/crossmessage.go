@@ -34,9 +34,12 @@ type MessageTail struct {
 // (AnyStrings) that also joins the message to the tail of the previous
 // one on the stream (see above), and updates tail.
 func (e *Engine) ApplyMessage(p *Pipeline, doc *jsondoc.Doc, n int32, method string, tail *MessageTail, run *Run) bool {
+	if p.Empty() {
+		return false
+	}
 	var cont int32 = jsondoc.None
 	var repl string
-	if tail.text != "" && !p.Empty() {
+	if tail.text != "" {
 		if cont = stringAt(doc, n, tail.key, method); cont != jsondoc.None {
 			repl = e.continuation(p, doc, cont, tail.text, run)
 			if run.Blocked {
