@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudg/mcp-privacy/e2e/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,5 +105,57 @@ func TestDisguisedValuesThroughTheProxy(t *testing.T) {
 	}
 	if img, ok := res.Content[len(res.Content)-1].(*mcp.ImageContent); !ok || base64.StdEncoding.EncodeToString(img.Data) == "" {
 		t.Errorf("the image item is gone: %+v", res.Content)
+	}
+}
+
+// A value split across two log notifications of one tools/call stream: the
+// second reaches the client with the continuation replaced (the first
+// part has left; MCP_PRIVACY.md 12.8).
+func TestValueSplitAcrossLogNotifications(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "chatty", Version: "v1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "job", Description: "Log in two parts."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			for _, part := range []string{"owner erin.fox@exa", "mple.com, done"} {
+				if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "job", Data: part}); err != nil {
+					return nil, nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(upstream.Close)
+	p := startPlugin(t, upstream.URL, `{
+  "policy": {"name": "split", "allow_tools": ["*"], "transforms": ["redact"]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]}
+}`)
+	var mu sync.Mutex
+	var logs []string
+	cs := connectWith(t, p.URL, "alice", "", &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			logs = append(logs, fmt.Sprint(req.Params.Data))
+			mu.Unlock()
+		},
+	}, nil)
+	ctx := ctxT(t)
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "job", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	// Notifications are handled apart from the result: wait for them.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		n := len(logs)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logs) != 2 || logs[1] != "[REDACTED:EMAIL], done" {
+		t.Errorf("logs %q, want the second to read \"[REDACTED:EMAIL], done\"\n%s", logs, p.logs)
 	}
 }

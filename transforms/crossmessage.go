@@ -14,21 +14,34 @@ import (
 // "mple.com" in the next, on one stream. The first message has already
 // gone to the client when the second arrives, and holding every message
 // back until the next one comes would stall progress and logs, so the
-// first part cannot be taken back. What the filter does: a stream keeps
-// the last crossWindow bytes of the last string of the last server
-// message it passed (MessageTail), with that message's method and the
-// string's place in it. In the next message of the same method, the
-// string at the same place is joined to that tail; a detection that
+// first part cannot be taken back. What the filter does: a stream keeps,
+// of the last server message it passed (MessageTail), its method and the
+// last messageWindow bytes of each of its first messageStrings strings,
+// by their place in it. In the next message of the same method, each
+// string at one of those places is joined to its tail; a detection that
 // crosses the joint has its continuation cut from the new string and the
-// step's replacement put there instead. The client then sees "alice@exa"
-// and a placeholder: the part sent first stays out.
+// step's replacement put there instead (after the message's own steps,
+// which do not rescan it). The client then sees "alice@exa" and a
+// placeholder: the part sent first has left.
 
 // MessageTail is what a stream keeps of the last server message it
 // passed, for ApplyMessage. The zero value is an empty tail.
 type MessageTail struct {
-	key  string // method and the string's path
-	text string // the last bytes of the string as sent
+	method string
+	tails  []stringTail
 }
+
+// stringTail is the end of one string of a message, by its path.
+type stringTail struct {
+	path, text string
+}
+
+// Bounds of what a stream keeps: the first messageStrings strings of a
+// message, the last messageWindow bytes of each.
+const (
+	messageStrings = 32
+	messageWindow  = 256
+)
 
 // ApplyMessage is Apply over a server request's or notification's params
 // (AnyStrings) that also joins the message to the tail of the previous
@@ -37,11 +50,20 @@ func (e *Engine) ApplyMessage(p *Pipeline, doc *jsondoc.Doc, n int32, method str
 	if p.Empty() {
 		return false
 	}
-	var cont int32 = jsondoc.None
-	var repl string
-	if tail.text != "" {
-		if cont = stringAt(doc, n, tail.key, method); cont != jsondoc.None {
-			repl = e.continuation(p, doc, cont, tail.text, run)
+	type cut struct {
+		node int32
+		r    string
+	}
+	var cuts []cut
+	if tail.method == method {
+		for _, st := range tail.tails {
+			node := stringAt(doc, n, st.path)
+			if node == jsondoc.None {
+				continue
+			}
+			if r := e.continuation(p, doc, node, st.text, run); r != "" {
+				cuts = append(cuts, cut{node, r})
+			}
 			if run.Blocked {
 				*tail = MessageTail{}
 				return false
@@ -49,24 +71,26 @@ func (e *Engine) ApplyMessage(p *Pipeline, doc *jsondoc.Doc, n int32, method str
 		}
 	}
 	changed := e.Apply(p, doc, n, AnyStrings, run)
-	if repl != "" && !run.Blocked {
-		s, _ := doc.Str(cont)
-		doc.SetString(cont, repl+s)
-		changed = true
-	}
 	*tail = MessageTail{}
 	if run.Blocked {
 		return changed
 	}
-	if node := lastString(doc, n); node != jsondoc.None {
-		key := pathKey(doc, n, node, method)
+	for _, c := range cuts {
+		s, _ := doc.Str(c.node)
+		doc.SetString(c.node, c.r+s)
+		changed = true
+	}
+	tail.method = method
+	eachString(doc, n, messageStrings, func(node int32, path string) {
 		s, _ := doc.Str(node)
-		from := len(s) - min(len(s), crossWindow)
+		from := len(s) - min(len(s), messageWindow)
 		for from < len(s) && !utf8.RuneStart(s[from]) {
 			from++
 		}
-		*tail = MessageTail{key: key, text: s[from:]}
-	}
+		if from < len(s) {
+			tail.tails = append(tail.tails, stringTail{path, s[from:]})
+		}
+	})
 	return changed
 }
 
@@ -75,7 +99,7 @@ func (e *Engine) ApplyMessage(p *Pipeline, doc *jsondoc.Doc, n int32, method str
 // returns what replaces it.
 func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev string, run *Run) string {
 	s, _ := doc.Str(node)
-	to := min(len(s), crossWindow)
+	to := min(len(s), messageWindow)
 	for to < len(s) && !utf8.RuneStart(s[to]) {
 		to++
 	}
@@ -106,62 +130,47 @@ func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev st
 	return ""
 }
 
-// lastString finds the last string of a server message's params that the
-// output pipeline reads (not a protocol member, not binary data).
-func lastString(d *jsondoc.Doc, root int32) int32 {
-	last := jsondoc.None
+// eachString calls f for the first max strings of a server message's
+// params that the output pipeline reads (not protocol members, not binary
+// data), with their paths: "\x00k" and a key or "\x00i" and an index per
+// level.
+func eachString(d *jsondoc.Doc, root int32, max int, f func(node int32, path string)) {
+	var steps []string
+	count := 0
 	var walk func(n int32)
 	walk = func(n int32) {
+		if count >= max {
+			return
+		}
 		switch d.Kind(n) {
 		case jsondoc.String:
-			last = n
+			count++
+			f(n, strings.Join(steps, ""))
 		case jsondoc.Object:
 			binary := isBinaryContent(d, n)
-			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				if !(protocolMember(d, n, c, n == root) || binary && d.Key(c) == "data") {
-					walk(c)
+			for c := d.First(n); c != jsondoc.None && count < max; c = d.Next(c) {
+				if protocolMember(d, n, c, n == root) || binary && d.Key(c) == "data" {
+					continue
 				}
+				steps = append(steps, "\x00k"+d.Key(c))
+				walk(c)
+				steps = steps[:len(steps)-1]
 			}
 		case jsondoc.Array:
-			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			i := 0
+			for c := d.First(n); c != jsondoc.None && count < max; c = d.Next(c) {
+				steps = append(steps, "\x00i"+strconv.Itoa(i))
 				walk(c)
+				steps = steps[:len(steps)-1]
+				i++
 			}
 		}
 	}
 	walk(root)
-	return last
 }
 
-// pathKey is method and the path from root to node: "\x00k" and a key or
-// "\x00i" and an index per level.
-func pathKey(d *jsondoc.Doc, root, node int32, method string) string {
-	var steps []string
-	for n := node; n != root && n != jsondoc.None; n = d.Parent(n) {
-		parent := d.Parent(n)
-		if d.Kind(parent) == jsondoc.Array {
-			i := 0
-			for c := d.First(parent); c != n && c != jsondoc.None; c = d.Next(c) {
-				i++
-			}
-			steps = append(steps, "\x00i"+strconv.Itoa(i))
-		} else {
-			steps = append(steps, "\x00k"+d.Key(n))
-		}
-	}
-	var b strings.Builder
-	b.WriteString(method)
-	for i := len(steps) - 1; i >= 0; i-- {
-		b.WriteString(steps[i])
-	}
-	return b.String()
-}
-
-// stringAt finds the string at key's path in a message of method.
-func stringAt(d *jsondoc.Doc, root int32, key, method string) int32 {
-	path, ok := strings.CutPrefix(key, method)
-	if !ok || path != "" && path[0] != 0 {
-		return jsondoc.None
-	}
+// stringAt finds the string at path under root.
+func stringAt(d *jsondoc.Doc, root int32, path string) int32 {
 	n := root
 	for _, step := range strings.Split(path, "\x00")[1:] {
 		switch {

@@ -26,6 +26,7 @@ func TestValueSplitAcrossMessages(t *testing.T) {
 		method, first, second, value, label string
 	}{
 		{"notifications/message", `{"level":"info","data":%q}`, `{"level":"info","data":%q}`, "alice@example.com", "EMAIL"},
+		{"notifications/message", `{"data":%q,"level":"info","logger":"job"}`, `{"data":%q,"level":"info","logger":"job"}`, "bob@example.org", "EMAIL"},
 		{"notifications/progress", `{"progressToken":"t","progress":1,"message":%q}`, `{"progressToken":"t","progress":2,"message":%q}`, "4111 1111 1111 1111", "CREDIT_CARD"},
 		{"notifications/message", `{"level":"info","data":{"lines":["x",%q]}}`, `{"level":"info","data":{"lines":["x",%q]}}`, "078-05-1120", "US_SSN"},
 	} {
