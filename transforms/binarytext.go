@@ -54,16 +54,28 @@ func (e *Engine) binaryText(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) 
 		return
 	}
 	mime, _ := doc.Str(doc.Get(holder, "mimeType"))
+	out, isText := e.base64Steps(sg, raw, run)
+	switch {
+	case !isText && declaredText(mime):
+		dropBinary(doc, t, withheldNote)
+	case out != raw:
+		doc.SetString(n, out)
+	}
+}
+
+// base64Steps runs the string steps of sg over the text raw carries, if it
+// is base64 of UTF-8 text, and returns raw, or the changed text encoded
+// again. (For base64 met elsewhere, e.g. the data of an image in a server
+// notification.)
+func (e *Engine) base64Steps(sg *stepRun, raw string, run *Run) (out string, isText bool) {
 	text, ok := base64Text(raw)
 	if !ok {
-		if declaredText(mime) {
-			dropBinary(doc, t, withheldNote)
-		}
-		return
+		return raw, false
 	}
-	if out := e.runString(sg, text, ^uint64(0), run); out != text && !run.Blocked {
-		doc.SetString(n, base64.StdEncoding.EncodeToString([]byte(out)))
+	if t := e.runString(sg, text, ^uint64(0), run); t != text && !run.Blocked {
+		return base64.StdEncoding.EncodeToString([]byte(t)), true
 	}
+	return raw, true
 }
 
 // runDetects: some step of sg detects.
