@@ -439,6 +439,7 @@ var readerTable = [...]readerEntry{
 	{0x24B6, 0x24CF, readerShift, 'A', ""},
 	{0x24D0, 0x24E9, readerShift, 'a', ""},
 	{0x24EA, 0x24EA, readerShift, '0', ""},
+	{0x2800, 0x2800, readerShift, ' ', ""},
 	{0x2A74, 0x2A74, readerString, '\x00', "::="},
 	{0x2A75, 0x2A75, readerString, '\x00', "=="},
 	{0x2A76, 0x2A76, readerString, '\x00', "==="},
