@@ -149,7 +149,7 @@ func FuzzReaderView(f *testing.F) {
 // for a variant.
 var (
 	invisibles = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u034f", "\u0301", "\u180e", "\ufe0f", "\U000e0041"}
-	spaceForms = []string{"\u00a0", "\u2000", "\u2007", "\u2009", "\u202f", "\u205f", "\u3000", "\u1680"}
+	spaceForms = []string{"\u00a0", "\u2000", "\u2007", "\u2009", "\u202f", "\u205f", "\u3000", "\u1680", "\u2800"}
 	dashForms  = []string{"\u2010", "\u2011", "\u2012", "\u2013", "\u2212", "\ufe63", "\uff0d"}
 )
 
