@@ -22,6 +22,19 @@ type Detection struct {
 	Label       string
 	Sensitivity policy.Sensitivity
 	Start, End  int
+	// Value is what a reader sees of the span when that differs from its
+	// bytes (the reader view: invisible characters dropped, fullwidth
+	// forms and escapes read as ASCII…), else "". Rewrites use it, so
+	// one value has one pseudonym however it was disguised.
+	Value string
+}
+
+// Seen is the detected value as a reader sees it: Value, or the span of s.
+func (d *Detection) Seen(s string) string {
+	if d.Value != "" {
+		return d.Value
+	}
+	return s[d.Start:d.End]
 }
 
 // Span is a candidate a scanner found: [Start, End) in bytes.
@@ -85,12 +98,17 @@ func Builtin(name string, s string) []Detection {
 		return nil
 	}
 	d := policy.LookupBuiltinDetector(name)
+	v := newView(s)
+	text := v.text
 	var out []Detection
-	for _, sp := range f(s, nil) {
-		if !spanOK(s, sp) {
+	for _, sp := range f(text, nil) {
+		if !spanOK(text, sp) {
 			continue
 		}
 		out = append(out, Detection{Detector: name, Label: d.Label, Sensitivity: d.Sensitivity, Start: sp.Start, End: sp.End})
+	}
+	if text != s {
+		out = v.mapBack(s, out)
 	}
 	return out
 }

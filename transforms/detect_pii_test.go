@@ -95,7 +95,7 @@ func TestPIIEdgeCases(t *testing.T) {
 		{"credit_card", "4111 1111 1111 1111 4111 1111 1111 1111", []string{"4111 1111 1111 1111", "4111 1111 1111 1111"}},
 		{"credit_card", "4111-1111 1111-1111", []string{"4111-1111 1111-1111"}},
 		{"credit_card", "é4111111111111111", nil},
-		{"credit_card", "４１１１１１１１１１１１１１１１", nil}, // fullwidth digits are not scanned
+		{"credit_card", "４１１１１１１１１１１１１１１１", []string{"４１１１１１１１１１１１１１１１"}}, // read as a reader reads them
 		{"credit_card", "12-4111-1111-1111-1111", nil},
 
 		// iban

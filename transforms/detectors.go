@@ -120,7 +120,21 @@ const hitBuf = 8
 // allocates only when dst lacks room for what it finds (or a string holds
 // more than a few findings); for a string without findings it allocates
 // nothing.
+//
+// The detectors read the reader view of s (readerview.go): spans are
+// found in what a reader sees and reported in the bytes of s.
 func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
+	v := newView(s)
+	if len(v.segs) == 0 {
+		return ds.detectText(dst, s, sel) // nothing a reader reads differently
+	}
+	k := len(dst)
+	dst = ds.detectText(dst, v.text, sel)
+	return append(dst[:k], v.mapBack(s, dst[k:])...)
+}
+
+// detectText is DetectAppend on text as it is.
+func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection) []Detection {
 	// The pass's output starts empty (nil): buffers on the stack would
 	// escape through it and cost two allocations per call.
 	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true}

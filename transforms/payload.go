@@ -216,12 +216,14 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	readTexts(doc, ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
+		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
 		for j := range ts {
 			e.applySegment(sg, doc, &ts[j], run)
 			if run.Blocked {
 				return false
 			}
 		}
+		joints.rejoin()
 	}
 	for i := range ts {
 		t := &ts[i]
@@ -296,6 +298,8 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 		e.runDocument(sg, t.sub, jsondoc.Root, shData, false, run)
 	case document:
 		e.runDocument(sg, doc, t.node, t.shape, t.separate, run)
+	case binaryItem:
+		e.binaryText(sg, doc, t, run) // text carried as base64 (binarytext.go)
 	}
 }
 
@@ -578,7 +582,7 @@ func structure(d *jsondoc.Doc, n int32, ts []target, projectable bool) []target 
 // hasPseudonym reports whether raw JSON holds something shaped like a
 // pseudonym.
 func hasPseudonym(raw []byte) bool {
-	return bytes.IndexByte(raw, '_') >= 0 && len(FindPseudonyms(string(raw), nil)) > 0
+	return bytes.IndexByte(raw, '_') >= 0 && MayHoldPseudonym(raw) // pseudonym.go
 }
 
 // looksLikeJSON is the cheap test before parsing a text as JSON: an object

@@ -18,8 +18,9 @@ type PseudonymStore interface {
 	// Pseudonym returns the same pseudonym without storing anything
 	// (preview_transform issues no stored pseudonyms).
 	Pseudonym(ns, label, value string) string
-	// Depseudonymise replaces the pseudonyms of s that resolve in ns.
-	Depseudonymise(ns, s string) (string, int)
+	// Restore replaces the pseudonyms of s that resolve in ns and that
+	// keep accepts (all when keep is nil), and counts what it saw.
+	Restore(ns, s string, keep RestoreCheck) (string, Restored)
 }
 
 // Engine runs a policy's transforms: its detectors, the vault and the
@@ -351,8 +352,13 @@ type Run struct {
 	// Detections counts detections per label over every detecting step.
 	Detections map[string]int
 	// Pseudonyms counts pseudonyms issued; Resolved those the
-	// depseudonymiser replaced.
+	// depseudonymiser replaced. Unresolved counts well-formed pseudonyms
+	// it could not resolve for this caller (unknown, expired, or issued in
+	// another namespace), Refused those it resolved but left alone because
+	// their value would not read as one value at their place
+	// (restore.go): both are worth an audit, as probing looks like them.
 	Pseudonyms, Resolved int
+	Unresolved, Refused  int
 	// Blocked is set when a block step fired; BlockLabels are the labels
 	// that fired it, sorted and distinct.
 	Blocked     bool
@@ -408,8 +414,10 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 		if e.store == nil {
 			return s
 		}
-		out, n := e.store.Depseudonymise(run.Namespace, s)
-		run.Resolved += n
+		out, r := e.store.Restore(run.Namespace, s, e.restorable)
+		run.Resolved += r.Resolved
+		run.Unresolved += r.Unresolved
+		run.Refused += r.Refused
 		return out
 	}
 	if !st.scan {
@@ -422,24 +430,19 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	for _, d := range ds {
 		run.count(d.Label)
 	}
-	switch st.kind {
-	case stepRedact:
-		return Replace(s, ds, func(d Detection, _ string) string { return Placeholder(st.placeholder, d) })
-	case stepPseudonymise:
-		return Replace(s, ds, func(d Detection, v string) string {
-			run.Pseudonyms++
-			return e.pseudonym(run, d.Label, v)
-		})
-	case stepMask:
-		return Replace(s, ds, func(d Detection, v string) string { return Mask(d.Label, v, st.keepLast, st.char) })
-	case stepHash:
-		return Replace(s, ds, func(d Detection, v string) string { return e.hasher.Hash(d.Label, v, st.length) })
-	case stepBlock:
+	if st.kind == stepBlock {
 		for _, d := range ds {
 			run.blockedBy(d.Label)
 		}
+		return s
 	}
-	return s // detect, annotate, block: nothing changes
+	if st.kind == stepDetect || st.kind == stepAnnotate {
+		return s // nothing changes
+	}
+	return Replace(s, ds, func(d Detection, v string) string {
+		r, _ := e.replacement(st, d, v, run)
+		return r
+	})
 }
 
 func (e *Engine) pseudonym(run *Run, label, value string) string {

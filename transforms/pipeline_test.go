@@ -31,16 +31,14 @@ func (m *mapStore) Pseudonymise(ns, label, value string) string {
 	return p
 }
 
-func (m *mapStore) Depseudonymise(ns, s string) (string, int) {
-	n := 0
-	var ds []Detection
-	for _, sp := range FindPseudonyms(s, nil) {
-		if _, ok := m.stored[ns+"|"+s[sp.Start:sp.End]]; ok {
-			ds = append(ds, Detection{Start: sp.Start, End: sp.End})
-			n++
-		}
+func (m *mapStore) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
+	spans := FindPseudonyms(s, nil)
+	values := make([]string, len(spans))
+	ok := make([]bool, len(spans))
+	for i, sp := range spans {
+		values[i], ok[i] = m.stored[ns+"|"+s[sp.Start:sp.End]]
 	}
-	return Replace(s, ds, func(_ Detection, p string) string { return m.stored[ns+"|"+p] }), n
+	return restoreSpans(s, spans, values, ok, keep)
 }
 
 func engineFor(t testing.TB, policyYAML string) (*Engine, *policy.Policy, *mapStore) {

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"bytes"
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/base32"
@@ -193,7 +194,7 @@ func FindPseudonyms(s string, dst []Span) []Span {
 		for start < u && !isUpper(s[start]) { // a label starts with a letter
 			start++
 		}
-		if start == u || (start > 0 && isWordByte(s[start-1])) {
+		if start == u || (start > 0 && isWordByte(s[start-1]) && !escapeLetter(s, start-1)) {
 			i = u + 1
 			continue
 		}
@@ -201,6 +202,17 @@ func FindPseudonyms(s string, dst []Span) []Span {
 		i = end
 	}
 	return dst
+}
+
+// escapeLetter: s[i] is the letter of a JSON escape written out in text
+// (\n, \t, \r, \b, \f), which the detectors do not count as a word
+// character either (detect_pii.go): "prev\tEMAIL_…" holds a pseudonym.
+func escapeLetter(s string, i int) bool {
+	switch s[i] {
+	case 'n', 't', 'r', 'b', 'f':
+		return i > 0 && s[i-1] == '\\'
+	}
+	return false
 }
 
 func isToken(t string) bool {
@@ -216,3 +228,23 @@ func isToken(t string) bool {
 func isUpper(c byte) bool     { return c >= 'A' && c <= 'Z' }
 func isLabelByte(c byte) bool { return isUpper(c) || c >= '0' && c <= '9' || c == '_' }
 func isWordByte(c byte) bool  { return isLabelByte(c) || c >= 'a' && c <= 'z' }
+
+// MayHoldPseudonym is a cheap test that raw JSON may hold a pseudonym in
+// one of its strings: an underscore, a token, no word character after it.
+// The label's start is not checked: in raw JSON a pseudonym may follow an
+// escape (`\nEMAIL_…`), whose letter would look like part of a word.
+func MayHoldPseudonym(raw []byte) bool {
+	for i := 0; i+1+TokenLen <= len(raw); i++ {
+		j := bytes.IndexByte(raw[i:], '_')
+		if j < 0 {
+			return false
+		}
+		u := i + j
+		end := u + 1 + TokenLen
+		if end <= len(raw) && u > 0 && isLabelByte(raw[u-1]) && isToken(string(raw[u+1:end])) && (end == len(raw) || !isWordByte(raw[end])) {
+			return true
+		}
+		i = u
+	}
+	return false
+}

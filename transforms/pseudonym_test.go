@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 )
 
 func TestPseudonyms(t *testing.T) {
@@ -70,11 +72,16 @@ func TestFindPseudonyms(t *testing.T) {
 func FuzzFindPseudonyms(f *testing.F) {
 	f.Add("EMAIL_ABCDEFGHIJKL x")
 	f.Add("CREDIT_CARD_234567ABCDEF")
+	f.Add("a\tEMAIL_ABCDEFGHIJKL\u2028")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, sp := range FindPseudonyms(s, nil) {
 			if sp.Start < 0 || sp.End > len(s) || sp.End-sp.Start < TokenLen+2 || s[sp.End-TokenLen-1] != '_' {
 				t.Fatalf("bad span %+v in %q", sp, s)
 			}
+		}
+		// The raw-JSON prefilter never misses what the depseudonymiser finds.
+		if raw := jsondoc.Quote(s); len(FindPseudonyms(s, nil)) > 0 && !MayHoldPseudonym([]byte(raw)) {
+			t.Fatalf("MayHoldPseudonym(%s) = false", raw)
 		}
 	})
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // Replace returns s with every detection's span replaced by what with
-// returns for it. Detections must not overlap and must be in order (as
-// Detect returns them).
+// returns for it, given the value as a reader sees it (Detection.Seen).
+// Detections must not overlap and must be in order (as Detect returns
+// them).
 func Replace(s string, ds []Detection, with func(d Detection, value string) string) string {
 	if len(ds) == 0 {
 		return s
@@ -22,7 +23,7 @@ func Replace(s string, ds []Detection, with func(d Detection, value string) stri
 	last := 0
 	for _, d := range ds {
 		b.WriteString(s[last:d.Start])
-		b.WriteString(with(d, s[d.Start:d.End]))
+		b.WriteString(with(d, d.Seen(s)))
 		last = d.End
 	}
 	b.WriteString(s[last:])

@@ -358,33 +358,65 @@ func (v *Vault) resolve(ns, p string) (string, bool) {
 // in ns replaced by its value, and how many it replaced. Unknown, expired
 // and foreign pseudonyms, and all other text, are left exactly as they are.
 func (v *Vault) Depseudonymise(ns, s string) (string, int) {
+	out, r := v.Restore(ns, s, nil)
+	return out, r.Resolved
+}
+
+// Restore is Depseudonymise with a check: of the pseudonyms that resolve,
+// only those keep (when not nil) leaves marked are replaced
+// (Engine.restorable). It counts what it replaced, what it could not
+// resolve and what keep refused.
+func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 	var buf [8]Span
 	spans := FindPseudonyms(s, buf[:0])
+	var r Restored
 	if len(spans) == 0 {
-		return s, 0
+		return s, r
 	}
+	values := make([]string, len(spans))
+	ok := make([]bool, len(spans))
 	v.mu.Lock()
-	defer v.mu.Unlock()
+	for i, sp := range spans {
+		values[i], ok[i] = v.resolve(ns, s[sp.Start:sp.End])
+	}
+	v.mu.Unlock()
+	return restoreSpans(s, spans, values, ok, keep)
+}
+
+// restoreSpans replaces the spans marked ok by their values, after keep
+// has had its say, and counts.
+func restoreSpans(s string, spans []Span, values []string, ok []bool, keep RestoreCheck) (string, Restored) {
+	var r Restored
+	resolved := 0
+	for _, o := range ok {
+		if o {
+			resolved++
+		}
+	}
+	r.Unresolved = len(spans) - resolved
+	if keep != nil && resolved > 0 {
+		keep(s, spans, values, ok)
+	}
 	var b strings.Builder
-	last, n := 0, 0
-	for _, sp := range spans {
-		value, ok := v.resolve(ns, s[sp.Start:sp.End])
-		if !ok {
+	last := 0
+	for i, sp := range spans {
+		if !ok[i] {
 			continue
 		}
-		if n == 0 {
+		if r.Resolved == 0 {
 			b.Grow(len(s))
 		}
 		b.WriteString(s[last:sp.Start])
-		b.WriteString(value)
+		b.WriteString(values[i])
 		last = sp.End
-		n++
+		r.Resolved++
 	}
-	if n == 0 {
-		return s, 0
+	r.Refused = resolved - r.Resolved
+	if r.Resolved == 0 {
+		return s, r
 	}
 	b.WriteString(s[last:])
-	return b.String(), n
+	return b.String(), r
 }
 
 // Stats returns this instance's counters.

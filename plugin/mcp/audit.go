@@ -47,8 +47,10 @@ type AuditEntry struct {
 	Transforms []string
 	// Detections counts detections per label.
 	Detections map[string]int
-	// Pseudonyms issued, and resolved by the depseudonymiser.
-	Pseudonyms, Resolved int
+	// Pseudonyms issued, and resolved by the depseudonymiser; well-formed
+	// pseudonyms it could not resolve for the caller (unknown or another
+	// namespace's) and resolved ones it refused to restore at their place.
+	Pseudonyms, Resolved, Unresolved, Refused int
 	// BytesIn and BytesOut are the sizes of the request body and of the
 	// response body the client received.
 	BytesIn, BytesOut int
@@ -63,7 +65,8 @@ const auditTextMax = 512
 // AppendJSON appends the entry as one JSON object with the fields time
 // (RFC 3339, UTC), policy, principal, roles, session, method, kind, name,
 // decision, rule, reason, transforms, detections {label: n}, pseudonyms,
-// resolved, bytes_in, bytes_out, processing_us.
+// resolved, unresolved and refused (only when not 0), bytes_in, bytes_out,
+// processing_us.
 func (e *AuditEntry) AppendJSON(out []byte) []byte {
 	out = append(out, `{"time":"`...)
 	out = time.Unix(0, e.Time).UTC().AppendFormat(out, time.RFC3339Nano)
@@ -109,6 +112,12 @@ func (e *AuditEntry) AppendJSON(out []byte) []byte {
 	out = strconv.AppendInt(out, int64(e.Pseudonyms), 10)
 	out = append(out, `,"resolved":`...)
 	out = strconv.AppendInt(out, int64(e.Resolved), 10)
+	if e.Unresolved > 0 || e.Refused > 0 {
+		out = append(out, `,"unresolved":`...)
+		out = strconv.AppendInt(out, int64(e.Unresolved), 10)
+		out = append(out, `,"refused":`...)
+		out = strconv.AppendInt(out, int64(e.Refused), 10)
+	}
 	out = append(out, `,"bytes_in":`...)
 	out = strconv.AppendInt(out, int64(e.BytesIn), 10)
 	out = append(out, `,"bytes_out":`...)

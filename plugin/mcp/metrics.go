@@ -174,7 +174,22 @@ func DetectionsMetric(label string) string {
 const (
 	PseudonymsIssuedMetric   = MetricPrefix + "pseudonyms.issued"
 	PseudonymsResolvedMetric = MetricPrefix + "pseudonyms.resolved"
+	// Pseudonyms in a call's arguments the depseudonymiser could not
+	// resolve for the caller, and those it refused to restore at their
+	// place (transforms.Run): probing shows up here.
+	PseudonymsUnresolvedMetric = MetricPrefix + "pseudonyms.unresolved"
+	PseudonymsRefusedMetric    = MetricPrefix + "pseudonyms.refused"
 )
+
+// CountRestores counts a call's unresolved and refused pseudonyms.
+func CountRestores(m Metrics, unresolved, refused int) {
+	if unresolved > 0 {
+		m.Add(PseudonymsUnresolvedMetric, uint64(unresolved))
+	}
+	if refused > 0 {
+		m.Add(PseudonymsRefusedMetric, uint64(refused))
+	}
+}
 
 // RateLimitedMetric counts calls refused by a rate limit, by the scope of
 // the refusing limit: mcp_privacy.rate_limited.scope.<scope>.
@@ -261,7 +276,7 @@ func MetricNames(p *policy.Policy) []string {
 			out = append(out, n)
 		}
 	}
-	out = append(out, PseudonymsIssuedMetric, PseudonymsResolvedMetric)
+	out = append(out, PseudonymsIssuedMetric, PseudonymsResolvedMetric, PseudonymsUnresolvedMetric, PseudonymsRefusedMetric)
 	for _, s := range []policy.Scope{policy.ScopePrincipal, policy.ScopeTool, policy.ScopePrincipalTool, policy.ScopeGlobal} {
 		out = append(out, RateLimitedMetric(s))
 	}

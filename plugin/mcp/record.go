@@ -57,6 +57,8 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 	if j.in != nil {
 		e.Detections = j.in.Detections
 		e.Pseudonyms, e.Resolved = j.in.Pseudonyms, j.in.Resolved
+		e.Unresolved, e.Refused = j.in.Unresolved, j.in.Refused
+		CountRestores(s.cfg.Metrics, j.in.Unresolved, j.in.Refused)
 	}
 	e.BytesIn = bytesIn
 	e.Processing = s.cfg.Now() - start

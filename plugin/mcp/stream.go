@@ -104,6 +104,9 @@ type Stream struct {
 	// arrived is when the request headers arrived (Unix ns): the time of
 	// its audit entries.
 	arrived int64
+	// serverTail is the end of the last server message passed on this
+	// stream, for values split across two messages.
+	serverTail transforms.MessageTail
 	// retryAfter is the Retry-After header for the response of a batch
 	// part of which a rate limit refused.
 	retryAfter [2]string

@@ -331,7 +331,10 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	if params != jsondoc.None {
-		tr.engine.Apply(out, doc, params, transforms.ParamsPayload(method, doc.Get(n, "id") != jsondoc.None), run)
+		// Joined to the stream's previous server message: a value split
+		// across two messages (transforms/crossmessage.go).
+		kind := transforms.ParamsPayload(method, doc.Get(n, "id") != jsondoc.None)
+		tr.engine.ApplyMessage(out, doc, params, kind, method, &s.serverTail, run)
 	}
 	if extra && !run.Blocked {
 		tr.engine.Apply(out, doc, n, transforms.Envelope, run)

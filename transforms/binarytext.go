@@ -1,0 +1,154 @@
+package transforms
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// Text carried as base64.
+//
+// An image's or audio item's data and a resource's blob are base64. A
+// server can put text there (a resource read as a blob, a "PNG" that is a
+// CSV) and a client that decodes it shows the text. The string steps act
+// on such text like on any other:
+//
+//   - base64 whose bytes are UTF-8 text (no control characters but tab,
+//     line breaks and form feed) is decoded, whatever its mimeType says;
+//     the string steps of the run act on the text as on plain text that
+//     failed the strict JSON parse (a step limited by fields acts on all
+//     of it); if anything changed, the text is encoded again (standard
+//     base64, padded) in place of the data. A block step blocks.
+//   - data declared as text (text/*, JSON, XML, YAML, JavaScript, CSV
+//     mimeTypes) that is not UTF-8 or not base64 is withheld: the item
+//     becomes a text note, as drop_binary makes it, since nothing that
+//     reads it can be checked.
+//   - any other data (real images, audio, binary files) passes unchanged:
+//     the detectors do not read pixels or sound. drop_binary removes it.
+//
+// Only runs with a detecting step decode anything, and the first 1 KiB
+// decides whether data is text before the rest is decoded.
+
+// withheldNote replaces declared text the steps cannot read.
+const withheldNote = "[{type} withheld by privacy policy: text that cannot be read]"
+
+// binaryText runs the string steps of sg over the text a binary item's
+// base64 carries (see above).
+func (e *Engine) binaryText(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) {
+	if t.kind != binaryItem || !runDetects(sg) {
+		return
+	}
+	holder := t.node // the object with data or blob, and mimeType
+	key := "blob"
+	switch {
+	case t.bin != "blob":
+		key = "data"
+	case t.binContent:
+		holder = doc.Get(t.node, "resource")
+	}
+	n := doc.Get(holder, key)
+	raw, ok := doc.Str(n)
+	if !ok || raw == "" {
+		return
+	}
+	mime, _ := doc.Str(doc.Get(holder, "mimeType"))
+	out, isText := e.base64Steps(sg, raw, run)
+	switch {
+	case !isText && declaredText(mime):
+		dropBinary(doc, t, withheldNote)
+	case out != raw:
+		doc.SetString(n, out)
+	}
+}
+
+// base64Steps runs the string steps of sg over the text raw carries, if it
+// is base64 of UTF-8 text, and returns raw, or the changed text encoded
+// again. (For base64 met elsewhere, e.g. the data of an image in a server
+// notification.)
+func (e *Engine) base64Steps(sg *stepRun, raw string, run *Run) (out string, isText bool) {
+	text, ok := base64Text(raw)
+	if !ok {
+		return raw, false
+	}
+	if t := e.runString(sg, text, ^uint64(0), run); t != text && !run.Blocked {
+		return base64.StdEncoding.EncodeToString([]byte(t)), true
+	}
+	return raw, true
+}
+
+// runDetects: some step of sg detects.
+func runDetects(sg *stepRun) bool {
+	for _, st := range sg.steps {
+		if st.detecting() {
+			return true
+		}
+	}
+	return false
+}
+
+// base64Text decodes raw (standard or URL alphabet, padded or not, line
+// breaks ignored) when it holds UTF-8 text.
+func base64Text(raw string) (string, bool) {
+	if strings.ContainsAny(raw, "\r\n") {
+		raw = strings.NewReplacer("\r", "", "\n", "").Replace(raw)
+	}
+	enc := base64.StdEncoding
+	if strings.ContainsAny(raw, "-_") {
+		enc = base64.URLEncoding
+	}
+	if !strings.HasSuffix(raw, "=") && len(raw)%4 != 0 {
+		enc = enc.WithPadding(base64.NoPadding)
+	}
+	// The first 1 KiB (a multiple of 4 characters) decides.
+	if head := raw[:min(len(raw), 1368)&^3]; len(head) < len(raw) && head != "" {
+		b, err := enc.WithPadding(base64.NoPadding).DecodeString(head)
+		if err != nil || !textBytes(b, true) {
+			return "", false
+		}
+	}
+	b, err := enc.DecodeString(raw)
+	if err != nil || !textBytes(b, false) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// textBytes: b is UTF-8 without control characters other than tab, line
+// breaks and form feed; cut allows a character cut off at the end.
+func textBytes(b []byte, cut bool) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return cut && !utf8.FullRune(b[i:])
+		}
+		i += size
+	}
+	return true
+}
+
+// declaredText: a mimeType of text.
+func declaredText(mime string) bool {
+	m := strings.ToLower(strings.TrimSpace(mime))
+	if i := strings.IndexByte(m, ';'); i >= 0 {
+		m = strings.TrimSpace(m[:i])
+	}
+	if strings.HasPrefix(m, "text/") {
+		return true
+	}
+	for _, suffix := range []string{"/json", "+json", "/xml", "+xml", "/yaml", "+yaml", "/x-yaml", "/javascript", "/ecmascript", "/csv", "/x-ndjson", "/jsonl"} {
+		if strings.HasSuffix(m, suffix) {
+			return true
+		}
+	}
+	return false
+}

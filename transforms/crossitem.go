@@ -1,0 +1,134 @@
+package transforms
+
+import (
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// Values split across text items.
+//
+// Clients show, and pass to the model, the text items of one result one
+// after the other: content[0].text "mail alice@exa" and content[1].text
+// "mple.com" read as one address, though neither string holds it. Before
+// a run of string steps acts on each item, every joint between two
+// adjacent text items is scanned by the run's steps: the last crossWindow
+// bytes of the first item and the first crossWindow bytes of the second,
+// joined. A detection that crosses the joint is cut out of both parts;
+// after the run has acted on the items, its replacement is appended to
+// the first (so no step rescans it: a hash reads like a key assignment).
+// Values longer than the window on either side, and values spread over
+// three or more items, are not joined.
+
+// crossWindow is how much of each side of a joint is scanned.
+const crossWindow = 1024
+
+// joints are the replacements of values cut out at joints, to append to
+// their first items once the run has acted on them.
+type joints []joint
+
+type joint struct {
+	t *target
+	r string
+}
+
+func (js joints) rejoin() {
+	for _, j := range js {
+		j.t.text += j.r
+	}
+}
+
+// acrossItems scans the joints between adjacent text items of ts with the
+// string steps of sg, before the run acts on each item (so that neither
+// part has been rewritten on its own yet).
+func (e *Engine) acrossItems(sg *stepRun, doc *jsondoc.Doc, ts []target, run *Run) (js joints) {
+	if sg.structural {
+		return nil
+	}
+	for j := 0; j+1 < len(ts) && !run.Blocked; j++ {
+		a, b := &ts[j], &ts[j+1]
+		if !adjacentTextItems(doc, a, b) {
+			continue
+		}
+		for i, st := range sg.steps {
+			if sg.fieldMask&(1<<i) != 0 && !(a.unparsed && b.unparsed) {
+				continue // fields name JSON paths: plain text has none
+			}
+			if js = e.acrossJoint(st, a, b, run, js); run.Blocked {
+				return js
+			}
+		}
+	}
+	return js
+}
+
+// adjacentTextItems: a and b are the texts of two text content items, b's
+// item directly after a's in one content array.
+func adjacentTextItems(d *jsondoc.Doc, a, b *target) bool {
+	if a.kind != plainText || b.kind != plainText || a.node == jsondoc.None || b.node == jsondoc.None {
+		return false
+	}
+	ia, ib := d.Parent(a.node), d.Parent(b.node)
+	if ia < 0 || ib < 0 || d.Next(ia) != ib || d.Kind(d.Parent(ia)) != jsondoc.Array {
+		return false
+	}
+	return d.StrEquals(d.Get(ia, "type"), "text") && d.StrEquals(d.Get(ib, "type"), "text")
+}
+
+// acrossJoint runs one step over the joint of a and b.
+func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints {
+	if !st.detecting() || !st.scan {
+		return js
+	}
+	from := len(a.text) - min(len(a.text), crossWindow)
+	for from < len(a.text) && !utf8.RuneStart(a.text[from]) {
+		from++
+	}
+	to := min(len(b.text), crossWindow)
+	for to < len(b.text) && !utf8.RuneStart(b.text[to]) {
+		to++
+	}
+	tail, head := a.text[from:], b.text[:to]
+	if tail == "" || head == "" {
+		return js
+	}
+	cut := len(tail)
+	window := tail + head
+	for _, d := range e.detectors.Detect(window, st.sel) {
+		if d.Start >= cut || d.End <= cut {
+			continue
+		}
+		run.count(d.Label)
+		if st.kind == stepBlock {
+			run.blockedBy(d.Label)
+			continue
+		}
+		r, ok := e.replacement(st, d, d.Seen(window), run)
+		if !ok {
+			continue
+		}
+		// At most one detection crosses the joint.
+		a.text, a.changed = a.text[:from+d.Start], true
+		b.text, b.changed = b.text[d.End-cut:], true
+		return append(js, joint{a, r})
+	}
+	return js
+}
+
+// replacement is what a rewriting step puts in place of detection d of
+// value v; ok is false for steps that rewrite nothing (detect, annotate,
+// block).
+func (e *Engine) replacement(st *step, d Detection, v string, run *Run) (string, bool) {
+	switch st.kind {
+	case stepRedact:
+		return Placeholder(st.placeholder, d), true
+	case stepPseudonymise:
+		run.Pseudonyms++
+		return e.pseudonym(run, d.Label, v), true
+	case stepMask:
+		return Mask(d.Label, v, st.keepLast, st.char), true
+	case stepHash:
+		return e.hasher.Hash(d.Label, v, st.length), true
+	}
+	return "", false
+}

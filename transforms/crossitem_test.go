@@ -1,0 +1,74 @@
+package transforms
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// textItems returns the texts of a result's content items.
+func textItems(t *testing.T, doc *jsondoc.Doc) []string {
+	t.Helper()
+	var out []string
+	for it := doc.First(doc.Get(jsondoc.Root, "content")); it != jsondoc.None; it = doc.Next(it) {
+		s, _ := doc.Str(doc.Get(it, "text"))
+		out = append(out, s)
+	}
+	return out
+}
+
+func resultOf(items ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"content":[`)
+	for i, s := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":` + jsondoc.Quote(s) + `}`)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// A value split across two adjacent text items, at any point, is found
+// and rewritten: the items joined read as the value's text transformed
+// whole (issue 12: clients concatenate text items).
+func TestValueSplitAcrossTextItems(t *testing.T) {
+	for _, pol := range []string{`[redact]`, `[pseudonymise]`, `[{type: mask}]`, `[{type: hash}]`} {
+		e, p, _ := engineFor(t, `{name: p, transforms: `+pol+`}`)
+		pl := compileOutput(t, e, p)
+		for _, value := range []string{"alice@example.com", "4111 1111 1111 1111", "+44 20 7946 0958", "DE89 3704 0044 0532 0130 00",
+			"AKIAYPKZVCGCKMHTXPVQ", "192.168.10.20", "ali\u200bce＠example.com"} {
+			text := "see " + value + " now"
+			whole := e.ApplyText(pl, text, &Run{})
+			for k := 1; k < len(value); k++ {
+				if !strings.HasPrefix(value[k:], "") || !utf8Start(value, k) {
+					continue
+				}
+				doc, err := jsondoc.Parse([]byte(resultOf("see "+value[:k], value[k:]+" now")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+				items := textItems(t, doc)
+				if got := strings.Join(items, ""); got != whole {
+					t.Fatalf("%s: %q split at %d became %q, want %q", pol, value, k, items, whole)
+				}
+			}
+		}
+	}
+}
+
+func utf8Start(s string, i int) bool { return i == len(s) || s[i] < 0x80 || s[i] >= 0xc0 }
+
+// A block step fires on a secret split across two items.
+func TestSplitSecretBlocks(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [{type: block, options: {detectors: ["@secrets"]}}]}`)
+	doc, _ := jsondoc.Parse([]byte(resultOf("key AKIAYPKZVC", "GCKMHTXPVQ")))
+	run := &Run{}
+	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, run)
+	if !run.Blocked || run.BlockLabels[0] != "AWS_ACCESS_KEY" {
+		t.Errorf("blocked %v %v", run.Blocked, run.BlockLabels)
+	}
+}

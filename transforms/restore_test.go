@@ -1,0 +1,206 @@
+package transforms
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// restoreFixture is an engine over a real vault, its output pipeline
+// (pseudonymise) and its input pipeline (the depseudonymiser).
+type restoreFixture struct {
+	e       *Engine
+	out, in *Pipeline
+}
+
+func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
+	t.Helper()
+	p, errs := policy.ParsePolicy([]byte("# yaml\n{name: p, vault: {scope: "+scope+"}, transforms: [pseudonymise]}"), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	clk := newClock()
+	v := NewVault(testKey, p.Vault, NewMemoryKV(), clk.now)
+	e, err := NewEngine(p, v, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &restoreFixture{e: e}
+	if f.out, err = e.Compile(p.OutputPipeline(nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if f.in, err = e.Compile(p.InputPipeline(nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// pseudonymise returns the pseudonym the output pipeline gives text's one
+// value, in namespace ns.
+func (f *restoreFixture) pseudonymise(t *testing.T, ns, text, value string) string {
+	t.Helper()
+	out := f.e.ApplyText(f.out, text, &Run{Namespace: ns})
+	sp := FindPseudonyms(out, nil)
+	if len(sp) != 1 || strings.Contains(out, value) {
+		t.Fatalf("%q pseudonymised as %q", text, out)
+	}
+	return out[sp[0].Start:sp[0].End]
+}
+
+// restore runs the input pipeline over s as an argument.
+func (f *restoreFixture) restore(t *testing.T, ns, s string) (string, *Run) {
+	t.Helper()
+	doc, err := jsondoc.Parse([]byte(`{"a":` + jsondoc.Quote(s) + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &Run{Namespace: ns}
+	f.e.Apply(f.in, doc, jsondoc.Root, Arguments, run)
+	got, _ := doc.Str(doc.Get(jsondoc.Root, "a"))
+	return got, run
+}
+
+// glues are what a model may put next to a pseudonym: every ASCII
+// character, a punctuation mark followed by a letter or a digit, and
+// samples of non-ASCII classes (letters of several scripts, combining
+// marks, joiners, invisible characters, space variants, fullwidth forms,
+// other digits, dashes, CJK punctuation), alone and before a letter.
+func glues() []string {
+	var out []string
+	for c := 0; c < 128; c++ {
+		out = append(out, string(rune(c)))
+		if c > ' ' && c < 0x7f && !wordRune(rune(c)) {
+			out = append(out, string(rune(c))+"x", string(rune(c))+"5")
+		}
+	}
+	out = append(out, []string{"é", "ß", "я", "α", "ע", "ب", "中", "。", "、", "\u0301", "\u200d", "\u200c", "\u200b", "\u00ad", "\u2060", "\ufeff",
+		"\u00a0", "\u3000", "ａ", "Ａ", "５", "٣", "\U0001d7d3", "—", "\u2011", "→", "«", "»", "“", "’", "\u2011x", "．5", "\uff20x", "\u200b5", "\u200bé", "é5", " 5", " 1234", "\u00a05", " 0044", "-1234", "::1", ":5", "/5"}...)
+	return out
+}
+
+// A pseudonym glued to any character is either restored exactly (and its
+// value then reads as exactly that value, so an echo of it is found again)
+// or left alone: never restored as part of a longer token.
+func TestPseudonymGluedToAnyCharacter(t *testing.T) {
+	f := newRestoreFixture(t, "global")
+	values := []struct{ text, value string }{
+		{"alice@example.com", "alice@example.com"},
+		{"+44 20 7946 0958", "+44 20 7946 0958"},
+		{"4111 1111 1111 1111", "4111 1111 1111 1111"},
+		{"10.0.0.1", "10.0.0.1"},
+		{"2001:db8::8a2e:370:7334", "2001:db8::8a2e:370:7334"},
+		{"DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 00"},
+		{"078-05-1120", "078-05-1120"},
+		{"AKIAYPKZVCGCKMHTXPVQ", "AKIAYPKZVCGCKMHTXPVQ"},
+		{"password=hunter2hunter2", "hunter2hunter2"}, // found only in context
+	}
+	for _, v := range values {
+		p := f.pseudonymise(t, "", v.text, v.value)
+		alone := len(f.e.Detectors().Detect(v.value, selectAll)) > 0
+		for _, g := range glues() {
+			for _, in := range []string{p + g, g + p, "to " + p + g + " ok", "to " + g + p + " ok"} {
+				got, _ := f.restore(t, "", in)
+				if got == in {
+					continue // left alone
+				}
+				if got != strings.Replace(in, p, v.value, 1) {
+					t.Fatalf("%q restored as %q: not exactly the value %q", in, got, v.value)
+				}
+				at := strings.Index(got, v.value)
+				if r, _ := utf8.DecodeRuneInString(got[at+len(v.value):]); unicode.IsMark(r) || r >= utf8.RuneSelf && newView(string(r)).text == "" {
+					t.Fatalf("%q restored as %q: %q changes or hides the value's last character", in, got, r)
+				}
+				for _, d := range f.e.Detectors().Detect(got, selectAll) {
+					if d.End > at && d.Start < at+len(v.value) && (d.Start != at || d.End != at+len(v.value)) {
+						t.Fatalf("%q restored as %q: the value is part of the %s %q", in, got, d.Label, got[d.Start:d.End])
+					}
+				}
+				if alone {
+					// An echo of the restored text pseudonymises the value again.
+					if echo := f.e.ApplyText(f.out, got, &Run{}); strings.Contains(newView(echo).text, v.value) {
+						t.Fatalf("%q restored as %q, echoed raw as %q", in, got, echo)
+					}
+				} else if joinsBefore(got[:at]) || joinsAfter(got[at+len(v.value):]) {
+					t.Fatalf("%q restored as %q: the value touches a word", in, got)
+				}
+			}
+		}
+	}
+}
+
+// What a model writes around a pseudonym in ordinary text restores.
+func TestPseudonymRestoredInOrdinaryText(t *testing.T) {
+	f := newRestoreFixture(t, "global")
+	email := f.pseudonymise(t, "", "alice@example.com", "alice@example.com")
+	ip := f.pseudonymise(t, "", "10.0.0.1", "10.0.0.1")
+	secret := f.pseudonymise(t, "", "password=hunter2hunter2", "hunter2hunter2")
+	for _, c := range []struct{ in, want string }{
+		{"write to " + email + ".", "write to alice@example.com."},
+		{"mailto:" + email, "mailto:alice@example.com"},
+		{`"` + email + `", (` + email + `)`, `"alice@example.com", (alice@example.com)`},
+		{"担当" + email + "様。", "担当alice@example.com様。"},
+		{"«" + email + "»\u00a0ok", "«alice@example.com»\u00a0ok"},
+		{"connect " + ip + ":8080 or " + ip + "/24", "connect 10.0.0.1:8080 or 10.0.0.1/24"},
+		{secret, "hunter2hunter2"},
+		{"password=" + secret, "password=hunter2hunter2"},
+	} {
+		if got, run := f.restore(t, "", c.in); got != c.want || run.Refused != 0 {
+			t.Errorf("%q restored as %q (refused %d), want %q", c.in, got, run.Refused, c.want)
+		}
+	}
+}
+
+// Refused and unresolvable pseudonyms are counted for the audit: a
+// resolved pseudonym whose place refuses it, one of another namespace,
+// one never issued.
+func TestRestoreCountsRefusedAndUnresolved(t *testing.T) {
+	f := newRestoreFixture(t, "principal")
+	mine := f.pseudonymise(t, "alice", "alice@example.com", "alice@example.com")
+	bobs := f.pseudonymise(t, "bob", "bob@example.com", "bob@example.com")
+	forged := "EMAIL_" + strings.Repeat("A", TokenLen)
+	got, run := f.restore(t, "alice", mine+" "+mine+".5 "+bobs+" "+forged)
+	want := "alice@example.com " + mine + ".5 " + bobs + " " + forged
+	if got != want || run.Resolved != 1 || run.Refused != 1 || run.Unresolved != 2 {
+		t.Errorf("got %q resolved %d refused %d unresolved %d; want %q 1 1 2", got, run.Resolved, run.Refused, run.Unresolved, want)
+	}
+}
+
+// The writer and the reader agree: every pseudonym the output pipeline
+// writes into the mixed corpus and the detector corpus restores in place
+// (none refused), giving back the text (in the spelling the vault
+// stored first).
+func TestPseudonymsWrittenRestoreInPlace(t *testing.T) {
+	f := newRestoreFixture(t, "global")
+	_, docs := readMixed(t)
+	for _, name := range builtinNames {
+		for _, c := range readCorpus(t, name) {
+			docs = append(docs, c.text)
+		}
+	}
+	for _, doc := range docs {
+		out := f.e.ApplyText(f.out, doc, &Run{})
+		back, run := f.restore(t, "", out)
+		if run.Refused != 0 || run.Unresolved != 0 {
+			t.Fatalf("%q pseudonymised as %q: %d refused, %d unresolved on the way back (%q)", doc, out, run.Refused, run.Unresolved, back)
+		}
+		// The vault puts back the spelling it stored first: compare
+		// letters and digits, in lower case.
+		if alnum(back) != alnum(newView(doc).text) {
+			t.Fatalf("%q came back as %q", doc, back)
+		}
+	}
+}
+
+func alnum(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if wordRune(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
