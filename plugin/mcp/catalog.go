@@ -31,6 +31,8 @@ type Catalog struct {
 	templatesCAS uint32
 	// deferred holds deferred answers when there is no shared data.
 	deferred map[string][]byte
+	// local holds the session bindings when there is no shared data.
+	local *localShared
 }
 
 type learnedKey struct {
