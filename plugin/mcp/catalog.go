@@ -31,8 +31,10 @@ type Catalog struct {
 	templatesCAS uint32
 	// deferred holds deferred answers when there is no shared data.
 	deferred map[string][]byte
-	// local holds the session bindings when there is no shared data.
-	local *localShared
+	// local holds the session bindings when there is no shared data;
+	// sessionPrefix is their keys' prefix.
+	local         *localShared
+	sessionPrefix string
 }
 
 type learnedKey struct {

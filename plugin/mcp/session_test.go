@@ -311,3 +311,24 @@ func TestSharedRequestRecordsPrincipal(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToolsCallSession is BenchmarkToolsCall with a session and the
+// host's shared data: the binding check is one shared-data read.
+func BenchmarkToolsCallSession(b *testing.B) {
+	cfg, errs := NewConfig([]byte(testEnvelope), newMemShared())
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	req := hdr("x-mcp-principal", "alice", "content-length", "200", "mcp-session-id", "a7f3c0d2-5e1b-4c8e-9f6a-2b7d4e9c1a03")
+	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice","limit":10,"filters":{"country":"DE","active":true,"tags":["vip","eu"]}},"_meta":{"progressToken":"abc-123"}}}`)
+	read := func() []byte { return body }
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewStream(cfg)
+		s.OnRequestHeaders(req, "POST", "/mcp", false)
+		if r := s.OnRequestBody(len(body), true, read); r.Reply != nil || r.Body != nil {
+			b.Fatal("not forwarded as is")
+		}
+	}
+}

@@ -371,14 +371,20 @@ const (
 // sessionBucket is the shared-data key of session's bucket and the
 // session's digest in it.
 func (c *Catalog) sessionBucket(session string) (string, [sessionTag]byte) {
-	d := sha256.Sum256([]byte("session\x00" + c.server.ID + "\x00" + session))
+	var buf [160]byte // on the stack for ordinary ids
+	d := sha256.Sum256(append(append(append(append(buf[:0], "session\x00"...), c.server.ID...), 0), session...))
 	var tag [sessionTag]byte
 	copy(tag[:], d[4:])
-	return c.sharedKey("session", strconv.Itoa(int(binary.BigEndian.Uint32(d[:4])%sessionBuckets))), tag
+	if c.sessionPrefix == "" {
+		c.sessionPrefix = c.sharedKey("session", "")
+	}
+	key := strconv.AppendUint(append(buf[:0], c.sessionPrefix...), uint64(binary.BigEndian.Uint32(d[:4])%sessionBuckets), 10)
+	return string(key), tag
 }
 
 func principalTag(id string) [sessionTag]byte {
-	d := sha256.Sum256([]byte("principal\x00" + id))
+	var buf [160]byte
+	d := sha256.Sum256(append(append(buf[:0], "principal\x00"...), id...))
 	var tag [sessionTag]byte
 	copy(tag[:], d[:])
 	return tag
