@@ -1,13 +1,13 @@
 package mcp
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -349,10 +349,11 @@ func requestSlot(session, id string) string {
 // (a refreshed token).
 //
 // The bindings live in a fixed-size table (spec 16): sessionBuckets keys,
-// each holding up to sessionWays entries, found by a hash of (server.id,
-// session). An entry is a digest of the session, a digest of the principal
-// id and when the session was last used (refreshed at most once per
-// sessionTouch, so a request with a session costs one shared-data read).
+// each holding up to sessionWays entries, found by (server.id, a digest
+// of the session): the key names the server. An entry is the session's
+// digest, a digest of the principal id and when the session was last
+// used (refreshed at most once per sessionTouch, so a request with a
+// session costs one shared-data read).
 // Digests keep an entry fixed-size whatever a client puts in a header. A
 // full bucket gives up the entry used least recently. A session whose
 // entry was given up reads as new and is bound again by the next request
@@ -371,8 +372,10 @@ const (
 // sessionBucket is the shared-data key of session's bucket and the
 // session's digest in it.
 func (c *Catalog) sessionBucket(session string) (string, [sessionTag]byte) {
+	// The key's prefix names the server: the digest needs only the
+	// session, one SHA-256 block for the ids servers issue.
 	var buf [160]byte // on the stack for ordinary ids
-	d := sha256.Sum256(append(append(append(append(buf[:0], "session\x00"...), c.server.ID...), 0), session...))
+	d := hmacsha256.Sum256(append(buf[:0], session...))
 	var tag [sessionTag]byte
 	copy(tag[:], d[4:])
 	if c.sessionPrefix == "" {
@@ -382,13 +385,24 @@ func (c *Catalog) sessionBucket(session string) (string, [sessionTag]byte) {
 	return string(key), tag
 }
 
-func principalTag(id string) [sessionTag]byte {
+// principalTag is the digest of a principal id in a session entry. A VM
+// sees few principals: their digests are kept (up to maxPrincipalTags).
+func (c *Catalog) principalTag(id string) [sessionTag]byte {
+	if tag, ok := c.principalTags[id]; ok {
+		return tag
+	}
 	var buf [160]byte
-	d := sha256.Sum256(append(append(buf[:0], "principal\x00"...), id...))
+	d := hmacsha256.Sum256(append(append(buf[:0], "principal\x00"...), id...))
 	var tag [sessionTag]byte
 	copy(tag[:], d[:])
+	if c.principalTags == nil || len(c.principalTags) >= maxPrincipalTags {
+		c.principalTags = map[string][sessionTag]byte{}
+	}
+	c.principalTags[id] = tag
 	return tag
 }
+
+const maxPrincipalTags = 1024
 
 // bindSession reports whether session may be used by principal: it is
 // bound to that principal, or to nobody, in which case it is bound to it
@@ -402,7 +416,7 @@ func (c *Catalog) bindSession(session, principal string, now int64) bool {
 		sh = c.local
 	}
 	key, tag := c.sessionBucket(session)
-	who := principalTag(principal)
+	who := c.principalTag(principal)
 	for range 8 {
 		v, cas, found := sh.Get(key)
 		if len(v)%sessionEntry != 0 || len(v) > sessionWays*sessionEntry {
