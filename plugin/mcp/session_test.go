@@ -332,3 +332,29 @@ func BenchmarkToolsCallSession(b *testing.B) {
 		}
 	}
 }
+
+// FuzzSessionSharedRecords writes arbitrary bytes where a session bucket
+// and a request record live (shared data another VM, or an older build,
+// wrote): reading them never panics, a bucket that does not read whole is
+// rebuilt, and a binding made then holds.
+func FuzzSessionSharedRecords(f *testing.F) {
+	f.Add([]byte{}, []byte("S1\x00\"c1\"\x001\x01\x0atools/call\x06lookup\x03ann\x01\x07careful"))
+	f.Add(make([]byte, sessionEntry), []byte("S1\x00\"c1\"\x00x"))
+	f.Add(make([]byte, sessionWays*sessionEntry+1), []byte("S1\x00\"c1\"\x000\x01\xff\xff\xff\xff\x0f"))
+	f.Fuzz(func(t *testing.T, bucket, record []byte) {
+		shared := newMemShared()
+		cfg, _ := NewConfig([]byte(sessionEnvelope), shared)
+		c := cfg.Catalog
+		key, _ := c.sessionBucket("S1")
+		shared.Set(key, bucket, 0)
+		shared.Set(c.sharedKey("request", requestSlot("S1", `"c1"`)), record, 0)
+		c.sharedRequest("S1", `"c1"`)
+		first := c.bindSession("S1", "ann", 1)
+		if first && c.bindSession("S1", "bob", 2) {
+			t.Fatalf("bucket %x: bound to ann, then usable by bob", bucket)
+		}
+		if v, _, _ := shared.Get(key); len(v) > sessionWays*sessionEntry && first {
+			t.Fatalf("bucket grew to %d bytes", len(v))
+		}
+	})
+}
