@@ -82,6 +82,12 @@ func TestSessionBoundToFirstPrincipal(t *testing.T) {
 		{"legacy session in the query", who("ann", "", ""), "POST", who("bob", "", ""), "POST", "/mcp?sessionid=S1", true},
 		{"header after query", who("ann", "", ""), "POST", who("bob", "", "S1"), "GET", "/mcp?sessionid=S1", true},
 		{"no session: nothing bound", who("ann", "", ""), "POST", who("bob", "", ""), "POST", "/mcp", false},
+		// A CORS preflight carries no credentials, and nothing of a
+		// session flows on OPTIONS or HEAD: they neither bind nor are
+		// refused.
+		{"preflight of another principal", who("ann", "", "S1"), "POST", who("", "", "S1"), "OPTIONS", "/mcp?sessionid=S1", false},
+		{"HEAD of another principal", who("ann", "", "S1"), "POST", who("bob", "", "S1"), "HEAD", "/mcp", false},
+		{"a preflight binds nothing", who("", "", ""), "OPTIONS", who("ann", "", ""), "POST", "/mcp?sessionid=S1", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

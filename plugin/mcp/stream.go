@@ -291,11 +291,15 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			"Invalid Request: the request names more than one session (in its query, its Mcp-Session-Id headers, or both), which servers read differently; send one")
 		return r
 	}
-	if s.session != "" && !s.cfg.Catalog.bindSession(s.session, s.id.ID, s.arrived) {
+	if s.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.Catalog.bindSession(s.session, s.id.ID, s.arrived) {
 		// The session belongs to another principal: its streams carry
 		// that principal's answers and server messages. Answered as an
 		// unknown session is (404, which tells a client to start a new
 		// one), whatever the method: a GET stream, a DELETE and a POST.
+		// OPTIONS and HEAD neither bind nor are refused: nothing of a
+		// session flows on them (a body is refused below), and a
+		// browser's CORS preflight carries no credentials, so it would
+		// bind a legacy session's URL to the anonymous principal.
 		r.Reply = s.refuseSession()
 		return r
 	}
