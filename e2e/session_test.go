@@ -150,6 +150,12 @@ func TestSessionStreamsOnlyForTheirPrincipal(t *testing.T) {
 		}
 	}
 
+	// Bob may not use echo at all, in a session of his own.
+	bobs := rawInitialize(t, p.URL, "bob", "")
+	if status, body := rawPost(t, p.URL, bobs, "bob", "", `{"jsonrpc":"2.0","id":"b2","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`); status != 200 || !strings.Contains(body, "-32003") {
+		t.Errorf("bob's own echo call: %d %s, want -32003", status, body)
+	}
+
 	// Ann, with the role again, after the others tried.
 	if status, got := replayFrom("ann", "careful"); status != 200 || !strings.Contains(got, `"c1"`) || strings.Contains(got, sessionAddress) || !strings.Contains(got, "REDACTED") {
 		t.Errorf("ann's resumed stream: %d %s; want her call's answer, redacted", status, got)
