@@ -465,7 +465,8 @@ func (c *Catalog) bindSession(session, principal string, now int64) bool {
 			return true
 		}
 	}
-	// The bucket kept changing under other workers: the session is used
-	// unbound this once (its next request binds it), rather than refused.
+	// The bucket kept changing under other workers, and no read showed
+	// the session bound to another principal: it is used unbound this
+	// once (its next request binds it), rather than refused.
 	return true
 }
