@@ -1,10 +1,12 @@
 package e2e_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -16,7 +18,11 @@ import (
 // and privacy_status joins the first page.
 func TestResumedStreamFiltered(t *testing.T) {
 	const session = "resume-session-1"
-	answer := `{"jsonrpc":"2.0","id":"r1","result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"delete_customer","inputSchema":{"type":"object"}}]}}`
+	// The answer, to the id of the last request posted (each round uses
+	// its own: an id used twice in a session, for requests judged
+	// differently, cannot be attributed on another stream).
+	answer := `{"jsonrpc":"2.0","id":"ID","result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"delete_customer","inputSchema":{"type":"object"}}]}}`
+	var lastID atomic.Value
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Session-Id") != session {
 			http.Error(w, "no session", 400)
@@ -25,7 +31,10 @@ func TestResumedStreamFiltered(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		switch r.Method {
 		case "POST":
-			_, _ = io.Copy(io.Discard, r.Body)
+			var req struct{ ID string }
+			b, _ := io.ReadAll(r.Body)
+			_ = json.Unmarshal(b, &req)
+			lastID.Store(req.ID)
 			// Priming event, then the server closes: the client must resume.
 			_, _ = io.WriteString(w, "id: ev-1\nretry: 10\ndata: \n\n")
 		case "GET":
@@ -33,7 +42,7 @@ func TestResumedStreamFiltered(t *testing.T) {
 				http.Error(w, "want Last-Event-ID ev-1", 400)
 				return
 			}
-			_, _ = io.WriteString(w, "id: ev-2\nevent: message\ndata: "+answer+"\n\n")
+			_, _ = io.WriteString(w, "id: ev-2\nevent: message\ndata: "+strings.Replace(answer, "ID", lastID.Load().(string), 1)+"\n\n")
 		}
 	}))
 	t.Cleanup(up.Close)
@@ -68,7 +77,7 @@ func TestResumedStreamFiltered(t *testing.T) {
 		// response recognised only by its shape is not.
 		{"admin", nil, []string{`"name":"echo"`, `"name":"delete_customer"`, `"name":"privacy_status"`}, nil},
 	} {
-		if got := do(c.roles, "POST", `{"jsonrpc":"2.0","id":"r1","method":"tools/list"}`, ""); got != "id: ev-1\nretry: 10\ndata: \n\n" {
+		if got := do(c.roles, "POST", `{"jsonrpc":"2.0","id":"r-`+c.roles+`","method":"tools/list"}`, ""); got != "id: ev-1\nretry: 10\ndata: \n\n" {
 			t.Fatalf("%s: POST stream %q", c.roles, got)
 		}
 		got := do(c.roles, "GET", "", "ev-1")

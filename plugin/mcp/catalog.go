@@ -31,6 +31,12 @@ type Catalog struct {
 	templatesCAS uint32
 	// deferred holds deferred answers when there is no shared data.
 	deferred map[string][]byte
+	// local holds the session bindings when there is no shared data;
+	// sessionPrefix is their keys' prefix, principalTags the digests of
+	// principal ids (shared.go).
+	local         *localShared
+	sessionPrefix string
+	principalTags map[string][sessionTag]byte
 }
 
 type learnedKey struct {

@@ -86,12 +86,13 @@ const (
 	ErrSharedData        ErrorKind = "shared_data"         // shared data contention beyond retries
 	ErrRateLimitEviction ErrorKind = "rate_limit_eviction" // a bucket with state lost its slot
 	ErrAmbiguousID       ErrorKind = "ambiguous_id"        // a response to an id the session used twice, withheld
+	ErrSessionPrincipal  ErrorKind = "session_principal"   // a session used by another principal than its own: refused, or its answer withheld
 )
 
 // ErrorKinds are every ErrorKind, in documentation order.
 var ErrorKinds = []ErrorKind{ErrParse, ErrInvalidRequest, ErrInvalidParams, ErrRequestTooLarge,
 	ErrCompressedRequest, ErrUnauthenticated, ErrResponseTooLarge, ErrResponseInvalid, ErrResponseEncoded,
-	ErrTransform, ErrInternal, ErrSharedData, ErrRateLimitEviction, ErrAmbiguousID}
+	ErrTransform, ErrInternal, ErrSharedData, ErrRateLimitEviction, ErrAmbiguousID, ErrSessionPrincipal}
 
 // metricMethods are the JSON-RPC methods with their own requests tag value;
 // any other method counts as "other", so a client cannot mint stats.

@@ -418,7 +418,20 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 				Message: "Internal error: the privacy filter cannot attribute this response: the session used its id " + id + " for two requests"}))
 			return msgChanged
 		}
+		if ok && req.principal.ID != s.id.ID {
+			// Judged for another principal: the session's binding was
+			// lost (shared.go) and someone else now reads its streams.
+			// Nothing of that answer is theirs to read.
+			CountError(s.cfg.Metrics, ErrSessionPrincipal)
+			doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
+				Message: "Internal error: the privacy filter withheld a response to a request another principal made"}))
+			return msgChanged
+		}
 		if ok {
+			// Everything this response goes through (list filtering, the
+			// pipeline, the vault scope, its audit entry) is for the
+			// principal the request was judged for, not for this reader.
+			defer s.judgedAs(req.principal)()
 			x, d = s.rebuildOutput(&req)
 			shared = true
 		}
@@ -556,7 +569,9 @@ func (s *Stream) endpointEvent(data []byte) bool {
 		return false
 	}
 	if _, q, ok := strings.Cut(d, "?"); ok {
-		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous {
+		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous && s.cfg.Catalog.bindSession(sid, s.id.ID, s.cfg.Now()) {
+			// The legacy session is this stream's: bound to its principal
+			// before any POST can name it.
 			s.session = sid
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -238,13 +240,15 @@ func (c *Catalog) takeAnswer(session, id string) ([]byte, bool) {
 const requestSlots = 4096
 
 // shareRequest records a forwarded request under (session, id): its
-// method, whether it asked for a first page, and the primitive it named.
+// method, whether it asked for a first page, the primitive it named, and
+// the principal (id and roles) it was judged for, whose pipeline its
+// response gets wherever it arrives.
 // When the session already used the id for a request recorded otherwise
 // (MCP forbids reuse; two streams could do it at once), the record becomes
 // ambiguous: a response arriving on another stream could belong to either,
 // and their pipelines differ. Reuse for an identical request changes
 // nothing a response would be judged by.
-func (c *Catalog) shareRequest(session, id string, f forwarded) {
+func (c *Catalog) shareRequest(session, id string, f forwarded, by *policy.Principal) {
 	if c.Shared == nil || session == "" {
 		return
 	}
@@ -256,9 +260,17 @@ func (c *Catalog) shareRequest(session, id string, f forwarded) {
 	if f.standIn {
 		first += 2 // '2', '3': a hidden primitive's stand-in request
 	}
-	v := make([]byte, 0, len(session)+len(id)+len(f.method)+len(f.name)+8)
-	v = append(append(append(append(append(v, session...), 0), id...), 0, first), f.method...)
-	v = append(append(v, 0, byte(f.kind)), f.name...)
+	n := len(session) + len(id) + len(f.method) + len(f.name) + len(by.ID) + 24
+	for _, r := range by.Roles {
+		n += len(r) + 2
+	}
+	v := make([]byte, 0, n)
+	v = append(append(append(append(append(v, session...), 0), id...), 0, first), byte(f.kind))
+	v = appendBytes(appendBytes(appendBytes(v, f.method), f.name), by.ID)
+	v = binary.AppendUvarint(v, uint64(len(by.Roles)))
+	for _, r := range by.Roles {
+		v = appendBytes(v, r)
+	}
 	prefix := len(session) + len(id) + 2
 	if old, _, ok := c.Shared.Get(key); ok && len(old) > prefix && string(old[:prefix]) == string(v[:prefix]) {
 		if string(old) != string(v) {
@@ -273,6 +285,7 @@ func (c *Catalog) shareRequest(session, id string, f forwarded) {
 const ambiguousRequest = 'x'
 
 // sharedRequest finds the request (session, id) recorded by any stream.
+// A record that does not read whole is treated as lost.
 func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
 	if c.Shared == nil || session == "" {
 		return forwarded{}, false
@@ -286,11 +299,35 @@ func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
 	if rest[0] == ambiguousRequest {
 		return forwarded{ambiguous: true}, true
 	}
-	f := forwarded{firstPage: rest[0] == '1' || rest[0] == '3', standIn: rest[0] == '2' || rest[0] == '3'}
-	method, target, ok := strings.Cut(string(rest[1:]), "\x00")
-	f.method = method
-	if ok && len(target) > 0 {
-		f.kind, f.name = policy.Kind(target[0]), target[1:]
+	if len(rest) < 2 {
+		return forwarded{}, false
+	}
+	f := forwarded{firstPage: rest[0] == '1' || rest[0] == '3', standIn: rest[0] == '2' || rest[0] == '3', kind: policy.Kind(rest[1])}
+	b := rest[2:]
+	next := func() (string, bool) {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return "", false
+		}
+		s := string(b[w : w+int(n)])
+		b = b[w+int(n):]
+		return s, true
+	}
+	var ok1, ok2, ok3 bool
+	f.method, ok1 = next()
+	f.name, ok2 = next()
+	f.principal.ID, ok3 = next()
+	roles, w := binary.Uvarint(b)
+	if !ok1 || !ok2 || !ok3 || w <= 0 || roles > uint64(len(b)) {
+		return forwarded{}, false
+	}
+	b = b[w:]
+	for range roles {
+		r, ok := next()
+		if !ok {
+			return forwarded{}, false
+		}
+		f.principal.Roles = append(f.principal.Roles, r)
 	}
 	return f, true
 }
@@ -302,4 +339,134 @@ func requestSlot(session, id string) string {
 	h.Write([]byte{0})
 	h.Write([]byte(id))
 	return strconv.Itoa(int(h.Sum32() % requestSlots))
+}
+
+// Sessions are bound to the principal that first used them (spec 8): MCP
+// servers do not tie a session to whoever opened it, so without a binding
+// anyone who knows a session id could open its GET stream, or resume one
+// of its streams, and read its answers under their own identity. The
+// binding is by principal id only; roles may change while a session lives
+// (a refreshed token).
+//
+// The bindings live in a fixed-size table (spec 16): sessionBuckets keys,
+// each holding up to sessionWays entries, found by (server.id, a digest
+// of the session): the key names the server. An entry is the session's
+// digest, a digest of the principal id and when the session was last
+// used (refreshed at most once per sessionTouch, so a request with a
+// session costs one shared-data read).
+// Digests keep an entry fixed-size whatever a client puts in a header. A
+// full bucket gives up the entry used least recently. A session whose
+// entry was given up reads as new and is bound again by the next request
+// naming it: what another principal's request left behind is then still
+// kept from it by the request records, which carry whom each request was
+// judged for (processMessage), and a response whose record is lost gets
+// the policy-level pipeline.
+const (
+	sessionBuckets = 4096
+	sessionWays    = 4
+	sessionTag     = 16
+	sessionEntry   = 2*sessionTag + 8
+	sessionTouch   = int64(60 * time.Second)
+)
+
+// sessionBucket is the shared-data key of session's bucket and the
+// session's digest in it.
+func (c *Catalog) sessionBucket(session string) (string, [sessionTag]byte) {
+	// The key's prefix names the server: the digest needs only the
+	// session, one SHA-256 block for the ids servers issue.
+	var buf [160]byte // on the stack for ordinary ids
+	d := hmacsha256.Sum256(append(buf[:0], session...))
+	var tag [sessionTag]byte
+	copy(tag[:], d[4:])
+	if c.sessionPrefix == "" {
+		c.sessionPrefix = c.sharedKey("session", "")
+	}
+	key := strconv.AppendUint(append(buf[:0], c.sessionPrefix...), uint64(binary.BigEndian.Uint32(d[:4])%sessionBuckets), 10)
+	return string(key), tag
+}
+
+// principalTag is the digest of a principal id in a session entry. A VM
+// sees few principals: their digests are kept (up to maxPrincipalTags).
+func (c *Catalog) principalTag(id string) [sessionTag]byte {
+	if tag, ok := c.principalTags[id]; ok {
+		return tag
+	}
+	var buf [160]byte
+	d := hmacsha256.Sum256(append(append(buf[:0], "principal\x00"...), id...))
+	var tag [sessionTag]byte
+	copy(tag[:], d[:])
+	if c.principalTags == nil || len(c.principalTags) >= maxPrincipalTags {
+		c.principalTags = map[string][sessionTag]byte{}
+	}
+	c.principalTags[id] = tag
+	return tag
+}
+
+const maxPrincipalTags = 1024
+
+// bindSession reports whether session may be used by principal: it is
+// bound to that principal, or to nobody, in which case it is bound to it
+// now (at now, Unix ns). false: another principal holds it.
+func (c *Catalog) bindSession(session, principal string, now int64) bool {
+	sh := c.Shared
+	if sh == nil {
+		if c.local == nil {
+			c.local = newLocalShared()
+		}
+		sh = c.local
+	}
+	key, tag := c.sessionBucket(session)
+	who := c.principalTag(principal)
+	for range 8 {
+		v, cas, found := sh.Get(key)
+		if len(v)%sessionEntry != 0 || len(v) > sessionWays*sessionEntry {
+			v = nil // not a bucket: rebuilt
+		}
+		at, oldest := -1, -1
+		var oldestUsed int64
+		for i := 0; i < len(v); i += sessionEntry {
+			e := v[i : i+sessionEntry]
+			if string(e[:sessionTag]) == string(tag[:]) {
+				if string(e[sessionTag:2*sessionTag]) != string(who[:]) {
+					return false
+				}
+				used := int64(binary.BigEndian.Uint64(e[2*sessionTag:]))
+				if used <= now && now-used < sessionTouch {
+					return true // bound to this principal, and used lately
+				}
+				at = i
+				break
+			}
+			if used := int64(binary.BigEndian.Uint64(e[2*sessionTag:])); oldest < 0 || used < oldestUsed {
+				oldest, oldestUsed = i, used
+			}
+		}
+		next := make([]byte, 0, sessionWays*sessionEntry)
+		next = append(next, v...)
+		switch {
+		case at >= 0:
+		case len(v) < sessionWays*sessionEntry:
+			at = len(v)
+			next = next[:at+sessionEntry]
+		default:
+			at = oldest // the entry used least recently gives way
+		}
+		e := next[at : at+sessionEntry]
+		copy(e, tag[:])
+		copy(e[sessionTag:], who[:])
+		binary.BigEndian.PutUint64(e[2*sessionTag:], uint64(now))
+		if !found {
+			if createShared(sh, key, next) {
+				return true
+			}
+			continue
+		}
+		if sh.Set(key, next, cas) {
+			return true
+		}
+	}
+	// The bucket kept changing under other workers, and no read showed
+	// the session bound to another principal: it is used unbound this
+	// once (its next request binds it), rather than refused.
+	return true
 }

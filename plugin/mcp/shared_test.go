@@ -329,6 +329,7 @@ func TestLegacySessionReadAlike(t *testing.T) {
 		{"/mcp?sessionid=S1&sessionid=S2", ""},
 	} {
 		s := NewStream(cfg)
+		s.OnRequestHeaders(hdr("x-mcp-principal", "ann"), "GET", "/mcp", true) // the session's principal
 		if !s.endpointEvent([]byte(tc.data)) || s.session != tc.session {
 			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.session, tc.session)
 		}

@@ -133,6 +133,10 @@ type forwarded struct {
 	// standIn: a request for a hidden primitive, sent upstream naming its
 	// stand-in (hidden.go); name is the one the client asked for.
 	standIn bool
+	// principal is whom a request another stream forwarded was judged
+	// for (from its shared record): its response gets that principal's
+	// pipeline, wherever it arrives.
+	principal policy.Principal
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -287,6 +291,18 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 			"Invalid Request: the request names more than one session (in its query, its Mcp-Session-Id headers, or both), which servers read differently; send one")
 		return r
 	}
+	if s.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.Catalog.bindSession(s.session, s.id.ID, s.arrived) {
+		// The session belongs to another principal: its streams carry
+		// that principal's answers and server messages. Answered as an
+		// unknown session is (404, which tells a client to start a new
+		// one), whatever the method: a GET stream, a DELETE and a POST.
+		// OPTIONS and HEAD neither bind nor are refused: nothing of a
+		// session flows on them (a body is refused below), and a
+		// browser's CORS preflight carries no credentials, so it would
+		// bind a legacy session's URL to the anonymous principal.
+		r.Reply = s.refuseSession()
+		return r
+	}
 	r.Set = s.exportHeaders(nil, nil)
 	switch method {
 	case "GET", "HEAD", "DELETE", "OPTIONS":
@@ -375,6 +391,18 @@ func (s *Stream) refuseRequest(status int, details, message string) *LocalReply 
 	s.replied = true
 	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest, Message: message}), details)
 	s.refuseBody(ErrInvalidRequest, message, 0, len(r.Body), s.arrived)
+	return r
+}
+
+// refuseSession answers a request naming a session bound to another
+// principal (shared.go, bindSession): 404 with a JSON-RPC -32600 error,
+// the same for every session the caller may not use, so the answer does
+// not say whose it is.
+func (s *Stream) refuseSession() *LocalReply {
+	s.replied = true
+	r := jsonReply(404, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest,
+		Message: "Not Found: session not found; start a new session"}), "mcp_privacy_session_not_found")
+	s.refuseBody(ErrSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.arrived)
 	return r
 }
 
@@ -516,7 +544,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			s.requests.put(m.Key, f)
 			if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
 				// Its answer may come back on a resumed stream.
-				s.cfg.Catalog.shareRequest(s.session, m.Key, f)
+				s.cfg.Catalog.shareRequest(s.session, m.Key, f, &s.id.Principal)
 			}
 		}
 	}

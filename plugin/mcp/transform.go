@@ -417,9 +417,19 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	return o
 }
 
+// judgedAs makes the stream act for principal p (the one a request another
+// stream forwarded was judged for) until the returned function restores
+// the caller. The VM runs one callback at a time.
+func (s *Stream) judgedAs(p policy.Principal) func() {
+	saved := s.id.Principal
+	s.id.Principal = p
+	return func() { s.id.Principal = saved }
+}
+
 // rebuildOutput recomputes the output pipeline of a request another stream
-// forwarded, from the primitive it named; it returns the primitive and
-// the decision on it.
+// forwarded, from the primitive it named, for the principal it was judged
+// for (s acts for it, judgedAs); it returns the primitive and the decision
+// on it.
 func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
 	if _, ok := payloadOf(f.method); !ok || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
