@@ -12,21 +12,6 @@ import (
 // plugin: nothing panics, and a rewritten request or JSON response is
 // valid JSON.
 func FuzzStream(f *testing.F) {
-	for _, seed := range [][3]string{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"to":"EMAIL_AAAAAAAAAAAA"}}}`,
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"e\":\"a@example.com\"}"}],"structuredContent":{"e":"a@example.com"}}}`, "json"},
-		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"privacy_status"}}]`,
-			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"x\",\"outputSchema\":{\"type\":\"object\",\"properties\":{\"e\":{\"type\":\"string\",\"format\":\"email\"}}}}]}}\n\n", "sse"},
-		{`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///EMAIL_AAAAAAAAAAAA"}}`,
-			`{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///x","blob":"AA"}]}}`, "json"},
-		{`{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"e":"EMAIL_AAAAAAAAAAAA"}}}`,
-			"data: {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[]}}\n\n", "sse"},
-		// A hidden tool (reveal is denied), answered by the server for its stand-in.
-		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"privacy_reveal","arguments":{"text":"x"}}}`,
-			`{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"unknown tool \"` + standIn(policy.KindTool, "privacy_reveal") + `\""}}`, "json"},
-	} {
-		f.Add([]byte(seed[0]), []byte(seed[1]), seed[2] == "sse")
-	}
 	cfg, errs := NewConfig([]byte(`
 policy:
   name: fuzz
@@ -47,6 +32,21 @@ gateway: {virtual_tools: true}
 `), newMemShared())
 	if len(errs) > 0 {
 		f.Fatal(errs)
+	}
+	for _, seed := range [][3]string{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"to":"EMAIL_AAAAAAAAAAAA"}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"e\":\"a@example.com\"}"}],"structuredContent":{"e":"a@example.com"}}}`, "json"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"privacy_status"}}]`,
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"x\",\"outputSchema\":{\"type\":\"object\",\"properties\":{\"e\":{\"type\":\"string\",\"format\":\"email\"}}}}]}}\n\n", "sse"},
+		{`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///EMAIL_AAAAAAAAAAAA"}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///x","blob":"AA"}]}}`, "json"},
+		{`{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"e":"EMAIL_AAAAAAAAAAAA"}}}`,
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[]}}\n\n", "sse"},
+		// A hidden tool (reveal is denied), answered by the server for its stand-in.
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"privacy_reveal","arguments":{"text":"x"}}}`,
+			`{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"unknown tool \"` + cfg.standIn(policy.KindTool, "privacy_reveal") + `\""}}`, "json"},
+	} {
+		f.Add([]byte(seed[0]), []byte(seed[1]), seed[2] == "sse")
 	}
 	req := fakeRequest{headers: map[string]string{"x-mcp-principal": "alice", "content-type": "application/json"}}
 	f.Fuzz(func(t *testing.T, request, response []byte, sse bool) {

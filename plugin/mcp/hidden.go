@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"bytes"
-	"hash/fnv"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"strconv"
 	"strings"
 
@@ -28,10 +30,28 @@ const standInPrefix = "mcp_privacy_missing_"
 // same for a name on every worker VM (the answer may arrive on another
 // stream), and a name no server has. A resource URI keeps its scheme, so
 // the server answers as for a missing resource of that scheme.
-func standIn(kind policy.Kind, name string) string {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	id := standInPrefix + strconv.FormatUint(h.Sum64(), 36)
+//
+// Its hash is keyed with a secret derived from the vault key (which every
+// worker VM shares, section 13.3): the name goes back wherever the stand-in
+// occurs in the answer, so a client that could compute it would write it
+// into what the server echoes (the id, an argument's name) and see that
+// changed for a hidden name only.
+func (c *Config) standIn(kind policy.Kind, name string) string {
+	if c.standInKey == nil {
+		key, _ := c.Env.Policy.Vault.ResolveKey(LookupEnv)
+		if key == nil {
+			key = c.ephemeralKey()
+		}
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("mcp-privacy stand-in"))
+		c.standInKey = m.Sum(nil)
+	}
+	m := hmac.New(sha256.New, c.standInKey)
+	m.Write([]byte(name))
+	// 64 bits, always 13 base-36 digits: the stand-in has one length.
+	var sum [sha256.Size]byte
+	digits := strconv.FormatUint(binary.BigEndian.Uint64(m.Sum(sum[:0]))|1<<63, 36)
+	id := standInPrefix + digits
 	if kind.Family() == policy.FamilyResources {
 		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {
 			return name[:i+3] + id
@@ -71,7 +91,7 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 		return
 	}
 	j.out = out
-	sendStandIn(doc, m, t, j)
+	s.sendStandIn(doc, m, t, j)
 }
 
 // sendStandIn rewrites request m, which names the hidden primitive t, to
@@ -79,17 +99,16 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 // a hidden one (a pseudonym restored) is sent so too, under the name the
 // client wrote: its tokens were taken and its output pipeline chosen as
 // for the call the client made.
-func sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	params := doc.Get(m.Node, "params")
-	doc.SetRaw(params, standInParams(doc, params, t))
+	doc.SetRaw(params, standInParams(doc, params, t, s.cfg.standIn(t.Kind, t.Name)))
 	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
 }
 
 // standInParams are the params of a hidden primitive's request as it goes
 // upstream: the stand-in's name and what a server needs to answer that it
 // does not exist, none of the caller's data (arguments become empty).
-func standInParams(doc *jsondoc.Doc, params int32, t Target) []byte {
-	sub := standIn(t.Kind, t.Name)
+func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
 	switch t.Method {
 	case "tools/call", "prompts/get":
@@ -131,7 +150,7 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target) []byte {
 // edited message would not keep them); a name JSON would escape, or a
 // stand-in the server escaped, is replaced in the decoded strings.
 func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
-	sub := standIn(f.kind, f.name)
+	sub := s.cfg.standIn(f.kind, f.name)
 	if raw := doc.Raw(n); plainJSON(f.name) && bytes.Contains(raw, []byte(sub)) {
 		if msg, err := jsondoc.Parse(bytes.ReplaceAll(raw, []byte(sub), []byte(f.name))); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
@@ -139,7 +158,7 @@ func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarde
 			return
 		}
 	}
-	unhide(doc, n, f)
+	unhide(doc, n, sub, f.name)
 	s.transformResponse(doc, n, id, f)
 }
 
@@ -156,14 +175,13 @@ func plainJSON(s string) bool {
 
 // unhide puts the name the client asked for back in place of the stand-in
 // in every string of message n.
-func unhide(doc *jsondoc.Doc, n int32, f *forwarded) {
-	sub := standIn(f.kind, f.name)
+func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 	var walk func(int32)
 	walk = func(v int32) {
 		switch doc.Kind(v) {
 		case jsondoc.String:
 			if s, ok := doc.Str(v); ok && strings.Contains(s, sub) {
-				doc.SetString(v, strings.ReplaceAll(s, sub, f.name))
+				doc.SetString(v, strings.ReplaceAll(s, sub, name))
 			}
 		case jsondoc.Object, jsondoc.Array:
 			for c := doc.First(v); c != jsondoc.None; c = doc.Next(c) {

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,8 +37,8 @@ func keptHome(r BodyResult) bool {
 
 // sentAsStandIn reports whether a request for a hidden primitive went
 // upstream as its stand-in.
-func sentAsStandIn(r BodyResult, kind policy.Kind, name string) bool {
-	return r.Reply == nil && strings.Contains(string(r.Body), jsondoc.Quote(standIn(kind, name)))
+func sentAsStandIn(cfg *Config, r BodyResult, kind policy.Kind, name string) bool {
+	return r.Reply == nil && strings.Contains(string(r.Body), jsondoc.Quote(cfg.standIn(kind, name)))
 }
 
 // notFound is how a server (the go-sdk's wording) answers a request
@@ -186,7 +188,7 @@ func TestHiddenLooksMissing(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				_, r := post(t, cfg, tc.who, tc.request(tc.hidden))
-				if !sentAsStandIn(r, tc.kind, tc.hidden) {
+				if !sentAsStandIn(cfg, r, tc.kind, tc.hidden) {
 					t.Fatalf("reply %v, forwarded %s: want its stand-in forwarded", r.Reply, r.Body)
 				}
 				if up := string(r.Body); strings.Contains(up, "marker") || strings.Contains(up, tc.hidden) {
@@ -243,18 +245,18 @@ func TestHiddenAnsweredOnAnotherStream(t *testing.T) {
 		s.OnRequestHeaders(ann, "POST", path, false)
 		body := call("4", "tools/call", `{"name":"delete_user"}`)
 		r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
-		if !sentAsStandIn(r, policy.KindTool, "delete_user") {
+		if !sentAsStandIn(vm1, r, policy.KindTool, "delete_user") {
 			t.Fatalf("legacy %v: reply %v, forwarded %s", legacy, r.Reply, r.Body)
 		}
 		g := NewStream(vm2)
 		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
 		g.OnResponseHeaders(200, "text/event-stream", "", false)
-		in := "event: message\ndata: " + notFound("4", "tools/call", standIn(policy.KindTool, "delete_user")) + "\n\n"
+		in := "event: message\ndata: " + notFound("4", "tools/call", vm1.standIn(policy.KindTool, "delete_user")) + "\n\n"
 		if legacy {
 			in = "event: endpoint\ndata: /mcp?sessionid=S1\n\n" + in
 		}
 		_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
-		want := strings.ReplaceAll(in, standIn(policy.KindTool, "delete_user"), "delete_user")
+		want := strings.ReplaceAll(in, vm1.standIn(policy.KindTool, "delete_user"), "delete_user")
 		if !edit.Replace || string(edit.Data) != want {
 			t.Errorf("legacy %v:\n got %q\nwant %q", legacy, edit.Data, want)
 		}
@@ -359,12 +361,67 @@ identity:
 	hidden, missing := "secret://"+pseudonym("alice@example.com"), "secret://nothing"
 	read := func(uri string) string { return call("2", "resources/read", `{"uri":`+jsondoc.Quote(uri)+`}`) }
 	_, r := post(t, cfg, ann, read(hidden))
-	if !sentAsStandIn(r, policy.KindResource, hidden) || strings.Contains(string(r.Body), "alice") {
+	if !sentAsStandIn(cfg, r, policy.KindResource, hidden) || strings.Contains(string(r.Body), "alice") {
 		t.Fatalf("reply %v, forwarded %s: want the stand-in of %s", r.Reply, r.Body, hidden)
 	}
 	got := exchange(t, cfg, ann, read(hidden), fakeServer(t), false)
 	want := exchange(t, cfg, ann, read(missing), fakeServer(t), false)
 	if strings.ReplaceAll(got, hidden, "URI") != strings.ReplaceAll(want, missing, "URI") {
 		t.Errorf("hidden:  %s\nmissing: %s", got, want)
+	}
+}
+
+// guessedStandIn is what a client can compute of a name's stand-in from
+// the manual ("mcp_privacy_missing_ and a hash of the name"): the prefix
+// and the name's FNV-1a hash, as the stand-in was first made.
+func guessedStandIn(name string) string {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return standInPrefix + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// A client cannot write a name's stand-in into what the server echoes (the
+// request id, a completion's argument name) to see it come back changed
+// for a hidden name and unchanged for a missing one. Before, the stand-in
+// was the name's FNV hash, which any client computes, and the name went
+// back in its place wherever it occurred, the id included.
+func TestHiddenStandInUnguessable(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	tests := []struct {
+		name           string
+		hidden, absent string
+		request        func(name string) string
+	}{
+		{"the id", "delete_user", "no_such_tool", func(n string) string {
+			return call(jsondoc.Quote(guessedStandIn(n)), "tools/call", `{"name":`+jsondoc.Quote(n)+`}`)
+		}},
+		{"an id holding it", "internal_notes", "no_such_prompt", func(n string) string {
+			return call(jsondoc.Quote("x"+guessedStandIn(n)+"x"), "prompts/get", `{"name":`+jsondoc.Quote(n)+`}`)
+		}},
+		{"a completion's argument name", "internal_notes", "no_such_prompt", func(n string) string {
+			return call("1", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`},"argument":{"name":`+jsondoc.Quote(guessedStandIn(n))+`,"value":""}}`)
+		}},
+	}
+	for _, tc := range tests {
+		server := fakeServerWith(t, notFound)
+		if strings.Contains(tc.name, "argument") {
+			// A server that names the argument it has no completions for.
+			server = func(upstream string) string {
+				doc, _ := jsondoc.Parse([]byte(upstream))
+				arg, _ := doc.Str(doc.Path(jsondoc.Root, "params", "argument", "name"))
+				ref, _ := doc.Str(doc.Path(jsondoc.Root, "params", "ref", "name"))
+				return `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":` +
+					jsondoc.Quote("no argument "+arg+" for prompt "+ref) + `}}`
+			}
+		}
+		norm := func(answer, name string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(answer, guessedStandIn(name), "GUESS"), name, "NAME")
+		}
+		hidden := norm(exchange(t, cfg, ann, tc.request(tc.hidden), server, false), tc.hidden)
+		absent := norm(exchange(t, cfg, ann, tc.request(tc.absent), server, false), tc.absent)
+		if hidden != absent || !strings.Contains(absent, "GUESS") {
+			t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, hidden, absent)
+		}
 	}
 }

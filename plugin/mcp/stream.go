@@ -31,6 +31,8 @@ type Config struct {
 	// metricNames the requests counters' names (record.go).
 	scrubbed    map[string]string
 	metricNames map[[2]string]string
+	// standInKey keys the stand-in names of hidden primitives (hidden.go).
+	standInKey []byte
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
