@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"bytes"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -88,10 +91,87 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 			return t, badParams("params.ref must name a prompt or a resource")
 		}
 	}
+	if why := paramsProblem(doc, params, m.Method); why != "" {
+		return t, badParams(why)
+	}
 	if t.Kind == policy.KindResource && !uriNormal(t.Name) {
 		return t, badParams("the resource URI must be in normal form (lower-case scheme, no surrounding spaces, tabs or line breaks, no . or .. segments)")
 	}
 	return t, nil
+}
+
+// paramsProblem says what in a judged request's params breaks MCP's schema
+// for its method ("" if nothing), over the members servers check before
+// they look the name up: the TypeScript and Go SDKs refuse such a request
+// as invalid params, the go-sdk quoting the params back. The filter
+// refuses it itself, whatever it names: a hidden name goes upstream as a
+// stand-in with well-formed params (hidden.go), so a server refusing only
+// the missing name's request would tell the two apart.
+func paramsProblem(doc *jsondoc.Doc, params int32, method string) string {
+	if meta := doc.Get(params, "_meta"); meta != jsondoc.None {
+		if doc.Kind(meta) != jsondoc.Object {
+			return "params._meta must be an object"
+		}
+		if tok := doc.Get(meta, "progressToken"); tok != jsondoc.None && doc.Kind(tok) != jsondoc.String && !integral(doc, tok) {
+			return "params._meta.progressToken must be a string or an integer"
+		}
+		if rel := doc.Get(meta, "io.modelcontextprotocol/related-task"); rel != jsondoc.None && doc.Kind(doc.Get(rel, "taskId")) != jsondoc.String {
+			return `params._meta["io.modelcontextprotocol/related-task"] must be an object with a string taskId`
+		}
+	}
+	switch method {
+	case "tools/call":
+		if a := doc.Get(params, "arguments"); a != jsondoc.None && doc.Kind(a) != jsondoc.Object {
+			return "params.arguments must be an object"
+		}
+		if task := doc.Get(params, "task"); task != jsondoc.None {
+			if ttl := doc.Get(task, "ttl"); doc.Kind(task) != jsondoc.Object || ttl != jsondoc.None && doc.Kind(ttl) != jsondoc.Number {
+				return "params.task must be an object whose ttl is a number"
+			}
+		}
+	case "prompts/get":
+		if a := doc.Get(params, "arguments"); a != jsondoc.None && !stringMap(doc, a) {
+			return "params.arguments must be an object of strings"
+		}
+	case "completion/complete":
+		arg := doc.Get(params, "argument")
+		if doc.Kind(doc.Get(arg, "name")) != jsondoc.String || doc.Kind(doc.Get(arg, "value")) != jsondoc.String {
+			return "params.argument must be an object with a string name and value"
+		}
+		if c := doc.Get(params, "context"); c != jsondoc.None {
+			if a := doc.Get(c, "arguments"); doc.Kind(c) != jsondoc.Object || a != jsondoc.None && !stringMap(doc, a) {
+				return "params.context must be an object whose arguments are an object of strings"
+			}
+		}
+	}
+	return ""
+}
+
+// stringMap reports whether node n is an object whose values are strings.
+func stringMap(doc *jsondoc.Doc, n int32) bool {
+	if doc.Kind(n) != jsondoc.Object {
+		return false
+	}
+	for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
+		if doc.Kind(c) != jsondoc.String {
+			return false
+		}
+	}
+	return true
+}
+
+// integral reports whether node n is a number with an integer value (the
+// TypeScript SDK's z.number().int(): 7, 7.0 and 7e2, not 7.5).
+func integral(doc *jsondoc.Doc, n int32) bool {
+	if doc.Kind(n) != jsondoc.Number {
+		return false
+	}
+	raw := doc.Raw(n)
+	if !bytes.ContainsAny(raw, ".eE") {
+		return true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return err == nil && f == math.Trunc(f)
 }
 
 // uriNormal reports whether a resource URI is already in the form SDKs

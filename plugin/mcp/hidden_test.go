@@ -425,3 +425,112 @@ func TestHiddenStandInUnguessable(t *testing.T) {
 		}
 	}
 }
+
+// validatingServer checks params as the TypeScript and Go SDKs do before
+// they look a name up (MCP's schema: arguments an object, a prompt's
+// arguments strings, _meta an object whose progressToken is a string or
+// an integer, ...), and answers a request that fails with -32602 holding
+// the params it got, as the go-sdk does; else "not found".
+func validatingServer(t *testing.T) func(string) string {
+	notFoundFor := fakeServerWith(t, notFound)
+	return func(upstream string) string {
+		doc, err := jsondoc.Parse([]byte(upstream))
+		if err != nil {
+			t.Fatalf("upstream got %s: %v", upstream, err)
+		}
+		method, _ := doc.Str(doc.Get(jsondoc.Root, "method"))
+		params := doc.Get(jsondoc.Root, "params")
+		kind := func(keys ...string) jsondoc.Kind { return doc.Kind(doc.Path(params, keys...)) }
+		present := func(keys ...string) bool { return doc.Path(params, keys...) != jsondoc.None }
+		strings := func(keys ...string) bool { // an object of strings
+			o := doc.Path(params, keys...)
+			if doc.Kind(o) != jsondoc.Object {
+				return false
+			}
+			for c := doc.First(o); c != jsondoc.None; c = doc.Next(c) {
+				if doc.Kind(c) != jsondoc.String {
+					return false
+				}
+			}
+			return true
+		}
+		bad := present("_meta") && kind("_meta") != jsondoc.Object ||
+			present("_meta", "progressToken") && kind("_meta", "progressToken") != jsondoc.String &&
+				(kind("_meta", "progressToken") != jsondoc.Number || bytesContains(doc.Raw(doc.Path(params, "_meta", "progressToken")), "."))
+		switch method {
+		case "tools/call":
+			bad = bad || present("arguments") && kind("arguments") != jsondoc.Object ||
+				present("task") && kind("task") != jsondoc.Object
+		case "prompts/get":
+			bad = bad || present("arguments") && !strings("arguments")
+		case "completion/complete":
+			bad = bad || kind("argument", "name") != jsondoc.String || kind("argument", "value") != jsondoc.String ||
+				present("context") && kind("context") != jsondoc.Object ||
+				present("context", "arguments") && !strings("context", "arguments")
+		}
+		if bad {
+			return `{"jsonrpc":"2.0","id":` + string(doc.Raw(doc.Get(jsondoc.Root, "id"))) + `,"error":{"code":-32602,"message":` +
+				jsondoc.Quote("invalid params: "+string(doc.Raw(params))) + `}}`
+		}
+		return notFoundFor(upstream)
+	}
+}
+
+// A request whose params a server would refuse as malformed is refused so
+// whatever it names: a hidden name's stand-in (whose params are rebuilt
+// well-formed) must not get "not found" where a missing name gets
+// "invalid params". Before, arguments: 5, a _meta that is no object and
+// the like told hidden from missing with the TypeScript and Go SDKs.
+func TestHiddenMalformedParamsLookMissing(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	tool := func(extra string) func(string) string {
+		return func(n string) string { return call("1", "tools/call", `{"name":`+jsondoc.Quote(n)+extra+`}`) }
+	}
+	prompt := func(extra string) func(string) string {
+		return func(n string) string { return call("2", "prompts/get", `{"name":`+jsondoc.Quote(n)+extra+`}`) }
+	}
+	complete := func(extra string) func(string) string {
+		return func(n string) string {
+			return call("3", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`}`+extra+`}`)
+		}
+	}
+	read := func(extra string) func(string) string {
+		return func(n string) string { return call("4", "resources/read", `{"uri":`+jsondoc.Quote(n)+extra+`}`) }
+	}
+	tests := []struct {
+		name           string
+		hidden, absent string
+		request        func(string) string
+	}{
+		{"tool arguments a number", "delete_user", "no_such_tool", tool(`,"arguments":5`)},
+		{"tool arguments null", "delete_user", "no_such_tool", tool(`,"arguments":null`)},
+		{"tool arguments an array", "delete_user", "no_such_tool", tool(`,"arguments":["secret"]`)},
+		{"_meta a string", "delete_user", "no_such_tool", tool(`,"_meta":"secret"`)},
+		{"progressToken an object", "delete_user", "no_such_tool", tool(`,"_meta":{"progressToken":{"a":1}}`)},
+		{"progressToken a fraction", "delete_user", "no_such_tool", tool(`,"_meta":{"progressToken":1.5}`)},
+		{"task a string", "delete_user", "no_such_tool", tool(`,"task":"secret"`)},
+		{"prompt argument a number", "internal_notes", "no_such_prompt", prompt(`,"arguments":{"id":5}`)},
+		{"prompt arguments a string", "internal_notes", "no_such_prompt", prompt(`,"arguments":"secret"`)},
+		{"completion without argument", "internal_notes", "no_such_prompt", complete(``)},
+		{"completion value a number", "internal_notes", "no_such_prompt", complete(`,"argument":{"name":"id","value":5}`)},
+		{"completion context arguments a number", "internal_notes", "no_such_prompt", complete(`,"argument":{"name":"id","value":""},"context":{"arguments":{"x":5}}}`)},
+		{"resource _meta an array", "secret://keys", "nothing://here", read(`,"_meta":[]`)},
+	}
+	for _, tc := range tests {
+		hidden := exchange(t, cfg, ann, tc.request(tc.hidden), validatingServer(t), false)
+		absent := exchange(t, cfg, ann, tc.request(tc.absent), validatingServer(t), false)
+		if got, want := strings.ReplaceAll(hidden, tc.hidden, "NAME"), strings.ReplaceAll(absent, tc.absent, "NAME"); got != want {
+			t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, got, want)
+		}
+		if strings.Contains(hidden, "secret\"") || strings.Contains(hidden, "not found") || strings.Contains(hidden, "unknown") {
+			t.Errorf("%s: a malformed request was answered as well-formed: %s", tc.name, hidden)
+		}
+	}
+	// Well-formed params still reach the server (as the stand-in).
+	for _, ok := range []string{`,"arguments":{"id":5},"_meta":{"progressToken":7},"task":{"ttl":60}`, `,"_meta":{"progressToken":"p"}`} {
+		if got := exchange(t, cfg, ann, tool(ok)("delete_user"), validatingServer(t), false); !strings.Contains(got, `unknown tool \"delete_user\"`) {
+			t.Errorf("%s: %s", ok, got)
+		}
+	}
+}
