@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -76,6 +77,33 @@ gateway: {virtual_tools: true}
 		if !sse && edit.Replace {
 			if _, err := jsondoc.Parse(out); err != nil {
 				t.Fatalf("JSON response does not parse: %v\n%s", err, out)
+			}
+		}
+	})
+}
+
+// FuzzRespell puts a hidden name back into any server answer: nothing
+// panics, and a valid JSON answer stays valid JSON.
+func FuzzRespell(f *testing.F) {
+	cfg, errs := NewConfig([]byte(`{"policy": {"name": "fuzz", "vault": {"key": "fuzz key"}}}`), nil)
+	if len(errs) > 0 {
+		f.Fatal(errs)
+	}
+	for _, name := range []string{"delete_user", `a"b\c/d`, "secret://dé/jà?a=1&b=<2>", "x😀\n\t'+`="} {
+		for _, st := range []jsonStyle{{}, {asciiOnly: true, slash: true, spaced: true}, {escape: "<>&'=+`", upperHex: true, controlHex: true}} {
+			f.Add([]byte(st.notFound("1", "tools/call", cfg.standIn(policy.KindResource, name))), name)
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, name string) {
+		if !utf8.ValidString(name) || name == "" {
+			return
+		}
+		for _, kind := range []policy.Kind{policy.KindTool, policy.KindResource} {
+			out, ok := respell(raw, cfg.standIn(kind, name), name)
+			if _, err := jsondoc.Parse(raw); ok && err == nil {
+				if _, err := jsondoc.Parse(out); err != nil {
+					t.Fatalf("%q with %q respelt: %s: %v", raw, name, out, err)
+				}
 			}
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -51,13 +53,35 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 	// 64 bits, always 13 base-36 digits: the stand-in has one length.
 	var sum [sha256.Size]byte
 	digits := strconv.FormatUint(binary.BigEndian.Uint64(m.Sum(sum[:0]))|1<<63, 36)
-	id := standInPrefix + digits
+	out := standInPrefix + digits
 	if kind.Family() == policy.FamilyResources {
 		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {
-			return name[:i+3] + id
+			out = name[:i+3] + out
 		}
 	}
-	return id
+	// Evidence: each character of the name that JSON writers spell in
+	// different ways (plainRune), once, closed by _ so that no trimming
+	// server drops it. How the server spells them in its answer is how
+	// the name is spelt there (respell).
+	var evidence []byte
+	for _, r := range name {
+		if !plainRune(r) && !strings.ContainsRune(out, r) && !bytes.ContainsRune(evidence, r) {
+			evidence = utf8.AppendRune(evidence, r)
+		}
+	}
+	if len(evidence) > 0 {
+		out += "_" + string(evidence) + "_"
+	}
+	return out
+}
+
+// plainRune reports whether every JSON writer writes r as itself, at any
+// depth of JSON in JSON: printable ASCII but what some escape (" and \
+// all, / PHP, < > & ' = Go's and Gson's HTML escaping, + and ` .NET's).
+// URI punctuation (? # % ...) is plain: as evidence it would change how
+// a server parses the stand-in.
+func plainRune(r rune) bool {
+	return r >= ' ' && r <= '~' && !strings.ContainsRune("\"\\/<>&'=+`", r)
 }
 
 // isScheme reports whether s is a URI scheme (RFC 3986: a letter, then
@@ -146,13 +170,12 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte 
 // message n of doc: the name the client asked for goes back in place of
 // the stand-in, then the output pipeline runs over it like over any
 // answer. The name goes into the answer's bytes as the server wrote them,
-// so that its spacing and escaping stay the server's (re-serializing an
-// edited message would not keep them); a name JSON would escape, or a
-// stand-in the server escaped, is replaced in the decoded strings.
+// spelt as the server spelt the stand-in (respell), so that the server's
+// spacing and escaping stay, in JSON inside its strings too.
 func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
 	sub := s.cfg.standIn(f.kind, f.name)
-	if raw := doc.Raw(n); plainJSON(f.name) && bytes.Contains(raw, []byte(sub)) {
-		if msg, err := jsondoc.Parse(bytes.ReplaceAll(raw, []byte(sub), []byte(f.name))); err == nil {
+	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
+		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
 			doc.SetRaw(n, msg.Bytes())
 			return
@@ -162,15 +185,157 @@ func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarde
 	s.transformResponse(doc, n, id, f)
 }
 
-// plainJSON reports whether s is written as itself inside a JSON string
-// (printable ASCII but " and \), at any depth of JSON in JSON.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
+// respell replaces in raw every occurrence of the stand-in sub, however
+// the server spelt it, by name spelt the same way: each character of the
+// name as the server spelt that character in the stand-in (sub holds all
+// of them but those every writer writes as themselves), escapes of JSON in
+// JSON included. ok is false when raw holds no stand-in it could read.
+func respell(raw []byte, sub, name string) ([]byte, bool) {
+	at := strings.Index(sub, standInPrefix)
+	anchorEnd := at + len(standInPrefix) + 13
+	anchor := []byte(sub[at:anchorEnd])
+	before, after := []rune(sub[:at]), []rune(sub[anchorEnd:])
+	var out []byte
+	done, found := 0, false
+	for i := 0; ; {
+		k := bytes.Index(raw[i:], anchor)
+		if k < 0 {
+			break
+		}
+		p := i + k
+		i = p + len(anchor)
+		spelt := map[rune]string{}
+		end, ok := matchSpelt(raw, i, after, -1, spelt)
+		start := p
+		if ok && len(before) > 0 {
+			ok = false
+			for q := p - len(before); q >= done && q >= p-len(before)*16; q-- {
+				if _, ok = matchSpelt(raw, q, before, p, spelt); ok {
+					start = q
+					break
+				}
+			}
+		}
+		if !ok {
+			continue // a stand-in the server changed: left as it wrote it
+		}
+		out = append(out, raw[done:start]...)
+		for _, r := range name {
+			if sp, ok := spelt[r]; ok {
+				out = append(out, sp...)
+			} else {
+				out = utf8.AppendRune(out, r)
+			}
+		}
+		done, i, found = end, end, true
+	}
+	if !found {
+		return nil, false
+	}
+	return append(out, raw[done:]...), true
+}
+
+// matchSpelt matches the characters rs in raw from i, each written as
+// itself or as a JSON escape at any depth of JSON in JSON (\", \u00e9,
+// \\\/ ...), and records in spelt how each was written. With end >= 0
+// the match must end there. It returns where the match ends.
+func matchSpelt(raw []byte, i int, rs []rune, end int, spelt map[rune]string) (int, bool) {
+	if len(rs) == 0 {
+		return i, end < 0 || i == end
+	}
+	r := rs[0]
+	try := func(n int) (int, bool) {
+		if n <= 0 || i+n > len(raw) {
+			return 0, false
+		}
+		spelt[r] = string(raw[i : i+n])
+		return matchSpelt(raw, i+n, rs[1:], end, spelt)
+	}
+	if r >= 0x20 && r != '"' && r != '\\' {
+		var enc [utf8.UTFMax]byte
+		w := utf8.EncodeRune(enc[:], r)
+		if bytes.HasPrefix(raw[i:], enc[:w]) {
+			if j, ok := try(w); ok {
+				return j, true
+			}
 		}
 	}
-	return true
+	run := 0
+	for i+run < len(raw) && raw[i+run] == '\\' {
+		run++
+	}
+	if run == 0 {
+		return 0, false
+	}
+	if r == '\\' {
+		// A backslash is 2, 4, 8... backslashes, by depth.
+		for k := 2; k <= run; k *= 2 {
+			if j, ok := try(k); ok {
+				return j, true
+			}
+		}
+	}
+	// An escape at depth d of JSON in JSON: each depth doubles the
+	// backslashes, and escapes the letter too if it is one that depth's
+	// writer escapes (" always, / for some): 2^(d-1) or 2^d - 1
+	// backslashes, then the letter.
+	if run&(run-1) != 0 && run&(run+1) != 0 {
+		return 0, false
+	}
+	e := i + run
+	if e < len(raw) && raw[e] == shortEscape(r) {
+		if j, ok := try(run + 1); ok {
+			return j, true
+		}
+	}
+	hi, lo := r, rune(-1)
+	if r > 0xffff {
+		hi, lo = utf16.EncodeRune(r)
+	}
+	n := escapedUnit(raw, e, hi)
+	if n > 0 && lo >= 0 {
+		if m := escapedUnit(raw, e+n+run, lo); m > 0 && bytes.Count(raw[e+n:e+n+run], []byte{'\\'}) == run {
+			n += run + m
+		} else {
+			n = 0
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return try(run + n)
+}
+
+// shortEscape is the letter of r's two-character JSON escape (0: none).
+func shortEscape(r rune) byte {
+	switch r {
+	case '"', '\\', '/':
+		return byte(r)
+	case '\b':
+		return 'b'
+	case '\f':
+		return 'f'
+	case '\n':
+		return 'n'
+	case '\r':
+		return 'r'
+	case '\t':
+		return 't'
+	}
+	return 0
+}
+
+// escapedUnit matches u and four hex digits of the UTF-16 unit c at raw[i:]
+// and returns their length (0: no match).
+func escapedUnit(raw []byte, i int, c rune) int {
+	if i+5 > len(raw) || raw[i] != 'u' {
+		return 0
+	}
+	v, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 32)
+	if err != nil || rune(v) != c {
+		return 0
+	}
+	return 5
 }
 
 // unhide puts the name the client asked for back in place of the stand-in

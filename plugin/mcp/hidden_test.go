@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -531,6 +533,123 @@ func TestHiddenMalformedParamsLookMissing(t *testing.T) {
 	for _, ok := range []string{`,"arguments":{"id":5},"_meta":{"progressToken":7},"task":{"ttl":60}`, `,"_meta":{"progressToken":"p"}`} {
 		if got := exchange(t, cfg, ann, tool(ok)("delete_user"), validatingServer(t), false); !strings.Contains(got, `unknown tool \"delete_user\"`) {
 			t.Errorf("%s: %s", ok, got)
+		}
+	}
+}
+
+// jsonStyle is how a server's JSON writer spells strings and spaces.
+type jsonStyle struct {
+	name       string
+	asciiOnly  bool   // \uXXXX for every non-ASCII character (Python, PHP, .NET)
+	slash      bool   // \/ (PHP)
+	escape     string // characters written \uXXXX (Go's HTML escaping, Gson, .NET)
+	upperHex   bool   // \u00E9 (.NET)
+	spaced     bool   // ", " and ": " (Python)
+	controlHex bool   // \u000a for a line break (some writers)
+}
+
+func (st jsonStyle) str(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	hex := func(r rune) {
+		f := "\\u%04x"
+		if st.upperHex {
+			f = "\\u%04X"
+		}
+		b.WriteString(fmt.Sprintf(f, r))
+	}
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '/' && st.slash:
+			b.WriteString(`\/`)
+		case r == '\n' && !st.controlHex:
+			b.WriteString(`\n`)
+		case r < 0x20 || strings.ContainsRune(st.escape, r):
+			hex(r)
+		case r > 0x7e && st.asciiOnly:
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				hex(r1)
+				hex(r2)
+			} else {
+				hex(r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// notFound is a server's answer for a name it does not have, holding the
+// name in its message, in data, and in data as JSON text (JSON in JSON,
+// as the go-sdk quotes params back).
+func (st jsonStyle) notFound(id, method, name string) string {
+	colon, comma := ":", ","
+	if st.spaced {
+		colon, comma = ": ", ", "
+	}
+	inner := "{" + st.str("name") + colon + st.str(name) + "}"
+	return "{" + st.str("jsonrpc") + colon + st.str("2.0") + comma + st.str("id") + colon + id + comma +
+		st.str("error") + colon + "{" + st.str("code") + colon + "-32602" + comma +
+		st.str("message") + colon + st.str("no "+method+" named \""+name+"\"") + comma +
+		st.str("data") + colon + "{" + st.str("name") + colon + st.str(name) + comma + st.str("params") + colon + st.str(inner) + "}}}"
+}
+
+// The hidden name goes back into the server's answer spelt as the server
+// spells the same characters, spaces kept, also in JSON inside a string:
+// what the client gets is what the server writes for a missing name.
+// Before, a name with a character JSON writers escape differently (non-
+// ASCII for Python and PHP, / for PHP, & < > ' + for Go, Gson and .NET,
+// a quote or a line break) was written in the filter's own spelling, and
+// the whole message re-serialized compactly.
+func TestHiddenNameSpeltAsTheServerSpellsIt(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	styles := []jsonStyle{
+		{name: "go"},
+		{name: "go html", escape: "<>&\u2028\u2029"},
+		{name: "python", asciiOnly: true, spaced: true},
+		{name: "php", asciiOnly: true, slash: true},
+		{name: "gson", escape: "<>&='"},
+		{name: ".net", asciiOnly: true, escape: "<>&'+`", upperHex: true, controlHex: true},
+	}
+	tests := []struct {
+		method, hidden, absent string
+	}{
+		{"tools/call", "delete_\"quoted\"", "nothing_\"quoted\""},
+		{"tools/call", "delete_déjà", "nothing_déjà"},
+		{"tools/call", "delete_a/b+c", "nothing_a/b+c"},
+		{"tools/call", "delete_😀\n", "nothing_😀\n"},
+		{"prompts/get", "internal_<b>&'x'", "nothing_<b>&'x'"},
+		{"resources/read", "secret://dossier/données?a=1&b=<2>#é", "nothing://dossier/données?a=1&b=<2>#é"},
+		{"resources/read", "secret://a\\b", "nothing://a\\b"},
+	}
+	for _, st := range styles {
+		for _, tc := range tests {
+			request := func(name string) string {
+				member := "name"
+				if tc.method == "resources/read" {
+					member = "uri"
+				}
+				return call("1", tc.method, `{`+jsondoc.Quote(member)+`:`+jsondoc.Quote(name)+`}`)
+			}
+			server := fakeServerWith(t, st.notFound)
+			hidden := exchange(t, cfg, ann, request(tc.hidden), server, false)
+			absent := exchange(t, cfg, ann, request(tc.absent), server, false)
+			hiddenPrefix, _, _ := strings.Cut(tc.hidden, "_")
+			absentPrefix, _, _ := strings.Cut(tc.absent, "_")
+			if tc.method == "resources/read" {
+				hiddenPrefix, absentPrefix = "secret:", "nothing:"
+			}
+			if got := strings.ReplaceAll(hidden, hiddenPrefix, absentPrefix); got != absent {
+				t.Errorf("%s, %q:\nhidden  %s\nmissing %s", st.name, tc.hidden, got, absent)
+			}
 		}
 	}
 }
