@@ -357,6 +357,30 @@ func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 	walk(n)
 }
 
+// withholdHiddenUpdate removes server message n if it is a
+// notifications/resources/updated for a resource hidden from the caller,
+// and reports whether it did: a server has no updates for a resource it
+// does not have. Alone in an event, the message leaves the event without
+// data (clients dispatch nothing, and the stream's event ids keep no gap).
+func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
+	if !doc.StrEquals(doc.Get(n, "method"), "notifications/resources/updated") {
+		return false
+	}
+	uri, ok := doc.Str(doc.Path(n, "params", "uri"))
+	if !ok || uri == "" {
+		return false
+	}
+	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden {
+		return false
+	}
+	if n == jsondoc.Root {
+		doc.SetRaw(n, nil)
+	} else {
+		doc.Delete(n)
+	}
+	return true
+}
+
 // missing is the hidden primitive as if the server did not have it, and
 // the rules that match the caller for it: what the configuration says of
 // the name, nothing learned from the server's lists (a missing primitive

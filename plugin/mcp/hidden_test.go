@@ -653,3 +653,37 @@ func TestHiddenNameSpeltAsTheServerSpellsIt(t *testing.T) {
 		}
 	}
 }
+
+// A server's notifications/resources/updated for a hidden resource does
+// not reach the client: a server has no updates for a resource it does
+// not have. The event keeps its id (no gap in the stream's ids) and loses
+// its data, so clients dispatch nothing. Before, it told the client that
+// the hidden resource exists.
+func TestHiddenResourceUpdateWithheld(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	cfg.Catalog.AddTemplate("vault://{name}")
+	update := func(uri string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":` + jsondoc.Quote(uri) + `}}`
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"static", "id: 7\ndata: " + update("secret://keys") + "\n\n", "id: 7\n\n"},
+		{"template instance", "id: 8\ndata: " + update("vault://payroll") + "\n\n", "id: 8\n\n"},
+		{"visible", "id: 9\ndata: " + update("docs://readme") + "\n\n", "id: 9\ndata: " + update("docs://readme") + "\n\n"},
+		{"in a batch", "data: [" + update("secret://keys") + "," + update("docs://readme") + "]\n\n", "data: [" + update("docs://readme") + "]\n\n"},
+	}
+	for _, tc := range tests {
+		g := NewStream(cfg)
+		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
+		g.OnResponseHeaders(200, "text/event-stream", "", false)
+		_, edit := g.OnResponseBody(len(tc.in), false, func() []byte { return []byte(tc.in) })
+		got := tc.in
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -239,6 +239,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		return true
 	}
 	if hasMethod {
+		if s.withholdHiddenUpdate(doc, n) {
+			return true
+		}
 		s.transformServerMessage(doc, n)
 		return doc.Changed()
 	}
