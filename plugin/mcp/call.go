@@ -91,7 +91,7 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 			return t, badParams("params.ref must name a prompt or a resource")
 		}
 	}
-	if why := paramsProblem(doc, params, m.Method); why != "" {
+	if why := paramsProblem(doc, params, m.Method, t.Args); why != "" {
 		return t, badParams(why)
 	}
 	if t.Kind == policy.KindResource && !uriNormal(t.Name) {
@@ -106,8 +106,9 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 // as invalid params, the go-sdk quoting the params back. The filter
 // refuses it itself, whatever it names: a hidden name goes upstream as a
 // stand-in with well-formed params (hidden.go), so a server refusing only
-// the missing name's request would tell the two apart.
-func paramsProblem(doc *jsondoc.Doc, params int32, method string) string {
+// the missing name's request would tell the two apart. args is the
+// arguments node TargetOf found (None: none).
+func paramsProblem(doc *jsondoc.Doc, params int32, method string, args int32) string {
 	if meta := doc.Get(params, "_meta"); meta != jsondoc.None {
 		if doc.Kind(meta) != jsondoc.Object {
 			return "params._meta must be an object"
@@ -121,7 +122,7 @@ func paramsProblem(doc *jsondoc.Doc, params int32, method string) string {
 	}
 	switch method {
 	case "tools/call":
-		if a := doc.Get(params, "arguments"); a != jsondoc.None && doc.Kind(a) != jsondoc.Object {
+		if args != jsondoc.None && doc.Kind(args) != jsondoc.Object {
 			return "params.arguments must be an object"
 		}
 		if task := doc.Get(params, "task"); task != jsondoc.None {
@@ -130,7 +131,7 @@ func paramsProblem(doc *jsondoc.Doc, params int32, method string) string {
 			}
 		}
 	case "prompts/get":
-		if a := doc.Get(params, "arguments"); a != jsondoc.None && !stringMap(doc, a) {
+		if args != jsondoc.None && !stringMap(doc, args) {
 			return "params.arguments must be an object of strings"
 		}
 	case "completion/complete":
