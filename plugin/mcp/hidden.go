@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
@@ -44,9 +45,11 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 		if key == nil {
 			key = c.ephemeralKey()
 		}
-		m := hmac.New(sha256.New, key)
-		m.Write([]byte("mcp-privacy stand-in"))
-		c.standInKey = m.Sum(nil)
+		sub, err := hkdf.Key(sha256.New, key, nil, "mcp-privacy stand-in v1", 32)
+		if err != nil {
+			panic("mcp-privacy: stand-in key: " + err.Error()) // only for lengths HKDF cannot give
+		}
+		c.standInKey = sub
 	}
 	m := hmac.New(sha256.New, c.standInKey)
 	m.Write([]byte(name))
