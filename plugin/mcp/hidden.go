@@ -128,7 +128,9 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 // for the call the client made.
 func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	params := doc.Get(m.Node, "params")
-	doc.SetRaw(params, standInParams(doc, params, t, s.cfg.standIn(t.Kind, t.Name)))
+	sub := s.cfg.standIn(t.Kind, t.Name)
+	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
+	doc.SetRaw(params, standInParams(doc, params, t, sub))
 	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
 }
 
@@ -188,6 +190,56 @@ func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarde
 	s.transformResponse(doc, n, id, f)
 }
 
+// standInAnchor is the part of stand-in sub that no server spells in its
+// own way: the prefix and the hash.
+func standInAnchor(sub string) string {
+	at := strings.Index(sub, standInPrefix)
+	return sub[at : at+len(standInPrefix)+standInDigits]
+}
+
+// standInDigits is the length of a stand-in's hash.
+const standInDigits = 13
+
+// restoreUnattributed gives its names back to the stand-ins in message n,
+// an answer no request this stream or the session's shared records know
+// of (its record was overwritten), by the stand-ins' own records; the
+// message is then processed as restored. It reports whether it did.
+func (s *Stream) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
+	raw := doc.Raw(n)
+	if s.restoring || !bytes.Contains(raw, []byte(standInPrefix)) {
+		return false
+	}
+	out := raw
+	for i := bytes.Index(raw, []byte(standInPrefix)); i >= 0; {
+		end := i + len(standInPrefix) + standInDigits
+		if end > len(raw) {
+			break
+		}
+		if kind, name, ok := s.cfg.Catalog.standInName(string(raw[i:end])); ok {
+			if next, ok := respell(out, s.cfg.standIn(kind, name), name); ok {
+				out = next
+			}
+		}
+		k := bytes.Index(raw[end:], []byte(standInPrefix))
+		if k < 0 {
+			break
+		}
+		i = end + k
+	}
+	if len(out) == len(raw) && &out[0] == &raw[0] {
+		return false
+	}
+	msg, err := jsondoc.Parse(out)
+	if err != nil {
+		return false
+	}
+	s.restoring = true
+	s.processMessage(msg, jsondoc.Root)
+	s.restoring = false
+	doc.SetRaw(n, msg.Bytes())
+	return true
+}
+
 // respell replaces in raw every occurrence of the stand-in sub, however
 // the server spelt it, by name spelt the same way: each character of the
 // name as the server spelt that character in the stand-in (sub holds all
@@ -195,7 +247,7 @@ func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarde
 // JSON included. ok is false when raw holds no stand-in it could read.
 func respell(raw []byte, sub, name string) ([]byte, bool) {
 	at := strings.Index(sub, standInPrefix)
-	anchorEnd := at + len(standInPrefix) + 13
+	anchorEnd := at + len(standInPrefix) + standInDigits
 	anchor := []byte(sub[at:anchorEnd])
 	before, after := []rune(sub[:at]), []rune(sub[anchorEnd:])
 	var out []byte

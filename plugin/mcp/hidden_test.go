@@ -687,3 +687,49 @@ func TestHiddenResourceUpdateWithheld(t *testing.T) {
 		}
 	}
 }
+
+// The answer to a stand-in that arrives on another stream gets the hidden
+// name back even when the shared record of its request is gone: any
+// client can overwrite that record (a request under a made-up session
+// whose (session, id) falls into the same slot) before resuming the
+// stream the answer waits on. Before, the stand-in then reached the
+// client unchanged, telling it the name is hidden.
+func TestHiddenAnswerAfterItsRecordIsOverwritten(t *testing.T) {
+	shared := newMemShared()
+	vm1, _ := NewConfig([]byte(hiddenEnvelope), shared)
+	vm2, _ := NewConfig([]byte(hiddenEnvelope), shared)
+	for _, tc := range []struct{ name, method, params string }{
+		{"delete_user", "tools/call", `{"name":"delete_user"}`},
+		{"secret://dé/jà", "resources/read", `{"uri":"secret://dé/jà"}`},
+	} {
+		s := NewStream(vm1)
+		s.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "POST", "/mcp", false)
+		body := call("4", tc.method, tc.params)
+		r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
+		kind := map[string]policy.Kind{"tools/call": policy.KindTool, "resources/read": policy.KindResource}[tc.method]
+		sub := vm1.standIn(kind, tc.name)
+		if !sentAsStandIn(vm1, r, kind, tc.name) {
+			t.Fatalf("%s: reply %v, forwarded %s", tc.name, r.Reply, r.Body)
+		}
+		// Another client's request that takes the same slot.
+		fake := ""
+		for i := 0; fake == ""; i++ {
+			if requestSlot("fake-"+strconv.Itoa(i), "4") == requestSlot("S1", "4") {
+				fake = "fake-" + strconv.Itoa(i)
+			}
+		}
+		post(t, vm2, hdr("x-mcp-principal", "mallory", "mcp-session-id", fake), call("4", "tools/call", `{"name":"search"}`))
+		g := NewStream(vm2)
+		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
+		g.OnResponseHeaders(200, "text/event-stream", "", false)
+		in := "event: message\ndata: " + notFound("4", tc.method, sub) + "\n\n"
+		_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+		got := in
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if want := "event: message\ndata: " + notFound("4", tc.method, tc.name) + "\n\n"; got != want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
+		}
+	}
+}

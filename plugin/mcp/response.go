@@ -298,6 +298,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) bool {
 		}
 		return doc.Changed()
 	}
+	if s.restoreUnattributed(doc, n) {
+		return true // processed as restored (hidden.go)
+	}
 	// A response this stream did not forward a request for (a resumed or
 	// legacy GET stream): every list array in its result is filtered and
 	// its payload gets the policy-level pipeline, so nothing goes out

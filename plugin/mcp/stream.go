@@ -109,6 +109,9 @@ type Stream struct {
 	// retryAfter is the Retry-After header for the response of a batch
 	// part of which a rate limit refused.
 	retryAfter [2]string
+	// restoring: a message whose stand-ins got their names back from
+	// their own records is being processed (restoreUnattributed).
+	restoring bool
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.
