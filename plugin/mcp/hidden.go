@@ -136,7 +136,8 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 
 // standInParams are the params of a hidden primitive's request as it goes
 // upstream: the stand-in's name and what a server needs to answer that it
-// does not exist, none of the caller's data (arguments become empty).
+// does not exist, none of the caller's data (arguments become empty),
+// padded to the length of the params it replaces.
 func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
 	switch t.Method {
@@ -167,6 +168,13 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte 
 	default: // resources/read, subscribe, unsubscribe
 		out = append(out, `{"uri":`...)
 		out = jsondoc.AppendString(out, sub)
+	}
+	// As long as the params it replaces, by insignificant spaces: a server
+	// that refuses bodies over a size (Express's express.json(), 100 KB)
+	// refuses the stand-in as it refuses a missing name's request, and
+	// takes as long to receive it.
+	if pad := len(doc.Raw(params)) - len(out) - 1; pad > 0 {
+		out = append(out, bytes.Repeat([]byte{' '}, pad)...)
 	}
 	return append(out, '}')
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -41,6 +42,16 @@ func keptHome(r BodyResult) bool {
 // upstream as its stand-in.
 func sentAsStandIn(cfg *Config, r BodyResult, kind policy.Kind, name string) bool {
 	return r.Reply == nil && strings.Contains(string(r.Body), jsondoc.Quote(cfg.standIn(kind, name)))
+}
+
+// compactJSON is JSON b without insignificant spaces (a stand-in's params
+// are padded with them to the length of those they replace).
+func compactJSON(b []byte) string {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return string(b)
+	}
+	return out.String()
 }
 
 // notFound is how a server (the go-sdk's wording) answers a request
@@ -730,6 +741,43 @@ func TestHiddenAnswerAfterItsRecordIsOverwritten(t *testing.T) {
 		}
 		if want := "event: message\ndata: " + notFound("4", tc.method, tc.name) + "\n\n"; got != want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
+		}
+	}
+}
+
+// A hidden call's stand-in is as long as the request it replaces: a server
+// that refuses bodies over a size (Express's express.json(), used by the
+// TypeScript SDK, answers 413 over 100 KB) refuses the hidden name's as
+// it refuses the missing name's. Before, the stand-in dropped the
+// arguments and got "not found" where the missing name got 413.
+func TestHiddenRequestKeepsItsSize(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	const limit = 4000
+	sizeLimited := func(upstream string) string {
+		if len(upstream) > limit {
+			return `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request entity too large"}}`
+		}
+		return fakeServerWith(t, notFound)(upstream)
+	}
+	for _, size := range []int{limit - 60, limit - 1, limit, limit + 1, 2 * limit} {
+		for _, tc := range []struct{ method, hidden, absent, params string }{
+			{"tools/call", "delete_user", "nothing_xyz", `{"name":%q,"arguments":{"text":"%s"}}`},
+			{"prompts/get", "internal_notes", "nothing_notes1", `{"name":%q, "arguments":{"text":"%s"}}`},
+			{"completion/complete", "internal_notes", "nothing_notes1", `{"ref":{"type":"ref/prompt","name":%q},"argument":{"name":"x","value":"%s"}}`},
+		} {
+			request := func(name string) string {
+				r := call("1", tc.method, fmt.Sprintf(tc.params, name, ""))
+				return call("1", tc.method, fmt.Sprintf(tc.params, name, strings.Repeat("a", max(size-len(r), 0))))
+			}
+			if len(request(tc.hidden)) != len(request(tc.absent)) {
+				t.Fatalf("the requests compared differ in size")
+			}
+			hidden := exchange(t, cfg, ann, request(tc.hidden), sizeLimited, false)
+			absent := exchange(t, cfg, ann, request(tc.absent), sizeLimited, false)
+			if strings.ReplaceAll(hidden, tc.hidden, "NAME") != strings.ReplaceAll(absent, tc.absent, "NAME") {
+				t.Errorf("%s, %d bytes: hidden\n%s\nmissing\n%s", tc.method, len(request(tc.hidden)), hidden, absent)
+			}
 		}
 	}
 }

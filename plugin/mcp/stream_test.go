@@ -155,7 +155,7 @@ func TestRequestJudgement(t *testing.T) {
 				return
 			}
 			if tc.standIn != "" {
-				if r.Reply != nil || string(r.Body) != tc.standIn {
+				if r.Reply != nil || compactJSON(r.Body) != tc.standIn {
 					t.Fatalf("reply %v, forwarded %s\nwant forwarded %s", r.Reply, r.Body, tc.standIn)
 				}
 				return
@@ -285,7 +285,7 @@ func TestBatch(t *testing.T) {
 	// A hidden element goes upstream as its stand-in (hidden.go), in place.
 	_, r = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"search"}`)+`,`+call("2", "tools/call", `{"name":"delete_user","arguments":{"id":"u"}}`)+`]`)
 	wantFwd = `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":`+jsondoc.Quote(cfg.standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`) + `]`
-	if r.Reply != nil || string(r.Body) != wantFwd {
+	if r.Reply != nil || compactJSON(r.Body) != wantFwd {
 		t.Errorf("batch with a hidden element: reply %v, forwarded %s\nwant %s", r.Reply, r.Body, wantFwd)
 	}
 }
