@@ -101,23 +101,30 @@ func isScheme(s string) bool {
 }
 
 // hideAsMissing handles a request for a hidden primitive, j holding its
-// denial: it takes rate-limit tokens as a call of a missing primitive of
-// that name would (else a limit would tell the two apart), then rewrites
-// the request to name the stand-in. j keeps the denial for the audit
-// trail; j.standIn marks the request, so that its answer gets the name
-// back (answerStandIn).
+// denial, as a request naming a missing primitive of that name is
+// handled up to the server (else what differs would tell the two apart):
+// it takes rate-limit tokens, and the input pipeline runs over its
+// arguments, so that a block step refuses them alike and pseudonyms in
+// them count as used alike (what the pipeline made of them is then
+// dropped); then the request is rewritten to name the stand-in. j keeps
+// the denial for the audit trail; j.standIn marks the request, so that
+// its answer gets the name back (answerStandIn).
 func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x, matched := s.missing(&j.target)
 	j.outcome = OutcomeDenied
 	if !s.rateLimitFor(j, RateCall(t, &x, s.id.ID), matched) {
 		return
 	}
-	out, err := s.cfg.pipeline(false, matched, &x.Metadata)
-	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+	as := judgement{method: j.method, target: x, call: t, outcome: OutcomeAllowed}
+	as.decision.Matched = matched
+	s.transformRequest(doc, m, t, &as)
+	j.in, j.inIDs = as.in, as.inIDs
+	if as.reply != nil {
+		// Blocked, or the pipeline failed: answered as for a missing name.
+		j.reply, j.outcome, j.errKind, j.reason = as.reply, as.outcome, as.errKind, as.reason
 		return
 	}
-	j.out = out
+	j.out = as.out
 	s.sendStandIn(doc, m, t, j)
 }
 

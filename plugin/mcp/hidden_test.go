@@ -781,3 +781,49 @@ func TestHiddenRequestKeepsItsSize(t *testing.T) {
 		}
 	}
 }
+
+// A hidden call's arguments pass the input pipeline as a missing name's
+// would: a block step that refuses what they hold refuses it for both
+// alike (-32004 from the filter), and a pseudonym in them is used (its
+// last use renewed, so it expires for both alike under ttl_seconds).
+// Before, the hidden call skipped the input pipeline: its stand-in got
+// "not found" where the missing name got -32004.
+func TestHiddenArgumentsPassTheInputPipeline(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: hide-input
+  hide_denied: true
+  deny_tools: ["delete_*"]
+  deny_prompts: ["delete_*"]
+  deny_resources: ["secret://*"]
+  input_transforms: [{type: block, options: {detectors: [email]}}]
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	tests := []struct {
+		name, hidden, absent string
+		request              func(name string) string
+		want                 string
+	}{
+		{"tool arguments", "delete_user", "nothing_user", func(n string) string {
+			return call("1", "tools/call", `{"name":`+jsondoc.Quote(n)+`,"arguments":{"to":"carol@example.com"}}`)
+		}, "-32004"},
+		{"prompt arguments", "delete_user", "nothing_user", func(n string) string {
+			return call("2", "prompts/get", `{"name":`+jsondoc.Quote(n)+`,"arguments":{"to":"carol@example.com"}}`)
+		}, "-32004"},
+		{"resource URI", "secret://carol@example.com", "nothing://carol@example.com", func(n string) string {
+			return call("3", "resources/read", `{"uri":`+jsondoc.Quote(n)+`}`)
+		}, "-32002"},
+		{"completion value", "delete_user", "nothing_user", func(n string) string {
+			return call("4", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`},"argument":{"name":"to","value":"carol@example.com"}}`)
+		}, "-32004"},
+	}
+	for _, tc := range tests {
+		hidden := exchange(t, cfg, ann, tc.request(tc.hidden), fakeServer(t), false)
+		absent := exchange(t, cfg, ann, tc.request(tc.absent), fakeServer(t), false)
+		if strings.ReplaceAll(hidden, tc.hidden, "NAME") != strings.ReplaceAll(absent, tc.absent, "NAME") || !strings.Contains(absent, tc.want) {
+			t.Errorf("%s: hidden\n%s\nmissing\n%s\nwant both %s", tc.name, hidden, absent, tc.want)
+		}
+	}
+}
