@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -40,7 +40,7 @@ const standInPrefix = "mcp_privacy_missing_"
 // into what the server echoes (the id, an argument's name) and see that
 // changed for a hidden name only.
 func (c *Config) standIn(kind policy.Kind, name string) string {
-	if c.standInKey == nil {
+	if c.standInMAC == nil {
 		key, _ := c.Env.Policy.Vault.ResolveKey(LookupEnv)
 		if key == nil {
 			key = c.ephemeralKey()
@@ -49,13 +49,12 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 		if err != nil {
 			panic("mcp-privacy: stand-in key: " + err.Error()) // only for lengths HKDF cannot give
 		}
-		c.standInKey = sub
+		c.standInMAC = hmacsha256.New(sub)
 	}
-	m := hmac.New(sha256.New, c.standInKey)
-	m.Write([]byte(name))
+	var sum [hmacsha256.Size]byte
+	c.standInMAC.Sum(&sum, []byte(name))
 	// 64 bits, always 13 base-36 digits: the stand-in has one length.
-	var sum [sha256.Size]byte
-	digits := strconv.FormatUint(binary.BigEndian.Uint64(m.Sum(sum[:0]))|1<<63, 36)
+	digits := strconv.FormatUint(binary.BigEndian.Uint64(sum[:])|1<<63, 36)
 	out := standInPrefix + digits
 	if kind.Family() == policy.FamilyResources {
 		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
@@ -31,8 +32,8 @@ type Config struct {
 	// metricNames the requests counters' names (record.go).
 	scrubbed    map[string]string
 	metricNames map[[2]string]string
-	// standInKey keys the stand-in names of hidden primitives (hidden.go).
-	standInKey []byte
+	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
+	standInMAC *hmacsha256.MAC
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
