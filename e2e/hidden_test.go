@@ -147,6 +147,11 @@ func TestHiddenLooksMissingOnTheWire(t *testing.T) {
 			return `[{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}},` +
 				call("tools/call", `{"name":`+q(n)+`,"arguments":{"id":"`+marker+`"}}`) + `]`
 		}, `unknown tool \"NAME\"`},
+		{"tools/call with a _meta that is no object", "delete_customer", "no_such_tool", func(n, marker string) string {
+			// The go-sdk refuses it quoting the params, the caller's data
+			// and all; the hidden name's stand-in would have no _meta.
+			return call("tools/call", `{"name":`+q(n)+`,"_meta":"`+marker+`"}`)
+		}, `params._meta must be an object`},
 		{"preview_transform of a hidden tool", "delete_customer", "no_such_tool", func(n, marker string) string {
 			return call("tools/call", `{"name":"preview_transform","arguments":{"text":"mail alice@example.com","tool":`+q(n)+`}}`)
 		}, `"structuredContent":{"output":"mail alice@example.com"`},
@@ -173,6 +178,41 @@ func TestHiddenLooksMissingOnTheWire(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// In front of the TypeScript SDK's Express server too, a hidden tool
+// looks missing, whole HTTP answer for whole HTTP answer, also when the
+// request's params are malformed or its body too large for the server:
+// that server refuses arguments that are no object with -32603 and a
+// _meta it cannot read with HTTP 400, before it looks the name up, so the
+// filter refuses both for any name; and express.json() refuses bodies
+// over 100 KB with 413, so the stand-in keeps the body's size. Before,
+// the hidden name's stand-in (well-formed params, no arguments) got
+// "Unknown tool" where the missing name got those.
+func TestHiddenLooksMissingTypeScript(t *testing.T) {
+	p := startPlugin(t, rqTSServer(t), hiddenEnvelope(true, ""))
+	q := strconv.Quote
+	tests := []struct {
+		name, params string
+		status       int
+		want         string
+	}{
+		{"well-formed", `,"arguments":{"id":"c-1"}`, 200, `Unknown tool: NAME`},
+		{"arguments a number", `,"arguments":5`, 200, `params.arguments must be an object`},
+		{"a progressToken that is an object", `,"_meta":{"progressToken":{}}`, 200, `params._meta.progressToken must be a string or an integer`},
+		{"arguments over 100 KB", `,"arguments":{"text":"` + strings.Repeat("a", 150_000) + `"}`, 413, `PayloadTooLargeError`},
+	}
+	for _, tc := range tests {
+		request := func(n string) string {
+			return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":` + q(n) + tc.params + `}}`
+		}
+		// Names of one length: the bodies compared have one size.
+		hidden := rawAnswer(t, p.URL, "", "ann", request("delete_customer")).String("delete_customer")
+		missing := rawAnswer(t, p.URL, "", "ann", request("no_such_tool_xy")).String("no_such_tool_xy")
+		if hidden != missing || !strings.HasPrefix(missing, strconv.Itoa(tc.status)+"\n") || !strings.Contains(missing, tc.want) {
+			t.Errorf("%s: hidden\n%.600s\nmissing\n%.600s\nwant %d and %s", tc.name, hidden, missing, tc.status, tc.want)
+		}
 	}
 }
 

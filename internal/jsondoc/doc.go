@@ -117,6 +117,30 @@ func (d *Doc) Get(n int32, key string) int32 {
 	return None
 }
 
+// GetMany finds several members of object n in one pass: found[i] is
+// the member named keys[i], or None (found must be as long as keys).
+func (d *Doc) GetMany(n int32, keys []string, found []int32) {
+	for i := range found {
+		found[i] = None
+	}
+	if d.Kind(n) != Object {
+		return
+	}
+	for c := d.First(n); c != None; c = d.Next(c) {
+		m := &d.nodes[c]
+		raw := d.src[m.keyStart+1 : m.keyEnd-1]
+		if m.flags&keyEscaped != 0 {
+			raw = []byte(decodeString(d.src[m.keyStart:m.keyEnd]))
+		}
+		for i, key := range keys {
+			if found[i] == None && string(raw) == key {
+				found[i] = c
+				break
+			}
+		}
+	}
+}
+
 // Path follows object keys from n; None when a step is missing.
 func (d *Doc) Path(n int32, keys ...string) int32 {
 	for _, k := range keys {

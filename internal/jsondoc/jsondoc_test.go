@@ -523,3 +523,26 @@ func noFoldedDuplicates(t *testing.T, body []byte) {
 		stack[top].wantKey = false
 	}
 }
+
+// GetMany finds what Get finds for each key, in one pass, escaped keys
+// too, and None for keys absent or on a value that is no object.
+func TestGetMany(t *testing.T) {
+	d, err := Parse([]byte(`{"name":"x","_m\u0065ta":{"a":1},"arguments":[],"z":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"name", "missing", "_meta", "arguments", "z"}
+	for _, n := range []int32{Root, d.Get(Root, "arguments"), None} {
+		found := make([]int32, len(keys))
+		d.GetMany(n, keys, found)
+		for i, k := range keys {
+			if want := d.Get(n, k); found[i] != want {
+				t.Errorf("node %d, %q: GetMany %d, Get %d", n, k, found[i], want)
+			}
+		}
+	}
+	found := []int32{0}
+	if d.GetMany(Root, []string{"_meta"}, found); d.Kind(found[0]) != Object {
+		t.Errorf("escaped key not found: %d", found[0])
+	}
+}

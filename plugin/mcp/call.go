@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"bytes"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -47,32 +50,30 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 	if doc.Kind(params) != jsondoc.Object {
 		return t, badParams("params must be an object")
 	}
-	str := func(key string) (string, bool) {
-		s, ok := doc.Str(doc.Get(params, key))
-		return s, ok && s != ""
-	}
+	// The members read here and by paramsProblem, in one pass.
+	var f [4]int32
 	var ok bool
 	switch m.Method {
-	case "tools/call":
+	case "tools/call", "prompts/get":
+		doc.GetMany(params, callMembers, f[:])
 		t.Kind = policy.KindTool
-		if t.Name, ok = str("name"); !ok {
+		if m.Method == "prompts/get" {
+			t.Kind = policy.KindPrompt
+		}
+		if t.Name, ok = doc.Str(f[0]); !ok || t.Name == "" {
 			return t, badParams("params.name must be a non-empty string")
 		}
-		t.Args = doc.Get(params, "arguments")
-	case "prompts/get":
-		t.Kind = policy.KindPrompt
-		if t.Name, ok = str("name"); !ok {
-			return t, badParams("params.name must be a non-empty string")
-		}
-		t.Args = doc.Get(params, "arguments")
+		t.Args = f[1]
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		doc.GetMany(params, resourceMembers, f[:])
 		t.Kind = policy.KindResource
-		if t.Name, ok = str("uri"); !ok {
+		if t.Name, ok = doc.Str(f[0]); !ok || t.Name == "" {
 			return t, badParams("params.uri must be a non-empty string")
 		}
 	case "completion/complete":
+		doc.GetMany(params, completeMembers, f[:])
 		t.Completion = true
-		ref := doc.Get(params, "ref")
+		ref := f[0]
 		typ, _ := doc.Str(doc.Get(ref, "type"))
 		switch typ {
 		case "ref/prompt":
@@ -88,10 +89,99 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 			return t, badParams("params.ref must name a prompt or a resource")
 		}
 	}
+	if why := paramsProblem(doc, m.Method, &f); why != "" {
+		return t, badParams(why)
+	}
 	if t.Kind == policy.KindResource && !uriNormal(t.Name) {
 		return t, badParams("the resource URI must be in normal form (lower-case scheme, no surrounding spaces, tabs or line breaks, no . or .. segments)")
 	}
 	return t, nil
+}
+
+// The params members TargetOf reads by method; _meta is always the last
+// ("" marks a slot the method does not use).
+var (
+	callMembers     = []string{"name", "arguments", "task", "_meta"}
+	resourceMembers = []string{"uri", "", "", "_meta"}
+	completeMembers = []string{"ref", "argument", "context", "_meta"}
+	metaMembers     = []string{"progressToken", "io.modelcontextprotocol/related-task"}
+)
+
+// paramsProblem says what in a judged request's params breaks MCP's schema
+// for its method ("" if nothing), over the members servers check before
+// they look the name up: the TypeScript and Go SDKs refuse such a request
+// as invalid params, the go-sdk quoting the params back. The filter
+// refuses it itself, whatever it names: a hidden name goes upstream as a
+// stand-in with well-formed params (hidden.go), so a server refusing only
+// the missing name's request would tell the two apart. f holds the
+// members of the method's list above (TargetOf).
+func paramsProblem(doc *jsondoc.Doc, method string, f *[4]int32) string {
+	if meta := f[3]; meta != jsondoc.None {
+		if doc.Kind(meta) != jsondoc.Object {
+			return "params._meta must be an object"
+		}
+		var mf [2]int32
+		doc.GetMany(meta, metaMembers, mf[:])
+		if tok := mf[0]; tok != jsondoc.None && doc.Kind(tok) != jsondoc.String && !integral(doc, tok) {
+			return "params._meta.progressToken must be a string or an integer"
+		}
+		if rel := mf[1]; rel != jsondoc.None && doc.Kind(doc.Get(rel, "taskId")) != jsondoc.String {
+			return `params._meta["io.modelcontextprotocol/related-task"] must be an object with a string taskId`
+		}
+	}
+	switch method {
+	case "tools/call":
+		if args := f[1]; args != jsondoc.None && doc.Kind(args) != jsondoc.Object {
+			return "params.arguments must be an object"
+		}
+		if task := f[2]; task != jsondoc.None {
+			if ttl := doc.Get(task, "ttl"); doc.Kind(task) != jsondoc.Object || ttl != jsondoc.None && doc.Kind(ttl) != jsondoc.Number {
+				return "params.task must be an object whose ttl is a number"
+			}
+		}
+	case "prompts/get":
+		if args := f[1]; args != jsondoc.None && !stringMap(doc, args) {
+			return "params.arguments must be an object of strings"
+		}
+	case "completion/complete":
+		arg := f[1]
+		if doc.Kind(doc.Get(arg, "name")) != jsondoc.String || doc.Kind(doc.Get(arg, "value")) != jsondoc.String {
+			return "params.argument must be an object with a string name and value"
+		}
+		if c := f[2]; c != jsondoc.None {
+			if a := doc.Get(c, "arguments"); doc.Kind(c) != jsondoc.Object || a != jsondoc.None && !stringMap(doc, a) {
+				return "params.context must be an object whose arguments are an object of strings"
+			}
+		}
+	}
+	return ""
+}
+
+// stringMap reports whether node n is an object whose values are strings.
+func stringMap(doc *jsondoc.Doc, n int32) bool {
+	if doc.Kind(n) != jsondoc.Object {
+		return false
+	}
+	for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
+		if doc.Kind(c) != jsondoc.String {
+			return false
+		}
+	}
+	return true
+}
+
+// integral reports whether node n is a number with an integer value (the
+// TypeScript SDK's z.number().int(): 7, 7.0 and 7e2, not 7.5).
+func integral(doc *jsondoc.Doc, n int32) bool {
+	if doc.Kind(n) != jsondoc.Number {
+		return false
+	}
+	raw := doc.Raw(n)
+	if !bytes.ContainsAny(raw, ".eE") {
+		return true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return err == nil && f == math.Trunc(f)
 }
 
 // uriNormal reports whether a resource URI is already in the form SDKs

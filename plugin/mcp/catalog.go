@@ -29,8 +29,10 @@ type Catalog struct {
 	Shared SharedData
 	// templatesCAS is the version of the shared template list last read.
 	templatesCAS uint32
-	// deferred holds deferred answers when there is no shared data.
+	// deferred holds deferred answers when there is no shared data, and
+	// standIns the stand-ins' names (hidden.go).
 	deferred map[string][]byte
+	standIns map[string][]byte
 	// local holds the session bindings when there is no shared data;
 	// sessionPrefix is their keys' prefix, principalTags the digests of
 	// principal ids (shared.go).

@@ -2,10 +2,15 @@ package mcp
 
 import (
 	"bytes"
-	"hash/fnv"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/binary"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -28,16 +33,57 @@ const standInPrefix = "mcp_privacy_missing_"
 // same for a name on every worker VM (the answer may arrive on another
 // stream), and a name no server has. A resource URI keeps its scheme, so
 // the server answers as for a missing resource of that scheme.
-func standIn(kind policy.Kind, name string) string {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	id := standInPrefix + strconv.FormatUint(h.Sum64(), 36)
+//
+// Its hash is keyed with a secret derived from the vault key (which every
+// worker VM shares, section 13.3): the name goes back wherever the stand-in
+// occurs in the answer, so a client that could compute it would write it
+// into what the server echoes (the id, an argument's name) and see that
+// changed for a hidden name only.
+func (c *Config) standIn(kind policy.Kind, name string) string {
+	if c.standInMAC == nil {
+		key, _ := c.Env.Policy.Vault.ResolveKey(LookupEnv)
+		if key == nil {
+			key = c.ephemeralKey()
+		}
+		sub, err := hkdf.Key(sha256.New, key, nil, "mcp-privacy stand-in v1", 32)
+		if err != nil {
+			panic("mcp-privacy: stand-in key: " + err.Error()) // only for lengths HKDF cannot give
+		}
+		c.standInMAC = hmacsha256.New(sub)
+	}
+	var sum [hmacsha256.Size]byte
+	c.standInMAC.Sum(&sum, []byte(name))
+	// 64 bits, always 13 base-36 digits: the stand-in has one length.
+	digits := strconv.FormatUint(binary.BigEndian.Uint64(sum[:])|1<<63, 36)
+	out := standInPrefix + digits
 	if kind.Family() == policy.FamilyResources {
 		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {
-			return name[:i+3] + id
+			out = name[:i+3] + out
 		}
 	}
-	return id
+	// Evidence: each character of the name that JSON writers spell in
+	// different ways (plainRune), once, closed by _ so that no trimming
+	// server drops it. How the server spells them in its answer is how
+	// the name is spelt there (respell).
+	var evidence []byte
+	for _, r := range name {
+		if !plainRune(r) && !strings.ContainsRune(out, r) && !bytes.ContainsRune(evidence, r) {
+			evidence = utf8.AppendRune(evidence, r)
+		}
+	}
+	if len(evidence) > 0 {
+		out += "_" + string(evidence) + "_"
+	}
+	return out
+}
+
+// plainRune reports whether every JSON writer writes r as itself, at any
+// depth of JSON in JSON: printable ASCII but what some escape (" and \
+// all, / PHP, < > & ' = Go's and Gson's HTML escaping, + and ` .NET's).
+// URI punctuation (? # % ...) is plain: as evidence it would change how
+// a server parses the stand-in.
+func plainRune(r rune) bool {
+	return r >= ' ' && r <= '~' && !strings.ContainsRune("\"\\/<>&'=+`", r)
 }
 
 // isScheme reports whether s is a URI scheme (RFC 3986: a letter, then
@@ -54,24 +100,31 @@ func isScheme(s string) bool {
 }
 
 // hideAsMissing handles a request for a hidden primitive, j holding its
-// denial: it takes rate-limit tokens as a call of a missing primitive of
-// that name would (else a limit would tell the two apart), then rewrites
-// the request to name the stand-in. j keeps the denial for the audit
-// trail; j.standIn marks the request, so that its answer gets the name
-// back (answerStandIn).
+// denial, as a request naming a missing primitive of that name is
+// handled up to the server (else what differs would tell the two apart):
+// it takes rate-limit tokens, and the input pipeline runs over its
+// arguments, so that a block step refuses them alike and pseudonyms in
+// them count as used alike (what the pipeline made of them is then
+// dropped); then the request is rewritten to name the stand-in. j keeps
+// the denial for the audit trail; j.standIn marks the request, so that
+// its answer gets the name back (answerStandIn).
 func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x, matched := s.missing(&j.target)
 	j.outcome = OutcomeDenied
 	if !s.rateLimitFor(j, RateCall(t, &x, s.id.ID), matched) {
 		return
 	}
-	out, err := s.cfg.pipeline(false, matched, &x.Metadata)
-	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+	as := judgement{method: j.method, target: x, call: t, outcome: OutcomeAllowed}
+	as.decision.Matched = matched
+	s.transformRequest(doc, m, t, &as)
+	j.in, j.inIDs = as.in, as.inIDs
+	if as.reply != nil {
+		// Blocked, or the pipeline failed: answered as for a missing name.
+		j.reply, j.outcome, j.errKind, j.reason = as.reply, as.outcome, as.errKind, as.reason
 		return
 	}
-	j.out = out
-	sendStandIn(doc, m, t, j)
+	j.out = as.out
+	s.sendStandIn(doc, m, t, j)
 }
 
 // sendStandIn rewrites request m, which names the hidden primitive t, to
@@ -79,17 +132,19 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 // a hidden one (a pseudonym restored) is sent so too, under the name the
 // client wrote: its tokens were taken and its output pipeline chosen as
 // for the call the client made.
-func sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	params := doc.Get(m.Node, "params")
-	doc.SetRaw(params, standInParams(doc, params, t))
+	sub := s.cfg.standIn(t.Kind, t.Name)
+	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
+	doc.SetRaw(params, standInParams(doc, params, t, sub))
 	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
 }
 
 // standInParams are the params of a hidden primitive's request as it goes
 // upstream: the stand-in's name and what a server needs to answer that it
-// does not exist, none of the caller's data (arguments become empty).
-func standInParams(doc *jsondoc.Doc, params int32, t Target) []byte {
-	sub := standIn(t.Kind, t.Name)
+// does not exist, none of the caller's data (arguments become empty),
+// padded to the length of the params it replaces.
+func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
 	switch t.Method {
 	case "tools/call", "prompts/get":
@@ -120,6 +175,13 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target) []byte {
 		out = append(out, `{"uri":`...)
 		out = jsondoc.AppendString(out, sub)
 	}
+	// As long as the params it replaces, by insignificant spaces: a server
+	// that refuses bodies over a size (Express's express.json(), 100 KB)
+	// refuses the stand-in as it refuses a missing name's request, and
+	// takes as long to receive it.
+	if pad := len(doc.Raw(params)) - len(out) - 1; pad > 0 {
+		out = append(out, bytes.Repeat([]byte{' '}, pad)...)
+	}
 	return append(out, '}')
 }
 
@@ -127,43 +189,233 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target) []byte {
 // message n of doc: the name the client asked for goes back in place of
 // the stand-in, then the output pipeline runs over it like over any
 // answer. The name goes into the answer's bytes as the server wrote them,
-// so that its spacing and escaping stay the server's (re-serializing an
-// edited message would not keep them); a name JSON would escape, or a
-// stand-in the server escaped, is replaced in the decoded strings.
+// spelt as the server spelt the stand-in (respell), so that the server's
+// spacing and escaping stay, in JSON inside its strings too.
 func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
-	sub := standIn(f.kind, f.name)
-	if raw := doc.Raw(n); plainJSON(f.name) && bytes.Contains(raw, []byte(sub)) {
-		if msg, err := jsondoc.Parse(bytes.ReplaceAll(raw, []byte(sub), []byte(f.name))); err == nil {
+	sub := s.cfg.standIn(f.kind, f.name)
+	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
+		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
 			doc.SetRaw(n, msg.Bytes())
 			return
 		}
 	}
-	unhide(doc, n, f)
+	unhide(doc, n, sub, f.name)
 	s.transformResponse(doc, n, id, f)
 }
 
-// plainJSON reports whether s is written as itself inside a JSON string
-// (printable ASCII but " and \), at any depth of JSON in JSON.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
+// standInAnchor is the part of stand-in sub that no server spells in its
+// own way: the prefix and the hash.
+func standInAnchor(sub string) string {
+	at := strings.Index(sub, standInPrefix)
+	return sub[at : at+len(standInPrefix)+standInDigits]
+}
+
+// standInDigits is the length of a stand-in's hash.
+const standInDigits = 13
+
+// restoreUnattributed gives its names back to the stand-ins in message n,
+// an answer no request this stream or the session's shared records know
+// of (its record was overwritten), by the stand-ins' own records; the
+// message is then processed as restored. It reports whether it did.
+func (s *Stream) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
+	raw := doc.Raw(n)
+	if s.restoring || !bytes.Contains(raw, []byte(standInPrefix)) {
+		return false
+	}
+	out := raw
+	for i := bytes.Index(raw, []byte(standInPrefix)); i >= 0; {
+		end := i + len(standInPrefix) + standInDigits
+		if end > len(raw) {
+			break
+		}
+		if kind, name, ok := s.cfg.Catalog.standInName(string(raw[i:end])); ok {
+			if next, ok := respell(out, s.cfg.standIn(kind, name), name); ok {
+				out = next
+			}
+		}
+		k := bytes.Index(raw[end:], []byte(standInPrefix))
+		if k < 0 {
+			break
+		}
+		i = end + k
+	}
+	if len(out) == len(raw) && &out[0] == &raw[0] {
+		return false
+	}
+	msg, err := jsondoc.Parse(out)
+	if err != nil {
+		return false
+	}
+	s.restoring = true
+	s.processMessage(msg, jsondoc.Root)
+	s.restoring = false
+	doc.SetRaw(n, msg.Bytes())
+	return true
+}
+
+// respell replaces in raw every occurrence of the stand-in sub, however
+// the server spelt it, by name spelt the same way: each character of the
+// name as the server spelt that character in the stand-in (sub holds all
+// of them but those every writer writes as themselves), escapes of JSON in
+// JSON included. ok is false when raw holds no stand-in it could read.
+func respell(raw []byte, sub, name string) ([]byte, bool) {
+	at := strings.Index(sub, standInPrefix)
+	anchorEnd := at + len(standInPrefix) + standInDigits
+	anchor := []byte(sub[at:anchorEnd])
+	before, after := []rune(sub[:at]), []rune(sub[anchorEnd:])
+	var out []byte
+	done, found := 0, false
+	for i := 0; ; {
+		k := bytes.Index(raw[i:], anchor)
+		if k < 0 {
+			break
+		}
+		p := i + k
+		i = p + len(anchor)
+		spelt := map[rune]string{}
+		end, ok := matchSpelt(raw, i, after, -1, spelt)
+		start := p
+		if ok && len(before) > 0 {
+			ok = false
+			for q := p - len(before); q >= done && q >= p-len(before)*16; q-- {
+				if _, ok = matchSpelt(raw, q, before, p, spelt); ok {
+					start = q
+					break
+				}
+			}
+		}
+		if !ok {
+			continue // a stand-in the server changed: left as it wrote it
+		}
+		out = append(out, raw[done:start]...)
+		for _, r := range name {
+			if sp, ok := spelt[r]; ok {
+				out = append(out, sp...)
+			} else {
+				out = utf8.AppendRune(out, r)
+			}
+		}
+		done, i, found = end, end, true
+	}
+	if !found {
+		return nil, false
+	}
+	return append(out, raw[done:]...), true
+}
+
+// matchSpelt matches the characters rs in raw from i, each written as
+// itself or as a JSON escape at any depth of JSON in JSON (\", \u00e9,
+// \\\/ ...), and records in spelt how each was written. With end >= 0
+// the match must end there. It returns where the match ends.
+func matchSpelt(raw []byte, i int, rs []rune, end int, spelt map[rune]string) (int, bool) {
+	if len(rs) == 0 {
+		return i, end < 0 || i == end
+	}
+	r := rs[0]
+	try := func(n int) (int, bool) {
+		if n <= 0 || i+n > len(raw) {
+			return 0, false
+		}
+		spelt[r] = string(raw[i : i+n])
+		return matchSpelt(raw, i+n, rs[1:], end, spelt)
+	}
+	if r >= 0x20 && r != '"' && r != '\\' {
+		var enc [utf8.UTFMax]byte
+		w := utf8.EncodeRune(enc[:], r)
+		if bytes.HasPrefix(raw[i:], enc[:w]) {
+			if j, ok := try(w); ok {
+				return j, true
+			}
 		}
 	}
-	return true
+	run := 0
+	for i+run < len(raw) && raw[i+run] == '\\' {
+		run++
+	}
+	if run == 0 {
+		return 0, false
+	}
+	if r == '\\' {
+		// A backslash is 2, 4, 8... backslashes, by depth.
+		for k := 2; k <= run; k *= 2 {
+			if j, ok := try(k); ok {
+				return j, true
+			}
+		}
+	}
+	// An escape at depth d of JSON in JSON: each depth doubles the
+	// backslashes, and escapes the letter too if it is one that depth's
+	// writer escapes (" always, / for some): 2^(d-1) or 2^d - 1
+	// backslashes, then the letter.
+	if run&(run-1) != 0 && run&(run+1) != 0 {
+		return 0, false
+	}
+	e := i + run
+	if e < len(raw) && raw[e] == shortEscape(r) {
+		if j, ok := try(run + 1); ok {
+			return j, true
+		}
+	}
+	hi, lo := r, rune(-1)
+	if r > 0xffff {
+		hi, lo = utf16.EncodeRune(r)
+	}
+	n := escapedUnit(raw, e, hi)
+	if n > 0 && lo >= 0 {
+		if m := escapedUnit(raw, e+n+run, lo); m > 0 && bytes.Count(raw[e+n:e+n+run], []byte{'\\'}) == run {
+			n += run + m
+		} else {
+			n = 0
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return try(run + n)
+}
+
+// shortEscape is the letter of r's two-character JSON escape (0: none).
+func shortEscape(r rune) byte {
+	switch r {
+	case '"', '\\', '/':
+		return byte(r)
+	case '\b':
+		return 'b'
+	case '\f':
+		return 'f'
+	case '\n':
+		return 'n'
+	case '\r':
+		return 'r'
+	case '\t':
+		return 't'
+	}
+	return 0
+}
+
+// escapedUnit matches u and four hex digits of the UTF-16 unit c at raw[i:]
+// and returns their length (0: no match).
+func escapedUnit(raw []byte, i int, c rune) int {
+	if i+5 > len(raw) || raw[i] != 'u' {
+		return 0
+	}
+	v, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 32)
+	if err != nil || rune(v) != c {
+		return 0
+	}
+	return 5
 }
 
 // unhide puts the name the client asked for back in place of the stand-in
 // in every string of message n.
-func unhide(doc *jsondoc.Doc, n int32, f *forwarded) {
-	sub := standIn(f.kind, f.name)
+func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 	var walk func(int32)
 	walk = func(v int32) {
 		switch doc.Kind(v) {
 		case jsondoc.String:
 			if s, ok := doc.Str(v); ok && strings.Contains(s, sub) {
-				doc.SetString(v, strings.ReplaceAll(s, sub, f.name))
+				doc.SetString(v, strings.ReplaceAll(s, sub, name))
 			}
 		case jsondoc.Object, jsondoc.Array:
 			for c := doc.First(v); c != jsondoc.None; c = doc.Next(c) {
@@ -172,6 +424,30 @@ func unhide(doc *jsondoc.Doc, n int32, f *forwarded) {
 		}
 	}
 	walk(n)
+}
+
+// withholdHiddenUpdate removes server message n if it is a
+// notifications/resources/updated for a resource hidden from the caller,
+// and reports whether it did: a server has no updates for a resource it
+// does not have. Alone in an event, the message leaves the event without
+// data (clients dispatch nothing, and the stream's event ids keep no gap).
+func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
+	if !doc.StrEquals(doc.Get(n, "method"), "notifications/resources/updated") {
+		return false
+	}
+	uri, ok := doc.Str(doc.Path(n, "params", "uri"))
+	if !ok || uri == "" {
+		return false
+	}
+	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden {
+		return false
+	}
+	if n == jsondoc.Root {
+		doc.SetRaw(n, nil)
+	} else {
+		doc.Delete(n)
+	}
+	return true
 }
 
 // missing is the hidden primitive as if the server did not have it, and

@@ -1,9 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -35,8 +40,18 @@ func keptHome(r BodyResult) bool {
 
 // sentAsStandIn reports whether a request for a hidden primitive went
 // upstream as its stand-in.
-func sentAsStandIn(r BodyResult, kind policy.Kind, name string) bool {
-	return r.Reply == nil && strings.Contains(string(r.Body), jsondoc.Quote(standIn(kind, name)))
+func sentAsStandIn(cfg *Config, r BodyResult, kind policy.Kind, name string) bool {
+	return r.Reply == nil && strings.Contains(string(r.Body), jsondoc.Quote(cfg.standIn(kind, name)))
+}
+
+// compactJSON is JSON b without insignificant spaces (a stand-in's params
+// are padded with them to the length of those they replace).
+func compactJSON(b []byte) string {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return string(b)
+	}
+	return out.String()
 }
 
 // notFound is how a server (the go-sdk's wording) answers a request
@@ -186,7 +201,7 @@ func TestHiddenLooksMissing(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				_, r := post(t, cfg, tc.who, tc.request(tc.hidden))
-				if !sentAsStandIn(r, tc.kind, tc.hidden) {
+				if !sentAsStandIn(cfg, r, tc.kind, tc.hidden) {
 					t.Fatalf("reply %v, forwarded %s: want its stand-in forwarded", r.Reply, r.Body)
 				}
 				if up := string(r.Body); strings.Contains(up, "marker") || strings.Contains(up, tc.hidden) {
@@ -243,18 +258,18 @@ func TestHiddenAnsweredOnAnotherStream(t *testing.T) {
 		s.OnRequestHeaders(ann, "POST", path, false)
 		body := call("4", "tools/call", `{"name":"delete_user"}`)
 		r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
-		if !sentAsStandIn(r, policy.KindTool, "delete_user") {
+		if !sentAsStandIn(vm1, r, policy.KindTool, "delete_user") {
 			t.Fatalf("legacy %v: reply %v, forwarded %s", legacy, r.Reply, r.Body)
 		}
 		g := NewStream(vm2)
 		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
 		g.OnResponseHeaders(200, "text/event-stream", "", false)
-		in := "event: message\ndata: " + notFound("4", "tools/call", standIn(policy.KindTool, "delete_user")) + "\n\n"
+		in := "event: message\ndata: " + notFound("4", "tools/call", vm1.standIn(policy.KindTool, "delete_user")) + "\n\n"
 		if legacy {
 			in = "event: endpoint\ndata: /mcp?sessionid=S1\n\n" + in
 		}
 		_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
-		want := strings.ReplaceAll(in, standIn(policy.KindTool, "delete_user"), "delete_user")
+		want := strings.ReplaceAll(in, vm1.standIn(policy.KindTool, "delete_user"), "delete_user")
 		if !edit.Replace || string(edit.Data) != want {
 			t.Errorf("legacy %v:\n got %q\nwant %q", legacy, edit.Data, want)
 		}
@@ -362,12 +377,456 @@ identity:
 	hidden, missing := "secret://box/"+pseudonym("alice@example.com"), "secret://box/nothing"
 	read := func(uri string) string { return call("2", "resources/read", `{"uri":`+jsondoc.Quote(uri)+`}`) }
 	_, r := post(t, cfg, ann, read(hidden))
-	if !sentAsStandIn(r, policy.KindResource, hidden) || strings.Contains(string(r.Body), "alice") {
+	if !sentAsStandIn(cfg, r, policy.KindResource, hidden) || strings.Contains(string(r.Body), "alice") {
 		t.Fatalf("reply %v, forwarded %s: want the stand-in of %s", r.Reply, r.Body, hidden)
 	}
 	got := exchange(t, cfg, ann, read(hidden), fakeServer(t), false)
 	want := exchange(t, cfg, ann, read(missing), fakeServer(t), false)
 	if strings.ReplaceAll(got, hidden, "URI") != strings.ReplaceAll(want, missing, "URI") {
 		t.Errorf("hidden:  %s\nmissing: %s", got, want)
+	}
+}
+
+// guessedStandIn is what a client can compute of a name's stand-in from
+// the manual ("mcp_privacy_missing_ and a hash of the name"): the prefix
+// and the name's FNV-1a hash, as the stand-in was first made.
+func guessedStandIn(name string) string {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return standInPrefix + strconv.FormatUint(h.Sum64(), 36)
+}
+
+// A client cannot write a name's stand-in into what the server echoes (the
+// request id, a completion's argument name) to see it come back changed
+// for a hidden name and unchanged for a missing one. Before, the stand-in
+// was the name's FNV hash, which any client computes, and the name went
+// back in its place wherever it occurred, the id included.
+func TestHiddenStandInUnguessable(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	tests := []struct {
+		name           string
+		hidden, absent string
+		request        func(name string) string
+	}{
+		{"the id", "delete_user", "no_such_tool", func(n string) string {
+			return call(jsondoc.Quote(guessedStandIn(n)), "tools/call", `{"name":`+jsondoc.Quote(n)+`}`)
+		}},
+		{"an id holding it", "internal_notes", "no_such_prompt", func(n string) string {
+			return call(jsondoc.Quote("x"+guessedStandIn(n)+"x"), "prompts/get", `{"name":`+jsondoc.Quote(n)+`}`)
+		}},
+		{"a completion's argument name", "internal_notes", "no_such_prompt", func(n string) string {
+			return call("1", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`},"argument":{"name":`+jsondoc.Quote(guessedStandIn(n))+`,"value":""}}`)
+		}},
+	}
+	for _, tc := range tests {
+		server := fakeServerWith(t, notFound)
+		if strings.Contains(tc.name, "argument") {
+			// A server that names the argument it has no completions for.
+			server = func(upstream string) string {
+				doc, _ := jsondoc.Parse([]byte(upstream))
+				arg, _ := doc.Str(doc.Path(jsondoc.Root, "params", "argument", "name"))
+				ref, _ := doc.Str(doc.Path(jsondoc.Root, "params", "ref", "name"))
+				return `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":` +
+					jsondoc.Quote("no argument "+arg+" for prompt "+ref) + `}}`
+			}
+		}
+		norm := func(answer, name string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(answer, guessedStandIn(name), "GUESS"), name, "NAME")
+		}
+		hidden := norm(exchange(t, cfg, ann, tc.request(tc.hidden), server, false), tc.hidden)
+		absent := norm(exchange(t, cfg, ann, tc.request(tc.absent), server, false), tc.absent)
+		if hidden != absent || !strings.Contains(absent, "GUESS") {
+			t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, hidden, absent)
+		}
+	}
+}
+
+// validatingServer checks params as the TypeScript and Go SDKs do before
+// they look a name up (MCP's schema: arguments an object, a prompt's
+// arguments strings, _meta an object whose progressToken is a string or
+// an integer, ...), and answers a request that fails with -32602 holding
+// the params it got, as the go-sdk does; else "not found".
+func validatingServer(t *testing.T) func(string) string {
+	notFoundFor := fakeServerWith(t, notFound)
+	return func(upstream string) string {
+		doc, err := jsondoc.Parse([]byte(upstream))
+		if err != nil {
+			t.Fatalf("upstream got %s: %v", upstream, err)
+		}
+		method, _ := doc.Str(doc.Get(jsondoc.Root, "method"))
+		params := doc.Get(jsondoc.Root, "params")
+		kind := func(keys ...string) jsondoc.Kind { return doc.Kind(doc.Path(params, keys...)) }
+		present := func(keys ...string) bool { return doc.Path(params, keys...) != jsondoc.None }
+		strings := func(keys ...string) bool { // an object of strings
+			o := doc.Path(params, keys...)
+			if doc.Kind(o) != jsondoc.Object {
+				return false
+			}
+			for c := doc.First(o); c != jsondoc.None; c = doc.Next(c) {
+				if doc.Kind(c) != jsondoc.String {
+					return false
+				}
+			}
+			return true
+		}
+		bad := present("_meta") && kind("_meta") != jsondoc.Object ||
+			present("_meta", "progressToken") && kind("_meta", "progressToken") != jsondoc.String &&
+				(kind("_meta", "progressToken") != jsondoc.Number || bytesContains(doc.Raw(doc.Path(params, "_meta", "progressToken")), "."))
+		switch method {
+		case "tools/call":
+			bad = bad || present("arguments") && kind("arguments") != jsondoc.Object ||
+				present("task") && kind("task") != jsondoc.Object
+		case "prompts/get":
+			bad = bad || present("arguments") && !strings("arguments")
+		case "completion/complete":
+			bad = bad || kind("argument", "name") != jsondoc.String || kind("argument", "value") != jsondoc.String ||
+				present("context") && kind("context") != jsondoc.Object ||
+				present("context", "arguments") && !strings("context", "arguments")
+		}
+		if bad {
+			return `{"jsonrpc":"2.0","id":` + string(doc.Raw(doc.Get(jsondoc.Root, "id"))) + `,"error":{"code":-32602,"message":` +
+				jsondoc.Quote("invalid params: "+string(doc.Raw(params))) + `}}`
+		}
+		return notFoundFor(upstream)
+	}
+}
+
+// A request whose params a server would refuse as malformed is refused so
+// whatever it names: a hidden name's stand-in (whose params are rebuilt
+// well-formed) must not get "not found" where a missing name gets
+// "invalid params". Before, arguments: 5, a _meta that is no object and
+// the like told hidden from missing with the TypeScript and Go SDKs.
+func TestHiddenMalformedParamsLookMissing(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	tool := func(extra string) func(string) string {
+		return func(n string) string { return call("1", "tools/call", `{"name":`+jsondoc.Quote(n)+extra+`}`) }
+	}
+	prompt := func(extra string) func(string) string {
+		return func(n string) string { return call("2", "prompts/get", `{"name":`+jsondoc.Quote(n)+extra+`}`) }
+	}
+	complete := func(extra string) func(string) string {
+		return func(n string) string {
+			return call("3", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`}`+extra+`}`)
+		}
+	}
+	read := func(extra string) func(string) string {
+		return func(n string) string { return call("4", "resources/read", `{"uri":`+jsondoc.Quote(n)+extra+`}`) }
+	}
+	tests := []struct {
+		name           string
+		hidden, absent string
+		request        func(string) string
+	}{
+		{"tool arguments a number", "delete_user", "no_such_tool", tool(`,"arguments":5`)},
+		{"tool arguments null", "delete_user", "no_such_tool", tool(`,"arguments":null`)},
+		{"tool arguments an array", "delete_user", "no_such_tool", tool(`,"arguments":["secret"]`)},
+		{"_meta a string", "delete_user", "no_such_tool", tool(`,"_meta":"secret"`)},
+		{"progressToken an object", "delete_user", "no_such_tool", tool(`,"_meta":{"progressToken":{"a":1}}`)},
+		{"progressToken a fraction", "delete_user", "no_such_tool", tool(`,"_meta":{"progressToken":1.5}`)},
+		{"task a string", "delete_user", "no_such_tool", tool(`,"task":"secret"`)},
+		{"prompt argument a number", "internal_notes", "no_such_prompt", prompt(`,"arguments":{"id":5}`)},
+		{"prompt arguments a string", "internal_notes", "no_such_prompt", prompt(`,"arguments":"secret"`)},
+		{"completion without argument", "internal_notes", "no_such_prompt", complete(``)},
+		{"completion value a number", "internal_notes", "no_such_prompt", complete(`,"argument":{"name":"id","value":5}`)},
+		{"completion context arguments a number", "internal_notes", "no_such_prompt", complete(`,"argument":{"name":"id","value":""},"context":{"arguments":{"x":5}}}`)},
+		{"resource _meta an array", "secret://keys", "nothing://here", read(`,"_meta":[]`)},
+	}
+	for _, tc := range tests {
+		hidden := exchange(t, cfg, ann, tc.request(tc.hidden), validatingServer(t), false)
+		absent := exchange(t, cfg, ann, tc.request(tc.absent), validatingServer(t), false)
+		if got, want := strings.ReplaceAll(hidden, tc.hidden, "NAME"), strings.ReplaceAll(absent, tc.absent, "NAME"); got != want {
+			t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, got, want)
+		}
+		if strings.Contains(hidden, "secret\"") || strings.Contains(hidden, "not found") || strings.Contains(hidden, "unknown") {
+			t.Errorf("%s: a malformed request was answered as well-formed: %s", tc.name, hidden)
+		}
+	}
+	// Well-formed params still reach the server (as the stand-in).
+	for _, ok := range []string{`,"arguments":{"id":5},"_meta":{"progressToken":7},"task":{"ttl":60}`, `,"_meta":{"progressToken":"p"}`} {
+		if got := exchange(t, cfg, ann, tool(ok)("delete_user"), validatingServer(t), false); !strings.Contains(got, `unknown tool \"delete_user\"`) {
+			t.Errorf("%s: %s", ok, got)
+		}
+	}
+}
+
+// jsonStyle is how a server's JSON writer spells strings and spaces.
+type jsonStyle struct {
+	name       string
+	asciiOnly  bool   // \uXXXX for every non-ASCII character (Python, PHP, .NET)
+	slash      bool   // \/ (PHP)
+	escape     string // characters written \uXXXX (Go's HTML escaping, Gson, .NET)
+	upperHex   bool   // \u00E9 (.NET)
+	spaced     bool   // ", " and ": " (Python)
+	controlHex bool   // \u000a for a line break (some writers)
+}
+
+func (st jsonStyle) str(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	hex := func(r rune) {
+		f := "\\u%04x"
+		if st.upperHex {
+			f = "\\u%04X"
+		}
+		b.WriteString(fmt.Sprintf(f, r))
+	}
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '/' && st.slash:
+			b.WriteString(`\/`)
+		case r == '\n' && !st.controlHex:
+			b.WriteString(`\n`)
+		case r < 0x20 || strings.ContainsRune(st.escape, r):
+			hex(r)
+		case r > 0x7e && st.asciiOnly:
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				hex(r1)
+				hex(r2)
+			} else {
+				hex(r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// notFound is a server's answer for a name it does not have, holding the
+// name in its message, in data, and in data as JSON text (JSON in JSON,
+// as the go-sdk quotes params back).
+func (st jsonStyle) notFound(id, method, name string) string {
+	colon, comma := ":", ","
+	if st.spaced {
+		colon, comma = ": ", ", "
+	}
+	inner := "{" + st.str("name") + colon + st.str(name) + "}"
+	return "{" + st.str("jsonrpc") + colon + st.str("2.0") + comma + st.str("id") + colon + id + comma +
+		st.str("error") + colon + "{" + st.str("code") + colon + "-32602" + comma +
+		st.str("message") + colon + st.str("no "+method+" named \""+name+"\"") + comma +
+		st.str("data") + colon + "{" + st.str("name") + colon + st.str(name) + comma + st.str("params") + colon + st.str(inner) + "}}}"
+}
+
+// The hidden name goes back into the server's answer spelt as the server
+// spells the same characters, spaces kept, also in JSON inside a string:
+// what the client gets is what the server writes for a missing name.
+// Before, a name with a character JSON writers escape differently (non-
+// ASCII for Python and PHP, / for PHP, & < > ' + for Go, Gson and .NET,
+// a quote or a line break) was written in the filter's own spelling, and
+// the whole message re-serialized compactly.
+func TestHiddenNameSpeltAsTheServerSpellsIt(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	styles := []jsonStyle{
+		{name: "go"},
+		{name: "go html", escape: "<>&\u2028\u2029"},
+		{name: "python", asciiOnly: true, spaced: true},
+		{name: "php", asciiOnly: true, slash: true},
+		{name: "gson", escape: "<>&='"},
+		{name: ".net", asciiOnly: true, escape: "<>&'+`", upperHex: true, controlHex: true},
+	}
+	tests := []struct {
+		method, hidden, absent string
+	}{
+		{"tools/call", "delete_\"quoted\"", "nothing_\"quoted\""},
+		{"tools/call", "delete_déjà", "nothing_déjà"},
+		{"tools/call", "delete_a/b+c", "nothing_a/b+c"},
+		{"tools/call", "delete_😀\n", "nothing_😀\n"},
+		{"prompts/get", "internal_<b>&'x'", "nothing_<b>&'x'"},
+		{"resources/read", "secret://dossier/données?a=1&b=<2>#é", "nothing://dossier/données?a=1&b=<2>#é"},
+		{"resources/read", "secret://a\\b", "nothing://a\\b"},
+	}
+	for _, st := range styles {
+		for _, tc := range tests {
+			request := func(name string) string {
+				member := "name"
+				if tc.method == "resources/read" {
+					member = "uri"
+				}
+				return call("1", tc.method, `{`+jsondoc.Quote(member)+`:`+jsondoc.Quote(name)+`}`)
+			}
+			server := fakeServerWith(t, st.notFound)
+			hidden := exchange(t, cfg, ann, request(tc.hidden), server, false)
+			absent := exchange(t, cfg, ann, request(tc.absent), server, false)
+			hiddenPrefix, _, _ := strings.Cut(tc.hidden, "_")
+			absentPrefix, _, _ := strings.Cut(tc.absent, "_")
+			if tc.method == "resources/read" {
+				hiddenPrefix, absentPrefix = "secret:", "nothing:"
+			}
+			if got := strings.ReplaceAll(hidden, hiddenPrefix, absentPrefix); got != absent {
+				t.Errorf("%s, %q:\nhidden  %s\nmissing %s", st.name, tc.hidden, got, absent)
+			}
+		}
+	}
+}
+
+// A server's notifications/resources/updated for a hidden resource does
+// not reach the client: a server has no updates for a resource it does
+// not have. The event keeps its id (no gap in the stream's ids) and loses
+// its data, so clients dispatch nothing. Before, it told the client that
+// the hidden resource exists.
+func TestHiddenResourceUpdateWithheld(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	cfg.Catalog.AddTemplate("vault://{name}")
+	update := func(uri string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":` + jsondoc.Quote(uri) + `}}`
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"static", "id: 7\ndata: " + update("secret://keys") + "\n\n", "id: 7\n\n"},
+		{"template instance", "id: 8\ndata: " + update("vault://payroll") + "\n\n", "id: 8\n\n"},
+		{"visible", "id: 9\ndata: " + update("docs://readme") + "\n\n", "id: 9\ndata: " + update("docs://readme") + "\n\n"},
+		{"in a batch", "data: [" + update("secret://keys") + "," + update("docs://readme") + "]\n\n", "data: [" + update("docs://readme") + "]\n\n"},
+	}
+	for _, tc := range tests {
+		g := NewStream(cfg)
+		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
+		g.OnResponseHeaders(200, "text/event-stream", "", false)
+		_, edit := g.OnResponseBody(len(tc.in), false, func() []byte { return []byte(tc.in) })
+		got := tc.in
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The answer to a stand-in that arrives on another stream gets the hidden
+// name back even when the shared record of its request is gone: any
+// client can overwrite that record (a request under a made-up session
+// whose (session, id) falls into the same slot) before resuming the
+// stream the answer waits on. Before, the stand-in then reached the
+// client unchanged, telling it the name is hidden.
+func TestHiddenAnswerAfterItsRecordIsOverwritten(t *testing.T) {
+	shared := newMemShared()
+	vm1, _ := NewConfig([]byte(hiddenEnvelope), shared)
+	vm2, _ := NewConfig([]byte(hiddenEnvelope), shared)
+	for _, tc := range []struct{ name, method, params string }{
+		{"delete_user", "tools/call", `{"name":"delete_user"}`},
+		{"secret://dé/jà", "resources/read", `{"uri":"secret://dé/jà"}`},
+	} {
+		s := NewStream(vm1)
+		s.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "POST", "/mcp", false)
+		body := call("4", tc.method, tc.params)
+		r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
+		kind := map[string]policy.Kind{"tools/call": policy.KindTool, "resources/read": policy.KindResource}[tc.method]
+		sub := vm1.standIn(kind, tc.name)
+		if !sentAsStandIn(vm1, r, kind, tc.name) {
+			t.Fatalf("%s: reply %v, forwarded %s", tc.name, r.Reply, r.Body)
+		}
+		// Another client's request that takes the same slot.
+		fake := ""
+		for i := 0; fake == ""; i++ {
+			if requestSlot("fake-"+strconv.Itoa(i), "4") == requestSlot("S1", "4") {
+				fake = "fake-" + strconv.Itoa(i)
+			}
+		}
+		post(t, vm2, hdr("x-mcp-principal", "mallory", "mcp-session-id", fake), call("4", "tools/call", `{"name":"search"}`))
+		g := NewStream(vm2)
+		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
+		g.OnResponseHeaders(200, "text/event-stream", "", false)
+		in := "event: message\ndata: " + notFound("4", tc.method, sub) + "\n\n"
+		_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+		got := in
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if want := "event: message\ndata: " + notFound("4", tc.method, tc.name) + "\n\n"; got != want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
+		}
+	}
+}
+
+// A hidden call's stand-in is as long as the request it replaces: a server
+// that refuses bodies over a size (Express's express.json(), used by the
+// TypeScript SDK, answers 413 over 100 KB) refuses the hidden name's as
+// it refuses the missing name's. Before, the stand-in dropped the
+// arguments and got "not found" where the missing name got 413.
+func TestHiddenRequestKeepsItsSize(t *testing.T) {
+	cfg := mustConfig(t, hiddenEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	const limit = 4000
+	sizeLimited := func(upstream string) string {
+		if len(upstream) > limit {
+			return `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request entity too large"}}`
+		}
+		return fakeServerWith(t, notFound)(upstream)
+	}
+	for _, size := range []int{limit - 60, limit - 1, limit, limit + 1, 2 * limit} {
+		for _, tc := range []struct{ method, hidden, absent, params string }{
+			{"tools/call", "delete_user", "nothing_xyz", `{"name":%q,"arguments":{"text":"%s"}}`},
+			{"prompts/get", "internal_notes", "nothing_notes1", `{"name":%q, "arguments":{"text":"%s"}}`},
+			{"completion/complete", "internal_notes", "nothing_notes1", `{"ref":{"type":"ref/prompt","name":%q},"argument":{"name":"x","value":"%s"}}`},
+		} {
+			request := func(name string) string {
+				r := call("1", tc.method, fmt.Sprintf(tc.params, name, ""))
+				return call("1", tc.method, fmt.Sprintf(tc.params, name, strings.Repeat("a", max(size-len(r), 0))))
+			}
+			if len(request(tc.hidden)) != len(request(tc.absent)) {
+				t.Fatalf("the requests compared differ in size")
+			}
+			hidden := exchange(t, cfg, ann, request(tc.hidden), sizeLimited, false)
+			absent := exchange(t, cfg, ann, request(tc.absent), sizeLimited, false)
+			if strings.ReplaceAll(hidden, tc.hidden, "NAME") != strings.ReplaceAll(absent, tc.absent, "NAME") {
+				t.Errorf("%s, %d bytes: hidden\n%s\nmissing\n%s", tc.method, len(request(tc.hidden)), hidden, absent)
+			}
+		}
+	}
+}
+
+// A hidden call's arguments pass the input pipeline as a missing name's
+// would: a block step that refuses what they hold refuses it for both
+// alike (-32004 from the filter), and a pseudonym in them is used (its
+// last use renewed, so it expires for both alike under ttl_seconds).
+// Before, the hidden call skipped the input pipeline: its stand-in got
+// "not found" where the missing name got -32004.
+func TestHiddenArgumentsPassTheInputPipeline(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: hide-input
+  hide_denied: true
+  deny_tools: ["delete_*"]
+  deny_prompts: ["delete_*"]
+  deny_resources: ["secret://*"]
+  input_transforms: [{type: block, options: {detectors: [email]}}]
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	tests := []struct {
+		name, hidden, absent string
+		request              func(name string) string
+		want                 string
+	}{
+		{"tool arguments", "delete_user", "nothing_user", func(n string) string {
+			return call("1", "tools/call", `{"name":`+jsondoc.Quote(n)+`,"arguments":{"to":"carol@example.com"}}`)
+		}, "-32004"},
+		{"prompt arguments", "delete_user", "nothing_user", func(n string) string {
+			return call("2", "prompts/get", `{"name":`+jsondoc.Quote(n)+`,"arguments":{"to":"carol@example.com"}}`)
+		}, "-32004"},
+		{"resource URI", "secret://carol@example.com", "nothing://carol@example.com", func(n string) string {
+			return call("3", "resources/read", `{"uri":`+jsondoc.Quote(n)+`}`)
+		}, "-32002"},
+		{"completion value", "delete_user", "nothing_user", func(n string) string {
+			return call("4", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`},"argument":{"name":"to","value":"carol@example.com"}}`)
+		}, "-32004"},
+	}
+	for _, tc := range tests {
+		hidden := exchange(t, cfg, ann, tc.request(tc.hidden), fakeServer(t), false)
+		absent := exchange(t, cfg, ann, tc.request(tc.absent), fakeServer(t), false)
+		if strings.ReplaceAll(hidden, tc.hidden, "NAME") != strings.ReplaceAll(absent, tc.absent, "NAME") || !strings.Contains(absent, tc.want) {
+			t.Errorf("%s: hidden\n%s\nmissing\n%s\nwant both %s", tc.name, hidden, absent, tc.want)
+		}
 	}
 }

@@ -123,7 +123,7 @@ func TestLearnedFromLists(t *testing.T) {
 	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"shell","_meta":{"io.cloudg/privacy":{"capabilities":["exec"]}}}]}}`)
 	_, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"shell"}`))
-	if !sentAsStandIn(r, policy.KindTool, "shell") {
+	if !sentAsStandIn(cfg, r, policy.KindTool, "shell") {
 		t.Errorf("a tool learned to need exec was allowed: %+v", r)
 	}
 	// Before templates are known, a concrete URI is judged as itself.
@@ -134,7 +134,7 @@ func TestLearnedFromLists(t *testing.T) {
 	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}`,
 		`{"jsonrpc":"2.0","id":4,"result":{"resourceTemplates":[{"uriTemplate":"vault://{name}","name":"v"}]}}`)
 	_, r = post(t, cfg, ann, call("5", "resources/read", `{"uri":"vault://payroll"}`))
-	if !sentAsStandIn(r, policy.KindResource, "vault://payroll") {
+	if !sentAsStandIn(cfg, r, policy.KindResource, "vault://payroll") {
 		t.Errorf("a concrete URI of a learned, denied template was allowed: %+v", r)
 	}
 }
@@ -318,7 +318,7 @@ identity:`, 1))
 	}
 	// Denied like any tool.
 	_, r = post(t, cfg, hdr("x-mcp-principal", "c", "x-mcp-roles", "contractor"), call("11", "tools/call", `{"name":"privacy_status"}`))
-	if !sentAsStandIn(r, policy.KindTool, "privacy_status") {
+	if !sentAsStandIn(cfg, r, policy.KindTool, "privacy_status") {
 		t.Errorf("contractor's status call %+v", r.Reply)
 	}
 	// Switched off: the call goes to the server like any other.

@@ -385,6 +385,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		}
 	}
 	if method, ok := doc.Str(doc.Get(n, "method")); ok {
+		if s.withholdHiddenUpdate(doc, n) {
+			return msgChanged
+		}
 		s.transformServerMessage(doc, n, method)
 		return outcome(doc)
 	}
@@ -457,6 +460,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			s.answeredElsewhere(&req, &x, &d, o, doc, n, t0)
 		}
 		return outcome(doc)
+	}
+	if s.restoreUnattributed(doc, n) {
+		return msgChanged // processed as restored (hidden.go)
 	}
 	// A response this stream did not forward a request for (a resumed or
 	// legacy GET stream): every list array in its result is filtered and

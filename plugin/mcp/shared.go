@@ -470,3 +470,47 @@ func (c *Catalog) bindSession(session, principal string, now int64) bool {
 	// once (its next request binds it), rather than refused.
 	return true
 }
+
+// Stand-ins are also recorded by their anchor (the prefix and the keyed
+// hash, hidden.go), so that a stand-in in an answer no request record
+// explains (its record overwritten, which any client can do to a record
+// it can find the slot of) still gets its name back. A client cannot
+// find a stand-in's slot: the anchor is secret to it.
+const standInSlots = 4096
+
+func standInSlot(anchor string) string {
+	h := fnv.New32a()
+	h.Write([]byte(anchor))
+	return strconv.Itoa(int(h.Sum32() % standInSlots))
+}
+
+// shareStandIn records the name a stand-in's anchor stands for.
+func (c *Catalog) shareStandIn(anchor string, kind policy.Kind, name string) {
+	v := make([]byte, 0, len(anchor)+2+len(name))
+	v = append(append(append(v, anchor...), 0, byte(kind)), name...)
+	slot := standInSlot(anchor)
+	if c.Shared != nil {
+		if old, _, ok := c.Shared.Get(c.sharedKey("standin", slot)); !ok || string(old) != string(v) {
+			c.Shared.Set(c.sharedKey("standin", slot), v, 0)
+		}
+		return
+	}
+	if c.standIns == nil {
+		c.standIns = map[string][]byte{}
+	}
+	c.standIns[slot] = v
+}
+
+// standInName finds the primitive a stand-in's anchor stands for.
+func (c *Catalog) standInName(anchor string) (policy.Kind, string, bool) {
+	var v []byte
+	if c.Shared != nil {
+		v, _, _ = c.Shared.Get(c.sharedKey("standin", standInSlot(anchor)))
+	} else {
+		v = c.standIns[standInSlot(anchor)]
+	}
+	if len(v) < len(anchor)+2 || string(v[:len(anchor)]) != anchor || v[len(anchor)] != 0 {
+		return 0, "", false
+	}
+	return policy.Kind(v[len(anchor)+1]), string(v[len(anchor)+2:]), true
+}

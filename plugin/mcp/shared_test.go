@@ -60,10 +60,10 @@ func TestLearningSharedAcrossWorkers(t *testing.T) {
 	respond(t, vm1, ann, `{"jsonrpc":"2.0","id":2,"method":"resources/templates/list"}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"resourceTemplates":[{"uriTemplate":"vault://{name}","name":"v"}]}}`)
 
-	if _, r := post(t, vm2, ann, call("3", "tools/call", `{"name":"shell"}`)); !sentAsStandIn(r, policy.KindTool, "shell") {
+	if _, r := post(t, vm2, ann, call("3", "tools/call", `{"name":"shell"}`)); !sentAsStandIn(vm2, r, policy.KindTool, "shell") {
 		t.Errorf("worker 2 allowed a tool worker 1 learned needs exec: %+v", r)
 	}
-	if _, r := post(t, vm2, ann, call("4", "resources/read", `{"uri":"vault://payroll"}`)); !sentAsStandIn(r, policy.KindResource, "vault://payroll") {
+	if _, r := post(t, vm2, ann, call("4", "resources/read", `{"uri":"vault://payroll"}`)); !sentAsStandIn(vm2, r, policy.KindResource, "vault://payroll") {
 		t.Errorf("worker 2 did not resolve a template worker 1 learned: %+v", r)
 	}
 	m, ok := vm2.Catalog.lookup(policy.KindTool, "shell")

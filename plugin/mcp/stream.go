@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
@@ -31,6 +32,8 @@ type Config struct {
 	// metricNames the requests counters' names (record.go).
 	scrubbed    map[string]string
 	metricNames map[[2]string]string
+	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
+	standInMAC *hmacsha256.MAC
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -110,6 +113,9 @@ type Stream struct {
 	// retryAfter is the Retry-After header for the response of a batch
 	// part of which a rate limit refused.
 	retryAfter [2]string
+	// restoring: a message whose stand-ins got their names back from
+	// their own records is being processed (restoreUnattributed).
+	restoring bool
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.

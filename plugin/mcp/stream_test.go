@@ -117,17 +117,17 @@ func TestRequestJudgement(t *testing.T) {
 	}{
 		{name: "allowed tool", req: alice, body: call("1", "tools/call", `{"name":"search","arguments":{"q":"x"}}`), wantFwd: true},
 		{name: "hidden tool", req: alice, body: call("2", "tools/call", `{"name":"delete_user","arguments":{"id":"u-1"},"_meta":{"x":1}}`),
-			standIn: call("2", "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`)},
+			standIn: call("2", "tools/call", `{"name":`+jsondoc.Quote(cfg.standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`)},
 		{name: "role grant", req: admin, body: call("3", "tools/call", `{"name":"delete_user"}`), wantFwd: true},
 		{name: "string id kept", req: alice, body: call(`"a-1"`, "tools/call", `{"name":"delete_x"}`),
-			standIn: call(`"a-1"`, "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_x"))+`}`)},
+			standIn: call(`"a-1"`, "tools/call", `{"name":`+jsondoc.Quote(cfg.standIn(policy.KindTool, "delete_x"))+`}`)},
 		{name: "concrete URI judged by its template", req: alice, body: call("4", "resources/read", `{"uri":"cloudg://assets/arn:aws:s3:::payroll"}`),
-			standIn: call("4", "resources/read", `{"uri":`+jsondoc.Quote(standIn(policy.KindResource, "cloudg://assets/arn:aws:s3:::payroll"))+`}`)},
+			standIn: call("4", "resources/read", `{"uri":`+jsondoc.Quote(cfg.standIn(policy.KindResource, "cloudg://assets/arn:aws:s3:::payroll"))+`}`)},
 		{name: "other template allowed", req: alice, body: call("5", "resources/read", `{"uri":"users://7/profile"}`), wantFwd: true},
 		{name: "subscribe judged too", req: alice, body: call("6", "resources/subscribe", `{"uri":"cloudg://assets/x"}`),
-			standIn: call("6", "resources/subscribe", `{"uri":`+jsondoc.Quote(standIn(policy.KindResource, "cloudg://assets/x"))+`}`)},
+			standIn: call("6", "resources/subscribe", `{"uri":`+jsondoc.Quote(cfg.standIn(policy.KindResource, "cloudg://assets/x"))+`}`)},
 		{name: "completion judged as its prompt ref", req: alice, body: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":"cloudg://assets/{+ref}"},"argument":{"name":"ref","value":"a"},"context":{"arguments":{"x":"y"}}}`),
-			standIn: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":`+jsondoc.Quote(standIn(policy.KindResource, "cloudg://assets/{+ref}"))+`},"argument":{"name":"ref","value":""}}`)},
+			standIn: call("7", "completion/complete", `{"ref":{"type":"ref/resource","uri":`+jsondoc.Quote(cfg.standIn(policy.KindResource, "cloudg://assets/{+ref}"))+`},"argument":{"name":"ref","value":""}}`)},
 		{name: "list passes", req: alice, body: call("8", "tools/list", `{}`), wantFwd: true},
 		{name: "notification passes", req: alice, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantFwd: true},
 		{name: "client response passes", req: alice, body: `{"jsonrpc":"2.0","id":"s1","result":{"action":"accept"}}`, wantFwd: true},
@@ -136,7 +136,7 @@ func TestRequestJudgement(t *testing.T) {
 		{name: "tools/call with a non-string name", req: alice, body: call("10", "tools/call", `{"name":["delete_user"]}`),
 			want: `{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"Invalid params: params.name must be a non-empty string"}}`},
 		{name: "name with escapes decoded before judging", req: alice, body: call("11", "tools/call", `{"name":"delete\u005fuser"}`),
-			standIn: call("11", "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_user"))+`}`)},
+			standIn: call("11", "tools/call", `{"name":`+jsondoc.Quote(cfg.standIn(policy.KindTool, "delete_user"))+`}`)},
 		{name: "wrong jsonrpc version", req: alice, body: `{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"delete_user"}}`,
 			want: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`},
 		{name: "null id request", req: alice, body: `{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"search"}}`,
@@ -155,7 +155,7 @@ func TestRequestJudgement(t *testing.T) {
 				return
 			}
 			if tc.standIn != "" {
-				if r.Reply != nil || string(r.Body) != tc.standIn {
+				if r.Reply != nil || compactJSON(r.Body) != tc.standIn {
 					t.Fatalf("reply %v, forwarded %s\nwant forwarded %s", r.Reply, r.Body, tc.standIn)
 				}
 				return
@@ -285,8 +285,8 @@ func TestBatch(t *testing.T) {
 
 	// A hidden element goes upstream as its stand-in (hidden.go), in place.
 	_, r = post(t, cfg, hdr("x-mcp-principal", "alice"), `[`+call("1", "tools/call", `{"name":"search"}`)+`,`+call("2", "tools/call", `{"name":"delete_user","arguments":{"id":"u"}}`)+`]`)
-	wantFwd = `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":`+jsondoc.Quote(standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`) + `]`
-	if r.Reply != nil || string(r.Body) != wantFwd {
+	wantFwd = `[` + call("1", "tools/call", `{"name":"search"}`) + `,` + call("2", "tools/call", `{"name":`+jsondoc.Quote(cfg.standIn(policy.KindTool, "delete_user"))+`,"arguments":{}}`) + `]`
+	if r.Reply != nil || compactJSON(r.Body) != wantFwd {
 		t.Errorf("batch with a hidden element: reply %v, forwarded %s\nwant %s", r.Reply, r.Body, wantFwd)
 	}
 }
@@ -484,7 +484,7 @@ func TestWithoutHoldHeaders(t *testing.T) {
 	}
 	body := call("1", "tools/call", `{"name":"delete_x"}`)
 	r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
-	if !sentAsStandIn(r, policy.KindTool, "delete_x") {
+	if !sentAsStandIn(cfg, r, policy.KindTool, "delete_x") {
 		t.Fatalf("denied call not kept from the server: %+v", r)
 	}
 }

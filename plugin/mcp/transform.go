@@ -262,7 +262,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 			j.target = x2
 			j.deny(d)
 			if d.Hidden {
-				sendStandIn(doc, m, j.call, j) // looks missing (hidden.go)
+				s.sendStandIn(doc, m, j.call, j) // looks missing (hidden.go)
 			}
 			return
 		}

@@ -138,7 +138,7 @@ func TestPrivacyReveal(t *testing.T) {
 	// Without the reveal capability the tool is hidden: the call goes
 	// upstream as its stand-in, for the server to say it has no such tool.
 	_, r := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"privacy_reveal","arguments":{"text":"`+p+`"}}}`)
-	if !sentAsStandIn(r, policy.KindTool, "privacy_reveal") || strings.Contains(string(r.Body), p) {
+	if !sentAsStandIn(cfg, r, policy.KindTool, "privacy_reveal") || strings.Contains(string(r.Body), p) {
 		t.Errorf("ann revealed without the capability: %v %s", r.Reply, r.Body)
 	}
 	// privacy_status shows pipelines and the vault, never the key.
