@@ -258,8 +258,9 @@ func emailLocalStart(s string, lo, at int) int {
 				return -1
 			}
 		case '/':
-			// scheme://user@host: URL userinfo, not an email.
-			if st >= 2 && s[st-2] == '/' {
+			// scheme://user@host: URL userinfo, not an email; after
+			// "///" the authority is empty and this is a path.
+			if st >= 2 && s[st-2] == '/' && (st < 3 || s[st-3] != '/') {
 				return -1
 			}
 		case ':':

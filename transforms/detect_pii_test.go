@@ -47,6 +47,9 @@ func TestPIIEdgeCases(t *testing.T) {
 		{"email", "foo..bar@example.com", []string{"bar@example.com"}},
 		{"email", "x.@y.com", nil},
 		{"email", "https://alice@example.com/", nil},
+		// Three slashes: the authority is empty and the path starts (review).
+		{"email", "file:///alice@example.com", []string{"alice@example.com"}},
+		{"email", "file:///home/x/bob@example.org", []string{"bob@example.org"}},
 		{"email", "a@example.com@example.org", nil},
 		{"email", "mailto:a@b.cd,mailto:c@d.ef", []string{"a@b.cd", "c@d.ef"}},
 		{"email", "メールはalice@example.comです", []string{"alice@example.com"}},
