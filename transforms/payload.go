@@ -326,8 +326,8 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 		}
 	}
-	var visit func(n int32, sh shape, reached, excluded uint64)
-	visit = func(n int32, sh shape, reached, excluded uint64) {
+	var visit func(n int32, sh shape, reached, excluded uint64, named bool)
+	visit = func(n int32, sh shape, reached, excluded uint64, named bool) {
 		if sg.scoped {
 			for i := range sg.steps {
 				if out[i][n] {
@@ -338,16 +338,43 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				}
 			}
 		}
+		if named {
+			e.runName(sg, d, n, reached&^excluded&sg.nameMask, run)
+		}
 		switch d.Kind(n) {
 		case jsondoc.String:
-			if mask := reached &^ excluded; mask != 0 && (sh == shData || textAt(d, n, sh, separate)) {
+			mask := reached &^ excluded
+			if mask == 0 {
+				return
+			}
+			rd := readText
+			if sh != shData {
+				rd = readingAt(d, n, sh, separate)
+			}
+			switch rd {
+			case readText:
 				if raw, ok := d.StrRaw(n); ok && precheck && !e.mayChange(sg, raw, mask) {
 					return // nothing to find: no copy of the string made
 				}
-				s, _ := d.Str(n)
-				if r := e.runString(sg, s, mask, run); r != s {
-					d.SetString(n, r)
+			case readFindings:
+				// Only what a detector finds changes a protocol value.
+				if mask &= sg.findMask; mask == 0 {
+					return
 				}
+				if raw, ok := d.StrRaw(n); ok && !e.mayChange(sg, raw, mask) {
+					return
+				}
+			case readBase64, readInline:
+				if runDetects(sg) {
+					e.base64Node(sg, d, n, rd == readInline, run)
+				}
+				return
+			default:
+				return
+			}
+			s, _ := d.Str(n)
+			if r := e.runString(sg, s, mask, run); r != s {
+				d.SetString(n, r)
 			}
 		case jsondoc.Object:
 			if skipped(sh, separate) {
@@ -355,18 +382,66 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 			sh = refine(d, n, sh)
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, childOf(d, c, sh), reached, excluded)
+				csh := childOf(d, c, sh)
+				visit(c, csh, reached, excluded, nameIsData(sh, csh))
 			}
 		case jsondoc.Array:
 			if skipped(sh, separate) {
 				return
 			}
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, sh, reached, excluded)
+				visit(c, sh, reached, excluded, false)
 			}
 		}
 	}
-	visit(root, sh, ^sg.fieldMask, 0)
+	visit(root, sh, ^sg.fieldMask, 0, false)
+}
+
+// runName runs the steps of mask over the name of member n (see
+// nameIsData): its detecting steps, and the depseudonymiser, which puts
+// back a value a name was given on the way out. A new name equal to a
+// sibling's, or to one under case folding (two addresses redacted to one
+// placeholder), gets a number, so the object keeps its members apart.
+func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) {
+	if mask == 0 {
+		return
+	}
+	if raw, ok := d.KeyRaw(n); ok && !e.mayChange(sg, raw, mask) {
+		return // the common case: no copy of the name made
+	}
+	k := d.Key(n)
+	r := e.runString(sg, k, mask, run)
+	if r == k || run.Blocked {
+		return
+	}
+	parent := d.Parent(n)
+	name := r
+	for i := 2; ; i++ {
+		taken := false
+		for c := d.First(parent); c != jsondoc.None && !taken; c = d.Next(c) {
+			taken = c != n && strings.EqualFold(d.Key(c), name)
+		}
+		if !taken {
+			break
+		}
+		name = r + " (" + strconv.Itoa(i) + ")"
+	}
+	d.SetKey(n, name)
+}
+
+// base64Node runs the string steps of sg over the text base64 string n
+// carries (inline: n is a data: URI, whose payload is read), as a result's
+// binary items are read (binarytext.go).
+func (e *Engine) base64Node(sg *stepRun, d *jsondoc.Doc, n int32, inline bool, run *Run) {
+	s, _ := d.Str(n)
+	head, payload := "", s
+	if inline {
+		i := strings.Index(s, ";base64,") + len(";base64,")
+		head, payload = s[:i], s[i:]
+	}
+	if out, _ := e.base64Steps(sg, payload, run); out != payload && !run.Blocked {
+		d.SetString(n, head+out)
+	}
 }
 
 // mayChange reports whether the steps of a run that mask selects could

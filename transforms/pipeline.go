@@ -203,6 +203,10 @@ type stepRun struct {
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
 	anyScan Selection
+	// findMask selects the detecting steps (what may change a protocol
+	// value); nameMask those and the depseudonymiser (what may change a
+	// member's name).
+	findMask, nameMask uint64
 }
 
 func runsOf(steps []step) []stepRun {
@@ -219,6 +223,12 @@ func runsOf(steps []step) []stepRun {
 		sg := &out[len(out)-1]
 		bit := uint64(1) << len(sg.steps)
 		sg.steps = append(sg.steps, st)
+		if st.detecting() {
+			sg.findMask |= bit
+		}
+		if st.detecting() || st.kind == stepDepseudonymise {
+			sg.nameMask |= bit
+		}
 		if len(st.fields) > 0 {
 			sg.fieldMask |= bit
 		}

@@ -44,8 +44,10 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 // ("client": a client's answer to a server request; "": a server request
 // or notification). Strings are written with a marker of what they are:
 //
-//	"§v"  structural: must come out exactly v (planted values in ids,
-//	      cursors and URIs prove they are left alone);
+//	"§v"  structural: must come out exactly v (a protocol value holding
+//	      nothing a detector finds stays as it is; the envelope's id
+//	      stays even when it holds an address; see
+//	      TestStructuralValuesHoldingData for protocol values holding data);
 //	"§§v" binary (base64): must come out exactly v;
 //	"=v"  data written as v (to set up a shape); nothing asserted;
 //	any other string is data: the test replaces it with an email address,
@@ -325,8 +327,8 @@ func TestStructuralTable(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"[REDACTED:IP_ADDRESS] a****@example.com","title":"a****@example.com","annotations":{"title":"[REDACTED:IP_ADDRESS]"},"inputSchema":{"type":"object"}}]}}`},
 		// Names and values are read decoded, as clients read them.
 		{"escaped names and values", `{name: p, transforms: [redact]}`, "tools/call",
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"alice@example.com"}]}}`,
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"alice@example.com"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
 		// An icon's src is an address (text) unless it is an inline image.
 		{"icon src", `{name: p, transforms: [redact]}`, "initialize",
 			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/alice@example.com/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`,

@@ -53,6 +53,7 @@ const (
 	keyNonASCII                   // the member key has bytes >= 0x80
 	dirty                         // the node or something inside it was edited
 	keySet                        // an object whose keys are in parser.keySets
+	renamed                       // the member key was replaced (see Doc.keys)
 )
 
 // node is one JSON value. Nodes are stored in document order, each

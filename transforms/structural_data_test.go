@@ -1,0 +1,167 @@
+package transforms
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// leakCase is a message a server sends (answers: the method a result
+// answers, "" for a server request or notification) holding raw, which
+// must not come out of a redacting pipeline.
+type leakCase struct {
+	name, answers, msg, raw string
+}
+
+// assertNoLeak runs redact over each case and checks that raw is gone from
+// the output, keys and values alike, and that the output is still JSON the
+// strict parser accepts.
+func assertNoLeak(t *testing.T, cases []leakCase) {
+	t.Helper()
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(t, e, p)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := jsondoc.Parse([]byte(c.msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			applyMessage(e, pl, doc, c.answers, &Run{})
+			out := doc.Bytes()
+			if _, err := jsondoc.Parse(out); err != nil {
+				t.Fatalf("output is not strict JSON: %v\n%s", err, out)
+			}
+			if strings.Contains(string(out), c.raw) {
+				t.Errorf("%q came out raw:\n%s", c.raw, out)
+			}
+		})
+	}
+}
+
+// TestMemberNamesAreData: a member name is read by whoever reads the
+// object, so an object keyed by an address (a map of users by email, a
+// _meta key, a property name) carries the address. Regression (issue 12
+// review): the walk transformed values only, and every such name came out
+// raw.
+func TestMemberNamesAreData(t *testing.T) {
+	assertNoLeak(t, []leakCase{
+		{"structuredContent keyed by email", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"users":{"alice@example.com":{"plan":"pro"}}}}}`, "alice@example.com"},
+		{"JSON text keyed by card", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"4111 1111 1111 1111\":\"visa\"}"}]}}`, "4111 1111 1111 1111"},
+		{"_meta key", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"bob@example.org":true}}}`, "bob@example.org"},
+		{"escaped key", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"alice\u0040example.com":1}}}`, "alice@example.com"},
+		{"log data key", "",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"10.1.2.3":"up"}}}`, "10.1.2.3"},
+		{"error data key", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x","data":{"AKIAYPKZVCGCKMHTXPVQ":"bad"}}}`, "AKIAYPKZVCGCKMHTXPVQ"},
+		{"envelope member's key", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[]},"extra":{"alice@example.com":1}}`, "alice@example.com"},
+		{"inputSchema property name", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"alice@example.com":{"type":"string"}}}}]}}`, "alice@example.com"},
+		{"sampling message structured key", "",
+			`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"text","text":"hi","_meta":{"x":{"alice@example.com":1}}}}]}}`, "alice@example.com"},
+	})
+}
+
+// TestRenamedMembersStayDistinct: names that become the same text (two
+// addresses redacted to one placeholder) must not give the object two
+// members of one name, which parsers read differently; and a name equal to
+// a sibling's under case folding is refused by the strict parser too.
+func TestRenamedMembersStayDistinct(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(t, e, p)
+	in := `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"alice@example.com":1,"bob@example.org":2,"[REDACTED:EMAIL] (2)":3,"[redacted:email] (3)":4}}}`
+	doc, err := jsondoc.Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyMessage(e, pl, doc, "tools/call", &Run{})
+	out := doc.Bytes()
+	if _, err := jsondoc.Parse(out); err != nil {
+		t.Fatalf("output is not strict JSON: %v\n%s", err, out)
+	}
+	var v struct {
+		Result struct {
+			StructuredContent map[string]int `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, n := range v.Result.StructuredContent {
+		sum += n
+	}
+	if len(v.Result.StructuredContent) != 4 || sum != 10 {
+		t.Errorf("members lost or merged: %s", out)
+	}
+}
+
+// TestStructuralValuesHoldingData: a protocol value (a URI, a cursor, a
+// task id, a schema keyword's value, a MIME type, an inline icon) can carry
+// personal data, and the client reads it like any text: a server echoes a
+// resource URI the plugin restored from a pseudonym into contents[].uri, a
+// resource link names a user's file, a cursor embeds the last address
+// listed. Regression (issue 12 review): structural positions were never
+// read by the detectors, so the restored value went back to the client.
+func TestStructuralValuesHoldingData(t *testing.T) {
+	svg := base64.StdEncoding.EncodeToString([]byte(`<svg xmlns="http://www.w3.org/2000/svg"><text>alice@example.com</text></svg>`))
+	note := base64.StdEncoding.EncodeToString([]byte(`owner alice@example.com`))
+	assertNoLeak(t, []leakCase{
+		{"read contents uri", "resources/read",
+			`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"customers://c/alice@example.com","text":"{}"}]}}`, "alice@example.com"},
+		{"resource link uri", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource_link","uri":"notes://n/1?by=alice@example.com","name":"n"}]}}`, "alice@example.com"},
+		{"embedded resource uri", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource","resource":{"uri":"mailto:alice@example.com","text":"x"}}]}}`, "alice@example.com"},
+		{"list uri and template", "resources/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"resources":[{"uri":"file:///home/alice@example.com/a","name":"a"}],"resourceTemplates":[{"uriTemplate":"db://10.1.2.3/{t}","name":"t"}]}}`, "alice@example.com"},
+		{"template host", "resources/templates/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"resourceTemplates":[{"uriTemplate":"db://10.1.2.3/{t}","name":"t"}]}}`, "10.1.2.3"},
+		{"next cursor", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"nextCursor":"after:alice@example.com"}}`, "alice@example.com"},
+		{"tool name", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"mail_alice@example.com","inputSchema":{"type":"object"}}]}}`, "alice@example.com"},
+		{"schema pattern, format and required", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","required":["alice@example.com"],"properties":{"a":{"type":"string","pattern":"^4111 1111 1111 1111$","format":"AKIAYPKZVCGCKMHTXPVQ"}}}}]}}`, "alice@example.com"},
+		{"schema pattern", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string","pattern":"^4111 1111 1111 1111$"}}}}]}}`, "4111 1111 1111 1111"},
+		{"progress token", "",
+			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-alice@example.com","progress":1}}`, "alice@example.com"},
+		{"task id", "tasks/get",
+			`{"jsonrpc":"2.0","id":1,"result":{"taskId":"t-alice@example.com","status":"working"}}`, "alice@example.com"},
+		{"updated uri", "",
+			`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///alice@example.com"}}`, "alice@example.com"},
+		{"a MIME type of addresses", "resources/read",
+			`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"a://b","mimeType":"10.1.2.3/10.4.5.6","text":"x"}]}}`, "10.1.2.3"},
+		{"inline SVG icon", "initialize",
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1","icons":[{"src":"data:image/svg+xml;base64,` + svg + `"}]}}}`, svg},
+		{"inline text icon", "initialize",
+			`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1","icons":[{"src":"data:text/plain;base64,` + note + `"}]}}}`, note},
+	})
+}
+
+// TestBinaryTextInServerMessages: the text a base64 item carries is read
+// in a server's requests and notifications as in results (binarytext.go):
+// an image of a sampling request, a blob of an embedded resource.
+// Regression (issue 12 review): the walk of a server message skipped
+// base64 positions, so text sent as an "image" reached the client.
+func TestBinaryTextInServerMessages(t *testing.T) {
+	b := base64.StdEncoding.EncodeToString([]byte("card 4111 1111 1111 1111 of alice@example.com"))
+	assertNoLeak(t, []leakCase{
+		{"sampling image", "",
+			`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"image","mimeType":"image/png","data":"` + b + `"}}]}}`, b},
+		{"sampling audio in a list", "",
+			`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":[{"type":"audio","mimeType":"audio/wav","data":"` + b + `"}]}]}}`, b},
+		{"sampling embedded blob", "",
+			`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"resource","resource":{"uri":"a://b","blob":"` + b + `"}}}]}}`, b},
+		{"tool result in sampling", "",
+			`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"tool_result","toolUseId":"u","content":[{"type":"image","mimeType":"image/png","data":"` + b + `"}]}}]}}`, b},
+	})
+}
