@@ -389,6 +389,9 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			if skipped(sh, separate) {
 				return
 			}
+			if sh == shEnvID {
+				sh = shData // an id, method or version is never a list
+			}
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
 				visit(c, sh, reached, excluded, false)
 			}
@@ -578,6 +581,8 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 	case ErrorObject:
 		if m := d.Get(n, "message"); d.Kind(m) == jsondoc.String {
 			ts = append(ts, target{kind: plainText, node: m})
+		} else if m != jsondoc.None {
+			ts = structure(d, m, ts, false) // no string (on_parse_error: pass): data
 		}
 		if x := d.Get(n, "data"); x != jsondoc.None {
 			ts = structure(d, x, ts, false)

@@ -200,13 +200,18 @@ var structuralKeys = map[string]bool{
 }
 
 // plantData puts the email into every string under a name that is never
-// structural, and returns how many it planted. key is the member name a
-// value is under (an array's elements are under the array's).
+// structural, and into a member name of every object, and returns how
+// many it planted. key is the member name a value is under (an array's
+// elements are under the array's).
 func plantData(v any, key string, n *int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, c := range x {
 			x[k] = plantData(c, k, n)
+		}
+		if _, ok := x[planted]; !ok {
+			x[planted] = 1
+			*n++
 		}
 	case []any:
 		for i, c := range x {
@@ -225,11 +230,12 @@ func plantData(v any, key string, n *int) any {
 	return v
 }
 
-// stringValues appends every string value of v (not keys).
+// stringValues appends every string of v, member names too.
 func stringValues(v any, out []string) []string {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, c := range x {
+		for k, c := range x {
+			out = append(out, k)
 			out = stringValues(c, out)
 		}
 	case []any:
@@ -245,8 +251,8 @@ func stringValues(v any, out []string) []string {
 // FuzzEveryString: any JSON message, read as the answer to any method, as
 // a server request or notification, or as a client's answer: the walk
 // never panics, the output is still JSON the strict parser accepts, and
-// an email planted in every string under a never-structural name never
-// comes out.
+// an email planted in every string under a never-structural name, and as
+// a member name of every object, never comes out.
 func FuzzEveryString(f *testing.F) {
 	for _, sm := range schemaSamples(f) {
 		var v any

@@ -158,7 +158,16 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 	}
 	doc, err := jsondoc.Parse(data)
 	if err != nil || doc.Kind(jsondoc.Root) != jsondoc.Object && doc.Kind(jsondoc.Root) != jsondoc.Array {
-		if s.endpointEvent(data) || s.cfg.Env.Gateway.PassOnParseError {
+		if s.endpointEvent(data) {
+			return data, false
+		}
+		if s.cfg.Env.Gateway.PassOnParseError {
+			if err == nil {
+				// JSON, but no message: still read, as data.
+				if s.transformStray(doc, jsondoc.Root); doc.Changed() {
+					return doc.Bytes(), false
+				}
+			}
 			return data, false
 		}
 		CountError(s.cfg.Metrics, ErrResponseInvalid)
@@ -236,6 +245,10 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		}
 	default:
 		if s.cfg.Env.Gateway.PassOnParseError {
+			// A bare string is still read, as data.
+			if s.transformStray(doc, jsondoc.Root); doc.Changed() {
+				return doc.Bytes()
+			}
 			return nil
 		}
 		return s.failResponse(ErrResponseInvalid, "the response is not a JSON-RPC message")
@@ -381,7 +394,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			return s.refuseMessage(doc, n, why)
 		}
 		if doc.Kind(n) != jsondoc.Object {
-			return msgUnchanged // on_parse_error: pass
+			// on_parse_error: pass: a bare value is still read, as data.
+			s.transformStray(doc, n)
+			return outcome(doc)
 		}
 	}
 	if method, ok := doc.Str(doc.Get(n, "method")); ok {

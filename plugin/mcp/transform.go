@@ -179,6 +179,25 @@ func payloadOf(method string) (transforms.Payload, bool) {
 	return 0, false
 }
 
+// transformStray runs the policy-level output pipeline over a value that
+// is no JSON-RPC message (on_parse_error: pass delivers it: what can be
+// read of it is still transformed), every string of it as data.
+func (s *Stream) transformStray(doc *jsondoc.Doc, n int32) {
+	out, err := s.policyOutput()
+	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
+		doc.SetRaw(n, []byte("null"))
+		return
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	tr.engine.Apply(out, doc, n, transforms.Arguments, run)
+	s.countRun(run)
+	if run.Blocked {
+		doc.SetRaw(n, []byte("null"))
+	}
+}
+
 // extraMembers reports whether message n has members beyond those a
 // pipeline runs over as its payload (transforms.Envelope reads them the
 // same way): jsonrpc, id, and method and params, or error, or result. A
@@ -198,6 +217,9 @@ func extraMembers(doc *jsondoc.Doc, n int32) bool {
 		}
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object, doc.Kind(doc.Get(n, "result")) == jsondoc.Object:
 		known++
+	}
+	if k := doc.Kind(doc.Get(n, "id")); k == jsondoc.Object || k == jsondoc.Array {
+		return true // an id that is no id (on_parse_error: pass) is data
 	}
 	return doc.Len(n) > known // counted, not read by key: no allocation
 }
