@@ -339,7 +339,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 		}
 		if named {
-			e.runName(sg, d, n, reached&^excluded&sg.nameMask, run)
+			e.runName(sg, d, n, reached&^excluded&sg.findMask, run)
 		}
 		switch d.Kind(n) {
 		case jsondoc.String:
@@ -400,11 +400,11 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	visit(root, sh, ^sg.fieldMask, 0, false)
 }
 
-// runName runs the steps of mask over the name of member n (see
-// nameIsData): its detecting steps, and the depseudonymiser, which puts
-// back a value a name was given on the way out. A new name equal to a
-// sibling's, or to one under case folding (two addresses redacted to one
-// placeholder), gets a number, so the object keeps its members apart.
+// runName runs the detecting steps of mask over the name of member n (see
+// nameIsData); the depseudonymiser leaves names alone (MCP_PRIVACY.md
+// 13.6). A new name equal to a sibling's, or to one under case folding
+// (two addresses redacted to one placeholder), gets a number, so the
+// object keeps its members apart.
 func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) {
 	if mask == 0 {
 		return

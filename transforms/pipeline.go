@@ -203,10 +203,9 @@ type stepRun struct {
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
 	anyScan Selection
-	// findMask selects the detecting steps (what may change a protocol
-	// value); nameMask those and the depseudonymiser (what may change a
-	// member's name).
-	findMask, nameMask uint64
+	// findMask selects the detecting steps: what may change a protocol
+	// value or a member's name (the depseudonymiser leaves names alone).
+	findMask uint64
 }
 
 func runsOf(steps []step) []stepRun {
@@ -225,9 +224,6 @@ func runsOf(steps []step) []stepRun {
 		sg.steps = append(sg.steps, st)
 		if st.detecting() {
 			sg.findMask |= bit
-		}
-		if st.detecting() || st.kind == stepDepseudonymise {
-			sg.nameMask |= bit
 		}
 		if len(st.fields) > 0 {
 			sg.fieldMask |= bit

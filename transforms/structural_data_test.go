@@ -165,3 +165,28 @@ func TestBinaryTextInServerMessages(t *testing.T) {
 			`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"tool_result","toolUseId":"u","content":[{"type":"image","mimeType":"image/png","data":"` + b + `"}]}}]}}`, b},
 	})
 }
+
+// The depseudonymiser restores values, never member names
+// (MCP_PRIVACY.md 13.6): a name the output pseudonymised stays as the
+// pseudonym on the way in, so no name reaches the server rewritten after
+// the request was judged.
+func TestDepseudonymiserLeavesNames(t *testing.T) {
+	e, p, store := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	out := compileOutput(t, e, p)
+	doc, _ := jsondoc.Parse([]byte(`{"content":[],"structuredContent":{"alice@example.com":{"to":"alice@example.com"}}}`))
+	e.Apply(out, doc, jsondoc.Root, ToolResult, &Run{})
+	ps := store.pz.Pseudonym("", "EMAIL", "alice@example.com")
+	want := `{"content":[],"structuredContent":{"` + ps + `":{"to":"` + ps + `"}}}`
+	if got := string(doc.Bytes()); got != want {
+		t.Fatalf("output %s, want %s", got, want)
+	}
+	in, err := e.Compile(p.InputPipeline(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := jsondoc.Parse(doc.Bytes())
+	e.Apply(in, args, args.Get(jsondoc.Root, "structuredContent"), Arguments, &Run{})
+	if got, want := string(args.Bytes()), `{"content":[],"structuredContent":{"`+ps+`":{"to":"alice@example.com"}}}`; got != want {
+		t.Errorf("input %s, want %s", got, want)
+	}
+}
