@@ -475,7 +475,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
+	return scans && !e.detectors.surelyClean(raw) && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;
