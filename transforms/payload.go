@@ -351,6 +351,14 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			if sh != shData {
 				rd = readingAt(d, n, sh, separate)
 			}
+			if (rd == readText || rd == readFindings) && inlineBase64(d, n) && runDetects(sg) {
+				// A data: URI, wherever it is: its base64 is read for the
+				// text it carries (a protocol value then holds nothing more).
+				e.base64Node(sg, d, n, true, run)
+				if rd == readFindings || run.Blocked {
+					return
+				}
+			}
 			switch rd {
 			case readText:
 				if raw, ok := d.StrRaw(n); ok && precheck && !e.mayChange(sg, raw, mask) {
@@ -430,6 +438,17 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run 
 		name = r + " (" + strconv.Itoa(i) + ")"
 	}
 	d.SetKey(n, name)
+}
+
+// inlineBase64 reports whether string node n is a whole data: URI with
+// base64 data (data:text/plain;base64,…): what it says is in its base64.
+func inlineBase64(d *jsondoc.Doc, n int32) bool {
+	raw, ok := d.StrRaw(n)
+	if !ok {
+		s, _ := d.Str(n)
+		return strings.HasPrefix(s, "data:") && strings.Contains(s, ";base64,")
+	}
+	return bytes.HasPrefix(raw, []byte("data:")) && bytes.Contains(raw, []byte(";base64,"))
 }
 
 // base64Node runs the string steps of sg over the text base64 string n

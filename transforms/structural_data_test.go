@@ -208,3 +208,21 @@ func FuzzSurelyClean(f *testing.F) {
 		}
 	})
 }
+
+// TestDataURIsRead: a data: URI carries its content in its base64, and a
+// client that opens the link, or a model that decodes it, reads that
+// text: in a resource link's uri, a resource's uri, a text field. (Icons
+// are in TestStructuralValuesHoldingData.)
+func TestDataURIsRead(t *testing.T) {
+	b := base64.StdEncoding.EncodeToString([]byte("owner: alice@example.com"))
+	assertNoLeak(t, []leakCase{
+		{"resource link", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource_link","name":"n","uri":"data:text/plain;base64,` + b + `"}]}}`, b},
+		{"listed resource", "resources/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"resources":[{"name":"n","uri":"data:text/plain;charset=utf-8;base64,` + b + `"}]}}`, b},
+		{"a description", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"data:text/plain;base64,` + b + `","inputSchema":{"type":"object"}}]}}`, b},
+		{"log data", "",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"link":"data:;base64,` + b + `"}}}`, b},
+	})
+}
