@@ -274,6 +274,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		}
 	default: // resources/read, subscribe, unsubscribe
 		u := doc.Get(params, "uri")
+		sent, _ := doc.Str(u)
 		if !tr.engine.Apply(in, doc, u, transforms.Text, run) || run.Blocked {
 			break
 		}
@@ -281,8 +282,16 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		t.Name = uri
 		x2, d := s.resolveAndDecide(t)
 		if !d.Allowed {
+			// The reply names the URI as the client sent it: the one
+			// judged holds the values its pseudonyms stand for.
+			if x2.Name == uri {
+				x2.Name = sent
+			}
+			if x2.URI == uri {
+				x2.URI = sent
+			}
 			j.target = x2
-			j.deny(d)
+			j.deny(d.Renamed(uri, sent))
 			if d.Hidden {
 				sendStandIn(doc, m, j.call, j) // looks missing (hidden.go)
 			}
