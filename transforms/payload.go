@@ -291,7 +291,7 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 		if mask&(uint64(1)<<len(sg.steps)-1) == 0 {
 			return
 		}
-		if out := e.runString(sg, t.text, mask, run); out != t.text {
+		if out := e.runText(sg, t.text, mask, run); out != t.text {
 			t.text, t.changed = out, true
 		}
 	case jsonText:
@@ -361,7 +361,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 			switch rd {
 			case readText:
-				if raw, ok := d.StrRaw(n); ok && precheck && !e.mayChange(sg, raw, mask) {
+				if raw, ok := d.StrRaw(n); ok && precheck && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
 					return // nothing to find: no copy of the string made
 				}
 			case readFindings:
@@ -369,7 +369,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				if mask &= sg.findMask; mask == 0 {
 					return
 				}
-				if raw, ok := d.StrRaw(n); ok && !e.mayChange(sg, raw, mask) {
+				if raw, ok := d.StrRaw(n); ok && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
 					return
 				}
 			case readBase64, readInline:
@@ -381,7 +381,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				return
 			}
 			s, _ := d.Str(n)
-			if r := e.runString(sg, s, mask, run); r != s {
+			if r := e.runText(sg, s, mask, run); r != s {
 				d.SetString(n, r)
 			}
 		case jsondoc.Object:
@@ -461,7 +461,7 @@ func (e *Engine) base64Node(sg *stepRun, d *jsondoc.Doc, n int32, inline bool, r
 		i := strings.Index(s, ";base64,") + len(";base64,")
 		head, payload = s[:i], s[i:]
 	}
-	if out, _ := e.base64Steps(sg, payload, run); out != payload && !run.Blocked {
+	if out, _ := e.base64Steps(sg, payload, ^uint64(0), false, run); out != payload && !run.Blocked {
 		d.SetString(n, head+out)
 	}
 }

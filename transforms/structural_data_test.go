@@ -226,3 +226,43 @@ func TestDataURIsRead(t *testing.T) {
 			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"link":"data:;base64,` + b + `"}}}`, b},
 	})
 }
+
+// TestBase64TextAnywhere: a string that is, whole, base64 of text is read
+// for that text wherever it is: a client shows it decoded, a model
+// decodes it at a glance. Regression (issue 12 review): only the base64
+// positions of the schema were decoded, so a file's content in
+// structuredContent, a log line sent as base64 or a cursor of base64 JSON
+// carried its address to the client.
+func TestBase64TextAnywhere(t *testing.T) {
+	std := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	url := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	file, line, cursor := std("name,card\nAlice,4111 1111 1111 1111\n"), std("login from alice@example.com"), url(`{"after":"alice@example.com","n":20}`)
+	assertNoLeak(t, []leakCase{
+		{"structuredContent value", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"file":"` + file + `"}}}`, file},
+		{"a text item", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + line + `"}]}}`, line},
+		{"JSON text", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"b\":\"` + line + `\"}"}]}}`, line},
+		{"log data", "",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + line + `"}}`, line},
+		{"image in log data", "",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"type":"image","mimeType":"image/png","data":"` + line + `"}}}`, line},
+		{"a cursor", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"nextCursor":"` + cursor + `"}}`, cursor},
+		{"an error message", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"` + line + `"}}`, line},
+	})
+	// What is not base64 of text stays as it is: words of the alphabet,
+	// binary data, a hash.
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(t, e, p)
+	for _, s := range []string{"internationalization", "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", std("no findings in here")} {
+		in := `{"content":[],"structuredContent":{"v":"` + s + `"}}`
+		doc, _ := jsondoc.Parse([]byte(in))
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		if got := string(doc.Bytes()); got != in {
+			t.Errorf("%s became %s", in, got)
+		}
+	}
+}
