@@ -125,6 +125,9 @@ var wordish = func() (t [256]bool) {
 	return t
 }()
 
+// hasCustom reports whether the policy has custom detectors.
+func (ds *DetectorSet) hasCustom() bool { return len(ds.custom) > 0 }
+
 // surelyClean reports whether no detector of ds can find anything in s:
 // a short word such as most member names and schema keywords ("type",
 // "inputSchema", "string"), looked at without starting a pass. Never with

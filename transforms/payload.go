@@ -384,6 +384,20 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			if r := e.runText(sg, s, mask, run); r != s {
 				d.SetString(n, r)
 			}
+		case jsondoc.Number:
+			// A number is read as the digits a reader sees (a card
+			// number sent as a JSON number); what the detectors find
+			// makes it a string. Protocol numbers (error codes, progress)
+			// are too short for any built-in.
+			if mask := reached &^ excluded & sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
+				(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
+				raw := d.Raw(n)
+				if e.mayChange(sg, raw, mask) {
+					if r := e.runString(sg, string(raw), mask, run); r != string(raw) {
+						d.SetString(n, r)
+					}
+				}
+			}
 		case jsondoc.Object:
 			if skipped(sh, separate) {
 				return
@@ -439,6 +453,10 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run 
 	}
 	d.SetKey(n, name)
 }
+
+// minDetectedNumber is the shortest JSON number a built-in detector can
+// find anything in (a 13-digit card number).
+const minDetectedNumber = 13
 
 // inlineBase64 reports whether string node n is a whole data: URI with
 // base64 data (data:text/plain;base64,…): what it says is in its base64.

@@ -266,3 +266,27 @@ func TestBase64TextAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbersRead: a value a detector finds is found in a JSON number too
+// (a card number, a national id matched by a custom detector), and the
+// number becomes the string that replaces it. Regression (issue 12
+// review): numbers were never read, so {"card": 4111111111111111} went
+// out as it came.
+func TestNumbersRead(t *testing.T) {
+	assertNoLeak(t, []leakCase{
+		{"card in structuredContent", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"card":4111111111111111}}}`, "4111111111111111"},
+		{"card in JSON text", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"[5500000000000004]"}]}}`, "5500000000000004"},
+		{"card in log data", "",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"c":4111111111111111}}}`, "4111111111111111"},
+		{"card in error data", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x","data":[4111111111111111]}}`, "4111111111111111"},
+	})
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact], detectors: [{name: nid, pattern: "\\b[0-9]{9}\\b", label: NATIONAL_ID, sensitivity: restricted}]}`)
+	doc, _ := jsondoc.Parse([]byte(`{"content":[],"structuredContent":{"nid":123456789,"n":12,"f":1.5,"e":-3e5}}`))
+	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, &Run{})
+	if got, want := string(doc.Bytes()), `{"content":[],"structuredContent":{"nid":"[REDACTED:NATIONAL_ID]","n":12,"f":1.5,"e":-3e5}}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

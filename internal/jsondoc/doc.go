@@ -211,6 +211,10 @@ func (d *Doc) Raw(n int32) []byte {
 	return d.src[m.start:m.end]
 }
 
+// Replaced reports whether node n's value was replaced (SetString,
+// SetRaw).
+func (d *Doc) Replaced(n int32) bool { return d.nodes[n].flags&replaced != 0 }
+
 // Changed reports whether any edit was made.
 func (d *Doc) Changed() bool { return d.changed }
 
