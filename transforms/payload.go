@@ -326,6 +326,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 		}
 	}
+	var names map[int32]*nameSet // the objects whose members were renamed
 	var visit func(n int32, sh shape, reached, excluded uint64, named bool)
 	visit = func(n int32, sh shape, reached, excluded uint64, named bool) {
 		if sg.scoped {
@@ -339,7 +340,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 		}
 		if named {
-			e.runName(sg, d, n, reached&^excluded&sg.findMask, run)
+			e.runName(sg, d, n, reached&^excluded&sg.findMask, &names, run)
 		}
 		switch d.Kind(n) {
 		case jsondoc.String:
@@ -426,8 +427,10 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 // nameIsData); the depseudonymiser leaves names alone (MCP_PRIVACY.md
 // 13.6). A new name equal to a sibling's, or to one under case folding
 // (two addresses redacted to one placeholder), gets a number, so the
-// object keeps its members apart.
-func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) {
+// object keeps its members apart. names holds, per object, the names
+// taken (folded) and the next number of each new name: renaming every
+// member of a large object stays linear.
+func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, names *map[int32]*nameSet, run *Run) {
 	if mask == 0 {
 		return
 	}
@@ -440,18 +443,31 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run 
 		return
 	}
 	parent := d.Parent(n)
-	name := r
-	for i := 2; ; i++ {
-		taken := false
-		for c := d.First(parent); c != jsondoc.None && !taken; c = d.Next(c) {
-			taken = c != n && strings.EqualFold(d.Key(c), name)
-		}
-		if !taken {
-			break
-		}
-		name = r + " (" + strconv.Itoa(i) + ")"
+	if *names == nil {
+		*names = map[int32]*nameSet{}
 	}
+	ns := (*names)[parent]
+	if ns == nil {
+		ns = &nameSet{taken: map[string]bool{}, next: map[string]int{}}
+		for c := d.First(parent); c != jsondoc.None; c = d.Next(c) {
+			ns.taken[jsondoc.FoldKey(d.Key(c))] = true
+		}
+		(*names)[parent] = ns
+	}
+	delete(ns.taken, jsondoc.FoldKey(k))
+	name := r
+	for i := max(ns.next[r], 2); ns.taken[jsondoc.FoldKey(name)]; i++ {
+		name = r + " (" + strconv.Itoa(i) + ")"
+		ns.next[r] = i + 1
+	}
+	ns.taken[jsondoc.FoldKey(name)] = true
 	d.SetKey(n, name)
+}
+
+// nameSet is what runName knows of one object's names.
+type nameSet struct {
+	taken map[string]bool // folded
+	next  map[string]int  // the next number to try after each new name
 }
 
 // minDetectedNumber is the shortest JSON number a built-in detector can

@@ -3,6 +3,7 @@ package transforms
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -288,5 +289,38 @@ func TestNumbersRead(t *testing.T) {
 	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, &Run{})
 	if got, want := string(doc.Bytes()), `{"content":[],"structuredContent":{"nid":"[REDACTED:NATIONAL_ID]","n":12,"f":1.5,"e":-3e5}}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// An object keyed by thousands of addresses (a server's map of users)
+// gets thousands of distinct placeholders, each object's names looked up
+// in a set: a rename that rescanned the siblings for every number tried
+// took cubic time, a denial of service from one response.
+func TestManyRenamedMembers(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	const n = 3000
+	var b strings.Builder
+	b.WriteString(`{"content":[],"structuredContent":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"user%d@example.com":%d`, i, i)
+	}
+	b.WriteString(`}}`)
+	doc, err := jsondoc.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, &Run{})
+	out := doc.Bytes()
+	if _, err := jsondoc.Parse(out); err != nil {
+		t.Fatalf("not strict JSON: %v", err)
+	}
+	var v struct {
+		StructuredContent map[string]int `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil || len(v.StructuredContent) != n || strings.Contains(string(out), "@example.com") {
+		t.Errorf("%d members (want %d), err %v", len(v.StructuredContent), n, err)
 	}
 }
