@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -24,6 +25,7 @@ const (
 	bufferJSON              // buffer an application/json response, then process it whole
 	streamSSE               // rewrite a text/event-stream event by event as it flows
 	dropBody                // the response failed closed: nothing more of it goes out
+	bufferText              // buffer a body of any other type, then read it as text
 )
 
 // OnResponseHeaders sees the upstream's status and content type. The
@@ -68,6 +70,12 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		s.mode = streamSSE
 		s.sse = NewSSERewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
 		r.Remove = []string{"content-length"}
+	default:
+		// Any other body (an error page, plain text, none declared): clients
+		// put its text into the error they raise, which a user or a model
+		// reads (processText).
+		s.mode = bufferText
+		r.Remove = []string{"content-length"}
 	}
 	return r
 }
@@ -106,8 +114,71 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 		return Continue, s.streamEvents(body(), endOfStream)
 	case dropBody:
 		return Continue, replaceWith(nil)
+	case bufferText:
+		if size > s.cfg.Env.Gateway.MaxResponseBytes {
+			if s.cfg.Env.Gateway.PassOnOversize {
+				s.mode = passBody
+				return Continue, BodyEdit{}
+			}
+			s.mode = dropBody
+			CountError(s.cfg.Metrics, ErrResponseTooLarge)
+			return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
+		}
+		if !endOfStream {
+			return Pause, BodyEdit{}
+		}
+		if out := s.processText(body()); out != nil {
+			return Continue, replaceWith(out)
+		}
+		return Continue, BodyEdit{}
 	}
 	return Continue, BodyEdit{}
+}
+
+// withheldBody starts what replaces a body of another type that cannot go
+// out.
+const withheldBody = "[response withheld by the privacy filter"
+
+// processText reads a complete response body that is neither JSON nor an
+// event stream by its declared type: JSON all the same has every string
+// read as data; UTF-8 text is read as plain text; other bytes cannot be
+// read and are withheld (unless on_parse_error: pass). All by the
+// policy-level output pipeline. It returns the new body, or nil when
+// nothing changed.
+func (s *Stream) processText(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	if doc, err := jsondoc.Parse(raw); err == nil {
+		if s.transformStray(doc, jsondoc.Root); doc.Changed() {
+			return doc.Bytes()
+		}
+		return nil
+	}
+	if !utf8.Valid(raw) {
+		if s.cfg.Env.Gateway.PassOnParseError {
+			return nil
+		}
+		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		return []byte(withheldBody + ": it is not text]")
+	}
+	out, err := s.policyOutput()
+	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
+		return []byte(withheldBody + ": the transforms could not run]")
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	text := string(raw)
+	r := tr.engine.ApplyText(out, text, run)
+	s.countRun(run)
+	switch {
+	case run.Blocked:
+		return []byte(withheldBody + ": blocked by the privacy policy]")
+	case r != text:
+		return []byte(r)
+	}
+	return nil
 }
 
 // streamEvents passes a chunk of an event stream through the rewriter:
@@ -593,7 +664,7 @@ func (s *Stream) endpointEvent(data []byte) bool {
 // server left unanswered do; nothing unfiltered goes out.
 func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyEdit) {
 	switch s.mode {
-	case bufferJSON:
+	case bufferJSON, bufferText:
 		return s.OnResponseBody(size, true, body)
 	case streamSSE:
 		s.pending = nil
