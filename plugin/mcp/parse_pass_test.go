@@ -39,3 +39,13 @@ func TestParseErrorPassStillReads(t *testing.T) {
 		}
 	}
 }
+
+// Under on_parse_error: pass, an event whose data is text, not JSON, is
+// read as text, as a body of another type is.
+func TestParseErrorPassReadsEventText(t *testing.T) {
+	pass := mustConfig(t, leaksEnvelope+"gateway: {on_parse_error: pass}\n")
+	got := strings.Join(eventData(postSSE(t, pass, call("1", "tools/call", `{"name":"search"}`), `not json: alice@corp.example`)), "\n")
+	if strings.Contains(got, leaked) || !strings.Contains(got, "not json") {
+		t.Errorf("event data %q", got)
+	}
+}

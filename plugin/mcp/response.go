@@ -233,11 +233,9 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 			return data, false
 		}
 		if s.cfg.Env.Gateway.PassOnParseError {
-			if err == nil {
-				// JSON, but no message: still read, as data.
-				if s.transformStray(doc, jsondoc.Root); doc.Changed() {
-					return doc.Bytes(), false
-				}
+			// JSON that is no message, or text: still read.
+			if out := s.processText(data); out != nil {
+				return out, false
 			}
 			return data, false
 		}
