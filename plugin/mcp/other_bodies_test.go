@@ -51,3 +51,21 @@ func TestOtherResponseBodiesRead(t *testing.T) {
 		t.Errorf("binary body went out: %q", edit.Data)
 	}
 }
+
+// The error that replaces a response which does not parse strictly says
+// why without quoting it: a key the server sent twice (an address, as
+// some serialisers write a map's keys) is not repeated to the client.
+// Regression (issue 12 review): the -32603 message quoted the key.
+func TestUnparsableResponseErrorQuotesNothing(t *testing.T) {
+	cfg := mustConfig(t, leaksEnvelope)
+	req := call("1", "tools/call", `{"name":"search"}`)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"alice@corp.example":1,"alice@corp.example":2}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"alice@corp.example":1,"ALICE@CORP.EXAMPLE":2}}`,
+	} {
+		got := respond(t, cfg, hdr("x-mcp-principal", "ann"), req, body)
+		if strings.Contains(strings.ToLower(got), leaked) || !strings.Contains(got, "-32603") {
+			t.Errorf("%s became %s", body, got)
+		}
+	}
+}

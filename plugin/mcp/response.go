@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -133,6 +134,24 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 		return Continue, BodyEdit{}
 	}
 	return Continue, BodyEdit{}
+}
+
+// unquoted says why a response did not parse without quoting it: the
+// parser's message names a duplicate key, which the server may have
+// filled with data.
+func unquoted(err error) string {
+	se, ok := err.(*jsondoc.SyntaxError)
+	switch {
+	case !ok:
+		return "it does not parse"
+	case strings.HasPrefix(se.Msg, "duplicate key"):
+		return "a key twice in one object at offset " + strconv.Itoa(se.Offset)
+	case strings.Contains(se.Msg, "differ only in case"):
+		return "two keys of one object that differ only in case at offset " + strconv.Itoa(se.Offset)
+	case strings.HasPrefix(se.Msg, "unexpected character"):
+		return "an unexpected character at offset " + strconv.Itoa(se.Offset)
+	}
+	return se.Error()
 }
 
 // withheldBody starts what replaces a body of another type that cannot go
@@ -286,7 +305,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+err.Error())
+		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
