@@ -355,7 +355,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			if (rd == readText || rd == readFindings) && inlineBase64(d, n) && runDetects(sg) {
 				// A data: URI, wherever it is: its base64 is read for the
 				// text it carries (a protocol value then holds nothing more).
-				e.base64Node(sg, d, n, true, run)
+				e.dataURINode(sg, d, n, mask, run)
 				if rd == readFindings || run.Blocked {
 					return
 				}
@@ -373,9 +373,9 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				if raw, ok := d.StrRaw(n); ok && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
 					return
 				}
-			case readBase64, readInline:
+			case readInline:
 				if runDetects(sg) {
-					e.base64Node(sg, d, n, rd == readInline, run)
+					e.dataURINode(sg, d, n, mask, run)
 				}
 				return
 			default:
@@ -485,17 +485,14 @@ func inlineBase64(d *jsondoc.Doc, n int32) bool {
 	return bytes.HasPrefix(raw, []byte("data:")) && bytes.Contains(raw, []byte(";base64,"))
 }
 
-// base64Node runs the string steps of sg over the text base64 string n
-// carries (inline: n is a data: URI, whose payload is read), as a result's
-// binary items are read (binarytext.go).
-func (e *Engine) base64Node(sg *stepRun, d *jsondoc.Doc, n int32, inline bool, run *Run) {
+// dataURINode runs the string steps of mask over the text the base64 of
+// data: URI n carries, as a result's binary items are read
+// (binarytext.go).
+func (e *Engine) dataURINode(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) {
 	s, _ := d.Str(n)
-	head, payload := "", s
-	if inline {
-		i := strings.Index(s, ";base64,") + len(";base64,")
-		head, payload = s[:i], s[i:]
-	}
-	if out, _ := e.base64Steps(sg, payload, ^uint64(0), false, run); out != payload && !run.Blocked {
+	i := strings.Index(s, ";base64,") + len(";base64,")
+	head, payload := s[:i], s[i:]
+	if out, _ := e.base64Steps(sg, payload, mask, false, run); out != payload && !run.Blocked {
 		d.SetString(n, head+out)
 	}
 }
@@ -649,9 +646,10 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 		// A client's answer or server params that are a bare string.
 		return append(ts, target{kind: plainText, node: n})
 	}
-	if ps.separate {
-		ts = separateTargets(d, n, ps.root, ts)
-	}
+	// Binary items are places of their own in server messages too (a
+	// sampling request's image): drop_binary removes them, and the text
+	// their base64 may carry is read (binarytext.go).
+	ts = separateTargets(d, n, ps.root, !ps.separate, ts)
 	return append(ts, target{kind: document, node: n, shape: ps.root, separate: ps.separate})
 }
 
@@ -660,11 +658,11 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 // resource texts (JSON text parsed, projectable), structuredContent, and
 // binary items for drop_binary. It descends only where the schema can
 // lead to one.
-func separateTargets(d *jsondoc.Doc, n int32, sh shape, ts []target) []target {
+func separateTargets(d *jsondoc.Doc, n int32, sh shape, binOnly bool, ts []target) []target {
 	switch d.Kind(n) {
 	case jsondoc.Array:
 		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-			ts = separateTargets(d, c, sh, ts)
+			ts = separateTargets(d, c, sh, binOnly, ts)
 		}
 	case jsondoc.Object:
 		sh = refine(d, n, sh)
@@ -686,14 +684,14 @@ func separateTargets(d *jsondoc.Doc, n int32, sh shape, ts []target) []target {
 		}
 		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
 			switch csh := childOf(d, c, sh); {
-			case csh == shSepText:
+			case csh == shSepText && !binOnly:
 				if d.Kind(c) == jsondoc.String {
 					ts = append(ts, target{kind: jsonText, node: c, projectable: true})
 				}
-			case csh == shSepStructured:
+			case csh == shSepStructured && !binOnly:
 				ts = structure(d, c, ts, true)
 			case holdsSeparate[csh]:
-				ts = separateTargets(d, c, csh, ts)
+				ts = separateTargets(d, c, csh, binOnly, ts)
 			}
 		}
 	}

@@ -395,7 +395,6 @@ const (
 	readNone     reading = iota // left as it is
 	readText                    // text: every string step
 	readFindings                // a protocol value: only what the detectors find in it changes
-	readBase64                  // base64 (data, blob): the text it carries, if any (binarytext.go)
 	readInline                  // a data: URI: the text its base64 carries, if any
 )
 
@@ -418,10 +417,7 @@ func readingAt(d *jsondoc.Doc, n int32, sh shape, separate bool) reading {
 	case shID:
 		return readFindings
 	case shBinary:
-		if separate {
-			return readNone // a target of its own (binaryItem)
-		}
-		return readBase64
+		return readNone // a target of its own (binaryItem)
 	case shSepText, shSepStructured:
 		if separate {
 			return readNone

@@ -324,3 +324,30 @@ func TestManyRenamedMembers(t *testing.T) {
 		t.Errorf("%d members (want %d), err %v", len(v.StructuredContent), n, err)
 	}
 }
+
+// drop_binary removes the images, audio and embedded blobs of a server's
+// requests too (a sampling request's image goes to the client's model).
+// Regression (issue 12 review): only results' binary items were places
+// of their own, so drop_binary never saw a server message's.
+func TestDropBinaryInServerMessages(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [drop_binary]}`)
+	pl := compileOutput(t, e, p)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}}]}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"audio","mimeType":"audio/wav","data":"iVBORw0KGgo="}]}]}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"maxTokens":5,"messages":[{"role":"user","content":{"type":"resource","resource":{"uri":"a://b","blob":"iVBORw0KGgo="}}}]}}`,
+	} {
+		doc, err := jsondoc.Parse([]byte(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		applyMessage(e, pl, doc, "", &Run{})
+		out := string(doc.Bytes())
+		if strings.Contains(out, "iVBORw0KGgo=") || !strings.Contains(out, "removed by privacy policy") {
+			t.Errorf("%s became %s", msg, out)
+		}
+		if _, err := jsondoc.Parse([]byte(out)); err != nil {
+			t.Errorf("not strict JSON: %s", out)
+		}
+	}
+}
