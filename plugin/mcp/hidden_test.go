@@ -356,9 +356,8 @@ identity:
 		}
 		return p
 	}
-	// (In "secret://alice@…" the detectors read alice as the URL's user,
-	// not an email: a pseudonym is restored only where its value is read
-	// back as itself, transforms/restore.go.)
+	// (A pseudonym is restored only where its value is read back as
+	// itself, transforms/restore.go: here a path segment.)
 	hidden, missing := "secret://box/"+pseudonym("alice@example.com"), "secret://box/nothing"
 	read := func(uri string) string { return call("2", "resources/read", `{"uri":`+jsondoc.Quote(uri)+`}`) }
 	_, r := post(t, cfg, ann, read(hidden))
