@@ -353,6 +353,25 @@ type ResourceNotFoundData struct {
 	URI string `json:"uri"`
 }
 
+// Renamed is the decision with its primitive's name and URI, where they
+// are from, written as to: what a reply says when the name judged is not
+// the one the caller sent (a resource URI whose pseudonyms the input
+// pipeline restored: the caller must not read the value back).
+func (d Decision) Renamed(from, to string) Decision {
+	if d.primitive == nil {
+		return d
+	}
+	x := *d.primitive
+	if x.Name == from {
+		x.Name = to
+	}
+	if x.URI == from {
+		x.URI = to
+	}
+	d.primitive = &x
+	return d
+}
+
 // Error is the JSON-RPC error a denied call gets, or nil when allowed.
 // Hidden denials look exactly like a primitive that does not exist.
 func (d *Decision) Error() *RPCError {

@@ -54,7 +54,7 @@ func (e *Engine) binaryText(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) 
 		return
 	}
 	mime, _ := doc.Str(doc.Get(holder, "mimeType"))
-	out, isText := e.base64Steps(sg, raw, run)
+	out, isText := e.base64Steps(sg, raw, ^uint64(0), false, run)
 	switch {
 	case !isText && declaredText(mime):
 		dropBinary(doc, t, withheldNote)
@@ -63,19 +63,74 @@ func (e *Engine) binaryText(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) 
 	}
 }
 
-// base64Steps runs the string steps of sg over the text raw carries, if it
-// is base64 of UTF-8 text, and returns raw, or the changed text encoded
-// again. (For base64 met elsewhere, e.g. the data of an image in a server
-// notification.)
-func (e *Engine) base64Steps(sg *stepRun, raw string, run *Run) (out string, isText bool) {
+// base64Steps runs the string steps of sg that mask selects over the text
+// raw carries, if it is base64 of UTF-8 text, and returns raw, or the
+// changed text encoded again: standard and padded, or (keepForm) in raw's
+// alphabet and padding.
+func (e *Engine) base64Steps(sg *stepRun, raw string, mask uint64, keepForm bool, run *Run) (out string, isText bool) {
 	text, ok := base64Text(raw)
 	if !ok {
 		return raw, false
 	}
-	if t := e.runString(sg, text, ^uint64(0), run); t != text && !run.Blocked {
-		return base64.StdEncoding.EncodeToString([]byte(t)), true
+	if t := e.runString(sg, text, mask, run); t != text && !run.Blocked {
+		enc := base64.StdEncoding
+		if keepForm && strings.ContainsAny(raw, "-_") {
+			enc = base64.URLEncoding
+		}
+		if keepForm && !strings.Contains(raw, "=") {
+			enc = enc.WithPadding(base64.NoPadding)
+		}
+		return enc.EncodeToString([]byte(t)), true
 	}
 	return raw, true
+}
+
+// minBase64Text is the shortest string read as base64 text where the
+// schema puts none (a JSON value, a text, a cursor): shorter words of the
+// base64 alphabet ("Test", "admin123") are words.
+const minBase64Text = 16
+
+// base64Word reports whether s, whole, has the form of base64: at least
+// minBase64Text characters of the base64 alphabets, padding only at the
+// end, line breaks allowed. Most text stops at its first space.
+func base64Word[S string | []byte](s S) bool {
+	if len(s) < minBase64Text {
+		return false
+	}
+	pad := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/', c == '-', c == '_':
+			if pad > 0 {
+				return false
+			}
+		case c == '=':
+			if pad++; pad > 2 {
+				return false
+			}
+		case c == '\n', c == '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// runText runs the steps of mask over string s found where the schema
+// puts text or a protocol value: first over the text s carries when s,
+// whole, is base64 of text (a file's content in structuredContent, a log
+// line sent as base64, a cursor of base64 JSON: a client or a model that
+// decodes it reads that text), then over s itself.
+func (e *Engine) runText(sg *stepRun, s string, mask uint64, run *Run) string {
+	if base64Word(s) && mask&sg.findMask != 0 {
+		if out, _ := e.base64Steps(sg, s, mask&sg.findMask, true, run); out != s && !run.Blocked {
+			s = out
+		}
+		if run.Blocked {
+			return s
+		}
+	}
+	return e.runString(sg, s, mask, run)
 }
 
 // runDetects: some step of sg detects.

@@ -10,7 +10,9 @@ import (
 //
 // Clients show, and pass to the model, the text items of one result one
 // after the other: content[0].text "mail alice@exa" and content[1].text
-// "mple.com" read as one address, though neither string holds it. Before
+// "mple.com" read as one address, though neither string holds it. The
+// same holds for the text of a resource embedded in a content item next
+// to a text item, and for the contents entries of resources/read. Before
 // a run of string steps acts on each item, every joint between two
 // adjacent text items is scanned by the run's steps: the last crossWindow
 // bytes of the first item and the first crossWindow bytes of the second,
@@ -62,17 +64,35 @@ func (e *Engine) acrossItems(sg *stepRun, doc *jsondoc.Doc, ts []target, run *Ru
 	return js
 }
 
-// adjacentTextItems: a and b are the texts of two text content items, b's
-// item directly after a's in one content array.
+// adjacentTextItems: a and b are the texts of two items read one after
+// the other: text items, or resources embedded in content items, b's item
+// directly after a's in one content array; or two entries of a
+// resources/read result's contents.
 func adjacentTextItems(d *jsondoc.Doc, a, b *target) bool {
 	if a.kind != plainText || b.kind != plainText || a.node == jsondoc.None || b.node == jsondoc.None {
 		return false
 	}
-	ia, ib := d.Parent(a.node), d.Parent(b.node)
-	if ia < 0 || ib < 0 || d.Next(ia) != ib || d.Kind(d.Parent(ia)) != jsondoc.Array {
-		return false
+	ia, ib := textItemOf(d, a.node), textItemOf(d, b.node)
+	return ia != jsondoc.None && ib != jsondoc.None && d.Next(ia) == ib
+}
+
+// textItemOf is the array element whose text string node n is (a text
+// item, a content item embedding a resource, a contents entry), or None.
+func textItemOf(d *jsondoc.Doc, n int32) int32 {
+	p := d.Parent(n)
+	if p < 0 || d.Kind(p) != jsondoc.Object {
+		return jsondoc.None
 	}
-	return d.StrEquals(d.Get(ia, "type"), "text") && d.StrEquals(d.Get(ib, "type"), "text")
+	if d.Kind(d.Parent(p)) == jsondoc.Array {
+		if t := d.Get(p, "type"); t == jsondoc.None || d.StrEquals(t, "text") {
+			return p
+		}
+		return jsondoc.None
+	}
+	if q := d.Parent(p); q >= 0 && d.Kind(d.Parent(q)) == jsondoc.Array && d.StrEquals(d.Get(q, "type"), "resource") {
+		return q
+	}
+	return jsondoc.None
 }
 
 // acrossJoint runs one step over the joint of a and b.

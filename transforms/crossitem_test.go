@@ -72,3 +72,47 @@ func TestSplitSecretBlocks(t *testing.T) {
 		t.Errorf("blocked %v %v", run.Blocked, run.BlockLabels)
 	}
 }
+
+// A value split between an embedded resource's text and the next text
+// item, or across two contents entries of resources/read, is found like
+// one split across text items. Regression (issue 12 review): only two
+// text items were joined.
+func TestValueSplitAcrossResourceTexts(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(t, e, p)
+	cases := []struct {
+		name  string
+		kind  Payload
+		doc   string
+		parts []string
+	}{
+		{"resource then text", ToolResult,
+			`{"content":[{"type":"resource","resource":{"uri":"a://b","text":"mail alice@exa"}},{"type":"text","text":"mple.com now"}]}`,
+			[]string{"mail alice@exa", "mple.com now"}},
+		{"text then resource", ToolResult,
+			`{"content":[{"type":"text","text":"card 4111 1111"},{"type":"resource","resource":{"uri":"a://b","text":" 1111 1111"}}]}`,
+			[]string{"card 4111 1111", " 1111 1111"}},
+		{"two contents entries", ResourceContents,
+			`{"contents":[{"uri":"a://1","text":"key AKIAYPKZ"},{"uri":"a://2","text":"VCGCKMHTXPVQ"}]}`,
+			[]string{"key AKIAYPKZ", "VCGCKMHTXPVQ"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := jsondoc.Parse([]byte(c.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := &Run{}
+			e.Apply(pl, doc, jsondoc.Root, c.kind, run)
+			out := string(doc.Bytes())
+			if len(run.Detections) != 1 || !strings.Contains(out, "[REDACTED:") {
+				t.Errorf("detections %v in %s", run.Detections, out)
+			}
+			for _, part := range c.parts {
+				if strings.Contains(out, part) {
+					t.Errorf("%q is left in %s", part, out)
+				}
+			}
+		})
+	}
+}

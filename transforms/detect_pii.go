@@ -187,8 +187,9 @@ func piiNumEndOK(s string, e int) bool {
 //     (1–63 bytes each, 253 in all), ASCII only; the TLD is two or more
 //     letters or an xn-- label. Trailing '.' and '-' are not included;
 //     IP-literal domains ([10.0.0.1]) are not recognised.
-//   - Not emails: URL userinfo (scheme://user@host, scheme://user:pw@host;
-//     url_credentials covers the second), scp-style and host:port forms
+//   - Not emails: URL userinfo in schemes that carry a user name
+//     (https://user@host, ssh://, databases…; scheme://user:pw@host is
+//     url_credentials'), scp-style and host:port forms
 //     (git@github.com:org/repo, user@host:22), retina asset names
 //     (icon@2x.png), and addresses glued to '_', '@' or a letter after the
 //     domain. "mailto:" is never part of the span.
@@ -258,8 +259,12 @@ func emailLocalStart(s string, lo, at int) int {
 				return -1
 			}
 		case '/':
-			// scheme://user@host: URL userinfo, not an email.
-			if st >= 2 && s[st-2] == '/' {
+			// scheme://user@host: URL userinfo, not an email, in the
+			// schemes that carry a user name there; after "///" the
+			// authority is empty and this is a path. Other schemes
+			// (customers://alice@example.com/profile, an MCP server's
+			// own) hold what every reader takes for an address.
+			if st >= 2 && s[st-2] == '/' && (st < 3 || s[st-3] != '/') && userinfoScheme(s, st-3) {
 				return -1
 			}
 		case ':':
@@ -275,6 +280,33 @@ func emailLocalStart(s string, lo, at int) int {
 	}
 	return st
 }
+
+// userinfoScheme reports whether the URL scheme ending before "//" at
+// colon (s[colon] is ':') is one whose URLs put a user name before '@'
+// (http, ssh, databases, ...), or there is no scheme (a "//user@host"
+// reference).
+func userinfoScheme(s string, colon int) bool {
+	if colon < 0 || s[colon] != ':' {
+		return true
+	}
+	a := colon
+	for a > 0 && colon-a < 16 && (piiIs(s[a-1], pcAlnum) || s[a-1] == '+' || s[a-1] == '.' || s[a-1] == '-') {
+		a--
+	}
+	scheme := s[a:colon]
+	for _, u := range userinfoSchemes {
+		if len(scheme) == len(u) && strings.EqualFold(scheme, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// userinfoSchemes carry a user name in the authority.
+var userinfoSchemes = [...]string{"http", "https", "ftp", "ftps", "sftp", "ssh", "git", "git+ssh", "svn", "svn+ssh",
+	"smb", "ldap", "ldaps", "ws", "wss", "rtsp", "telnet", "imap", "imaps", "pop", "pop3", "smtp", "smtps", "xmpp",
+	"postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv", "redis", "rediss", "amqp", "amqps",
+	"mqtt", "mqtts", "jdbc", "s3", "ssh+git", "socks5", "socks", "irc", "nntp", "sip", "sips"}
 
 func emailUserinfo(c byte) bool {
 	return piiClass[c]&pcLocal != 0 || strings.IndexByte("~!$&'()*,;=", c) >= 0

@@ -47,6 +47,17 @@ func TestPIIEdgeCases(t *testing.T) {
 		{"email", "foo..bar@example.com", []string{"bar@example.com"}},
 		{"email", "x.@y.com", nil},
 		{"email", "https://alice@example.com/", nil},
+		// Three slashes: the authority is empty and the path starts (review).
+		{"email", "file:///alice@example.com", []string{"alice@example.com"}},
+		{"email", "file:///home/x/bob@example.org", []string{"bob@example.org"}},
+		// Userinfo only in schemes that carry a user name (review): an MCP
+		// server's own scheme holds an address.
+		{"email", "customers://alice.martin@example.com/profile", []string{"alice.martin@example.com"}},
+		{"email", "users://bob@example.org", []string{"bob@example.org"}},
+		{"email", "HTTPS://alice@example.com/", nil},
+		{"email", "ssh://git@example.com/repo", nil},
+		{"email", "postgres://admin@db.example.com/x", nil},
+		{"email", "//alice@example.com/x", nil},
 		{"email", "a@example.com@example.org", nil},
 		{"email", "mailto:a@b.cd,mailto:c@d.ef", []string{"a@b.cd", "c@d.ef"}},
 		{"email", "メールはalice@example.comです", []string{"alice@example.com"}},

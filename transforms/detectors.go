@@ -111,6 +111,39 @@ func (ds *DetectorSet) Detect(s string, sel Selection) []Detection {
 	return ds.DetectAppend(nil, s, sel)
 }
 
+// wordish marks the bytes of short strings no built-in detector finds
+// anything in: letters and _ $ . / #. Every built-in needs a digit, '@',
+// ':', '=', '-', a space, an escape or a non-ASCII character, or at least
+// 20 characters (an AWS key, a token of letters).
+var wordish = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "_$./#" {
+		t[c] = true
+	}
+	return t
+}()
+
+// hasCustom reports whether the policy has custom detectors.
+func (ds *DetectorSet) hasCustom() bool { return len(ds.custom) > 0 }
+
+// surelyClean reports whether no detector of ds can find anything in s:
+// a short word such as most member names and schema keywords ("type",
+// "inputSchema", "string"), looked at without starting a pass. Never with
+// custom detectors, whose patterns may match anything.
+func (ds *DetectorSet) surelyClean(s []byte) bool {
+	if len(s) >= 20 || len(ds.custom) > 0 {
+		return false
+	}
+	for _, c := range s {
+		if !wordish[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // hitBuf is how many findings Detect keeps on the stack before it
 // allocates.
 const hitBuf = 8

@@ -291,7 +291,7 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 		if mask&(uint64(1)<<len(sg.steps)-1) == 0 {
 			return
 		}
-		if out := e.runString(sg, t.text, mask, run); out != t.text {
+		if out := e.runText(sg, t.text, mask, run); out != t.text {
 			t.text, t.changed = out, true
 		}
 	case jsonText:
@@ -326,8 +326,9 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 		}
 	}
-	var visit func(n int32, sh shape, reached, excluded uint64)
-	visit = func(n int32, sh shape, reached, excluded uint64) {
+	var names map[int32]*nameSet // the objects whose members were renamed
+	var visit func(n int32, sh shape, reached, excluded uint64, named bool)
+	visit = func(n int32, sh shape, reached, excluded uint64, named bool) {
 		if sg.scoped {
 			for i := range sg.steps {
 				if out[i][n] {
@@ -338,15 +339,64 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				}
 			}
 		}
+		if named {
+			e.runName(sg, d, n, reached&^excluded&sg.findMask, &names, run)
+		}
 		switch d.Kind(n) {
 		case jsondoc.String:
-			if mask := reached &^ excluded; mask != 0 && (sh == shData || textAt(d, n, sh, separate)) {
-				if raw, ok := d.StrRaw(n); ok && precheck && !e.mayChange(sg, raw, mask) {
+			mask := reached &^ excluded
+			if mask == 0 {
+				return
+			}
+			rd := readText
+			if sh != shData {
+				rd = readingAt(d, n, sh, separate)
+			}
+			if (rd == readText || rd == readFindings) && inlineBase64(d, n) && runDetects(sg) {
+				// A data: URI, wherever it is: its base64 is read for the
+				// text it carries (a protocol value then holds nothing more).
+				e.dataURINode(sg, d, n, mask, run)
+				if rd == readFindings || run.Blocked {
+					return
+				}
+			}
+			switch rd {
+			case readText:
+				if raw, ok := d.StrRaw(n); ok && precheck && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
 					return // nothing to find: no copy of the string made
 				}
-				s, _ := d.Str(n)
-				if r := e.runString(sg, s, mask, run); r != s {
-					d.SetString(n, r)
+			case readFindings:
+				// Only what a detector finds changes a protocol value.
+				if mask &= sg.findMask; mask == 0 {
+					return
+				}
+				if raw, ok := d.StrRaw(n); ok && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
+					return
+				}
+			case readInline:
+				if runDetects(sg) {
+					e.dataURINode(sg, d, n, mask, run)
+				}
+				return
+			default:
+				return
+			}
+			s, _ := d.Str(n)
+			if r := e.runText(sg, s, mask, run); r != s {
+				d.SetString(n, r)
+			}
+		case jsondoc.Number:
+			// A number is read as the digits a reader sees (a card
+			// number sent as a JSON number); what the detectors find
+			// makes it a string. Protocol numbers (error codes, progress)
+			// are too short for any built-in.
+			if mask := reached &^ excluded & sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
+				(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
+				raw := d.Raw(n)
+				if e.mayChange(sg, raw, mask) {
+					if r := e.runString(sg, string(raw), mask, run); r != string(raw) {
+						d.SetString(n, r)
+					}
 				}
 			}
 		case jsondoc.Object:
@@ -355,18 +405,96 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			}
 			sh = refine(d, n, sh)
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, childOf(d, c, sh), reached, excluded)
+				csh := childOf(d, c, sh)
+				visit(c, csh, reached, excluded, nameIsData(sh, csh))
 			}
 		case jsondoc.Array:
 			if skipped(sh, separate) {
 				return
 			}
+			if sh == shEnvID {
+				sh = shData // an id, method or version is never a list
+			}
 			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, sh, reached, excluded)
+				visit(c, sh, reached, excluded, false)
 			}
 		}
 	}
-	visit(root, sh, ^sg.fieldMask, 0)
+	visit(root, sh, ^sg.fieldMask, 0, false)
+}
+
+// runName runs the detecting steps of mask over the name of member n (see
+// nameIsData); the depseudonymiser leaves names alone (MCP_PRIVACY.md
+// 13.6). A new name equal to a sibling's, or to one under case folding
+// (two addresses redacted to one placeholder), gets a number, so the
+// object keeps its members apart. names holds, per object, the names
+// taken (folded) and the next number of each new name: renaming every
+// member of a large object stays linear.
+func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, names *map[int32]*nameSet, run *Run) {
+	if mask == 0 {
+		return
+	}
+	if raw, ok := d.KeyRaw(n); ok && !e.mayChange(sg, raw, mask) {
+		return // the common case: no copy of the name made
+	}
+	k := d.Key(n)
+	r := e.runString(sg, k, mask, run)
+	if r == k || run.Blocked {
+		return
+	}
+	parent := d.Parent(n)
+	if *names == nil {
+		*names = map[int32]*nameSet{}
+	}
+	ns := (*names)[parent]
+	if ns == nil {
+		ns = &nameSet{taken: map[string]bool{}, next: map[string]int{}}
+		for c := d.First(parent); c != jsondoc.None; c = d.Next(c) {
+			ns.taken[jsondoc.FoldKey(d.Key(c))] = true
+		}
+		(*names)[parent] = ns
+	}
+	delete(ns.taken, jsondoc.FoldKey(k))
+	name := r
+	for i := max(ns.next[r], 2); ns.taken[jsondoc.FoldKey(name)]; i++ {
+		name = r + " (" + strconv.Itoa(i) + ")"
+		ns.next[r] = i + 1
+	}
+	ns.taken[jsondoc.FoldKey(name)] = true
+	d.SetKey(n, name)
+}
+
+// nameSet is what runName knows of one object's names.
+type nameSet struct {
+	taken map[string]bool // folded
+	next  map[string]int  // the next number to try after each new name
+}
+
+// minDetectedNumber is the shortest JSON number a built-in detector can
+// find anything in (a 13-digit card number).
+const minDetectedNumber = 13
+
+// inlineBase64 reports whether string node n is a whole data: URI with
+// base64 data (data:text/plain;base64,…): what it says is in its base64.
+func inlineBase64(d *jsondoc.Doc, n int32) bool {
+	raw, ok := d.StrRaw(n)
+	if !ok {
+		s, _ := d.Str(n)
+		return strings.HasPrefix(s, "data:") && strings.Contains(s, ";base64,")
+	}
+	return bytes.HasPrefix(raw, []byte("data:")) && bytes.Contains(raw, []byte(";base64,"))
+}
+
+// dataURINode runs the string steps of mask over the text the base64 of
+// data: URI n carries, as a result's binary items are read
+// (binarytext.go).
+func (e *Engine) dataURINode(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) {
+	s, _ := d.Str(n)
+	i := strings.Index(s, ";base64,") + len(";base64,")
+	head, payload := s[:i], s[i:]
+	if out, _ := e.base64Steps(sg, payload, mask, false, run); out != payload && !run.Blocked {
+		d.SetString(n, head+out)
+	}
 }
 
 // mayChange reports whether the steps of a run that mask selects could
@@ -397,7 +525,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
+	return scans && !e.detectors.surelyClean(raw) && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;
@@ -503,6 +631,8 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 	case ErrorObject:
 		if m := d.Get(n, "message"); d.Kind(m) == jsondoc.String {
 			ts = append(ts, target{kind: plainText, node: m})
+		} else if m != jsondoc.None {
+			ts = structure(d, m, ts, false) // no string (on_parse_error: pass): data
 		}
 		if x := d.Get(n, "data"); x != jsondoc.None {
 			ts = structure(d, x, ts, false)
@@ -516,9 +646,10 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 		// A client's answer or server params that are a bare string.
 		return append(ts, target{kind: plainText, node: n})
 	}
-	if ps.separate {
-		ts = separateTargets(d, n, ps.root, ts)
-	}
+	// Binary items are places of their own in server messages too (a
+	// sampling request's image): drop_binary removes them, and the text
+	// their base64 may carry is read (binarytext.go).
+	ts = separateTargets(d, n, ps.root, !ps.separate, ts)
 	return append(ts, target{kind: document, node: n, shape: ps.root, separate: ps.separate})
 }
 
@@ -527,11 +658,11 @@ func collect(d *jsondoc.Doc, n int32, kind Payload, ts []target) []target {
 // resource texts (JSON text parsed, projectable), structuredContent, and
 // binary items for drop_binary. It descends only where the schema can
 // lead to one.
-func separateTargets(d *jsondoc.Doc, n int32, sh shape, ts []target) []target {
+func separateTargets(d *jsondoc.Doc, n int32, sh shape, binOnly bool, ts []target) []target {
 	switch d.Kind(n) {
 	case jsondoc.Array:
 		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-			ts = separateTargets(d, c, sh, ts)
+			ts = separateTargets(d, c, sh, binOnly, ts)
 		}
 	case jsondoc.Object:
 		sh = refine(d, n, sh)
@@ -553,14 +684,14 @@ func separateTargets(d *jsondoc.Doc, n int32, sh shape, ts []target) []target {
 		}
 		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
 			switch csh := childOf(d, c, sh); {
-			case csh == shSepText:
+			case csh == shSepText && !binOnly:
 				if d.Kind(c) == jsondoc.String {
 					ts = append(ts, target{kind: jsonText, node: c, projectable: true})
 				}
-			case csh == shSepStructured:
+			case csh == shSepStructured && !binOnly:
 				ts = structure(d, c, ts, true)
 			case holdsSeparate[csh]:
-				ts = separateTargets(d, c, csh, ts)
+				ts = separateTargets(d, c, csh, binOnly, ts)
 			}
 		}
 	}

@@ -203,6 +203,9 @@ type stepRun struct {
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
 	anyScan Selection
+	// findMask selects the detecting steps: what may change a protocol
+	// value or a member's name (the depseudonymiser leaves names alone).
+	findMask uint64
 }
 
 func runsOf(steps []step) []stepRun {
@@ -219,6 +222,9 @@ func runsOf(steps []step) []stepRun {
 		sg := &out[len(out)-1]
 		bit := uint64(1) << len(sg.steps)
 		sg.steps = append(sg.steps, st)
+		if st.detecting() {
+			sg.findMask |= bit
+		}
 		if len(st.fields) > 0 {
 			sg.fieldMask |= bit
 		}

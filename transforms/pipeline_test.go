@@ -123,8 +123,8 @@ func TestApplyPayloads(t *testing.T) {
 			`{"contents":[{"uri":"file:///x","mimeType":"image/png","blob":"AAAA"}]}`,
 			`{"contents":[{"uri":"file:///x","mimeType":"text/plain","text":"[blob removed by privacy policy]"}]}`},
 		{"resources/read text", `{name: p, transforms: [redact]}`, ResourceContents,
-			`{"contents":[{"uri":"file:///alice@example.com","text":"bob@example.com"}]}`,
-			`{"contents":[{"uri":"file:///alice@example.com","text":"[REDACTED:EMAIL]"}]}`},
+			`{"contents":[{"uri":"file:///notes/alice","text":"bob@example.com"}]}`,
+			`{"contents":[{"uri":"file:///notes/alice","text":"[REDACTED:EMAIL]"}]}`},
 		{"prompts/get messages", `{name: p, transforms: [redact]}`, PromptResult,
 			`{"messages":[{"role":"user","content":{"type":"text","text":"write to bob@example.com"}}]}`,
 			`{"messages":[{"role":"user","content":{"type":"text","text":"write to [REDACTED:EMAIL]"}}]}`},
@@ -135,8 +135,8 @@ func TestApplyPayloads(t *testing.T) {
 			`{"code":-32000,"message":"bob@example.com failed","data":{"who":"bob@example.com"}}`,
 			`{"code":-32000,"message":"[REDACTED:EMAIL] failed","data":{"who":"[REDACTED:EMAIL]"}}`},
 		{"notification strings but not protocol keys", `{name: p, transforms: [redact]}`, ParamsPayload("notifications/progress", false),
-			`{"progressToken":"bob@example.com","message":"bob@example.com","_meta":{"x":"bob@example.com"}}`,
-			`{"progressToken":"bob@example.com","message":"[REDACTED:EMAIL]","_meta":{"x":"[REDACTED:EMAIL]"}}`},
+			`{"progressToken":"p-bob","message":"bob@example.com","_meta":{"x":"bob@example.com"}}`,
+			`{"progressToken":"p-bob","message":"[REDACTED:EMAIL]","_meta":{"x":"[REDACTED:EMAIL]"}}`},
 		{"steps run in order on the previous output", `{name: p, transforms: [redact, {type: truncate, options: {max_chars: 5}}]}`, ToolResult,
 			`{"content":[{"type":"text","text":"bob@example.com"}]}`,
 			`{"content":[{"type":"text","text":"[REDA…[truncated 11 characters]"}]}`},
@@ -181,8 +181,11 @@ func TestApplyPayloads(t *testing.T) {
 		// Issue 12: a resource link's uri is what a later resources/read
 		// names (judged then); its name is text a client shows.
 		{"resource links keep their uri", `{name: p, transforms: [redact]}`, ToolResult,
-			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"bob@example.com"}]}`,
-			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"[REDACTED:EMAIL]"}]}`},
+			`{"content":[{"type":"resource_link","uri":"file:///notes/bob","name":"bob@example.com"}]}`,
+			`{"content":[{"type":"resource_link","uri":"file:///notes/bob","name":"[REDACTED:EMAIL]"}]}`},
+		{"but not what the detectors find in it", `{name: p, transforms: [redact]}`, ToolResult,
+			`{"content":[{"type":"resource_link","uri":"mailto:bob@example.com","name":"n"}]}`,
+			`{"content":[{"type":"resource_link","uri":"mailto:[REDACTED:EMAIL]","name":"n"}]}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

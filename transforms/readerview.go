@@ -106,28 +106,10 @@ var asciiStrings = func() (t [128]string) {
 }()
 
 // needsView reports whether s may read differently from its bytes: it
-// holds a non-ASCII byte or a backslash followed by 'u'.
+// holds a non-ASCII byte, or a backslash, '%' or '&' (which may start an
+// escape).
 func needsView(s string) bool {
-	const hi, ones, bs = 0x8080808080808080, 0x0101010101010101, 0x5c5c5c5c5c5c5c5c
-	n := len(s)
-	i := 0
-	var high, back uint64
-	for ; i+8 <= n; i += 8 {
-		x := load64(s, i)
-		high |= x
-		y := x ^ bs // a zero byte where s has '\'
-		back |= (y - ones) &^ y
-	}
-	for ; i < n; i++ {
-		high |= uint64(s[i])
-		if s[i] == '\\' {
-			back = hi
-		}
-	}
-	if high&hi != 0 {
-		return true
-	}
-	return back&hi != 0 && strings.Contains(s, `\u`)
+	return plainRun(s) < len(s)
 }
 
 // view is the reader view of a string: its text, and a map from the
@@ -188,7 +170,7 @@ func newView(s string) view {
 			keep = true // an invalid byte stays as it is
 		default:
 			to, keep = readerMap(r)
-			if keep && s[i] == '\\' {
+			if keep && size > 1 && (s[i] == '\\' || s[i] == '&') {
 				to, keep = string(r), false // a kept character written as an escape
 			}
 		}
@@ -220,31 +202,37 @@ func newView(s string) view {
 }
 
 // plainRun is the length of the prefix of s that the view copies as it
-// is: ASCII other than '\\', eight bytes at a time.
+// is: ASCII other than '\\', '%' and '&', eight bytes at a time.
 func plainRun(s string) int {
-	const hi, ones, bs = 0x8080808080808080, 0x0101010101010101, 0x5c5c5c5c5c5c5c5c
 	i := 0
 	// 32 bytes per test: one branch where four would each cost in the VM.
 	for ; i+32 <= len(s); i += 32 {
-		x0, x1, x2, x3 := load64(s, i), load64(s, i+8), load64(s, i+16), load64(s, i+24)
-		y0, y1, y2, y3 := x0^bs, x1^bs, x2^bs, x3^bs
-		if (x0|x1|x2|x3|(y0-ones)&^y0|(y1-ones)&^y1|(y2-ones)&^y2|(y3-ones)&^y3)&hi != 0 {
+		if (special8(load64(s, i))|special8(load64(s, i+8))|special8(load64(s, i+16))|special8(load64(s, i+24)))&swarHigh != 0 {
 			break
 		}
 	}
 	for ; i+8 <= len(s); i += 8 {
-		x := load64(s, i)
-		y := x ^ bs
-		if (x|(y-ones)&^y)&hi != 0 {
+		if special8(load64(s, i))&swarHigh != 0 {
 			break
 		}
 	}
 	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf || s[i] == '\\' {
+		if c := s[i]; c >= utf8.RuneSelf || c == '\\' || c == '%' || c == '&' {
 			return i
 		}
 	}
 	return i
+}
+
+const swarHigh, swarOnes = 0x8080808080808080, 0x0101010101010101
+
+// special8 has the high bit set in a byte of x that is non-ASCII, '\\',
+// '%' or '&' (and possibly in a byte after one: the caller then looks
+// byte by byte).
+func special8(x uint64) uint64 {
+	const bs, pct, amp = 0x5c * swarOnes, 0x25 * swarOnes, 0x26 * swarOnes
+	y, p, a := x^bs, x^pct, x^amp // a zero byte where s has the character
+	return x | (y-swarOnes)&^y | (p-swarOnes)&^p | (a-swarOnes)&^a
 }
 
 // at is where view byte i comes from in the original: the byte itself,
@@ -270,10 +258,27 @@ func (v *view) at(i int) (int, bool) {
 }
 
 // unitAt reads the character at i of s: a \uXXXX escape (a surrogate pair
-// as one character), else one UTF-8 character; an invalid byte is
-// RuneError of size 1. A lone surrogate escape is not decoded: the
-// backslash stands for itself.
+// as one character), a URL escape %XX of a printable ASCII character, an
+// HTML character reference (&#64;, &#x40;, and &commat;, &period;,
+// &nbsp;), else one UTF-8 character; an invalid byte is RuneError of size
+// 1. A lone surrogate escape is not decoded: the backslash stands for
+// itself; so do '%' and '&' that start no escape.
 func unitAt(s string, i int) (rune, int) {
+	switch s[i] {
+	case '%':
+		if i+3 <= len(s) {
+			h, l := hexVal(s[i+1]), hexVal(s[i+2])
+			if v := h<<4 | l; h >= 0 && l >= 0 && v >= 0x20 && v < 0x7f {
+				return v, 3
+			}
+		}
+		return '%', 1
+	case '&':
+		if r, n := charRef(s[i:]); n > 0 {
+			return r, n
+		}
+		return '&', 1
+	}
 	if s[i] == '\\' {
 		if r, ok := hex4At(s, i); ok {
 			if r < 0xd800 || r > 0xdfff {
@@ -292,6 +297,56 @@ func unitAt(s string, i int) (rune, int) {
 	}
 	return utf8.DecodeRuneInString(s[i:])
 }
+
+// hexVal is the value of hex digit c, or -1.
+func hexVal(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c - 'a' + 10)
+	case c >= 'A' && c <= 'F':
+		return rune(c - 'A' + 10)
+	}
+	return -1
+}
+
+// charRef decodes the HTML character reference s starts with: &#NNN; or
+// &#xHHH; of a Unicode scalar value other than NUL, or one of the named
+// references that disguise addresses and numbers. n is 0 when s starts
+// none.
+func charRef(s string) (r rune, n int) {
+	if len(s) < 4 || s[1] != '#' {
+		for _, ref := range namedRefs {
+			if strings.HasPrefix(s, ref.name) {
+				return ref.r, len(ref.name)
+			}
+		}
+		return 0, 0
+	}
+	i, base := 2, rune(10)
+	if s[2] == 'x' || s[2] == 'X' {
+		i, base = 3, 16
+	}
+	start := i
+	for ; i < len(s) && i-start < 7; i++ {
+		d := hexVal(s[i])
+		if d < 0 || d >= base {
+			break
+		}
+		r = r*base + d
+	}
+	if i == start || i >= len(s) || s[i] != ';' || r == 0 || r > utf8.MaxRune || r >= 0xd800 && r <= 0xdfff {
+		return 0, 0
+	}
+	return r, i + 1
+}
+
+// namedRefs are the named HTML references the view reads.
+var namedRefs = [...]struct {
+	name string
+	r    rune
+}{{"&commat;", '@'}, {"&period;", '.'}, {"&nbsp;", '\u00a0'}, {"&hyphen;", '-'}, {"&dash;", '-'}, {"&plus;", '+'}}
 
 // hex4At decodes \uXXXX at i of s.
 func hex4At(s string, i int) (rune, bool) {

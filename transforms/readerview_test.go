@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,6 +37,16 @@ func TestReaderViewEvasion(t *testing.T) {
 		{"IBAN, no-break spaces", "IBAN ", "DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000", "", "IBAN", "DE89 3704 0044 0532 0130 00"},
 		{"AWS key, mathematical bold", "key ", "𝐀𝐊𝐈𝐀YPKZVCGCKMHTXPVQ", "", "AWS_ACCESS_KEY", "AKIAYPKZVCGCKMHTXPVQ"},
 		{"IPv4, fullwidth dots", "host ", "10．0．0．1", "", "IP_ADDRESS", "10.0.0.1"},
+		// URL escapes and HTML character references (review): a link's
+		// query, a page's obfuscated address read as the value.
+		{"email, URL escape", "https://x.example/?to=", "alice%40example.com", "&a=1", "EMAIL", "alice@example.com"},
+		{"email, HTML decimal reference", "<p>", "alice&#64;example.com", "</p>", "EMAIL", "alice@example.com"},
+		{"email, HTML hex references", "", "alice&#x40;example&#X2E;com", " ", "EMAIL", "alice@example.com"},
+		{"email, named references", "", "alice&commat;example&period;com", "", "EMAIL", "alice@example.com"},
+		{"card, &nbsp;", "card ", "4111&nbsp;1111&nbsp;1111&nbsp;1111", "", "CREDIT_CARD", "4111 1111 1111 1111"},
+		{"card, URL-escaped spaces", "q=", "4111%201111%201111%201111", "", "CREDIT_CARD", "4111 1111 1111 1111"},
+		{"phone, URL-escaped plus", "tel=", "%2B44 20 7946 0958", "", "PHONE", "+44 20 7946 0958"},
+		{"email, reference of a fullwidth at", "", "alice&#65312;example.com", "", "EMAIL", "alice@example.com"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,8 +92,8 @@ func checkView(t *testing.T, s string) {
 				t.Fatalf("needsView(%q) = false with a non-ASCII byte", s)
 			}
 		}
-		if strings.Contains(s, `\u`) {
-			t.Fatalf("needsView(%q) = false with \\u", s)
+		if strings.ContainsAny(s, `\%&`) {
+			t.Fatalf("needsView(%q) = false with a character that may start an escape", s)
 		}
 	}
 	v := newView(s)
@@ -125,6 +136,7 @@ func TestReaderViewInvariants(t *testing.T) {
 	for _, s := range []string{
 		"", "plain ascii", "a\\u0040b", "\\u00", "\\ud83d\\ude00!", "\\ud83dx", "x\\uD800\\u0041",
 		"ﬁne", "caf\u00e9 e\u0301", "\u200b\u200b", "\xff\xfe a", "a\u00a0b\u3000c", "𝟏𝟐", "٣", "⑩⒈",
+		"%", "%4", "%41%", "%7f%1f%20", "&", "&#", "&#;", "&#64", "&#x;", "&#0;", "&#xD800;", "&#1114112;", "&#x10FFFF;", "&nbsp", "&commat;&",
 	} {
 		checkView(t, s)
 	}
@@ -146,7 +158,7 @@ func FuzzReaderView(f *testing.F) {
 
 // Disguises of a value that leave what a reader sees unchanged: an
 // invisible character inserted, a space or dash or digit or letter swapped
-// for a variant.
+// for a variant, a URL escape or an HTML character reference.
 var (
 	invisibles = []string{"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u034f", "\u0301", "\u180e", "\ufe0f", "\U000e0041"}
 	spaceForms = []string{"\u00a0", "\u2000", "\u2007", "\u2009", "\u202f", "\u205f", "\u3000", "\u1680", "\u2800"}
@@ -174,6 +186,10 @@ func disguise(value string, ops []byte) string {
 		case c >= '0' && c <= '9' && pick%2 == 0:
 			zeros := []rune{'٠', '۰', '०', '০', '０', '𝟎', '𝟘'}
 			runes[at] = string(zeros[pick%len(zeros)] + rune(c-'0'))
+		case c > ' ' && c < 0x7f && pick/3%3 == 1:
+			runes[at] = fmt.Sprintf("%%%02X", c) // a URL escape
+		case c > ' ' && c < 0x7f && pick/3%3 == 2:
+			runes[at] = fmt.Sprintf("&#%d;", c) // an HTML character reference
 		case c > ' ' && c < 0x7f:
 			runes[at] = string(rune(c) + 0xfee0) // fullwidth
 		}

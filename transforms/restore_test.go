@@ -77,6 +77,8 @@ func glues() []string {
 			out = append(out, string(rune(c))+"x", string(rune(c))+"5")
 		}
 	}
+	// Escapes the reader view decodes (12.6): what they stand for glues.
+	out = append(out, "%41", "%2e5", "%2D1", "%40x", "&#65;", "&#x2E;5", "&commat;b", "&nbsp;1111")
 	out = append(out, []string{"é", "ß", "я", "α", "ע", "ب", "中", "。", "、", "\u0301", "\u200d", "\u200c", "\u200b", "\u00ad", "\u2060", "\ufeff",
 		"\u00a0", "\u3000", "ａ", "Ａ", "５", "٣", "\U0001d7d3", "—", "\u2011", "→", "«", "»", "“", "’", "\u2011x", "．5", "\uff20x", "\u200b5", "\u200bé", "é5", " 5", " 1234", "\u00a05", " 0044", "-1234", "::1", ":5", "/5"}...)
 	return out

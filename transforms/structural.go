@@ -33,7 +33,8 @@ const (
 	// structuredContent, error.message and error.data, and the params,
 	// result and error of the envelope): skipped here.
 	shOwn
-	shID     // an identifier or protocol value: a string or number is structural
+	shEnvID  // the envelope's jsonrpc, id and method: what the message is and answers
+	shID     // an identifier or protocol value: read only for what the detectors find
 	shBinary // base64 (image and audio data, a resource blob): only drop_binary reads it
 	shIconSrc
 	shSepText       // a content item's text: its own target (JSON text parsed) in results
@@ -180,7 +181,7 @@ func init() {
 	// request or notification, an error object, else a result object) is
 	// its own target; any other member is data, even one named params or
 	// result in a message that is not what the name says.
-	env := map[string]shape{"jsonrpc": shID, "id": shID, "method": shID}
+	env := map[string]shape{"jsonrpc": shEnvID, "id": shEnvID, "method": shEnvID}
 	members[shEnvelope] = env
 	members[shEnvRequest] = with(env, map[string]shape{"params": shOwn})
 	members[shEnvResult] = with(env, map[string]shape{"result": shOwn})
@@ -387,19 +388,45 @@ func refine(d *jsondoc.Doc, n int32, sh shape) shape {
 	return sh
 }
 
-// textAt reports whether string node n, reached as sh, is text to
-// transform. separate: content texts and structuredContent are targets of
-// their own (results), else text in place (server messages).
-func textAt(d *jsondoc.Doc, n int32, sh shape, separate bool) bool {
+// reading is how a string is read.
+type reading uint8
+
+const (
+	readNone     reading = iota // left as it is
+	readText                    // text: every string step
+	readFindings                // a protocol value: only what the detectors find in it changes
+	readInline                  // a data: URI: the text its base64 carries, if any
+)
+
+// readingAt says how string node n, reached as sh, is read. A protocol
+// value (an identifier, a URI, a cursor, a name, a schema keyword's value,
+// a MIME type) stays as it is unless a detector finds something in it: a
+// URI names a user's file, a server echoes into contents[].uri the URI the
+// plugin restored from a pseudonym, a cursor embeds the last address
+// listed, and the client reads all of it. What the detectors find there is
+// transformed as in text (the value may then no longer work: the safe
+// direction; pseudonyms in request URIs are restored, so a pseudonymised
+// URI still reads). Only the envelope's jsonrpc, id and method, and an
+// enumeration's exact values, are never read. separate: content texts and
+// structuredContent are targets of their own (results), else text in
+// place (server messages).
+func readingAt(d *jsondoc.Doc, n int32, sh shape, separate bool) reading {
 	switch sh {
-	case shOwn, shID, shBinary:
-		return false
+	case shOwn, shEnvID:
+		return readNone
+	case shID:
+		return readFindings
+	case shBinary:
+		return readNone // a target of its own (binaryItem)
 	case shSepText, shSepStructured:
-		return !separate
+		if separate {
+			return readNone
+		}
+		return readText
 	case shIconSrc, shMime, shProtocolVersion:
 	default:
 		if tokens[sh] == nil {
-			return true
+			return readText
 		}
 	}
 	// A value to look at: without allocating when written plainly (what
@@ -411,18 +438,42 @@ func textAt(d *jsondoc.Doc, n int32, sh shape, separate bool) bool {
 	}
 	switch sh {
 	case shIconSrc:
-		return !(bytes.HasPrefix(raw, []byte("data:")) && bytes.Contains(raw, []byte(";base64,"))) // an inline image
+		if bytes.HasPrefix(raw, []byte("data:")) && bytes.Contains(raw, []byte(";base64,")) {
+			return readInline // an inline image, or text posing as one
+		}
+		return readText
 	case shMime:
-		return !mimeToken(raw)
+		if mimeToken(raw) {
+			return readFindings
+		}
+		return readText
 	case shProtocolVersion:
-		return !isDate(raw)
+		if isDate(raw) {
+			return readNone
+		}
+		return readText
 	}
 	for _, t := range tokens[sh] {
 		if string(raw) == t {
-			return false
+			return readNone
 		}
 	}
-	return true
+	return readText
+}
+
+// textAt reports whether string node n, reached as sh, is text to
+// transform whole (see readingAt).
+func textAt(d *jsondoc.Doc, n int32, sh shape, separate bool) bool {
+	return readingAt(d, n, sh, separate) == readText
+}
+
+// nameIsData reports whether the name of a member of an object of shape
+// parent, whose value is of shape child, is data: every name but those
+// the table gives a meaning (an object keyed by address, a _meta key, a
+// property name of a schema all carry what they say to whoever reads
+// them).
+func nameIsData(parent, child shape) bool {
+	return child == shData || parent == shSchemaMap
 }
 
 // skipped reports whether a non-string node reached as sh is left out of

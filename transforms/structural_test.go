@@ -44,8 +44,10 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 // ("client": a client's answer to a server request; "": a server request
 // or notification). Strings are written with a marker of what they are:
 //
-//	"§v"  structural: must come out exactly v (planted values in ids,
-//	      cursors and URIs prove they are left alone);
+//	"§v"  structural: must come out exactly v (a protocol value holding
+//	      nothing a detector finds stays as it is; the envelope's id
+//	      stays even when it holds an address; see
+//	      TestStructuralValuesHoldingData for protocol values holding data);
 //	"§§v" binary (base64): must come out exactly v;
 //	"=v"  data written as v (to set up a shape); nothing asserted;
 //	any other string is data: the test replaces it with an email address,
@@ -198,13 +200,18 @@ var structuralKeys = map[string]bool{
 }
 
 // plantData puts the email into every string under a name that is never
-// structural, and returns how many it planted. key is the member name a
-// value is under (an array's elements are under the array's).
+// structural, and into a member name of every object, and returns how
+// many it planted. key is the member name a value is under (an array's
+// elements are under the array's).
 func plantData(v any, key string, n *int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, c := range x {
 			x[k] = plantData(c, k, n)
+		}
+		if _, ok := x[planted]; !ok {
+			x[planted] = 1
+			*n++
 		}
 	case []any:
 		for i, c := range x {
@@ -223,11 +230,12 @@ func plantData(v any, key string, n *int) any {
 	return v
 }
 
-// stringValues appends every string value of v (not keys).
+// stringValues appends every string of v, member names too.
 func stringValues(v any, out []string) []string {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, c := range x {
+		for k, c := range x {
+			out = append(out, k)
 			out = stringValues(c, out)
 		}
 	case []any:
@@ -243,8 +251,8 @@ func stringValues(v any, out []string) []string {
 // FuzzEveryString: any JSON message, read as the answer to any method, as
 // a server request or notification, or as a client's answer: the walk
 // never panics, the output is still JSON the strict parser accepts, and
-// an email planted in every string under a never-structural name never
-// comes out.
+// an email planted in every string under a never-structural name, and as
+// a member name of every object, never comes out.
 func FuzzEveryString(f *testing.F) {
 	for _, sm := range schemaSamples(f) {
 		var v any
@@ -325,8 +333,8 @@ func TestStructuralTable(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"[REDACTED:IP_ADDRESS] a****@example.com","title":"a****@example.com","annotations":{"title":"[REDACTED:IP_ADDRESS]"},"inputSchema":{"type":"object"}}]}}`},
 		// Names and values are read decoded, as clients read them.
 		{"escaped names and values", `{name: p, transforms: [redact]}`, "tools/call",
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"alice@example.com"}]}}`,
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice@example.com","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"alice@example.com"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
 		// An icon's src is an address (text) unless it is an inline image.
 		{"icon src", `{name: p, transforms: [redact]}`, "initialize",
 			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/alice@example.com/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`,

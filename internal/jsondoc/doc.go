@@ -19,7 +19,9 @@ type Doc struct {
 	// raw JSON for SetRaw.
 	repl map[int32]replacement
 	// extra holds members or elements appended to a container.
-	extra   map[int32][]appended
+	extra map[int32][]appended
+	// keys holds member names replaced by SetKey, by node index.
+	keys    map[int32]string
 	changed bool
 }
 
@@ -106,7 +108,11 @@ func (d *Doc) Get(n int32, key string) int32 {
 	}
 	for c := d.First(n); c != None; c = d.Next(c) {
 		m := &d.nodes[c]
-		if m.flags&keyEscaped == 0 {
+		if m.flags&renamed != 0 {
+			if d.keys[c] == key {
+				return c
+			}
+		} else if m.flags&keyEscaped == 0 {
 			if string(d.src[m.keyStart+1:m.keyEnd-1]) == key {
 				return c
 			}
@@ -157,6 +163,9 @@ func (d *Doc) Key(n int32) string {
 	if m.keyStart < 0 {
 		return ""
 	}
+	if m.flags&renamed != 0 {
+		return d.keys[n]
+	}
 	if m.flags&keyEscaped == 0 {
 		return string(d.src[m.keyStart+1 : m.keyEnd-1])
 	}
@@ -164,10 +173,10 @@ func (d *Doc) Key(n int32) string {
 }
 
 // KeyRaw returns the key of member n as written, without allocating, and
-// true, when it holds no escape; else false (use Key).
+// true, when it holds no escape and was not replaced; else false (use Key).
 func (d *Doc) KeyRaw(n int32) ([]byte, bool) {
 	m := &d.nodes[n]
-	if m.keyStart < 0 || m.flags&keyEscaped != 0 {
+	if m.keyStart < 0 || m.flags&(keyEscaped|renamed) != 0 {
 		return nil, false
 	}
 	return d.src[m.keyStart+1 : m.keyEnd-1], true
@@ -226,6 +235,10 @@ func (d *Doc) Raw(n int32) []byte {
 	return d.src[m.start:m.end]
 }
 
+// Replaced reports whether node n's value was replaced (SetString,
+// SetRaw).
+func (d *Doc) Replaced(n int32) bool { return d.nodes[n].flags&replaced != 0 }
+
 // Changed reports whether any edit was made.
 func (d *Doc) Changed() bool { return d.changed }
 
@@ -256,6 +269,21 @@ func (d *Doc) SetRaw(n int32, raw []byte) {
 	}
 	d.repl[n] = replacement{raw: raw, isRaw: true}
 	d.nodes[n].flags |= replaced
+	d.touch(n)
+}
+
+// SetKey replaces the name of member n. The caller keeps the object's
+// names distinct (the strict parser refuses duplicates, and names equal
+// under case folding).
+func (d *Doc) SetKey(n int32, key string) {
+	if d.nodes[n].keyStart < 0 {
+		return
+	}
+	if d.keys == nil {
+		d.keys = map[int32]string{}
+	}
+	d.keys[n] = key
+	d.nodes[n].flags |= renamed
 	d.touch(n)
 }
 
@@ -318,7 +346,9 @@ func (d *Doc) write(out []byte, n int32) []byte {
 			}
 			first = false
 			cm := &d.nodes[c]
-			if cm.flags&keyEscaped == 0 {
+			if cm.flags&renamed != 0 {
+				out = AppendString(out, d.keys[c])
+			} else if cm.flags&keyEscaped == 0 {
 				out = append(out, d.src[cm.keyStart:cm.keyEnd]...)
 			} else {
 				out = AppendString(out, decodeString(d.src[cm.keyStart:cm.keyEnd]))

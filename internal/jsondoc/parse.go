@@ -53,6 +53,7 @@ const (
 	keyNonASCII                   // the member key has bytes >= 0x80
 	dirty                         // the node or something inside it was edited
 	keySet                        // an object whose keys are in parser.keySets
+	renamed                       // the member key was replaced (see Doc.keys)
 )
 
 // node is one JSON value. Nodes are stored in document order, each
@@ -468,6 +469,10 @@ func (p *parser) checkKeyInSet(set map[string]int32, obj int32, ks, ke int32, es
 // foldKey maps every rune to the smallest rune of its case-folding orbit,
 // so two keys are equal under strings.EqualFold exactly when their folded
 // forms are equal.
+// FoldKey is what the strict parser compares member names by: two names
+// with the same FoldKey make a body ambiguous.
+func FoldKey(s string) string { return foldKey(s) }
+
 func foldKey(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {

@@ -371,9 +371,8 @@ identity:
 		}
 		return p
 	}
-	// (In "secret://alice@…" the detectors read alice as the URL's user,
-	// not an email: a pseudonym is restored only where its value is read
-	// back as itself, transforms/restore.go.)
+	// (A pseudonym is restored only where its value is read back as
+	// itself, transforms/restore.go: here a path segment.)
 	hidden, missing := "secret://box/"+pseudonym("alice@example.com"), "secret://box/nothing"
 	read := func(uri string) string { return call("2", "resources/read", `{"uri":`+jsondoc.Quote(uri)+`}`) }
 	_, r := post(t, cfg, ann, read(hidden))
@@ -816,8 +815,10 @@ identity:
 			return call("2", "prompts/get", `{"name":`+jsondoc.Quote(n)+`,"arguments":{"to":"carol@example.com"}}`)
 		}, "-32004"},
 		{"resource URI", "secret://carol@example.com", "nothing://carol@example.com", func(n string) string {
+			// (An address after a scheme of the server's own is an email,
+			// transforms: the block step fires for both alike.)
 			return call("3", "resources/read", `{"uri":`+jsondoc.Quote(n)+`}`)
-		}, "-32002"},
+		}, "-32004"},
 		{"completion value", "delete_user", "nothing_user", func(n string) string {
 			return call("4", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+jsondoc.Quote(n)+`},"argument":{"name":"to","value":"carol@example.com"}}`)
 		}, "-32004"},

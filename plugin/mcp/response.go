@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -24,6 +26,7 @@ const (
 	bufferJSON              // buffer an application/json response, then process it whole
 	streamSSE               // rewrite a text/event-stream event by event as it flows
 	dropBody                // the response failed closed: nothing more of it goes out
+	bufferText              // buffer a body of any other type, then read it as text
 )
 
 // OnResponseHeaders sees the upstream's status and content type. The
@@ -68,6 +71,12 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		s.mode = streamSSE
 		s.sse = NewSSERewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
 		r.Remove = []string{"content-length"}
+	default:
+		// Any other body (an error page, plain text, none declared): clients
+		// put its text into the error they raise, which a user or a model
+		// reads (processText).
+		s.mode = bufferText
+		r.Remove = []string{"content-length"}
 	}
 	return r
 }
@@ -106,8 +115,89 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 		return Continue, s.streamEvents(body(), endOfStream)
 	case dropBody:
 		return Continue, replaceWith(nil)
+	case bufferText:
+		if size > s.cfg.Env.Gateway.MaxResponseBytes {
+			if s.cfg.Env.Gateway.PassOnOversize {
+				s.mode = passBody
+				return Continue, BodyEdit{}
+			}
+			s.mode = dropBody
+			CountError(s.cfg.Metrics, ErrResponseTooLarge)
+			return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
+		}
+		if !endOfStream {
+			return Pause, BodyEdit{}
+		}
+		if out := s.processText(body()); out != nil {
+			return Continue, replaceWith(out)
+		}
+		return Continue, BodyEdit{}
 	}
 	return Continue, BodyEdit{}
+}
+
+// unquoted says why a response did not parse without quoting it: the
+// parser's message names a duplicate key, which the server may have
+// filled with data.
+func unquoted(err error) string {
+	se, ok := err.(*jsondoc.SyntaxError)
+	switch {
+	case !ok:
+		return "it does not parse"
+	case strings.HasPrefix(se.Msg, "duplicate key"):
+		return "a key twice in one object at offset " + strconv.Itoa(se.Offset)
+	case strings.Contains(se.Msg, "differ only in case"):
+		return "two keys of one object that differ only in case at offset " + strconv.Itoa(se.Offset)
+	case strings.HasPrefix(se.Msg, "unexpected character"):
+		return "an unexpected character at offset " + strconv.Itoa(se.Offset)
+	}
+	return se.Error()
+}
+
+// withheldBody starts what replaces a body of another type that cannot go
+// out.
+const withheldBody = "[response withheld by the privacy filter"
+
+// processText reads a complete response body that is neither JSON nor an
+// event stream by its declared type: JSON all the same has every string
+// read as data; UTF-8 text is read as plain text; other bytes cannot be
+// read and are withheld (unless on_parse_error: pass). All by the
+// policy-level output pipeline. It returns the new body, or nil when
+// nothing changed.
+func (s *Stream) processText(raw []byte) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	if doc, err := jsondoc.Parse(raw); err == nil {
+		if s.transformStray(doc, jsondoc.Root); doc.Changed() {
+			return doc.Bytes()
+		}
+		return nil
+	}
+	if !utf8.Valid(raw) {
+		if s.cfg.Env.Gateway.PassOnParseError {
+			return nil
+		}
+		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		return []byte(withheldBody + ": it is not text]")
+	}
+	out, err := s.policyOutput()
+	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
+		return []byte(withheldBody + ": the transforms could not run]")
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	text := string(raw)
+	r := tr.engine.ApplyText(out, text, run)
+	s.countRun(run)
+	switch {
+	case run.Blocked:
+		return []byte(withheldBody + ": blocked by the privacy policy]")
+	case r != text:
+		return []byte(r)
+	}
+	return nil
 }
 
 // streamEvents passes a chunk of an event stream through the rewriter:
@@ -158,7 +248,14 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 	}
 	doc, err := jsondoc.Parse(data)
 	if err != nil || doc.Kind(jsondoc.Root) != jsondoc.Object && doc.Kind(jsondoc.Root) != jsondoc.Array {
-		if s.endpointEvent(data) || s.cfg.Env.Gateway.PassOnParseError {
+		if s.endpointEvent(data) {
+			return data, false
+		}
+		if s.cfg.Env.Gateway.PassOnParseError {
+			// JSON that is no message, or text: still read.
+			if out := s.processText(data); out != nil {
+				return out, false
+			}
 			return data, false
 		}
 		CountError(s.cfg.Metrics, ErrResponseInvalid)
@@ -208,7 +305,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+err.Error())
+		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
@@ -236,6 +333,10 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		}
 	default:
 		if s.cfg.Env.Gateway.PassOnParseError {
+			// A bare string is still read, as data.
+			if s.transformStray(doc, jsondoc.Root); doc.Changed() {
+				return doc.Bytes()
+			}
 			return nil
 		}
 		return s.failResponse(ErrResponseInvalid, "the response is not a JSON-RPC message")
@@ -381,7 +482,9 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			return s.refuseMessage(doc, n, why)
 		}
 		if doc.Kind(n) != jsondoc.Object {
-			return msgUnchanged // on_parse_error: pass
+			// on_parse_error: pass: a bare value is still read, as data.
+			s.transformStray(doc, n)
+			return outcome(doc)
 		}
 	}
 	if method, ok := doc.Str(doc.Get(n, "method")); ok {
@@ -599,7 +702,7 @@ func (s *Stream) endpointEvent(data []byte) bool {
 // server left unanswered do; nothing unfiltered goes out.
 func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyEdit) {
 	switch s.mode {
-	case bufferJSON:
+	case bufferJSON, bufferText:
 		return s.OnResponseBody(size, true, body)
 	case streamSSE:
 		s.pending = nil

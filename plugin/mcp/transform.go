@@ -179,6 +179,25 @@ func payloadOf(method string) (transforms.Payload, bool) {
 	return 0, false
 }
 
+// transformStray runs the policy-level output pipeline over a value that
+// is no JSON-RPC message (on_parse_error: pass delivers it: what can be
+// read of it is still transformed), every string of it as data.
+func (s *Stream) transformStray(doc *jsondoc.Doc, n int32) {
+	out, err := s.policyOutput()
+	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
+		doc.SetRaw(n, []byte("null"))
+		return
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	tr.engine.Apply(out, doc, n, transforms.Arguments, run)
+	s.countRun(run)
+	if run.Blocked {
+		doc.SetRaw(n, []byte("null"))
+	}
+}
+
 // extraMembers reports whether message n has members beyond those a
 // pipeline runs over as its payload (transforms.Envelope reads them the
 // same way): jsonrpc, id, and method and params, or error, or result. A
@@ -198,6 +217,9 @@ func extraMembers(doc *jsondoc.Doc, n int32) bool {
 		}
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object, doc.Kind(doc.Get(n, "result")) == jsondoc.Object:
 		known++
+	}
+	if k := doc.Kind(doc.Get(n, "id")); k == jsondoc.Object || k == jsondoc.Array {
+		return true // an id that is no id (on_parse_error: pass) is data
 	}
 	return doc.Len(n) > known // counted, not read by key: no allocation
 }
@@ -252,6 +274,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		}
 	default: // resources/read, subscribe, unsubscribe
 		u := doc.Get(params, "uri")
+		sent, _ := doc.Str(u)
 		if !tr.engine.Apply(in, doc, u, transforms.Text, run) || run.Blocked {
 			break
 		}
@@ -259,8 +282,16 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		t.Name = uri
 		x2, d := s.resolveAndDecide(t)
 		if !d.Allowed {
+			// The reply names the URI as the client sent it: the one
+			// judged holds the values its pseudonyms stand for.
+			if x2.Name == uri {
+				x2.Name = sent
+			}
+			if x2.URI == uri {
+				x2.URI = sent
+			}
 			j.target = x2
-			j.deny(d)
+			j.deny(d.Renamed(uri, sent))
 			if d.Hidden {
 				s.sendStandIn(doc, m, j.call, j) // looks missing (hidden.go)
 			}
