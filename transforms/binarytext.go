@@ -27,6 +27,9 @@ import (
 //     reads it can be checked.
 //   - any other data (real images, audio, binary files) passes unchanged:
 //     the detectors do not read pixels or sound. drop_binary removes it.
+//   - "data" that is not base64 at all (characters outside its alphabets
+//     in the first kilobyte) is no binary: what the detectors find in it
+//     is transformed, as in any protocol value.
 //
 // Only runs with a detecting step decode anything, and the first 1 KiB
 // decides whether data is text before the rest is decoded.
@@ -60,6 +63,14 @@ func (e *Engine) binaryText(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) 
 		dropBinary(doc, t, withheldNote)
 	case out != raw:
 		doc.SetString(n, out)
+	case !isText && !base64Form(raw[:min(len(raw), base64Head)]):
+		// Not base64 (the first kilobyte decides, as for text): no
+		// client decodes it, and whatever shows it shows it as it is.
+		// What the detectors find in it is transformed, as in any
+		// protocol value.
+		if r := e.runString(sg, raw, sg.findMask, run); r != raw && !run.Blocked {
+			doc.SetString(n, r)
+		}
 	}
 }
 
@@ -143,6 +154,10 @@ func runDetects(sg *stepRun) bool {
 	return false
 }
 
+// base64Head is how much of a base64 string decides whether it is base64
+// of text: 1,368 characters, 1 KiB and some.
+const base64Head = 1368
+
 // base64Text decodes raw (standard or URL alphabet, padded or not, line
 // breaks ignored) when it holds UTF-8 text.
 func base64Text(raw string) (string, bool) {
@@ -157,7 +172,7 @@ func base64Text(raw string) (string, bool) {
 		enc = enc.WithPadding(base64.NoPadding)
 	}
 	// The first 1 KiB (a multiple of 4 characters) decides.
-	if head := raw[:min(len(raw), 1368)&^3]; len(head) < len(raw) && head != "" {
+	if head := raw[:min(len(raw), base64Head)&^3]; len(head) < len(raw) && head != "" {
 		b, err := enc.WithPadding(base64.NoPadding).DecodeString(head)
 		if err != nil || !textBytes(b, true) {
 			return "", false

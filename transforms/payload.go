@@ -352,12 +352,21 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 			if sh != shData {
 				rd = readingAt(d, n, sh, separate)
 			}
-			if (rd == readText || rd == readFindings) && inlineBase64(d, n) && runDetects(sg) {
+			if rd != readNone && inlineBase64(d, n) && runDetects(sg) {
 				// A data: URI, wherever it is: its base64 is read for the
-				// text it carries (a protocol value then holds nothing more).
-				e.dataURINode(sg, d, n, mask, run)
-				if rd == readFindings || run.Blocked {
+				// text it carries (a protocol value then holds nothing
+				// more). One whose "base64" is not base64 (text after
+				// ;base64,) carries nothing: it is read for what it says,
+				// as any protocol value.
+				read := e.dataURINode(sg, d, n, mask, run)
+				if run.Blocked {
 					return
+				}
+				if rd != readText {
+					if read {
+						return
+					}
+					rd = readFindings
 				}
 			}
 			switch rd {
@@ -373,12 +382,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				if raw, ok := d.StrRaw(n); ok && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
 					return
 				}
-			case readInline:
-				if runDetects(sg) {
-					e.dataURINode(sg, d, n, mask, run)
-				}
-				return
-			default:
+			default: // readNone, and readInline without a detecting step
 				return
 			}
 			s, _ := d.Str(n)
@@ -487,14 +491,32 @@ func inlineBase64(d *jsondoc.Doc, n int32) bool {
 
 // dataURINode runs the string steps of mask over the text the base64 of
 // data: URI n carries, as a result's binary items are read
-// (binarytext.go).
-func (e *Engine) dataURINode(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) {
+// (binarytext.go). It reports whether the URI carries base64 (text it
+// read, or bytes such as an image's); false when what follows ;base64,
+// is not base64, which no reader decodes and every reader reads as it is.
+func (e *Engine) dataURINode(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, run *Run) bool {
 	s, _ := d.Str(n)
 	i := strings.Index(s, ";base64,") + len(";base64,")
 	head, payload := s[:i], s[i:]
-	if out, _ := e.base64Steps(sg, payload, mask, false, run); out != payload && !run.Blocked {
+	out, isText := e.base64Steps(sg, payload, mask, false, run)
+	if out != payload && !run.Blocked {
 		d.SetString(n, head+out)
 	}
+	return isText || base64Form(payload)
+}
+
+// base64Form reports whether s holds only characters of the base64
+// alphabets, padding and line breaks.
+func base64Form(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9',
+			c == '+', c == '/', c == '-', c == '_', c == '=', c == '\r', c == '\n':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // mayChange reports whether the steps of a run that mask selects could

@@ -351,3 +351,45 @@ func TestDropBinaryInServerMessages(t *testing.T) {
 		}
 	}
 }
+
+// A base64 position that holds no base64 (an image's data, a blob, a
+// data: URI with text after ;base64,) is no binary: no client decodes it,
+// and whatever shows it shows the text as it is, so what the detectors
+// find there is transformed. Real base64 stays as it is (audit of issue
+// 12: these went out raw).
+func TestNotBase64IsRead(t *testing.T) {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+	cases := []struct{ name, answers, in, want string }{
+		{"icon src", "initialize",
+			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"data:image/png;base64,alice@example.com"},{"src":"data:image/png;base64,` + png + `"}]}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"data:image/png;base64,[REDACTED:EMAIL]"},{"src":"data:image/png;base64,` + png + `"}]}}}`},
+		{"resource link uri, text after base64", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource_link","uri":"data:text/plain;base64,QUJD#alice@example.com","name":"n"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource_link","uri":"data:text/plain;base64,QUJD#[REDACTED:EMAIL]","name":"n"}]}}`},
+		{"contents uri", "resources/read",
+			`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"data:application/octet-stream;base64,to alice@example.com","text":"t"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"data:application/octet-stream;base64,to [REDACTED:EMAIL]","text":"t"}]}}`},
+		{"image data", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","data":"card 4111 1111 1111 1111","mimeType":"image/png"},{"type":"image","data":"` + png + `","mimeType":"image/png"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","data":"card [REDACTED:CREDIT_CARD]","mimeType":"image/png"},{"type":"image","data":"` + png + `","mimeType":"image/png"}]}}`},
+		{"blob", "resources/read",
+			`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"x:a","blob":"alice@example.com","mimeType":"application/octet-stream"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"x:a","blob":"[REDACTED:EMAIL]","mimeType":"application/octet-stream"}]}}`},
+		{"sampling request image", "",
+			`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"maxTokens":1,"messages":[{"role":"user","content":{"type":"image","data":"alice@example.com","mimeType":"image/png"}}]}}`,
+			`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"maxTokens":1,"messages":[{"role":"user","content":{"type":"image","data":"[REDACTED:EMAIL]","mimeType":"image/png"}}]}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+			doc, err := jsondoc.Parse([]byte(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			applyMessage(e, compileOutput(t, e, p), doc, c.answers, &Run{})
+			if got := string(doc.Bytes()); normJSON(t, got) != normJSON(t, c.want) {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}

@@ -331,14 +331,17 @@ func TestStructuralTable(t *testing.T) {
 		{"steps selecting different detectors", `{name: p, transforms: [{type: redact, options: {detectors: [ipv4]}}, {type: mask, options: {detectors: [email]}}, {type: detect, options: {min_sensitivity: restricted}}]}`, "tools/list",
 			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"10.0.0.1 alice@example.com","title":"alice@example.com","annotations":{"title":"10.0.0.1"},"inputSchema":{"type":"object"}}]}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"[REDACTED:IP_ADDRESS] a****@example.com","title":"a****@example.com","annotations":{"title":"[REDACTED:IP_ADDRESS]"},"inputSchema":{"type":"object"}}]}}`},
-		// Names and values are read decoded, as clients read them.
+		// Names and values are read decoded, as clients read them: the
+		// image's data is base64 (of bytes, not text), read as such, where
+		// as text it would be an AWS key.
 		{"escaped names and values", `{name: p, transforms: [redact]}`, "tools/call",
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"alice@example.com"}]}}`,
-			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"alice@example.com"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
-		// An icon's src is an address (text) unless it is an inline image.
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"AKIAYPKZVCGCKMHTXPVQ"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"alice@example.com"}]}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"\u0074ype":"im\u0061ge","d\u0061ta":"AKIAYPKZVCGCKMHTXPVQ"},{"type":"resource_link","\u0075ri":"mailto:alice","n\u0061me":"[REDACTED:EMAIL]"}]}}`},
+		// An icon's src is an address (text) unless it is an inline image;
+		// one whose "base64" is not base64 is read for what it says.
 		{"icon src", `{name: p, transforms: [redact]}`, "initialize",
 			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/alice@example.com/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`,
-			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/[REDACTED:EMAIL]/i"},{"src":"data:image/png;base64,alice@example.com"}]}}}`},
+			`{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"s","version":"1","icons":[{"src":"https://x.example/[REDACTED:EMAIL]/i"},{"src":"data:image/png;base64,[REDACTED:EMAIL]"}]}}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
