@@ -571,6 +571,20 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 	// legacy GET stream): every list array in its result is filtered and
 	// its payload gets the policy-level pipeline, so nothing goes out
 	// unjudged for want of attribution (spec 8).
+	// Its id is the server's choice too (no request of this stream
+	// explains it): read like any string, and a response whose id a block
+	// step stops is withheld.
+	if out, err := s.policyOutput(); err == nil {
+		run := s.newRun()
+		blocked := s.transformID(out, doc, n, run)
+		s.countRun(run)
+		if blocked {
+			CountError(s.cfg.Metrics, ErrResponseInvalid)
+			doc.SetRaw(n, ErrorResponse("null", s.cfg.blockedError(run)))
+			return msgChanged
+		}
+		id = string(doc.AppendValue(nil, doc.Get(n, "id")))
+	}
 	if doc.Kind(result) == jsondoc.Object {
 		for _, method := range listMethodOrder {
 			if lm := listMethods[method]; doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {

@@ -676,7 +676,8 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 		j.fail(m.Invalid, ErrInvalidRequest)
 		return j
 	}
-	if m.Kind == KindResult {
+	if m.Kind == KindResult || m.Kind == KindError {
+		// The client's answer to a server request.
 		s.transformClientResult(doc, m)
 		return j
 	}

@@ -319,8 +319,9 @@ func (s *Stream) countRun(run *transforms.Run) {
 // transformClientResult runs the policy-level input pipeline over a
 // client's answer to a server request (sampling, elicitation, roots).
 func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
-	result := doc.Get(m.Node, "result")
-	if result == jsondoc.None {
+	result, idNode := doc.Get(m.Node, "result"), doc.Get(m.Node, "id")
+	named := doc.Kind(idNode) == jsondoc.String
+	if result == jsondoc.None && !named {
 		return
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
@@ -331,11 +332,37 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
-	tr.engine.Apply(in, doc, result, transforms.AnyStrings, run)
+	if named {
+		// The id of the server's request, which went out transformed
+		// (transformServerMessage): a pseudonym in it is restored, so the
+		// server matches its answer.
+		tr.engine.Apply(in, doc, idNode, transforms.Text, run)
+	}
+	if result != jsondoc.None && !run.Blocked {
+		tr.engine.Apply(in, doc, result, transforms.AnyStrings, run)
+	}
 	s.countRun(run)
 	if run.Blocked {
 		doc.SetRaw(m.Node, ErrorResponse(m.ID, s.cfg.blockedError(run)))
 	}
+}
+
+// transformID runs pipeline p over the string id of message n, a server
+// request's or a response's no request of this stream explains: the
+// server chose it, and like every string it may hold data (spec 8). An
+// id a block step stops is removed, and reported.
+func (s *Stream) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, run *transforms.Run) (blocked bool) {
+	id := doc.Get(n, "id")
+	if doc.Kind(id) != jsondoc.String {
+		return false
+	}
+	tr, _ := s.cfg.transforms()
+	tr.engine.Apply(p, doc, id, transforms.Text, run)
+	if run.Blocked {
+		doc.Delete(id)
+		return true
+	}
+	return false
 }
 
 // policyOutput is the output pipeline for what no request names: the
@@ -350,7 +377,7 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 // any member of its own.
 func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
 	params, extra := doc.Get(n, "params"), extraMembers(doc, n)
-	if params == jsondoc.None && !extra {
+	if params == jsondoc.None && !extra && doc.Kind(doc.Get(n, "id")) != jsondoc.String {
 		return
 	}
 	out, err := s.policyOutput()
@@ -361,6 +388,15 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
+	// A request's id: the client's answer echoes it, and the input
+	// pipeline restores it there (transformClientResult). One a block
+	// step stops is removed: the request is withheld as a notification,
+	// and the server's request ends at its own timeout.
+	if s.transformID(out, doc, n, run) {
+		s.countRun(run)
+		s.withhold(doc, n, "warning", "a server message was blocked by the privacy policy", run.BlockLabels)
+		return
+	}
 	if params != jsondoc.None {
 		// Joined to the stream's previous server message: a value split
 		// across two messages (transforms/crossmessage.go).
