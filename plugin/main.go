@@ -262,13 +262,24 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 	}
 	h.hook("request_body")
 	h.requestBodySize = bodySize
-	res := h.stream.OnRequestBody(bodySize, endOfStream, func() []byte {
-		b, err := proxywasm.GetHttpRequestBody(0, bodySize)
+	return h.applyRequestBody("request body", h.stream.OnRequestBody(bodySize, endOfStream, requestBody(bodySize)))
+}
+
+// requestBody reads the first size bytes of the request body the host
+// holds.
+func requestBody(size int) func() []byte {
+	return func() []byte {
+		b, err := proxywasm.GetHttpRequestBody(0, size)
 		if err != nil {
 			panic(fmt.Sprintf("reading the request body: %v", err))
 		}
 		return b
-	})
+	}
+}
+
+// applyRequestBody carries out what the stream made of the request body
+// at stage: a local reply, exported headers, a replaced body.
+func (h *httpContext) applyRequestBody(stage string, res mcp.BodyResult) types.Action {
 	if res.Reply != nil {
 		return h.reply(res.Reply)
 	}
@@ -277,7 +288,7 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 	}
 	if res.Body != nil {
 		if err := proxywasm.ReplaceHttpRequestBody(res.Body); err != nil {
-			return h.fail("request body", err)
+			return h.fail(stage, err)
 		}
 	}
 	return toAction(res.Action)
@@ -341,16 +352,31 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 	}
 	h.hook("response_body")
 	h.responseBodySize = bodySize
-	act, edit := h.stream.OnResponseBody(bodySize, endOfStream, func() []byte {
-		b, err := proxywasm.GetHttpResponseBody(0, bodySize)
-		if err != nil && bodySize > 0 {
+	act, edit := h.stream.OnResponseBody(bodySize, endOfStream, responseBody(bodySize))
+	return h.applyResponseBody("response body", act, edit)
+}
+
+// responseBody reads the first size bytes of the response body the host
+// holds (none when size is 0: a host may then answer NOT_FOUND).
+func responseBody(size int) func() []byte {
+	return func() []byte {
+		if size == 0 {
+			return nil
+		}
+		b, err := proxywasm.GetHttpResponseBody(0, size)
+		if err != nil {
 			panic(fmt.Sprintf("reading the response body: %v", err))
 		}
 		return b
-	})
+	}
+}
+
+// applyResponseBody carries out what the stream made of the response body
+// at stage.
+func (h *httpContext) applyResponseBody(stage string, act mcp.Action, edit mcp.BodyEdit) types.Action {
 	if edit.Replace {
 		if err := proxywasm.ReplaceHttpResponseBody(edit.Data); err != nil {
-			return h.fail("response body", err)
+			return h.fail(stage, err)
 		}
 	}
 	return toAction(act)
@@ -375,25 +401,7 @@ func (h *httpContext) OnHttpRequestTrailers(numTrailers int) (action types.Actio
 		}
 	}
 	size := h.requestBodySize
-	res := h.stream.OnRequestTrailers(size, func() []byte {
-		b, err := proxywasm.GetHttpRequestBody(0, size)
-		if err != nil {
-			panic(fmt.Sprintf("reading the request body: %v", err))
-		}
-		return b
-	})
-	if res.Reply != nil {
-		return h.reply(res.Reply)
-	}
-	for _, kv := range res.Set {
-		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])
-	}
-	if res.Body != nil {
-		if err := proxywasm.ReplaceHttpRequestBody(res.Body); err != nil {
-			return h.fail("request trailers", err)
-		}
-	}
-	return toAction(res.Action)
+	return h.applyRequestBody("request trailers", h.stream.OnRequestTrailers(size, requestBody(size)))
 }
 
 // OnHttpResponseTrailers ends a response whose body ended in trailers: a
@@ -414,22 +422,8 @@ func (h *httpContext) OnHttpResponseTrailers(numTrailers int) (action types.Acti
 		}
 	}
 	size := h.responseBodySize
-	act, edit := h.stream.OnResponseTrailers(size, func() []byte {
-		if size == 0 {
-			return nil
-		}
-		b, err := proxywasm.GetHttpResponseBody(0, size)
-		if err != nil {
-			panic(fmt.Sprintf("reading the response body: %v", err))
-		}
-		return b
-	})
-	if edit.Replace {
-		if err := proxywasm.ReplaceHttpResponseBody(edit.Data); err != nil {
-			return h.fail("response trailers", err)
-		}
-	}
-	return toAction(act)
+	act, edit := h.stream.OnResponseTrailers(size, responseBody(size))
+	return h.applyResponseBody("response trailers", act, edit)
 }
 
 // testHook is nil in release builds; tests set it to inject failures.
