@@ -90,8 +90,8 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 	return t, nil
 }
 
-// The params members TargetOf reads by what the method targets; _meta is always the last
-// ("" marks a slot the method does not use).
+// The params members TargetOf reads by what the method targets; _meta is
+// always the last ("" marks a slot the method does not use).
 var (
 	callMembers     = []string{"name", "arguments", "task", "_meta"}
 	resourceMembers = []string{"uri", "", "", "_meta"}
@@ -100,13 +100,13 @@ var (
 )
 
 // paramsProblem says what in a judged request's params breaks MCP's schema
-// for its method, by what it targets ("" if nothing), over the members servers check before
-// they look the name up: the TypeScript and Go SDKs refuse such a request
-// as invalid params, the go-sdk quoting the params back. The filter
-// refuses it itself, whatever it names: a hidden name goes upstream as a
-// stand-in with well-formed params (hidden.go), so a server refusing only
-// the missing name's request would tell the two apart. f holds the
-// members of the method's list above (TargetOf).
+// for its method, known by what it targets ("" if nothing), over the
+// members servers check before they look the name up: the TypeScript and
+// Go SDKs refuse such a request as invalid params, the go-sdk quoting the
+// params back. The filter refuses it itself, whatever it names: a hidden
+// name goes upstream as a stand-in with well-formed params (hidden.go), so
+// a server refusing only the missing name's request would tell the two
+// apart. f holds the members of the method's list above (TargetOf).
 func paramsProblem(doc *jsondoc.Doc, target mcpvocab.Kind, f *[4]int32) string {
 	if meta := f[3]; meta != jsondoc.None {
 		if doc.Kind(meta) != jsondoc.Object {
