@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 )
 
 // Payload says what a JSON node is, so a pipeline knows which of its
@@ -89,60 +90,39 @@ var payloadShapes = [numPayloads]struct {
 	paramsList: {shParamsList, false}, paramsSampling: {shParamsSampling, false}, paramsElicit: {shParamsElicit, false},
 }
 
+// resultPayloads and paramsPayloads are the payload of each shape the
+// method table (internal/mcpvocab) gives a result or server params.
+var (
+	resultPayloads = [mcpvocab.NumResults]Payload{
+		mcpvocab.ResultAny: AnyResult, mcpvocab.ResultTool: ToolResult, mcpvocab.ResultResource: ResourceContents,
+		mcpvocab.ResultPrompt: PromptResult, mcpvocab.ResultCompletion: CompletionResult,
+		mcpvocab.ResultInitialize: initializeResult, mcpvocab.ResultList: listResult,
+		mcpvocab.ResultTask: taskResult, mcpvocab.ResultEmpty: emptyResult,
+	}
+	paramsPayloads = [mcpvocab.NumParams]Payload{
+		mcpvocab.ParamsGeneric: params, mcpvocab.ParamsProgress: paramsProgress,
+		mcpvocab.ParamsCancelled: paramsCancelled, mcpvocab.ParamsLog: paramsLog,
+		mcpvocab.ParamsUpdated: paramsUpdated, mcpvocab.ParamsTaskStatus: paramsTaskStatus,
+		mcpvocab.ParamsElicitDone: paramsElicitDone, mcpvocab.ParamsTaskID: paramsTaskID,
+		mcpvocab.ParamsList: paramsList, mcpvocab.ParamsSampling: paramsSampling, mcpvocab.ParamsElicit: paramsElicit,
+	}
+)
+
 // ResultPayload is the payload of a result answering method: its shape in
 // the schema, or every result's shape for a method the schema does not
 // define.
 func ResultPayload(method string) Payload {
-	switch method {
-	case "tools/call":
-		return ToolResult
-	case "resources/read":
-		return ResourceContents
-	case "prompts/get":
-		return PromptResult
-	case "completion/complete":
-		return CompletionResult
-	case "initialize":
-		return initializeResult
-	case "tools/list", "resources/list", "resources/templates/list", "prompts/list", "tasks/list":
-		return listResult
-	case "tasks/get", "tasks/cancel":
-		return taskResult
-	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
-		return emptyResult
-	}
-	return AnyResult
+	return resultPayloads[mcpvocab.For(mcpvocab.Rev2025).Method(method).Result]
 }
 
 // ParamsPayload is the payload of the params of a server request
 // (request: it has an id) or notification of method.
 func ParamsPayload(method string, request bool) Payload {
-	switch method {
-	case "notifications/progress":
-		return paramsProgress
-	case "notifications/cancelled":
-		return paramsCancelled
-	case "notifications/message":
-		return paramsLog
-	case "notifications/resources/updated":
-		return paramsUpdated
-	case "notifications/tasks/status":
-		return paramsTaskStatus
-	case "notifications/elicitation/complete":
-		return paramsElicitDone
-	case "sampling/createMessage":
-		return paramsSampling
-	case "elicitation/create":
-		return paramsElicit
-	case "tasks/get", "tasks/result", "tasks/cancel":
-		return paramsTaskID
-	case "tasks/list":
-		return paramsList
-	}
-	if request {
+	p := mcpvocab.For(mcpvocab.Rev2025).Method(method).Params
+	if p == mcpvocab.ParamsGeneric && request {
 		return paramsRequest
 	}
-	return params
+	return paramsPayloads[p]
 }
 
 // annotated reports whether an annotate step marks a payload: results

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -26,16 +27,9 @@ type Target struct {
 	Args int32
 }
 
-// judgedMethods are the client requests that name a primitive.
-var judgedMethods = map[string]bool{
-	"tools/call": true, "prompts/get": true, "resources/read": true,
-	"resources/subscribe": true, "resources/unsubscribe": true,
-	"completion/complete": true,
-}
-
 // Judged reports whether requests of this method name a primitive and are
 // judged by the policy.
-func Judged(method string) bool { return judgedMethods[method] }
+func Judged(method string) bool { return methodOf(method).Judged }
 
 func badParams(msg string) *policy.RPCError {
 	return &policy.RPCError{Code: policy.CodeInvalidParams, Message: "Invalid params: " + msg}
@@ -53,24 +47,22 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 	// The members read here and by paramsProblem, in one pass.
 	var f [4]int32
 	var ok bool
-	switch m.Method {
-	case "tools/call", "prompts/get":
+	target := methodOf(m.Method).Target
+	switch target {
+	case mcpvocab.KindTool, mcpvocab.KindPrompt:
 		doc.GetMany(params, callMembers, f[:])
-		t.Kind = policy.KindTool
-		if m.Method == "prompts/get" {
-			t.Kind = policy.KindPrompt
-		}
+		t.Kind = policyKinds[target]
 		if t.Name, ok = doc.Str(f[0]); !ok || t.Name == "" {
 			return t, badParams("params.name must be a non-empty string")
 		}
 		t.Args = f[1]
-	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+	case mcpvocab.KindResource:
 		doc.GetMany(params, resourceMembers, f[:])
 		t.Kind = policy.KindResource
 		if t.Name, ok = doc.Str(f[0]); !ok || t.Name == "" {
 			return t, badParams("params.uri must be a non-empty string")
 		}
-	case "completion/complete":
+	case mcpvocab.KindRef:
 		doc.GetMany(params, completeMembers, f[:])
 		t.Completion = true
 		ref := f[0]
@@ -89,7 +81,7 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 			return t, badParams("params.ref must name a prompt or a resource")
 		}
 	}
-	if why := paramsProblem(doc, m.Method, &f); why != "" {
+	if why := paramsProblem(doc, target, &f); why != "" {
 		return t, badParams(why)
 	}
 	if t.Kind == policy.KindResource && !uriNormal(t.Name) {
@@ -98,8 +90,8 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 	return t, nil
 }
 
-// The params members TargetOf reads by method; _meta is always the last
-// ("" marks a slot the method does not use).
+// The params members TargetOf reads by what the method targets; _meta is
+// always the last ("" marks a slot the method does not use).
 var (
 	callMembers     = []string{"name", "arguments", "task", "_meta"}
 	resourceMembers = []string{"uri", "", "", "_meta"}
@@ -108,14 +100,14 @@ var (
 )
 
 // paramsProblem says what in a judged request's params breaks MCP's schema
-// for its method ("" if nothing), over the members servers check before
-// they look the name up: the TypeScript and Go SDKs refuse such a request
-// as invalid params, the go-sdk quoting the params back. The filter
-// refuses it itself, whatever it names: a hidden name goes upstream as a
-// stand-in with well-formed params (hidden.go), so a server refusing only
-// the missing name's request would tell the two apart. f holds the
-// members of the method's list above (TargetOf).
-func paramsProblem(doc *jsondoc.Doc, method string, f *[4]int32) string {
+// for its method, known by what it targets ("" if nothing), over the
+// members servers check before they look the name up: the TypeScript and
+// Go SDKs refuse such a request as invalid params, the go-sdk quoting the
+// params back. The filter refuses it itself, whatever it names: a hidden
+// name goes upstream as a stand-in with well-formed params (hidden.go), so
+// a server refusing only the missing name's request would tell the two
+// apart. f holds the members of the method's list above (TargetOf).
+func paramsProblem(doc *jsondoc.Doc, target mcpvocab.Kind, f *[4]int32) string {
 	if meta := f[3]; meta != jsondoc.None {
 		if doc.Kind(meta) != jsondoc.Object {
 			return "params._meta must be an object"
@@ -129,8 +121,8 @@ func paramsProblem(doc *jsondoc.Doc, method string, f *[4]int32) string {
 			return `params._meta["io.modelcontextprotocol/related-task"] must be an object with a string taskId`
 		}
 	}
-	switch method {
-	case "tools/call":
+	switch target {
+	case mcpvocab.KindTool: // tools/call
 		if args := f[1]; args != jsondoc.None && doc.Kind(args) != jsondoc.Object {
 			return "params.arguments must be an object"
 		}
@@ -139,11 +131,11 @@ func paramsProblem(doc *jsondoc.Doc, method string, f *[4]int32) string {
 				return "params.task must be an object whose ttl is a number"
 			}
 		}
-	case "prompts/get":
+	case mcpvocab.KindPrompt: // prompts/get
 		if args := f[1]; args != jsondoc.None && !stringMap(doc, args) {
 			return "params.arguments must be an object of strings"
 		}
-	case "completion/complete":
+	case mcpvocab.KindRef: // completion/complete
 		arg := f[1]
 		if doc.Kind(doc.Get(arg, "name")) != jsondoc.String || doc.Kind(doc.Get(arg, "value")) != jsondoc.String {
 			return "params.argument must be an object with a string name and value"

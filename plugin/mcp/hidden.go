@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -146,14 +147,14 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 // padded to the length of the params it replaces.
 func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
-	switch t.Method {
-	case "tools/call", "prompts/get":
+	switch methodOf(t.Method).Input {
+	case mcpvocab.InputArguments: // tools/call, prompts/get
 		out = append(out, `{"name":`...)
 		out = jsondoc.AppendString(out, sub)
 		if doc.Get(params, "arguments") != jsondoc.None {
 			out = append(out, `,"arguments":{}`...)
 		}
-	case "completion/complete":
+	case mcpvocab.InputCompletion:
 		ref := doc.Get(params, "ref")
 		typ, _ := doc.Str(doc.Get(ref, "type"))
 		out = append(out, `{"ref":{"type":`...)

@@ -6,20 +6,6 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms"
 )
 
-// listMethod describes how one list method's result names its items.
-type listMethod struct {
-	items string      // the result's array of items
-	key   string      // the item's name field
-	kind  policy.Kind // the kind of each item
-}
-
-var listMethods = map[string]listMethod{
-	"tools/list":               {"tools", "name", policy.KindTool},
-	"resources/list":           {"resources", "uri", policy.KindResource},
-	"resources/templates/list": {"resourceTemplates", "uriTemplate", policy.KindResourceTemplate},
-	"prompts/list":             {"prompts", "name", policy.KindPrompt},
-}
-
 // metaKey is where servers put privacy metadata on listed items (spec 4).
 const metaKey = "io.cloudg/privacy"
 

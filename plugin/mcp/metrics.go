@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -94,25 +95,19 @@ var ErrorKinds = []ErrorKind{ErrParse, ErrInvalidRequest, ErrInvalidParams, ErrR
 	ErrCompressedRequest, ErrUnauthenticated, ErrResponseTooLarge, ErrResponseInvalid, ErrResponseEncoded,
 	ErrTransform, ErrInternal, ErrSharedData, ErrRateLimitEviction, ErrAmbiguousID, ErrSessionPrincipal}
 
-// metricMethods are the JSON-RPC methods with their own requests tag value;
-// any other method counts as "other", so a client cannot mint stats.
-var metricMethods = map[string]string{
-	"initialize":               "initialize",
-	"ping":                     "ping",
-	"tools/list":               "tools_list",
-	"tools/call":               "tools_call",
-	"resources/list":           "resources_list",
-	"resources/templates/list": "resources_templates_list",
-	"resources/read":           "resources_read",
-	"resources/subscribe":      "resources_subscribe",
-	"resources/unsubscribe":    "resources_unsubscribe",
-	"prompts/list":             "prompts_list",
-	"prompts/get":              "prompts_get",
-	"completion/complete":      "completion_complete",
-	"logging/setLevel":         "logging_setLevel",
-	"notifications":            "notifications",
-	"responses":                "responses",
-}
+// metricMethods are the JSON-RPC methods with their own requests tag value
+// (the method table's Metric, internal/mcpvocab), and every notification
+// and every client answer counted as one; any other method counts as
+// "other", so a client cannot mint stats.
+var metricMethods = func() map[string]string {
+	out := map[string]string{"notifications": "notifications", "responses": "responses"}
+	for _, m := range mcpvocab.For(mcpvocab.Rev2025).Methods() {
+		if m.Metric != "" {
+			out[m.Name] = m.Metric
+		}
+	}
+	return out
+}()
 
 // MetricMethod is the method tag value of a JSON-RPC method: known methods
 // with / as _ (tools_call), every notification "notifications", a client's

@@ -549,7 +549,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		return outcome(doc)
 	}
 	if ok {
-		if lm, isList := listMethods[req.method]; isList && doc.Kind(result) == jsondoc.Object {
+		if lm, isList := listOf(req.method); isList && doc.Kind(result) == jsondoc.Object {
 			// Filtered first, then transformed like any result: the
 			// descriptions, titles and schemas of what remains are text.
 			s.filterList(doc, result, lm, req.firstPage)
@@ -586,8 +586,8 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		id = string(doc.AppendValue(nil, doc.Get(n, "id")))
 	}
 	if doc.Kind(result) == jsondoc.Object {
-		for _, method := range listMethodOrder {
-			if lm := listMethods[method]; doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
+		for _, lm := range listsInOrder() {
+			if doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
 				s.filterList(doc, result, lm, false)
 			}
 		}
@@ -631,9 +631,6 @@ func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.
 	}
 	s.answered(r, o, doc, n, t0)
 }
-
-// listMethodOrder fixes the order unattributed results are filtered in.
-var listMethodOrder = []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
 
 // failResponse is the fail-closed answer for a response the plugin cannot
 // inspect (spec 16): a JSON-RPC error per request still waiting for one,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
@@ -548,7 +549,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
 			}
 			s.requests.put(m.Key, f)
-			if _, payload := payloadOf(m.Method); payload || listMethods[m.Method].items != "" {
+			if meth := methodOf(m.Method); meth.Output == mcpvocab.OutputPrimitive || meth.List.Items != "" {
 				// Its answer may come back on a resumed stream.
 				s.cfg.Catalog.shareRequest(s.session, m.Key, f, &s.id.Principal)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/entropy"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
@@ -164,21 +165,6 @@ func (s *Stream) newRun() *transforms.Run {
 	return &transforms.Run{Namespace: ns}
 }
 
-// payloadOf says what a response result to method carries.
-func payloadOf(method string) (transforms.Payload, bool) {
-	switch method {
-	case "tools/call":
-		return transforms.ToolResult, true
-	case "resources/read":
-		return transforms.ResourceContents, true
-	case "prompts/get":
-		return transforms.PromptResult, true
-	case "completion/complete":
-		return transforms.CompletionResult, true
-	}
-	return 0, false
-}
-
 // transformStray runs the policy-level output pipeline over a value that
 // is no JSON-RPC message (on_parse_error: pass delivers it: what can be
 // read of it is still transformed), every string of it as data.
@@ -260,19 +246,19 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	j.in, j.inIDs = run, in.IDs()
 	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
-	switch m.Method {
-	case "tools/call", "prompts/get":
+	switch methodOf(m.Method).Input {
+	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
 			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
 		}
-	case "completion/complete":
+	case mcpvocab.InputCompletion:
 		if v := doc.Path(params, "argument", "value"); v != jsondoc.None {
 			tr.engine.Apply(in, doc, v, transforms.Text, run)
 		}
 		if a := doc.Path(params, "context", "arguments"); a != jsondoc.None {
 			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
 		}
-	default: // resources/read, subscribe, unsubscribe
+	case mcpvocab.InputURI:
 		u := doc.Get(params, "uri")
 		sent, _ := doc.Str(u)
 		if !tr.engine.Apply(in, doc, u, transforms.Text, run) || run.Blocked {
@@ -498,7 +484,7 @@ func (s *Stream) judgedAs(p policy.Principal) func() {
 // for (s acts for it, judgedAs); it returns the primitive and the decision
 // on it.
 func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
-	if _, ok := payloadOf(f.method); !ok || f.name == "" {
+	if !resultCarriesPrimitive(f.method) || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
 	x, d := s.resolveAndDecide(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})

@@ -1,0 +1,220 @@
+// Package mcpvocab is what the plugin knows of each MCP method, in one
+// table per protocol revision: whether a request of it is judged and what
+// it names, which pipeline and payload its params and its result get,
+// whether its result is a list, and the tag it counts under. Every step
+// (judging, transforms, list filtering, metrics) reads it rather than
+// keeping a switch of its own, so a revision that adds, removes or
+// reshapes a method is one new table. It is a leaf: transforms and
+// plugin/mcp both read it.
+package mcpvocab
+
+// Revision is a protocol revision with a table of its own. The 2025
+// revisions (2025-03-26, 2025-06-18, 2025-11-25) share one: what differs
+// between them is in the payload shapes (transforms/structural.go), not in
+// what a method is to the plugin.
+type Revision uint8
+
+const (
+	// Rev2025 is every 2025 revision.
+	Rev2025 Revision = iota
+	numRevisions
+)
+
+// Kind is what a judged request names, or what a list's items are.
+type Kind uint8
+
+const (
+	KindNone Kind = iota
+	KindTool
+	KindPrompt
+	KindResource // a concrete URI (the catalog may resolve it to a template)
+	KindResourceTemplate
+	// KindRef is a completion reference: the prompt or resource params.ref
+	// names, by its type.
+	KindRef
+)
+
+// Input says which places of a judged request's params get its
+// primitive's input pipeline.
+type Input uint8
+
+const (
+	InputNone Input = iota
+	// InputArguments: params.arguments, as a document of arguments.
+	InputArguments
+	// InputCompletion: params.argument.value as text, and
+	// params.context.arguments as a document of arguments.
+	InputCompletion
+	// InputURI: params.uri as text; a URI the pipeline changed is judged
+	// again.
+	InputURI
+)
+
+// Output says which pipeline a method's result gets.
+type Output uint8
+
+const (
+	// OutputPolicy: the result carries no primitive's data; it gets the
+	// pipeline its request picked, else the policy-level one.
+	OutputPolicy Output = iota
+	// OutputPrimitive: the result carries the named primitive's data and
+	// gets its output pipeline wherever the answer arrives (rebuilt for a
+	// request another stream forwarded).
+	OutputPrimitive
+)
+
+// Result is the shape a method's result is read by (transforms maps each
+// to its payload). The zero value is every result's shape at once: a
+// method the schema does not define, or one that answers with another's
+// result (tasks/result).
+type Result uint8
+
+const (
+	ResultAny Result = iota
+	ResultTool
+	ResultResource
+	ResultPrompt
+	ResultCompletion
+	ResultInitialize
+	ResultList
+	ResultTask
+	ResultEmpty
+	NumResults
+)
+
+// Params is the shape the params of a server request or notification are
+// read by (transforms maps each to its payload). The zero value is the
+// generic params of a request (it has an id) or a notification.
+type Params uint8
+
+const (
+	ParamsGeneric Params = iota
+	ParamsProgress
+	ParamsCancelled
+	ParamsLog
+	ParamsUpdated
+	ParamsTaskStatus
+	ParamsElicitDone
+	ParamsTaskID
+	ParamsList
+	ParamsSampling
+	ParamsElicit
+	NumParams
+)
+
+// List says how a list result names its items.
+type List struct {
+	Items string // the result's array of items
+	Key   string // the item's name member
+	Kind  Kind   // what each item is
+}
+
+// Method is what one method is to the plugin. The zero value is a method
+// the table does not know: not judged, policy pipeline, any result shape,
+// generic params, no list, counted as "other".
+type Method struct {
+	Name string
+	// Judged: a client request of it names a primitive (Target) and is
+	// judged by the policy.
+	Judged bool
+	Target Kind
+	Input  Input
+	Output Output
+	Result Result
+	// Params is the shape of its params when a server sends it.
+	Params Params
+	// List is set (Items != "") for a list method.
+	List List
+	// Metric is its requests tag value ("" counts as "other").
+	Metric string
+}
+
+// Table is one revision's methods.
+type Table struct {
+	byName map[string]*Method
+	lists  []*Method
+	all    []*Method
+}
+
+var unknown Method
+
+// Method is the entry of method name, or the zero Method (never nil).
+func (t *Table) Method(name string) *Method {
+	if m, ok := t.byName[name]; ok {
+		return m
+	}
+	return &unknown
+}
+
+// Lists are the list methods, in the order a result no request explains
+// is filtered in.
+func (t *Table) Lists() []*Method { return t.lists }
+
+// Methods are every method of the table, in table order.
+func (t *Table) Methods() []*Method { return t.all }
+
+func newTable(ms []Method) *Table {
+	t := &Table{byName: make(map[string]*Method, len(ms))}
+	for i := range ms {
+		m := &ms[i]
+		if _, dup := t.byName[m.Name]; dup {
+			panic("mcpvocab: " + m.Name + " twice in a table")
+		}
+		t.byName[m.Name] = m
+		t.all = append(t.all, m)
+		if m.List.Items != "" {
+			t.lists = append(t.lists, m)
+		}
+	}
+	return t
+}
+
+var tables = [numRevisions]*Table{
+	Rev2025: newTable(methods2025),
+}
+
+// For is the table of revision r.
+func For(r Revision) *Table { return tables[r] }
+
+// methods2025 are the methods of the 2025 revisions. List methods are in
+// the order unattributed results are filtered in.
+var methods2025 = []Method{
+	{Name: "tools/call", Judged: true, Target: KindTool, Input: InputArguments, Output: OutputPrimitive,
+		Result: ResultTool, Metric: "tools_call"},
+	{Name: "prompts/get", Judged: true, Target: KindPrompt, Input: InputArguments, Output: OutputPrimitive,
+		Result: ResultPrompt, Metric: "prompts_get"},
+	{Name: "resources/read", Judged: true, Target: KindResource, Input: InputURI, Output: OutputPrimitive,
+		Result: ResultResource, Metric: "resources_read"},
+	{Name: "resources/subscribe", Judged: true, Target: KindResource, Input: InputURI,
+		Result: ResultEmpty, Metric: "resources_subscribe"},
+	{Name: "resources/unsubscribe", Judged: true, Target: KindResource, Input: InputURI,
+		Result: ResultEmpty, Metric: "resources_unsubscribe"},
+	{Name: "completion/complete", Judged: true, Target: KindRef, Input: InputCompletion, Output: OutputPrimitive,
+		Result: ResultCompletion, Metric: "completion_complete"},
+
+	{Name: "tools/list", Result: ResultList, List: List{"tools", "name", KindTool}, Metric: "tools_list"},
+	{Name: "resources/list", Result: ResultList, List: List{"resources", "uri", KindResource}, Metric: "resources_list"},
+	{Name: "resources/templates/list", Result: ResultList,
+		List: List{"resourceTemplates", "uriTemplate", KindResourceTemplate}, Metric: "resources_templates_list"},
+	{Name: "prompts/list", Result: ResultList, List: List{"prompts", "name", KindPrompt}, Metric: "prompts_list"},
+
+	{Name: "initialize", Result: ResultInitialize, Metric: "initialize"},
+	{Name: "ping", Result: ResultEmpty, Metric: "ping"},
+	{Name: "logging/setLevel", Result: ResultEmpty, Metric: "logging_setLevel"},
+
+	// Tasks: asked by either side; not filtered as lists.
+	{Name: "tasks/list", Result: ResultList, Params: ParamsList},
+	{Name: "tasks/get", Result: ResultTask, Params: ParamsTaskID},
+	{Name: "tasks/cancel", Result: ResultTask, Params: ParamsTaskID},
+	{Name: "tasks/result", Params: ParamsTaskID},
+
+	// Server requests and notifications.
+	{Name: "sampling/createMessage", Params: ParamsSampling},
+	{Name: "elicitation/create", Params: ParamsElicit},
+	{Name: "notifications/progress", Params: ParamsProgress},
+	{Name: "notifications/cancelled", Params: ParamsCancelled},
+	{Name: "notifications/message", Params: ParamsLog},
+	{Name: "notifications/resources/updated", Params: ParamsUpdated},
+	{Name: "notifications/tasks/status", Params: ParamsTaskStatus},
+	{Name: "notifications/elicitation/complete", Params: ParamsElicitDone},
+}

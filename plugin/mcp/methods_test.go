@@ -1,0 +1,95 @@
+package mcp
+
+import (
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// TestMethodVocabulary pins what the plugin knows of each MCP method it
+// names: every method the per-step tables knew before the vocabulary
+// became one table, with the same answers.
+func TestMethodVocabulary(t *testing.T) {
+	const none = policy.Kind(255)
+	cases := []struct {
+		method     string
+		judged     bool
+		target     policy.Kind // none: not judged
+		completion bool
+		carries    bool // its result carries the primitive's data
+		items, key string
+		itemKind   policy.Kind
+		metric     string
+	}{
+		{"tools/call", true, policy.KindTool, false, true, "", "", none, "tools_call"},
+		{"prompts/get", true, policy.KindPrompt, false, true, "", "", none, "prompts_get"},
+		{"resources/read", true, policy.KindResource, false, true, "", "", none, "resources_read"},
+		{"resources/subscribe", true, policy.KindResource, false, false, "", "", none, "resources_subscribe"},
+		{"resources/unsubscribe", true, policy.KindResource, false, false, "", "", none, "resources_unsubscribe"},
+		{"completion/complete", true, policy.KindPrompt, true, true, "", "", none, "completion_complete"},
+		{"tools/list", false, none, false, false, "tools", "name", policy.KindTool, "tools_list"},
+		{"resources/list", false, none, false, false, "resources", "uri", policy.KindResource, "resources_list"},
+		{"resources/templates/list", false, none, false, false, "resourceTemplates", "uriTemplate", policy.KindResourceTemplate, "resources_templates_list"},
+		{"prompts/list", false, none, false, false, "prompts", "name", policy.KindPrompt, "prompts_list"},
+		{"initialize", false, none, false, false, "", "", none, "initialize"},
+		{"ping", false, none, false, false, "", "", none, "ping"},
+		{"logging/setLevel", false, none, false, false, "", "", none, "logging_setLevel"},
+		{"tasks/list", false, none, false, false, "", "", none, "other"},
+		{"tasks/get", false, none, false, false, "", "", none, "other"},
+		{"tasks/result", false, none, false, false, "", "", none, "other"},
+		{"tasks/cancel", false, none, false, false, "", "", none, "other"},
+		{"sampling/createMessage", false, none, false, false, "", "", none, "other"},
+		{"elicitation/create", false, none, false, false, "", "", none, "other"},
+		{"roots/list", false, none, false, false, "", "", none, "other"},
+		{"notifications/progress", false, none, false, false, "", "", none, "notifications"},
+		{"notifications/initialized", false, none, false, false, "", "", none, "notifications"},
+		{"responses", false, none, false, false, "", "", none, "responses"},
+		{"no/such", false, none, false, false, "", "", none, "other"},
+	}
+	for _, c := range cases {
+		if got := Judged(c.method); got != c.judged {
+			t.Errorf("Judged(%q) = %v, want %v", c.method, got, c.judged)
+		}
+		if c.judged {
+			ref := `{"type":"ref/prompt","name":"p"}`
+			doc, err := jsondoc.Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + c.method +
+				`","params":{"name":"n","uri":"x://a","ref":` + ref + `,"argument":{"name":"a","value":"v"}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg, perr := TargetOf(doc, &Message{Kind: KindRequest, Node: jsondoc.Root, Method: c.method})
+			if perr != nil || tg.Kind != c.target || tg.Completion != c.completion {
+				t.Errorf("TargetOf(%s) = kind %v completion %v (%v), want %v %v", c.method, tg.Kind, tg.Completion, perr, c.target, c.completion)
+			}
+		}
+		if got := resultCarriesPrimitive(c.method); got != c.carries {
+			t.Errorf("result of %s carries the primitive's data: %v, want %v", c.method, got, c.carries)
+		}
+		lm, isList := listOf(c.method)
+		if isList != (c.items != "") || lm.items != c.items || lm.key != c.key || isList && lm.kind != c.itemKind {
+			t.Errorf("list of %s = %+v %v, want %q %q %v", c.method, lm, isList, c.items, c.key, c.itemKind)
+		}
+		if got := MetricMethod(c.method); got != c.metric {
+			t.Errorf("MetricMethod(%q) = %q, want %q", c.method, got, c.metric)
+		}
+	}
+	var order []string
+	for _, lm := range listsInOrder() {
+		order = append(order, lm.items)
+	}
+	if want := "[tools resources resourceTemplates prompts]"; fmtList(order) != want {
+		t.Errorf("unattributed results are filtered in the order %v, want %s", order, want)
+	}
+}
+
+func fmtList(s []string) string {
+	out := "["
+	for i, v := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += v
+	}
+	return out + "]"
+}
