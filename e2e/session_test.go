@@ -177,9 +177,20 @@ func replayWith(t *testing.T, url, session, principal, roles, lastEventID string
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	req.Header.Set("Last-Event-ID", lastEventID)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	var res *http.Response
+	// The server answers 409 while it has not yet seen the previous
+	// replay of this stream end (its connection is closed, but the close
+	// is not read yet): wait for that, a bounded while.
+	for attempt := 0; ; attempt++ {
+		var err error
+		if res, err = http.DefaultClient.Do(req); err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusConflict || attempt == 50 {
+			break
+		}
+		res.Body.Close()
+		time.Sleep(20 * time.Millisecond)
 	}
 	defer res.Body.Close()
 	if res.StatusCode != 200 {
