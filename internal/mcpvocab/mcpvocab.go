@@ -1,7 +1,10 @@
 // Package mcpvocab is what the plugin knows of each MCP method, in one
 // table per protocol revision: whether a request of it is judged and what
 // it names, which pipeline and payload its params and its result get,
-// whether its result is a list, and the tag it counts under. Every step
+// whether its result is a list, and the tag it counts under; and the
+// vocabulary around the methods: the JSON-RPC error codes and their
+// standard messages (with the one writer of an error response), and the
+// _meta key of the plugin's annotations. Every step
 // (judging, transforms, list filtering, metrics) reads it rather than
 // keeping a switch of its own, so a revision that adds, removes or
 // reshapes a method is one new table. It is a leaf: transforms and
@@ -131,6 +134,7 @@ type Method struct {
 
 // Table is one revision's methods.
 type Table struct {
+	errors [NumErrs]ErrorCode
 	byName map[string]*Method
 	lists  []*Method
 	all    []*Method
@@ -153,8 +157,8 @@ func (t *Table) Lists() []*Method { return t.lists }
 // Methods are every method of the table, in table order.
 func (t *Table) Methods() []*Method { return t.all }
 
-func newTable(ms []Method) *Table {
-	t := &Table{byName: make(map[string]*Method, len(ms))}
+func newTable(ms []Method, errors [NumErrs]ErrorCode) *Table {
+	t := &Table{errors: errors, byName: make(map[string]*Method, len(ms))}
 	for i := range ms {
 		m := &ms[i]
 		if _, dup := t.byName[m.Name]; dup {
@@ -170,7 +174,7 @@ func newTable(ms []Method) *Table {
 }
 
 var tables = [numRevisions]*Table{
-	Rev2025: newTable(methods2025),
+	Rev2025: newTable(methods2025, errors2025),
 }
 
 // For is the table of revision r.

@@ -215,13 +215,12 @@ func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
 	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
 	data = append(data, `,"labels":`...)
 	data = jsondoc.AppendStrings(data, run.BlockLabels)
-	return &policy.RPCError{Code: policy.CodeBlocked, Message: "Blocked by privacy policy", Data: RawJSON(append(data, '}'))}
+	return vocab.NewError(mcpvocab.ErrBlocked, "", RawJSON(append(data, '}')))
 }
 
 // transformFailed is the fail-closed answer when a pipeline cannot run.
 func transformFailed(err error) *policy.RPCError {
-	return &policy.RPCError{Code: policy.CodeInternalError,
-		Message: "Internal error: the privacy filter could not apply its transforms (" + err.Error() + ")"}
+	return rpcError(mcpvocab.ErrInternal, "the privacy filter could not apply its transforms ("+err.Error()+")")
 }
 
 // transformRequest runs the input pipeline of an allowed request over what
