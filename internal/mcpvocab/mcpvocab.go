@@ -11,6 +11,22 @@
 // plugin/mcp both read it.
 package mcpvocab
 
+// MetaKey is the _meta key of the plugin's annotations on what it
+// changed, and of the privacy metadata servers declare on listed items
+// (SPEC 4).
+const MetaKey = "io.cloudg/privacy"
+
+// Method names the plugin writes or looks for itself, beyond the table.
+const (
+	// NotificationPrefix starts every notification's method.
+	NotificationPrefix = "notifications/"
+	// NotificationMessage is a log message; a withheld server
+	// notification becomes one.
+	NotificationMessage = NotificationPrefix + "message"
+	// NotificationResourceUpdated tells of a changed subscribed resource.
+	NotificationResourceUpdated = NotificationPrefix + "resources/updated"
+)
+
 // Revision is a protocol revision with a table of its own. The 2025
 // revisions (2025-03-26, 2025-06-18, 2025-11-25) share one: what differs
 // between them is in the payload shapes (transforms/structural.go), not in
@@ -217,8 +233,8 @@ var methods2025 = []Method{
 	{Name: "elicitation/create", Params: ParamsElicit},
 	{Name: "notifications/progress", Params: ParamsProgress},
 	{Name: "notifications/cancelled", Params: ParamsCancelled},
-	{Name: "notifications/message", Params: ParamsLog},
-	{Name: "notifications/resources/updated", Params: ParamsUpdated},
+	{Name: NotificationMessage, Params: ParamsLog},
+	{Name: NotificationResourceUpdated, Params: ParamsUpdated},
 	{Name: "notifications/tasks/status", Params: ParamsTaskStatus},
 	{Name: "notifications/elicitation/complete", Params: ParamsElicitDone},
 }
