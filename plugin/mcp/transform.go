@@ -405,7 +405,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
 	id := doc.Get(n, "id")
 	if id == jsondoc.None {
-		msg := []byte(`{"jsonrpc":"2.0","method":"`+mcpvocab.NotificationMessage+`","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
+		msg := []byte(`{"jsonrpc":"2.0","method":"` + mcpvocab.NotificationMessage + `","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
 		msg = jsondoc.AppendString(msg, why)
 		doc.SetRaw(n, append(msg, "}}"...))
 		return
