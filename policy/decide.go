@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 )
 
 // Principal is who makes a call (spec 3).
@@ -320,38 +322,28 @@ func (d *Decision) Reason() string {
 	return ""
 }
 
-// RPCError is a JSON-RPC error object (spec 15).
-type RPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
+// RPCError is a JSON-RPC error object (spec 15); internal/mcpvocab
+// writes it.
+type RPCError = mcpvocab.RPCError
 
-// JSON-RPC error codes of spec 15.
+// JSON-RPC error codes of spec 15 (2025 revisions); the list is
+// internal/mcpvocab's.
 const (
-	CodeParseError       = -32700
-	CodeInvalidRequest   = -32600
-	CodeInvalidParams    = -32602
-	CodeInternalError    = -32603
-	CodeResourceNotFound = -32002
-	CodeAccessDenied     = -32003
-	CodeBlocked          = -32004
-	CodeRateLimited      = -32029
+	CodeParseError       = mcpvocab.CodeParseError
+	CodeInvalidRequest   = mcpvocab.CodeInvalidRequest
+	CodeInvalidParams    = mcpvocab.CodeInvalidParams
+	CodeInternalError    = mcpvocab.CodeInternalError
+	CodeResourceNotFound = mcpvocab.CodeResourceNotFound
+	CodeAccessDenied     = mcpvocab.CodeAccessDenied
+	CodeBlocked          = mcpvocab.CodeBlocked
+	CodeRateLimited      = mcpvocab.CodeRateLimited
 )
 
 // AccessDeniedData is the data of a visible denial (-32003).
-type AccessDeniedData struct {
-	Policy string `json:"policy"`
-	Rule   string `json:"rule"`
-	Reason string `json:"reason"`
-	Kind   string `json:"kind"`
-	Name   string `json:"name"`
-}
+type AccessDeniedData = mcpvocab.AccessDeniedData
 
 // ResourceNotFoundData is what servers send with -32002.
-type ResourceNotFoundData struct {
-	URI string `json:"uri"`
-}
+type ResourceNotFoundData = mcpvocab.ResourceNotFoundData
 
 // Renamed is the decision with its primitive's name and URI, where they
 // are from, written as to: what a reply says when the name judged is not
@@ -372,6 +364,9 @@ func (d Decision) Renamed(from, to string) Decision {
 	return d
 }
 
+// vocab is the table of the revision whose errors a decision reads.
+var vocab = mcpvocab.For(mcpvocab.Rev2025)
+
 // Error is the JSON-RPC error a denied call gets, or nil when allowed.
 // Hidden denials look exactly like a primitive that does not exist.
 func (d *Decision) Error() *RPCError {
@@ -386,15 +381,15 @@ func (d *Decision) Error() *RPCError {
 			if uri == "" {
 				uri = x.Name
 			}
-			return &RPCError{Code: CodeResourceNotFound, Message: "Resource not found", Data: ResourceNotFoundData{URI: uri}}
+			return vocab.NewError(mcpvocab.ErrResourceNotFound, "", ResourceNotFoundData{URI: uri})
 		case FamilyPrompts:
-			return &RPCError{Code: CodeInvalidParams, Message: "Unknown prompt: " + x.Name}
+			return &RPCError{Code: vocab.Error(mcpvocab.ErrInvalidParams).Code, Message: "Unknown prompt: " + x.Name}
 		}
-		return &RPCError{Code: CodeInvalidParams, Message: "Unknown tool: " + x.Name}
+		return &RPCError{Code: vocab.Error(mcpvocab.ErrInvalidParams).Code, Message: "Unknown tool: " + x.Name}
 	}
-	return &RPCError{Code: CodeAccessDenied, Message: "Access denied", Data: AccessDeniedData{
+	return vocab.NewError(mcpvocab.ErrAccessDenied, "", AccessDeniedData{
 		Policy: d.policy.Name, Rule: d.Rule, Reason: d.Reason(), Kind: x.Kind.String(), Name: x.Name,
-	}}
+	})
 }
 
 // RulesFor returns the rules whose roles and principals conditions hold for

@@ -745,22 +745,18 @@ func (e *Engine) annotate(p *Pipeline, d *jsondoc.Doc, n int32, run *Run) {
 	meta := d.Get(n, "_meta")
 	switch d.Kind(meta) {
 	case jsondoc.Object:
-		if old := d.Get(meta, MetaKey); old != jsondoc.None {
+		if old := d.Get(meta, mcpvocab.MetaKey); old != jsondoc.None {
 			d.Delete(old)
 		}
-		deleteFolded(d, meta, MetaKey)
-		d.Append(meta, MetaKey, b)
+		deleteFolded(d, meta, mcpvocab.MetaKey)
+		d.Append(meta, mcpvocab.MetaKey, b)
 	case jsondoc.Invalid:
 		deleteFolded(d, n, "_meta")
-		d.Append(n, "_meta", append(append([]byte(`{"`+MetaKey+`":`), b...), '}'))
+		d.Append(n, "_meta", append(append([]byte(`{"`+mcpvocab.MetaKey+`":`), b...), '}'))
 	default:
-		d.SetRaw(meta, append(append([]byte(`{"`+MetaKey+`":`), b...), '}'))
+		d.SetRaw(meta, append(append([]byte(`{"`+mcpvocab.MetaKey+`":`), b...), '}'))
 	}
 }
-
-// MetaKey is the _meta key of the plugin's annotations (and of the
-// metadata servers declare, SPEC 4).
-const MetaKey = "io.cloudg/privacy"
 
 // deleteFolded removes the members of object n whose key equals key under
 // case folding but is not key: a member appended as key must not give the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
@@ -239,8 +240,8 @@ func toolResult(input []byte) (doc *jsondoc.Doc, result int32, note string) {
 // blockedOutput is what the caller receives when a block step fired: the
 // -32004 error object, or for a JSON-RPC response the response carrying it.
 func blockedOutput(policyName string, labels []string, doc *jsondoc.Doc, result int32) json.RawMessage {
-	e := &policy.RPCError{Code: policy.CodeBlocked, Message: "Blocked by privacy policy",
-		Data: blockedData{Policy: policyName, Labels: append([]string{}, labels...)}}
+	e := mcpvocab.For(mcpvocab.Rev2025).NewError(mcpvocab.ErrBlocked, "",
+		blockedData{Policy: policyName, Labels: append([]string{}, labels...)})
 	var v any = e
 	if doc != nil && result != jsondoc.Root {
 		id := json.RawMessage("null")

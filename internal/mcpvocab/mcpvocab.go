@@ -1,12 +1,31 @@
 // Package mcpvocab is what the plugin knows of each MCP method, in one
 // table per protocol revision: whether a request of it is judged and what
 // it names, which pipeline and payload its params and its result get,
-// whether its result is a list, and the tag it counts under. Every step
+// whether its result is a list, and the tag it counts under; and the
+// vocabulary around the methods: the JSON-RPC error codes and their
+// standard messages (with the one writer of an error response), and the
+// _meta key of the plugin's annotations. Every step
 // (judging, transforms, list filtering, metrics) reads it rather than
 // keeping a switch of its own, so a revision that adds, removes or
 // reshapes a method is one new table. It is a leaf: transforms and
 // plugin/mcp both read it.
 package mcpvocab
+
+// MetaKey is the _meta key of the plugin's annotations on what it
+// changed, and of the privacy metadata servers declare on listed items
+// (SPEC 4).
+const MetaKey = "io.cloudg/privacy"
+
+// Method names the plugin writes or looks for itself, beyond the table.
+const (
+	// NotificationPrefix starts every notification's method.
+	NotificationPrefix = "notifications/"
+	// NotificationMessage is a log message; a withheld server
+	// notification becomes one.
+	NotificationMessage = NotificationPrefix + "message"
+	// NotificationResourceUpdated tells of a changed subscribed resource.
+	NotificationResourceUpdated = NotificationPrefix + "resources/updated"
+)
 
 // Revision is a protocol revision with a table of its own. The 2025
 // revisions (2025-03-26, 2025-06-18, 2025-11-25) share one: what differs
@@ -131,6 +150,7 @@ type Method struct {
 
 // Table is one revision's methods.
 type Table struct {
+	errors [NumErrs]ErrorCode
 	byName map[string]*Method
 	lists  []*Method
 	all    []*Method
@@ -153,8 +173,8 @@ func (t *Table) Lists() []*Method { return t.lists }
 // Methods are every method of the table, in table order.
 func (t *Table) Methods() []*Method { return t.all }
 
-func newTable(ms []Method) *Table {
-	t := &Table{byName: make(map[string]*Method, len(ms))}
+func newTable(ms []Method, errors [NumErrs]ErrorCode) *Table {
+	t := &Table{errors: errors, byName: make(map[string]*Method, len(ms))}
 	for i := range ms {
 		m := &ms[i]
 		if _, dup := t.byName[m.Name]; dup {
@@ -170,7 +190,7 @@ func newTable(ms []Method) *Table {
 }
 
 var tables = [numRevisions]*Table{
-	Rev2025: newTable(methods2025),
+	Rev2025: newTable(methods2025, errors2025),
 }
 
 // For is the table of revision r.
@@ -213,8 +233,8 @@ var methods2025 = []Method{
 	{Name: "elicitation/create", Params: ParamsElicit},
 	{Name: "notifications/progress", Params: ParamsProgress},
 	{Name: "notifications/cancelled", Params: ParamsCancelled},
-	{Name: "notifications/message", Params: ParamsLog},
-	{Name: "notifications/resources/updated", Params: ParamsUpdated},
+	{Name: NotificationMessage, Params: ParamsLog},
+	{Name: NotificationResourceUpdated, Params: ParamsUpdated},
 	{Name: "notifications/tasks/status", Params: ParamsTaskStatus},
 	{Name: "notifications/elicitation/complete", Params: ParamsElicitDone},
 }

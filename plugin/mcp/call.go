@@ -32,7 +32,7 @@ type Target struct {
 func Judged(method string) bool { return methodOf(method).Judged }
 
 func badParams(msg string) *policy.RPCError {
-	return &policy.RPCError{Code: policy.CodeInvalidParams, Message: "Invalid params: " + msg}
+	return rpcError(mcpvocab.ErrInvalidParams, msg)
 }
 
 // TargetOf reads the primitive a judged request names. Requests whose

@@ -433,7 +433,7 @@ func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 // does not have. Alone in an event, the message leaves the event without
 // data (clients dispatch nothing, and the stream's event ids keep no gap).
 func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
-	if !doc.StrEquals(doc.Get(n, "method"), "notifications/resources/updated") {
+	if !doc.StrEquals(doc.Get(n, "method"), mcpvocab.NotificationResourceUpdated) {
 		return false
 	}
 	uri, ok := doc.Str(doc.Path(n, "params", "uri"))

@@ -2,12 +2,10 @@ package mcp
 
 import (
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
-
-// metaKey is where servers put privacy metadata on listed items (spec 4).
-const metaKey = "io.cloudg/privacy"
 
 // filterList removes from a list result the items the caller may not use
 // (under hide_denied) and learns the metadata the items carry. It reports
@@ -50,7 +48,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		kept := false
 		if s.cfg.Env.Server.LearnFromLists {
 			// Listed means known (for require_known), with or without metadata.
-			meta, _ = learnedMetadata(doc, doc.Path(it, "_meta", metaKey))
+			meta, _ = learnedMetadata(doc, doc.Path(it, "_meta", mcpvocab.MetaKey))
 			kept = s.cfg.Catalog.Learn(lm.kind, name, meta, now)
 		}
 		switch lm.kind {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -56,9 +57,9 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 	doc, err := jsondoc.Parse(b)
 	if err != nil {
 		if se, ok := err.(*jsondoc.SyntaxError); ok && se.Ambiguous {
-			return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: " + se.Error()}
+			return nil, rpcError(mcpvocab.ErrInvalidRequest, se.Error())
 		}
-		return nil, &policy.RPCError{Code: policy.CodeParseError, Message: "Parse error: " + err.Error()}
+		return nil, rpcError(mcpvocab.ErrParse, err.Error())
 	}
 	body := &Body{Doc: doc}
 	switch doc.Kind(jsondoc.Root) {
@@ -68,7 +69,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 		body.Batch = true
 		n := doc.Len(jsondoc.Root)
 		if n == 0 {
-			return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: empty batch"}
+			return nil, rpcError(mcpvocab.ErrInvalidRequest, "empty batch")
 		}
 		body.Messages = make([]Message, 0, n)
 		ids := make(map[string]bool, n) // request ids so far (keys)
@@ -87,7 +88,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 			body.Messages = append(body.Messages, m)
 		}
 	default:
-		return nil, &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: want a JSON-RPC object or batch"}
+		return nil, rpcError(mcpvocab.ErrInvalidRequest, "want a JSON-RPC object or batch")
 	}
 	return body, nil
 }
@@ -137,7 +138,7 @@ func isASCII(s string) bool {
 }
 
 func invalid(msg string) *policy.RPCError {
-	return &policy.RPCError{Code: policy.CodeInvalidRequest, Message: "Invalid Request: " + msg}
+	return rpcError(mcpvocab.ErrInvalidRequest, msg)
 }
 
 // readMessage classifies one message and checks the JSON-RPC 2.0 envelope.
@@ -219,75 +220,13 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 }
 
 // ErrorResponse builds a JSON-RPC error response for id (raw JSON).
-func ErrorResponse(id string, e *policy.RPCError) []byte {
-	if id == "" {
-		id = "null"
-	}
-	out := make([]byte, 0, 96+len(e.Message))
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, id...)
-	out = append(out, `,"error":`...)
-	out = AppendRPCError(out, e)
-	return append(out, '}')
-}
+func ErrorResponse(id string, e *policy.RPCError) []byte { return mcpvocab.ErrorResponse(id, e) }
 
 // AppendRPCError appends an error object.
-func AppendRPCError(out []byte, e *policy.RPCError) []byte {
-	out = append(out, `{"code":`...)
-	out = appendInt(out, e.Code)
-	out = append(out, `,"message":`...)
-	out = jsondoc.AppendString(out, e.Message)
-	if e.Data != nil {
-		out = append(out, `,"data":`...)
-		out = appendData(out, e.Data)
-	}
-	return append(out, '}')
-}
-
-func appendData(out []byte, data any) []byte {
-	switch d := data.(type) {
-	case policy.AccessDeniedData:
-		out = append(out, `{"policy":`...)
-		out = jsondoc.AppendString(out, d.Policy)
-		out = append(out, `,"rule":`...)
-		out = jsondoc.AppendString(out, d.Rule)
-		out = append(out, `,"reason":`...)
-		out = jsondoc.AppendString(out, d.Reason)
-		out = append(out, `,"kind":`...)
-		out = jsondoc.AppendString(out, d.Kind)
-		out = append(out, `,"name":`...)
-		out = jsondoc.AppendString(out, d.Name)
-		return append(out, '}')
-	case policy.ResourceNotFoundData:
-		out = append(out, `{"uri":`...)
-		out = jsondoc.AppendString(out, d.URI)
-		return append(out, '}')
-	case RawJSON:
-		return append(out, d...)
-	}
-	return append(out, "null"...)
-}
+func AppendRPCError(out []byte, e *policy.RPCError) []byte { return mcpvocab.AppendError(out, e) }
 
 // RawJSON is error data already serialized.
-type RawJSON []byte
-
-func appendInt(out []byte, n int) []byte {
-	if n < 0 {
-		out = append(out, '-')
-		n = -n
-	}
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	return append(out, buf[i:]...)
-}
+type RawJSON = mcpvocab.RawJSON
 
 // InternalError is the error a stream gets when the plugin fails it closed.
-var InternalError = policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter failed this request"}
+var InternalError = *rpcError(mcpvocab.ErrInternal, "the privacy filter failed this request")

@@ -12,8 +12,21 @@ import (
 // table does not know). Every request is read by the 2025 revisions'
 // table: the one place a request's revision will choose the table.
 func methodOf(method string) *mcpvocab.Method {
-	return mcpvocab.For(mcpvocab.Rev2025).Method(method)
+	return vocab.Method(method)
 }
+
+// vocab is the table requests are read by, for now the 2025 revisions'
+// (see methodOf); its error column gives the codes and standard messages
+// of the plugin's own errors.
+var vocab = mcpvocab.For(mcpvocab.Rev2025)
+
+// rpcError is error e with its standard message followed by ": detail".
+func rpcError(e mcpvocab.Err, detail string) *policy.RPCError {
+	return vocab.NewError(e, detail, nil)
+}
+
+// errCode is the code of error e.
+func errCode(e mcpvocab.Err) int { return vocab.Error(e).Code }
 
 // policyKinds is the policy's kind of each kind the table names (not
 // KindNone, nor KindRef, which names a prompt or resource by its type).

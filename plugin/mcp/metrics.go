@@ -116,7 +116,7 @@ func MetricMethod(method string) string {
 	if v, ok := metricMethods[method]; ok {
 		return v
 	}
-	if strings.HasPrefix(method, "notifications/") {
+	if strings.HasPrefix(method, mcpvocab.NotificationPrefix) {
 		return "notifications"
 	}
 	return "other"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -149,7 +150,7 @@ func RateLimitError(policyName, limit string, retryAfter int) *policy.RPCError {
 	data = append(data, `,"retry_after":`...)
 	data = strconv.AppendInt(data, int64(retryAfter), 10)
 	data = append(data, '}')
-	return &policy.RPCError{Code: policy.CodeRateLimited, Message: "Rate limit exceeded", Data: RawJSON(data)}
+	return vocab.NewError(mcpvocab.ErrRateLimited, "", RawJSON(data))
 }
 
 // RateCall is what rate limits see of a judged call: the resolved

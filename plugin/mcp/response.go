@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -344,7 +345,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 	if withheld {
 		// A withheld element may have been the answer to a request still
 		// open: a JSON response is complete, so each gets an error now.
-		e := &policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter withheld a server message that is not valid JSON-RPC"}
+		e := rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server message that is not valid JSON-RPC")
 		s.requests.drain(func(id string, f forwarded) {
 			answer := ErrorResponse(id, e)
 			s.pending = append(s.pending, answer)
@@ -461,8 +462,7 @@ func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome
 		return msgChanged
 	}
 	id := string(doc.AppendValue(nil, idNode))
-	e := &policy.RPCError{Code: policy.CodeInternalError,
-		Message: "Internal error: the privacy filter withheld a server message that is not valid JSON-RPC (" + why + ")"}
+	e := rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server message that is not valid JSON-RPC ("+why+")")
 	answer := ErrorResponse(id, e)
 	if f, ok := s.requests.take(IDKey(doc, idNode, id)); ok && f.rec != nil {
 		f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
@@ -520,8 +520,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// Either request's pipeline could be the wrong one: the
 			// response does not go out (spec 16, fail closed).
 			CountError(s.cfg.Metrics, ErrAmbiguousID)
-			doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
-				Message: "Internal error: the privacy filter cannot attribute this response: the session used its id " + id + " for two requests"}))
+			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter cannot attribute this response: the session used its id "+id+" for two requests")))
 			return msgChanged
 		}
 		if ok && req.principal.ID != s.id.ID {
@@ -529,8 +528,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// lost (shared.go) and someone else now reads its streams.
 			// Nothing of that answer is theirs to read.
 			CountError(s.cfg.Metrics, ErrSessionPrincipal)
-			doc.SetRaw(n, ErrorResponse(id, &policy.RPCError{Code: policy.CodeInternalError,
-				Message: "Internal error: the privacy filter withheld a response to a request another principal made"}))
+			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a response to a request another principal made")))
 			return msgChanged
 		}
 		if ok {
@@ -637,7 +635,7 @@ func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.
 // each call among them recorded as an error of kind.
 func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
 	CountError(s.cfg.Metrics, kind)
-	e := &policy.RPCError{Code: policy.CodeInternalError, Message: "Internal error: the privacy filter could not inspect the response (" + why + ")"}
+	e := rpcError(mcpvocab.ErrInternal, "the privacy filter could not inspect the response ("+why+")")
 	var items [][]byte
 	s.requests.drain(func(id string, f forwarded) {
 		answer := ErrorResponse(id, e)

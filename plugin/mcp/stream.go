@@ -286,8 +286,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	s.id = ResolveIdentity(&s.cfg.Env.Identity, req)
 	if s.id.Anonymous && s.cfg.Env.Identity.Require {
 		s.replied = true
-		r.Reply = jsonReply(401, ErrorResponse("null", &policy.RPCError{
-			Code: policy.CodeInvalidRequest, Message: "Unauthorized: this MCP endpoint requires an authenticated principal"}),
+		r.Reply = jsonReply(401, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unauthorized: this MCP endpoint requires an authenticated principal"}),
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
 		s.refuseBody(ErrUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
@@ -334,8 +333,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	s.post = true
 	if enc, ok := compressed(req.HeaderValues("content-encoding")); ok {
 		s.replied = true
-		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{
-			Code: policy.CodeInvalidRequest, Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
+		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
 			"mcp_privacy_compressed_request")
 		s.refuseBody(ErrCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.arrived)
 		return r
@@ -354,8 +352,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	}
 	if endOfStream {
 		s.replied = true
-		r.Reply = jsonReply(400, ErrorResponse("null", &policy.RPCError{
-			Code: policy.CodeParseError, Message: "Parse error: empty body"}), "mcp_privacy_empty_body")
+		r.Reply = jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
 		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Reply.Body), s.arrived)
 		return r
 	}
@@ -396,7 +393,7 @@ func (s *Stream) anyPathMatch(paths ...string) bool {
 // status and a JSON-RPC -32600 error, and records it.
 func (s *Stream) refuseRequest(status int, details, message string) *LocalReply {
 	s.replied = true
-	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest, Message: message}), details)
+	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: message}), details)
 	s.refuseBody(ErrInvalidRequest, message, 0, len(r.Body), s.arrived)
 	return r
 }
@@ -407,7 +404,7 @@ func (s *Stream) refuseRequest(status int, details, message string) *LocalReply 
 // not say whose it is.
 func (s *Stream) refuseSession() *LocalReply {
 	s.replied = true
-	r := jsonReply(404, ErrorResponse("null", &policy.RPCError{Code: policy.CodeInvalidRequest,
+	r := jsonReply(404, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Not Found: session not found; start a new session"}), "mcp_privacy_session_not_found")
 	s.refuseBody(ErrSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.arrived)
 	return r
@@ -438,8 +435,7 @@ func declaresBody(req Request) bool {
 // (413), and records it.
 func (s *Stream) tooLarge(size int) *LocalReply {
 	limit := s.cfg.Env.Gateway.MaxRequestBytes
-	r := jsonReply(413, ErrorResponse("null", &policy.RPCError{
-		Code:    policy.CodeInvalidRequest,
+	r := jsonReply(413, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Request too large: the body exceeds gateway.max_request_bytes (" + strconv.Itoa(limit) + ")"}),
 		"mcp_privacy_request_too_large")
 	s.refuseBody(ErrRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.arrived)
@@ -486,7 +482,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		s.replied = true
 		reply := ErrorResponse("null", perr)
 		kind := ErrParse
-		if perr.Code == policy.CodeInvalidRequest {
+		if perr.Code == errCode(mcpvocab.ErrInvalidRequest) {
 			kind = ErrInvalidRequest
 		}
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
@@ -709,9 +705,9 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 			if rpcErr != nil {
 				kind := ErrInvalidParams
 				switch rpcErr.Code {
-				case policy.CodeInternalError:
+				case errCode(mcpvocab.ErrInternal):
 					kind = ErrTransform
-				case policy.CodeAccessDenied:
+				case errCode(mcpvocab.ErrAccessDenied):
 					kind = ""
 				}
 				if kind == "" {
@@ -983,8 +979,7 @@ func (s *Stream) StripTrailers() bool { return s.inspect }
 func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
 	if size == 0 && s.inspect && s.post && !s.replied {
 		s.replied = true
-		r := jsonReply(400, ErrorResponse("null", &policy.RPCError{
-			Code: policy.CodeParseError, Message: "Parse error: empty body"}), "mcp_privacy_empty_body")
+		r := jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
 		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
 		return BodyResult{Reply: r}
 	}

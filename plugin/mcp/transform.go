@@ -215,13 +215,12 @@ func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
 	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
 	data = append(data, `,"labels":`...)
 	data = jsondoc.AppendStrings(data, run.BlockLabels)
-	return &policy.RPCError{Code: policy.CodeBlocked, Message: "Blocked by privacy policy", Data: RawJSON(append(data, '}'))}
+	return vocab.NewError(mcpvocab.ErrBlocked, "", RawJSON(append(data, '}')))
 }
 
 // transformFailed is the fail-closed answer when a pipeline cannot run.
 func transformFailed(err error) *policy.RPCError {
-	return &policy.RPCError{Code: policy.CodeInternalError,
-		Message: "Internal error: the privacy filter could not apply its transforms (" + err.Error() + ")"}
+	return rpcError(mcpvocab.ErrInternal, "the privacy filter could not apply its transforms ("+err.Error()+")")
 }
 
 // transformRequest runs the input pipeline of an allowed request over what
@@ -406,7 +405,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
 	id := doc.Get(n, "id")
 	if id == jsondoc.None {
-		msg := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
+		msg := []byte(`{"jsonrpc":"2.0","method":"` + mcpvocab.NotificationMessage + `","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
 		msg = jsondoc.AppendString(msg, why)
 		doc.SetRaw(n, append(msg, "}}"...))
 		return
