@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"bytes"
+	"maps"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -152,13 +153,8 @@ func set(values ...string) []string { return values }
 
 // with returns a copy of base with more members.
 func with(base map[string]shape, kv map[string]shape) map[string]shape {
-	m := make(map[string]shape, len(base)+len(kv))
-	for k, v := range base {
-		m[k] = v
-	}
-	for k, v := range kv {
-		m[k] = v
-	}
+	m := maps.Clone(base)
+	maps.Copy(m, kv)
 	return m
 }
 

@@ -96,19 +96,30 @@ func replaceWith(b []byte) BodyEdit { return BodyEdit{Replace: true, Data: b} }
 // buffered so far, else the newest chunk; body returns those bytes.
 func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, BodyEdit) {
 	switch s.mode {
-	case bufferJSON:
+	case bufferJSON, bufferText:
 		if size > s.cfg.Env.Gateway.MaxResponseBytes {
 			if s.cfg.Env.Gateway.PassOnOversize {
 				s.mode = passBody
 				return Continue, BodyEdit{}
 			}
+			text := s.mode == bufferText
 			s.mode = dropBody
+			if text {
+				CountError(s.cfg.Metrics, ErrResponseTooLarge)
+				return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
+			}
 			return Continue, replaceWith(s.failResponse(ErrResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
 		}
 		if !endOfStream {
 			return Pause, BodyEdit{}
 		}
-		if out := s.processJSON(body()); out != nil {
+		var out []byte
+		if s.mode == bufferText {
+			out = s.processText(body())
+		} else {
+			out = s.processJSON(body())
+		}
+		if out != nil {
 			return Continue, replaceWith(out)
 		}
 		return Continue, BodyEdit{}
@@ -116,23 +127,6 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 		return Continue, s.streamEvents(body(), endOfStream)
 	case dropBody:
 		return Continue, replaceWith(nil)
-	case bufferText:
-		if size > s.cfg.Env.Gateway.MaxResponseBytes {
-			if s.cfg.Env.Gateway.PassOnOversize {
-				s.mode = passBody
-				return Continue, BodyEdit{}
-			}
-			s.mode = dropBody
-			CountError(s.cfg.Metrics, ErrResponseTooLarge)
-			return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
-		}
-		if !endOfStream {
-			return Pause, BodyEdit{}
-		}
-		if out := s.processText(body()); out != nil {
-			return Continue, replaceWith(out)
-		}
-		return Continue, BodyEdit{}
 	}
 	return Continue, BodyEdit{}
 }

@@ -127,6 +127,35 @@ func appendBytes(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// readString reads a string appendBytes wrote at the start of b, and
+// returns the rest.
+func readString(b []byte) (string, []byte, bool) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || uint64(len(b)-w) < n {
+		return "", b, false
+	}
+	return string(b[w : w+int(n)]), b[w+int(n):], true
+}
+
+// readStrings reads a count (binary.AppendUvarint) and that many strings
+// appendBytes wrote, and returns the rest.
+func readStrings(b []byte) ([]string, []byte, bool) {
+	count, w := binary.Uvarint(b)
+	if w <= 0 || count > uint64(len(b)) {
+		return nil, b, false
+	}
+	b = b[w:]
+	var out []string
+	for range count {
+		s, rest, ok := readString(b)
+		if !ok {
+			return nil, b, false
+		}
+		out, b = append(out, s), rest
+	}
+	return out, b, true
+}
+
 // decodeLearned reads a slot written by encodeLearned, if it belongs to
 // (k, name). Anything malformed reads as absent.
 func decodeLearned(b []byte, k policy.Kind, name string) (policy.Metadata, bool) {
@@ -135,39 +164,21 @@ func decodeLearned(b []byte, k policy.Kind, name string) (policy.Metadata, bool)
 		return m, false
 	}
 	b = b[1:]
-	next := func() (string, bool) {
-		n, w := binary.Uvarint(b)
-		if w <= 0 || uint64(len(b)-w) < n {
-			return "", false
-		}
-		s := string(b[w : w+int(n)])
-		b = b[w+int(n):]
-		return s, true
-	}
-	got, ok := next()
+	got, b, ok := readString(b)
 	if !ok || got != name {
 		return m, false
 	}
-	if m.Category, ok = next(); !ok {
+	if m.Category, b, ok = readString(b); !ok {
 		return m, false
 	}
-	count, w := binary.Uvarint(b)
-	if w <= 0 || count > uint64(len(b)) {
+	if m.Tags, b, ok = readStrings(b); !ok {
 		return m, false
-	}
-	b = b[w:]
-	for range count {
-		t, ok := next()
-		if !ok {
-			return m, false
-		}
-		m.Tags = append(m.Tags, t)
 	}
 	if len(b) < 2 {
 		return m, false
 	}
 	m.Sensitivity, m.Capabilities, b = policy.Sensitivity(b[0]), policy.CapabilitySet(b[1]), b[2:]
-	hints, ok := next()
+	hints, _, ok := readString(b)
 	if !ok {
 		return m, false
 	}
@@ -304,30 +315,13 @@ func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
 	}
 	f := forwarded{firstPage: rest[0] == '1' || rest[0] == '3', standIn: rest[0] == '2' || rest[0] == '3', kind: policy.Kind(rest[1])}
 	b := rest[2:]
-	next := func() (string, bool) {
-		n, w := binary.Uvarint(b)
-		if w <= 0 || uint64(len(b)-w) < n {
-			return "", false
-		}
-		s := string(b[w : w+int(n)])
-		b = b[w+int(n):]
-		return s, true
-	}
-	var ok1, ok2, ok3 bool
-	f.method, ok1 = next()
-	f.name, ok2 = next()
-	f.principal.ID, ok3 = next()
-	roles, w := binary.Uvarint(b)
-	if !ok1 || !ok2 || !ok3 || w <= 0 || roles > uint64(len(b)) {
+	var ok1, ok2, ok3, ok4 bool
+	f.method, b, ok1 = readString(b)
+	f.name, b, ok2 = readString(b)
+	f.principal.ID, b, ok3 = readString(b)
+	f.principal.Roles, _, ok4 = readStrings(b)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return forwarded{}, false
-	}
-	b = b[w:]
-	for range roles {
-		r, ok := next()
-		if !ok {
-			return forwarded{}, false
-		}
-		f.principal.Roles = append(f.principal.Roles, r)
 	}
 	return f, true
 }

@@ -351,9 +351,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		}
 	}
 	if endOfStream {
-		s.replied = true
-		r.Reply = jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
-		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Reply.Body), s.arrived)
+		r.Reply = s.emptyBody()
 		return r
 	}
 	// The body may be rewritten: its length is not known yet.
@@ -978,10 +976,16 @@ func (s *Stream) StripTrailers() bool { return s.inspect }
 // and an absent one as a request that ended with its headers.
 func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
 	if size == 0 && s.inspect && s.post && !s.replied {
-		s.replied = true
-		r := jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
-		s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
-		return BodyResult{Reply: r}
+		return BodyResult{Reply: s.emptyBody()}
 	}
 	return s.OnRequestBody(size, true, read)
+}
+
+// emptyBody answers a request that must carry a body and ended without
+// one (400), and records it.
+func (s *Stream) emptyBody() *LocalReply {
+	s.replied = true
+	r := jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
+	s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
+	return r
 }
