@@ -3,7 +3,9 @@ package transforms
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -113,6 +115,40 @@ type SealedVault struct {
 	stored *Vault
 	now    func() time.Time
 	stats  sealedCounters
+	// The caches: pseudonyms this instance sealed, by (namespace, label,
+	// value), and values it opened, by (namespace, pseudonym). Sealing and
+	// opening are deterministic, so a cached answer is the answer; they
+	// save the cipher's work (and its allocations) for values that recur,
+	// as most do within a conversation. Each holds at most vaultCacheSize
+	// entries; they hold values, as the VM's memory does anyway while it
+	// transforms a message.
+	mu       sync.Mutex
+	issued   [vaultCacheSize / 2][2]sealedEntry
+	resolved [vaultCacheSize / 2][2]sealedEntry
+	seed     maphash.Seed
+	tick     uint64
+}
+
+// sealedEntry is one cached (namespace, label, value, pseudonym): for the
+// epoch starting at epoch (Unix seconds; -1: none), last used at tick.
+type sealedEntry struct {
+	ns, label, value, pseudonym string
+	epoch                       int64
+	used                        uint64
+}
+
+// cacheWay returns the way of set to write an entry to: the one match
+// accepts, else an empty one, else the least recently used.
+func cacheWay(set *[2]sealedEntry, match func(e *sealedEntry) bool) *sealedEntry {
+	for i := range set {
+		if set[i].pseudonym != "" && match(&set[i]) {
+			return &set[i]
+		}
+	}
+	if set[1].used < set[0].used {
+		return &set[1]
+	}
+	return &set[0]
 }
 
 // SealedStats counts what a SealedVault did (for privacy_status and
@@ -138,7 +174,7 @@ func NewSealedVault(keys [][]byte, cfg policy.VaultConfig, stored *Vault, now fu
 	if len(keys) == 0 || len(keys[0]) == 0 {
 		return nil, errors.New("sealed vault: no key")
 	}
-	v := &SealedVault{scope: cfg.Scope, stored: stored, now: now}
+	v := &SealedVault{scope: cfg.Scope, stored: stored, now: now, seed: maphash.MakeSeed()}
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if len(k) == 0 || seen[string(k)] {
@@ -200,14 +236,27 @@ func (v *SealedVault) seal(ns, label, value string) (string, bool) {
 	if len(plain) > MaxSealedValue {
 		return "[REDACTED:" + label + "]", false
 	}
+	epoch := int64(-1)
+	if v.epoch > 0 {
+		now := v.now().Unix()
+		epoch = max(0, now-now%v.epoch)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.tick++
+	set := &v.issued[cacheSetOf(v.seed, ns, label, plain)]
+	e := cacheWay(set, func(e *sealedEntry) bool { return e.value == plain && e.label == label && e.ns == ns })
+	if e.pseudonym != "" && e.value == plain && e.label == label && e.ns == ns && e.epoch == epoch {
+		e.used = v.tick
+		return e.pseudonym, true
+	}
 	k := &v.keys[0]
 	var hb [sealedHeader + binary.MaxVarintLen64]byte
 	hb[0], hb[1] = sealedVersion<<4, k.id
 	header := hb[:sealedHeader]
-	if v.epoch > 0 {
+	if epoch >= 0 {
 		hb[0] |= sealedHasEpoch
-		now := v.now().Unix()
-		header = binary.AppendUvarint(header, uint64(max(0, now-now%v.epoch)))
+		header = binary.AppendUvarint(header, uint64(epoch))
 	}
 	var adBuf [128]byte
 	ad := appendSealedAD(adBuf[:0], header, label, ns)
@@ -220,7 +269,9 @@ func (v *SealedVault) seal(ns, label, value string) (string, bool) {
 	copy(out, label)
 	out[len(label)] = '_'
 	tokenEncoding.Encode(out[len(label)+1:], raw)
-	return string(out), true
+	p := string(out)
+	*e = sealedEntry{ns: ns, label: label, value: plain, pseudonym: p, epoch: epoch, used: v.tick}
+	return p, true
 }
 
 // appendSealedAD is the associated data of a token: its header, then the
@@ -242,25 +293,26 @@ const (
 	openedUnauthentic        // malformed, unknown key, or failing authentication
 )
 
-// open returns the value of a sealed token in ns under label.
-func (v *SealedVault) open(ns, label, token string) (string, opened) {
+// open returns the value of a sealed token in ns under label, and the
+// start of its epoch (-1: none).
+func (v *SealedVault) open(ns, label, token string) (string, int64, opened) {
 	var rawBuf [256]byte
 	raw, ok := decodeToken(rawBuf[:0], token)
 	if !ok || len(raw) < sealedHeader+sivSize || raw[0]>>4 != sealedVersion || raw[0]&0x0f > sealedHasEpoch {
-		return "", openedUnauthentic
+		return "", -1, openedUnauthentic
 	}
 	n := sealedHeader
 	var epochStart uint64
 	hasEpoch := raw[0]&sealedHasEpoch != 0
 	if hasEpoch {
 		e, w := binary.Uvarint(raw[n:])
-		if w <= 0 {
-			return "", openedUnauthentic
+		if w <= 0 || e > 1<<62 {
+			return "", -1, openedUnauthentic
 		}
 		epochStart, n = e, n+w
 	}
 	if len(raw)-n < sivSize {
-		return "", openedUnauthentic
+		return "", -1, openedUnauthentic
 	}
 	var adBuf [128]byte
 	ad := appendSealedAD(adBuf[:0], raw[:n], label, ns)
@@ -273,24 +325,32 @@ func (v *SealedVault) open(ns, label, token string) (string, opened) {
 		if err != nil {
 			continue
 		}
-		if v.ttl > 0 && (!hasEpoch || v.expired(epochStart)) {
-			return "", openedExpired
+		epoch := int64(-1)
+		if hasEpoch {
+			epoch = int64(epochStart)
 		}
-		return string(plain), openedValue
+		if v.expired(epoch) {
+			return "", epoch, openedExpired
+		}
+		return string(plain), epoch, openedValue
 	}
-	return "", openedUnauthentic
+	return "", -1, openedUnauthentic
 }
 
-// expired: a token of the epoch starting at start (Unix seconds) is past
-// the TTL: more than ttl after its epoch began, so never more than ttl
-// after it was issued. An epoch more than one epoch ahead of this clock is
-// refused too (clocks of a fleet differ by less than that).
-func (v *SealedVault) expired(start uint64) bool {
+// expired: with a TTL, a token of the epoch starting at start (Unix
+// seconds; -1: a token without epoch, whose age is unknown) is past it:
+// more than ttl after its epoch began, so never more than ttl after it was
+// issued. An epoch more than one epoch ahead of this clock is refused too
+// (clocks of a fleet differ by less than that).
+func (v *SealedVault) expired(start int64) bool {
+	if v.ttl == 0 {
+		return false
+	}
 	now := v.now()
-	if start > uint64(now.Unix()+v.epoch) || start > 1<<62 {
+	if start < 0 || start > now.Unix()+v.epoch {
 		return true
 	}
-	return now.Sub(time.Unix(int64(start), 0)) >= v.ttl
+	return now.Sub(time.Unix(start, 0)) >= v.ttl
 }
 
 // decodeToken appends to dst the bytes of an unpadded base32 token, only
@@ -345,9 +405,25 @@ func (v *SealedVault) resolve(ns, p string, r *Restored) (string, bool) {
 		}
 		return v.stored.Resolve(ns, p)
 	}
-	value, res := v.open(ns, label, token)
+	v.mu.Lock()
+	v.tick++
+	set := &v.resolved[cacheSetOf(v.seed, ns, p, "")]
+	e := cacheWay(set, func(e *sealedEntry) bool { return e.pseudonym == p && e.ns == ns })
+	if e.pseudonym == p && e.ns == ns && !v.expired(e.epoch) {
+		e.used = v.tick
+		value := e.value
+		v.mu.Unlock()
+		v.stats.resolved.Add(1)
+		return value, true
+	}
+	v.mu.Unlock()
+	value, epoch, res := v.open(ns, label, token)
 	switch res {
 	case openedValue:
+		v.mu.Lock()
+		v.tick++
+		*cacheWay(set, func(e *sealedEntry) bool { return e.pseudonym == p && e.ns == ns }) = sealedEntry{ns: ns, label: label, value: value, pseudonym: p, epoch: epoch, used: v.tick}
+		v.mu.Unlock()
 		v.stats.resolved.Add(1)
 		return value, true
 	case openedExpired:

@@ -197,9 +197,13 @@ func replace(set *[2]cached, way int) *cached {
 	return &set[0]
 }
 
-func (v *Vault) cacheSet(a, b, c string) int {
+func (v *Vault) cacheSet(a, b, c string) int { return cacheSetOf(v.seed, a, b, c) }
+
+// cacheSetOf is the set of a cache of vaultCacheSize/2 sets that the
+// strings a, b, c map to under seed.
+func cacheSetOf(seed maphash.Seed, a, b, c string) int {
 	var h maphash.Hash
-	h.SetSeed(v.seed)
+	h.SetSeed(seed)
 	h.WriteString(a)
 	h.WriteByte(0)
 	h.WriteString(b)
