@@ -28,7 +28,7 @@ func newRestoreFixtureOf(t *testing.T, scope, kind string) *restoreFixture {
 	t.Helper()
 	f := newRestoreFixture(t, scope)
 	if kind == "sealed" {
-		sv, err := NewSealedVault([][]byte{testKey}, f.e.policy.Vault, f.e.store.(*Vault), newClock().now)
+		sv, err := NewSealedVault([][]byte{testKey}, f.e.policy.Vault, "srv", f.e.store.(*Vault), newClock().now)
 		if err != nil {
 			t.Fatal(err)
 		}

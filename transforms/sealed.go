@@ -19,10 +19,10 @@ import (
 // 5297), so any proxy holding the key restores it without shared state.
 // Deterministic: one value has one pseudonym per key, label, namespace
 // (and TTL epoch), as with the store. Authenticated: the label, the
-// namespace and the token's header are associated data, so a token
-// presented under another label, by another principal (scope principal),
-// altered in any character or under a key the ring lacks opens to
-// nothing, never to another value.
+// namespace, the server (server.id) and the token's header are associated
+// data, so a token presented under another label, by another principal
+// (scope principal), to another server, altered in any character or under
+// a key the ring lacks opens to nothing, never to another value.
 //
 // A token is the unpadded base32 (A–Z, 2–7, as stored tokens) of
 //
@@ -109,6 +109,7 @@ func SealedKeyID(key []byte) byte {
 // state but counters and is safe for concurrent use.
 type SealedVault struct {
 	keys   []sealKey // keys[0] issues
+	server string    // server.id, bound like the namespace
 	scope  policy.VaultScope
 	ttl    time.Duration // 0: tokens carry no epoch and do not expire
 	epoch  int64         // epoch length in seconds, with a TTL
@@ -167,14 +168,16 @@ type sealedCounters struct {
 
 // NewSealedVault returns the sealed vault of keys: keys[0] issues, all of
 // them restore (duplicates are dropped). cfg gives the scope and the TTL.
-// stored, when not nil, is the per-process vault whose pseudonyms it
+// serverID (server.id, SPEC 2) is bound into every token, so two servers
+// sharing a key do not restore each other's pseudonyms, as their tables
+// do not (ServerKV). stored, when not nil, is the per-process vault whose pseudonyms it
 // restores too (a pseudonym a session issued earlier arriving in a
 // stateless request), and issues through with StoreIssuing.
-func NewSealedVault(keys [][]byte, cfg policy.VaultConfig, stored *Vault, now func() time.Time) (*SealedVault, error) {
+func NewSealedVault(keys [][]byte, cfg policy.VaultConfig, serverID string, stored *Vault, now func() time.Time) (*SealedVault, error) {
 	if len(keys) == 0 || len(keys[0]) == 0 {
 		return nil, errors.New("sealed vault: no key")
 	}
-	v := &SealedVault{scope: cfg.Scope, stored: stored, now: now, seed: maphash.MakeSeed()}
+	v := &SealedVault{server: serverID, scope: cfg.Scope, stored: stored, now: now, seed: maphash.MakeSeed()}
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if len(k) == 0 || seen[string(k)] {
@@ -259,7 +262,7 @@ func (v *SealedVault) seal(ns, label, value string) (string, bool) {
 		header = binary.AppendUvarint(header, uint64(epoch))
 	}
 	var adBuf [128]byte
-	ad := appendSealedAD(adBuf[:0], header, label, ns)
+	ad := appendSealedAD(adBuf[:0], header, label, v.server, ns)
 	ct, err := k.siv.EncryptDeterministically([]byte(plain), ad)
 	if err != nil {
 		return "[REDACTED:" + label + "]", false // only for lengths MaxSealedValue excludes
@@ -275,12 +278,14 @@ func (v *SealedVault) seal(ns, label, value string) (string, bool) {
 }
 
 // appendSealedAD is the associated data of a token: its header, then the
-// label length-prefixed, then the namespace (so no two (label, namespace)
-// pairs give the same bytes).
-func appendSealedAD(dst, header []byte, label, ns string) []byte {
+// label and the server length-prefixed, then the namespace (so no two
+// (label, server, namespace) give the same bytes).
+func appendSealedAD(dst, header []byte, label, server, ns string) []byte {
 	dst = append(dst, header...)
-	dst = binary.AppendUvarint(dst, uint64(len(label)))
-	dst = append(dst, label...)
+	for _, f := range [2]string{label, server} {
+		dst = binary.AppendUvarint(dst, uint64(len(f)))
+		dst = append(dst, f...)
+	}
 	return append(dst, ns...)
 }
 
@@ -315,7 +320,7 @@ func (v *SealedVault) open(ns, label, token string) (string, int64, opened) {
 		return "", -1, openedUnauthentic
 	}
 	var adBuf [128]byte
-	ad := appendSealedAD(adBuf[:0], raw[:n], label, ns)
+	ad := appendSealedAD(adBuf[:0], raw[:n], label, v.server, ns)
 	for i := range v.keys {
 		k := &v.keys[i]
 		if k.id != raw[1] {

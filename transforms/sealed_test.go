@@ -22,9 +22,9 @@ var (
 	sealedKeyB = []byte("sealed vault key B, 32 bytes...")
 )
 
-func newSealed(t testing.TB, keys [][]byte, cfg policy.VaultConfig, stored *Vault, now func() time.Time) *SealedVault {
+func newSealed(t testing.TB, keys [][]byte, cfg policy.VaultConfig, server string, stored *Vault, now func() time.Time) *SealedVault {
 	t.Helper()
-	v, err := NewSealedVault(keys, cfg, stored, now)
+	v, err := NewSealedVault(keys, cfg, server, stored, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ var sealedPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]*_[A-Z2-7]{29,}$`)
 // referenceSeal is a sealed pseudonym built from the format's description
 // alone (sealed.go), with encoding/base32 and tink's AES-SIV: what
 // SealedVault issues must be exactly this.
-func referenceSeal(key []byte, ns, label, value string, epochStart int64) string {
+func referenceSeal(key []byte, server, ns, label, value string, epochStart int64) string {
 	sivKey, _ := hkdf.Key(sha256.New, key, nil, "mcp-privacy sealed pseudonym v1", 64)
 	id, _ := hkdf.Key(sha256.New, key, nil, "mcp-privacy sealed key id v1", 1)
 	header := []byte{0x10, id[0]}
@@ -46,7 +46,9 @@ func referenceSeal(key []byte, ns, label, value string, epochStart int64) string
 	}
 	ad := append([]byte{}, header...)
 	ad = binary.AppendUvarint(ad, uint64(len(label)))
-	ad = append(append(ad, label...), ns...)
+	ad = append(ad, label...)
+	ad = binary.AppendUvarint(ad, uint64(len(server)))
+	ad = append(append(ad, server...), ns...)
 	siv, err := subtle.NewAESSIV(sivKey)
 	if err != nil {
 		panic(err)
@@ -78,7 +80,8 @@ func TestSealedRoundTrip(t *testing.T) {
 	clk := newClock()
 	for _, scope := range []policy.VaultScope{policy.VaultGlobal, policy.VaultPerPrincipal} {
 		for _, ttl := range []float64{0, 3600} {
-			v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(scope, ttl, 0), nil, clk.now)
+			v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(scope, ttl, 0), "srv", nil, clk.now)
+			otherServer := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(scope, ttl, 0), "srv2", nil, clk.now)
 			for _, c := range values {
 				name := fmt.Sprintf("%s ttl %g %s %.20q", scope, ttl, c.label, c.value)
 				ns := v.Namespace("alice")
@@ -87,7 +90,7 @@ func TestSealedRoundTrip(t *testing.T) {
 				if ttl > 0 {
 					epoch = clk.t.Unix() - clk.t.Unix()%1800
 				}
-				if want := referenceSeal(sealedKeyA, ns, c.label, c.want, epoch); p != want {
+				if want := referenceSeal(sealedKeyA, "srv", ns, c.label, c.want, epoch); p != want {
 					t.Errorf("%s: %q, want the reference %q", name, p, want)
 				}
 				if !sealedPattern.MatchString(p) || !isPseudonym(p) {
@@ -98,6 +101,9 @@ func TestSealedRoundTrip(t *testing.T) {
 				}
 				if got, ok := v.Resolve(ns, p); !ok || got != c.want {
 					t.Errorf("%s: resolves to %q %v, want %q", name, got, ok, c.want)
+				}
+				if _, ok := otherServer.Resolve(ns, p); ok {
+					t.Errorf("%s: resolves for another server", name)
 				}
 				other := v.Namespace("bob")
 				if _, ok := v.Resolve(other, p); ok != (scope == policy.VaultGlobal) {
@@ -110,7 +116,7 @@ func TestSealedRoundTrip(t *testing.T) {
 
 // Values above MaxSealedValue are redacted, counted, and never sealed.
 func TestSealedTooLong(t *testing.T) {
-	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), nil, newClock().now)
+	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, newClock().now)
 	long := strings.Repeat("x", MaxSealedValue+1)
 	if got := v.Pseudonymise("", "SECRET", long); got != "[REDACTED:SECRET]" {
 		t.Errorf("too long a value gave %.40q…, want [REDACTED:SECRET]", got)
@@ -129,9 +135,9 @@ func TestSealedTooLong(t *testing.T) {
 func TestSealedRotation(t *testing.T) {
 	clk := newClock()
 	cfg := vaultConfig(policy.VaultGlobal, 0, 0)
-	before := newSealed(t, [][]byte{sealedKeyA}, cfg, nil, clk.now)
-	during := newSealed(t, [][]byte{sealedKeyB, sealedKeyA}, cfg, nil, clk.now)
-	after := newSealed(t, [][]byte{sealedKeyB}, cfg, nil, clk.now)
+	before := newSealed(t, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
+	during := newSealed(t, [][]byte{sealedKeyB, sealedKeyA}, cfg, "srv", nil, clk.now)
+	after := newSealed(t, [][]byte{sealedKeyB}, cfg, "srv", nil, clk.now)
 	old := before.Pseudonymise("", "EMAIL", "alice@example.com")
 	fresh := during.Pseudonymise("", "EMAIL", "alice@example.com")
 	if old == fresh || after.Pseudonymise("", "EMAIL", "alice@example.com") != fresh {
@@ -172,9 +178,9 @@ func TestSealedKeyIDCollision(t *testing.T) {
 	}
 	clk := newClock()
 	cfg := vaultConfig(policy.VaultGlobal, 0, 0)
-	pa := newSealed(t, [][]byte{a}, cfg, nil, clk.now).Pseudonymise("", "EMAIL", "a@example.com")
-	pb := newSealed(t, [][]byte{b}, cfg, nil, clk.now).Pseudonymise("", "EMAIL", "b@example.com")
-	ring := newSealed(t, [][]byte{a, b}, cfg, nil, clk.now)
+	pa := newSealed(t, [][]byte{a}, cfg, "srv", nil, clk.now).Pseudonymise("", "EMAIL", "a@example.com")
+	pb := newSealed(t, [][]byte{b}, cfg, "srv", nil, clk.now).Pseudonymise("", "EMAIL", "b@example.com")
+	ring := newSealed(t, [][]byte{a, b}, cfg, "srv", nil, clk.now)
 	if got, ok := ring.Resolve("", pa); !ok || got != "a@example.com" {
 		t.Errorf("first key's pseudonym: %q %v", got, ok)
 	}
@@ -188,7 +194,7 @@ func TestSealedKeyIDCollision(t *testing.T) {
 func TestSealedTamperedRefused(t *testing.T) {
 	clk := newClock()
 	for _, ttl := range []float64{0, 86400} {
-		v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultPerPrincipal, ttl, 0), nil, clk.now)
+		v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultPerPrincipal, ttl, 0), "srv", nil, clk.now)
 		p := v.Pseudonymise("alice", "EMAIL", "alice@example.com")
 		_, token := splitPseudonym(p)
 		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
@@ -231,7 +237,7 @@ func TestSealedTamperedRefused(t *testing.T) {
 // A token that is no canonical base32 (bits beyond the bytes set in its
 // last character) is refused, so one value never has two tokens that open.
 func TestSealedNonCanonicalRefused(t *testing.T) {
-	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), nil, newClock().now)
+	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, newClock().now)
 	for _, value := range []string{"a@b.co", "alice@example.com", "bob.smith@example.org"} {
 		p := v.Pseudonymise("", "EMAIL", value)
 		_, token := splitPseudonym(p)
@@ -258,7 +264,7 @@ func TestSealedNonCanonicalRefused(t *testing.T) {
 func TestSealedTTL(t *testing.T) {
 	clk := newClock()
 	ttl := 2 * time.Hour
-	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 0), nil, clk.now)
+	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 0), "srv", nil, clk.now)
 	clk.t = time.Unix(1_800_000_000-1_800_000_000%3600, 0) // an epoch's start
 	p := v.Pseudonymise("", "EMAIL", "alice@example.com")
 	clk.advance(time.Hour - time.Second)
@@ -289,19 +295,19 @@ func TestSealedTTL(t *testing.T) {
 		t.Errorf("stats %+v, want 2 expired", s)
 	}
 	// From a clock more than an epoch ahead: refused.
-	ahead := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 0), nil,
+	ahead := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 0), "srv", nil,
 		func() time.Time { return clk.t.Add(2 * time.Hour) })
 	if _, ok := v.Resolve("", ahead.Pseudonymise("", "EMAIL", "alice@example.com")); ok {
 		t.Error("a pseudonym from two epochs ahead restored")
 	}
-	aheadLittle := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 0), nil,
+	aheadLittle := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 0), "srv", nil,
 		func() time.Time { return clk.t.Add(10 * time.Minute) })
 	if _, ok := v.Resolve("", aheadLittle.Pseudonymise("", "EMAIL", "alice@example.com")); !ok {
 		t.Error("a pseudonym from a clock ten minutes ahead did not restore")
 	}
 	// Issued without a TTL: a vault with one refuses it (it cannot tell
 	// its age); the other way round the epoch is ignored.
-	none := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), nil, clk.now)
+	none := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, clk.now)
 	if _, ok := v.Resolve("", none.Pseudonymise("", "EMAIL", "alice@example.com")); ok {
 		t.Error("a pseudonym without epoch restored under a TTL")
 	}
@@ -318,7 +324,7 @@ func TestSealedWithStoredVault(t *testing.T) {
 	cfg := vaultConfig(policy.VaultPerPrincipal, 0, 1024)
 	kv := &countingKV{KV: NewMemoryKV()}
 	stored := NewVault(sealedKeyA, cfg, kv, clk.now)
-	sealed := newSealed(t, [][]byte{sealedKeyA}, cfg, stored, clk.now)
+	sealed := newSealed(t, [][]byte{sealedKeyA}, cfg, "srv", stored, clk.now)
 	both := sealed.StoreIssuing()
 
 	sp := both.Pseudonymise("alice", "EMAIL", "alice@example.com")
@@ -385,7 +391,7 @@ func TestSealedRunStore(t *testing.T) {
 }
 
 func TestSealedFindPseudonyms(t *testing.T) {
-	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), nil, newClock().now)
+	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, newClock().now)
 	email := v.Pseudonymise("", "EMAIL", "a@b.co")
 	ip := v.Pseudonymise("", "IP_ADDRESS", "10.0.0.1")
 	long := v.Pseudonymise("", "SECRET", strings.Repeat("s", MaxSealedValue))
@@ -430,8 +436,8 @@ func TestSealedFindPseudonyms(t *testing.T) {
 func FuzzSealedToken(f *testing.F) {
 	clk := newClock()
 	cfg := vaultConfig(policy.VaultGlobal, 0, 0)
-	v := newSealed(f, [][]byte{sealedKeyA}, cfg, nil, clk.now)
-	other := newSealed(f, [][]byte{sealedKeyB}, cfg, nil, clk.now)
+	v := newSealed(f, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
+	other := newSealed(f, [][]byte{sealedKeyB}, cfg, "srv", nil, clk.now)
 	for _, val := range []string{"alice@example.com", "", "x", strings.Repeat("y", 40)} {
 		_, tok := splitPseudonym(v.Pseudonymise("", "EMAIL", val))
 		f.Add("EMAIL", tok)
@@ -465,7 +471,7 @@ func BenchmarkSealedPseudonymise(b *testing.B) {
 		values[i] = fmt.Sprintf("user%d@corp.com", i)
 	}
 	b.Run("repeated", func(b *testing.B) {
-		v := newSealed(b, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), nil, clk.now)
+		v := newSealed(b, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, clk.now)
 		for _, x := range values[:64] {
 			if p := v.Pseudonymise("", "EMAIL", x); !isPseudonym(p) {
 				b.Fatalf("not sealed: %q", p)
@@ -477,7 +483,7 @@ func BenchmarkSealedPseudonymise(b *testing.B) {
 		}
 	})
 	b.Run("fresh", func(b *testing.B) {
-		v := newSealed(b, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), nil, clk.now)
+		v := newSealed(b, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, clk.now)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			v.Pseudonymise("", "EMAIL", "user"+strconv.Itoa(i)+"@corp.com")
@@ -491,13 +497,13 @@ func BenchmarkSealedPseudonymise(b *testing.B) {
 func BenchmarkSealedRestore(b *testing.B) {
 	clk := newClock()
 	cfg := vaultConfig(policy.VaultGlobal, 0, 0)
-	issuer := newSealed(b, [][]byte{sealedKeyA}, cfg, nil, clk.now)
+	issuer := newSealed(b, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
 	ps := make([]string, 4096)
 	for i := range ps {
 		ps[i] = issuer.Pseudonymise("", "EMAIL", fmt.Sprintf("user%d@corp.com", i))
 	}
 	b.Run("cached", func(b *testing.B) {
-		v := newSealed(b, [][]byte{sealedKeyA}, cfg, nil, clk.now)
+		v := newSealed(b, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
 		v.Resolve("", ps[0])
 		b.ReportAllocs()
 		for b.Loop() {
@@ -507,7 +513,7 @@ func BenchmarkSealedRestore(b *testing.B) {
 		}
 	})
 	b.Run("opened", func(b *testing.B) {
-		v := newSealed(b, [][]byte{sealedKeyA}, cfg, nil, clk.now)
+		v := newSealed(b, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			if _, ok := v.Resolve("", ps[i%len(ps)]); !ok {
@@ -516,7 +522,7 @@ func BenchmarkSealedRestore(b *testing.B) {
 		}
 	})
 	b.Run("depseudonymise", func(b *testing.B) {
-		v := newSealed(b, [][]byte{sealedKeyA}, cfg, nil, clk.now)
+		v := newSealed(b, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
 		text := `{"to":"` + ps[1] + `","cc":"` + ps[2] + `","body":"call me"}`
 		b.ReportAllocs()
 		for b.Loop() {
