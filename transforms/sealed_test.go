@@ -369,10 +369,11 @@ func TestSealedRunStore(t *testing.T) {
 		swap = "B"
 	}
 	altered := "EMAIL_" + token[:10] + swap + token[11:]
-	got, run := f.restore(t, "alice", mine+" "+bobs+" "+phone+" "+altered)
-	want := "alice@example.com " + bobs + " " + phone + " " + altered
-	if got != want || run.Resolved != 1 || run.Unresolved != 3 || run.Unauthentic != 3 {
-		t.Errorf("got %q resolved %d unresolved %d unauthentic %d; want %q 1 3 3", got, run.Resolved, run.Unresolved, run.Unauthentic, want)
+	otherKey := newSealed(t, [][]byte{sealedKeyB}, f.e.policy.Vault, "srv", nil, newClock().now).Pseudonymise("alice", "EMAIL", "alice@example.com")
+	got, run := f.restore(t, "alice", mine+" "+bobs+" "+phone+" "+altered+" "+otherKey)
+	want := "alice@example.com " + bobs + " " + phone + " " + altered + " " + otherKey
+	if got != want || run.Resolved != 1 || run.Unresolved != 4 || run.Unauthentic != 4 {
+		t.Errorf("got %q resolved %d unresolved %d unauthentic %d; want %q 1 4 4", got, run.Resolved, run.Unresolved, run.Unauthentic, want)
 	}
 	// Without Run.Store the engine's store (the per-process vault) issues.
 	out := f.e.ApplyText(f.out, "write to carol@example.com", &Run{Namespace: "alice"})
