@@ -170,9 +170,9 @@ type sealedCounters struct {
 // them restore (duplicates are dropped). cfg gives the scope and the TTL.
 // serverID (server.id, SPEC 2) is bound into every token, so two servers
 // sharing a key do not restore each other's pseudonyms, as their tables
-// do not (ServerKV). stored, when not nil, is the per-process vault whose pseudonyms it
-// restores too (a pseudonym a session issued earlier arriving in a
-// stateless request), and issues through with StoreIssuing.
+// do not (ServerKV). stored, when not nil, is the per-process vault whose
+// pseudonyms it restores too (a pseudonym a session issued earlier
+// arriving in a stateless request), and issues through with StoreIssuing.
 func NewSealedVault(keys [][]byte, cfg policy.VaultConfig, serverID string, stored *Vault, now func() time.Time) (*SealedVault, error) {
 	if len(keys) == 0 || len(keys[0]) == 0 {
 		return nil, errors.New("sealed vault: no key")
