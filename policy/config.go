@@ -208,7 +208,27 @@ const (
 
 func (s VaultScope) String() string { return [...]string{"global", "principal"}[s] }
 
-// VaultConfig is seed 6.6 plus max_entries.
+// VaultMode is which vault issues pseudonyms (spec 13): the table in
+// shared data (store), the key alone (sealed), or the one that fits the
+// request (auto).
+type VaultMode uint8
+
+const (
+	// VaultAuto seals the pseudonyms of requests without a session (MCP
+	// 2026-07-28) when a key is configured, and stores the others'.
+	VaultAuto VaultMode = iota
+	// VaultStore keeps every mapping in the per-process table.
+	VaultStore
+	// VaultSealed seals every pseudonym: any proxy holding the key
+	// restores it.
+	VaultSealed
+)
+
+var vaultModeNames = [...]string{"auto", "store", "sealed"}
+
+func (m VaultMode) String() string { return vaultModeNames[m] }
+
+// VaultConfig is seed 6.6 plus max_entries, mode and previous_keys_env.
 type VaultConfig struct {
 	Key        string // secret: never printed
 	KeyEnv     string
@@ -218,4 +238,24 @@ type VaultConfig struct {
 	Autosave   bool
 	Encrypt    bool
 	MaxEntries int
+	Mode       VaultMode
+	// PreviousKeysEnv names the environment variables holding earlier
+	// keys: sealed pseudonyms issued under them still restore, none is
+	// issued under them (key rotation).
+	PreviousKeysEnv []string
+}
+
+// Seals reports whether a request's pseudonyms are sealed: always in mode
+// sealed, never in mode store, and in mode auto for a request without a
+// session (stateless) when the key is configured rather than ephemeral
+// (an ephemeral key is per process: sealing under it serves no other
+// proxy).
+func (v *VaultConfig) Seals(stateless, keyConfigured bool) bool {
+	switch v.Mode {
+	case VaultSealed:
+		return true
+	case VaultStore:
+		return false
+	}
+	return stateless && keyConfigured
 }

@@ -736,7 +736,7 @@ func (d *decoder) rateLimits(o *Value, path string) []RateLimit {
 	return out
 }
 
-var vaultKeys = []string{"key", "key_env", "scope", "ttl_seconds", "path", "autosave", "encrypt", "max_entries"}
+var vaultKeys = []string{"key", "key_env", "scope", "ttl_seconds", "path", "autosave", "encrypt", "max_entries", "mode", "previous_keys_env"}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -769,6 +769,26 @@ func (d *decoder) vault(v *Value, path string) VaultConfig {
 	c.Autosave = d.boolean(v, "autosave", path, false)
 	c.Encrypt = d.boolean(v, "encrypt", path, true)
 	c.MaxEntries = d.integer(v, "max_entries", path, c.MaxEntries, 1)
+	c.Mode = VaultMode(d.enum(v, "mode", path, vaultModeNames[:], "auto, store, sealed", int(VaultAuto)))
+	if pk := v.Get("previous_keys_env"); pk != nil {
+		// Names of variables, not keys: keys never sit in the policy
+		// beside their successor, where one leak would give both.
+		seen := map[string]string{c.KeyEnv: "key_env"}
+		c.PreviousKeysEnv = []string{}
+		d.list(pk, joinPath(path, "previous_keys_env"), "list of environment variable names", func(e *Value, ep string) {
+			switch {
+			case e.Kind != StringValue:
+				d.wrongType(ep, e, "environment variable name")
+			case !envName.MatchString(e.Text):
+				d.fail(ep, "want an environment variable name, got %q", e.Text)
+			case seen[e.Text] != "":
+				d.fail(ep, "%q is already %s", e.Text, seen[e.Text])
+			default:
+				seen[e.Text] = ep
+				c.PreviousKeysEnv = append(c.PreviousKeysEnv, e.Text)
+			}
+		})
+	}
 	return c
 }
 

@@ -189,7 +189,7 @@ func cfCheckDefaults(t *testing.T, p *Policy) {
 		t.Errorf("rules = %v, roles = %d, rate_limits = %v, want none", cfRuleNames(p.Rules), p.Roles, p.RateLimits)
 	}
 	want := VaultConfig{KeyEnv: "CLOUDG_MCP_VAULT_KEY", Scope: VaultGlobal, Encrypt: true, MaxEntries: 100000}
-	if p.Vault != want {
+	if !reflect.DeepEqual(p.Vault, want) {
 		t.Errorf("vault = %+v, want %+v", p.Vault, want)
 	}
 }
@@ -564,7 +564,7 @@ func cfCheckFull(t *testing.T, p *Policy) {
 
 	wantVault := VaultConfig{Key: "s3cr3t-key", KeyEnv: "MY_KEY", Scope: VaultPerPrincipal, TTLSeconds: 86400,
 		Path: "/var/lib/vault.json", Autosave: true, Encrypt: false, MaxEntries: 5000}
-	if p.Vault != wantVault {
+	if !reflect.DeepEqual(p.Vault, wantVault) {
 		t.Errorf("vault = %+v, want %+v", p.Vault, wantVault)
 	}
 }
@@ -651,6 +651,14 @@ func TestDecodeKeyDefaults(t *testing.T) {
 		{`{"vault": {"autosave": true}}`, func(p *Policy) bool { return p.Vault.Autosave }},
 		{`{"vault": {"encrypt": false}}`, func(p *Policy) bool { return !p.Vault.Encrypt }},
 		{`{"vault": {"max_entries": 1}}`, func(p *Policy) bool { return p.Vault.MaxEntries == 1 }},
+		{`{"vault": {}}`, func(p *Policy) bool { return p.Vault.Mode == VaultAuto && p.Vault.PreviousKeysEnv == nil }},
+		{`{"vault": {"mode": "auto"}}`, func(p *Policy) bool { return p.Vault.Mode == VaultAuto }},
+		{`{"vault": {"mode": "store"}}`, func(p *Policy) bool { return p.Vault.Mode == VaultStore }},
+		{`{"vault": {"mode": "sealed"}}`, func(p *Policy) bool { return p.Vault.Mode == VaultSealed }},
+		{`{"vault": {"previous_keys_env": []}}`, func(p *Policy) bool { return p.Vault.PreviousKeysEnv != nil && len(p.Vault.PreviousKeysEnv) == 0 }},
+		{`{"vault": {"previous_keys_env": ["OLD_KEY", "OLDER_KEY"]}}`, func(p *Policy) bool {
+			return slices.Equal(p.Vault.PreviousKeysEnv, []string{"OLD_KEY", "OLDER_KEY"})
+		}},
 	}
 	for _, c := range cases {
 		if c.check == nil {
@@ -1134,7 +1142,62 @@ func TestDecodeErrorsVault(t *testing.T) {
 		{name: "encrypt", src: `{"vault": {"encrypt": 1}}`, paths: []string{"vault.encrypt"}},
 		{name: "key-empty", src: `{"vault": {"key": ""}}`, paths: []string{"vault.key"}},
 		{name: "key-number", src: `{"vault": {"key": 12345}}`, paths: []string{"vault.key"}},
+		{name: "mode", src: `{"vault": {"mode": "shared"}}`, paths: []string{"vault.mode"}, full: `vault.mode: unknown mode "shared" (want auto, store, sealed)`},
+		{name: "mode-bool", src: `{"vault": {"mode": true}}`, paths: []string{"vault.mode"}, contains: []string{"auto, store, sealed"}},
+		{name: "previous_keys_env-string", src: `{"vault": {"previous_keys_env": "OLD_KEY"}}`, paths: []string{"vault.previous_keys_env"}, contains: []string{"list of environment variable names"}},
+		{name: "previous_keys_env-bad-name", src: `{"vault": {"previous_keys_env": ["OK_KEY", "2BAD"]}}`, paths: []string{"vault.previous_keys_env[1]"},
+			full: `vault.previous_keys_env[1]: want an environment variable name, got "2BAD"`},
+		{name: "previous_keys_env-number", src: `{"vault": {"previous_keys_env": [5]}}`, paths: []string{"vault.previous_keys_env[0]"}},
+		{name: "previous_keys_env-duplicate", src: `{"vault": {"previous_keys_env": ["OLD_KEY", "OLD_KEY"]}}`, paths: []string{"vault.previous_keys_env[1]"},
+			full: `vault.previous_keys_env[1]: "OLD_KEY" is already vault.previous_keys_env[0]`},
+		{name: "previous_keys_env-is-key_env", src: `{"vault": {"key_env": "K", "previous_keys_env": ["K"]}}`, paths: []string{"vault.previous_keys_env[0]"},
+			full: `vault.previous_keys_env[0]: "K" is already key_env`},
+		{name: "previous_keys_env-default-key_env", src: `{"vault": {"previous_keys_env": ["CLOUDG_MCP_VAULT_KEY"]}}`, paths: []string{"vault.previous_keys_env[0]"}},
 	})
+}
+
+// A request's pseudonyms are sealed in mode sealed, never in mode store,
+// and in mode auto for stateless requests under a configured key.
+func TestVaultSeals(t *testing.T) {
+	for _, c := range []struct {
+		mode                     VaultMode
+		stateless, keyConfigured bool
+		want                     bool
+	}{
+		{VaultAuto, true, true, true},
+		{VaultAuto, true, false, false},
+		{VaultAuto, false, true, false},
+		{VaultAuto, false, false, false},
+		{VaultStore, true, true, false},
+		{VaultSealed, false, false, true},
+		{VaultSealed, true, true, true},
+	} {
+		v := VaultConfig{Mode: c.mode}
+		if got := v.Seals(c.stateless, c.keyConfigured); got != c.want {
+			t.Errorf("mode %s, stateless %v, key configured %v: Seals = %v, want %v", c.mode, c.stateless, c.keyConfigured, got, c.want)
+		}
+	}
+}
+
+// describe shows the restore-only keys by variable and fingerprint, never
+// the keys.
+func TestDescribePreviousKeys(t *testing.T) {
+	p := cfParse(t, `{"vault": {"mode": "sealed", "previous_keys_env": ["OLD_KEY", "GONE_KEY"]}}`)
+	env := map[string]string{"CLOUDG_MCP_VAULT_KEY": "current-secret-key", "OLD_KEY": "previous-secret-key"}
+	d := p.Describe(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	want := []PreviousKeySummary{{Env: "OLD_KEY", Fingerprint: KeyFingerprint([]byte("previous-secret-key"))}, {Env: "GONE_KEY"}}
+	if d.Vault.Mode != "sealed" || !reflect.DeepEqual(d.Vault.PreviousKeys, want) {
+		t.Errorf("vault = %+v, want mode sealed and previous keys %+v", d.Vault, want)
+	}
+	text := d.Text()
+	for _, s := range []string{"mode: sealed", "previous key: env OLD_KEY (fingerprint " + want[0].Fingerprint + ")", "previous key: env GONE_KEY (unset)"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("describe text lacks %q:\n%s", s, text)
+		}
+	}
+	if strings.Contains(text, "secret-key") {
+		t.Errorf("describe text shows a key:\n%s", text)
+	}
 }
 
 // TestDecodeVaultKeyNeverEchoed: spec 13, the key is never printed.

@@ -30,6 +30,30 @@ func (v *VaultConfig) ResolveKey(lookupEnv func(string) (string, bool)) (key []b
 	return nil, KeySourceEphemeral
 }
 
+// PreviousKey is one restore-only key of vault.previous_keys_env, as
+// ResolvePreviousKeys finds it: Key is nil when the variable is unset or
+// empty.
+type PreviousKey struct {
+	Env string
+	Key []byte
+}
+
+// ResolvePreviousKeys reads the keys named by previous_keys_env, in order.
+// Unset ones are returned with a nil Key, for the caller to report.
+func (v *VaultConfig) ResolvePreviousKeys(lookupEnv func(string) (string, bool)) []PreviousKey {
+	out := make([]PreviousKey, 0, len(v.PreviousKeysEnv))
+	for _, name := range v.PreviousKeysEnv {
+		pk := PreviousKey{Env: name}
+		if lookupEnv != nil {
+			if k, ok := lookupEnv(name); ok && k != "" {
+				pk.Key = []byte(k)
+			}
+		}
+		out = append(out, pk)
+	}
+	return out
+}
+
 // KeyFingerprint is a short, one-way identifier of a key, so operators can
 // tell whether two proxies share a key without seeing it.
 func KeyFingerprint(key []byte) string {
@@ -92,6 +116,17 @@ type VaultSummary struct {
 	Autosave       bool    `json:"autosave"`
 	Encrypt        bool    `json:"encrypt"`
 	MaxEntries     int     `json:"max_entries"`
+	Mode           string  `json:"mode"`
+	// PreviousKeys are the restore-only keys, each by its variable and
+	// fingerprint (empty when unset: nothing is looked up, or it is not
+	// set).
+	PreviousKeys []PreviousKeySummary `json:"previous_keys,omitempty"`
+}
+
+// PreviousKeySummary is a restore-only key without the key.
+type PreviousKeySummary struct {
+	Env         string `json:"env"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Describe summarises the policy. lookupEnv finds the vault key's
@@ -151,10 +186,17 @@ func (p *Policy) Describe(lookupEnv func(string) (string, bool)) *Description {
 	d.Vault = VaultSummary{
 		KeySource: source, KeyEnv: p.Vault.KeyEnv, Scope: p.Vault.Scope.String(),
 		TTLSeconds: p.Vault.TTLSeconds, Path: p.Vault.Path, Autosave: p.Vault.Autosave,
-		Encrypt: p.Vault.Encrypt, MaxEntries: p.Vault.MaxEntries,
+		Encrypt: p.Vault.Encrypt, MaxEntries: p.Vault.MaxEntries, Mode: p.Vault.Mode.String(),
 	}
 	if key != nil {
 		d.Vault.KeyFingerprint = KeyFingerprint(key)
+	}
+	for _, pk := range p.Vault.ResolvePreviousKeys(lookupEnv) {
+		s := PreviousKeySummary{Env: pk.Env}
+		if pk.Key != nil {
+			s.Fingerprint = KeyFingerprint(pk.Key)
+		}
+		d.Vault.PreviousKeys = append(d.Vault.PreviousKeys, s)
 	}
 	return d
 }
@@ -225,7 +267,14 @@ func (d *Description) Text() string {
 	if v.TTLSeconds > 0 {
 		ttl = fmt.Sprintf("%gs", v.TTLSeconds)
 	}
-	w("\n  scope: %s   ttl: %s   max_entries: %d\n", v.Scope, ttl, v.MaxEntries)
+	w("\n  mode: %s   scope: %s   ttl: %s   max_entries: %d\n", v.Mode, v.Scope, ttl, v.MaxEntries)
+	for _, pk := range v.PreviousKeys {
+		if pk.Fingerprint != "" {
+			w("  previous key: env %s (fingerprint %s), restores only\n", pk.Env, pk.Fingerprint)
+		} else {
+			w("  previous key: env %s (unset)\n", pk.Env)
+		}
+	}
 	if v.Path != "" {
 		w("  file: %s (autosave %v, encrypt %v)\n", v.Path, v.Autosave, v.Encrypt)
 	}

@@ -10,7 +10,8 @@ import (
 )
 
 // PseudonymStore is what the pseudonymise and depseudonymise steps need of
-// the vault (SPEC 13): Vault implements it over shared data.
+// the vault (SPEC 13): Vault implements it over shared data, SealedVault
+// with the key alone.
 type PseudonymStore interface {
 	// Pseudonymise returns value's pseudonym in namespace ns and stores
 	// the mapping so the depseudonymiser can resolve it.
@@ -353,6 +354,10 @@ func intOption(o *policy.Value, key string, def int) int {
 type Run struct {
 	// Namespace is the vault namespace of the caller (Vault.Namespace).
 	Namespace string
+	// Store, when not nil, is the pseudonym store of this message in
+	// place of the engine's: plugin/mcp gives a request whose pseudonyms
+	// are sealed (policy.VaultConfig.Seals) the SealedVault.
+	Store PseudonymStore
 	// Preview computes pseudonyms without storing them.
 	Preview bool
 	// Detections counts detections per label over every detecting step.
@@ -365,6 +370,11 @@ type Run struct {
 	// (restore.go): both are worth an audit, as probing looks like them.
 	Pseudonyms, Resolved int
 	Unresolved, Refused  int
+	// Unauthentic counts the unresolved pseudonyms that are sealed tokens
+	// no key of the ring opens for their label and the caller's namespace
+	// (Restored.Unauthentic): altered, another principal's or label's, or
+	// under a key the ring lacks. Part of Unresolved.
+	Unauthentic int
 	// Blocked is set when a block step fired; BlockLabels are the labels
 	// that fired it, sorted and distinct.
 	Blocked     bool
@@ -417,13 +427,15 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 		}
 		return s[:cut] + truncateMarker(n-st.maxChars)
 	case stepDepseudonymise:
-		if e.store == nil {
+		store := e.storeOf(run)
+		if store == nil {
 			return s
 		}
-		out, r := e.store.Restore(run.Namespace, s, e.restorable)
+		out, r := store.Restore(run.Namespace, s, e.restorable)
 		run.Resolved += r.Resolved
 		run.Unresolved += r.Unresolved
 		run.Refused += r.Refused
+		run.Unauthentic += r.Unauthentic
 		return out
 	}
 	if !st.scan {
@@ -452,13 +464,22 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 }
 
 func (e *Engine) pseudonym(run *Run, label, value string) string {
-	if run.Preview || e.store == nil {
-		if e.store == nil {
-			return e.pseudonyms.Pseudonym(run.Namespace, label, value)
-		}
-		return e.store.Pseudonym(run.Namespace, label, value)
+	store := e.storeOf(run)
+	switch {
+	case store == nil:
+		return e.pseudonyms.Pseudonym(run.Namespace, label, value)
+	case run.Preview:
+		return store.Pseudonym(run.Namespace, label, value)
 	}
-	return e.store.Pseudonymise(run.Namespace, label, value)
+	return store.Pseudonymise(run.Namespace, label, value)
+}
+
+// storeOf is the store of run's message: its own, else the engine's.
+func (e *Engine) storeOf(run *Run) PseudonymStore {
+	if run.Store != nil {
+		return run.Store
+	}
+	return e.store
 }
 
 // ApplyText runs a pipeline over one plain string (preview of text, a

@@ -168,12 +168,13 @@ func keep(s string, ok func(byte) bool) string {
 
 // FindPseudonyms appends to dst the spans of s that have the form of a
 // pseudonym: an upper-case label (letters, digits, underscores, starting
-// with a letter), an underscore and a TokenLen-character base32 token, not
-// inside a longer ASCII word. Any non-ASCII character is a boundary, so a
-// pseudonym is found next to «», “”, → or in text without spaces such as
-// Japanese: labels and tokens are ASCII, and only an ASCII word around
-// them could make a different token. The depseudonymiser resolves those
-// the vault knows.
+// with a letter), an underscore and a base32 token (a stored pseudonym's
+// TokenLen characters, or a sealed one's, sealed.go), not inside a longer
+// ASCII word. Any non-ASCII character is a boundary, so a pseudonym is
+// found next to «», “”, → or in text without spaces such as Japanese:
+// labels and tokens are ASCII, and only an ASCII word around them could
+// make a different token. The depseudonymiser resolves those the vault
+// knows.
 func FindPseudonyms(s string, dst []Span) []Span {
 	for i := 0; i+1+TokenLen <= len(s); {
 		j := strings.IndexByte(s[i:], '_')
@@ -181,8 +182,8 @@ func FindPseudonyms(s string, dst []Span) []Span {
 			break
 		}
 		u := i + j // an underscore: is a token right after it?
-		end := u + 1 + TokenLen
-		if end > len(s) || !isToken(s[u+1:end]) || (end < len(s) && isWordByte(s[end])) {
+		end := tokenEnd(s, u+1)
+		if end < 0 {
 			i = u + 1
 			continue
 		}
@@ -204,6 +205,31 @@ func FindPseudonyms(s string, dst []Span) []Span {
 	return dst
 }
 
+// tokenEnd is the end of the token starting at s[i]: a run of base32
+// characters as long as a stored pseudonym's token or a sealed one's, and
+// no word character after it. -1: there is none. The run is read no
+// further than the longest sealed token, so a scan stays linear.
+func tokenEnd[T string | []byte](s T, i int) int {
+	j := i
+	for j < len(s) && j-i <= sealedTokenMax && isTokenByte(s[j]) {
+		j++
+	}
+	if j < len(s) && isWordByte(s[j]) {
+		return -1
+	}
+	if n := j - i; n == TokenLen || isSealedTokenLen(n) {
+		return j
+	}
+	return -1
+}
+
+// splitPseudonym returns the label and the token of a pseudonym (as
+// FindPseudonyms finds them: the token follows the last underscore).
+func splitPseudonym(p string) (label, token string) {
+	u := strings.LastIndexByte(p, '_')
+	return p[:u], p[u+1:]
+}
+
 // escapeLetter: s[i] is the letter of a JSON escape written out in text
 // (\n, \t, \r, \b, \f), which the detectors do not count as a word
 // character either (detect_pii.go): "prev\tEMAIL_…" holds a pseudonym.
@@ -215,24 +241,17 @@ func escapeLetter(s string, i int) bool {
 	return false
 }
 
-func isToken(t string) bool {
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7') {
-			return false
-		}
-	}
-	return true
-}
+func isTokenByte(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' }
 
 func isUpper(c byte) bool     { return c >= 'A' && c <= 'Z' }
 func isLabelByte(c byte) bool { return isUpper(c) || c >= '0' && c <= '9' || c == '_' }
 func isWordByte(c byte) bool  { return isLabelByte(c) || c >= 'a' && c <= 'z' }
 
 // MayHoldPseudonym is a cheap test that raw JSON may hold a pseudonym in
-// one of its strings: an underscore, a token, no word character after it.
-// The label's start is not checked: in raw JSON a pseudonym may follow an
-// escape (`\nEMAIL_…`), whose letter would look like part of a word.
+// one of its strings: an underscore after a label character, a token, no
+// word character after it. The label's start is not checked: in raw JSON
+// a pseudonym may follow an escape (`\nEMAIL_…`), whose letter would look
+// like part of a word.
 func MayHoldPseudonym(raw []byte) bool {
 	for i := 0; i+1+TokenLen <= len(raw); i++ {
 		j := bytes.IndexByte(raw[i:], '_')
@@ -240,8 +259,7 @@ func MayHoldPseudonym(raw []byte) bool {
 			return false
 		}
 		u := i + j
-		end := u + 1 + TokenLen
-		if end <= len(raw) && u > 0 && isLabelByte(raw[u-1]) && isToken(string(raw[u+1:end])) && (end == len(raw) || !isWordByte(raw[end])) {
+		if u > 0 && isLabelByte(raw[u-1]) && tokenEnd(raw, u+1) >= 0 {
 			return true
 		}
 		i = u

@@ -73,10 +73,23 @@ func FuzzFindPseudonyms(f *testing.F) {
 	f.Add("EMAIL_ABCDEFGHIJKL x")
 	f.Add("CREDIT_CARD_234567ABCDEF")
 	f.Add("a\tEMAIL_ABCDEFGHIJKL\u2028")
+	f.Add("EMAIL_CAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, sp := range FindPseudonyms(s, nil) {
-			if sp.Start < 0 || sp.End > len(s) || sp.End-sp.Start < TokenLen+2 || s[sp.End-TokenLen-1] != '_' {
+			if sp.Start < 0 || sp.End > len(s) || sp.End-sp.Start < TokenLen+2 {
 				t.Fatalf("bad span %+v in %q", sp, s)
+			}
+			label, token := splitPseudonym(s[sp.Start:sp.End])
+			if label == "" || !isUpper(label[0]) || len(token) != TokenLen && !isSealedTokenLen(len(token)) {
+				t.Fatalf("span %+v of %q: label %q, token %q", sp, s, label, token)
+			}
+			for i := 0; i < len(token); i++ {
+				if !isTokenByte(token[i]) {
+					t.Fatalf("span %+v of %q: token %q", sp, s, token)
+				}
+			}
+			if sp.End < len(s) && isWordByte(s[sp.End]) {
+				t.Fatalf("span %+v of %q runs into a word", sp, s)
 			}
 		}
 		// The raw-JSON prefilter never misses what the depseudonymiser finds.

@@ -43,8 +43,12 @@ type RestoreCheck func(s string, spans []Span, values []string, ok []bool)
 
 // Restored counts what one Restore saw: pseudonyms replaced, well-formed
 // pseudonyms that did not resolve in the caller's namespace, and resolved
-// ones the check refused.
-type Restored struct{ Resolved, Unresolved, Refused int }
+// ones the check refused. Unauthentic counts the unresolved ones that are
+// sealed tokens no key opens for their label and namespace (altered,
+// another principal's or label's, an unknown key): part of Unresolved,
+// told apart because the store vault cannot tell a forged pseudonym from
+// an evicted one, and a sealed vault can.
+type Restored struct{ Resolved, Unresolved, Refused, Unauthentic int }
 
 // restoreContext is how many bytes of text on either side of a pseudonym
 // the check reads (more than any detector looks back for a keyword or
@@ -81,7 +85,7 @@ func (e *Engine) restorable(s string, spans []Span, values []string, ok []bool) 
 		t := b.String()
 		refused := false
 		for i, sp := range spans {
-			if ok[i] && !e.restoresAt(t, at[i], at[i]+len(values[i]), s[sp.Start:sp.End-TokenLen-1]) {
+			if label, _ := splitPseudonym(s[sp.Start:sp.End]); ok[i] && !e.restoresAt(t, at[i], at[i]+len(values[i]), label) {
 				ok[i], refused = false, true
 			}
 		}

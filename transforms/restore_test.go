@@ -11,10 +11,30 @@ import (
 )
 
 // restoreFixture is an engine over a real vault, its output pipeline
-// (pseudonymise) and its input pipeline (the depseudonymiser).
+// (pseudonymise) and its input pipeline (the depseudonymiser). store, when
+// not nil, is every run's store (Run.Store): the sealed vault.
 type restoreFixture struct {
 	e       *Engine
 	out, in *Pipeline
+	store   PseudonymStore
+}
+
+// restoreStores are the two kinds of vault the restore tests run over.
+var restoreStores = []string{"stored", "sealed"}
+
+// newRestoreFixtureOf is newRestoreFixture whose runs use the sealed vault
+// (over the stored one) when kind is "sealed".
+func newRestoreFixtureOf(t *testing.T, scope, kind string) *restoreFixture {
+	t.Helper()
+	f := newRestoreFixture(t, scope)
+	if kind == "sealed" {
+		sv, err := NewSealedVault([][]byte{testKey}, f.e.policy.Vault, "srv", f.e.store.(*Vault), newClock().now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.store = sv
+	}
+	return f
 }
 
 func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
@@ -43,7 +63,7 @@ func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
 // value, in namespace ns.
 func (f *restoreFixture) pseudonymise(t *testing.T, ns, text, value string) string {
 	t.Helper()
-	out := f.e.ApplyText(f.out, text, &Run{Namespace: ns})
+	out := f.e.ApplyText(f.out, text, &Run{Namespace: ns, Store: f.store})
 	sp := FindPseudonyms(out, nil)
 	if len(sp) != 1 || strings.Contains(out, value) {
 		t.Fatalf("%q pseudonymised as %q", text, out)
@@ -58,7 +78,7 @@ func (f *restoreFixture) restore(t *testing.T, ns, s string) (string, *Run) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &Run{Namespace: ns}
+	run := &Run{Namespace: ns, Store: f.store}
 	f.e.Apply(f.in, doc, jsondoc.Root, Arguments, run)
 	got, _ := doc.Str(doc.Get(jsondoc.Root, "a"))
 	return got, run
@@ -88,7 +108,12 @@ func glues() []string {
 // value then reads as exactly that value, so an echo of it is found again)
 // or left alone: never restored as part of a longer token.
 func TestPseudonymGluedToAnyCharacter(t *testing.T) {
-	f := newRestoreFixture(t, "global")
+	for _, kind := range restoreStores {
+		t.Run(kind, func(t *testing.T) { testPseudonymGluedToAnyCharacter(t, newRestoreFixtureOf(t, "global", kind)) })
+	}
+}
+
+func testPseudonymGluedToAnyCharacter(t *testing.T, f *restoreFixture) {
 	values := []struct{ text, value string }{
 		{"alice@example.com", "alice@example.com"},
 		{"+44 20 7946 0958", "+44 20 7946 0958"},
@@ -123,7 +148,7 @@ func TestPseudonymGluedToAnyCharacter(t *testing.T) {
 				}
 				if alone {
 					// An echo of the restored text pseudonymises the value again.
-					if echo := f.e.ApplyText(f.out, got, &Run{}); strings.Contains(newView(echo).text, v.value) {
+					if echo := f.e.ApplyText(f.out, got, &Run{Store: f.store}); strings.Contains(newView(echo).text, v.value) {
 						t.Fatalf("%q restored as %q, echoed raw as %q", in, got, echo)
 					}
 				} else if joinsBefore(got[:at]) || joinsAfter(got[at+len(v.value):]) {
@@ -136,7 +161,12 @@ func TestPseudonymGluedToAnyCharacter(t *testing.T) {
 
 // What a model writes around a pseudonym in ordinary text restores.
 func TestPseudonymRestoredInOrdinaryText(t *testing.T) {
-	f := newRestoreFixture(t, "global")
+	for _, kind := range restoreStores {
+		t.Run(kind, func(t *testing.T) { testPseudonymRestoredInOrdinaryText(t, newRestoreFixtureOf(t, "global", kind)) })
+	}
+}
+
+func testPseudonymRestoredInOrdinaryText(t *testing.T, f *restoreFixture) {
 	email := f.pseudonymise(t, "", "alice@example.com", "alice@example.com")
 	ip := f.pseudonymise(t, "", "10.0.0.1", "10.0.0.1")
 	secret := f.pseudonymise(t, "", "password=hunter2hunter2", "hunter2hunter2")
@@ -176,7 +206,12 @@ func TestRestoreCountsRefusedAndUnresolved(t *testing.T) {
 // (none refused), giving back the text (in the spelling the vault
 // stored first).
 func TestPseudonymsWrittenRestoreInPlace(t *testing.T) {
-	f := newRestoreFixture(t, "global")
+	for _, kind := range restoreStores {
+		t.Run(kind, func(t *testing.T) { testPseudonymsWrittenRestoreInPlace(t, newRestoreFixtureOf(t, "global", kind)) })
+	}
+}
+
+func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 	_, docs := readMixed(t)
 	for _, name := range builtinNames {
 		for _, c := range readCorpus(t, name) {
@@ -184,7 +219,18 @@ func TestPseudonymsWrittenRestoreInPlace(t *testing.T) {
 		}
 	}
 	for _, doc := range docs {
-		out := f.e.ApplyText(f.out, doc, &Run{})
+		out := f.e.ApplyText(f.out, doc, &Run{Store: f.store})
+		if f.store != nil && strings.Contains(out, "[REDACTED:") {
+			// A sealed vault redacts values longer than MaxSealedValue.
+			long := false
+			for _, d := range f.e.Detectors().Detect(doc, selectAll) {
+				long = long || d.End-d.Start > MaxSealedValue
+			}
+			if !long {
+				t.Fatalf("%q pseudonymised as %q: redacted, with no value longer than %d bytes", doc, out, MaxSealedValue)
+			}
+			continue
+		}
 		back, run := f.restore(t, "", out)
 		if run.Refused != 0 || run.Unresolved != 0 {
 			t.Fatalf("%q pseudonymised as %q: %d refused, %d unresolved on the way back (%q)", doc, out, run.Refused, run.Unresolved, back)

@@ -197,9 +197,13 @@ func replace(set *[2]cached, way int) *cached {
 	return &set[0]
 }
 
-func (v *Vault) cacheSet(a, b, c string) int {
+func (v *Vault) cacheSet(a, b, c string) int { return cacheSetOf(v.seed, a, b, c) }
+
+// cacheSetOf is the set of a cache of vaultCacheSize/2 sets that the
+// strings a, b, c map to under seed.
+func cacheSetOf(seed maphash.Seed, a, b, c string) int {
 	var h maphash.Hash
-	h.SetSeed(v.seed)
+	h.SetSeed(seed)
 	h.WriteString(a)
 	h.WriteByte(0)
 	h.WriteString(b)
@@ -271,8 +275,12 @@ func ttlDuration(seconds float64) time.Duration {
 	return max(time.Duration(seconds*float64(time.Second)), 1)
 }
 
-func subkey(key []byte, info string) []byte {
-	k, err := hkdf.Key(sha256.New, key, nil, info, 32)
+func subkey(key []byte, info string) []byte { return hkdfKey(key, info, 32) }
+
+// hkdfKey derives n bytes for info from the vault key (HKDF-SHA256, no
+// salt): the key itself is never used directly.
+func hkdfKey(key []byte, info string, n int) []byte {
+	k, err := hkdf.Key(sha256.New, key, nil, info, n)
 	if err != nil {
 		panic("transforms: HKDF: " + err.Error()) // only for impossible lengths
 	}
@@ -316,9 +324,10 @@ func (v *Vault) Pseudonymise(ns, label, value string) string {
 }
 
 // Resolve returns the value pseudonym stands for in ns, if the vault holds
-// it there, it has not expired, and its slot is authentic.
+// it there, it has not expired, and its slot is authentic. A sealed
+// pseudonym is never in the table (SealedVault opens those).
 func (v *Vault) Resolve(ns, pseudonym string) (string, bool) {
-	if !isPseudonym(pseudonym) {
+	if !isStoredPseudonym(pseudonym) {
 		return "", false
 	}
 	v.mu.Lock()
@@ -377,7 +386,11 @@ func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 	ok := make([]bool, len(spans))
 	v.mu.Lock()
 	for i, sp := range spans {
-		values[i], ok[i] = v.resolve(ns, s[sp.Start:sp.End])
+		// A sealed pseudonym is never in the table: not looked for, and
+		// counted unresolved.
+		if sp.End-sp.Start > TokenLen+1 && s[sp.End-TokenLen-1] == '_' {
+			values[i], ok[i] = v.resolve(ns, s[sp.Start:sp.End])
+		}
 	}
 	v.mu.Unlock()
 	return restoreSpans(s, spans, values, ok, keep)
@@ -438,7 +451,8 @@ func (v *Vault) Changes() VaultChanges {
 	return VaultChanges{issued, touched}
 }
 
-// isPseudonym reports whether p is exactly one pseudonym.
+// isPseudonym reports whether p is exactly one pseudonym, stored or
+// sealed.
 func isPseudonym(p string) bool {
 	if len(p) < TokenLen+2 {
 		return false
@@ -446,6 +460,12 @@ func isPseudonym(p string) bool {
 	var buf [1]Span
 	sp := FindPseudonyms(p, buf[:0])
 	return len(sp) == 1 && sp[0] == Span{0, len(p)}
+}
+
+// isStoredPseudonym reports whether p is exactly one pseudonym with a
+// stored token (TokenLen characters), the only kind the table holds.
+func isStoredPseudonym(p string) bool {
+	return isPseudonym(p) && p[len(p)-TokenLen-1] == '_'
 }
 
 // hashSlot is the home slot of (ns, p): a keyed hash, so nobody without

@@ -227,7 +227,7 @@ func (v *Vault) recordEntry(r vaultRecord) (entry, error) {
 	if r.ValueBase64 != nil {
 		e.value = string(r.ValueBase64)
 	}
-	if !isPseudonym(e.pseudonym) {
+	if !isStoredPseudonym(e.pseudonym) {
 		return e, errors.New("pseudonym is not LABEL_ and a token")
 	}
 	label := e.pseudonym[:len(e.pseudonym)-TokenLen-1]
