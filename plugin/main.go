@@ -184,6 +184,9 @@ func (r hostRequest) HeaderValues(name string) []string {
 	return vs
 }
 
+// Headers returns every pair as the host gave them.
+func (r hostRequest) Headers() [][2]string { return r.headers }
+
 func (hostRequest) Property(path ...string) ([]byte, bool) {
 	v, err := proxywasm.GetProperty(path)
 	return v, err == nil
@@ -282,6 +285,9 @@ func requestBody(size int) func() []byte {
 func (h *httpContext) applyRequestBody(stage string, res mcp.BodyResult) types.Action {
 	if res.Reply != nil {
 		return h.reply(res.Reply)
+	}
+	for _, name := range res.Remove {
+		_ = proxywasm.RemoveHttpRequestHeader(name)
 	}
 	for _, kv := range res.Set {
 		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])

@@ -137,7 +137,7 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 	params := doc.Get(m.Node, "params")
 	sub := s.cfg.standIn(t.Kind, t.Name)
 	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
-	doc.SetRaw(params, standInParams(doc, params, t, sub))
+	doc.SetRaw(params, standInParams(methodOf(s.rev, t.Method), doc, params, t, sub))
 	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
 }
 
@@ -145,9 +145,9 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 // upstream: the stand-in's name and what a server needs to answer that it
 // does not exist, none of the caller's data (arguments become empty),
 // padded to the length of the params it replaces.
-func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
+func standInParams(method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
-	switch methodOf(t.Method).Input {
+	switch method.Input {
 	case mcpvocab.InputArguments: // tools/call, prompts/get
 		out = append(out, `{"name":`...)
 		out = jsondoc.AppendString(out, sub)

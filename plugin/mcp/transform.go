@@ -245,7 +245,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	j.in, j.inIDs = run, in.IDs()
 	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
-	switch methodOf(m.Method).Input {
+	switch methodOf(s.rev, m.Method).Input {
 	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
 			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
@@ -385,7 +385,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 	if params != jsondoc.None {
 		// Joined to the stream's previous server message: a value split
 		// across two messages (transforms/crossmessage.go).
-		kind := transforms.ParamsPayload(method, doc.Get(n, "id") != jsondoc.None)
+		kind := transforms.ParamsPayloadAt(s.rev, method, doc.Get(n, "id") != jsondoc.None)
 		tr.engine.ApplyMessage(out, doc, params, kind, method, &s.serverTail, run)
 	}
 	if extra && !run.Blocked {
@@ -434,7 +434,7 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
 		result, kind = doc.Get(n, "error"), transforms.ErrorObject
 	case req != nil:
-		kind = transforms.ResultPayload(req.method)
+		kind = transforms.ResultPayloadAt(req.rev, req.method)
 	}
 	extra := extraMembers(doc, n)
 	if doc.Kind(result) != jsondoc.Object && !extra {
@@ -483,7 +483,7 @@ func (s *Stream) judgedAs(p policy.Principal) func() {
 // for (s acts for it, judgedAs); it returns the primitive and the decision
 // on it.
 func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
-	if !resultCarriesPrimitive(f.method) || f.name == "" {
+	if !resultCarriesPrimitive(f.rev, f.method) || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
 	x, d := s.resolveAndDecide(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})

@@ -1,0 +1,197 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+const rev2026Envelope = `
+policy:
+  name: rev
+  hide_denied: false
+  allow_tools: ["*"]
+  deny_resources: ["secret://*"]
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {hold_headers: true}
+`
+
+// meta2026 is the _meta member a 2026-07-28 request carries.
+const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+
+// req2026 is the headers of a 2026-07-28 POST for method naming name
+// ("" for none), then kv.
+func req2026(method, name string, kv ...string) fakeRequest {
+	h := hdr(append([]string{"x-mcp-principal", "ann", "content-type", "application/json",
+		"mcp-protocol-version", "2026-07-28", "mcp-method", method}, kv...)...)
+	if name != "" {
+		h.headers["mcp-name"] = name
+	}
+	return h
+}
+
+// postOnce runs one POST and returns its outcome, whatever it is (post
+// fails the test on a refusal at headers).
+func postOnce(cfg *Config, req fakeRequest, body string) (HeadersResult, BodyResult, *Stream) {
+	s := NewStream(cfg)
+	h := s.OnRequestHeaders(req, "POST", "/mcp", false)
+	if h.Reply != nil {
+		return h, BodyResult{}, s
+	}
+	return h, s.OnRequestBody(len(body), true, func() []byte { return []byte(body) }), s
+}
+
+// The revision of a request is its MCP-Protocol-Version header, which its
+// _meta must repeat: a request whose two disagree, or that carries one
+// without the other, is refused (400, -32020) before anything moves on;
+// one with neither is a 2025 request, read as today. The table decides
+// what is judged: resources/subscribe, removed in 2026-07-28, is judged
+// (and here denied) under 2025 and passes to the server untouched under
+// 2026.
+func TestRevisionPerRequest(t *testing.T) {
+	cfg := mustConfig(t, rev2026Envelope)
+	sub := func(meta string) string {
+		p := `{"uri":"secret://x"`
+		if meta != "" {
+			p += `,"_meta":{"io.modelcontextprotocol/protocolVersion":` + meta + `}`
+		}
+		return call("1", "resources/subscribe", p+"}")
+	}
+	for _, c := range []struct {
+		name    string
+		version string // the header ("" none)
+		meta    string // _meta's version, raw JSON ("" none)
+		want    string // "mismatch", "denied" (judged by 2025), "passed" (unjudged)
+	}{
+		{"neither: 2025", "", "", "denied"},
+		{"2025 header only", "2025-11-25", "", "denied"},
+		{"2025 header and _meta agree", "2025-06-18", `"2025-06-18"`, "denied"},
+		{"2026 both", "2026-07-28", `"2026-07-28"`, "passed"},
+		{"2026 header, no _meta", "2026-07-28", "", "mismatch"},
+		{"2026 _meta, no header", "", `"2026-07-28"`, "mismatch"},
+		{"2026 header, 2025 _meta", "2026-07-28", `"2025-11-25"`, "mismatch"},
+		{"2025 header, 2026 _meta", "2025-11-25", `"2026-07-28"`, "mismatch"},
+		{"_meta not a string", "2026-07-28", `20260728`, "mismatch"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := hdr("x-mcp-principal", "ann", "content-type", "application/json", "mcp-method", "resources/subscribe")
+			if c.version != "" {
+				h.headers["mcp-protocol-version"] = c.version
+			}
+			_, r, _ := postOnce(cfg, h, sub(c.meta))
+			switch c.want {
+			case "mismatch":
+				if r.Reply == nil || r.Reply.Status != 400 || !strings.Contains(string(r.Reply.Body), `"code":-32020`) {
+					t.Fatalf("want 400 -32020, got %+v", r.Reply)
+				}
+			case "denied":
+				if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32003`) {
+					t.Fatalf("want a 2025 denial, got %+v", r)
+				}
+			case "passed":
+				if r.Reply != nil || r.Body != nil {
+					t.Fatalf("want the request upstream as sent, got reply %+v body %s", r.Reply, r.Body)
+				}
+			}
+		})
+	}
+}
+
+// Every method 2026-07-28 removed reaches the server as the client sent
+// it: not judged, not answered by the plugin (the server answers 404
+// -32601 for what it does not have).
+func TestRemovedMethodsPass(t *testing.T) {
+	cfg := mustConfig(t, rev2026Envelope)
+	for _, method := range []string{"resources/subscribe", "resources/unsubscribe", "ping", "logging/setLevel", "initialize", "tasks/list", "tasks/result"} {
+		body := call("3", method, `{"uri":"secret://x","level":"debug",`+meta2026+`}`)
+		_, r, _ := postOnce(cfg, req2026(method, ""), body)
+		if r.Reply != nil || r.Body != nil {
+			t.Errorf("%s: want it upstream untouched, got reply %+v body %s", method, r.Reply, r.Body)
+		}
+	}
+}
+
+// Headers that mirror the body must agree with it (2026-07-28, Streamable
+// HTTP "Server Validation"): a missing required header, a value that
+// differs, a malformed Base64 sentinel, a header given twice, a mirror of
+// nothing, are refused with 400 and -32020, and the refusal names the
+// header, never a value.
+func TestHeaderMismatchRefused(t *testing.T) {
+	cfg := mustConfig(t, rev2026Envelope)
+	toolCall := call("5", "tools/call", `{"name":"lookup","arguments":{"region":"us-west1","n":42,"deep":{"flag":true},"who":"Zoë"},`+meta2026+`}`)
+	read := call("6", "resources/read", `{"uri":"file:///a b/ü.txt",`+meta2026+`}`)
+	b64 := func(s string) string { return encodeHeaderValue(s) }
+	for _, c := range []struct {
+		name string
+		req  fakeRequest
+		body string
+		ok   bool
+	}{
+		{"agree", req2026("tools/call", "lookup"), toolCall, true},
+		{"param plain", req2026("tools/call", "lookup", "mcp-param-region", "us-west1"), toolCall, true},
+		{"param name in any case", req2026("tools/call", "lookup", "Mcp-Param-Region", "us-west1"), toolCall, true},
+		{"param integer numerically", req2026("tools/call", "lookup", "mcp-param-n", "42.0"), toolCall, true},
+		{"param nested boolean", req2026("tools/call", "lookup", "mcp-param-flag", "true"), toolCall, true},
+		{"param sentinel", req2026("tools/call", "lookup", "mcp-param-who", b64("Zoë")), toolCall, true},
+		{"name sentinel", req2026("resources/read", b64("file:///a b/ü.txt")), read, true},
+		{"method missing", hdr("x-mcp-principal", "ann", "content-type", "application/json", "mcp-protocol-version", "2026-07-28", "mcp-name", "lookup"), toolCall, false},
+		{"method differs", req2026("tools/list", "lookup"), toolCall, false},
+		{"method case differs", req2026("Tools/Call", "lookup"), toolCall, false},
+		{"name missing", req2026("tools/call", ""), toolCall, false},
+		{"name differs", req2026("tools/call", "other"), toolCall, false},
+		{"name not decoded differs", req2026("resources/read", "file:///a b/ü.txt"), read, false},
+		{"name malformed sentinel", req2026("resources/read", "=?base64?not*base64?="), read, false},
+		{"name on a list", req2026("tools/list", "lookup"), call("7", "tools/list", `{`+meta2026+`}`), false},
+		{"param matches no argument", req2026("tools/call", "lookup", "mcp-param-region", "eu-west1"), toolCall, false},
+		{"param malformed sentinel", req2026("tools/call", "lookup", "mcp-param-who", "=?base64?Zm9v!?="), toolCall, false},
+		{"param on prompts/get", req2026("prompts/get", "p", "mcp-param-x", "p"), call("8", "prompts/get", `{"name":"p",`+meta2026+`}`), false},
+		{"param twice", func() fakeRequest {
+			r := req2026("tools/call", "lookup", "mcp-param-region", "us-west1")
+			r.extra = map[string][]string{"mcp-param-region": {"us-west1"}}
+			return r
+		}(), toolCall, false},
+		{"name twice", func() fakeRequest {
+			r := req2026("tools/call", "lookup")
+			r.extra = map[string][]string{"mcp-name": {"lookup"}}
+			return r
+		}(), toolCall, false},
+		{"2025 request with a disagreeing Mcp-Name", hdr("x-mcp-principal", "ann", "content-type", "application/json", "mcp-name", "other"),
+			call("9", "tools/call", `{"name":"lookup"}`), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, r, _ := postOnce(cfg, c.req, c.body)
+			if c.ok {
+				if r.Reply != nil {
+					t.Fatalf("refused: %d %s", r.Reply.Status, r.Reply.Body)
+				}
+				return
+			}
+			if r.Reply == nil || r.Reply.Status != 400 {
+				t.Fatalf("want 400, got %+v", r)
+			}
+			code, msg, _ := wrError(t, r.Reply)
+			if code != -32020 || !strings.HasPrefix(msg, "Header mismatch: ") {
+				t.Fatalf("want -32020 Header mismatch, got %d %q", code, msg)
+			}
+			for _, v := range []string{"us-west1", "eu-west1", "Zoë", "other", "ü"} {
+				if strings.Contains(msg, v) {
+					t.Errorf("the refusal echoes %q: %s", v, msg)
+				}
+			}
+		})
+	}
+}
+
+// A 2026-07-28 POST is one message: a batch is refused.
+func TestBatchRefusedUnder2026(t *testing.T) {
+	cfg := mustConfig(t, rev2026Envelope)
+	_, r, _ := postOnce(cfg, req2026("tools/list", ""), `[`+call("1", "tools/list", `{`+meta2026+`}`)+`]`)
+	if r.Reply == nil || r.Reply.Status != 400 {
+		t.Fatalf("want 400, got %+v", r)
+	}
+}
+
+// jsonQuote is s as a JSON string.
+func jsonQuote(s string) string { return jsondoc.Quote(s) }
