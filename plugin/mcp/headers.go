@@ -347,7 +347,11 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 	hold := s.cfg.Env.Gateway.HoldHeaders
 	params := doc.Get(m.Node, "params")
 	if plan.nameMember != "" {
-		if v, _ := doc.Str(doc.Get(params, plan.nameMember)); v != plan.name {
+		v, _ := doc.Str(doc.Get(params, plan.nameMember))
+		if j.standIn {
+			v = j.standInName
+		}
+		if v != plan.name {
 			switch {
 			case hold:
 				ch.set = append(ch.set, [2]string{"Mcp-Name", encodeHeaderValue(v)})
@@ -368,6 +372,9 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 	for _, p := range plan.params {
 		now, present := "", false
 		for _, path := range p.paths {
+			if j.standIn {
+				break // a stand-in carries no arguments
+			}
 			if v, ok := headerForm(doc, atPath(doc, args, path)); ok {
 				now, present = v, true
 				break

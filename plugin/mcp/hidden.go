@@ -137,15 +137,17 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 	params := doc.Get(m.Node, "params")
 	sub := s.cfg.standIn(t.Kind, t.Name)
 	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
-	doc.SetRaw(params, standInParams(methodOf(s.rev, t.Method), doc, params, t, sub))
-	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
+	doc.SetRaw(params, standInParams(s.rev, methodOf(s.rev, t.Method), doc, params, t, sub))
+	j.reply, j.outcome, j.standIn, j.standInName = nil, OutcomeDenied, true, sub
 }
 
 // standInParams are the params of a hidden primitive's request as it goes
 // upstream: the stand-in's name and what a server needs to answer that it
 // does not exist, none of the caller's data (arguments become empty),
-// padded to the length of the params it replaces.
-func standInParams(method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
+// padded to the length of the params it replaces. Under 2026-07-28 the
+// request's _meta goes too, as sent: a server refuses a request without
+// its protocol version before it looks the name up.
+func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
 	switch method.Input {
 	case mcpvocab.InputArguments: // tools/call, prompts/get
@@ -175,6 +177,10 @@ func standInParams(method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Ta
 	default: // resources/read, subscribe, unsubscribe
 		out = append(out, `{"uri":`...)
 		out = jsondoc.AppendString(out, sub)
+	}
+	if meta := doc.Get(params, "_meta"); rev == mcpvocab.Rev2026 && meta != jsondoc.None {
+		out = append(out, `,"_meta":`...)
+		out = append(out, doc.Raw(meta)...)
 	}
 	// As long as the params it replaces, by insignificant spaces: a server
 	// that refuses bodies over a size (Express's express.json(), 100 KB)

@@ -195,3 +195,78 @@ func TestBatchRefusedUnder2026(t *testing.T) {
 
 // jsonQuote is s as a JSON string.
 func jsonQuote(s string) string { return jsondoc.Quote(s) }
+
+const hidden2026Envelope = `
+policy:
+  name: hide
+  hide_denied: true
+  allow_tools: ["*"]
+  deny_tools: ["delete_*"]
+  deny_resources: ["secret://*"]
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {hold_headers: HOLD}
+`
+
+// goSDKNotFound2026 is how the go-sdk v1.8.0 stateless server answers a
+// resources/read for a URI it does not have under 2026-07-28: -32602
+// "Resource not found" with the URI, and HTTP 400.
+func goSDKNotFound2026(id, uri string) (int, string) {
+	return 400, `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"Resource not found","data":{"uri":` + jsonQuote(uri) + `}}}`
+}
+
+// A hidden resource under 2026-07-28 is answered as the server answers a
+// missing one under that revision (-32602, HTTP 400), not with 2025's
+// -32002 and 200. With the headers held, the stand-in goes upstream and
+// Mcp-Name is rewritten to it, so the server answers itself; without,
+// the Mcp-Name header naming the hidden resource already left, so the
+// plugin answers as the server would (code, message, data and status).
+func TestHiddenResourceUnder2026LooksMissing(t *testing.T) {
+	const uri = "secret://x"
+	for _, hold := range []bool{true, false} {
+		cfg := mustConfig(t, strings.Replace(hidden2026Envelope, "HOLD", map[bool]string{true: "true", false: "false"}[hold], 1))
+		body := call("4", "resources/read", `{"uri":"`+uri+`",`+meta2026+`}`)
+		_, r, s := postOnce(cfg, req2026("resources/read", uri), body)
+		wantStatus, missing := goSDKNotFound2026("4", uri)
+		if !hold {
+			if r.Reply == nil || r.Reply.Status != wantStatus || compactJSON(r.Reply.Body) != missing {
+				t.Fatalf("hold off: got %+v, want %d %s", r.Reply, wantStatus, missing)
+			}
+			continue
+		}
+		if r.Reply != nil {
+			t.Fatalf("hold on: answered locally %s", r.Reply.Body)
+		}
+		doc, err := jsondoc.Parse(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent, _ := doc.Str(doc.Path(jsondoc.Root, "params", "uri"))
+		if !strings.Contains(sent, standInPrefix) {
+			t.Fatalf("upstream params.uri %q is not a stand-in", sent)
+		}
+		if !setsHeader(r.Set, "mcp-name", sent) {
+			t.Fatalf("Mcp-Name not rewritten to the stand-in %q: %v", sent, r.Set)
+		}
+		status, answer := goSDKNotFound2026("4", sent)
+		s.OnResponseHeaders(status, "application/json", "", false)
+		_, edit := s.OnResponseBody(len(answer), true, func() []byte { return []byte(answer) })
+		got := answer
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if compactJSON([]byte(got)) != missing {
+			t.Errorf("hold on: client got %s, want %s", got, missing)
+		}
+	}
+}
+
+// setsHeader reports whether set sets header name (any case) to v.
+func setsHeader(set [][2]string, name, v string) bool {
+	for _, kv := range set {
+		if strings.EqualFold(kv[0], name) && kv[1] == v {
+			return true
+		}
+	}
+	return false
+}

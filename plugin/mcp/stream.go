@@ -664,8 +664,9 @@ type judgement struct {
 	// retryAfter is the Retry-After header of a call a rate limit refused.
 	retryAfter [2]string
 	// standIn: the request names a hidden primitive and goes upstream
-	// naming its stand-in (hidden.go).
-	standIn bool
+	// naming its stand-in (hidden.go), standInName.
+	standIn     bool
+	standInName string
 	// in is what the input pipeline did (nil: it did not run); inIDs its
 	// transform ids.
 	in    *transforms.Run
