@@ -331,6 +331,10 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	for _, kv := range res.Set {
 		_ = proxywasm.ReplaceHttpResponseHeader(kv[0], kv[1])
 	}
+	existing, _ := headers.get("cache-control")
+	if v, ok := h.stream.CacheControl(existing); ok {
+		_ = proxywasm.ReplaceHttpResponseHeader("cache-control", v)
+	}
 	return toAction(res.Action)
 }
 

@@ -185,6 +185,9 @@ type Method struct {
 	// ParamHeaders: Mcp-Param-* headers mirror its params.arguments, as
 	// the tool's inputSchema marks them with x-mcp-header.
 	ParamHeaders bool
+	// Cacheable: its complete result carries ttlMs and cacheScope
+	// (2026-07-28, server/utilities/caching).
+	Cacheable bool
 }
 
 // Table is one revision's methods.
@@ -292,19 +295,19 @@ var methods2026 = []Method{
 	{Name: "prompts/get", Judged: true, Target: KindPrompt, Input: InputArguments, Output: OutputPrimitive,
 		Result: ResultPrompt, Metric: "prompts_get", NameMember: "name", RequiresName: true},
 	{Name: "resources/read", Judged: true, Target: KindResource, Input: InputURI, Output: OutputPrimitive,
-		Result: ResultResource, Metric: "resources_read", NameMember: "uri", RequiresName: true},
+		Result: ResultResource, Metric: "resources_read", NameMember: "uri", RequiresName: true, Cacheable: true},
 	{Name: "completion/complete", Judged: true, Target: KindRef, Input: InputCompletion, Output: OutputPrimitive,
 		Result: ResultCompletion, Metric: "completion_complete"},
 
-	{Name: "tools/list", Result: ResultList, List: List{"tools", "name", KindTool}, Metric: "tools_list"},
-	{Name: "resources/list", Result: ResultList, List: List{"resources", "uri", KindResource}, Metric: "resources_list"},
+	{Name: "tools/list", Result: ResultList, List: List{"tools", "name", KindTool}, Metric: "tools_list", Cacheable: true},
+	{Name: "resources/list", Result: ResultList, List: List{"resources", "uri", KindResource}, Metric: "resources_list", Cacheable: true},
 	{Name: "resources/templates/list", Result: ResultList,
-		List: List{"resourceTemplates", "uriTemplate", KindResourceTemplate}, Metric: "resources_templates_list"},
-	{Name: "prompts/list", Result: ResultList, List: List{"prompts", "name", KindPrompt}, Metric: "prompts_list"},
+		List: List{"resourceTemplates", "uriTemplate", KindResourceTemplate}, Metric: "resources_templates_list", Cacheable: true},
+	{Name: "prompts/list", Result: ResultList, List: List{"prompts", "name", KindPrompt}, Metric: "prompts_list", Cacheable: true},
 
 	// server/discover answers what initialize answered (versions,
 	// capabilities, server info, instructions).
-	{Name: "server/discover", Result: ResultInitialize, Metric: "server_discover"},
+	{Name: "server/discover", Result: ResultInitialize, Metric: "server_discover", Cacheable: true},
 	// The listen stream carries change notifications, each by its own
 	// entry below; its result is read as any result.
 	{Name: "subscriptions/listen", Metric: "subscriptions_listen"},
