@@ -270,3 +270,116 @@ func setsHeader(set [][2]string, name, v string) bool {
 	}
 	return false
 }
+
+// The Base64 sentinel as the transport page's examples write it.
+func TestHeaderValueEncoding(t *testing.T) {
+	for _, c := range []struct{ value, header string }{
+		{"us-west1", "us-west1"},
+		{"Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="},
+		{" padded ", "=?base64?IHBhZGRlZCA=?="},
+		{"line1\nline2", "=?base64?bGluZTEKbGluZTI=?="},
+		{"=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="},
+	} {
+		if got := encodeHeaderValue(c.value); got != c.header {
+			t.Errorf("encode %q = %q, want %q", c.value, got, c.header)
+		}
+		if got, ok := decodeHeaderValue(c.header); !ok || got != c.value {
+			t.Errorf("decode %q = %q (%v), want %q", c.header, got, ok, c.value)
+		}
+	}
+	for _, bad := range []string{"=?base64?***?=", "=?base64?/w==?=", "a\x01b", "caf\xc3\xa9"} {
+		if _, ok := decodeHeaderValue(bad); ok {
+			t.Errorf("decode %q accepted", bad)
+		}
+	}
+}
+
+const mirrorEnvelope = `
+policy:
+  name: mirror
+  audit: true
+  hide_denied: true
+  allow_tools: ["*"]
+  deny_tools: ["delete_*"]
+  deny_resources: ["secret://box/*@*"]
+  transforms: [pseudonymise]
+  vault: {key: "test key, not secret"}
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {hold_headers: HOLD}
+`
+
+// issuePseudonym has the server return alice@example.com to ann and
+// returns the pseudonym she got.
+func issuePseudonym(t *testing.T, cfg *Config) string {
+	t.Helper()
+	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"alice@example.com"}]}}`)
+	p := pseudonymRE.FindString(out)
+	if p == "" {
+		t.Fatalf("no pseudonym in %s", out)
+	}
+	return p
+}
+
+// When the plugin restores a pseudonym in an argument a tool mirrors into
+// an Mcp-Param header, or in a resource URI Mcp-Name mirrors, the header
+// is rewritten to match the body that goes upstream (else the server
+// refuses the call with -32020). Without hold_headers the headers already
+// left: the value is not restored (the body keeps what the header holds)
+// and the audit entry says why. A hidden tool's stand-in carries none of
+// the arguments, so their headers are removed.
+func TestMirroredHeadersFollowRestoration(t *testing.T) {
+	for _, hold := range []bool{true, false} {
+		cfg, _, lines, _ := wrConfig(t, strings.Replace(mirrorEnvelope, "HOLD", map[bool]string{true: "true", false: "false"}[hold], 1))
+		p := issuePseudonym(t, cfg)
+
+		// An argument mirrored in Mcp-Param-Email, another not.
+		body := call("2", "tools/call", `{"name":"send","arguments":{"email":"`+p+`","note":"to `+p+`"},`+meta2026+`}`)
+		_, r, s := postOnce(cfg, req2026("tools/call", "send", "mcp-param-email", p), body)
+		s.Done()
+		if r.Reply != nil {
+			t.Fatalf("hold %v: refused %s", hold, r.Reply.Body)
+		}
+		up := string(r.Body)
+		if hold {
+			if !strings.Contains(up, `"email":"alice@example.com"`) || !setsHeader(r.Set, "mcp-param-email", "alice@example.com") {
+				t.Errorf("hold on: upstream %s with headers %v: want the argument restored and its header rewritten", up, r.Set)
+			}
+		} else {
+			if !strings.Contains(up, `"email":"`+p+`"`) || !strings.Contains(up, `"note":"to alice@example.com"`) || len(r.Set) > 0 {
+				t.Errorf("hold off: upstream %s with headers %v: want the mirrored argument as sent, the other restored", up, r.Set)
+			}
+			if last := (*lines)[len(*lines)-1]; !strings.Contains(last, "hold_headers") || strings.Contains(last, "alice") {
+				t.Errorf("hold off: audit entry %s does not say why (or holds the value)", last)
+			}
+		}
+
+		// A URI Mcp-Name mirrors.
+		uri := "file:///people/" + p
+		_, r, s = postOnce(cfg, req2026("resources/read", uri), call("3", "resources/read", `{"uri":"`+uri+`",`+meta2026+`}`))
+		s.Done()
+		if r.Reply != nil {
+			t.Fatalf("hold %v: read refused %s", hold, r.Reply.Body)
+		}
+		if hold && !setsHeader(r.Set, "mcp-name", "file:///people/alice@example.com") {
+			t.Errorf("hold on: Mcp-Name not rewritten: %v (upstream %s)", r.Set, r.Body)
+		}
+		if !hold && (r.Body != nil && strings.Contains(string(r.Body), "alice") || len(r.Set) > 0) {
+			t.Errorf("hold off: URI restored though Mcp-Name left: %s %v", r.Body, r.Set)
+		}
+
+		// A hidden tool's stand-in: the argument headers go (hold on) or
+		// the plugin answers as missing (hold off).
+		_, r, s = postOnce(cfg, req2026("tools/call", "delete_all", "mcp-param-email", p),
+			call("4", "tools/call", `{"name":"delete_all","arguments":{"email":"`+p+`"},`+meta2026+`}`))
+		s.Done()
+		if hold {
+			if r.Reply != nil || !contains(r.Remove, "mcp-param-email") || !strings.Contains(string(r.Body), standInPrefix) {
+				t.Errorf("hold on: hidden tool: reply %+v, remove %v, body %s", r.Reply, r.Remove, r.Body)
+			}
+		} else if r.Reply == nil || r.Reply.Status != 400 || !strings.Contains(string(r.Reply.Body), `"code":-32602`) {
+			t.Errorf("hold off: hidden tool: want a local 400 -32602, got %+v", r)
+		}
+	}
+}
