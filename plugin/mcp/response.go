@@ -184,12 +184,16 @@ func (s *Stream) processText(raw []byte) []byte {
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	text := string(raw)
+	if s.requests.has {
+		// An error page about the request this stream forwarded.
+		text = unrestoreText(text, s.requests.one.restored)
+	}
 	r := tr.engine.ApplyText(out, text, run)
 	s.countRun(run)
 	switch {
 	case run.Blocked:
 		return []byte(withheldBody + ": blocked by the privacy policy]")
-	case r != text:
+	case r != string(raw):
 		return []byte(r)
 	}
 	return nil

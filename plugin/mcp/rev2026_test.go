@@ -369,6 +369,22 @@ func TestMirroredHeadersFollowRestoration(t *testing.T) {
 			t.Errorf("hold off: URI restored though Mcp-Name left: %s %v", r.Body, r.Set)
 		}
 
+		// A URI hidden once restored: it looks missing under the name the
+		// client sent, whoever answers.
+		hid := "secret://box/" + p
+		_, r, s = postOnce(cfg, req2026("resources/read", hid), call("5", "resources/read", `{"uri":"`+hid+`",`+meta2026+`}`))
+		s.Done()
+		if hold {
+			if r.Reply != nil || !strings.Contains(string(r.Body), standInPrefix) || strings.Contains(string(r.Body)+fmtList(flat(r.Set)), "alice") {
+				t.Errorf("hold on: restored hidden URI: reply %+v, body %s, headers %v", r.Reply, r.Body, r.Set)
+			}
+		} else {
+			_, missing := goSDKNotFound2026("5", hid)
+			if r.Reply == nil || compactJSON(r.Reply.Body) != missing {
+				t.Errorf("hold off: restored hidden URI: got %+v, want %s", r.Reply, missing)
+			}
+		}
+
 		// A hidden tool's stand-in: the argument headers go (hold on) or
 		// the plugin answers as missing (hold off).
 		_, r, s = postOnce(cfg, req2026("tools/call", "delete_all", "mcp-param-email", p),
@@ -382,4 +398,80 @@ func TestMirroredHeadersFollowRestoration(t *testing.T) {
 			t.Errorf("hold off: hidden tool: want a local 400 -32602, got %+v", r)
 		}
 	}
+}
+
+// No error the plugin passes on carries a value it restored: a server's
+// error quoting the restored URI or argument (its not-found, its header
+// check, its own text, a plain-text error page) reaches the client with
+// the pseudonym the client sent. Results are the output pipeline's.
+func TestNoRestoredValueInErrors(t *testing.T) {
+	const env = `
+policy:
+  name: errs
+  allow_tools: ["*"]
+  allow_resources: ["*"]
+  transforms:
+    - {type: pseudonymise, options: {detectors: [email], fields: [email]}}
+  vault: {key: "test key, not secret"}
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {hold_headers: true}
+`
+	cfg := mustConfig(t, env)
+	// Pseudonymised in the field email only: what the output pipeline
+	// would not pseudonymise again elsewhere (an error's message).
+	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"email":"alice@example.com"}}}`)
+	p := pseudonymRE.FindString(out)
+	if p == "" {
+		t.Fatalf("no pseudonym in %s", out)
+	}
+	uri := "file:///people/" + p
+	real := "file:///people/alice@example.com"
+	read := call("2", "resources/read", `{"uri":"`+uri+`",`+meta2026+`}`)
+	tool := call("2", "tools/call", `{"name":"send","arguments":{"to":"`+p+`"},`+meta2026+`}`)
+	for _, c := range []struct {
+		name, request string
+		req           fakeRequest
+		status        int
+		ct, answer    string
+	}{
+		{"not found quotes the URI", read, req2026("resources/read", uri), 400, "application/json",
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"` + real + `"}}}`},
+		{"header check quotes the value", read, req2026("resources/read", uri), 400, "application/json",
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32020,"message":"header mismatch: Mcp-Name header value '` + uri + `' does not match body value '` + real + `'"}}`},
+		{"error quotes the part", read, req2026("resources/read", uri), 200, "text/event-stream",
+			"event: message\ndata: " + `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"no person alice@example.com"}}` + "\n\n"},
+		{"tool error quotes the argument", tool, req2026("tools/call", "send"), 200, "application/json",
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"cannot send to alice@example.com"}}`},
+		{"plain-text error page", tool, req2026("tools/call", "send"), 400, "text/plain",
+			`Bad Request: cannot send to alice@example.com`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, r, s := postOnce(cfg, c.req, c.request)
+			if r.Reply != nil {
+				t.Fatalf("refused: %s", r.Reply.Body)
+			}
+			if !strings.Contains(string(r.Body), "alice@example.com") {
+				t.Fatalf("nothing restored upstream: %s", r.Body)
+			}
+			s.OnResponseHeaders(c.status, c.ct, "", false)
+			_, edit := s.OnResponseBody(len(c.answer), true, func() []byte { return []byte(c.answer) })
+			got := c.answer
+			if edit.Replace {
+				got = string(edit.Data)
+			}
+			if strings.Contains(got, "alice") || !strings.Contains(got, p) {
+				t.Errorf("client got %s: want the pseudonym %s, not the value", got, p)
+			}
+		})
+	}
+}
+
+func flat(kvs [][2]string) []string {
+	var out []string
+	for _, kv := range kvs {
+		out = append(out, kv[0], kv[1])
+	}
+	return out
 }

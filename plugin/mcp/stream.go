@@ -156,6 +156,9 @@ type forwarded struct {
 	// for (from its shared record): its response gets that principal's
 	// pipeline, wherever it arrives.
 	principal policy.Principal
+	// restored are the values the plugin restored in the request: an
+	// error answering it quotes them as the client sent them.
+	restored []restoredPair
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -582,7 +585,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		nForwarded++
 		if request {
 			f := forwarded{method: m.Method, rev: s.rev, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn}
+				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn, restored: j.restored}
 			if j.judged && j.reply == nil && j.answer == nil && !j.standIn {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
@@ -677,6 +680,9 @@ type judgement struct {
 	// note is added to the audit entry's reason: what the plugin left
 	// undone and why (a mirrored value it could not rewrite, headers.go).
 	note string
+	// restored are the values the input pipeline restored, with what the
+	// client sent (restored.go).
+	restored []restoredPair
 }
 
 // fail answers the message with an error the plugin found.

@@ -248,7 +248,11 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	switch methodOf(s.rev, m.Method).Input {
 	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
+			sent := doc.Raw(a)
 			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
+			if run.Resolved > 0 {
+				j.restored = restoredStrings(doc, a, sent, j.restored)
+			}
 		}
 	case mcpvocab.InputCompletion:
 		if v := doc.Path(params, "argument", "value"); v != jsondoc.None {
@@ -264,6 +268,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 			break
 		}
 		uri, _ := doc.Str(u)
+		j.restored = appendRestored(j.restored, uri, sent)
 		t.Name = uri
 		x2, d := s.resolveAndDecide(t)
 		if !d.Allowed {
@@ -429,6 +434,9 @@ func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels [
 // A block replaces the response with -32004. It returns what became of
 // the response (decision "" when no pipeline ran).
 func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
+	if req != nil {
+		unrestoreError(doc, n, req.restored)
+	}
 	result, kind := doc.Get(n, "result"), transforms.AnyResult
 	switch {
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
