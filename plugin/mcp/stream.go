@@ -278,6 +278,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// is refused below.
 	sessions := req.HeaderValues("mcp-session-id")
 	querySession, sessionAmbiguous := legacySession(query)
+	if method == "POST" && stateless(req) {
+		// 2026-07-28 has no sessions: a server ignores Mcp-Session-Id
+		// (and a legacy query's), so the plugin does too. Nothing binds,
+		// nothing is shared by it; the answer comes back on this stream.
+		sessions, querySession, sessionAmbiguous = nil, "", false
+	}
 	if len(sessions) > 0 {
 		s.session = sessions[0]
 		for _, v := range sessions[1:] {
@@ -382,6 +388,13 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Action = Pause
 	}
 	return r
+}
+
+// stateless reports whether a request is of the stateless era (its one
+// MCP-Protocol-Version header is 2026-07-28 or later).
+func stateless(req Request) bool {
+	v := req.HeaderValues(headerProtocolVersion)
+	return len(v) == 1 && mcpvocab.RevisionOf(v[0]) == mcpvocab.Rev2026
 }
 
 // anyPathMatch reports whether one of paths matches gateway.paths as a
