@@ -84,13 +84,20 @@ func readMirroredHeaders(req Request) mirroredHeaders {
 
 // decodeHeaderValue is a mirrored header's value decoded from the Base64
 // sentinel (=?base64?...?=) if it is written so. ok is false for a value
-// with characters a header value may not carry, or a sentinel whose
-// content is not standard Base64 of UTF-8.
+// with characters a header value may not carry (controls), raw bytes that
+// are not UTF-8, or a sentinel whose content is not standard Base64 of
+// UTF-8. Raw UTF-8 (RFC 9110's obs-text) is read as it is: clients must
+// use the sentinel for it, but the go-sdk v1.8.0 client writes Mcp-Name
+// raw and its server compares it raw, so both readings are the same bytes
+// for every filter that reads the header.
 func decodeHeaderValue(v string) (string, bool) {
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
 			return "", false
 		}
+	}
+	if !utf8Valid([]byte(v)) {
+		return "", false
 	}
 	inner, ok := strings.CutPrefix(v, sentinelPrefix)
 	if !ok {
@@ -105,6 +112,36 @@ func decodeHeaderValue(v string) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// encodeLike writes v as the value of a mirrored header the client wrote
+// as was: in the sentinel if the client used it; raw when the client wrote
+// raw UTF-8 and v needs no more than that (a server that compares raw, as
+// the go-sdk's does Mcp-Name, reads it as the client meant); else as the
+// specification says (encodeHeaderValue).
+func encodeLike(was, v string) string {
+	if strings.HasPrefix(was, sentinelPrefix) && strings.HasSuffix(was, sentinelSuffix) {
+		return sentinelPrefix + base64.StdEncoding.EncodeToString([]byte(v)) + sentinelSuffix
+	}
+	if !isASCII(was) && rawSafe(v) {
+		return v
+	}
+	return encodeHeaderValue(v)
+}
+
+// rawSafe reports whether v can be a header value as it is, non-ASCII
+// UTF-8 allowed: no controls, no leading or trailing space, not in the
+// sentinel's form.
+func rawSafe(v string) bool {
+	if v != "" && (v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return !(strings.HasPrefix(v, sentinelPrefix) && strings.HasSuffix(v, sentinelSuffix))
 }
 
 // encodeHeaderValue writes v as a mirrored header's value: as it is when
@@ -134,6 +171,7 @@ type mirrorPlan struct {
 
 type paramMirror struct {
 	header string // lower case, without the prefix
+	sent   string // as sent
 	value  string // decoded
 	paths  [][]string
 }
@@ -223,7 +261,7 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		if len(paths) == 0 {
 			return mismatch("the " + canonicalHeader(headerParamPrefix+p[0]) + " header matches no argument"), plan
 		}
-		plan.params = append(plan.params, paramMirror{header: p[0], value: v, paths: paths})
+		plan.params = append(plan.params, paramMirror{header: p[0], sent: p[1], value: v, paths: paths})
 	}
 	return "", plan
 }
@@ -354,7 +392,7 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		if v != plan.name {
 			switch {
 			case hold:
-				ch.set = append(ch.set, [2]string{"Mcp-Name", encodeHeaderValue(v)})
+				ch.set = append(ch.set, [2]string{"Mcp-Name", encodeLike(s.mirror.name[0], v)})
 			case j.standIn:
 				s.answerMissingLocally(j)
 				return headerChanges{}
@@ -386,7 +424,7 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		case hold && !present:
 			ch.remove = append(ch.remove, headerParamPrefix+p.header)
 		case hold:
-			ch.set = append(ch.set, [2]string{"Mcp-Param-" + p.header, encodeHeaderValue(now)})
+			ch.set = append(ch.set, [2]string{"Mcp-Param-" + p.header, encodeLike(p.sent, now)})
 		case j.standIn:
 			// Arguments are dropped for a stand-in; the header already
 			// went, and the answer is local (above) or the server's.

@@ -141,7 +141,9 @@ func TestHeaderMismatchRefused(t *testing.T) {
 		{"method case differs", req2026("Tools/Call", "lookup"), toolCall, false},
 		{"name missing", req2026("tools/call", ""), toolCall, false},
 		{"name differs", req2026("tools/call", "other"), toolCall, false},
-		{"name not decoded differs", req2026("resources/read", "file:///a b/ü.txt"), read, false},
+		{"name raw UTF-8, as the go-sdk client writes it", req2026("resources/read", "file:///a b/ü.txt"), read, true},
+		{"name raw, not UTF-8", req2026("resources/read", "file:///a b/\xfc.txt"), read, false},
+		{"name with a control character", req2026("resources/read", "file:///a b/\x01.txt"), read, false},
 		{"name malformed sentinel", req2026("resources/read", "=?base64?not*base64?="), read, false},
 		{"name on a list", req2026("tools/list", "lookup"), call("7", "tools/list", `{`+meta2026+`}`), false},
 		{"param matches no argument", req2026("tools/call", "lookup", "mcp-param-region", "eu-west1"), toolCall, false},
@@ -271,6 +273,23 @@ func setsHeader(set [][2]string, name, v string) bool {
 	return false
 }
 
+// A rewritten header keeps the client's way of writing it: the sentinel
+// if it used it, raw UTF-8 if it wrote that (the go-sdk's server compares
+// Mcp-Name raw), else what the specification says.
+func TestHeaderValueEncodedLikeTheClients(t *testing.T) {
+	for _, c := range []struct{ was, v, want string }{
+		{"EMAIL_ABC", "alice@example.com", "alice@example.com"},
+		{"EMAIL_ABC", "Zoë", "=?base64?Wm/Dqw==?="},
+		{"=?base64?RU1BSUxfQUJD?=", "alice@example.com", "=?base64?YWxpY2VAZXhhbXBsZS5jb20=?="},
+		{"file:///ü/EMAIL_ABC", "file:///ü/alice@example.com", "file:///ü/alice@example.com"},
+		{"file:///ü/EMAIL_ABC", "line\nbreak", "=?base64?bGluZQpicmVhaw==?="},
+	} {
+		if got := encodeLike(c.was, c.v); got != c.want {
+			t.Errorf("encodeLike(%q, %q) = %q, want %q", c.was, c.v, got, c.want)
+		}
+	}
+}
+
 // The Base64 sentinel as the transport page's examples write it.
 func TestHeaderValueEncoding(t *testing.T) {
 	for _, c := range []struct{ value, header string }{
@@ -287,7 +306,7 @@ func TestHeaderValueEncoding(t *testing.T) {
 			t.Errorf("decode %q = %q (%v), want %q", c.header, got, ok, c.value)
 		}
 	}
-	for _, bad := range []string{"=?base64?***?=", "=?base64?/w==?=", "a\x01b", "caf\xc3\xa9"} {
+	for _, bad := range []string{"=?base64?***?=", "=?base64?/w==?=", "a\x01b", "caf\xe9", "a\x7fb"} {
 		if _, ok := decodeHeaderValue(bad); ok {
 			t.Errorf("decode %q accepted", bad)
 		}
