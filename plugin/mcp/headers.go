@@ -29,7 +29,11 @@ import (
 // equals the value of some scalar argument reachable through object
 // members alone (where x-mcp-header may sit), and it mirrors every such
 // argument. A header whose value no argument holds is refused; a missing
-// header the server refuses itself (it knows the schema).
+// header, or one carrying another argument's value, the server refuses
+// itself (it knows the schema). Schemas are not learned for this: a
+// binding one worker or replica learned and another did not, or one kept
+// after the server changed the tool, would make a request pass on one
+// Envoy and fail on the next.
 
 // Header names as the host hands them over (lower case).
 const (
