@@ -494,3 +494,25 @@ func flat(kvs [][2]string) []string {
 	}
 	return out
 }
+
+// The legacy HTTP+SSE transport has no request headers to mirror the
+// body: a POST there carrying a 2026 _meta without MCP-Protocol-Version
+// (the go-sdk client's server/discover probe) goes to the server, which
+// answers as it answers an unknown method; Streamable HTTP refuses it.
+func TestLegacyTransportNotHeaderChecked(t *testing.T) {
+	cfg := mustConfig(t, rev2026Envelope)
+	body := call("1", "server/discover", `{`+meta2026+`}`)
+	for _, c := range []struct {
+		path string
+		ok   bool
+	}{{"/mcp?sessionid=abc", true}, {"/mcp", false}} {
+		s := NewStream(cfg)
+		if h := s.OnRequestHeaders(hdr("x-mcp-principal", "ann", "content-type", "application/json"), "POST", c.path, false); h.Reply != nil {
+			t.Fatalf("%s: headers refused %s", c.path, h.Reply.Body)
+		}
+		r := s.OnRequestBody(len(body), true, func() []byte { return []byte(body) })
+		if (r.Reply == nil) != c.ok {
+			t.Errorf("%s: reply %+v, want passed %v", c.path, r.Reply, c.ok)
+		}
+	}
+}

@@ -542,7 +542,10 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		}
 		t0 := s.cfg.Now()
 		var plan mirrorPlan
-		if m.Invalid == nil {
+		if m.Invalid == nil && !s.legacy {
+			// Streamable HTTP's headers (the legacy HTTP+SSE transport has
+			// none: a client there may send a 2026 _meta, as the go-sdk's
+			// server/discover probe does, without the header).
 			var why string
 			if why, plan = s.checkMirror(body.Doc, m); why != "" {
 				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
