@@ -181,3 +181,28 @@ func TestParamHeaderAgainstGoSDKStateless(t *testing.T) {
 		}
 	}
 }
+
+// Against a real go-sdk v1.8.0 stateless server: methods 2026-07-28
+// removed reach it as sent and come back as its own answer (the
+// conformance scenario server-stateless compares them), and a tools/list
+// the plugin filtered is marked private.
+func TestRemovedMethodsAndCacheScopeAgainstGoSDKStateless(t *testing.T) {
+	url := goSDKStateless(t)
+	cfg := mustConfig(t, strings.Replace(strings.Replace(hidden2026Envelope, "HOLD", "true", 1), `deny_tools: ["delete_*"]`, `deny_tools: ["lookup"]`, 1))
+	for _, method := range []string{"resources/subscribe", "ping", "logging/setLevel"} {
+		hs := [][2]string{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", method}}
+		body := call("3", method, `{"uri":"file:///present","level":"info",`+metaFull+`}`)
+		wantStatus, _, want := send(t, url, hs, body)
+		gotStatus, got := through(t, cfg, url, hs, body)
+		if gotStatus != wantStatus || got != want {
+			t.Errorf("%s: through the plugin %d %s, directly %d %s", method, gotStatus, got, wantStatus, want)
+		}
+	}
+	hs := [][2]string{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}}
+	_, _, direct := send(t, url, hs, call("4", "tools/list", `{`+metaFull+`}`))
+	_, got := through(t, cfg, url, hs, call("4", "tools/list", `{`+metaFull+`}`))
+	if !strings.Contains(direct, `"name":"lookup"`) || strings.Contains(got, `"name":"lookup"`) ||
+		!strings.Contains(got, `"cacheScope":"private"`) {
+		t.Errorf("tools/list: directly %s\nthrough the plugin %s", direct, got)
+	}
+}
