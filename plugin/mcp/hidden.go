@@ -438,6 +438,10 @@ func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 // and reports whether it did: a server has no updates for a resource it
 // does not have. Alone in an event, the message leaves the event without
 // data (clients dispatch nothing, and the stream's event ids keep no gap).
+// Under 2026-07-28 a visibly denied resource's updates are withheld too:
+// the subscription came in a subscriptions/listen request, which names
+// its resources in a filter no judgement stood before (under 2025 the
+// resources/subscribe naming it was refused).
 func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !doc.StrEquals(doc.Get(n, "method"), mcpvocab.NotificationResourceUpdated) {
 		return false
@@ -446,7 +450,8 @@ func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !ok || uri == "" {
 		return false
 	}
-	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden {
+	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden &&
+		(d.Allowed || s.rev != mcpvocab.Rev2026) {
 		return false
 	}
 	if n == jsondoc.Root {

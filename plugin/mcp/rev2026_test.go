@@ -516,3 +516,46 @@ func TestLegacyTransportNotHeaderChecked(t *testing.T) {
 		}
 	}
 }
+
+// On a 2026-07-28 subscriptions/listen stream, updates of a resource the
+// caller may not read are withheld, hidden or visibly denied (the listen
+// filter that subscribed to it was never judged); allowed ones pass.
+// Under 2025 a visibly denied one's subscribe was refused, and only hidden
+// ones' updates are withheld.
+func TestListenStreamWithholdsDeniedUpdates(t *testing.T) {
+	cfg := mustConfig(t, rev2026Envelope) // secret://* visibly denied
+	update := func(uri string) string {
+		return "event: message\ndata: " + `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"` + uri +
+			`","_meta":{"io.modelcontextprotocol/subscriptionId":1}}}` + "\n\n"
+	}
+	for _, c := range []struct {
+		rev2026 bool
+		uri     string
+		passes  bool
+	}{
+		{true, "secret://x", false},
+		{true, "file:///ok", true},
+		{false, "secret://x", true},
+	} {
+		req := hdr("x-mcp-principal", "ann", "content-type", "application/json")
+		body := call("1", "subscriptions/listen", `{"notifications":{"resourceSubscriptions":["`+c.uri+`"]}}`)
+		if c.rev2026 {
+			req = req2026("subscriptions/listen", "")
+			body = call("1", "subscriptions/listen", `{"notifications":{"resourceSubscriptions":["`+c.uri+`"]},`+meta2026+`}`)
+		}
+		_, r, s := postOnce(cfg, req, body)
+		if r.Reply != nil {
+			t.Fatalf("listen refused: %s", r.Reply.Body)
+		}
+		s.OnResponseHeaders(200, "text/event-stream", "", false)
+		ev := update(c.uri)
+		_, edit := s.OnResponseBody(len(ev), false, func() []byte { return []byte(ev) })
+		got := ev
+		if edit.Replace {
+			got = string(edit.Data)
+		}
+		if strings.Contains(got, c.uri) != c.passes {
+			t.Errorf("2026 %v, %s: got %q, want passed %v", c.rev2026, c.uri, got, c.passes)
+		}
+	}
+}
