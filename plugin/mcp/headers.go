@@ -432,10 +432,10 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		case j.standIn:
 			// Arguments are dropped for a stand-in; the header already
 			// went, and the answer is local (above) or the server's.
-		case j.in != nil && len(j.in.Detections) > 0:
-			// A detector changed it (a redaction, a pseudonym issued):
-			// the header carried the value upstream already, so the
-			// body does not follow it.
+		case !present || !restoredOnly(p.value, now):
+			// A detecting step changed it (a redaction, a pseudonym
+			// issued): the header carried the value upstream already, so
+			// the body does not follow it.
 			j.reply, j.outcome = rpcError(mcpvocab.ErrBlocked, "an argument the policy changes was already sent upstream in its "+canonicalHeader(headerParamPrefix+p.header)+" header"), OutcomeBlocked
 			j.reason = "blocked: a transform changed an argument mirrored in " + canonicalHeader(headerParamPrefix+p.header) + ", which had already gone upstream (gateway.hold_headers is off)"
 			return headerChanges{}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms"
 )
 
 // A server quotes what it received in its errors ("Resource not found"
@@ -24,11 +25,37 @@ type restoredPair struct{ restored, sent string }
 // that is replaced on its own: shorter ones would replace unrelated text.
 const minRestoredSpan = 3
 
-// appendRestored adds the pair (restored, sent) and, when the two share a
-// beginning or an end (a URI with a pseudonym in one segment), the span
-// that differs, which a server may quote alone.
+// restoredOnly reports whether now is sent with pseudonyms restored and
+// nothing else changed: the text around sent's pseudonyms is in now, in
+// order, from its start to its end. A value a detecting step changed (a
+// redaction) is not.
+func restoredOnly(sent, now string) bool {
+	spans := transforms.FindPseudonyms(sent, nil)
+	if len(spans) == 0 || sent == now {
+		return false
+	}
+	head, tail := sent[:spans[0].Start], sent[spans[len(spans)-1].End:]
+	if !strings.HasPrefix(now, head) || !strings.HasSuffix(now[len(head):], tail) {
+		return false
+	}
+	mid := now[len(head) : len(now)-len(tail)]
+	for i := 0; i+1 < len(spans); i++ {
+		lit := sent[spans[i].End:spans[i+1].Start]
+		k := strings.Index(mid, lit)
+		if k < 0 {
+			return false
+		}
+		mid = mid[k+len(lit):]
+	}
+	return true
+}
+
+// appendRestored adds the pair (restored, sent), when restored is sent
+// with its pseudonyms restored, and, when the two share a beginning or an
+// end (a URI with a pseudonym in one segment), the span that differs,
+// which a server may quote alone.
 func appendRestored(out []restoredPair, restored, sent string) []restoredPair {
-	if restored == sent {
+	if !restoredOnly(sent, restored) {
 		return out
 	}
 	out = append(out, restoredPair{restored, sent})

@@ -559,3 +559,36 @@ func TestListenStreamWithholdsDeniedUpdates(t *testing.T) {
 		}
 	}
 }
+
+// Without hold_headers, a mirrored argument is left as sent when the
+// plugin would only restore its pseudonyms (another argument's redaction
+// does not change that), and the call is refused as blocked when an
+// input step would change the mirrored value itself: its header already
+// carried the value upstream, and the body must not say otherwise.
+func TestMirroredValueWithoutHeldHeaders(t *testing.T) {
+	env := strings.Replace(mirrorEnvelope, "HOLD", "false", 1)
+	env = strings.Replace(env, "  transforms: [pseudonymise]\n", "  transforms: [pseudonymise]\n  input_transforms: [{type: redact, options: {detectors: [phone]}}]\n", 1)
+	cfg := mustConfig(t, env)
+	p := issuePseudonym(t, cfg)
+	for _, c := range []struct {
+		name, args, header string
+		blocked            bool
+		want               string // in the upstream body
+	}{
+		{"restored only, another argument redacted", `{"email":"` + p + `","note":"call +1 415 555 0100"}`, p, false, `"email":"` + p + `"`},
+		{"the mirrored value redacted", `{"email":"+1 415 555 0100"}`, "+1 415 555 0100", true, ""},
+	} {
+		_, r, s := postOnce(cfg, req2026("tools/call", "send", "mcp-param-email", c.header),
+			call("2", "tools/call", `{"name":"send","arguments":`+c.args+`,`+meta2026+`}`))
+		s.Done()
+		if c.blocked {
+			if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32004`) || strings.Contains(string(r.Reply.Body), "555") {
+				t.Errorf("%s: want a -32004 refusal without the value, got %+v", c.name, r)
+			}
+			continue
+		}
+		if r.Reply != nil || !strings.Contains(string(r.Body), c.want) || strings.Contains(string(r.Body), "555") {
+			t.Errorf("%s: reply %+v, upstream %s", c.name, r.Reply, r.Body)
+		}
+	}
+}
