@@ -124,3 +124,18 @@ func fmtList(s []string) string {
 	}
 	return out + "]"
 }
+
+// TestSharedErrorCodes checks what vocab (the 2025 column) is trusted
+// for: every error but a missing resource's has the same code and
+// standard message under every revision, so the plugin's own errors that
+// are not about a missing resource read them there.
+func TestSharedErrorCodes(t *testing.T) {
+	for e := mcpvocab.Err(0); e < mcpvocab.NumErrs; e++ {
+		if e == mcpvocab.ErrResourceNotFound {
+			continue
+		}
+		if a, b := mcpvocab.For(mcpvocab.Rev2025).Error(e), mcpvocab.For(mcpvocab.Rev2026).Error(e); a != b {
+			t.Errorf("error %d: 2025 %+v, 2026-07-28 %+v: read it from the request's table", e, a, b)
+		}
+	}
+}
