@@ -362,7 +362,9 @@ func (s *Stream) headerMismatchReply(m *Message, why string, bytesIn int) *Local
 	}
 	r := jsonReply(400, ErrorResponse(id, &policy.RPCError{Code: mcpvocab.For(s.rev).Error(mcpvocab.ErrHeaderMismatch).Code, Message: why}),
 		"mcp_privacy_header_mismatch")
-	s.refuseBody(ErrHeaderMismatch, why, bytesIn, len(r.Body), s.arrived)
+	// The text names headers, one of them (an Mcp-Param's) chosen by the
+	// client: it passes the detectors like anything a client chose.
+	s.refuseBody(ErrHeaderMismatch, s.cfg.scrub(why), bytesIn, len(r.Body), s.arrived)
 	return r
 }
 
