@@ -528,6 +528,24 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			"Invalid Request: a batch is not a "+mcpvocab.Version2026+" request; send each message as its own POST")
 		return BodyResult{Reply: r}
 	}
+	// The headers that mirror the body are checked before any message is
+	// judged (a refusal is the whole POST's). Streamable HTTP's only: the
+	// legacy HTTP+SSE transport has none, and a client there may send a
+	// 2026 _meta without the header, as the go-sdk's server/discover probe
+	// does.
+	var one [1]mirrorPlan
+	plans := one[:]
+	if len(body.Messages) > 1 {
+		plans = make([]mirrorPlan, len(body.Messages))
+	}
+	for i := range body.Messages {
+		if m := &body.Messages[i]; m.Invalid == nil && !s.legacy {
+			var why string
+			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
+				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
+			}
+		}
+	}
 	var answers [][]byte   // local answers, in message order
 	var exported judgement // the first judged message's
 	var retryAfter [2]string
@@ -541,16 +559,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			bytesIn = len(body.Doc.Raw(m.Node)) // as received: nothing is edited yet
 		}
 		t0 := s.cfg.Now()
-		var plan mirrorPlan
-		if m.Invalid == nil && !s.legacy {
-			// Streamable HTTP's headers (the legacy HTTP+SSE transport has
-			// none: a client there may send a 2026 _meta, as the go-sdk's
-			// server/discover probe does, without the header).
-			var why string
-			if why, plan = s.checkMirror(body.Doc, m); why != "" {
-				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
-			}
-		}
+		plan := plans[i]
 		var orig *jsondoc.Doc
 		if len(plan.params) > 0 {
 			orig, _ = jsondoc.Parse(body.Doc.Raw(m.Node))
