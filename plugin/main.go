@@ -184,6 +184,9 @@ func (r hostRequest) HeaderValues(name string) []string {
 	return vs
 }
 
+// Headers returns every pair as the host gave them.
+func (r hostRequest) Headers() [][2]string { return r.headers }
+
 func (hostRequest) Property(path ...string) ([]byte, bool) {
 	v, err := proxywasm.GetProperty(path)
 	return v, err == nil
@@ -283,6 +286,9 @@ func (h *httpContext) applyRequestBody(stage string, res mcp.BodyResult) types.A
 	if res.Reply != nil {
 		return h.reply(res.Reply)
 	}
+	for _, name := range res.Remove {
+		_ = proxywasm.RemoveHttpRequestHeader(name)
+	}
 	for _, kv := range res.Set {
 		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])
 	}
@@ -324,6 +330,10 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	}
 	for _, kv := range res.Set {
 		_ = proxywasm.ReplaceHttpResponseHeader(kv[0], kv[1])
+	}
+	existing, _ := headers.get("cache-control")
+	if v, ok := h.stream.CacheControl(existing); ok {
+		_ = proxywasm.ReplaceHttpResponseHeader("cache-control", v)
 	}
 	return toAction(res.Action)
 }

@@ -364,12 +364,16 @@ func (d Decision) Renamed(from, to string) Decision {
 	return d
 }
 
-// vocab is the table of the revision whose errors a decision reads.
-var vocab = mcpvocab.For(mcpvocab.Rev2025)
+// Error is the JSON-RPC error a denied call gets under the 2025
+// revisions (ErrorFor).
+func (d *Decision) Error() *RPCError { return d.ErrorFor(mcpvocab.Rev2025) }
 
-// Error is the JSON-RPC error a denied call gets, or nil when allowed.
-// Hidden denials look exactly like a primitive that does not exist.
-func (d *Decision) Error() *RPCError {
+// ErrorFor is the JSON-RPC error a denied call of revision rev gets, or
+// nil when allowed. Hidden denials look exactly like a primitive that
+// does not exist under that revision (a resource's code changed in
+// 2026-07-28).
+func (d *Decision) ErrorFor(rev mcpvocab.Revision) *RPCError {
+	vocab := mcpvocab.For(rev)
 	if d.Allowed {
 		return nil
 	}

@@ -108,17 +108,26 @@ var (
 	}
 )
 
-// ResultPayload is the payload of a result answering method: its shape in
-// the schema, or every result's shape for a method the schema does not
-// define.
-func ResultPayload(method string) Payload {
-	return resultPayloads[mcpvocab.For(mcpvocab.Rev2025).Method(method).Result]
+// ResultPayload is the payload of a result answering method under the
+// 2025 revisions (ResultPayloadAt).
+func ResultPayload(method string) Payload { return ResultPayloadAt(mcpvocab.Rev2025, method) }
+
+// ResultPayloadAt is the payload of a result answering method under
+// revision rev: its shape in the schema, or every result's shape for a
+// method the schema does not define.
+func ResultPayloadAt(rev mcpvocab.Revision, method string) Payload {
+	return resultPayloads[mcpvocab.For(rev).Method(method).Result]
 }
 
-// ParamsPayload is the payload of the params of a server request
-// (request: it has an id) or notification of method.
+// ParamsPayload is ParamsPayloadAt under the 2025 revisions.
 func ParamsPayload(method string, request bool) Payload {
-	p := mcpvocab.For(mcpvocab.Rev2025).Method(method).Params
+	return ParamsPayloadAt(mcpvocab.Rev2025, method, request)
+}
+
+// ParamsPayloadAt is the payload of the params of a server request
+// (request: it has an id) or notification of method under revision rev.
+func ParamsPayloadAt(rev mcpvocab.Revision, method string, request bool) Payload {
+	p := mcpvocab.For(rev).Method(method).Params
 	if p == mcpvocab.ParamsGeneric && request {
 		return paramsRequest
 	}

@@ -18,6 +18,15 @@ const (
 	ErrAccessDenied
 	ErrBlocked
 	ErrRateLimited
+	// ErrHeaderMismatch: the HTTP headers that mirror the body disagree
+	// with it, or a required one is missing or malformed (2026-07-28).
+	ErrHeaderMismatch
+	// ErrMissingCapability: the request needs a client capability its
+	// _meta does not declare (2026-07-28).
+	ErrMissingCapability
+	// ErrUnsupportedVersion: the protocol version is not one the server
+	// speaks (2026-07-28).
+	ErrUnsupportedVersion
 	NumErrs
 )
 
@@ -43,6 +52,14 @@ const (
 	CodeRateLimited      = -32029
 )
 
+// The codes 2026-07-28 defines (basic/index, "Error Codes"), in the range
+// it reserves for the specification.
+const (
+	CodeHeaderMismatch     = -32020
+	CodeMissingCapability  = -32021
+	CodeUnsupportedVersion = -32022
+)
+
 var errors2025 = [NumErrs]ErrorCode{
 	ErrParse:            {CodeParseError, "Parse error"},
 	ErrInvalidRequest:   {CodeInvalidRequest, "Invalid Request"},
@@ -53,7 +70,22 @@ var errors2025 = [NumErrs]ErrorCode{
 	ErrAccessDenied:     {CodeAccessDenied, "Access denied"},
 	ErrBlocked:          {CodeBlocked, "Blocked by privacy policy"},
 	ErrRateLimited:      {CodeRateLimited, "Rate limit exceeded"},
+	// Not defined before 2026-07-28, and never sent under a 2025
+	// revision (they are about what 2026 requests carry); the codes are
+	// 2026's so the column is whole.
+	ErrHeaderMismatch:     {CodeHeaderMismatch, "Header mismatch"},
+	ErrMissingCapability:  {CodeMissingCapability, "Missing required client capability"},
+	ErrUnsupportedVersion: {CodeUnsupportedVersion, "Unsupported protocol version"},
 }
+
+// errors2026 are 2025's codes but for a resource that does not exist,
+// which is invalid params (-32602) under 2026-07-28, and the codes it
+// adds.
+var errors2026 = func() [NumErrs]ErrorCode {
+	e := errors2025
+	e[ErrResourceNotFound] = ErrorCode{CodeInvalidParams, "Resource not found"}
+	return e
+}()
 
 // RPCError is a JSON-RPC error object (spec 15).
 type RPCError struct {

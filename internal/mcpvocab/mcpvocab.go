@@ -34,10 +34,41 @@ const (
 type Revision uint8
 
 const (
-	// Rev2025 is every 2025 revision.
+	// Rev2025 is every revision before 2026-07-28 (2024-11-05 included):
+	// the revisions of the initialize handshake and of sessions.
 	Rev2025 Revision = iota
+	// Rev2026 is 2026-07-28 and any later revision: stateless, every
+	// request carrying its version in _meta and mirrored in headers.
+	Rev2026
 	numRevisions
 )
+
+// Version2026 is the first revision of the stateless era.
+const Version2026 = "2026-07-28"
+
+// MetaProtocolVersion is the params._meta key of a 2026-07-28 request's
+// protocol version; the MCP-Protocol-Version header must agree with it.
+const MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// RevisionOf is the table a protocol version is read by: 2026-07-28 and
+// later versions (dates compare as strings, as the go-sdk compares them)
+// are the stateless era, anything earlier or empty the 2025 one. A later
+// revision the plugin does not know is read as 2026-07-28, the closest it
+// knows: the server refuses a version it does not speak itself.
+func RevisionOf(version string) Revision {
+	if version >= Version2026 {
+		return Rev2026
+	}
+	return Rev2025
+}
+
+// String is the revision's name in messages and the audit trail.
+func (r Revision) String() string {
+	if r == Rev2026 {
+		return Version2026
+	}
+	return "2025"
+}
 
 // Kind is what a judged request names, or what a list's items are.
 type Kind uint8
@@ -146,6 +177,17 @@ type Method struct {
 	List List
 	// Metric is its requests tag value ("" counts as "other").
 	Metric string
+	// NameMember is the params member the Mcp-Name header mirrors on
+	// Streamable HTTP ("" for a method whose requests carry none);
+	// RequiresName: 2026-07-28 requires the header for it.
+	NameMember   string
+	RequiresName bool
+	// ParamHeaders: Mcp-Param-* headers mirror its params.arguments, as
+	// the tool's inputSchema marks them with x-mcp-header.
+	ParamHeaders bool
+	// Cacheable: its complete result carries ttlMs and cacheScope
+	// (2026-07-28, server/utilities/caching).
+	Cacheable bool
 }
 
 // Table is one revision's methods.
@@ -191,6 +233,7 @@ func newTable(ms []Method, errors [NumErrs]ErrorCode) *Table {
 
 var tables = [numRevisions]*Table{
 	Rev2025: newTable(methods2025, errors2025),
+	Rev2026: newTable(methods2026, errors2026),
 }
 
 // For is the table of revision r.
@@ -200,11 +243,11 @@ func For(r Revision) *Table { return tables[r] }
 // the order unattributed results are filtered in.
 var methods2025 = []Method{
 	{Name: "tools/call", Judged: true, Target: KindTool, Input: InputArguments, Output: OutputPrimitive,
-		Result: ResultTool, Metric: "tools_call"},
+		Result: ResultTool, Metric: "tools_call", NameMember: "name", ParamHeaders: true},
 	{Name: "prompts/get", Judged: true, Target: KindPrompt, Input: InputArguments, Output: OutputPrimitive,
-		Result: ResultPrompt, Metric: "prompts_get"},
+		Result: ResultPrompt, Metric: "prompts_get", NameMember: "name"},
 	{Name: "resources/read", Judged: true, Target: KindResource, Input: InputURI, Output: OutputPrimitive,
-		Result: ResultResource, Metric: "resources_read"},
+		Result: ResultResource, Metric: "resources_read", NameMember: "uri"},
 	{Name: "resources/subscribe", Judged: true, Target: KindResource, Input: InputURI,
 		Result: ResultEmpty, Metric: "resources_subscribe"},
 	{Name: "resources/unsubscribe", Judged: true, Target: KindResource, Input: InputURI,
@@ -237,4 +280,52 @@ var methods2025 = []Method{
 	{Name: NotificationResourceUpdated, Params: ParamsUpdated},
 	{Name: "notifications/tasks/status", Params: ParamsTaskStatus},
 	{Name: "notifications/elicitation/complete", Params: ParamsElicitDone},
+}
+
+// methods2026 are the methods of 2026-07-28 (schema/2026-07-28). Gone
+// from 2025: initialize and its notification, ping, logging/setLevel,
+// resources/subscribe and unsubscribe (subscriptions/listen replaces
+// them), the core tasks methods, and server-to-client requests, which
+// now travel inside an InputRequiredResult (MRTR). A request of a removed
+// method is unknown here: it is not judged and goes to the server as
+// sent, which answers as it answers any method it does not have.
+var methods2026 = []Method{
+	{Name: "tools/call", Judged: true, Target: KindTool, Input: InputArguments, Output: OutputPrimitive,
+		Result: ResultTool, Metric: "tools_call", NameMember: "name", RequiresName: true, ParamHeaders: true},
+	{Name: "prompts/get", Judged: true, Target: KindPrompt, Input: InputArguments, Output: OutputPrimitive,
+		Result: ResultPrompt, Metric: "prompts_get", NameMember: "name", RequiresName: true},
+	{Name: "resources/read", Judged: true, Target: KindResource, Input: InputURI, Output: OutputPrimitive,
+		Result: ResultResource, Metric: "resources_read", NameMember: "uri", RequiresName: true, Cacheable: true},
+	{Name: "completion/complete", Judged: true, Target: KindRef, Input: InputCompletion, Output: OutputPrimitive,
+		Result: ResultCompletion, Metric: "completion_complete"},
+
+	{Name: "tools/list", Result: ResultList, List: List{"tools", "name", KindTool}, Metric: "tools_list", Cacheable: true},
+	{Name: "resources/list", Result: ResultList, List: List{"resources", "uri", KindResource}, Metric: "resources_list", Cacheable: true},
+	{Name: "resources/templates/list", Result: ResultList,
+		List: List{"resourceTemplates", "uriTemplate", KindResourceTemplate}, Metric: "resources_templates_list", Cacheable: true},
+	{Name: "prompts/list", Result: ResultList, List: List{"prompts", "name", KindPrompt}, Metric: "prompts_list", Cacheable: true},
+
+	// server/discover answers what initialize answered (versions,
+	// capabilities, server info, instructions).
+	{Name: "server/discover", Result: ResultInitialize, Metric: "server_discover", Cacheable: true},
+	// The listen stream carries change notifications, each by its own
+	// entry below; its result is read as any result.
+	{Name: "subscriptions/listen", Metric: "subscriptions_listen"},
+
+	// The tasks extension (io.modelcontextprotocol/tasks): plain entries,
+	// read as any result until the extension's pipeline is defined.
+	{Name: "tasks/get", Params: ParamsTaskID},
+	{Name: "tasks/update", Params: ParamsTaskID},
+	{Name: "tasks/cancel", Result: ResultTask, Params: ParamsTaskID},
+
+	// Shapes of the requests an InputRequiredResult carries (MRTR), and
+	// of a server that sends one anyway.
+	{Name: "sampling/createMessage", Params: ParamsSampling},
+	{Name: "elicitation/create", Params: ParamsElicit},
+
+	// Notifications.
+	{Name: "notifications/progress", Params: ParamsProgress},
+	{Name: "notifications/cancelled", Params: ParamsCancelled},
+	{Name: NotificationMessage, Params: ParamsLog},
+	{Name: NotificationResourceUpdated, Params: ParamsUpdated},
 }

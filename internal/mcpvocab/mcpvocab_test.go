@@ -35,3 +35,42 @@ func TestTablesAgreeWithThemselves(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisionOf checks which table a protocol version is read by.
+func TestRevisionOf(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		want    Revision
+	}{
+		{"", Rev2025}, {"2024-11-05", Rev2025}, {"2025-03-26", Rev2025}, {"2025-06-18", Rev2025},
+		{"2025-11-25", Rev2025}, {"2026-07-28", Rev2026}, {"2027-01-01", Rev2026},
+	} {
+		if got := RevisionOf(c.version); got != c.want {
+			t.Errorf("RevisionOf(%q) = %v, want %v", c.version, got, c.want)
+		}
+	}
+}
+
+// TestRemovedIn2026 checks that the methods 2026-07-28 removed are unknown
+// to its table (not judged, so they reach the server as sent) and that the
+// ones it added are known.
+func TestRemovedIn2026(t *testing.T) {
+	tab := For(Rev2026)
+	for _, name := range []string{"initialize", "ping", "logging/setLevel", "resources/subscribe",
+		"resources/unsubscribe", "tasks/list", "tasks/result"} {
+		if m := tab.Method(name); *m != (Method{}) {
+			t.Errorf("2026-07-28 knows removed method %s: %+v", name, *m)
+		}
+		if m := For(Rev2025).Method(name); m.Name != name {
+			t.Errorf("2025 lost method %s", name)
+		}
+	}
+	for _, name := range []string{"server/discover", "subscriptions/listen", "tasks/get", "tasks/update"} {
+		if tab.Method(name).Name != name {
+			t.Errorf("2026-07-28 does not know %s", name)
+		}
+	}
+	if m := tab.Method("resources/read"); !m.Judged || m.Target != KindResource {
+		t.Errorf("2026-07-28 resources/read: %+v", *m)
+	}
+}

@@ -28,8 +28,8 @@ type Target struct {
 }
 
 // Judged reports whether requests of this method name a primitive and are
-// judged by the policy.
-func Judged(method string) bool { return methodOf(method).Judged }
+// judged by the policy under revision rev.
+func Judged(rev mcpvocab.Revision, method string) bool { return methodOf(rev, method).Judged }
 
 func badParams(msg string) *policy.RPCError {
 	return rpcError(mcpvocab.ErrInvalidParams, msg)
@@ -37,8 +37,8 @@ func badParams(msg string) *policy.RPCError {
 
 // TargetOf reads the primitive a judged request names. Requests whose
 // params don't name one properly get -32602: they are never forwarded
-// unjudged.
-func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
+// unjudged. rev is the request's revision.
+func TargetOf(rev mcpvocab.Revision, doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 	t := Target{Method: m.Method, Args: jsondoc.None}
 	params := doc.Get(m.Node, "params")
 	if doc.Kind(params) != jsondoc.Object {
@@ -47,7 +47,7 @@ func TargetOf(doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
 	// The members read here and by paramsProblem, in one pass.
 	var f [4]int32
 	var ok bool
-	target := methodOf(m.Method).Target
+	target := methodOf(rev, m.Method).Target
 	switch target {
 	case mcpvocab.KindTool, mcpvocab.KindPrompt:
 		doc.GetMany(params, callMembers, f[:])

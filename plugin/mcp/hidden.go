@@ -137,17 +137,19 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 	params := doc.Get(m.Node, "params")
 	sub := s.cfg.standIn(t.Kind, t.Name)
 	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
-	doc.SetRaw(params, standInParams(doc, params, t, sub))
-	j.reply, j.outcome, j.standIn = nil, OutcomeDenied, true
+	doc.SetRaw(params, standInParams(s.rev, methodOf(s.rev, t.Method), doc, params, t, sub))
+	j.reply, j.outcome, j.standIn, j.standInName = nil, OutcomeDenied, true, sub
 }
 
 // standInParams are the params of a hidden primitive's request as it goes
 // upstream: the stand-in's name and what a server needs to answer that it
 // does not exist, none of the caller's data (arguments become empty),
-// padded to the length of the params it replaces.
-func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
+// padded to the length of the params it replaces. Under 2026-07-28 the
+// request's _meta goes too, as sent: a server refuses a request without
+// its protocol version before it looks the name up.
+func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
 	var out []byte
-	switch methodOf(t.Method).Input {
+	switch method.Input {
 	case mcpvocab.InputArguments: // tools/call, prompts/get
 		out = append(out, `{"name":`...)
 		out = jsondoc.AppendString(out, sub)
@@ -175,6 +177,10 @@ func standInParams(doc *jsondoc.Doc, params int32, t Target, sub string) []byte 
 	default: // resources/read, subscribe, unsubscribe
 		out = append(out, `{"uri":`...)
 		out = jsondoc.AppendString(out, sub)
+	}
+	if meta := doc.Get(params, "_meta"); rev == mcpvocab.Rev2026 && meta != jsondoc.None {
+		out = append(out, `,"_meta":`...)
+		out = append(out, doc.Raw(meta)...)
 	}
 	// As long as the params it replaces, by insignificant spaces: a server
 	// that refuses bodies over a size (Express's express.json(), 100 KB)
@@ -432,6 +438,10 @@ func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 // and reports whether it did: a server has no updates for a resource it
 // does not have. Alone in an event, the message leaves the event without
 // data (clients dispatch nothing, and the stream's event ids keep no gap).
+// Under 2026-07-28 a visibly denied resource's updates are withheld too:
+// the subscription came in a subscriptions/listen request, which names
+// its resources in a filter no judgement stood before (under 2025 the
+// resources/subscribe naming it was refused).
 func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !doc.StrEquals(doc.Get(n, "method"), mcpvocab.NotificationResourceUpdated) {
 		return false
@@ -440,7 +450,8 @@ func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !ok || uri == "" {
 		return false
 	}
-	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden {
+	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden &&
+		(d.Allowed || s.rev != mcpvocab.Rev2026) {
 		return false
 	}
 	if n == jsondoc.Root {

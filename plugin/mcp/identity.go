@@ -17,6 +17,9 @@ type Request interface {
 	// how a request smuggles a second content-type past a check of the
 	// first.
 	HeaderValues(name string) []string
+	// Headers returns every header pair, names in lower case as the host
+	// gives them (the Mcp-Param-* headers are found by prefix).
+	Headers() [][2]string
 	// Property reads an Envoy attribute; path segments as in
 	// proxy_get_property. Strings come back raw, messages serialized.
 	Property(path ...string) ([]byte, bool)

@@ -188,7 +188,7 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 			return m
 		}
 		switch {
-		case idNode == jsondoc.None && Judged(method):
+		case idNode == jsondoc.None && judgedInAny(method):
 			// JSON-RPC executes notifications: a call without an id would
 			// reach the server unjudged.
 			m.Invalid = invalid(method + " must be a request with an id")

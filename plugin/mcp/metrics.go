@@ -88,12 +88,13 @@ const (
 	ErrRateLimitEviction ErrorKind = "rate_limit_eviction" // a bucket with state lost its slot
 	ErrAmbiguousID       ErrorKind = "ambiguous_id"        // a response to an id the session used twice, withheld
 	ErrSessionPrincipal  ErrorKind = "session_principal"   // a session used by another principal than its own: refused, or its answer withheld
+	ErrHeaderMismatch    ErrorKind = "header_mismatch"     // headers that mirror the body (2026-07-28) disagree with it: refused
 )
 
 // ErrorKinds are every ErrorKind, in documentation order.
 var ErrorKinds = []ErrorKind{ErrParse, ErrInvalidRequest, ErrInvalidParams, ErrRequestTooLarge,
 	ErrCompressedRequest, ErrUnauthenticated, ErrResponseTooLarge, ErrResponseInvalid, ErrResponseEncoded,
-	ErrTransform, ErrInternal, ErrSharedData, ErrRateLimitEviction, ErrAmbiguousID, ErrSessionPrincipal}
+	ErrTransform, ErrInternal, ErrSharedData, ErrRateLimitEviction, ErrAmbiguousID, ErrSessionPrincipal, ErrHeaderMismatch}
 
 // metricMethods are the JSON-RPC methods with their own requests tag value
 // (the method table's Metric, internal/mcpvocab), and every notification
@@ -101,9 +102,11 @@ var ErrorKinds = []ErrorKind{ErrParse, ErrInvalidRequest, ErrInvalidParams, ErrR
 // "other", so a client cannot mint stats.
 var metricMethods = func() map[string]string {
 	out := map[string]string{"notifications": "notifications", "responses": "responses"}
-	for _, m := range mcpvocab.For(mcpvocab.Rev2025).Methods() {
-		if m.Metric != "" {
-			out[m.Name] = m.Metric
+	for _, r := range [...]mcpvocab.Revision{mcpvocab.Rev2025, mcpvocab.Rev2026} {
+		for _, m := range mcpvocab.For(r).Methods() {
+			if m.Metric != "" {
+				out[m.Name] = m.Metric
+			}
 		}
 	}
 	return out

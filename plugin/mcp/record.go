@@ -53,6 +53,9 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 	if j.judged && e.Rule == "" && e.Reason == "" && AuditRecorded(s.cfg.Env.Policy, e.Decision) {
 		e.Rule, e.Reason = j.decision.Rule, j.decision.Reason()
 	}
+	if j.note != "" {
+		e.Reason = appendNote(e.Reason, j.note)
+	}
 	e.Transforms = j.inIDs
 	if j.in != nil {
 		e.Detections = j.in.Detections

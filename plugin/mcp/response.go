@@ -184,12 +184,16 @@ func (s *Stream) processText(raw []byte) []byte {
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	text := string(raw)
+	if s.requests.has {
+		// An error page about the request this stream forwarded.
+		text = unrestoreText(text, s.requests.one.restored)
+	}
 	r := tr.engine.ApplyText(out, text, run)
 	s.countRun(run)
 	switch {
 	case run.Blocked:
 		return []byte(withheldBody + ": blocked by the privacy policy]")
-	case r != text:
+	case r != string(raw):
 		return []byte(r)
 	}
 	return nil
@@ -541,17 +545,18 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		return outcome(doc)
 	}
 	if ok {
-		if lm, isList := listOf(req.method); isList && doc.Kind(result) == jsondoc.Object {
+		if lm, isList := listOf(req.rev, req.method); isList && doc.Kind(result) == jsondoc.Object {
 			// Filtered first, then transformed like any result: the
 			// descriptions, titles and schemas of what remains are text.
 			s.filterList(doc, result, lm, req.firstPage)
 		}
 		t0 := s.cfg.Now()
 		o := s.transformResponse(doc, n, id, &req)
+		s.markCacheScope(doc, n, &req, doc.Changed())
 		switch {
 		case req.rec != nil:
 			s.answered(req.rec, o, doc, n, t0)
-		case shared && Judged(req.method) && (s.legacyGET || o.decision == OutcomeBlocked || o.decision == OutcomeError):
+		case shared && Judged(req.rev, req.method) && (s.legacyGET || o.decision == OutcomeBlocked || o.decision == OutcomeError):
 			s.answeredElsewhere(&req, &x, &d, o, doc, n, t0)
 		}
 		return outcome(doc)
@@ -578,7 +583,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		id = string(doc.AppendValue(nil, doc.Get(n, "id")))
 	}
 	if doc.Kind(result) == jsondoc.Object {
-		for _, lm := range listsInOrder() {
+		for _, lm := range listsInOrder(s.rev) {
 			if doc.Kind(doc.Get(result, lm.items)) == jsondoc.Array {
 				s.filterList(doc, result, lm, false)
 			}

@@ -364,3 +364,52 @@ func FuzzSessionSharedRecords(f *testing.F) {
 		}
 	})
 }
+
+// Under 2026-07-28 there are no sessions: a POST's Mcp-Session-Id (or a
+// legacy query's session) is ignored as a 2026 server ignores it, so it
+// neither binds a session to the caller nor is refused for naming one
+// bound to someone else, and its requests are not shared under it; a
+// 2025 request naming the same session still is refused.
+func TestSessionIgnoredUnder2026(t *testing.T) {
+	_, vm1, vm2 := sessionVMs(t)
+	s := NewStream(vm1)
+	if h := s.OnRequestHeaders(who("alice", "", "s-1"), "POST", "/mcp", false); h.Reply != nil {
+		t.Fatalf("alice's 2025 POST refused: %s", h.Reply.Body)
+	}
+	for _, c := range []struct {
+		name  string
+		req   fakeRequest
+		path  string
+		ok    bool
+		bound bool
+	}{
+		{"2026 POST naming alice's session", func() fakeRequest {
+			r := who("bob", "", "s-1")
+			r.headers["mcp-protocol-version"] = "2026-07-28"
+			return r
+		}(), "/mcp", true, false},
+		{"2026 POST with a legacy query session", func() fakeRequest {
+			r := who("bob", "", "")
+			r.headers["mcp-protocol-version"] = "2026-07-28"
+			return r
+		}(), "/mcp?sessionid=s-1", true, false},
+		{"2025 POST naming alice's session", who("bob", "", "s-1"), "/mcp", false, true},
+	} {
+		st := NewStream(vm2)
+		h := st.OnRequestHeaders(c.req, "POST", c.path, false)
+		if (h.Reply == nil) != c.ok {
+			t.Errorf("%s: refused %v, want %v", c.name, h.Reply != nil, !c.ok)
+		}
+		if (st.session != "") != c.bound {
+			t.Errorf("%s: session %q", c.name, st.session)
+		}
+	}
+	// A session only a 2026 request named is bound to no one.
+	st := NewStream(vm1)
+	r := who("carol", "", "s-2")
+	r.headers["mcp-protocol-version"] = "2026-07-28"
+	st.OnRequestHeaders(r, "POST", "/mcp", false)
+	if h := NewStream(vm2).OnRequestHeaders(who("dave", "", "s-2"), "POST", "/mcp", false); h.Reply != nil {
+		t.Errorf("a 2026 request bound session s-2: dave refused %s", h.Reply.Body)
+	}
+}

@@ -35,6 +35,8 @@ type Config struct {
 	metricNames map[[2]string]string
 	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
 	standInMAC *hmacsha256.MAC
+	// variesByCaller: some rule applies to some callers only (cache.go).
+	variesByCaller bool
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -49,7 +51,8 @@ func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	cat.Shared = shared
 	c := &Config{Env: env, Catalog: cat,
 		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() }}
+		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() },
+		variesByCaller: variesByCaller(env.Policy)}
 	return c, nil
 }
 
@@ -117,11 +120,20 @@ type Stream struct {
 	// restoring: a message whose stand-ins got their names back from
 	// their own records is being processed (restoreUnattributed).
 	restoring bool
+	// rev is the protocol revision of the stream's request (its
+	// MCP-Protocol-Version header, which _meta must agree with): which
+	// method table its messages are read by. Rev2025 without the header.
+	rev mcpvocab.Revision
+	// mirror are the request headers that mirror its body (2026-07-28),
+	// checked against it before anything is forwarded (headers.go).
+	mirror mirroredHeaders
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.
 type forwarded struct {
 	method string
+	// rev is the request's revision: its answer is read by that table.
+	rev mcpvocab.Revision
 	// out is the output pipeline of a judged request; kind and name the
 	// primitive it named, from which another stream rebuilds out.
 	out  *transforms.Pipeline
@@ -144,6 +156,9 @@ type forwarded struct {
 	// for (from its shared record): its response gets that principal's
 	// pipeline, wherever it arrives.
 	principal policy.Principal
+	// restored are the values the plugin restored in the request: an
+	// error answering it quotes them as the client sent them.
+	restored []restoredPair
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -263,6 +278,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// is refused below.
 	sessions := req.HeaderValues("mcp-session-id")
 	querySession, sessionAmbiguous := legacySession(query)
+	if method == "POST" && stateless(req) {
+		// 2026-07-28 has no sessions: a server ignores Mcp-Session-Id
+		// (and a legacy query's), so the plugin does too. Nothing binds,
+		// nothing is shared by it; the answer comes back on this stream.
+		sessions, querySession, sessionAmbiguous = nil, "", false
+	}
 	if len(sessions) > 0 {
 		s.session = sessions[0]
 		for _, v := range sessions[1:] {
@@ -329,8 +350,13 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		return r
 	}
 	// POST, and any other method that could carry a body a server might
-	// read as JSON-RPC, is judged.
+	// read as JSON-RPC, is judged, by the table of its revision; the
+	// headers that mirror its body are checked against it (headers.go).
 	s.post = true
+	s.mirror = readMirroredHeaders(req)
+	if len(s.mirror.version) == 1 {
+		s.rev = mcpvocab.RevisionOf(s.mirror.version[0])
+	}
 	if enc, ok := compressed(req.HeaderValues("content-encoding")); ok {
 		s.replied = true
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
@@ -362,6 +388,13 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Action = Pause
 	}
 	return r
+}
+
+// stateless reports whether a request is of the stateless era (its one
+// MCP-Protocol-Version header is 2026-07-28 or later).
+func stateless(req Request) bool {
+	v := req.HeaderValues(headerProtocolVersion)
+	return len(v) == 1 && mcpvocab.RevisionOf(v[0]) == mcpvocab.Rev2026
 }
 
 // anyPathMatch reports whether one of paths matches gateway.paths as a
@@ -446,8 +479,12 @@ type BodyResult struct {
 	Reply  *LocalReply
 	// Body replaces the whole buffered body when non-nil.
 	Body []byte
-	// Set lists request headers to set (export_headers).
-	Set [][2]string
+	// Set lists request headers to set (export_headers, and mirrored
+	// headers the plugin rewrote, headers.go); Remove lists headers to
+	// delete (before Set). Both take effect only while the headers are
+	// held (gateway.hold_headers).
+	Set    [][2]string
+	Remove []string
 }
 
 // OnRequestBody sees the body buffered so far (size bytes) and, at
@@ -486,9 +523,34 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
 	}
+	if body.Batch && s.rev == mcpvocab.Rev2026 {
+		r := s.refuseRequest(400, "mcp_privacy_batch",
+			"Invalid Request: a batch is not a "+mcpvocab.Version2026+" request; send each message as its own POST")
+		return BodyResult{Reply: r}
+	}
+	// The headers that mirror the body are checked before any message is
+	// judged (a refusal is the whole POST's). Streamable HTTP's only: the
+	// legacy HTTP+SSE transport has none, and a client there may send a
+	// 2026 _meta without the header, as the go-sdk's server/discover probe
+	// does.
+	var one [1]mirrorPlan
+	plans := one[:]
+	if len(body.Messages) > 1 {
+		plans = make([]mirrorPlan, len(body.Messages))
+	}
+	for i := range body.Messages {
+		if m := &body.Messages[i]; m.Invalid == nil && !s.legacy {
+			var why string
+			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
+				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
+			}
+		}
+	}
 	var answers [][]byte   // local answers, in message order
 	var exported judgement // the first judged message's
 	var retryAfter [2]string
+	var mirrored headerChanges
+	replyCode := 0 // the code of the (first) local error answer
 	nForwarded := 0
 	for i := range body.Messages {
 		m := &body.Messages[i]
@@ -497,7 +559,15 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			bytesIn = len(body.Doc.Raw(m.Node)) // as received: nothing is edited yet
 		}
 		t0 := s.cfg.Now()
+		plan := plans[i]
+		var orig *jsondoc.Doc
+		if len(plan.params) > 0 {
+			orig, _ = jsondoc.Parse(body.Doc.Raw(m.Node))
+		}
 		j := s.judge(body.Doc, m)
+		if plan.nameMember != "" || len(plan.params) > 0 {
+			mirrored = s.mirrorAfter(body.Doc, m, &j, &plan, orig)
+		}
 		if !exported.judged && j.judged {
 			exported = j
 		}
@@ -509,6 +579,9 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			// A hidden primitive's request: a denial, recorded now; what
 			// goes upstream asks for its stand-in.
 			s.finish(s.newRecord(m, &j, t0, bytesIn), "")
+		}
+		if j.reply != nil && j.answer == nil && replyCode == 0 {
+			replyCode = j.reply.Code
 		}
 		if j.reply != nil || j.answer != nil {
 			answer := j.answer
@@ -536,14 +609,14 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		}
 		nForwarded++
 		if request {
-			f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn}
+			f := forwarded{method: m.Method, rev: s.rev, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
+				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn, restored: j.restored}
 			if j.judged && j.reply == nil && j.answer == nil && !j.standIn {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
 			}
 			s.requests.put(m.Key, f)
-			if meth := methodOf(m.Method); meth.Output == mcpvocab.OutputPrimitive || meth.List.Items != "" {
+			if meth := methodOf(s.rev, m.Method); meth.Output == mcpvocab.OutputPrimitive || meth.List.Items != "" {
 				// Its answer may come back on a resumed stream.
 				s.cfg.Catalog.shareRequest(s.session, m.Key, f, &s.id.Principal)
 			}
@@ -553,6 +626,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	if exported.judged {
 		res.Set = s.exportHeaders(&exported, body)
 	}
+	res.Set, res.Remove = append(res.Set, mirrored.set...), mirrored.remove
 	switch {
 	case len(answers) == 0:
 		if body.Doc.Changed() {
@@ -569,7 +643,11 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		if !body.Batch && !bytesContains(reply, `"error":`) {
 			details = "mcp_privacy_virtual_tool"
 		}
-		res.Reply = jsonReply(200, reply, details)
+		status := 200
+		if !body.Batch && replyCode != 0 {
+			status = statusFor(s.rev, replyCode)
+		}
+		res.Reply = jsonReply(status, reply, details)
 		if retryAfter[0] != "" {
 			res.Reply.Headers = append(res.Reply.Headers, retryAfter)
 			if !body.Batch {
@@ -617,12 +695,19 @@ type judgement struct {
 	// retryAfter is the Retry-After header of a call a rate limit refused.
 	retryAfter [2]string
 	// standIn: the request names a hidden primitive and goes upstream
-	// naming its stand-in (hidden.go).
-	standIn bool
+	// naming its stand-in (hidden.go), standInName.
+	standIn     bool
+	standInName string
 	// in is what the input pipeline did (nil: it did not run); inIDs its
 	// transform ids.
 	in    *transforms.Run
 	inIDs []string
+	// note is added to the audit entry's reason: what the plugin left
+	// undone and why (a mirrored value it could not rewrite, headers.go).
+	note string
+	// restored are the values the input pipeline restored, with what the
+	// client sent (restored.go).
+	restored []restoredPair
 }
 
 // fail answers the message with an error the plugin found.
@@ -676,10 +761,10 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 		s.transformClientResult(doc, m)
 		return j
 	}
-	if m.Kind != KindRequest || !Judged(m.Method) {
+	if m.Kind != KindRequest || !Judged(s.rev, m.Method) {
 		return j
 	}
-	t, perr := TargetOf(doc, m)
+	t, perr := TargetOf(s.rev, doc, m)
 	if perr != nil {
 		j.fail(perr, ErrInvalidParams)
 		return j

@@ -35,6 +35,17 @@ func (f fakeRequest) HeaderValues(name string) []string {
 	return append([]string{v}, f.extra[name]...)
 }
 
+func (f fakeRequest) Headers() [][2]string {
+	var out [][2]string
+	for k, v := range f.headers {
+		out = append(out, [2]string{strings.ToLower(k), v})
+		for _, x := range f.extra[k] {
+			out = append(out, [2]string{strings.ToLower(k), x})
+		}
+	}
+	return out
+}
+
 func (f fakeRequest) Property(path ...string) ([]byte, bool) {
 	v, ok := f.props[strings.Join(path, "/")]
 	return v, ok

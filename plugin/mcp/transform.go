@@ -245,10 +245,14 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	j.in, j.inIDs = run, in.IDs()
 	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
-	switch methodOf(m.Method).Input {
+	switch methodOf(s.rev, m.Method).Input {
 	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
+			sent := doc.Raw(a)
 			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
+			if run.Resolved > 0 {
+				j.restored = restoredStrings(doc, a, sent, j.restored)
+			}
 		}
 	case mcpvocab.InputCompletion:
 		if v := doc.Path(params, "argument", "value"); v != jsondoc.None {
@@ -264,6 +268,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 			break
 		}
 		uri, _ := doc.Str(u)
+		j.restored = appendRestored(j.restored, uri, sent)
 		t.Name = uri
 		x2, d := s.resolveAndDecide(t)
 		if !d.Allowed {
@@ -385,7 +390,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 	if params != jsondoc.None {
 		// Joined to the stream's previous server message: a value split
 		// across two messages (transforms/crossmessage.go).
-		kind := transforms.ParamsPayload(method, doc.Get(n, "id") != jsondoc.None)
+		kind := transforms.ParamsPayloadAt(s.rev, method, doc.Get(n, "id") != jsondoc.None)
 		tr.engine.ApplyMessage(out, doc, params, kind, method, &s.serverTail, run)
 	}
 	if extra && !run.Blocked {
@@ -429,12 +434,15 @@ func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels [
 // A block replaces the response with -32004. It returns what became of
 // the response (decision "" when no pipeline ran).
 func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
+	if req != nil {
+		unrestoreError(doc, n, req.restored)
+	}
 	result, kind := doc.Get(n, "result"), transforms.AnyResult
 	switch {
 	case doc.Kind(doc.Get(n, "error")) == jsondoc.Object:
 		result, kind = doc.Get(n, "error"), transforms.ErrorObject
 	case req != nil:
-		kind = transforms.ResultPayload(req.method)
+		kind = transforms.ResultPayloadAt(req.rev, req.method)
 	}
 	extra := extraMembers(doc, n)
 	if doc.Kind(result) != jsondoc.Object && !extra {
@@ -483,7 +491,7 @@ func (s *Stream) judgedAs(p policy.Principal) func() {
 // for (s acts for it, judgedAs); it returns the primitive and the decision
 // on it.
 func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
-	if !resultCarriesPrimitive(f.method) || f.name == "" {
+	if !resultCarriesPrimitive(f.rev, f.method) || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
 	x, d := s.resolveAndDecide(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
