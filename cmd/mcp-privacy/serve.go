@@ -71,7 +71,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	p, err := proxy.New(ctx, proxy.Options{
 		Wasm: wasm, PluginConfig: config, Upstream: up, Workers: *workers,
 		// The vault key reaches the VM as Envoy's host_env_keys would pass it.
-		HostEnvKeys: []string{env.Policy.Vault.KeyEnv},
+		HostEnvKeys: append([]string{env.Policy.Vault.KeyEnv}, env.Policy.Vault.PreviousKeysEnv...),
 		// serve keeps vault.path itself: the plugin need not warn.
 		Env:                         map[string]string{"MCP_PRIVACY_VAULT_FILE_HOST": "serve"},
 		Logger:                      logs.line,

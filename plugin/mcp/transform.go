@@ -18,9 +18,15 @@ import (
 // not at configuration, so that every worker VM finds the ephemeral key
 // the first one stored (see vaultKey).
 type transformer struct {
-	engine    *transforms.Engine
-	vault     *transforms.Vault
-	keySource string
+	engine *transforms.Engine
+	vault  *transforms.Vault
+	// sealed issues sealed pseudonyms (spec 13: any proxy holding the key
+	// restores them) for the requests vault.mode seals, and restores both
+	// kinds for every request.
+	sealed *transforms.SealedVault
+	// keyConfigured: the key is configured, not this process's random one.
+	keyConfigured bool
+	keySource     string
 	// keyFingerprint identifies the key without revealing it (spec 13).
 	keyFingerprint string
 	// pipelines caches compiled pipelines by the rules and hints that
@@ -56,7 +62,17 @@ func (c *Config) transforms() (*transformer, error) {
 		kv = c.Catalog.Shared
 	}
 	t.vault = transforms.NewVault(key, p.Vault, transforms.ServerKV(kv, c.Env.Server.ID), time.Now)
-	t.engine, t.err = transforms.NewEngine(p, t.vault, key)
+	t.keyConfigured = source != policy.KeySourceEphemeral
+	keys := [][]byte{key}
+	for _, pk := range p.Vault.ResolvePreviousKeys(LookupEnv) {
+		if pk.Key != nil {
+			keys = append(keys, pk.Key)
+		}
+	}
+	if t.sealed, t.err = transforms.NewSealedVault(keys, p.Vault, c.Env.Server.ID, t.vault, time.Now); t.err != nil {
+		return t, t.err
+	}
+	t.engine, t.err = transforms.NewEngine(p, t.sealed.StoreIssuing(), key)
 	return t, t.err
 }
 
@@ -162,7 +178,14 @@ func (s *Stream) newRun() *transforms.Run {
 	if s.cfg.Env.Policy.Vault.Scope == policy.VaultPerPrincipal {
 		ns = s.id.Principal.ID
 	}
-	return &transforms.Run{Namespace: ns}
+	run := &transforms.Run{Namespace: ns}
+	// Under 2026-07-28 a request has no session to stick to: vault.mode
+	// auto seals its pseudonyms so any proxy of a fleet restores them.
+	if tr, err := s.cfg.transforms(); err == nil &&
+		s.cfg.Env.Policy.Vault.Seals(s.rev == mcpvocab.Rev2026, tr.keyConfigured) {
+		run.Store = tr.sealed
+	}
+	return run
 }
 
 // transformStray runs the policy-level output pipeline over a value that

@@ -26,7 +26,7 @@ identity:
   principal: [{header: x-mcp-principal}]
 `
 
-var pseudonymRE = regexp.MustCompile(`[A-Z_]+_[A-Z2-7]{12}`)
+var pseudonymRE = regexp.MustCompile(`[A-Z_]+_[A-Z2-7]{12,}`)
 
 func TestTransformsOnTheWire(t *testing.T) {
 	cfg := mustConfig(t, transformEnvelope)

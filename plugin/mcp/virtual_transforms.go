@@ -109,7 +109,7 @@ func (s *Stream) revealResult(doc *jsondoc.Doc, args int32, j *judgement) ([]byt
 	if err != nil {
 		return nil, transformFailed(err)
 	}
-	revealed, n := tr.vault.Depseudonymise(s.newRun().Namespace, text)
+	revealed, n := tr.sealed.Depseudonymise(s.newRun().Namespace, text)
 	j.in = &transforms.Run{Resolved: n}
 	s.countRun(j.in)
 	st := []byte(`{"text":`)
