@@ -117,6 +117,9 @@ type Stream struct {
 	// restoring: a message whose stand-ins got their names back from
 	// their own records is being processed (restoreUnattributed).
 	restoring bool
+	// taskName is the server's taskId a task request's sealed handle was
+	// opened to (tasks.go): Mcp-Name must say it too.
+	taskName string
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.
@@ -144,6 +147,8 @@ type forwarded struct {
 	// for (from its shared record): its response gets that principal's
 	// pipeline, wherever it arrives.
 	principal policy.Principal
+	// task is the task a request named by a sealed handle (tasks.go).
+	task *taskRef
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -537,7 +542,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		nForwarded++
 		if request {
 			f := forwarded{method: m.Method, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn}
+				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn, task: j.task}
 			if j.judged && j.reply == nil && j.answer == nil && !j.standIn {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
@@ -552,6 +557,9 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	var res BodyResult
 	if exported.judged {
 		res.Set = s.exportHeaders(&exported, body)
+	}
+	if s.taskName != "" && !body.Batch {
+		res.Set = append(res.Set, [2]string{"mcp-name", s.taskName}) // as the body now says (tasks.go)
 	}
 	switch {
 	case len(answers) == 0:
@@ -623,6 +631,8 @@ type judgement struct {
 	// transform ids.
 	in    *transforms.Run
 	inIDs []string
+	// task is the task a request named by a sealed handle (tasks.go).
+	task *taskRef
 }
 
 // fail answers the message with an error the plugin found.
@@ -677,6 +687,7 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 		return j
 	}
 	if m.Kind != KindRequest || !Judged(m.Method) {
+		s.judgeOther(doc, m, &j) // tasks, MRTR retries (mrtr.go)
 		return j
 	}
 	t, perr := TargetOf(doc, m)

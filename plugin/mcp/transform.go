@@ -27,7 +27,9 @@ type transformer struct {
 	// shape them: resolving and compiling per call would cost more than
 	// running them.
 	pipelines map[string]*transforms.Pipeline
-	err       error
+	// tasks seals task handles (tasks.go).
+	tasks *taskSealer
+	err   error
 }
 
 // maxPipelines bounds the cache: it is keyed by matched rules and hints,
@@ -51,6 +53,7 @@ func (c *Config) transforms() (*transformer, error) {
 		key = c.ephemeralKey()
 	}
 	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
+	t.tasks = newTaskSealer(key)
 	var kv transforms.KV = transforms.NewMemoryKV()
 	if c.Catalog.Shared != nil {
 		kv = c.Catalog.Shared
@@ -245,6 +248,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	j.in, j.inIDs = run, in.IDs()
 	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
+	s.transformInputResponses(tr, in, doc, params, run) // an MRTR retry's (mrtr.go)
 	switch methodOf(m.Method).Input {
 	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
@@ -455,7 +459,12 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	if doc.Kind(result) == jsondoc.Object {
-		tr.engine.Apply(out, doc, result, kind, run)
+		// With its MRTR parts and task handle (mrtr.go, tasks.go).
+		if err := s.transformResult(tr, out, doc, result, kind, req, run); err != nil {
+			e := transformFailed(err)
+			doc.SetRaw(n, ErrorResponse(id, e))
+			return responseOutcome{decision: OutcomeError, errKind: ErrTransform, reason: e.Message}
+		}
 	}
 	if extra && !run.Blocked {
 		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
