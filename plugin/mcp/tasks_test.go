@@ -1,0 +1,221 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// taskMeta is the _meta of a 2026-07-28 request.
+const taskMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+
+// createTask runs a tools/call of tool that the server answers with a
+// CreateTaskResult for taskID through cfg, and returns the handle the
+// client gets and the whole answer.
+func createTask(t *testing.T, cfg *Config, who fakeRequest, tool, taskID string) (handle, got string) {
+	t.Helper()
+	got = respond(t, cfg, who, call("1", "tools/call", `{"name":"`+tool+`","arguments":{},`+taskMeta+`}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"`+taskID+`","status":"working",`+
+			`"statusMessage":"working for alice@example.com","createdAt":"2026-12-02T10:00:00Z","lastUpdatedAt":"2026-12-02T10:00:00Z","ttlMs":60000,"pollIntervalMs":5000}}`)
+	var out struct{ Result struct{ TaskID string } }
+	if err := json.Unmarshal([]byte(got), &out); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	return out.Result.TaskID, got
+}
+
+// TestTaskHandles: a task created through one Envoy is polled through
+// another (a fresh Config with the same vault key, no shared data): the
+// client only ever sees a sealed handle; every tasks request naming it
+// reaches the server with the server's taskId (in the body and in
+// Mcp-Name); tasks/get's result gets the creating tool's output pipeline
+// (crm_*: pseudonymise, where the policy's is redact) and its
+// inputRequests the server-request pipeline; tasks/update's inputResponses
+// get the tool's input pipeline.
+func TestTaskHandles(t *testing.T) {
+	envoyA, envoyB := mustConfig(t, mrtrEnvelope), mustConfig(t, mrtrEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	const taskID = "786512e2-9e0d-44bd-8f29-789f320fe840"
+	handle, created := createTask(t, envoyA, ann, "crm_lookup", taskID)
+	if !isTaskHandle(handle) || strings.Contains(created, taskID) {
+		t.Fatalf("the server's taskId reached the client: %s", created)
+	}
+	if !emailPseudonymRE.MatchString(created) || strings.Contains(created, "alice@") {
+		t.Errorf("CreateTaskResult not read by the tool's pipeline: %s", created)
+	}
+	if again, _ := createTask(t, envoyB, ann, "crm_lookup", taskID); again != handle {
+		t.Errorf("one task, two handles: %s and %s", handle, again)
+	}
+
+	// (Restoring a pseudonym issued by another Envoy is the sealed vault's
+	// job: this one was issued where it is restored.)
+	p := pseudonymOf(t, envoyB, ann, "bob@example.com")
+	for _, c := range []struct {
+		method, params, response string
+		check                    func(t *testing.T, forwarded, got string)
+	}{
+		{"tasks/get", `{"taskId":"` + handle + `",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","taskId":"` + taskID + `","status":"completed",` +
+				`"statusMessage":"done for alice@example.com","createdAt":"x","lastUpdatedAt":"y","ttlMs":1,` +
+				`"result":{"content":[{"type":"text","text":"alice@example.com"}],"structuredContent":{"mail":"alice@example.com"},"isError":false}}}`,
+			func(t *testing.T, _, got string) {
+				if strings.Contains(got, "alice@") || strings.Contains(got, "[REDACTED") || strings.Count(got, "EMAIL_") != 3 {
+					t.Errorf("the task's result did not get the tool's pipeline: %s", got)
+				}
+				if !strings.Contains(got, `"taskId":"`+handle+`"`) {
+					t.Errorf("the result's taskId is not the client's handle: %s", got)
+				}
+			}},
+		{"tasks/get", `{"taskId":"` + handle + `",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","taskId":"` + taskID + `","status":"input_required","createdAt":"x","lastUpdatedAt":"y","ttlMs":1,` +
+				`"inputRequests":{"name":{"method":"elicitation/create","params":{"mode":"form","message":"Is alice@example.com yours?","requestedSchema":{"type":"object"}}}}}}`,
+			func(t *testing.T, _, got string) {
+				if !strings.Contains(got, `"Is [REDACTED:EMAIL] yours?"`) {
+					t.Errorf("the task's inputRequests did not get the server-request pipeline: %s", got)
+				}
+			}},
+		{"tasks/get", `{"taskId":"` + handle + `",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete","taskId":"` + taskID + `","status":"failed","createdAt":"x","lastUpdatedAt":"y","ttlMs":1,` +
+				`"error":{"code":-32603,"message":"no mailbox alice@example.com","data":{"who":"alice@example.com"}}}}`,
+			func(t *testing.T, _, got string) {
+				if strings.Contains(got, "alice@") || strings.Count(got, "EMAIL_") != 2 {
+					t.Errorf("the task's error did not get the tool's pipeline: %s", got)
+				}
+			}},
+		{"tasks/update", `{"taskId":"` + handle + `","inputResponses":{"name":{"action":"accept","content":{"mail":"` + p + `","key":"` + awsKey + `"}}},` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete"}}`,
+			func(t *testing.T, forwarded, _ string) {
+				if !strings.Contains(forwarded, `"mail":"bob@example.com"`) || strings.Contains(forwarded, awsKey) {
+					t.Errorf("inputResponses did not get the tool's input pipeline: %s", forwarded)
+				}
+			}},
+		{"tasks/cancel", `{"taskId":"` + handle + `",` + taskMeta + `}`, `{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete"}}`, nil},
+	} {
+		t.Run(c.method, func(t *testing.T) {
+			s, r := post(t, envoyB, ann, call("5", c.method, c.params))
+			if r.Reply != nil {
+				t.Fatalf("answered locally: %s", r.Reply.Body)
+			}
+			var fwd struct{ Params struct{ TaskID string } }
+			if err := json.Unmarshal(r.Body, &fwd); err != nil || fwd.Params.TaskID != taskID {
+				t.Fatalf("forwarded taskId %q (%v): %s", fwd.Params.TaskID, err, r.Body)
+			}
+			if !hasHeader(r.Set, "mcp-name", taskID) {
+				t.Errorf("Mcp-Name not set to the server's taskId: %v", r.Set)
+			}
+			got := finish(t, s, c.response)
+			if c.check != nil {
+				c.check(t, string(r.Body), got)
+			}
+		})
+	}
+}
+
+// TestTaskHandleRefused: a handle that does not open is answered as the
+// server answers an unknown task (-32602), never forwarded: tampered,
+// issued to another principal, for another server, under another key; and,
+// under 2026-07-28, a taskId the plugin never issued. A 2025 request
+// naming a task of the 2025 revisions' own tasks passes as before.
+func TestTaskHandleRefused(t *testing.T) {
+	cfg := mustConfig(t, mrtrEnvelope)
+	ann, bob := hdr("x-mcp-principal", "ann"), hdr("x-mcp-principal", "bob")
+	handle, _ := createTask(t, cfg, ann, "crm_lookup", "t-1")
+	otherKey := mustConfig(t, strings.Replace(mrtrEnvelope, "mrtr test key", "another key", 1))
+	otherServer := mustConfig(t, mrtrEnvelope+"server: {id: other}\n")
+	tampered := []byte(handle)
+	tampered[len(tampered)-5] ^= 1
+	for _, c := range []struct {
+		name   string
+		cfg    *Config
+		who    fakeRequest
+		taskID string
+	}{
+		{"tampered", cfg, ann, string(tampered)},
+		{"truncated", cfg, ann, handle[:len(handle)-4]},
+		{"the prefix only", cfg, ann, taskHandlePrefix},
+		{"another principal", cfg, bob, handle},
+		{"another server", otherServer, ann, handle},
+		{"another key", otherKey, ann, handle},
+		{"a taskId the plugin never issued", cfg, ann, "t-1"},
+	} {
+		for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+			t.Run(c.name+" "+method, func(t *testing.T) {
+				_, r := post(t, c.cfg, c.who, call("7", method, `{"taskId":"`+c.taskID+`","inputResponses":{},`+taskMeta+`}`))
+				if r.Reply == nil {
+					t.Fatalf("forwarded: %s", r.Body)
+				}
+				if want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: task not found"}}`; string(r.Reply.Body) != want {
+					t.Errorf("got %s, want %s", r.Reply.Body, want)
+				}
+			})
+		}
+	}
+	// The 2025 revisions' experimental tasks: taskIds pass as before.
+	_, r := post(t, cfg, ann, call("8", "tasks/get", `{"taskId":"t-1"}`))
+	if r.Reply != nil || r.Body != nil {
+		t.Errorf("a 2025 tasks/get was changed: %+v", r)
+	}
+	// A handle for a tool the caller may no longer use: refused as the
+	// tool would be.
+	denied := mustConfig(t, strings.Replace(mrtrEnvelope, `deny_tools: ["secret_*"]`, `deny_tools: ["secret_*", "crm_*"]`, 1))
+	_, r = post(t, denied, ann, call("9", "tasks/get", `{"taskId":"`+handle+`",`+taskMeta+`}`))
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32003`) {
+		t.Errorf("handle of a denied tool: %+v", r)
+	}
+}
+
+// finish runs the JSON response of a stream whose request was posted.
+func finish(t *testing.T, s *Stream, response string) string {
+	t.Helper()
+	s.OnResponseHeaders(200, "application/json", "", false)
+	_, edit := s.OnResponseBody(len(response), true, func() []byte { return []byte(response) })
+	if !edit.Replace {
+		return response
+	}
+	return string(edit.Data)
+}
+
+func hasHeader(set [][2]string, name, value string) bool {
+	for _, h := range set {
+		if h[0] == name && h[1] == value {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzTaskHandle: whatever a client sends as a taskId, opening it never
+// panics, and only the handle seal wrote for a task opens, to that task,
+// for its principal and server alone.
+func FuzzTaskHandle(f *testing.F) {
+	ts := newTaskSealer([]byte("fuzz key"))
+	valid := ts.seal(taskRef{method: "tools/call", name: "crm_lookup", id: "786512e2"}, "srv", "ann")
+	for _, s := range []string{valid, valid[:len(valid)-1], taskHandlePrefix, taskHandlePrefix + "AAAA", "t-1", "", valid + "A", strings.ToUpper(valid)} {
+		f.Add(s, "tools/call", "crm_lookup", "786512e2")
+	}
+	f.Fuzz(func(t *testing.T, handle, method, name, id string) {
+		if ref, ok := ts.open(handle, "srv", "ann"); ok {
+			if ts.seal(ref, "srv", "ann") != handle {
+				t.Fatalf("%q opens but is not the handle of %+v", handle, ref)
+			}
+		}
+		ref := taskRef{method: method, name: name, id: id}
+		h := ts.seal(ref, "srv", "ann")
+		if got, ok := ts.open(h, "srv", "ann"); !ok || got != ref {
+			t.Fatalf("%+v sealed to %q opens to %+v, %v", ref, h, got, ok)
+		}
+		if _, ok := ts.open(h, "srv", "bob"); ok {
+			t.Fatal("opened for another principal")
+		}
+		if _, ok := ts.open(h, "other", "ann"); ok {
+			t.Fatal("opened for another server")
+		}
+		if len(h) > len(taskHandlePrefix) && !strings.HasPrefix(h[len(taskHandlePrefix):], "-") {
+			for _, c := range h[len(taskHandlePrefix):] {
+				if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+					t.Fatalf("handle %q has %q", h, c)
+				}
+			}
+		}
+	})
+}
