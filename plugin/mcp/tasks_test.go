@@ -219,3 +219,26 @@ func FuzzTaskHandle(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTaskHandle is the cost of a task handle: sealed when a task's
+// taskId goes to the client (CreateTaskResult, each tasks/get result),
+// opened for each tasks request.
+func BenchmarkTaskHandle(b *testing.B) {
+	ts := newTaskSealer([]byte("bench key"))
+	ref := taskRef{method: "tools/call", name: "crm_lookup", id: "786512e2-9e0d-44bd-8f29-789f320fe840"}
+	h := ts.seal(ref, "srv", "alice")
+	b.Run("seal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ts.seal(ref, "srv", "alice")
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := ts.open(h, "srv", "alice"); !ok {
+				b.Fatal("does not open")
+			}
+		}
+	})
+}
