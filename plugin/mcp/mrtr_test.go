@@ -28,7 +28,7 @@ policy:
       transforms_mode: replace
 identity:
   principal: [{header: x-mcp-principal}]
-gateway: {virtual_tools: false}
+gateway: {virtual_tools: false, hold_headers: true}
 `
 
 // awsKey is a secret the input pipeline redacts.
@@ -186,7 +186,7 @@ func TestEvery2026SchemaMessageThroughTheFilter(t *testing.T) {
 	cfg := mustConfig(t, `
 policy: {name: p, transforms: [redact], input_transforms: [redact], vault: {key: "k"}}
 identity: {principal: [{header: x-mcp-principal}]}
-gateway: {virtual_tools: false}
+gateway: {virtual_tools: false, hold_headers: true}
 `)
 	ann := hdr("x-mcp-principal", "ann")
 	tr, err := cfg.transforms()

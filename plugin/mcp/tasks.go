@@ -227,6 +227,13 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		j.reason = "a task handle that does not open: tampered, or issued to another principal, for another server or under another key"
 		return
 	}
+	if !s.cfg.Env.Gateway.HoldHeaders {
+		// Mcp-Name says the handle and has left already: the server would
+		// refuse the request for the mismatch (-32020), quoting the
+		// restored taskId back. Refused here, saying why.
+		j.fail(rpcError(mcpvocab.ErrInternal, "the privacy filter cannot name this task to the server: its Mcp-Name header left before the body was read (gateway.hold_headers is off)"), ErrInvalidParams)
+		return
+	}
 	doc.SetString(idNode, ref.id)
 	j.task = &ref
 	s.taskName = ref.id

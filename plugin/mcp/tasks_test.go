@@ -155,6 +155,15 @@ func TestTaskHandleRefused(t *testing.T) {
 	if r.Reply != nil || r.Body != nil {
 		t.Errorf("a 2025 tasks/get was changed: %+v", r)
 	}
+	// Without hold_headers, Mcp-Name (the handle) has left before the
+	// body is read: the taskId cannot be restored in both, and the
+	// request is refused saying so rather than sent to a server that
+	// would refuse the mismatch.
+	loose := mustConfig(t, strings.Replace(mrtrEnvelope, "hold_headers: true", "hold_headers: false", 1))
+	_, r = post(t, loose, ann, call("9", "tasks/get", `{"taskId":"`+handle+`",`+taskMeta+`}`))
+	if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32603`) || !strings.Contains(string(r.Reply.Body), "hold_headers") {
+		t.Errorf("a task request without hold_headers: %+v", r)
+	}
 	// A handle for a tool the caller may no longer use: refused as the
 	// tool would be.
 	denied := mustConfig(t, strings.Replace(mrtrEnvelope, `deny_tools: ["secret_*"]`, `deny_tools: ["secret_*", "crm_*"]`, 1))
