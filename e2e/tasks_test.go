@@ -117,7 +117,9 @@ func TestTaskPolledThroughAnotherEnvoy(t *testing.T) {
 	pseudonym := regexp.MustCompile(`EMAIL_[A-Z2-7]{12}`)
 
 	created := post2026(t, a.URL, "ann", "tools/call", "crm_lookup", `"name":"crm_lookup","arguments":{}`)
-	var c struct{ Result struct{ TaskID, StatusMessage string } }
+	var c struct {
+		Result struct{ TaskID, StatusMessage string }
+	}
 	if err := json.Unmarshal([]byte(created), &c); err != nil || !strings.HasPrefix(c.Result.TaskID, "mcpp-task-") {
 		t.Fatalf("CreateTaskResult: %s\n%s", created, a.logs)
 	}
