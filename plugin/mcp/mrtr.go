@@ -74,6 +74,9 @@ func (s *Stream) judgeOther(doc *jsondoc.Doc, m *Message, j *judgement) {
 		s.judgeTask(doc, m, j)
 		return
 	}
+	if m.Method == methodListen {
+		s.judgeListen(doc, m, j)
+	}
 	params := doc.Get(m.Node, "params")
 	if doc.Get(params, "inputResponses") == jsondoc.None {
 		return

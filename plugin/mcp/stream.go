@@ -120,6 +120,9 @@ type Stream struct {
 	// taskName is the server's taskId a task request's sealed handle was
 	// opened to (tasks.go): Mcp-Name must say it too.
 	taskName string
+	// listened are the tasks a subscriptions/listen request named by
+	// handle, by the server's taskId (tasks.go).
+	listened map[string]taskRef
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.

@@ -187,6 +187,10 @@ func isTaskMethod(method string) bool {
 	return false
 }
 
+// methodListen opens a subscription stream; its notifications.taskIds
+// name tasks (judgeListen).
+const methodListen = "subscriptions/listen"
+
 // taskNotFound is what a server answers for a task it does not know
 // (SEP-2663: -32602): the answer to a handle that does not open.
 func taskNotFound() *policy.RPCError {
@@ -334,4 +338,146 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 		doc.SetString(node, handle)
 	}
 	return nil
+}
+
+// Task notifications. A client may ask for notifications/tasks of the
+// tasks it names in a subscriptions/listen request's
+// notifications.taskIds: handles, which the plugin opens (a handle that
+// does not open refuses the request, as in judgeTask) and replaces with
+// the server's taskIds, remembering on the stream which task each is:
+// the listen stream is that request's response. On it, the server's
+// acknowledgement names the taskIds back, and each notifications/tasks
+// carries a task as tasks/get does: its taskId goes out as the client's
+// handle, and its result, error and inputRequests get the pipelines a
+// tasks/get result gets. A notification for a task the stream was not
+// asked about is sealed as a task of no known primitive (policy-level
+// pipeline).
+
+// judgeListen opens the task handles of a subscriptions/listen request.
+func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
+	params := doc.Get(m.Node, "params")
+	ids := doc.Path(params, "notifications", "taskIds")
+	if doc.Kind(ids) != jsondoc.Array {
+		return
+	}
+	tr, err := s.cfg.transforms()
+	if err != nil {
+		j.fail(transformFailed(err), ErrTransform)
+		return
+	}
+	for c := doc.First(ids); c != jsondoc.None; c = doc.Next(c) {
+		handle, ok := doc.Str(c)
+		if !ok {
+			continue // the server refuses it
+		}
+		if !isTaskHandle(handle) {
+			if requestIs2026(doc, params) {
+				j.fail(taskNotFound(), ErrInvalidParams)
+				j.reason = "a taskId the privacy filter did not issue"
+				return
+			}
+			continue
+		}
+		ref, ok := tr.tasks.open(handle, s.cfg.Env.Server.ID, s.id.ID)
+		if !ok {
+			j.fail(taskNotFound(), ErrInvalidParams)
+			j.reason = "a task handle that does not open: tampered, or issued to another principal, for another server or under another key"
+			return
+		}
+		if s.listened == nil {
+			s.listened = map[string]taskRef{}
+		}
+		s.listened[ref.id] = ref
+		doc.SetString(c, ref.id)
+	}
+}
+
+// listenedTask is the task the stream's listen request named by taskId
+// (a task of no known primitive if it named none such).
+func (s *Stream) listenedTask(id string) taskRef {
+	if ref, ok := s.listened[id]; ok {
+		return ref
+	}
+	return taskRef{id: id}
+}
+
+// noSeal is sealAcknowledged's answer when there is nothing to seal.
+func noSeal() {}
+
+// sealAcknowledged finds the taskIds of a
+// notifications/subscriptions/acknowledged and returns what sets them to
+// the client's handles once the message's pipeline ran.
+func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func() {
+	if method != "notifications/subscriptions/acknowledged" {
+		return noSeal
+	}
+	ids := doc.Path(doc.Get(n, "params"), "notifications", "taskIds")
+	tr, err := s.cfg.transforms()
+	if doc.Kind(ids) != jsondoc.Array || err != nil {
+		return noSeal
+	}
+	type sealed struct {
+		node   int32
+		handle string
+	}
+	var set []sealed
+	for c := doc.First(ids); c != jsondoc.None; c = doc.Next(c) {
+		if id, ok := doc.Str(c); ok {
+			set = append(set, sealed{c, tr.tasks.seal(s.listenedTask(id), s.cfg.Env.Server.ID, s.id.ID)})
+		}
+	}
+	return func() {
+		for _, x := range set {
+			doc.SetString(x.node, x.handle)
+		}
+	}
+}
+
+// taskNotification transforms a notifications/tasks as a tasks/get result
+// of its task (see above) and reports whether it did; a notification
+// without a string taskId is left to transformServerMessage.
+func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool {
+	if method != "notifications/tasks" {
+		return false
+	}
+	params := doc.Get(n, "params")
+	idNode := doc.Get(params, "taskId")
+	id, ok := doc.Str(idNode)
+	tr, err := s.cfg.transforms()
+	if !ok || doc.Kind(params) != jsondoc.Object || err != nil {
+		return false
+	}
+	ref := s.listenedTask(id)
+	out, err := s.policyOutput()
+	if ref.name != "" && err == nil {
+		t := Target{Method: ref.method, Kind: policyKinds[methodOf(ref.method).Target], Name: ref.name, Args: jsondoc.None}
+		x, d := s.resolveAndDecide(t)
+		if !d.Allowed {
+			s.withhold(doc, n, "warning", "a task notification for a primitive the caller may not use was withheld", nil)
+			return true
+		}
+		out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
+	}
+	if err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
+		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
+		return true
+	}
+	run := s.newRun()
+	handle := tr.tasks.seal(ref, s.cfg.Env.Server.ID, s.id.ID)
+	if err := s.applyResult(tr, out, doc, params, transforms.ResultPayload("tasks/get"), &ref, run); err != nil {
+		CountError(s.cfg.Metrics, ErrTransform)
+		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
+		return true
+	}
+	if extraMembers(doc, n) && !run.Blocked {
+		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
+	}
+	s.countRun(run)
+	if run.Blocked {
+		s.withhold(doc, n, "warning", "a server message was blocked by the privacy policy", run.BlockLabels)
+		return true
+	}
+	doc.SetString(idNode, handle)
+	return true
 }

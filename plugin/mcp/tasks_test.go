@@ -251,3 +251,51 @@ func BenchmarkTaskHandle(b *testing.B) {
 		}
 	})
 }
+
+// TestTaskNotifications: a subscriptions/listen request naming tasks by
+// handle reaches the server with their taskIds; on its stream the
+// acknowledgement names them back as the client's handles, and each
+// notifications/tasks is read as a tasks/get result of its task: its
+// result gets the creating tool's pipeline (pseudonymise), its taskId is
+// the client's handle. A notification for a task the client did not ask
+// about gets the policy-level pipeline (redact) and a handle of its own;
+// a handle that does not open refuses the listen request.
+func TestTaskNotifications(t *testing.T) {
+	cfg := mustConfig(t, mrtrEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	const taskID = "srv-task-9"
+	handle, _ := createTask(t, cfg, ann, "crm_lookup", taskID)
+	listen := func(h string) string {
+		return call("4", "subscriptions/listen", `{"notifications":{"toolsListChanged":true,"taskIds":["`+h+`"]},`+taskMeta+`}`)
+	}
+	s, r := post(t, cfg, ann, listen(handle))
+	if r.Reply != nil || !strings.Contains(string(r.Body), `"taskIds":["`+taskID+`"]`) {
+		t.Fatalf("listen request: %+v %s", r.Reply, r.Body)
+	}
+	task := `"createdAt":"x","lastUpdatedAt":"y","ttlMs":1,"status":"completed","result":{"content":[{"type":"text","text":"alice@example.com"}]}`
+	in := `data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"notifications":{"toolsListChanged":true,"taskIds":["` + taskID + `"]}}}` + "\n\n" +
+		`data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"taskId":"` + taskID + `",` + task + `}}` + "\n\n" +
+		`data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"other-task",` + task + `}}` + "\n\n"
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
+	_, edit := s.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	events := eventData(string(edit.Data))
+	if len(events) != 3 {
+		t.Fatalf("events: %q", events)
+	}
+	if !strings.Contains(events[0], `"taskIds":["`+handle+`"]`) {
+		t.Errorf("acknowledgement: %s", events[0])
+	}
+	if !strings.Contains(events[1], `"taskId":"`+handle+`"`) || !emailPseudonymRE.MatchString(events[1]) || strings.Contains(events[1], "alice@") {
+		t.Errorf("the listened task's notification: %s", events[1])
+	}
+	var other struct{ Params struct{ TaskID string } }
+	_ = json.Unmarshal([]byte(events[2]), &other)
+	if !isTaskHandle(other.Params.TaskID) || other.Params.TaskID == handle || !strings.Contains(events[2], "[REDACTED:EMAIL]") {
+		t.Errorf("another task's notification: %s", events[2])
+	}
+	tampered := []byte(handle)
+	tampered[len(tampered)-3] ^= 1
+	if _, r := post(t, cfg, ann, listen(string(tampered))); r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32602`) {
+		t.Errorf("listen with a tampered handle: %+v", r)
+	}
+}

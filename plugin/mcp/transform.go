@@ -365,6 +365,10 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 // progress messages): its params read by the schema of its method, and
 // any member of its own.
 func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
+	if s.taskNotification(doc, n, method) {
+		return // a task, read as a tasks/get result (tasks.go)
+	}
+	defer s.sealAcknowledged(doc, n, method)() // its taskIds: the client's handles
 	params, extra := doc.Get(n, "params"), extraMembers(doc, n)
 	if params == jsondoc.None && !extra && doc.Kind(doc.Get(n, "id")) != jsondoc.String {
 		return
