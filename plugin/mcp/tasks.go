@@ -308,6 +308,11 @@ func (s *Stream) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *for
 		ref = *req.task
 	case !doc.StrEquals(doc.Get(n, "resultType"), "task"):
 		return jsondoc.None, ""
+	case req != nil && !resultCarriesPrimitive(req.method):
+		// Only a call makes a task (SEP-2663: tools/call); another
+		// method's "task" result is read as its result, taskId as a
+		// protocol value.
+		return jsondoc.None, ""
 	case req != nil:
 		ref = taskRef{method: req.method, name: req.name}
 	}

@@ -150,10 +150,15 @@ func TestTaskHandleRefused(t *testing.T) {
 			})
 		}
 	}
-	// The 2025 revisions' experimental tasks: taskIds pass as before.
+	// The 2025 revisions' experimental tasks: taskIds pass as before,
+	// both ways (only a call's answer makes a task to seal).
 	_, r := post(t, cfg, ann, call("8", "tasks/get", `{"taskId":"t-1"}`))
 	if r.Reply != nil || r.Body != nil {
 		t.Errorf("a 2025 tasks/get was changed: %+v", r)
+	}
+	task := `{"jsonrpc":"2.0","id":8,"result":{"resultType":"task","taskId":"t-1","status":"working","createdAt":"x","lastUpdatedAt":"y","ttl":null}}`
+	if got := respond(t, cfg, ann, call("8", "tasks/get", `{"taskId":"t-1"}`), task); got != task {
+		t.Errorf("a 2025 task was changed: %s", got)
 	}
 	// Without hold_headers, Mcp-Name (the handle) has left before the
 	// body is read: the taskId cannot be restored in both, and the
