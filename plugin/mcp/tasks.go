@@ -74,9 +74,46 @@ const (
 // taskSealer seals and opens task handles. One per VM (transformer).
 type taskSealer struct {
 	aead cipher.AEAD
-	mu   sync.Mutex // guards nonce and buf
+	mu   sync.Mutex // guards what follows
 	syn  *hmacsha256.MAC
 	buf  []byte
+	// opened and sealed are what this VM opened or sealed lately, by
+	// associated data and handle, and by associated data and contents: a
+	// client polls one task with one handle, and in the VM, which has no
+	// AES instructions, a seal or an open costs tens of microseconds. A
+	// cache of the VM alone: any other VM opens a handle as well, only
+	// slower. Each is emptied when full (maxKnownTasks).
+	opened map[string]taskRef
+	sealed map[string]string
+}
+
+// maxKnownTasks bounds taskSealer.opened and taskSealer.sealed.
+const maxKnownTasks = 256
+
+// (aad is length-prefixed: aad ‖ anything keys no two pairs alike.)
+
+func (ts *taskSealer) knownOpen(aad []byte, handle string) (taskRef, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ref, ok := ts.opened[string(aad)+handle]
+	return ref, ok
+}
+
+func (ts *taskSealer) knownSeal(aad, pt []byte) (string, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	h, ok := ts.sealed[string(aad)+string(pt)]
+	return h, ok
+}
+
+func (ts *taskSealer) remember(aad, pt []byte, handle string, ref taskRef) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.opened == nil || len(ts.opened) >= maxKnownTasks || len(ts.sealed) >= maxKnownTasks {
+		ts.opened, ts.sealed = make(map[string]taskRef, 8), make(map[string]string, 8)
+	}
+	ts.opened[string(aad)+handle] = ref
+	ts.sealed[string(aad)+string(pt)] = handle
 }
 
 func newTaskSealer(vaultKey []byte) *taskSealer {
@@ -126,9 +163,14 @@ func (ts *taskSealer) seal(t taskRef, server, principal string) string {
 	pt := appendField(appendField([]byte{taskHandleVersion}, t.method), t.name)
 	pt = append(pt, t.id...)
 	aad := taskAAD(server, principal)
+	if h, ok := ts.knownSeal(aad, pt); ok {
+		return h
+	}
 	nonce := ts.nonceFor(aad, pt)
 	sealed := ts.aead.Seal(nonce[:], nonce[:], pt, aad)
-	return taskHandlePrefix + base64.RawURLEncoding.EncodeToString(sealed)
+	handle := taskHandlePrefix + base64.RawURLEncoding.EncodeToString(sealed)
+	ts.remember(aad, pt, handle, t)
+	return handle
 }
 
 // isTaskHandle reports whether s has the form of a sealed handle (it may
@@ -142,11 +184,14 @@ func (ts *taskSealer) open(handle, server, principal string) (taskRef, bool) {
 	if !ok || len(enc) > maxTaskHandle {
 		return taskRef{}, false
 	}
+	aad := taskAAD(server, principal)
+	if ref, ok := ts.knownOpen(aad, handle); ok {
+		return ref, true
+	}
 	sealed, err := base64.RawURLEncoding.Strict().DecodeString(enc)
 	if err != nil || len(sealed) < taskNonceSize+ts.aead.Overhead() {
 		return taskRef{}, false
 	}
-	aad := taskAAD(server, principal)
 	pt, err := ts.aead.Open(nil, sealed[:taskNonceSize], sealed[taskNonceSize:], aad)
 	if err != nil {
 		return taskRef{}, false
@@ -156,7 +201,11 @@ func (ts *taskSealer) open(handle, server, principal string) (taskRef, bool) {
 	if nonce := ts.nonceFor(aad, pt); !bytes.Equal(nonce[:], sealed[:taskNonceSize]) {
 		return taskRef{}, false
 	}
-	return readTaskRef(pt)
+	ref, ok := readTaskRef(pt)
+	if ok {
+		ts.remember(aad, pt, handle, ref)
+	}
+	return ref, ok
 }
 
 // readTaskRef decodes a handle's plaintext.
