@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 )
 
 // taskMeta is the _meta of a 2026-07-28 request.
@@ -283,6 +285,63 @@ func BenchmarkTaskHandle(b *testing.B) {
 		for b.Loop() {
 			if _, ok := ts.open(h, "srv", "alice"); !ok {
 				b.Fatal("does not open")
+			}
+		}
+	})
+}
+
+// FuzzTasksStream drives one stream, as FuzzStream does, with the
+// requests and answers of 2026-07-28's multi round-trip requests and the
+// tasks extension (handles that open among them): nothing panics, and a
+// rewritten request or JSON response is valid JSON.
+func FuzzTasksStream(f *testing.F) {
+	cfg, errs := NewConfig([]byte(mrtrEnvelope), newMemShared())
+	if len(errs) > 0 {
+		f.Fatal(errs)
+	}
+	tr, err := cfg.transforms()
+	if err != nil {
+		f.Fatal(err)
+	}
+	handle := tr.tasks.seal(taskRef{method: "tools/call", name: "crm_lookup", id: "t-1"}, cfg.Env.Server.ID, "ann")
+	task := `"taskId":"t-1","status":"completed","createdAt":"x","lastUpdatedAt":"y","ttlMs":1,"result":{"content":[{"type":"text","text":"a@example.com"}],` +
+		`"inputRequests":{"k":{"method":"elicitation/create","params":{"message":"a@example.com"}}}}`
+	for _, seed := range [][3]string{
+		{call("1", "tools/call", `{"name":"crm_lookup"}`), inputRequired, "json"},
+		{call("1", "tools/call", `{"name":"crm_lookup","inputResponses":{"k":{"action":"accept","content":{"e":"EMAIL_AAAAAAAAAAAA"}}},"requestState":"s"}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-1","status":"working"}}`, "json"},
+		{call("1", "tasks/get", `{"taskId":"`+handle+`",`+taskMeta+`}`), `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` + task + `}}`, "json"},
+		{call("1", "tasks/update", `{"taskId":"`+handle+`","inputResponses":{"k":{"action":"decline"}},`+taskMeta+`}`), `{"jsonrpc":"2.0","id":1,"result":{}}`, "json"},
+		{call("1", "subscriptions/listen", `{"notifications":{"taskIds":["`+handle+`"]},`+taskMeta+`}`),
+			"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"notifications\":{\"taskIds\":[\"t-1\"]}}}\n\n" +
+				"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tasks\",\"params\":{" + task + "}}\n\n", "sse"},
+	} {
+		f.Add([]byte(seed[0]), []byte(seed[1]), seed[2] == "sse")
+	}
+	req := hdr("x-mcp-principal", "ann", "content-type", "application/json")
+	f.Fuzz(func(t *testing.T, request, response []byte, sse bool) {
+		s := NewStream(cfg)
+		s.OnRequestHeaders(req, "POST", "/mcp", false)
+		r := s.OnRequestBody(len(request), true, func() []byte { return request })
+		if r.Body != nil {
+			if _, err := jsondoc.Parse(r.Body); err != nil {
+				t.Fatalf("forwarded body does not parse: %v\n%s", err, r.Body)
+			}
+		}
+		if r.Reply != nil {
+			return
+		}
+		ct := "application/json"
+		if sse {
+			ct = "text/event-stream"
+		}
+		if h := s.OnResponseHeaders(200, ct, "", false); h.Reply != nil {
+			return
+		}
+		_, edit := s.OnResponseBody(len(response), true, func() []byte { return response })
+		if !sse && edit.Replace {
+			if _, err := jsondoc.Parse(edit.Data); err != nil {
+				t.Fatalf("JSON response does not parse: %v\n%s", err, edit.Data)
 			}
 		}
 	})
