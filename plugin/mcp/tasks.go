@@ -287,9 +287,6 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		j.fail(rpcError(mcpvocab.ErrInternal, "the privacy filter cannot name this task to the server: its Mcp-Name header left before the body was read (gateway.hold_headers is off)"), ErrInvalidParams)
 		return
 	}
-	doc.SetString(idNode, ref.id)
-	j.task = &ref
-	s.taskName = ref.id
 	matched, meta := s.cfg.Env.Policy.Match(&s.id.Principal, nil), (*policy.Metadata)(nil)
 	if ref.name != "" {
 		t := Target{Method: ref.method, Kind: policyKinds[methodOf(ref.method).Target], Name: ref.name, Args: jsondoc.None}
@@ -304,7 +301,6 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 			} else {
 				j.deny(d)
 			}
-			j.task = nil
 			return
 		}
 		matched, meta = d.Matched, &x.Metadata
@@ -313,6 +309,9 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		j.fail(transformFailed(err), ErrTransform)
 		return
 	}
+	doc.SetString(idNode, ref.id)
+	j.task = &ref
+	s.taskName = ref.id
 	if doc.Get(params, "inputResponses") == jsondoc.None {
 		return
 	}
