@@ -77,7 +77,12 @@ func (s *Stream) judgeOther(doc *jsondoc.Doc, m *Message, j *judgement) {
 	if m.Method == methodListen {
 		s.judgeListen(doc, m, j)
 	}
-	params := doc.Get(m.Node, "params")
+	s.policyInputResponses(doc, doc.Get(m.Node, "params"), j)
+}
+
+// policyInputResponses runs the policy-level input pipeline over the
+// inputResponses of params, if any.
+func (s *Stream) policyInputResponses(doc *jsondoc.Doc, params int32, j *judgement) {
 	if doc.Get(params, "inputResponses") == jsondoc.None {
 		return
 	}

@@ -47,6 +47,9 @@ type taskRef struct {
 	method string // the request that created the task ("" when unknown)
 	name   string // the primitive it named
 	id     string // the server's taskId
+	// unsealed: a 2026-07-28 request named the task by a taskId that is
+	// no handle (never sealed; see judgeTask).
+	unsealed bool
 }
 
 // resultPayload is how a completed task's result is read: as the result
@@ -252,9 +255,14 @@ func taskNotFound() *policy.RPCError {
 // pipeline for the result (j.out), its input pipeline over tasks/update's
 // inputResponses. A handle that does not open is refused as an unknown
 // task. A taskId that is no handle is one the plugin never issued: under
-// 2026-07-28 it is refused the same way (a task's result must not leave
-// with another pipeline than its tool's); under the 2025 revisions it is
-// a task of their experimental tasks and passes as before.
+// 2026-07-28 the request goes on as sent (the server's answer for a task
+// it does not know, or for a method it does not implement, passes as the
+// server gave it), but a task the server does know is withheld as
+// unknown, since it is not the client's (a task's result must not leave
+// with another pipeline than its tool's), and tasks/update's
+// inputResponses get the policy-level input pipeline; under the 2025
+// revisions it is a task of their experimental tasks and passes as
+// before.
 func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	idNode := doc.Get(params, "taskId")
@@ -264,8 +272,13 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	if !isTaskHandle(handle) {
 		if requestIs2026(doc, params) {
-			j.fail(taskNotFound(), ErrInvalidParams)
-			j.reason = "a taskId the privacy filter did not issue"
+			// Not a task the plugin issued: the server answers for it as
+			// it answers for any task it does not know (or a server
+			// without tasks, -32601, for every one), so the request goes
+			// on as sent. What it answers for a task it does know is no
+			// task of this client's: withheld (transformResult).
+			j.task = &taskRef{id: handle, unsealed: true}
+			s.policyInputResponses(doc, params, j)
 		}
 		return
 	}
@@ -375,22 +388,35 @@ func (s *Stream) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *for
 // carries (taskToSeal), set once the pipeline ran: the handle is no text
 // for the pipeline to read, and the taskId is sealed as the server sent
 // it.
-func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, req *forwarded, run *transforms.Run) error {
-	node, handle := jsondoc.None, ""
-	if kind != transforms.ErrorObject {
-		node, handle = s.taskToSeal(tr, doc, n, req)
-	}
+func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, req *forwarded, run *transforms.Run) *resultRefusal {
 	var task *taskRef
 	if req != nil {
 		task = req.task
 	}
+	if task != nil && task.unsealed && req.method == "tasks/get" && kind != transforms.ErrorObject {
+		return &resultRefusal{err: taskNotFound(), decision: OutcomeError, kind: ErrInvalidParams,
+			reason: "a task the privacy filter did not issue: withheld"}
+	}
+	node, handle := jsondoc.None, ""
+	if kind != transforms.ErrorObject {
+		node, handle = s.taskToSeal(tr, doc, n, req)
+	}
 	if err := s.applyResult(tr, out, doc, n, kind, task, run); err != nil {
-		return err
+		e := transformFailed(err)
+		return &resultRefusal{err: e, decision: OutcomeError, kind: ErrTransform, reason: e.Message}
 	}
 	if handle != "" && !run.Blocked {
 		doc.SetString(node, handle)
 	}
 	return nil
+}
+
+// resultRefusal is an answer transformResult gives instead of the server's.
+type resultRefusal struct {
+	err      *policy.RPCError
+	decision Outcome
+	kind     ErrorKind
+	reason   string
 }
 
 // Task notifications. A client may ask for notifications/tasks of the
@@ -403,8 +429,7 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 // carries a task as tasks/get does: its taskId goes out as the client's
 // handle, and its result, error and inputRequests get the pipelines a
 // tasks/get result gets. A notification for a task the stream was not
-// asked about is sealed as a task of no known primitive (policy-level
-// pipeline).
+// asked about by handle is withheld, as tasks/get of such a task is.
 
 // judgeListen opens the task handles of a subscriptions/listen request.
 func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
@@ -424,12 +449,7 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 			continue // the server refuses it
 		}
 		if !isTaskHandle(handle) {
-			if requestIs2026(doc, params) {
-				j.fail(taskNotFound(), ErrInvalidParams)
-				j.reason = "a taskId the privacy filter did not issue"
-				return
-			}
-			continue
+			continue // its notifications are withheld (taskNotification)
 		}
 		ref, ok := tr.tasks.open(handle, s.cfg.Env.Server.ID, s.id.ID)
 		if !ok {
@@ -443,15 +463,6 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 		s.listened[ref.id] = ref
 		doc.SetString(c, ref.id)
 	}
-}
-
-// listenedTask is the task the stream's listen request named by taskId
-// (a task of no known primitive if it named none such).
-func (s *Stream) listenedTask(id string) taskRef {
-	if ref, ok := s.listened[id]; ok {
-		return ref
-	}
-	return taskRef{id: id}
 }
 
 // noSeal is sealAcknowledged's answer when there is nothing to seal.
@@ -476,7 +487,9 @@ func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func
 	var set []sealed
 	for c := doc.First(ids); c != jsondoc.None; c = doc.Next(c) {
 		if id, ok := doc.Str(c); ok {
-			set = append(set, sealed{c, tr.tasks.seal(s.listenedTask(id), s.cfg.Env.Server.ID, s.id.ID)})
+			if ref, ok := s.listened[id]; ok { // (others are as the client sent them)
+				set = append(set, sealed{c, tr.tasks.seal(ref, s.cfg.Env.Server.ID, s.id.ID)})
+			}
 		}
 	}
 	return func() {
@@ -500,7 +513,12 @@ func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool
 	if !ok || doc.Kind(params) != jsondoc.Object || err != nil {
 		return false
 	}
-	ref := s.listenedTask(id)
+	ref, ok := s.listened[id]
+	if !ok {
+		// Not a task the client named by a handle: not the client's.
+		s.withhold(doc, n, "warning", "a task notification for a task the privacy filter did not issue was withheld", nil)
+		return true
+	}
 	out, err := s.policyOutput()
 	if ref.name != "" && err == nil {
 		t := Target{Method: ref.method, Kind: policyKinds[methodOf(ref.method).Target], Name: ref.name, Args: jsondoc.None}

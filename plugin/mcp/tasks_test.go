@@ -139,7 +139,6 @@ func TestTaskHandleRefused(t *testing.T) {
 		{"another principal", cfg, bob, handle},
 		{"another server", otherServer, ann, handle},
 		{"another key", otherKey, ann, handle},
-		{"a taskId the plugin never issued", cfg, ann, "t-1"},
 	} {
 		for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
 			t.Run(c.name+" "+method, func(t *testing.T) {
@@ -152,6 +151,37 @@ func TestTaskHandleRefused(t *testing.T) {
 				}
 			})
 		}
+	}
+	// Under 2026-07-28, a taskId the plugin never issued goes on as sent:
+	// the server's answer for a task it does not know (or for a method it
+	// does not implement) passes as it is, a task it does know is withheld
+	// as unknown, and tasks/update's inputResponses get the policy-level
+	// input pipeline.
+	for _, c := range []struct{ name, method, params, response, want string }{
+		{"unknown to the server", "tasks/get", `{"taskId":"t-9",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`},
+		{"a server without tasks", "tasks/get", `{"taskId":"t-9",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}`},
+		{"known to the server", "tasks/get", `{"taskId":"t-1",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"t-1","status":"completed","result":{"content":[{"type":"text","text":"alice@example.com"}]}}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: task not found"}}`},
+		{"an update", "tasks/update", `{"taskId":"t-1","inputResponses":{"k":{"action":"accept","content":{"key":"` + awsKey + `"}}},` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}`, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}`},
+	} {
+		t.Run("never issued: "+c.name, func(t *testing.T) {
+			s, r := post(t, cfg, ann, call("7", c.method, c.params))
+			if r.Reply != nil {
+				t.Fatalf("answered locally: %s", r.Reply.Body)
+			}
+			if sent := string(r.Body); sent != "" && (strings.Contains(sent, awsKey) || !strings.Contains(sent, `"taskId":"t-`)) {
+				t.Errorf("forwarded: %s", sent)
+			}
+			if got := finish(t, s, c.response); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
 	}
 	// The 2025 revisions' experimental tasks: taskIds pass as before,
 	// both ways (only a call's answer makes a task to seal).
@@ -345,4 +375,55 @@ func FuzzTasksStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTaskNotifications: a subscriptions/listen request naming tasks by
+// handle reaches the server with their taskIds; on its stream the
+// acknowledgement names them back as the client's handles, and each
+// notifications/tasks is read as a tasks/get result of its task: its
+// result gets the creating tool's pipeline (pseudonymise), its taskId is
+// the client's handle. A notification for a task the client did not name
+// by handle is withheld; a handle that does not open refuses the listen
+// request.
+func TestTaskNotifications(t *testing.T) {
+	cfg := mustConfig(t, mrtrEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	const taskID = "srv-task-9"
+	handle, _ := createTask(t, cfg, ann, "crm_lookup", taskID)
+	listen := func(h string) string {
+		return call("4", "subscriptions/listen", `{"notifications":{"toolsListChanged":true,"taskIds":["`+h+`"]},`+taskMeta+`}`)
+	}
+	s, r := post(t, cfg, ann, listen(handle))
+	if r.Reply != nil || !strings.Contains(string(r.Body), `"taskIds":["`+taskID+`"]`) {
+		t.Fatalf("listen request: %+v %s", r.Reply, r.Body)
+	}
+	task := `"createdAt":"x","lastUpdatedAt":"y","ttlMs":1,"status":"completed","result":{"content":[{"type":"text","text":"alice@example.com"}]}`
+	in := `data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"notifications":{"toolsListChanged":true,"taskIds":["` + taskID + `"]}}}` + "\n\n" +
+		`data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"taskId":"` + taskID + `",` + task + `}}` + "\n\n" +
+		`data: {"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"other-task",` + task + `}}` + "\n\n"
+	s.OnResponseHeaders(200, "text/event-stream", "", false)
+	_, edit := s.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
+	events := eventData(string(edit.Data))
+	if len(events) != 3 {
+		t.Fatalf("events: %q", events)
+	}
+	if !strings.Contains(events[0], `"taskIds":["`+handle+`"]`) {
+		t.Errorf("acknowledgement: %s", events[0])
+	}
+	if !strings.Contains(events[1], `"taskId":"`+handle+`"`) || !emailPseudonymRE.MatchString(events[1]) || strings.Contains(events[1], "alice@") {
+		t.Errorf("the listened task's notification: %s", events[1])
+	}
+	if !strings.Contains(events[2], `"method":"notifications/message"`) || strings.Contains(events[2], "other-task") || strings.Contains(events[2], "alice@") {
+		t.Errorf("a notification of a task the client did not name by handle: %s", events[2])
+	}
+	tampered := []byte(handle)
+	tampered[len(tampered)-3] ^= 1
+	if _, r := post(t, cfg, ann, listen(string(tampered))); r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32602`) {
+		t.Errorf("listen with a tampered handle: %+v", r)
+	}
+	// A taskId that is no handle goes on as sent (its notifications are
+	// withheld, as above).
+	if _, r := post(t, cfg, ann, listen("t-raw")); r.Reply != nil || r.Body != nil {
+		t.Errorf("listen with a taskId that is no handle: %+v", r)
+	}
 }

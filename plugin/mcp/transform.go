@@ -464,10 +464,9 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	run := s.newRun()
 	if doc.Kind(result) == jsondoc.Object {
 		// With its MRTR parts and task handle (mrtr.go, tasks.go).
-		if err := s.transformResult(tr, out, doc, result, kind, req, run); err != nil {
-			e := transformFailed(err)
-			doc.SetRaw(n, ErrorResponse(id, e))
-			return responseOutcome{decision: OutcomeError, errKind: ErrTransform, reason: e.Message}
+		if r := s.transformResult(tr, out, doc, result, kind, req, run); r != nil {
+			doc.SetRaw(n, ErrorResponse(id, r.err))
+			return responseOutcome{decision: r.decision, errKind: r.kind, reason: r.reason}
 		}
 	}
 	if extra && !run.Blocked {
