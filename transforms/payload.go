@@ -49,12 +49,21 @@ const (
 	// Envelope is a JSON-RPC message's own members beside jsonrpc, id,
 	// method, params, result and error, which no revision defines.
 	Envelope
+	// InputRequests is the inputRequests of an InputRequiredResult or a
+	// task (2026-07-28, MRTR): an object of server requests by key, each
+	// request's params read as a server request of its method's are.
+	InputRequests
+	// InputResponses is the params.inputResponses of an MRTR retry or a
+	// tasks/update: an object of client results by key, each read as a
+	// client's answer to a server request is (AnyStrings).
+	InputResponses
 
 	// Payloads ResultPayload and ParamsPayload name.
 	initializeResult
 	listResult
 	taskResult
 	emptyResult
+	discoverResult
 	params
 	paramsRequest
 	paramsProgress
@@ -67,6 +76,7 @@ const (
 	paramsList
 	paramsSampling
 	paramsElicit
+	paramsSubscriptions
 	numPayloads
 )
 
@@ -80,14 +90,16 @@ var payloadShapes = [numPayloads]struct {
 	ToolResult: {shResultCall, true}, ResourceContents: {shResultRead, true},
 	PromptResult: {shResultPrompt, true}, CompletionResult: {shResultComplete, true},
 	AnyResult: {shResultAny, true}, initializeResult: {shResultInit, true}, listResult: {shResultList, true},
-	taskResult: {shResultTask, true}, emptyResult: {shResultEmpty, true},
+	taskResult: {shResultTask, true}, emptyResult: {shResultEmpty, true}, discoverResult: {shResultDiscover, true},
 	ErrorObject: {shError, false}, Envelope: {shEnvelope, false}, AnyStrings: {shClientResult, false},
+	InputRequests: {shInputRequests, false}, InputResponses: {shInputResponses, false},
 	Arguments: {shData, false},
 	params:    {shParams, false}, paramsRequest: {shParamsRequest, false}, paramsProgress: {shParamsProgress, false},
 	paramsCancelled: {shParamsCancelled, false}, paramsLog: {shParamsLog, false},
 	paramsUpdated: {shParamsUpdated, false}, paramsTaskStatus: {shParamsTaskStatus, false},
 	paramsElicitDone: {shParamsElicitDone, false}, paramsTaskID: {shParamsTaskID, false},
 	paramsList: {shParamsList, false}, paramsSampling: {shParamsSampling, false}, paramsElicit: {shParamsElicit, false},
+	paramsSubscriptions: {shParamsSubscriptions, false},
 }
 
 // resultPayloads and paramsPayloads are the payload of each shape the
@@ -97,7 +109,7 @@ var (
 		mcpvocab.ResultAny: AnyResult, mcpvocab.ResultTool: ToolResult, mcpvocab.ResultResource: ResourceContents,
 		mcpvocab.ResultPrompt: PromptResult, mcpvocab.ResultCompletion: CompletionResult,
 		mcpvocab.ResultInitialize: initializeResult, mcpvocab.ResultList: listResult,
-		mcpvocab.ResultTask: taskResult, mcpvocab.ResultEmpty: emptyResult,
+		mcpvocab.ResultTask: taskResult, mcpvocab.ResultEmpty: emptyResult, mcpvocab.ResultDiscover: discoverResult,
 	}
 	paramsPayloads = [mcpvocab.NumParams]Payload{
 		mcpvocab.ParamsGeneric: params, mcpvocab.ParamsProgress: paramsProgress,
@@ -105,6 +117,7 @@ var (
 		mcpvocab.ParamsUpdated: paramsUpdated, mcpvocab.ParamsTaskStatus: paramsTaskStatus,
 		mcpvocab.ParamsElicitDone: paramsElicitDone, mcpvocab.ParamsTaskID: paramsTaskID,
 		mcpvocab.ParamsList: paramsList, mcpvocab.ParamsSampling: paramsSampling, mcpvocab.ParamsElicit: paramsElicit,
+		mcpvocab.ParamsSubscriptions: paramsSubscriptions,
 	}
 )
 
@@ -134,9 +147,60 @@ func ParamsPayloadAt(rev mcpvocab.Revision, method string, request bool) Payload
 	return paramsPayloads[p]
 }
 
+// Part is a member of a result that a pipeline of its own reads (the
+// result's own walk skips it): the caller applies the pipeline and
+// payload its Role names, then looks for the parts of a PartTaskResult in
+// turn. A part is always an object; anything else at its place is data of
+// the result.
+type Part struct {
+	Node int32
+	Role PartRole
+}
+
+// PartRole is what a Part is.
+type PartRole uint8
+
+const (
+	// PartInputRequests is an InputRequiredResult's or a task's
+	// inputRequests: server requests, which get the pipeline server
+	// requests get, read as InputRequests.
+	PartInputRequests PartRole = iota
+	// PartTaskResult is the result of a completed task (tasks/get): what
+	// the request that created the task would have returned, read by that
+	// request's result payload with its pipeline.
+	PartTaskResult
+	// PartTaskError is the JSON-RPC error of a failed task (tasks/get),
+	// read as an ErrorObject with the same pipeline as PartTaskResult.
+	PartTaskError
+)
+
+// Parts appends to ps the parts of result n read as kind (none for a
+// payload that is no result).
+func Parts(d *jsondoc.Doc, n int32, kind Payload, ps []Part) []Part {
+	if kind >= numPayloads || !payloadShapes[kind].separate || d.Kind(n) != jsondoc.Object {
+		return ps
+	}
+	sh := refine(d, n, payloadShapes[kind].root)
+	for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+		if d.Kind(c) != jsondoc.Object {
+			continue
+		}
+		switch childOf(d, c, sh) {
+		case shPartInputRequests:
+			ps = append(ps, Part{c, PartInputRequests})
+		case shPartTaskResult:
+			ps = append(ps, Part{c, PartTaskResult})
+		case shPartTaskError:
+			ps = append(ps, Part{c, PartTaskError})
+		}
+	}
+	return ps
+}
+
 // annotated reports whether an annotate step marks a payload: results
 // with content (what SPEC 11 annotates) and server messages; not list,
-// initialize or empty results, nor error objects.
+// initialize or empty results, nor error objects, nor the objects keyed
+// by MRTR request (a _meta member there would read as one more request).
 func annotated(kind Payload, d *jsondoc.Doc, n int32) bool {
 	switch {
 	case kind <= CompletionResult, kind == AnyStrings, kind >= params:
@@ -402,6 +466,9 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				visit(c, csh, reached, excluded, nameIsData(sh, csh))
 			}
 		case jsondoc.Array:
+			if isPart(sh) || sh == shOpaque {
+				sh = shData // what these places hold is an object, or a string
+			}
 			if skipped(sh, separate) {
 				return
 			}

@@ -9,7 +9,10 @@ import (
 )
 
 // The structural table: what the MCP schema (schema.ts of revisions
-// 2025-06-18 and 2025-11-25) says each member of a message is. The output
+// 2025-06-18, 2025-11-25 and 2026-07-28, and the tasks extension) says
+// each member of a message is. A member one revision adds is structural in
+// every revision's messages: what it holds is a protocol value wherever it
+// appears, and a server of an older revision has no reason to send it. The output
 // and input pipelines transform every string a client may show or pass to
 // a model; a string is left alone only where this table says the schema
 // puts a protocol value there (an id, a method, a cursor, a URI the policy
@@ -40,6 +43,16 @@ const (
 	shIconSrc
 	shSepText       // a content item's text: its own target (JSON text parsed) in results
 	shSepStructured // structuredContent: its own document in results
+	// shOpaque is an InputRequiredResult's requestState: server state the
+	// client must echo exactly and must not read (2026-07-28, MRTR); a
+	// string there is never read, anything else is data.
+	shOpaque
+	// Parts of a result that a pipeline of their own reads when they are
+	// objects (Parts): skipped by the result's walk; anything else there
+	// is data.
+	shPartInputRequests // inputRequests: server requests, the server-request pipeline
+	shPartTaskResult    // a tasks/get result's result: the creating request's result
+	shPartTaskError     // a tasks/get result's error: an error object
 
 	// Enumerations: structural when the value is one the schema allows.
 	shContentType // "text", "image", ... (the item's shape follows from it)
@@ -56,6 +69,9 @@ const (
 	shElicitAction
 	shStopReason
 	shTaskSupport
+	shResultType
+	shCacheScope
+	shInputMethod
 
 	// Objects.
 	shEnvelope // refined to one of the four below
@@ -76,6 +92,7 @@ const (
 	shResultComplete
 	shResultTask
 	shResultEmpty
+	shResultDiscover
 	shClientResult
 	shParams
 	shParamsRequest
@@ -89,6 +106,12 @@ const (
 	shParamsList
 	shParamsSampling
 	shParamsElicit
+	shParamsSubscriptions
+	shSubscriptionFilter
+	shInputRequests  // an object of server requests by key (every member an shInputRequest)
+	shInputRequest   // {method, params}
+	shInputParams    // its params, refined by its method
+	shInputResponses // an object of client results by key (every member an shClientResult)
 	shImplementation
 	shIcon
 	shTool
@@ -171,6 +194,9 @@ func init() {
 	tokens[shElicitAction] = set("accept", "decline", "cancel")
 	tokens[shStopReason] = set("endTurn", "stopSequence", "maxTokens", "toolUse")
 	tokens[shTaskSupport] = set("forbidden", "optional", "required")
+	tokens[shResultType] = set("complete", "input_required", "task") // "task": the tasks extension
+	tokens[shCacheScope] = set("public", "private")
+	tokens[shInputMethod] = set("elicitation/create", "sampling/createMessage", "roots/list")
 
 	meta := map[string]shape{"_meta": shMeta}
 	// The envelope: what the plugin runs a payload over (the params of a
@@ -184,9 +210,16 @@ func init() {
 	members[shEnvError] = with(env, map[string]shape{"error": shOwn})
 	members[shEnvOther] = env
 	members[shError] = map[string]shape{"code": shID, "message": shOwn, "data": shOwn}
-	// _meta: data, but for the keys the protocol reserves for its values.
-	members[shMeta] = map[string]shape{"io.modelcontextprotocol/related-task": shRelatedTask}
-	members[shMetaRequest] = with(members[shMeta], map[string]shape{"progressToken": shID})
+	// _meta: data, but for the keys the protocol reserves for its values
+	// (2026-07-28: the subscription a notification or a listen result
+	// belongs to, the server's identity on a result; on requests, the
+	// revision, the client's identity and the log level).
+	members[shMeta] = map[string]shape{"io.modelcontextprotocol/related-task": shRelatedTask,
+		"io.modelcontextprotocol/subscriptionId": shID, "io.modelcontextprotocol/serverInfo": shImplementation}
+	members[shMetaRequest] = with(members[shMeta], map[string]shape{"progressToken": shID,
+		"io.modelcontextprotocol/protocolVersion": shProtocolVersion,
+		"io.modelcontextprotocol/clientInfo":      shImplementation,
+		"io.modelcontextprotocol/logLevel":        shLevel}) // clientCapabilities: data
 	members[shRelatedTask] = map[string]shape{"taskId": shID}
 
 	icons := map[string]shape{"icons": shIcon}
@@ -242,31 +275,48 @@ func init() {
 	}
 	members[shSchemaMap] = nil // every member is a schema
 
-	// Results, by the method they answer.
+	// Results, by the method they answer. Every result of 2026-07-28 says
+	// what it is (resultType); a cacheable one for how long and to whom
+	// (ttlMs: a number; cacheScope). A request that may need more input
+	// (tools/call, prompts/get, resources/read) may be answered by an
+	// InputRequiredResult: server requests under inputRequests, a part of
+	// its own, and requestState, opaque. tools/call may be answered by the
+	// tasks extension's CreateTaskResult (a task's members at the top),
+	// tasks/get by a task holding its result, error or inputRequests.
 	task := map[string]shape{"taskId": shID, "status": shTaskStatus}
-	members[shResultEmpty] = meta
-	members[shResultInit] = with(meta, map[string]shape{"protocolVersion": shProtocolVersion,
+	result := with(meta, map[string]shape{"resultType": shResultType})
+	cacheable := map[string]shape{"cacheScope": shCacheScope}
+	inputRequired := map[string]shape{"inputRequests": shPartInputRequests, "requestState": shOpaque}
+	members[shResultEmpty] = result
+	members[shResultInit] = with(result, map[string]shape{"protocolVersion": shProtocolVersion,
 		"serverInfo": shImplementation}) // capabilities: no string in the schema; instructions: text
-	members[shResultList] = with(meta, map[string]shape{"nextCursor": shID, "tools": shTool,
+	members[shResultDiscover] = with(with(result, cacheable), map[string]shape{
+		"supportedVersions": shProtocolVersion}) // capabilities: data; instructions: text
+	members[shResultList] = with(with(result, cacheable), map[string]shape{"nextCursor": shID, "tools": shTool,
 		"resources": shResource, "resourceTemplates": shTemplate, "prompts": shPrompt, "tasks": shTask})
-	members[shResultCall] = with(meta, map[string]shape{"content": shContent,
+	members[shResultCall] = with(with(with(result, inputRequired), task), map[string]shape{"content": shContent,
 		"structuredContent": shSepStructured, "task": shTask}) // toolResult (2024-11-05): data
-	members[shResultRead] = with(meta, map[string]shape{"contents": shContents})
-	members[shResultPrompt] = with(meta, map[string]shape{"messages": shPromptMessage}) // description: text
-	members[shResultComplete] = with(meta, map[string]shape{"completion": shCompletion})
-	members[shResultTask] = with(meta, task)
+	members[shResultRead] = with(with(with(result, cacheable), inputRequired), map[string]shape{"contents": shContents})
+	members[shResultPrompt] = with(with(result, inputRequired), map[string]shape{"messages": shPromptMessage}) // description: text
+	members[shResultComplete] = with(result, map[string]shape{"completion": shCompletion})
+	members[shResultTask] = with(with(result, task), map[string]shape{"inputRequests": shPartInputRequests,
+		"result": shPartTaskResult, "error": shPartTaskError}) // statusMessage, times: text
 	// A result whose method is unknown (unattributed, tasks/result): what
 	// any server result says.
 	union := map[string]shape{}
-	for _, sh := range []shape{shResultInit, shResultList, shResultCall, shResultRead, shResultPrompt, shResultComplete, shResultTask} {
+	for _, sh := range []shape{shResultInit, shResultDiscover, shResultList, shResultCall, shResultRead, shResultPrompt, shResultComplete, shResultTask} {
 		union = with(union, members[sh])
 	}
 	members[shResultAny] = union
 	// What a client answers a server request with (sampling, roots,
-	// elicitation, tasks).
+	// elicitation, tasks), also as an MRTR retry's inputResponses.
 	members[shClientResult] = with(with(meta, task), map[string]shape{"role": shRole, "content": shContent,
 		"stopReason": shStopReason, "roots": shRoot, "action": shElicitAction, "tasks": shTask,
 		"task": shTask, "nextCursor": shID})
+	// MRTR (2026-07-28): the server requests of an InputRequiredResult or
+	// a task, keyed by names the retry repeats (read, as names, for what
+	// the detectors find), and the client's answers to them.
+	members[shInputRequest] = map[string]shape{"method": shInputMethod, "params": shInputParams}
 
 	// Params of server requests and notifications, by method.
 	members[shParams] = meta
@@ -284,6 +334,10 @@ func init() {
 		"toolChoice": shToolChoice}) // systemPrompt, stopSequences: text; metadata: data
 	members[shParamsElicit] = with(members[shParamsRequest], map[string]shape{"mode": shElicitMode,
 		"requestedSchema": shSchema, "elicitationId": shID}) // message, url: text
+	// notifications/subscriptions/acknowledged (2026-07-28): what the
+	// server agreed to send; the flags are booleans.
+	members[shParamsSubscriptions] = with(meta, map[string]shape{"notifications": shSubscriptionFilter})
+	members[shSubscriptionFilter] = map[string]shape{"resourceSubscriptions": shID, "taskIds": shID}
 
 	for sh := range members {
 		if len(members[sh]) == 0 {
@@ -307,6 +361,14 @@ func init() {
 			for _, c := range members[sh] {
 				hold = hold || c == shSepText || c == shSepStructured || holdsSeparate[c]
 			}
+			switch sh { // members not in the table
+			case shInputRequests:
+				hold = holdsSeparate[shInputRequest]
+			case shInputResponses:
+				hold = holdsSeparate[shClientResult]
+			case shInputParams:
+				hold = holdsSeparate[shParamsSampling] || holdsSeparate[shParamsElicit] || holdsSeparate[shParamsRequest]
+			}
 			if hold {
 				holdsSeparate[sh], changed = true, true
 			}
@@ -317,8 +379,13 @@ func init() {
 // childOf is the shape of member c of an object of shape sh: what the
 // table says, else data (for an object of schemas, a schema).
 func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
-	if sh == shSchemaMap {
+	switch sh {
+	case shSchemaMap:
 		return shSchema
+	case shInputRequests:
+		return shInputRequest
+	case shInputResponses:
+		return shClientResult
 	}
 	idx := memberIndex[sh]
 	if idx == nil {
@@ -378,6 +445,20 @@ func refine(d *jsondoc.Doc, n int32, sh shape) shape {
 		}
 		return shData
 	}
+	if sh == shInputParams {
+		// A server request's params, by its method (exactly one the
+		// schema allows there; else data).
+		m := d.Get(d.Parent(n), "method")
+		switch {
+		case d.StrEquals(m, "elicitation/create"):
+			return shParamsElicit
+		case d.StrEquals(m, "sampling/createMessage"):
+			return shParamsSampling
+		case d.StrEquals(m, "roots/list"):
+			return shParamsRequest
+		}
+		return shData
+	}
 	if sh < shEnvelope {
 		return shData // (what another target covers was skipped before)
 	}
@@ -408,7 +489,7 @@ const (
 // place (server messages).
 func readingAt(d *jsondoc.Doc, n int32, sh shape, separate bool) reading {
 	switch sh {
-	case shOwn, shEnvID:
+	case shOwn, shEnvID, shOpaque:
 		return readNone
 	case shID:
 		return readFindings
@@ -466,16 +547,22 @@ func textAt(d *jsondoc.Doc, n int32, sh shape, separate bool) bool {
 // nameIsData reports whether the name of a member of an object of shape
 // parent, whose value is of shape child, is data: every name but those
 // the table gives a meaning (an object keyed by address, a _meta key, a
-// property name of a schema all carry what they say to whoever reads
-// them).
+// property name of a schema, the key of a server request all carry what
+// they say to whoever reads them).
 func nameIsData(parent, child shape) bool {
-	return child == shData || parent == shSchemaMap
+	return child == shData || parent == shSchemaMap || parent == shInputRequests || parent == shInputResponses
 }
 
-// skipped reports whether a non-string node reached as sh is left out of
-// a walk: what another target covers.
+// skipped reports whether an object reached as sh is left out of a walk:
+// what another target covers.
 func skipped(sh shape, separate bool) bool {
-	return sh == shOwn || separate && sh == shSepStructured
+	return sh == shOwn || isPart(sh) || separate && sh == shSepStructured
+}
+
+// isPart reports whether sh is a part of a result with a pipeline of its
+// own (Parts) when it is an object.
+func isPart(sh shape) bool {
+	return sh == shPartInputRequests || sh == shPartTaskResult || sh == shPartTaskError
 }
 
 // mimeToken reports whether s has the form of a MIME type (type/subtype

@@ -15,12 +15,24 @@ import (
 const planted = "alice@example.com"
 
 // applyMessage runs p over one JSON-RPC message as the plugin does
-// (plugin/mcp transform.go): a request's or notification's params by its
-// method, a result by the method it answers ("client" for a client's
-// answer to a server request), an error object, and the envelope's own
-// members.
+// (plugin/mcp transform.go, mrtr.go): a request's or notification's params
+// by its method, a result by the method it answers ("client" for a
+// client's answer to a server request) with its parts (applyResult), an
+// error object, and the envelope's own members; "retry" is a client's
+// request retried with inputResponses (MRTR), of which the plugin reads
+// the arguments and the inputResponses.
 func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run *Run) {
 	n := jsondoc.Root
+	if answers == "retry" {
+		params := doc.Get(n, "params")
+		if a := doc.Get(params, "arguments"); a != jsondoc.None {
+			e.Apply(p, doc, a, Arguments, run)
+		}
+		if r := doc.Get(params, "inputResponses"); r != jsondoc.None {
+			e.Apply(p, doc, r, InputResponses, run)
+		}
+		return
+	}
 	switch m, isMethod := doc.Str(doc.Get(n, "method")); {
 	case isMethod:
 		if pr := doc.Get(n, "params"); pr != jsondoc.None {
@@ -32,9 +44,27 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 	case answers == "client":
 		e.Apply(p, doc, doc.Get(n, "result"), AnyStrings, run)
 	default:
-		e.Apply(p, doc, doc.Get(n, "result"), ResultPayload(answers), run)
+		applyResult(e, p, doc, doc.Get(n, "result"), ResultPayload(answers), run)
 	}
 	e.Apply(p, doc, n, Envelope, run)
+}
+
+// applyResult runs p over result n read as kind and over each of its
+// parts, as the plugin does (there, inputRequests get the pipeline of
+// server requests, here the same p). A task's result is read as a
+// tools/call result: the tasks extension makes tasks of tool calls only.
+func applyResult(e *Engine, p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run *Run) {
+	e.Apply(p, doc, n, kind, run)
+	for _, pt := range Parts(doc, n, kind, nil) {
+		switch pt.Role {
+		case PartInputRequests:
+			e.Apply(p, doc, pt.Node, InputRequests, run)
+		case PartTaskResult:
+			applyResult(e, p, doc, pt.Node, ToolResult, run)
+		case PartTaskError:
+			e.Apply(p, doc, pt.Node, ErrorObject, run)
+		}
+	}
 }
 
 // schemaSamples are messages of every method of MCP's schema.ts
@@ -52,21 +82,27 @@ func applyMessage(e *Engine, p *Pipeline, doc *jsondoc.Doc, answers string, run 
 //	"=v"  data written as v (to set up a shape); nothing asserted;
 //	any other string is data: the test replaces it with an email address,
 //	which must not come out.
+//
+// testdata/mcp_messages_2026.json holds those of revision 2026-07-28 and
+// the tasks extension, taken from the specification's examples
+// (testdata/spec-2026-07-28) and widened to every member.
 func schemaSamples(tb testing.TB) []struct{ answers, msg string } {
-	raw, err := os.ReadFile("testdata/mcp_messages.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var list []struct {
-		Answers string          `json:"answers"`
-		Message json.RawMessage `json:"message"`
-	}
-	if err := json.Unmarshal(raw, &list); err != nil {
-		tb.Fatal(err)
-	}
-	out := make([]struct{ answers, msg string }, len(list))
-	for i, x := range list {
-		out[i].answers, out[i].msg = x.Answers, string(x.Message)
+	var out []struct{ answers, msg string }
+	for _, file := range []string{"testdata/mcp_messages.json", "testdata/mcp_messages_2026.json"} {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var list []struct {
+			Answers string          `json:"answers"`
+			Message json.RawMessage `json:"message"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			tb.Fatal(file, err)
+		}
+		for _, x := range list {
+			out = append(out, struct{ answers, msg string }{x.Answers, string(x.Message)})
+		}
 	}
 	return out
 }
@@ -197,6 +233,11 @@ var structuralKeys = map[string]bool{
 	"format": true, "pattern": true, "required": true, "$ref": true, "$schema": true, "$id": true,
 	"$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true, "contentEncoding": true, "contentMediaType": true,
 	"data": true, "blob": true, "src": true,
+	// 2026-07-28: requestState is never read (MRTR: the client must echo
+	// it exactly); supportedVersions and cacheScope are tokens.
+	"resultType": true, "cacheScope": true, "supportedVersions": true, "requestState": true,
+	"io.modelcontextprotocol/protocolVersion": true, "io.modelcontextprotocol/logLevel": true,
+	"io.modelcontextprotocol/subscriptionId": true, "resourceSubscriptions": true, "taskIds": true,
 }
 
 // plantData puts the email into every string under a name that is never
@@ -256,6 +297,11 @@ func stringValues(v any, out []string) []string {
 func FuzzEveryString(f *testing.F) {
 	for _, sm := range schemaSamples(f) {
 		var v any
+		if sm.answers == "retry" {
+			// A client's request: here, every string of its params is
+			// read, as a server request's are.
+			sm.answers = ""
+		}
 		if json.Unmarshal([]byte(sm.msg), &v) == nil {
 			plant(v, "", map[string]string{}, map[string]bool{})
 			b, _ := json.Marshal(v)
@@ -263,11 +309,16 @@ func FuzzEveryString(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":{"type":"image","data":"x"}}}`), "")
+	msgs, _ := specExamples2026(f)
+	for _, x := range msgs {
+		f.Add([]byte(x.msg), x.answers)
+	}
 	e, p, _ := engineFor(f, `{name: p, transforms: [redact]}`)
 	pl := compileOutput(f, e, p)
 	f.Fuzz(func(t *testing.T, msg []byte, answers string) {
 		var v any
-		if json.Unmarshal(msg, &v) != nil {
+		if answers == "retry" || json.Unmarshal(msg, &v) != nil {
+			// (retry reads only a request's arguments and inputResponses)
 			return
 		}
 		n := 0

@@ -129,6 +129,8 @@ const (
 	ResultList
 	ResultTask
 	ResultEmpty
+	// ResultDiscover: server/discover's (2026-07-28).
+	ResultDiscover
 	NumResults
 )
 
@@ -149,6 +151,9 @@ const (
 	ParamsList
 	ParamsSampling
 	ParamsElicit
+	// ParamsSubscriptions: notifications/subscriptions/acknowledged's
+	// (2026-07-28).
+	ParamsSubscriptions
 	NumParams
 )
 
@@ -307,16 +312,17 @@ var methods2026 = []Method{
 
 	// server/discover answers what initialize answered (versions,
 	// capabilities, server info, instructions).
-	{Name: "server/discover", Result: ResultInitialize, Metric: "server_discover", Cacheable: true},
+	{Name: "server/discover", Result: ResultDiscover, Metric: "server_discover", Cacheable: true},
 	// The listen stream carries change notifications, each by its own
 	// entry below; its result is read as any result.
 	{Name: "subscriptions/listen", Metric: "subscriptions_listen"},
 
-	// The tasks extension (io.modelcontextprotocol/tasks): plain entries,
-	// read as any result until the extension's pipeline is defined.
-	{Name: "tasks/get", Params: ParamsTaskID},
-	{Name: "tasks/update", Params: ParamsTaskID},
-	{Name: "tasks/cancel", Result: ResultTask, Params: ParamsTaskID},
+	// The tasks extension (io.modelcontextprotocol/tasks): Mcp-Name
+	// mirrors params.taskId (SEP-2663); a task's result gets the pipeline
+	// of the tool that made it (plugin/mcp/tasks.go).
+	{Name: "tasks/get", Params: ParamsTaskID, NameMember: "taskId"},
+	{Name: "tasks/update", Params: ParamsTaskID, NameMember: "taskId"},
+	{Name: "tasks/cancel", Result: ResultTask, Params: ParamsTaskID, NameMember: "taskId"},
 
 	// Shapes of the requests an InputRequiredResult carries (MRTR), and
 	// of a server that sends one anyway.
@@ -328,4 +334,5 @@ var methods2026 = []Method{
 	{Name: "notifications/cancelled", Params: ParamsCancelled},
 	{Name: NotificationMessage, Params: ParamsLog},
 	{Name: NotificationResourceUpdated, Params: ParamsUpdated},
+	{Name: "notifications/subscriptions/acknowledged", Params: ParamsSubscriptions},
 }

@@ -127,6 +127,12 @@ type Stream struct {
 	// mirror are the request headers that mirror its body (2026-07-28),
 	// checked against it before anything is forwarded (headers.go).
 	mirror mirroredHeaders
+	// taskName is the server's taskId a task request's sealed handle was
+	// opened to (tasks.go): Mcp-Name must say it too.
+	taskName string
+	// listened are the tasks a subscriptions/listen request named by
+	// handle, by the server's taskId (tasks.go).
+	listened map[string]taskRef
 }
 
 // forwarded is what the stream remembers of a request it sent upstream.
@@ -159,6 +165,8 @@ type forwarded struct {
 	// restored are the values the plugin restored in the request: an
 	// error answering it quotes them as the client sent them.
 	restored []restoredPair
+	// task is the task a request named by a sealed handle (tasks.go).
+	task *taskRef
 }
 
 // forwardedSet holds the requests a stream forwarded, by raw id. Nearly
@@ -610,7 +618,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		nForwarded++
 		if request {
 			f := forwarded{method: m.Method, rev: s.rev, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn, restored: j.restored}
+				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn, restored: j.restored, task: j.task}
 			if j.judged && j.reply == nil && j.answer == nil && !j.standIn {
 				// A call: recorded when its response passes (response.go).
 				f.rec = s.newRecord(m, &j, t0, bytesIn)
@@ -627,6 +635,9 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		res.Set = s.exportHeaders(&exported, body)
 	}
 	res.Set, res.Remove = append(res.Set, mirrored.set...), mirrored.remove
+	if s.taskName != "" && !body.Batch {
+		res.Set = append(res.Set, [2]string{"mcp-name", s.taskName}) // as the body now says (tasks.go)
+	}
 	switch {
 	case len(answers) == 0:
 		if body.Doc.Changed() {
@@ -708,6 +719,8 @@ type judgement struct {
 	// restored are the values the input pipeline restored, with what the
 	// client sent (restored.go).
 	restored []restoredPair
+	// task is the task a request named by a sealed handle (tasks.go).
+	task *taskRef
 }
 
 // fail answers the message with an error the plugin found.
@@ -762,6 +775,7 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 		return j
 	}
 	if m.Kind != KindRequest || !Judged(s.rev, m.Method) {
+		s.judgeOther(doc, m, &j) // tasks, MRTR retries (mrtr.go)
 		return j
 	}
 	t, perr := TargetOf(s.rev, doc, m)

@@ -33,7 +33,9 @@ type transformer struct {
 	// shape them: resolving and compiling per call would cost more than
 	// running them.
 	pipelines map[string]*transforms.Pipeline
-	err       error
+	// tasks seals task handles (tasks.go).
+	tasks *taskSealer
+	err   error
 }
 
 // maxPipelines bounds the cache: it is keyed by matched rules and hints,
@@ -57,6 +59,7 @@ func (c *Config) transforms() (*transformer, error) {
 		key = c.ephemeralKey()
 	}
 	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
+	t.tasks = newTaskSealer(key)
 	var kv transforms.KV = transforms.NewMemoryKV()
 	if c.Catalog.Shared != nil {
 		kv = c.Catalog.Shared
@@ -268,6 +271,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	j.in, j.inIDs = run, in.IDs()
 	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
+	s.transformInputResponses(tr, in, doc, params, run) // an MRTR retry's (mrtr.go)
 	switch methodOf(s.rev, m.Method).Input {
 	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
@@ -389,6 +393,10 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 // progress messages): its params read by the schema of its method, and
 // any member of its own.
 func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
+	if s.taskNotification(doc, n, method) {
+		return // a task, read as a tasks/get result (tasks.go)
+	}
+	defer s.sealAcknowledged(doc, n, method)() // its taskIds: the client's handles
 	params, extra := doc.Get(n, "params"), extraMembers(doc, n)
 	if params == jsondoc.None && !extra && doc.Kind(doc.Get(n, "id")) != jsondoc.String {
 		return
@@ -486,7 +494,11 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
 	if doc.Kind(result) == jsondoc.Object {
-		tr.engine.Apply(out, doc, result, kind, run)
+		// With its MRTR parts and task handle (mrtr.go, tasks.go).
+		if r := s.transformResult(tr, out, doc, result, kind, req, run); r != nil {
+			doc.SetRaw(n, ErrorResponse(id, r.err))
+			return responseOutcome{decision: r.decision, errKind: r.kind, reason: r.reason}
+		}
 	}
 	if extra && !run.Blocked {
 		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
