@@ -240,15 +240,15 @@ func TestFleetPseudonymsRestoredByTheOtherReplica(t *testing.T) {
 	up := startContacts(t)
 	f := startFleet(t, up.URL, flPolicy)
 	ctx := ctxT(t)
+	f.pin(0)
 	cs := flConnect(t, f.URL, "alice", "", nil)
-	// The client learns send_mail's x-mcp-header from the list.
+	// The client learns send_mail's x-mcp-header from the list, which
+	// only replica A answers: B learns nothing of the tools until later.
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-
 	// Replica B has never seen the address: it cannot have a mapping
 	// for it, only the key.
-	f.pin(0)
 	pseudonym := flPseudonym(t, ctx, cs, "")
 	f.pin(1)
 
@@ -267,7 +267,12 @@ func TestFleetPseudonymsRestoredByTheOtherReplica(t *testing.T) {
 		}
 	})
 
-	t.Run("Mcp-Param header", func(t *testing.T) {
+	// The header mirrors the argument: restoring one without the other
+	// gets the call refused (-32020) by the server. Replica B restores it
+	// whether or not it has seen the tools/list that declares the header
+	// (in a fleet, the list may have gone to any replica).
+	sendMail := func(t *testing.T) {
+		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "send_mail", Arguments: map[string]any{"to": pseudonym, "subject": "report"}})
 		if err != nil {
 			noLeak(t, "error", err.Error())
@@ -284,7 +289,15 @@ func TestFleetPseudonymsRestoredByTheOtherReplica(t *testing.T) {
 		if got := req.header.Get("Mcp-Param-To"); got != flAddress {
 			t.Errorf("the server got Mcp-Param-To %q, want the address the body holds", got)
 		}
-	})
+		if s, _ := f.last("tools/call"); s.replica != 1 {
+			t.Errorf("the call went to replica %c, want B", 'A'+s.replica)
+		}
+	}
+	t.Run("Mcp-Param header, tools/list unseen by B", sendMail)
+	if _, err := flConnect(t, f.URL, "alice", "", nil).ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("Mcp-Param header, tools/list seen by B", sendMail)
 
 	t.Run("resource URI", func(t *testing.T) {
 		uri := "contacts://" + pseudonym + "/card"
@@ -494,6 +507,51 @@ func TestFleetLegacySessionBesideStateless(t *testing.T) {
 	}
 }
 
+// A POST whose Mcp-* headers or MCP-Protocol-Version disagree with its
+// body is refused by the plugin itself (400, -32020) before anything is
+// forwarded: filters after it (routing, RBAC, rate limits on Mcp-Name)
+// would act on the header while the policy judged the body.
+func TestFleetHeadersDisagreeingWithTheBodyRefused(t *testing.T) {
+	requireFleetFeatures(t)
+	up := startContacts(t)
+	f := startFleet(t, up.URL, flPolicy)
+	header := func(k, v string) func(*http.Request) { return func(r *http.Request) { r.Header.Set(k, v) } }
+	for i, tc := range []struct {
+		name   string
+		method string // the body's
+		tool   string
+		params map[string]any
+		tweak  func(*http.Request)
+	}{
+		{"Mcp-Method", "tools/call", "remember", nil, header("Mcp-Method", "tools/list")},
+		{"Mcp-Name", "tools/call", "remember", nil, header("Mcp-Name", "lookup")},
+		{"Mcp-Name missing", "tools/call", "remember", nil, func(r *http.Request) { r.Header.Del("Mcp-Name") }},
+		{"MCP-Protocol-Version and _meta", "tools/call", "remember", map[string]any{"_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion": "2025-11-25"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.pin(i % 2)
+			marker := fmt.Sprintf("marker-mismatch-%d", i)
+			params := map[string]any{"name": tc.tool, "arguments": map[string]any{"note": marker}}
+			for k, v := range tc.params {
+				params[k] = v
+			}
+			var tweaks []func(*http.Request)
+			if tc.tweak != nil {
+				tweaks = append(tweaks, tc.tweak)
+			}
+			status, msg := flRaw(t, f.URL, "alice", tc.method, tc.tool, params, tweaks...)
+			code, _ := msg["error"].(map[string]any)["code"].(float64)
+			if status != http.StatusBadRequest || code != -32020 {
+				t.Errorf("answered %d %v, want 400 and -32020", status, msg)
+			}
+			if up.seen.contains(marker) {
+				t.Errorf("the request reached the server")
+			}
+		})
+	}
+}
+
 // --- tasks (the io.modelcontextprotocol/tasks extension) --------------------
 
 // flTasksPolicy pseudonymises the answers of export_contacts only: any
@@ -593,15 +651,18 @@ func (s *flTaskServer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // flRaw posts one 2026-07-28 request as a client declaring the tasks
-// extension would: _meta, MCP-Protocol-Version, Mcp-Method and Mcp-Name.
-// It returns the HTTP status and the JSON-RPC answer (from JSON or the
-// last event of a stream).
-func flRaw(t *testing.T, url, principal, method, name string, params map[string]any) (int, map[string]any) {
+// extension would: _meta (unless params has one), MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name; tweak, if any, then changes the request. It
+// returns the HTTP status and the JSON-RPC answer (from JSON or the last
+// event of a stream).
+func flRaw(t *testing.T, url, principal, method, name string, params map[string]any, tweak ...func(*http.Request)) (int, map[string]any) {
 	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    flRevision,
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "e2e-raw", "version": "1"},
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+	if params["_meta"] == nil {
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    flRevision,
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "e2e-raw", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}},
+		}
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(string(body)))
@@ -613,6 +674,9 @@ func flRaw(t *testing.T, url, principal, method, name string, params map[string]
 		req.Header.Set("Mcp-Name", name)
 	}
 	req.Header.Set("x-mcp-principal", principal)
+	for _, f := range tweak {
+		f(req)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
