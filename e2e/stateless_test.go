@@ -43,13 +43,14 @@ const (
 )
 
 // flPolicy pseudonymises personal data in every answer (the vault scoped
-// per principal), redacts secrets in arguments, and hides wipe_contacts.
+// per principal), redacts secrets in arguments, and hides wipe_contacts
+// and the vault:// resources.
 // The vault key is in neither: both replicas get it from the environment
 // (startFleet), with nothing else configured, as under 2026-07-28 a
 // policy with a vault key is fleet-ready by default.
 const flPolicy = `{
   "policy": {"name": "fleet", "allow_tools": ["*"], "allow_resources": ["*"], "allow_prompts": ["*"],
-             "hide_denied": true, "deny_tools": ["wipe_contacts"],
+             "hide_denied": true, "deny_tools": ["wipe_contacts"], "deny_resources": ["vault://*"],
              "transforms": ["pseudonymise"],
              "input_transforms": [{"type": "redact", "id": "secrets_in", "options": {"detectors": ["@secrets"]}}],
              "vault": {"scope": "principal"}},
@@ -153,6 +154,10 @@ func startContacts(t *testing.T) *flContacts {
 			c.add(&c.replies, string(content))
 			c.add(&c.states, r.Params.RequestState)
 			return text("report sent"), nil
+		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "vault://{id}", Name: "vault", MIMEType: "text/plain"},
+		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/plain", Text: "secret"}}}, nil
 		})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "contacts://{+email}/card", Name: "card", MIMEType: "text/plain"},
 		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -552,6 +557,38 @@ func TestFleetHeadersDisagreeingWithTheBodyRefused(t *testing.T) {
 	}
 }
 
+// Under 2026-07-28 a hidden primitive still looks missing: the whole
+// HTTP answer (status, headers but the date and length, body) is the
+// server's own for a name it does not have, on either replica. The
+// go-sdk's not-found for a resource is -32602 at this revision, where the
+// plugin's own answer was the 2025 -32002.
+func TestFleetHiddenLooksMissing(t *testing.T) {
+	requireFleetFeatures(t)
+	up := startContacts(t)
+	f := startFleet(t, up.URL, flPolicy)
+	for i, tc := range []struct {
+		method, hidden, missing string
+		params                  func(name string) map[string]any
+	}{
+		{"tools/call", "wipe_contacts", "no_such_tool", func(n string) map[string]any {
+			return map[string]any{"name": n, "arguments": map[string]any{}}
+		}},
+		{"resources/read", "vault://c-1", "nothing://c-1", func(n string) map[string]any {
+			return map[string]any{"uri": n}
+		}},
+	} {
+		f.pin(i % 2)
+		hidden := flRawAnswer(t, f.URL, "alice", tc.method, tc.hidden, tc.params(tc.hidden)).String(tc.hidden)
+		missing := flRawAnswer(t, f.URL, "alice", tc.method, tc.missing, tc.params(tc.missing)).String(tc.missing)
+		if hidden != missing {
+			t.Errorf("%s via %c: hidden\n%s\nmissing\n%s", tc.method, 'A'+i%2, hidden, missing)
+		}
+		if up.seen.contains(tc.hidden) {
+			t.Errorf("%s: the hidden name reached the server", tc.method)
+		}
+	}
+}
+
 // --- tasks (the io.modelcontextprotocol/tasks extension) --------------------
 
 // flTasksPolicy pseudonymises the answers of export_contacts only: any
@@ -657,6 +694,26 @@ func (s *flTaskServer) serve(w http.ResponseWriter, r *http.Request) {
 // event of a stream).
 func flRaw(t *testing.T, url, principal, method, name string, params map[string]any, tweak ...func(*http.Request)) (int, map[string]any) {
 	t.Helper()
+	a := flRawAnswer(t, url, principal, method, name, params, tweak...)
+	data := []byte(a.body)
+	if strings.HasPrefix(a.header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(strings.NewReader(a.body))
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok && strings.TrimSpace(d) != "" {
+				data = []byte(d)
+			}
+		}
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(data, &msg); err != nil {
+		t.Fatalf("%s: %d %s: %v", method, a.status, a.body, err)
+	}
+	return a.status, msg
+}
+
+// flRawAnswer is flRaw's request and the whole HTTP answer.
+func flRawAnswer(t *testing.T, url, principal, method, name string, params map[string]any, tweak ...func(*http.Request)) httpAnswer {
+	t.Helper()
 	if params["_meta"] == nil {
 		params["_meta"] = map[string]any{
 			"io.modelcontextprotocol/protocolVersion":    flRevision,
@@ -683,20 +740,7 @@ func flRaw(t *testing.T, url, principal, method, name string, params map[string]
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	data := raw
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		sc := bufio.NewScanner(strings.NewReader(string(raw)))
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok && strings.TrimSpace(d) != "" {
-				data = []byte(d)
-			}
-		}
-	}
-	var msg map[string]any
-	if err := json.Unmarshal(data, &msg); err != nil {
-		t.Fatalf("%s: %d %s: %v", method, res.StatusCode, raw, err)
-	}
-	return res.StatusCode, msg
+	return httpAnswer{res.StatusCode, res.Header, string(raw)}
 }
 
 // A task's answers get the pipeline of the tool that created it, on
