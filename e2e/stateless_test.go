@@ -44,10 +44,10 @@ const (
 
 // flPolicy pseudonymises personal data in every answer (the vault scoped
 // per principal), redacts secrets in arguments, and hides wipe_contacts
-// and the vault:// resources.
-// The vault key is in neither: both replicas get it from the environment
-// (startFleet), with nothing else configured, as under 2026-07-28 a
-// policy with a vault key is fleet-ready by default.
+// and the vault:// resources. The vault key is not in it: both replicas
+// get the same key from the environment (startFleet) and nothing else,
+// since under 2026-07-28 a policy with a vault key is fleet-ready by
+// default.
 const flPolicy = `{
   "policy": {"name": "fleet", "allow_tools": ["*"], "allow_resources": ["*"], "allow_prompts": ["*"],
              "hide_denied": true, "deny_tools": ["wipe_contacts"], "deny_resources": ["vault://*"],
