@@ -47,8 +47,10 @@ lint:
 	$(STATICCHECK) ./...
 
 ## conformance: the MCP conformance server suite against the go-sdk's
-## everything-server, directly and through the plugin (allow-all policy);
-## every scenario's result must be identical (scripts/conformance.sh)
+## everything-server, directly and through the plugin (allow-all policy), at
+## 2025-11-25 (suite 0.1.16, stateful server) and 2026-07-28 (suite
+## 0.2.0-alpha.12 --requirements 2026-07-28, stateless server); every
+## scenario's result must be identical (scripts/conformance.sh)
 conformance: build
 	GO="$(GO)" BUILD="$(BUILD)" bash scripts/conformance.sh
 
