@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,20 +19,6 @@ import (
 // v1.8.0 clients and servers at the stateless revision, requests spread
 // over two plugins that share only their configuration and vault key
 // (issue 13, "End to end").
-
-// fleetFeaturesLanded gates the tests of behaviour issue 13 adds (sealed
-// pseudonyms, header rewriting, MRTR and task pipelines, private cache
-// scope): until that work is merged they fail, and `make test` must stay
-// green meanwhile. Set it to true when it lands (or run with
-// MCP_PRIVACY_E2E_FLEET=1 to see where things stand).
-const fleetFeaturesLanded = false
-
-func requireFleetFeatures(t *testing.T) {
-	t.Helper()
-	if !fleetFeaturesLanded && os.Getenv("MCP_PRIVACY_E2E_FLEET") == "" {
-		t.Skip("issue 13 fleet behaviour not landed yet: fleetFeaturesLanded is false (MCP_PRIVACY_E2E_FLEET=1 runs it anyway)")
-	}
-}
 
 const (
 	flAddress  = "alice.martin@example.com"
@@ -47,14 +32,18 @@ const (
 // and the vault:// resources. The vault key is not in it: both replicas
 // get the same key from the environment (startFleet) and nothing else,
 // since under 2026-07-28 a policy with a vault key is fleet-ready by
-// default.
+// default. Headers are held until the body is judged (gateway.hold_headers,
+// Envoy's allow_on_headers_stop_iteration): only then can a replica rewrite
+// the Mcp-Name and Mcp-Param-* headers that mirror what it restores
+// (MCP_PRIVACY 8.4 says what happens without).
 const flPolicy = `{
   "policy": {"name": "fleet", "allow_tools": ["*"], "allow_resources": ["*"], "allow_prompts": ["*"],
              "hide_denied": true, "deny_tools": ["wipe_contacts"], "deny_resources": ["vault://*"],
              "transforms": ["pseudonymise"],
              "input_transforms": [{"type": "redact", "id": "secrets_in", "options": {"detectors": ["@secrets"]}}],
              "vault": {"scope": "principal"}},
-  "identity": {"principal": [{"header": "x-mcp-principal"}]}
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": true}
 }`
 
 // flContacts is a go-sdk server that knows one address and records what
@@ -155,7 +144,10 @@ func startContacts(t *testing.T) *flContacts {
 			c.add(&c.states, r.Params.RequestState)
 			return text("report sent"), nil
 		})
-	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "vault://{id}", Name: "vault", MIMEType: "text/plain"},
+	// One vault resource, hidden by the policy (a template serving any
+	// vault:// name would serve the stand-in too: plugin/mcp's
+	// TestHiddenStandInServedIsNotFound covers that).
+	s.AddResource(&mcp.Resource{URI: "vault://c-1", Name: "vault", MIMEType: "text/plain"},
 		func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/plain", Text: "secret"}}}, nil
 		})
@@ -241,7 +233,6 @@ func noLeak(t *testing.T, what string, v any) {
 // refuse the call), and in a resource URI (Mcp-Name rewritten with it).
 // Another principal sending the same pseudonym gets nothing restored.
 func TestFleetPseudonymsRestoredByTheOtherReplica(t *testing.T) {
-	requireFleetFeatures(t)
 	up := startContacts(t)
 	f := startFleet(t, up.URL, flPolicy)
 	ctx := ctxT(t)
@@ -375,7 +366,6 @@ func TestFleetPseudonymsRestoredByTheOtherReplica(t *testing.T) {
 // replica B, its inputResponses through the argument pipeline (the
 // pseudonym restored, the secret redacted), its requestState unchanged.
 func TestFleetMultiRoundTrip(t *testing.T) {
-	requireFleetFeatures(t)
 	up := startContacts(t)
 	f := startFleet(t, up.URL, flPolicy)
 	ctx := ctxT(t)
@@ -426,7 +416,6 @@ func TestFleetMultiRoundTrip(t *testing.T) {
 // marked private (cacheScope and Cache-Control), the server's ttlMs kept:
 // a shared cache must not serve one caller's view to another.
 func TestFleetFilteredListsPrivate(t *testing.T) {
-	requireFleetFeatures(t)
 	up := startContacts(t)
 	f := startFleet(t, up.URL, flPolicy)
 	ctx := ctxT(t)
@@ -517,7 +506,6 @@ func TestFleetLegacySessionBesideStateless(t *testing.T) {
 // forwarded: filters after it (routing, RBAC, rate limits on Mcp-Name)
 // would act on the header while the policy judged the body.
 func TestFleetHeadersDisagreeingWithTheBodyRefused(t *testing.T) {
-	requireFleetFeatures(t)
 	up := startContacts(t)
 	f := startFleet(t, up.URL, flPolicy)
 	header := func(k, v string) func(*http.Request) { return func(r *http.Request) { r.Header.Set(k, v) } }
@@ -563,7 +551,6 @@ func TestFleetHeadersDisagreeingWithTheBodyRefused(t *testing.T) {
 // go-sdk's not-found for a resource is -32602 at this revision, where the
 // plugin's own answer was the 2025 -32002.
 func TestFleetHiddenLooksMissing(t *testing.T) {
-	requireFleetFeatures(t)
 	up := startContacts(t)
 	f := startFleet(t, up.URL, flPolicy)
 	for i, tc := range []struct {
@@ -573,7 +560,7 @@ func TestFleetHiddenLooksMissing(t *testing.T) {
 		{"tools/call", "wipe_contacts", "no_such_tool", func(n string) map[string]any {
 			return map[string]any{"name": n, "arguments": map[string]any{}}
 		}},
-		{"resources/read", "vault://c-1", "nothing://c-1", func(n string) map[string]any {
+		{"resources/read", "vault://c-1", "vault://c-2", func(n string) map[string]any {
 			return map[string]any{"uri": n}
 		}},
 	} {
@@ -591,15 +578,20 @@ func TestFleetHiddenLooksMissing(t *testing.T) {
 
 // --- tasks (the io.modelcontextprotocol/tasks extension) --------------------
 
-// flTasksPolicy pseudonymises the answers of export_contacts only: any
-// transform seen in a tasks/get answer is that tool's pipeline, since
-// every other answer passes unchanged (contact_raw shows it).
+// flTasksPolicy pseudonymises addresses in every answer (the policy-level
+// pipeline, which server requests, and so an InputRequiredResult's
+// inputRequests, get too); contact_raw's answers pass unchanged, and
+// export_contacts' are pseudonymised and annotated: an annotation seen in
+// a tasks/get answer is that tool's pipeline, which no other answer gets.
 const flTasksPolicy = `{
   "policy": {"name": "fleet-tasks", "allow_tools": ["*"],
-             "rules": [{"name": "exports-pseudonymised", "match": {"names": ["export_contacts"]},
-                        "transforms": [{"type": "pseudonymise", "options": {"detectors": ["email"]}}]}],
+             "transforms": [{"type": "pseudonymise", "options": {"detectors": ["email"]}}],
+             "rules": [{"name": "raw", "match": {"names": ["contact_raw"]}, "transforms": [], "transforms_mode": "replace"},
+                       {"name": "exports-annotated", "match": {"names": ["export_contacts"]}, "transforms_mode": "replace",
+                        "transforms": [{"type": "pseudonymise", "options": {"detectors": ["email"]}}, {"type": "annotate"}]}],
              "vault": {"scope": "principal"}},
-  "identity": {"principal": [{"header": "x-mcp-principal"}]}
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": true}
 }`
 
 // flTaskServer speaks the tasks extension in raw JSON-RPC (the go-sdk has
@@ -750,7 +742,6 @@ func flRawAnswer(t *testing.T, url, principal, method, name string, params map[s
 // answers are; tasks/update through A restores the pseudonym B issued.
 // The server sees its own task id throughout.
 func TestFleetTaskResults(t *testing.T) {
-	requireFleetFeatures(t)
 	up := startTaskServer(t)
 	f := startFleet(t, up.URL, flTasksPolicy)
 
@@ -791,7 +782,7 @@ func TestFleetTaskResults(t *testing.T) {
 		t.Fatalf("tasks/get via B: %v", pending)
 	}
 	if pseudonym == flAddress {
-		t.Fatalf("tasks/get via B: the task's elicitation reached the client untransformed, not through export_contacts' pipeline\n%s", f)
+		t.Fatalf("tasks/get via B: the task's elicitation reached the client untransformed, not as a server request\n%s", f)
 	}
 
 	f.pin(0)
@@ -820,5 +811,10 @@ func TestFleetTaskResults(t *testing.T) {
 	text, _ := first["text"].(string)
 	if done["status"] != "completed" || !strings.HasPrefix(text, "exported for ") || text == "exported for " {
 		t.Errorf("tasks/get via B after the update: %v", done)
+	}
+	// export_contacts' own pipeline, on the replica that never saw the
+	// call: its annotation, which no other answer gets.
+	if meta, _ := result["_meta"].(map[string]any); meta["io.cloudg/privacy"] == nil {
+		t.Errorf("tasks/get via B: the task's result did not get export_contacts' pipeline (no annotation): %v\n%s", done, f)
 	}
 }

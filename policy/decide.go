@@ -379,21 +379,29 @@ func (d *Decision) ErrorFor(rev mcpvocab.Revision) *RPCError {
 	}
 	x := d.primitive
 	if d.Hidden {
-		switch x.Kind.Family() {
-		case FamilyResources:
-			uri := x.URI
-			if uri == "" {
-				uri = x.Name
-			}
-			return vocab.NewError(mcpvocab.ErrResourceNotFound, "", ResourceNotFoundData{URI: uri})
-		case FamilyPrompts:
-			return &RPCError{Code: vocab.Error(mcpvocab.ErrInvalidParams).Code, Message: "Unknown prompt: " + x.Name}
+		uri := x.URI
+		if uri == "" {
+			uri = x.Name
 		}
-		return &RPCError{Code: vocab.Error(mcpvocab.ErrInvalidParams).Code, Message: "Unknown tool: " + x.Name}
+		return MissingError(rev, x.Kind, x.Name, uri)
 	}
 	return vocab.NewError(mcpvocab.ErrAccessDenied, "", AccessDeniedData{
 		Policy: d.policy.Name, Rule: d.Rule, Reason: d.Reason(), Kind: x.Kind.String(), Name: x.Name,
 	})
+}
+
+// MissingError is the error a request naming a primitive that does not
+// exist gets under revision rev (a resource by uri, others by name): what
+// a hidden one is answered with.
+func MissingError(rev mcpvocab.Revision, kind Kind, name, uri string) *RPCError {
+	vocab := mcpvocab.For(rev)
+	switch kind.Family() {
+	case FamilyResources:
+		return vocab.NewError(mcpvocab.ErrResourceNotFound, "", ResourceNotFoundData{URI: uri})
+	case FamilyPrompts:
+		return &RPCError{Code: vocab.Error(mcpvocab.ErrInvalidParams).Code, Message: "Unknown prompt: " + name}
+	}
+	return &RPCError{Code: vocab.Error(mcpvocab.ErrInvalidParams).Code, Message: "Unknown tool: " + name}
 }
 
 // RulesFor returns the rules whose roles and principals conditions hold for

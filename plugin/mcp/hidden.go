@@ -199,6 +199,15 @@ func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.
 // spelt as the server spelt the stand-in (respell), so that the server's
 // spacing and escaping stay, in JSON inside its strings too.
 func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
+	if doc.Get(n, "result") != jsondoc.None {
+		// The server served the stand-in (a resource template matching
+		// any name of its scheme, a tool that takes any name): what it
+		// answered is content of a hidden primitive's family, which no
+		// caller may read. The answer is the revision's not-found.
+		e := policy.MissingError(f.rev, f.kind, f.name, f.name)
+		doc.SetRaw(n, mcpvocab.ErrorResponse(id, e))
+		return
+	}
 	sub := s.cfg.standIn(f.kind, f.name)
 	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
 		if msg, err := jsondoc.Parse(raw); err == nil {

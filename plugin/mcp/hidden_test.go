@@ -831,3 +831,45 @@ identity:
 		}
 	}
 }
+
+// A server may serve a hidden primitive's stand-in: a resource template
+// matching any name of the scheme the stand-in keeps, a tool that takes
+// any name. What it answers is content of a family the caller may not
+// read: the client gets the request revision's not-found instead, never
+// the content (regression, issue 13: vault://{id} served the stand-in of
+// a hidden vault:// resource, and the client read "secret").
+func TestHiddenStandInServedIsNotFound(t *testing.T) {
+	cfg := mustConfig(t, strings.Replace(hiddenEnvelope, "{virtual_tools: true}", "{virtual_tools: true, hold_headers: true}", 1))
+	for _, c := range []struct {
+		name, method, params string
+		kind                 policy.Kind
+		hidden               string
+		rev2026              bool
+		want                 string
+	}{
+		{"resource 2025", "resources/read", `{"uri":"secret://c-1"}`, policy.KindResource, "secret://c-1", false,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"secret://c-1"}}}`},
+		{"resource 2026", "resources/read", `{"uri":"secret://c-1",` + meta2026 + `}`, policy.KindResource, "secret://c-1", true,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"secret://c-1"}}}`},
+		{"tool 2026", "tools/call", `{"name":"delete_all","arguments":{},` + meta2026 + `}`, policy.KindTool, "delete_all", true,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: delete_all"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, body := hdr("x-mcp-principal", "ann", "content-type", "application/json"), call("1", c.method, c.params)
+			if c.rev2026 {
+				req = as2026(req, body)
+			}
+			s, r := post(t, cfg, req, body)
+			if !sentAsStandIn(cfg, r, c.kind, c.hidden) {
+				t.Fatalf("not sent as a stand-in: reply %+v, body %s", r.Reply, r.Body)
+			}
+			sub := cfg.standIn(c.kind, c.hidden)
+			served := `{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"` + sub + `","text":"secret"}],` +
+				`"content":[{"type":"text","text":"secret"}]}}`
+			got := finish(t, s, served)
+			if strings.Contains(got, `"text"`) || compactJSON([]byte(got)) != c.want {
+				t.Errorf("client got %s, want %s", got, c.want)
+			}
+		})
+	}
+}
