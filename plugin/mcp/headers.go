@@ -207,7 +207,7 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 	if n := doc.Path(params, "_meta", mcpvocab.MetaProtocolVersion); n != jsondoc.None {
 		var ok bool
 		if mv, ok = doc.Str(n); !ok {
-			return mismatch("params._meta[\"" + mcpvocab.MetaProtocolVersion + "\"] is not a string"), plan
+			return missingMetaVersion, plan
 		}
 		metaSet = true
 	}
@@ -215,7 +215,11 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 	switch {
 	case metaSet && hv == "":
 		return mismatch("the MCP-Protocol-Version header is required with params._meta[\"" + mcpvocab.MetaProtocolVersion + "\"]"), plan
-	case metaSet && hv != mv, request && s.rev == mcpvocab.Rev2026 && !metaSet:
+	case request && s.rev == mcpvocab.Rev2026 && !metaSet:
+		// A 2026 request without its version in _meta: invalid params,
+		// as a 2026-07-28 server answers it (SEP-2575), not a mismatch.
+		return missingMetaVersion, plan
+	case metaSet && hv != mv:
 		return mismatch("the MCP-Protocol-Version header does not match params._meta[\"" + mcpvocab.MetaProtocolVersion + "\"]"), plan
 	}
 	if s.rev != mcpvocab.Rev2026 && !h.present() {
@@ -352,15 +356,24 @@ func canonicalHeader(name string) string {
 	return name
 }
 
-// headerMismatchReply refuses message m (400, HeaderMismatch) and records
-// it.
+// missingMetaVersion is why a 2026-07-28 request whose _meta lacks its
+// protocol version (or holds one that is no string) is refused: with
+// invalid params, not a header mismatch.
+const missingMetaVersion = "missing or invalid _meta field \"" + mcpvocab.MetaProtocolVersion + "\""
+
+// headerMismatchReply refuses message m (400, HeaderMismatch; invalid
+// params for missingMetaVersion) and records it.
 func (s *Stream) headerMismatchReply(m *Message, why string, bytesIn int) *LocalReply {
 	s.replied = true
 	id := m.ID
 	if id == "" {
 		id = "null"
 	}
-	r := jsonReply(400, ErrorResponse(id, &policy.RPCError{Code: mcpvocab.For(s.rev).Error(mcpvocab.ErrHeaderMismatch).Code, Message: why}),
+	code := mcpvocab.For(s.rev).Error(mcpvocab.ErrHeaderMismatch).Code
+	if why == missingMetaVersion {
+		code = mcpvocab.For(s.rev).Error(mcpvocab.ErrInvalidParams).Code
+	}
+	r := jsonReply(400, ErrorResponse(id, &policy.RPCError{Code: code, Message: why}),
 		"mcp_privacy_header_mismatch")
 	// The text names headers, one of them (an Mcp-Param's) chosen by the
 	// client: it passes the detectors like anything a client chose.

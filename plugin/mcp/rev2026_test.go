@@ -44,8 +44,10 @@ func postOnce(cfg *Config, req fakeRequest, body string) (HeadersResult, BodyRes
 }
 
 // The revision of a request is its MCP-Protocol-Version header, which its
-// _meta must repeat: a request whose two disagree, or that carries one
-// without the other, is refused (400, -32020) before anything moves on;
+// _meta must repeat: a request whose two disagree, or whose _meta names a
+// version without the header, is refused (400, -32020) before anything
+// moves on; a 2026 request whose _meta lacks the version gets invalid
+// params (400, -32602), as a 2026-07-28 server answers it;
 // one with neither is a 2025 request, read as today. The table decides
 // what is judged: resources/subscribe, removed in 2026-07-28, is judged
 // (and here denied) under 2025 and passes to the server untouched under
@@ -63,17 +65,17 @@ func TestRevisionPerRequest(t *testing.T) {
 		name    string
 		version string // the header ("" none)
 		meta    string // _meta's version, raw JSON ("" none)
-		want    string // "mismatch", "denied" (judged by 2025), "passed" (unjudged)
+		want    string // "mismatch", "invalid" (-32602), "denied" (judged by 2025), "passed" (unjudged)
 	}{
 		{"neither: 2025", "", "", "denied"},
 		{"2025 header only", "2025-11-25", "", "denied"},
 		{"2025 header and _meta agree", "2025-06-18", `"2025-06-18"`, "denied"},
 		{"2026 both", "2026-07-28", `"2026-07-28"`, "passed"},
-		{"2026 header, no _meta", "2026-07-28", "", "mismatch"},
+		{"2026 header, no _meta", "2026-07-28", "", "invalid"},
 		{"2026 _meta, no header", "", `"2026-07-28"`, "mismatch"},
 		{"2026 header, 2025 _meta", "2026-07-28", `"2025-11-25"`, "mismatch"},
 		{"2025 header, 2026 _meta", "2025-11-25", `"2026-07-28"`, "mismatch"},
-		{"_meta not a string", "2026-07-28", `20260728`, "mismatch"},
+		{"_meta not a string", "2026-07-28", `20260728`, "invalid"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := hdr("x-mcp-principal", "ann", "content-type", "application/json", "mcp-method", "resources/subscribe")
@@ -85,6 +87,10 @@ func TestRevisionPerRequest(t *testing.T) {
 			case "mismatch":
 				if r.Reply == nil || r.Reply.Status != 400 || !strings.Contains(string(r.Reply.Body), `"code":-32020`) {
 					t.Fatalf("want 400 -32020, got %+v", r.Reply)
+				}
+			case "invalid": // as a 2026-07-28 server answers (SEP-2575)
+				if r.Reply == nil || r.Reply.Status != 400 || !strings.Contains(string(r.Reply.Body), `"code":-32602`) {
+					t.Fatalf("want 400 -32602, got %+v", r.Reply)
 				}
 			case "denied":
 				if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32003`) {
