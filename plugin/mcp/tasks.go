@@ -76,9 +76,11 @@ const (
 
 // taskSealer seals and opens task handles. One per VM (transformer).
 type taskSealer struct {
-	aead cipher.AEAD
+	// keys are the vault key's and each previous key's (vault.
+	// previous_keys_env): the first seals, every one opens, so a key
+	// rotation leaves live tasks their handles.
+	keys []taskKey
 	mu   sync.Mutex // guards what follows
-	syn  *hmacsha256.MAC
 	buf  []byte
 	// opened and sealed are what this VM opened or sealed lately, by
 	// associated data and handle, and by associated data and contents: a
@@ -119,24 +121,36 @@ func (ts *taskSealer) remember(aad, pt []byte, handle string, ref taskRef) {
 	ts.sealed[string(aad)+string(pt)] = handle
 }
 
-func newTaskSealer(vaultKey []byte) *taskSealer {
-	enc, err := hkdf.Key(sha256.New, vaultKey, nil, "mcp-privacy task handle v1", 32)
-	if err != nil {
-		panic("mcp-privacy: HKDF: " + err.Error()) // only for impossible lengths
+// taskKey is one key's handle cipher and synthetic-nonce MAC.
+type taskKey struct {
+	aead cipher.AEAD
+	syn  *hmacsha256.MAC
+}
+
+// newTaskSealer is the sealer of the vault key and the previous keys,
+// in that order (at least one).
+func newTaskSealer(vaultKeys ...[]byte) *taskSealer {
+	ts := &taskSealer{}
+	for _, vaultKey := range vaultKeys {
+		enc, err := hkdf.Key(sha256.New, vaultKey, nil, "mcp-privacy task handle v1", 32)
+		if err != nil {
+			panic("mcp-privacy: HKDF: " + err.Error()) // only for impossible lengths
+		}
+		syn, err := hkdf.Key(sha256.New, vaultKey, nil, "mcp-privacy task handle nonce v1", 32)
+		if err != nil {
+			panic("mcp-privacy: HKDF: " + err.Error())
+		}
+		block, err := aes.NewCipher(enc)
+		if err != nil {
+			panic("mcp-privacy: task handle cipher: " + err.Error())
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			panic("mcp-privacy: task handle cipher: " + err.Error())
+		}
+		ts.keys = append(ts.keys, taskKey{aead: aead, syn: hmacsha256.New(syn)})
 	}
-	syn, err := hkdf.Key(sha256.New, vaultKey, nil, "mcp-privacy task handle nonce v1", 32)
-	if err != nil {
-		panic("mcp-privacy: HKDF: " + err.Error())
-	}
-	block, err := aes.NewCipher(enc)
-	if err != nil {
-		panic("mcp-privacy: task handle cipher: " + err.Error())
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		panic("mcp-privacy: task handle cipher: " + err.Error())
-	}
-	return &taskSealer{aead: aead, syn: hmacsha256.New(syn)}
+	return ts
 }
 
 // appendField appends a length-prefixed field: no two field lists give
@@ -151,13 +165,13 @@ func taskAAD(server, principal string) []byte {
 	return appendField(appendField(make([]byte, 0, 8+len(server)+len(principal)), server), principal)
 }
 
-// nonceFor is the synthetic nonce of plaintext pt under aad.
-func (ts *taskSealer) nonceFor(aad, pt []byte) [taskNonceSize]byte {
+// nonceFor is the synthetic nonce of plaintext pt under aad and key k.
+func (ts *taskSealer) nonceFor(k *taskKey, aad, pt []byte) [taskNonceSize]byte {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.buf = append(append(ts.buf[:0], aad...), pt...)
 	var sum [hmacsha256.Size]byte
-	ts.syn.Sum(&sum, ts.buf)
+	k.syn.Sum(&sum, ts.buf)
 	return [taskNonceSize]byte(sum[:taskNonceSize])
 }
 
@@ -169,8 +183,9 @@ func (ts *taskSealer) seal(t taskRef, server, principal string) string {
 	if h, ok := ts.knownSeal(aad, pt); ok {
 		return h
 	}
-	nonce := ts.nonceFor(aad, pt)
-	sealed := ts.aead.Seal(nonce[:], nonce[:], pt, aad)
+	k := &ts.keys[0]
+	nonce := ts.nonceFor(k, aad, pt)
+	sealed := k.aead.Seal(nonce[:], nonce[:], pt, aad)
 	handle := taskHandlePrefix + base64.RawURLEncoding.EncodeToString(sealed)
 	ts.remember(aad, pt, handle, t)
 	return handle
@@ -192,23 +207,27 @@ func (ts *taskSealer) open(handle, server, principal string) (taskRef, bool) {
 		return ref, true
 	}
 	sealed, err := base64.RawURLEncoding.Strict().DecodeString(enc)
-	if err != nil || len(sealed) < taskNonceSize+ts.aead.Overhead() {
+	if err != nil || len(sealed) < taskNonceSize+ts.keys[0].aead.Overhead() {
 		return taskRef{}, false
 	}
-	pt, err := ts.aead.Open(nil, sealed[:taskNonceSize], sealed[taskNonceSize:], aad)
-	if err != nil {
-		return taskRef{}, false
+	for i := range ts.keys {
+		k := &ts.keys[i]
+		pt, err := k.aead.Open(nil, sealed[:taskNonceSize], sealed[taskNonceSize:], aad)
+		if err != nil {
+			continue
+		}
+		// Only the handle seal writes for these contents opens: one task,
+		// one handle.
+		if nonce := ts.nonceFor(k, aad, pt); !bytes.Equal(nonce[:], sealed[:taskNonceSize]) {
+			return taskRef{}, false
+		}
+		ref, ok := readTaskRef(pt)
+		if ok {
+			ts.remember(aad, pt, handle, ref)
+		}
+		return ref, ok
 	}
-	// Only the handle seal writes for these contents opens: one task, one
-	// handle.
-	if nonce := ts.nonceFor(aad, pt); !bytes.Equal(nonce[:], sealed[:taskNonceSize]) {
-		return taskRef{}, false
-	}
-	ref, ok := readTaskRef(pt)
-	if ok {
-		ts.remember(aad, pt, handle, ref)
-	}
-	return ref, ok
+	return taskRef{}, false
 }
 
 // readTaskRef decodes a handle's plaintext.

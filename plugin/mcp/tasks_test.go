@@ -466,3 +466,31 @@ func respond2026(t *testing.T, cfg *Config, who fakeRequest, request, response s
 	t.Helper()
 	return respond(t, cfg, as2026(who, request), request, response)
 }
+
+// A key rotation leaves live tasks their handles: a handle sealed under
+// the old key opens where the old key is a previous key
+// (vault.previous_keys_env); new handles are sealed under the new key,
+// which the old sealer cannot open; a sealer without the old key opens
+// none of the old handles.
+func TestTaskHandleKeyRotation(t *testing.T) {
+	oldKey, newKey := []byte("old key"), []byte("new key")
+	ref := taskRef{method: "tools/call", name: "export", id: "t-1"}
+	before := newTaskSealer(oldKey).seal(ref, "srv", "ann")
+	rotated := newTaskSealer(newKey, oldKey)
+	if got, ok := rotated.open(before, "srv", "ann"); !ok || got != ref {
+		t.Errorf("old handle after rotation: %+v %v", got, ok)
+	}
+	after := newTaskSealer(newKey, oldKey).seal(ref, "srv", "ann")
+	if after == before {
+		t.Fatal("the rotated sealer sealed under the old key")
+	}
+	if _, ok := newTaskSealer(oldKey).open(after, "srv", "ann"); ok {
+		t.Error("a handle sealed under the new key opened with the old one alone")
+	}
+	if _, ok := newTaskSealer(newKey).open(before, "srv", "ann"); ok {
+		t.Error("an old handle opened without the old key")
+	}
+	if _, ok := rotated.open(before, "srv", "bob"); ok {
+		t.Error("an old handle opened for another principal")
+	}
+}

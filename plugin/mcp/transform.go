@@ -59,7 +59,6 @@ func (c *Config) transforms() (*transformer, error) {
 		key = c.ephemeralKey()
 	}
 	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
-	t.tasks = newTaskSealer(key)
 	var kv transforms.KV = transforms.NewMemoryKV()
 	if c.Catalog.Shared != nil {
 		kv = c.Catalog.Shared
@@ -72,6 +71,7 @@ func (c *Config) transforms() (*transformer, error) {
 			keys = append(keys, pk.Key)
 		}
 	}
+	t.tasks = newTaskSealer(keys...)
 	if t.sealed, t.err = transforms.NewSealedVault(keys, p.Vault, c.Env.Server.ID, t.vault, time.Now); t.err != nil {
 		return t, t.err
 	}
