@@ -576,6 +576,35 @@ func TestFleetHiddenLooksMissing(t *testing.T) {
 	}
 }
 
+// Without gateway.hold_headers the hidden name's Mcp-Name header has left
+// before the body is judged, so the filter answers itself: with the
+// status and code of the server's not-found, and no header of its own
+// (x-mcp-privacy) to tell the answer apart. The wording and the headers
+// a server adds are its own; hold the headers where that matters
+// (MCP_PRIVACY 8.4).
+func TestFleetHiddenAnsweredLocallyWithoutHeldHeaders(t *testing.T) {
+	up := startContacts(t)
+	f := startFleet(t, up.URL, strings.Replace(flPolicy, `"hold_headers": true`, `"hold_headers": false`, 1))
+	for _, tc := range []struct{ method, hidden, missing string }{
+		{"tools/call", "wipe_contacts", "no_such_tool"},
+		{"resources/read", "vault://c-1", "vault://c-2"},
+	} {
+		params := func(n string) map[string]any {
+			if tc.method == "tools/call" {
+				return map[string]any{"name": n, "arguments": map[string]any{}}
+			}
+			return map[string]any{"uri": n}
+		}
+		hidden := flRawAnswer(t, f.URL, "alice", tc.method, tc.hidden, params(tc.hidden))
+		missing := flRawAnswer(t, f.URL, "alice", tc.method, tc.missing, params(tc.missing))
+		if hidden.status != missing.status || hidden.header.Get("X-Mcp-Privacy") != "" ||
+			!strings.Contains(hidden.body, `"code":-32602`) || !strings.Contains(missing.body, `"code":-32602`) {
+			t.Errorf("%s: hidden %d %v %s\nmissing %d %v %s", tc.method, hidden.status, hidden.header, hidden.body,
+				missing.status, missing.header, missing.body)
+		}
+	}
+}
+
 // --- tasks (the io.modelcontextprotocol/tasks extension) --------------------
 
 // flTasksPolicy pseudonymises addresses in every answer (the policy-level

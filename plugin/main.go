@@ -213,10 +213,16 @@ func (h *httpContext) fail(stage string, r any) types.Action {
 
 // reply sends a local reply; its details name why, to the client in the
 // x-mcp-privacy header and to Envoy's access logs as the response code
-// details. (No local reply answers a hidden primitive: that would tell it
-// from a missing one. See plugin/mcp/hidden.go.)
+// details. A hidden primitive is answered by the server, for its stand-in
+// (plugin/mcp/hidden.go); where the filter must answer it itself (2026-07-28
+// without hold_headers) the reply stands for the server's and carries no
+// such header (LocalReply.AsServer).
 func (h *httpContext) reply(r *mcp.LocalReply) types.Action {
-	if err := sendLocalReply(uint32(r.Status), append(r.Headers, [2]string{"x-mcp-privacy", r.Details}), r.Body, r.Details); err != nil {
+	headers := r.Headers
+	if !r.AsServer {
+		headers = append(headers, [2]string{"x-mcp-privacy", r.Details})
+	}
+	if err := sendLocalReply(uint32(r.Status), headers, r.Body, r.Details); err != nil {
 		return h.fail("local reply", err)
 	}
 	return types.ActionPause

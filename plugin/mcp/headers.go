@@ -472,7 +472,7 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 // its revision's not-found, where its stand-in cannot go upstream (the
 // request's Mcp-Name header, naming the hidden primitive, already left).
 func (s *Stream) answerMissingLocally(j *judgement) {
-	j.standIn = false
+	j.standIn, j.asMissing = false, true
 	j.reply = j.decision.ErrorFor(s.rev)
 	j.outcome = OutcomeDenied
 	j.note = appendNote(j.note, "answered as missing by the filter: the Mcp-Name header had already gone upstream (gateway.hold_headers is off)")

@@ -405,8 +405,9 @@ func TestMirroredHeadersFollowRestoration(t *testing.T) {
 			}
 		} else {
 			_, missing := goSDKNotFound2026("5", hid)
-			if r.Reply == nil || compactJSON(r.Reply.Body) != missing {
-				t.Errorf("hold off: restored hidden URI: got %+v, want %s", r.Reply, missing)
+			// As the server's own: no x-mcp-privacy header tells it apart.
+			if r.Reply == nil || compactJSON(r.Reply.Body) != missing || !r.Reply.AsServer {
+				t.Errorf("hold off: restored hidden URI: got %+v, want %s as the server's", r.Reply, missing)
 			}
 		}
 
@@ -419,8 +420,8 @@ func TestMirroredHeadersFollowRestoration(t *testing.T) {
 			if r.Reply != nil || !contains(r.Remove, "mcp-param-email") || !strings.Contains(string(r.Body), standInPrefix) {
 				t.Errorf("hold on: hidden tool: reply %+v, remove %v, body %s", r.Reply, r.Remove, r.Body)
 			}
-		} else if r.Reply == nil || r.Reply.Status != 400 || !strings.Contains(string(r.Reply.Body), `"code":-32602`) {
-			t.Errorf("hold off: hidden tool: want a local 400 -32602, got %+v", r)
+		} else if r.Reply == nil || r.Reply.Status != 400 || !strings.Contains(string(r.Reply.Body), `"code":-32602`) || !r.Reply.AsServer {
+			t.Errorf("hold off: hidden tool: want a local 400 -32602 as the server's, got %+v", r)
 		}
 	}
 }

@@ -72,6 +72,10 @@ type LocalReply struct {
 	Headers [][2]string
 	// Details is Envoy's response code detail (shown in access logs).
 	Details string
+	// AsServer: the reply stands for the server's own (a hidden primitive
+	// answered as missing), so it carries no x-mcp-privacy header, which
+	// would tell it apart.
+	AsServer bool
 }
 
 func jsonReply(status int, body []byte, details string) *LocalReply {
@@ -560,6 +564,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	var mirrored headerChanges
 	replyCode := 0 // the code of the (first) local error answer
 	nForwarded := 0
+	asMissing := false // a hidden primitive answered locally as missing
 	for i := range body.Messages {
 		m := &body.Messages[i]
 		bytesIn := len(raw)
@@ -576,6 +581,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		if plan.nameMember != "" || len(plan.params) > 0 {
 			mirrored = s.mirrorAfter(body.Doc, m, &j, &plan, orig)
 		}
+		asMissing = asMissing || j.asMissing
 		if !exported.judged && j.judged {
 			exported = j
 		}
@@ -659,6 +665,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 			status = statusFor(s.rev, replyCode)
 		}
 		res.Reply = jsonReply(status, reply, details)
+		res.Reply.AsServer = asMissing && !body.Batch
 		if retryAfter[0] != "" {
 			res.Reply.Headers = append(res.Reply.Headers, retryAfter)
 			if !body.Batch {
@@ -709,6 +716,9 @@ type judgement struct {
 	// naming its stand-in (hidden.go), standInName.
 	standIn     bool
 	standInName string
+	// asMissing: a hidden primitive answered by the filter as missing
+	// (its stand-in could not go: answerMissingLocally).
+	asMissing bool
 	// in is what the input pipeline did (nil: it did not run); inIDs its
 	// transform ids.
 	in    *transforms.Run
