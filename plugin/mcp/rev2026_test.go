@@ -50,8 +50,8 @@ func postOnce(cfg *Config, req fakeRequest, body string) (HeadersResult, BodyRes
 // params (400, -32602), as a 2026-07-28 server answers it;
 // one with neither is a 2025 request, read as today. The table decides
 // what is judged: resources/subscribe, removed in 2026-07-28, is judged
-// (and here denied) under 2025 and passes to the server untouched under
-// 2026.
+// (and here denied) under 2025, and answered as the method a 2026 server
+// does not have under 2026.
 func TestRevisionPerRequest(t *testing.T) {
 	cfg := mustConfig(t, rev2026Envelope)
 	sub := func(meta string) string {
@@ -65,12 +65,12 @@ func TestRevisionPerRequest(t *testing.T) {
 		name    string
 		version string // the header ("" none)
 		meta    string // _meta's version, raw JSON ("" none)
-		want    string // "mismatch", "invalid" (-32602), "denied" (judged by 2025), "passed" (unjudged)
+		want    string // "mismatch", "invalid" (-32602), "denied" (judged by 2025), "removed" (2026's not found)
 	}{
 		{"neither: 2025", "", "", "denied"},
 		{"2025 header only", "2025-11-25", "", "denied"},
 		{"2025 header and _meta agree", "2025-06-18", `"2025-06-18"`, "denied"},
-		{"2026 both", "2026-07-28", `"2026-07-28"`, "passed"},
+		{"2026 both", "2026-07-28", `"2026-07-28"`, "removed"},
 		{"2026 header, no _meta", "2026-07-28", "", "invalid"},
 		{"2026 _meta, no header", "", `"2026-07-28"`, "mismatch"},
 		{"2026 header, 2025 _meta", "2026-07-28", `"2025-11-25"`, "mismatch"},
@@ -96,9 +96,9 @@ func TestRevisionPerRequest(t *testing.T) {
 				if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32003`) {
 					t.Fatalf("want a 2025 denial, got %+v", r)
 				}
-			case "passed":
-				if r.Reply != nil || r.Body != nil {
-					t.Fatalf("want the request upstream as sent, got reply %+v body %s", r.Reply, r.Body)
+			case "removed":
+				if r.Reply == nil || r.Reply.Status != 404 || !strings.Contains(string(r.Reply.Body), `"code":-32601`) {
+					t.Fatalf("want 404 -32601, got %+v", r.Reply)
 				}
 			}
 		})
@@ -106,15 +106,27 @@ func TestRevisionPerRequest(t *testing.T) {
 }
 
 // Every method 2026-07-28 removed reaches the server as the client sent
-// it: not judged, not answered by the plugin (the server answers 404
-// -32601 for what it does not have).
+// it, not answered by the plugin (the server answers 404 -32601 for what
+// it does not have). One that named a primitive under 2025
+// (resources/subscribe) is still decided as 2025 decides it: a server
+// that ignores the revision would act on it. Naming one the caller may
+// not use, it gets from the plugin what a 2026 server answers, 404
+// -32601, with no header of the plugin's.
 func TestRemovedMethodsPass(t *testing.T) {
 	cfg := mustConfig(t, rev2026Envelope)
 	for _, method := range []string{"resources/subscribe", "resources/unsubscribe", "ping", "logging/setLevel", "initialize", "tasks/list", "tasks/result"} {
-		body := call("3", method, `{"uri":"secret://x","level":"debug",`+meta2026+`}`)
+		body := call("3", method, `{"uri":"file:///x","level":"debug",`+meta2026+`}`)
 		_, r, _ := postOnce(cfg, req2026(method, ""), body)
 		if r.Reply != nil || r.Body != nil {
 			t.Errorf("%s: want it upstream untouched, got reply %+v body %s", method, r.Reply, r.Body)
+		}
+	}
+	for _, method := range []string{"resources/subscribe", "resources/unsubscribe"} {
+		body := call("3", method, `{"uri":"secret://x",`+meta2026+`}`)
+		_, r, _ := postOnce(cfg, req2026(method, ""), body)
+		if r.Reply == nil || r.Reply.Status != 404 || !r.Reply.AsServer ||
+			compactJSON(r.Reply.Body) != `{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found"}}` {
+			t.Errorf("%s of a denied resource: want 404 -32601 as the server's, got %+v", method, r.Reply)
 		}
 	}
 }

@@ -139,6 +139,31 @@ type Stream struct {
 	listened map[string]taskRef
 }
 
+// judgeRemoved judges a request of a method the request's revision
+// removed but an earlier one judges (resources/subscribe under
+// 2026-07-28). A server of that revision answers it as a method it does
+// not have, and the request goes to it as sent; but a server that ignores
+// the revision would act on it, so the primitive it names is decided as
+// the earlier revision would: one the caller may not use (denied or
+// hidden alike) gets, from the filter, the answer a server of the
+// revision gives (method not found), without a header of the filter's.
+func (s *Stream) judgeRemoved(doc *jsondoc.Doc, m *Message, j *judgement) {
+	t, perr := TargetOf(mcpvocab.Rev2025, doc, m)
+	if perr != nil {
+		return // no primitive named: the server answers it
+	}
+	x, d := s.resolveAndDecide(t)
+	if d.Allowed {
+		return
+	}
+	j.judged, j.target, j.call, j.decision = true, x, t, d
+	j.deny(d)
+	j.reply = mcpvocab.For(s.rev).NewError(mcpvocab.ErrMethodNotFound, "", nil)
+	j.asMissing = true
+	j.reason = "a method " + m.Method + " the request's protocol revision removed, naming a " + x.Kind.String() +
+		" the caller may not use: answered as a server of that revision answers it (" + j.reason + ")"
+}
+
 // forwarded is what the stream remembers of a request it sent upstream.
 type forwarded struct {
 	method string
@@ -782,6 +807,10 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	if m.Kind == KindResult || m.Kind == KindError {
 		// The client's answer to a server request.
 		s.transformClientResult(doc, m)
+		return j
+	}
+	if m.Kind == KindRequest && !Judged(s.rev, m.Method) && Judged(mcpvocab.Rev2025, m.Method) {
+		s.judgeRemoved(doc, m, &j)
 		return j
 	}
 	if m.Kind != KindRequest || !Judged(s.rev, m.Method) {
