@@ -92,7 +92,12 @@ func startPlugin(t testing.TB, target string, config string, tweak ...func(*prox
 	opts := proxy.Options{
 		Wasm: wasmtest.Plugin(t), PluginConfig: []byte(config), Upstream: up, Workers: 2,
 		Logger: logs.add, AllowOnHeadersStopIteration: strings.Contains(config, `"hold_headers": true`),
-		StreamIdleTimeout: 20 * time.Second,
+		// Envoy's default, as serve: a shorter one cut the idle standalone
+		// GET stream of a session whose test ran longer (a corpus of calls
+		// under -race on a loaded machine), and a go-sdk client without
+		// retries then fails the session. A stalled request still ends at
+		// the tests' 30-second contexts.
+		StreamIdleTimeout: 5 * time.Minute,
 	}
 	for _, f := range tweak {
 		f(&opts)
