@@ -354,7 +354,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	run := s.newRun()
 	j.in, j.inIDs = run, in.IDs()
-	s.transformInputResponses(tr, in, doc, params, run)
+	s.transformInputResponses(tr, in, doc, params, run, j)
 	s.countRun(run)
 	if run.Blocked {
 		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked

@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+)
+
+// Regression (review of issue 13): the values the plugin restored were
+// remembered, for putting back in the server's errors, only from
+// tools/call and prompts/get arguments and resource URIs. A pseudonym
+// restored in an MRTR retry's inputResponses, or in a completion's
+// argument value or context arguments, came back in plain in a server
+// error that quoted it.
+func TestNoRestoredValueInErrorsFromAnyInput(t *testing.T) {
+	const env = `
+policy:
+  name: errs
+  allow_tools: ["*"]
+  allow_resources: ["*"]
+  allow_prompts: ["*"]
+  transforms:
+    - {type: pseudonymise, options: {detectors: [email], fields: [email]}}
+  vault: {key: "test key, not secret"}
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {hold_headers: true}
+`
+	cfg := mustConfig(t, env)
+	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"email":"alice@example.com"}}}`)
+	p := pseudonymRE.FindString(out)
+	if p == "" {
+		t.Fatalf("no pseudonym in %s", out)
+	}
+	responses := `"inputResponses":{"contact":{"action":"accept","content":{"to":"` + p + `"}}},"requestState":"opaque"`
+	for _, c := range []struct {
+		name, request string
+		req           fakeRequest
+	}{
+		{"tools/call retry's inputResponses", call("2", "tools/call", `{"name":"send","arguments":{},`+responses+`,`+meta2026+`}`),
+			req2026("tools/call", "send")},
+		{"prompts/get retry's inputResponses", call("2", "prompts/get", `{"name":"greet",`+responses+`,`+meta2026+`}`),
+			req2026("prompts/get", "greet")},
+		{"resources/read retry's inputResponses", call("2", "resources/read", `{"uri":"file:///x",`+responses+`,`+meta2026+`}`),
+			req2026("resources/read", "file:///x")},
+		{"completion argument value", call("2", "completion/complete", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"to","value":"`+p+`"},`+meta2026+`}`),
+			req2026("completion/complete", "")},
+		{"completion context arguments", call("2", "completion/complete", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"x","value":""},"context":{"arguments":{"to":"`+p+`"}},`+meta2026+`}`),
+			req2026("completion/complete", "")},
+		{"unjudged method's inputResponses", call("2", "server/discover", `{`+responses+`,`+meta2026+`}`),
+			req2026("server/discover", "")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, r, s := postOnce(cfg, c.req, c.request)
+			if r.Reply != nil {
+				t.Fatalf("refused: %s", r.Reply.Body)
+			}
+			if !strings.Contains(string(r.Body), "alice@example.com") {
+				t.Fatalf("nothing restored upstream: %s", r.Body)
+			}
+			answer := `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"cannot send to alice@example.com"}}`
+			s.OnResponseHeaders(200, "application/json", "", false)
+			_, edit := s.OnResponseBody(len(answer), true, func() []byte { return []byte(answer) })
+			got := answer
+			if edit.Replace {
+				got = string(edit.Data)
+			}
+			if strings.Contains(got, "alice") || !strings.Contains(got, p) {
+				t.Errorf("client got %s: want the pseudonym %s, not the value", got, p)
+			}
+		})
+	}
+}
