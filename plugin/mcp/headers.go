@@ -411,7 +411,11 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		if v != plan.name {
 			switch {
 			case hold:
-				ch.set = append(ch.set, [2]string{"Mcp-Name", encodeLike(s.mirror.name[0], v)})
+				enc := encodeLike(s.mirror.name[0], v)
+				ch.set = append(ch.set, [2]string{"Mcp-Name", enc})
+				if !j.standIn {
+					j.restored = appendHeaderForm(j.restored, enc, v, s.mirror.name[0])
+				}
 			case j.standIn:
 				s.answerMissingLocally(j)
 				return headerChanges{}
@@ -443,7 +447,9 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		case hold && !present:
 			ch.remove = append(ch.remove, headerParamPrefix+p.header)
 		case hold:
-			ch.set = append(ch.set, [2]string{"Mcp-Param-" + p.header, encodeLike(p.sent, now)})
+			enc := encodeLike(p.sent, now)
+			ch.set = append(ch.set, [2]string{"Mcp-Param-" + p.header, enc})
+			j.restored = appendHeaderForm(j.restored, enc, now, p.sent)
 		case j.standIn:
 			// Arguments are dropped for a stand-in; the header already
 			// went, and the answer is local (above) or the server's.
@@ -466,6 +472,18 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		}
 	}
 	return ch
+}
+
+// appendHeaderForm adds to the restored pairs the header value enc the
+// plugin wrote for value v in place of sent, the header as the client
+// sent it, when enc is not v itself (the Base64 sentinel): a server
+// quoting the header as it got it (a HeaderMismatch) quotes that form,
+// which the client must not decode into the restored value.
+func appendHeaderForm(out []restoredPair, enc, v, sent string) []restoredPair {
+	if enc == v || len(enc) < minRestoredSpan {
+		return out
+	}
+	return append(out, restoredPair{enc, sent})
 }
 
 // answerMissingLocally answers a hidden primitive's request locally as
