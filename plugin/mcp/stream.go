@@ -667,7 +667,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	}
 	res.Set, res.Remove = append(res.Set, mirrored.set...), mirrored.remove
 	if s.taskName != "" && !body.Batch {
-		res.Set = append(res.Set, [2]string{"mcp-name", s.taskName}) // as the body now says (tasks.go)
+		res.Set = append(res.Set, [2]string{"mcp-name", encodeHeaderValue(s.taskName)}) // as the body now says (tasks.go), in header form
 	}
 	switch {
 	case len(answers) == 0:
