@@ -211,6 +211,12 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		}
 		metaSet = true
 	}
+	if s.legacy && hv == "" {
+		// The legacy HTTP+SSE transport has no version header: a client
+		// there may send a 2026 _meta alone (the go-sdk's server/discover
+		// probe). Its other mirrored headers, when sent, are checked.
+		metaSet = false
+	}
 	request := m.Kind == KindRequest
 	switch {
 	case metaSet && hv == "":

@@ -566,17 +566,17 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		return BodyResult{Reply: r}
 	}
 	// The headers that mirror the body are checked before any message is
-	// judged (a refusal is the whole POST's). Streamable HTTP's only: the
-	// legacy HTTP+SSE transport has none, and a client there may send a
-	// 2026 _meta without the header, as the go-sdk's server/discover probe
-	// does.
+	// judged (a refusal is the whole POST's). On the legacy HTTP+SSE
+	// transport too, when sent: a query naming a session does not stop a
+	// Streamable HTTP server (or a filter after this one) from reading
+	// them (checkMirror excuses only the version header it lacks).
 	var one [1]mirrorPlan
 	plans := one[:]
 	if len(body.Messages) > 1 {
 		plans = make([]mirrorPlan, len(body.Messages))
 	}
 	for i := range body.Messages {
-		if m := &body.Messages[i]; m.Invalid == nil && !s.legacy {
+		if m := &body.Messages[i]; m.Invalid == nil {
 			var why string
 			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
 				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
