@@ -43,3 +43,27 @@ func TestTaskNameHeaderIsAHeaderValue(t *testing.T) {
 		})
 	}
 }
+
+// Regression (review of issue 13): the client never sees the server's
+// taskId, only its sealed handle; but a server error quoting the taskId
+// it got (the restored one) reached the client as it was, since only
+// restored pseudonyms were put back in errors. The handle goes back in
+// its place.
+func TestTaskIDNotInErrors(t *testing.T) {
+	cfg := mustConfig(t, mrtrEnvelope)
+	ann := hdr("x-mcp-principal", "ann")
+	const taskID = "786512e2-9e0d-44bd-8f29-789f320fe840"
+	handle, _ := createTask(t, cfg, ann, "crm_lookup", taskID)
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		t.Run(method, func(t *testing.T) {
+			s, r := post2026(t, cfg, ann, call("5", method, `{"taskId":"`+handle+`",`+taskMeta+`}`))
+			if r.Reply != nil {
+				t.Fatalf("answered locally: %s", r.Reply.Body)
+			}
+			got := finish(t, s, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Task `+taskID+` has expired","data":{"taskId":"`+taskID+`"}}}`)
+			if strings.Contains(got, taskID) || !strings.Contains(got, handle) {
+				t.Errorf("client got %s: want the handle, not the server's taskId", got)
+			}
+		})
+	}
+}

@@ -342,6 +342,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		return
 	}
 	doc.SetString(idNode, ref.id)
+	j.restored = appendTaskID(j.restored, ref.id, handle)
 	j.task = &ref
 	s.taskName = ref.id
 	if doc.Get(params, "inputResponses") == jsondoc.None {
@@ -472,7 +473,21 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 		}
 		s.listened[ref.id] = ref
 		doc.SetString(c, ref.id)
+		j.restored = appendTaskID(j.restored, ref.id, handle)
 	}
+}
+
+// appendTaskID adds the server's taskId id, restored from handle, to the
+// values a server error must not carry back to the client (restored.go),
+// in its header form too (the Mcp-Name it went upstream in). An id
+// shorter than minRestoredSpan is left: replacing it would rewrite
+// unrelated text.
+func appendTaskID(out []restoredPair, id, handle string) []restoredPair {
+	if len(id) < minRestoredSpan {
+		return out
+	}
+	out = append(out, restoredPair{id, handle})
+	return appendHeaderForm(out, encodeHeaderValue(id), id, handle)
 }
 
 // noSeal is sealAcknowledged's answer when there is nothing to seal.
