@@ -266,12 +266,17 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		return mismatch("Mcp-Param headers on a message with no tool arguments"), plan
 	}
 	args := doc.Get(params, "arguments")
+	matched := 0
 	for _, p := range h.params {
 		v, ok := decodeHeaderValue(p[1])
 		if !ok {
 			return mismatch("the " + canonicalHeader(headerParamPrefix+p[0]) + " header is not a valid header value or Base64 sentinel"), plan
 		}
-		paths := scalarPathsEqual(doc, args, v, nil, nil)
+		paths, ok := scalarPathsEqual(doc, args, v, nil, maxMirroredPaths-matched)
+		if !ok {
+			return mismatch("the Mcp-Param headers match more than " + strconv.Itoa(maxMirroredPaths) + " arguments"), plan
+		}
+		matched += len(paths)
 		if len(paths) == 0 {
 			return mismatch("the " + canonicalHeader(headerParamPrefix+p[0]) + " header matches no argument"), plan
 		}
@@ -280,41 +285,78 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 	return "", plan
 }
 
+// maxMirroredPaths bounds the arguments one request's Mcp-Param headers
+// may match together: a header mirrors one argument, and a client that
+// sends many headers over a body of many equal values must not make the
+// plugin collect millions of paths.
+const maxMirroredPaths = 1024
+
 // scalarPathsEqual appends to out the paths (chains of object members
 // from args) of the scalar arguments whose header form is v: a string as
-// it is, an integer numerically, a boolean as true or false.
-func scalarPathsEqual(doc *jsondoc.Doc, n int32, v string, prefix []string, out [][]string) [][]string {
+// it is, an integer numerically, a boolean as true or false. ok is false
+// when out would grow past limit. It allocates for matches only: each
+// Mcp-Param header walks the arguments, so a walk must cost no more than
+// reading them.
+func scalarPathsEqual(doc *jsondoc.Doc, n int32, v string, out [][]string, limit int) ([][]string, bool) {
+	num, numErr := strconv.ParseFloat(v, 64)
+	hv := headerValue{s: v, num: num, isNum: numErr == nil}
+	var stack []int32 // the members from args down to the object walked
+	var walk func(n int32) bool
+	walk = func(n int32) bool {
+		for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
+			if doc.Kind(c) == jsondoc.Object {
+				stack = append(stack, c)
+				ok := walk(c)
+				stack = stack[:len(stack)-1]
+				if !ok {
+					return false
+				}
+				continue
+			}
+			if !hv.equals(doc, c) {
+				continue
+			}
+			if len(out) >= limit {
+				return false
+			}
+			path := make([]string, 0, len(stack)+1)
+			for _, m := range stack {
+				path = append(path, doc.Key(m))
+			}
+			out = append(out, append(path, doc.Key(c)))
+		}
+		return true
+	}
 	if doc.Kind(n) != jsondoc.Object {
-		return out
+		return out, true
 	}
-	for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
-		key := doc.Key(c)
-		path := append(append([]string(nil), prefix...), key)
-		if doc.Kind(c) == jsondoc.Object {
-			out = scalarPathsEqual(doc, c, v, path, out)
-			continue
-		}
-		if headerEquals(doc, c, v) {
-			out = append(out, path)
-		}
-	}
-	return out
+	ok := walk(n)
+	return out, ok
 }
 
-// headerEquals reports whether the scalar at n is v in header form.
-func headerEquals(doc *jsondoc.Doc, n int32, v string) bool {
+// headerValue is a header's decoded value, with its number form parsed
+// once.
+type headerValue struct {
+	s     string
+	num   float64
+	isNum bool
+}
+
+// equals reports whether the scalar at n is the value in header form.
+func (h *headerValue) equals(doc *jsondoc.Doc, n int32) bool {
 	switch doc.Kind(n) {
 	case jsondoc.String:
-		s, _ := doc.Str(n)
-		return s == v
+		return doc.StrEquals(n, h.s)
 	case jsondoc.True:
-		return v == "true"
+		return h.s == "true"
 	case jsondoc.False:
-		return v == "false"
+		return h.s == "false"
 	case jsondoc.Number:
-		b, err1 := strconv.ParseFloat(string(doc.Raw(n)), 64)
-		h, err2 := strconv.ParseFloat(v, 64)
-		return err1 == nil && err2 == nil && b == math.Trunc(b) && math.Abs(b) < 1<<53 && b == h
+		if !h.isNum {
+			return false
+		}
+		b, err := strconv.ParseFloat(string(doc.Raw(n)), 64)
+		return err == nil && b == math.Trunc(b) && math.Abs(b) < 1<<53 && b == h.num
 	}
 	return false
 }
