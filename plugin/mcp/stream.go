@@ -315,10 +315,15 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// is refused below.
 	sessions := req.HeaderValues("mcp-session-id")
 	querySession, sessionAmbiguous := legacySession(query)
+	var ignoredSessions []string // named by a 2026-07-28 request
 	if method == "POST" && stateless(req) {
-		// 2026-07-28 has no sessions: a server ignores Mcp-Session-Id
+		// 2026-07-28 has no sessions: a 2026 server ignores Mcp-Session-Id
 		// (and a legacy query's), so the plugin does too. Nothing binds,
 		// nothing is shared by it; the answer comes back on this stream.
+		// But a stateful server serves a POST naming a session in it
+		// whatever its version: one held by another principal is refused
+		// below, as for any request.
+		ignoredSessions = append(sessions, querySession)
 		sessions, querySession, sessionAmbiguous = nil, "", false
 	}
 	if len(sessions) > 0 {
@@ -354,6 +359,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_session",
 			"Invalid Request: the request names more than one session (in its query, its Mcp-Session-Id headers, or both), which servers read differently; send one")
 		return r
+	}
+	for _, v := range ignoredSessions {
+		if v != "" && s.cfg.Catalog.sessionHeldByOther(v, s.id.ID) {
+			r.Reply = s.refuseSession()
+			return r
+		}
 	}
 	if s.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.Catalog.bindSession(s.session, s.id.ID, s.arrived) {
 		// The session belongs to another principal: its streams carry
