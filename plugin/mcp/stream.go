@@ -137,6 +137,9 @@ type Stream struct {
 	// listened are the tasks a subscriptions/listen request named by
 	// handle, by the server's taskId (tasks.go).
 	listened map[string]taskRef
+	// listenStandIns are the hidden resources a subscriptions/listen
+	// request named, by the stand-in each went upstream as (judgeListen).
+	listenStandIns map[string]string
 }
 
 // judgeRemoved judges a request of a method the request's revision
