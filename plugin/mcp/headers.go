@@ -211,6 +211,12 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		}
 		metaSet = true
 	}
+	if s.legacy && hv == "" {
+		// The legacy HTTP+SSE transport has no version header: a client
+		// there may send a 2026 _meta alone (the go-sdk's server/discover
+		// probe). Its other mirrored headers, when sent, are checked.
+		metaSet = false
+	}
 	request := m.Kind == KindRequest
 	switch {
 	case metaSet && hv == "":
@@ -260,12 +266,17 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		return mismatch("Mcp-Param headers on a message with no tool arguments"), plan
 	}
 	args := doc.Get(params, "arguments")
+	matched := 0
 	for _, p := range h.params {
 		v, ok := decodeHeaderValue(p[1])
 		if !ok {
 			return mismatch("the " + canonicalHeader(headerParamPrefix+p[0]) + " header is not a valid header value or Base64 sentinel"), plan
 		}
-		paths := scalarPathsEqual(doc, args, v, nil, nil)
+		paths, ok := scalarPathsEqual(doc, args, v, nil, maxMirroredPaths-matched)
+		if !ok {
+			return mismatch("the Mcp-Param headers match more than " + strconv.Itoa(maxMirroredPaths) + " arguments"), plan
+		}
+		matched += len(paths)
 		if len(paths) == 0 {
 			return mismatch("the " + canonicalHeader(headerParamPrefix+p[0]) + " header matches no argument"), plan
 		}
@@ -274,41 +285,78 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 	return "", plan
 }
 
+// maxMirroredPaths bounds the arguments one request's Mcp-Param headers
+// may match together: a header mirrors one argument, and a client that
+// sends many headers over a body of many equal values must not make the
+// plugin collect millions of paths.
+const maxMirroredPaths = 1024
+
 // scalarPathsEqual appends to out the paths (chains of object members
 // from args) of the scalar arguments whose header form is v: a string as
-// it is, an integer numerically, a boolean as true or false.
-func scalarPathsEqual(doc *jsondoc.Doc, n int32, v string, prefix []string, out [][]string) [][]string {
+// it is, an integer numerically, a boolean as true or false. ok is false
+// when out would grow past limit. It allocates for matches only: each
+// Mcp-Param header walks the arguments, so a walk must cost no more than
+// reading them.
+func scalarPathsEqual(doc *jsondoc.Doc, n int32, v string, out [][]string, limit int) ([][]string, bool) {
+	num, numErr := strconv.ParseFloat(v, 64)
+	hv := headerValue{s: v, num: num, isNum: numErr == nil}
+	var stack []int32 // the members from args down to the object walked
+	var walk func(n int32) bool
+	walk = func(n int32) bool {
+		for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
+			if doc.Kind(c) == jsondoc.Object {
+				stack = append(stack, c)
+				ok := walk(c)
+				stack = stack[:len(stack)-1]
+				if !ok {
+					return false
+				}
+				continue
+			}
+			if !hv.equals(doc, c) {
+				continue
+			}
+			if len(out) >= limit {
+				return false
+			}
+			path := make([]string, 0, len(stack)+1)
+			for _, m := range stack {
+				path = append(path, doc.Key(m))
+			}
+			out = append(out, append(path, doc.Key(c)))
+		}
+		return true
+	}
 	if doc.Kind(n) != jsondoc.Object {
-		return out
+		return out, true
 	}
-	for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
-		key := doc.Key(c)
-		path := append(append([]string(nil), prefix...), key)
-		if doc.Kind(c) == jsondoc.Object {
-			out = scalarPathsEqual(doc, c, v, path, out)
-			continue
-		}
-		if headerEquals(doc, c, v) {
-			out = append(out, path)
-		}
-	}
-	return out
+	ok := walk(n)
+	return out, ok
 }
 
-// headerEquals reports whether the scalar at n is v in header form.
-func headerEquals(doc *jsondoc.Doc, n int32, v string) bool {
+// headerValue is a header's decoded value, with its number form parsed
+// once.
+type headerValue struct {
+	s     string
+	num   float64
+	isNum bool
+}
+
+// equals reports whether the scalar at n is the value in header form.
+func (h *headerValue) equals(doc *jsondoc.Doc, n int32) bool {
 	switch doc.Kind(n) {
 	case jsondoc.String:
-		s, _ := doc.Str(n)
-		return s == v
+		return doc.StrEquals(n, h.s)
 	case jsondoc.True:
-		return v == "true"
+		return h.s == "true"
 	case jsondoc.False:
-		return v == "false"
+		return h.s == "false"
 	case jsondoc.Number:
-		b, err1 := strconv.ParseFloat(string(doc.Raw(n)), 64)
-		h, err2 := strconv.ParseFloat(v, 64)
-		return err1 == nil && err2 == nil && b == math.Trunc(b) && math.Abs(b) < 1<<53 && b == h
+		if !h.isNum {
+			return false
+		}
+		b, err := strconv.ParseFloat(string(doc.Raw(n)), 64)
+		return err == nil && b == math.Trunc(b) && math.Abs(b) < 1<<53 && b == h.num
 	}
 	return false
 }
@@ -411,7 +459,11 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		if v != plan.name {
 			switch {
 			case hold:
-				ch.set = append(ch.set, [2]string{"Mcp-Name", encodeLike(s.mirror.name[0], v)})
+				enc := encodeLike(s.mirror.name[0], v)
+				ch.set = append(ch.set, [2]string{"Mcp-Name", enc})
+				if !j.standIn {
+					j.restored = appendHeaderForm(j.restored, enc, v, s.mirror.name[0])
+				}
 			case j.standIn:
 				s.answerMissingLocally(j)
 				return headerChanges{}
@@ -443,7 +495,9 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		case hold && !present:
 			ch.remove = append(ch.remove, headerParamPrefix+p.header)
 		case hold:
-			ch.set = append(ch.set, [2]string{"Mcp-Param-" + p.header, encodeLike(p.sent, now)})
+			enc := encodeLike(p.sent, now)
+			ch.set = append(ch.set, [2]string{"Mcp-Param-" + p.header, enc})
+			j.restored = appendHeaderForm(j.restored, enc, now, p.sent)
 		case j.standIn:
 			// Arguments are dropped for a stand-in; the header already
 			// went, and the answer is local (above) or the server's.
@@ -466,6 +520,18 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		}
 	}
 	return ch
+}
+
+// appendHeaderForm adds to the restored pairs the header value enc the
+// plugin wrote for value v in place of sent, the header as the client
+// sent it, when enc is not v itself (the Base64 sentinel): a server
+// quoting the header as it got it (a HeaderMismatch) quotes that form,
+// which the client must not decode into the restored value.
+func appendHeaderForm(out []restoredPair, enc, v, sent string) []restoredPair {
+	if enc == v || len(enc) < minRestoredSpan {
+		return out
+	}
+	return append(out, restoredPair{enc, sent})
 }
 
 // answerMissingLocally answers a hidden primitive's request locally as

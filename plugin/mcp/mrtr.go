@@ -55,10 +55,23 @@ func (s *Stream) applyResult(tr *transformer, out *transforms.Pipeline, doc *jso
 }
 
 // transformInputResponses runs input pipeline in over the inputResponses
-// of a request's params, if it has any.
-func (s *Stream) transformInputResponses(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, params int32, run *transforms.Run) {
+// of a request's params, if it has any, and adds what it restored there
+// to j.restored (a server's error may quote it).
+func (s *Stream) transformInputResponses(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, params int32, run *transforms.Run, j *judgement) {
 	if r := doc.Get(params, "inputResponses"); r != jsondoc.None {
-		tr.engine.Apply(in, doc, r, transforms.InputResponses, run)
+		applyRestoring(tr, in, doc, r, transforms.InputResponses, run, j)
+	}
+}
+
+// applyRestoring runs in over node n read as kind, and adds to
+// j.restored the strings in n whose pseudonyms it restored: every input
+// a pseudonym can be restored in, so that no error quoting one goes back
+// to the client with the value (restored.go).
+func applyRestoring(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, run *transforms.Run, j *judgement) {
+	sent, before := doc.Raw(n), run.Resolved
+	tr.engine.Apply(in, doc, n, kind, run)
+	if run.Resolved > before {
+		j.restored = restoredStrings(doc, n, sent, j.restored)
 	}
 }
 
@@ -93,7 +106,7 @@ func (s *Stream) policyInputResponses(doc *jsondoc.Doc, params int32, j *judgeme
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
-	s.transformInputResponses(tr, in, doc, params, run)
+	s.transformInputResponses(tr, in, doc, params, run, j)
 	s.countRun(run)
 	if run.Blocked {
 		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked

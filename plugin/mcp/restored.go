@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -115,15 +116,13 @@ func unrestoreError(doc *jsondoc.Doc, n int32, pairs []restoredPair) {
 	if len(pairs) == 0 || doc.Kind(e) != jsondoc.Object {
 		return
 	}
+	r := replacerOf(pairs)
 	var walk func(int32)
 	walk = func(v int32) {
 		switch doc.Kind(v) {
 		case jsondoc.String:
 			s, _ := doc.Str(v)
-			t := s
-			for _, p := range pairs {
-				t = strings.ReplaceAll(t, p.restored, p.sent)
-			}
+			t := r.Replace(s)
 			if t != s {
 				doc.SetString(v, t)
 			}
@@ -140,8 +139,24 @@ func unrestoreError(doc *jsondoc.Doc, n int32, pairs []restoredPair) {
 // (an HTTP error page a server writes before JSON-RPC, such as a header
 // check's refusal).
 func unrestoreText(text string, pairs []restoredPair) string {
-	for _, p := range pairs {
-		text = strings.ReplaceAll(text, p.restored, p.sent)
+	if len(pairs) == 0 {
+		return text
 	}
-	return text
+	return replacerOf(pairs).Replace(text)
+}
+
+// replacerOf replaces every restored value of pairs by what was sent in
+// one pass over a text, whatever the number of pairs (a request may
+// restore thousands of pseudonyms, and the server's error may quote a
+// megabyte): at each place the longest restored value that matches wins
+// (a whole value before the span of it appendRestored added, a value
+// before a shorter one that begins it).
+func replacerOf(pairs []restoredPair) *strings.Replacer {
+	pairs = slices.Clone(pairs)
+	slices.SortStableFunc(pairs, func(a, b restoredPair) int { return len(b.restored) - len(a.restored) })
+	old := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		old = append(old, p.restored, p.sent)
+	}
+	return strings.NewReplacer(old...)
 }

@@ -366,10 +366,10 @@ func FuzzSessionSharedRecords(f *testing.F) {
 }
 
 // Under 2026-07-28 there are no sessions: a POST's Mcp-Session-Id (or a
-// legacy query's session) is ignored as a 2026 server ignores it, so it
-// neither binds a session to the caller nor is refused for naming one
-// bound to someone else, and its requests are not shared under it; a
-// 2025 request naming the same session still is refused.
+// legacy query's session) is not used, so it binds no session to the
+// caller and its requests are not shared under it; but one bound to
+// someone else is refused, as for a 2025 request, since a stateful
+// server serves what names it (TestSession2026HeaderDoesNotSkipOwnership).
 func TestSessionIgnoredUnder2026(t *testing.T) {
 	_, vm1, vm2 := sessionVMs(t)
 	s := NewStream(vm1)
@@ -387,12 +387,12 @@ func TestSessionIgnoredUnder2026(t *testing.T) {
 			r := who("bob", "", "s-1")
 			r.headers["mcp-protocol-version"] = "2026-07-28"
 			return r
-		}(), "/mcp", true, false},
+		}(), "/mcp", false, false},
 		{"2026 POST with a legacy query session", func() fakeRequest {
 			r := who("bob", "", "")
 			r.headers["mcp-protocol-version"] = "2026-07-28"
 			return r
-		}(), "/mcp?sessionid=s-1", true, false},
+		}(), "/mcp?sessionid=s-1", false, false},
 		{"2025 POST naming alice's session", who("bob", "", "s-1"), "/mcp", false, true},
 	} {
 		st := NewStream(vm2)

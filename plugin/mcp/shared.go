@@ -398,6 +398,31 @@ func (c *Catalog) principalTag(id string) [sessionTag]byte {
 
 const maxPrincipalTags = 1024
 
+// sessionHeldByOther reports whether session is bound to a principal
+// other than principal, binding nothing (a 2026-07-28 request names no
+// session of its own, but a stateful server still serves one it names).
+func (c *Catalog) sessionHeldByOther(session, principal string) bool {
+	sh := c.Shared
+	if sh == nil {
+		if c.local == nil {
+			return false
+		}
+		sh = c.local
+	}
+	key, tag := c.sessionBucket(session)
+	who := c.principalTag(principal)
+	v, _, _ := sh.Get(key)
+	if len(v)%sessionEntry != 0 || len(v) > sessionWays*sessionEntry {
+		return false
+	}
+	for i := 0; i < len(v); i += sessionEntry {
+		if e := v[i : i+sessionEntry]; string(e[:sessionTag]) == string(tag[:]) {
+			return string(e[sessionTag:2*sessionTag]) != string(who[:])
+		}
+	}
+	return false
+}
+
 // bindSession reports whether session may be used by principal: it is
 // bound to that principal, or to nobody, in which case it is bound to it
 // now (at now, Unix ns). false: another principal holds it.

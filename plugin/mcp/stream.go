@@ -137,6 +137,9 @@ type Stream struct {
 	// listened are the tasks a subscriptions/listen request named by
 	// handle, by the server's taskId (tasks.go).
 	listened map[string]taskRef
+	// listenStandIns are the hidden resources a subscriptions/listen
+	// request named, by the stand-in each went upstream as (judgeListen).
+	listenStandIns map[string]string
 }
 
 // judgeRemoved judges a request of a method the request's revision
@@ -315,10 +318,15 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// is refused below.
 	sessions := req.HeaderValues("mcp-session-id")
 	querySession, sessionAmbiguous := legacySession(query)
+	var ignoredSessions []string // named by a 2026-07-28 request
 	if method == "POST" && stateless(req) {
-		// 2026-07-28 has no sessions: a server ignores Mcp-Session-Id
+		// 2026-07-28 has no sessions: a 2026 server ignores Mcp-Session-Id
 		// (and a legacy query's), so the plugin does too. Nothing binds,
 		// nothing is shared by it; the answer comes back on this stream.
+		// But a stateful server serves a POST naming a session in it
+		// whatever its version: one held by another principal is refused
+		// below, as for any request.
+		ignoredSessions = append(sessions, querySession)
 		sessions, querySession, sessionAmbiguous = nil, "", false
 	}
 	if len(sessions) > 0 {
@@ -354,6 +362,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_session",
 			"Invalid Request: the request names more than one session (in its query, its Mcp-Session-Id headers, or both), which servers read differently; send one")
 		return r
+	}
+	for _, v := range ignoredSessions {
+		if v != "" && s.cfg.Catalog.sessionHeldByOther(v, s.id.ID) {
+			r.Reply = s.refuseSession()
+			return r
+		}
 	}
 	if s.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.Catalog.bindSession(s.session, s.id.ID, s.arrived) {
 		// The session belongs to another principal: its streams carry
@@ -566,17 +580,17 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		return BodyResult{Reply: r}
 	}
 	// The headers that mirror the body are checked before any message is
-	// judged (a refusal is the whole POST's). Streamable HTTP's only: the
-	// legacy HTTP+SSE transport has none, and a client there may send a
-	// 2026 _meta without the header, as the go-sdk's server/discover probe
-	// does.
+	// judged (a refusal is the whole POST's). On the legacy HTTP+SSE
+	// transport too, when sent: a query naming a session does not stop a
+	// Streamable HTTP server (or a filter after this one) from reading
+	// them (checkMirror excuses only the version header it lacks).
 	var one [1]mirrorPlan
 	plans := one[:]
 	if len(body.Messages) > 1 {
 		plans = make([]mirrorPlan, len(body.Messages))
 	}
 	for i := range body.Messages {
-		if m := &body.Messages[i]; m.Invalid == nil && !s.legacy {
+		if m := &body.Messages[i]; m.Invalid == nil {
 			var why string
 			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
 				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
@@ -667,7 +681,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	}
 	res.Set, res.Remove = append(res.Set, mirrored.set...), mirrored.remove
 	if s.taskName != "" && !body.Batch {
-		res.Set = append(res.Set, [2]string{"mcp-name", s.taskName}) // as the body now says (tasks.go)
+		res.Set = append(res.Set, [2]string{"mcp-name", encodeHeaderValue(s.taskName)}) // as the body now says (tasks.go), in header form
 	}
 	switch {
 	case len(answers) == 0:

@@ -342,6 +342,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		return
 	}
 	doc.SetString(idNode, ref.id)
+	j.restored = appendTaskID(j.restored, ref.id, handle)
 	j.task = &ref
 	s.taskName = ref.id
 	if doc.Get(params, "inputResponses") == jsondoc.None {
@@ -354,7 +355,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	run := s.newRun()
 	j.in, j.inIDs = run, in.IDs()
-	s.transformInputResponses(tr, in, doc, params, run)
+	s.transformInputResponses(tr, in, doc, params, run, j)
 	s.countRun(run)
 	if run.Blocked {
 		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
@@ -441,9 +442,32 @@ type resultRefusal struct {
 // tasks/get result gets. A notification for a task the stream was not
 // asked about by handle is withheld, as tasks/get of such a task is.
 
-// judgeListen opens the task handles of a subscriptions/listen request.
+// judgeListen opens the task handles of a subscriptions/listen request,
+// and sends each hidden resource it subscribes to as its stand-in (as a
+// read of it goes, hidden.go): the server acknowledges, or refuses, as
+// for a resource it does not have, and the client's URI goes back in the
+// acknowledgement (sealAcknowledged) and in errors (j.restored).
 func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 	params := doc.Get(m.Node, "params")
+	if uris := doc.Path(params, "notifications", "resourceSubscriptions"); doc.Kind(uris) == jsondoc.Array {
+		for c := doc.First(uris); c != jsondoc.None; c = doc.Next(c) {
+			uri, ok := doc.Str(c)
+			if !ok {
+				continue // the server refuses it
+			}
+			t := Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}
+			if _, d := s.resolveAndDecide(t); d.Allowed || !d.Hidden {
+				continue // a visibly denied one's updates are withheld
+			}
+			sub := s.cfg.standIn(policy.KindResource, uri)
+			if s.listenStandIns == nil {
+				s.listenStandIns = map[string]string{}
+			}
+			s.listenStandIns[sub] = uri
+			doc.SetString(c, sub)
+			j.restored = append(j.restored, restoredPair{sub, uri})
+		}
+	}
 	ids := doc.Path(params, "notifications", "taskIds")
 	if doc.Kind(ids) != jsondoc.Array {
 		return
@@ -472,7 +496,21 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 		}
 		s.listened[ref.id] = ref
 		doc.SetString(c, ref.id)
+		j.restored = appendTaskID(j.restored, ref.id, handle)
 	}
+}
+
+// appendTaskID adds the server's taskId id, restored from handle, to the
+// values a server error must not carry back to the client (restored.go),
+// in its header form too (the Mcp-Name it went upstream in). An id
+// shorter than minRestoredSpan is left: replacing it would rewrite
+// unrelated text.
+func appendTaskID(out []restoredPair, id, handle string) []restoredPair {
+	if len(id) < minRestoredSpan {
+		return out
+	}
+	out = append(out, restoredPair{id, handle})
+	return appendHeaderForm(out, encodeHeaderValue(id), id, handle)
 }
 
 // noSeal is sealAcknowledged's answer when there is nothing to seal.
@@ -485,10 +523,24 @@ func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func
 	if method != "notifications/subscriptions/acknowledged" {
 		return noSeal
 	}
+	var hidden []int32 // stand-ins acknowledged
+	if uris := doc.Path(doc.Get(n, "params"), "notifications", "resourceSubscriptions"); doc.Kind(uris) == jsondoc.Array && s.listenStandIns != nil {
+		for c := doc.First(uris); c != jsondoc.None; c = doc.Next(c) {
+			if sub, ok := doc.Str(c); ok && s.listenStandIns[sub] != "" {
+				hidden = append(hidden, c)
+			}
+		}
+	}
+	unhide := func() {
+		for _, c := range hidden {
+			sub, _ := doc.Str(c)
+			doc.SetString(c, s.listenStandIns[sub])
+		}
+	}
 	ids := doc.Path(doc.Get(n, "params"), "notifications", "taskIds")
 	tr, err := s.cfg.transforms()
 	if doc.Kind(ids) != jsondoc.Array || err != nil {
-		return noSeal
+		return unhide
 	}
 	type sealed struct {
 		node   int32
@@ -503,6 +555,7 @@ func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func
 		}
 	}
 	return func() {
+		unhide()
 		for _, x := range set {
 			doc.SetString(x.node, x.handle)
 		}

@@ -271,22 +271,18 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	j.in, j.inIDs = run, in.IDs()
 	defer s.countRun(run)
 	params := doc.Get(m.Node, "params")
-	s.transformInputResponses(tr, in, doc, params, run) // an MRTR retry's (mrtr.go)
+	s.transformInputResponses(tr, in, doc, params, run, j) // an MRTR retry's (mrtr.go)
 	switch methodOf(s.rev, m.Method).Input {
 	case mcpvocab.InputArguments:
 		if a := doc.Get(params, "arguments"); a != jsondoc.None {
-			sent := doc.Raw(a)
-			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
-			if run.Resolved > 0 {
-				j.restored = restoredStrings(doc, a, sent, j.restored)
-			}
+			applyRestoring(tr, in, doc, a, transforms.Arguments, run, j)
 		}
 	case mcpvocab.InputCompletion:
 		if v := doc.Path(params, "argument", "value"); v != jsondoc.None {
-			tr.engine.Apply(in, doc, v, transforms.Text, run)
+			applyRestoring(tr, in, doc, v, transforms.Text, run, j)
 		}
 		if a := doc.Path(params, "context", "arguments"); a != jsondoc.None {
-			tr.engine.Apply(in, doc, a, transforms.Arguments, run)
+			applyRestoring(tr, in, doc, a, transforms.Arguments, run, j)
 		}
 	case mcpvocab.InputURI:
 		u := doc.Get(params, "uri")
