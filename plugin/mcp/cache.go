@@ -5,23 +5,22 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
-	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // Under 2026-07-28 list and read results carry caching hints: ttlMs (how
 // long the result is fresh) and cacheScope ("public": any shared cache
-// may serve it to anyone). A result the plugin filtered or transformed is
-// one caller's view, and so is one the policy would judge differently for
-// another caller: served from a shared cache to someone else, it would
-// show them what their policy hides, or their pseudonyms someone else's.
-// Such a result is marked "private" (ttlMs is kept: freshness is the
+// may serve it to anyone). A result that passed the filter is one
+// caller's view: filtered, transformed, or judged as the policy judges
+// that caller; served from a shared cache to someone else, it would show
+// them what their policy hides, or their pseudonyms someone else's. Every
+// such result is marked "private" (ttlMs is kept: freshness is the
 // server's to say), and the HTTP response gets Cache-Control: private.
+// Marking only the results the filter changed would tell a caller which
+// list page lost a hidden item.
 
 // markCacheScope sets cacheScope "private" on the result of response n,
-// which answers req, when the result is cacheable and complete and the
-// plugin changed the message (changed) or the policy's decisions depend
-// on who calls.
-func (s *Stream) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded, changed bool) {
+// which answers req, when the result is cacheable and complete.
+func (s *Stream) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded) {
 	if req.rev != mcpvocab.Rev2026 || !methodOf(req.rev, req.method).Cacheable {
 		return
 	}
@@ -29,27 +28,13 @@ func (s *Stream) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded, chang
 	if doc.Kind(result) != jsondoc.Object || doc.StrEquals(doc.Get(result, "resultType"), "input_required") {
 		return // interim MRTR results carry no caching hints
 	}
-	if !changed && !s.cfg.variesByCaller {
-		return
-	}
+
 	switch scope := doc.Get(result, "cacheScope"); {
 	case scope == jsondoc.None:
 		doc.Append(result, "cacheScope", []byte(`"private"`))
 	case !doc.StrEquals(scope, "private"):
 		doc.SetString(scope, "private")
 	}
-}
-
-// variesByCaller reports whether some rule of p applies to some callers
-// only (by role or principal): then the same result can be judged
-// differently for two callers.
-func variesByCaller(p *policy.Policy) bool {
-	for _, r := range p.Rules {
-		if len(r.Match.Roles) > 0 || r.Match.AnyRole || r.Match.Principals != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // CacheControl is the Cache-Control header the response to this stream's

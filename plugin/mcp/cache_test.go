@@ -6,12 +6,13 @@ import (
 	"testing"
 )
 
-// A 2026-07-28 list or read result the plugin filtered or transformed,
-// or one the policy would judge differently for another caller, is
-// marked cacheScope "private" with its ttlMs kept; one it passed as the
-// server sent it under a policy the same for everyone keeps the server's
-// scope; 2025 results get no caching hints, and MRTR's interim results
-// none either.
+// Every 2026-07-28 list or read result that passes the filter is marked
+// cacheScope "private" with its ttlMs kept: filtered, transformed, or
+// passed as the server sent it, under a policy the same for everyone or
+// not. Marking only the pages the filter changed would tell a caller
+// which page lost a hidden item (found in review: "a" and "b" public,
+// "a" and a hidden "delete_b" private). 2025 results get no caching
+// hints, and MRTR's interim results none either.
 func TestCacheScopePrivate(t *testing.T) {
 	const base = `
 policy:
@@ -52,7 +53,7 @@ gateway: {hold_headers: true, virtual_tools: false}
 		scope     string // "": no cacheScope member
 	}{
 		{"filtered list", sameForAll, req2026("tools/list", ""), listReq, list("a", "delete_b"), "private"},
-		{"list passed as sent, same for all", sameForAll, req2026("tools/list", ""), listReq, list("a", "b"), "public"},
+		{"list passed as sent, same for all", sameForAll, req2026("tools/list", ""), listReq, list("a", "b"), "private"},
 		{"list passed as sent, rules by role", byRole, req2026("tools/list", ""), listReq, list("a", "b"), "private"},
 		{"read transformed", sameForAll, req2026("resources/read", "file:///a"), readReq, read, "private"},
 		{"interim result", byRole, req2026("resources/read", "file:///a"), readReq, interim, ""},

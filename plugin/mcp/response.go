@@ -552,7 +552,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		}
 		t0 := s.cfg.Now()
 		o := s.transformResponse(doc, n, id, &req)
-		s.markCacheScope(doc, n, &req, doc.Changed())
+		s.markCacheScope(doc, n, &req)
 		switch {
 		case req.rec != nil:
 			s.answered(req.rec, o, doc, n, t0)

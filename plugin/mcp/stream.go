@@ -35,8 +35,6 @@ type Config struct {
 	metricNames map[[2]string]string
 	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
 	standInMAC *hmacsha256.MAC
-	// variesByCaller: some rule applies to some callers only (cache.go).
-	variesByCaller bool
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -51,8 +49,7 @@ func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	cat.Shared = shared
 	c := &Config{Env: env, Catalog: cat,
 		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() },
-		variesByCaller: variesByCaller(env.Policy)}
+		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() }}
 	return c, nil
 }
 
