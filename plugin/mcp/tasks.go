@@ -404,7 +404,11 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 	if req != nil {
 		task = req.task
 	}
-	if task != nil && task.unsealed && req.method == "tasks/get" && kind != transforms.ErrorObject {
+	// No task the filter did not issue leaves, whichever tasks method
+	// returns it (get, cancel): it is no task of this client's, and its
+	// contents would leave by no tool's pipeline. tasks/update answers
+	// with an empty acknowledgement, which passes.
+	if task != nil && task.unsealed && isTaskMethod(req.method) && req.method != "tasks/update" && kind != transforms.ErrorObject {
 		return &resultRefusal{err: taskNotFound(), decision: OutcomeError, kind: ErrInvalidParams,
 			reason: "a task the privacy filter did not issue: withheld"}
 	}

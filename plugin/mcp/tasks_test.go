@@ -157,8 +157,8 @@ func TestTaskHandleRefused(t *testing.T) {
 	// Under 2026-07-28, a taskId the plugin never issued goes on as sent:
 	// the server's answer for a task it does not know (or for a method it
 	// does not implement) passes as it is, a task it does know is withheld
-	// as unknown, and tasks/update's inputResponses get the policy-level
-	// input pipeline.
+	// as unknown (tasks/get, tasks/cancel), and tasks/update's
+	// inputResponses get the policy-level input pipeline.
 	for _, c := range []struct{ name, method, params, response, want string }{
 		{"unknown to the server", "tasks/get", `{"taskId":"t-9",` + taskMeta + `}`,
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`,
@@ -168,6 +168,9 @@ func TestTaskHandleRefused(t *testing.T) {
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}`},
 		{"known to the server", "tasks/get", `{"taskId":"t-1",` + taskMeta + `}`,
 			`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"t-1","status":"completed","result":{"content":[{"type":"text","text":"alice@example.com"}]}}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: task not found"}}`},
+		{"cancelled, known to the server", "tasks/cancel", `{"taskId":"t-1",` + taskMeta + `}`,
+			`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"t-1","status":"cancelled","statusMessage":"for alice@example.com"}}`,
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: task not found"}}`},
 		{"an update", "tasks/update", `{"taskId":"t-1","inputResponses":{"k":{"action":"accept","content":{"key":"` + awsKey + `"}}},` + taskMeta + `}`,
 			`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}`, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete"}}`},
