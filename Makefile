@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BUILD     := build
 
-.PHONY: all build wasm run test bench fuzz lint conformance clean
+.PHONY: all build wasm run test bench bench-wasm fuzz lint conformance clean
 
 all: build
 
@@ -35,6 +35,12 @@ test:
 ## bench: every benchmark with allocation counts
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-wasm: the benchmarks of plugin/mcp and transforms natively, in V8
+## (Node 22's WASI) and in wazero, tabled into docs/BENCHMARKS.md
+## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it)
+bench-wasm:
+	GO="$(GO)" BENCH="$(BENCH)" BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" bash scripts/bench-wasm.sh
 
 ## fuzz: each fuzz target for FUZZTIME (scripts/fuzz.sh)
 fuzz:
