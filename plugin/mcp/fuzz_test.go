@@ -51,35 +51,38 @@ gateway: {virtual_tools: true}
 	}
 	req := fakeRequest{headers: map[string]string{"x-mcp-principal": "alice", "content-type": "application/json"}}
 	f.Fuzz(func(t *testing.T, request, response []byte, sse bool) {
-		s := NewStream(cfg)
-		s.OnRequestHeaders(req, "POST", "/mcp", false)
-		r := s.OnRequestBody(len(request), true, func() []byte { return request })
-		if r.Body != nil {
-			if _, err := jsondoc.Parse(r.Body); err != nil {
-				t.Fatalf("forwarded body does not parse: %v\n%s", err, r.Body)
-			}
-		}
-		if r.Reply != nil {
-			return
-		}
-		ct := "application/json"
-		if sse {
-			ct = "text/event-stream"
-		}
-		if h := s.OnResponseHeaders(200, ct, "", false); h.Reply != nil {
-			return
-		}
-		_, edit := s.OnResponseBody(len(response), true, func() []byte { return response })
-		out := response
-		if edit.Replace {
-			out = edit.Data
-		}
-		if !sse && edit.Replace {
-			if _, err := jsondoc.Parse(out); err != nil {
-				t.Fatalf("JSON response does not parse: %v\n%s", err, out)
-			}
-		}
+		fuzzOneStream(t, cfg, req, request, response, sse)
 	})
+}
+
+// fuzzOneStream drives one stream of cfg with request (headers req) and
+// response (an event stream when sse): nothing panics, a forwarded body
+// is JSON, and so is a rewritten JSON response.
+func fuzzOneStream(t *testing.T, cfg *Config, req fakeRequest, request, response []byte, sse bool) {
+	s := NewStream(cfg)
+	s.OnRequestHeaders(req, "POST", "/mcp", false)
+	r := s.OnRequestBody(len(request), true, func() []byte { return request })
+	if r.Body != nil {
+		if _, err := jsondoc.Parse(r.Body); err != nil {
+			t.Fatalf("forwarded body does not parse: %v\n%s", err, r.Body)
+		}
+	}
+	if r.Reply != nil {
+		return
+	}
+	ct := "application/json"
+	if sse {
+		ct = "text/event-stream"
+	}
+	if h := s.OnResponseHeaders(200, ct, "", false); h.Reply != nil {
+		return
+	}
+	_, edit := s.OnResponseBody(len(response), true, func() []byte { return response })
+	if !sse && edit.Replace {
+		if _, err := jsondoc.Parse(edit.Data); err != nil {
+			t.Fatalf("JSON response does not parse: %v\n%s", err, edit.Data)
+		}
+	}
 }
 
 // FuzzRespell puts a hidden name back into any server answer: nothing

@@ -26,12 +26,7 @@ identity:
 gateway: {hold_headers: true}
 `
 	cfg := mustConfig(t, env)
-	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"email":"alice@example.com"}}}`)
-	p := pseudonymRE.FindString(out)
-	if p == "" {
-		t.Fatalf("no pseudonym in %s", out)
-	}
+	p := issuePseudonymIn(t, cfg, `{"content":[],"structuredContent":{"email":"alice@example.com"}}`)
 	responses := `"inputResponses":{"contact":{"action":"accept","content":{"to":"` + p + `"}}},"requestState":"opaque"`
 	for _, c := range []struct {
 		name, request string
@@ -58,13 +53,7 @@ gateway: {hold_headers: true}
 			if !strings.Contains(string(r.Body), "alice@example.com") {
 				t.Fatalf("nothing restored upstream: %s", r.Body)
 			}
-			answer := `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"cannot send to alice@example.com"}}`
-			s.OnResponseHeaders(200, "application/json", "", false)
-			_, edit := s.OnResponseBody(len(answer), true, func() []byte { return []byte(answer) })
-			got := answer
-			if edit.Replace {
-				got = string(edit.Data)
-			}
+			got := finish(t, s, `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"cannot send to alice@example.com"}}`)
 			if strings.Contains(got, "alice") || !strings.Contains(got, p) {
 				t.Errorf("client got %s: want the pseudonym %s, not the value", got, p)
 			}
@@ -93,12 +82,7 @@ identity:
 gateway: {hold_headers: true}
 `
 	cfg := mustConfig(t, env)
-	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Zoë Smith"}]}}`)
-	p := pseudonymRE.FindString(out)
-	if p == "" {
-		t.Fatalf("no pseudonym in %s", out)
-	}
+	p := issuePseudonymIn(t, cfg, `{"content":[{"type":"text","text":"Zoë Smith"}]}`)
 	uri := "file:///people/" + p
 	for _, c := range []struct {
 		name, header, request string
@@ -122,13 +106,7 @@ gateway: {hold_headers: true}
 			if !strings.HasPrefix(sentHeader, sentinelPrefix) {
 				t.Fatalf("%s not rewritten in the sentinel: %v", c.header, r.Set)
 			}
-			answer := `{"jsonrpc":"2.0","id":2,"error":{"code":-32020,"message":"header mismatch: header value '` + sentHeader + `' does not match"}}`
-			s.OnResponseHeaders(400, "application/json", "", false)
-			_, edit := s.OnResponseBody(len(answer), true, func() []byte { return []byte(answer) })
-			got := answer
-			if edit.Replace {
-				got = string(edit.Data)
-			}
+			got := finishStatus(t, s, 400, `{"jsonrpc":"2.0","id":2,"error":{"code":-32020,"message":"header mismatch: header value '`+sentHeader+`' does not match"}}`)
 			if strings.Contains(got, sentHeader) || !strings.Contains(got, p) {
 				t.Errorf("client got %s: want the pseudonym %s, not the header the plugin wrote", got, p)
 			}

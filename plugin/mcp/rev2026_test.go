@@ -350,8 +350,15 @@ gateway: {hold_headers: HOLD}
 // returns the pseudonym she got.
 func issuePseudonym(t *testing.T, cfg *Config) string {
 	t.Helper()
+	return issuePseudonymIn(t, cfg, `{"content":[{"type":"text","text":"alice@example.com"}]}`)
+}
+
+// issuePseudonymIn has the server answer a 2026-07-28 tools/call of ann's
+// with result and returns the (first) pseudonym she got.
+func issuePseudonymIn(t *testing.T, cfg *Config, result string) string {
+	t.Helper()
 	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"alice@example.com"}]}}`)
+		`{"jsonrpc":"2.0","id":1,"result":`+result+`}`)
 	p := pseudonymRE.FindString(out)
 	if p == "" {
 		t.Fatalf("no pseudonym in %s", out)
@@ -458,12 +465,7 @@ gateway: {hold_headers: true}
 	cfg := mustConfig(t, env)
 	// Pseudonymised in the field email only: what the output pipeline
 	// would not pseudonymise again elsewhere (an error's message).
-	out := respond(t, cfg, req2026("tools/call", "lookup"), call("1", "tools/call", `{"name":"lookup",`+meta2026+`}`),
-		`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"email":"alice@example.com"}}}`)
-	p := pseudonymRE.FindString(out)
-	if p == "" {
-		t.Fatalf("no pseudonym in %s", out)
-	}
+	p := issuePseudonymIn(t, cfg, `{"content":[],"structuredContent":{"email":"alice@example.com"}}`)
 	uri := "file:///people/" + p
 	real := "file:///people/alice@example.com"
 	read := call("2", "resources/read", `{"uri":"`+uri+`",`+meta2026+`}`)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 )
 
@@ -219,7 +218,13 @@ func TestTaskHandleRefused(t *testing.T) {
 // finish runs the JSON response of a stream whose request was posted.
 func finish(t *testing.T, s *Stream, response string) string {
 	t.Helper()
-	s.OnResponseHeaders(200, "application/json", "", false)
+	return finishStatus(t, s, 200, response)
+}
+
+// finishStatus is finish with the response's HTTP status.
+func finishStatus(t *testing.T, s *Stream, status int, response string) string {
+	t.Helper()
+	s.OnResponseHeaders(status, "application/json", "", false)
 	_, edit := s.OnResponseBody(len(response), true, func() []byte { return []byte(response) })
 	if !edit.Replace {
 		return response
@@ -355,30 +360,7 @@ func FuzzTasksStream(f *testing.F) {
 	}
 	req := hdr("x-mcp-principal", "ann", "content-type", "application/json")
 	f.Fuzz(func(t *testing.T, request, response []byte, sse bool) {
-		s := NewStream(cfg)
-		s.OnRequestHeaders(as2026(req, string(request)), "POST", "/mcp", false)
-		r := s.OnRequestBody(len(request), true, func() []byte { return request })
-		if r.Body != nil {
-			if _, err := jsondoc.Parse(r.Body); err != nil {
-				t.Fatalf("forwarded body does not parse: %v\n%s", err, r.Body)
-			}
-		}
-		if r.Reply != nil {
-			return
-		}
-		ct := "application/json"
-		if sse {
-			ct = "text/event-stream"
-		}
-		if h := s.OnResponseHeaders(200, ct, "", false); h.Reply != nil {
-			return
-		}
-		_, edit := s.OnResponseBody(len(response), true, func() []byte { return response })
-		if !sse && edit.Replace {
-			if _, err := jsondoc.Parse(edit.Data); err != nil {
-				t.Fatalf("JSON response does not parse: %v\n%s", err, edit.Data)
-			}
-		}
+		fuzzOneStream(t, cfg, as2026(req, string(request)), request, response, sse)
 	})
 }
 
