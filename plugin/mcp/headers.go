@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
@@ -178,6 +179,9 @@ type paramMirror struct {
 	sent   string // as sent
 	value  string // decoded
 	paths  [][]string
+	// raws are the arguments at paths as the client wrote them (JSON),
+	// put back where the header already left (mirrorAfter).
+	raws [][]byte
 }
 
 // mismatch is a HeaderMismatch refusal's text: which header, never a
@@ -280,7 +284,11 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		if len(paths) == 0 {
 			return mismatch("the " + canonicalHeader(headerParamPrefix+p[0]) + " header matches no argument"), plan
 		}
-		plan.params = append(plan.params, paramMirror{header: p[0], sent: p[1], value: v, paths: paths})
+		raws := make([][]byte, len(paths))
+		for k, path := range paths {
+			raws[k] = bytes.Clone(doc.Raw(atPath(doc, args, path)))
+		}
+		plan.params = append(plan.params, paramMirror{header: p[0], sent: p[1], value: v, paths: paths, raws: raws})
 	}
 	return "", plan
 }
@@ -438,13 +446,13 @@ type headerChanges struct {
 
 // mirrorAfter makes the mirrored headers agree with message m as it goes
 // upstream, after the judgement j changed it (restored pseudonyms in its
-// arguments or URI, or named a hidden primitive's stand-in). orig is the
-// message's params as the client sent them. When the headers can still
+// arguments or URI, or named a hidden primitive's stand-in). When the
+// headers can still
 // change (gateway.hold_headers), they are rewritten; when they already
 // left, a changed value goes back to what the client sent (and the
 // judgement notes why), and a stand-in, which cannot travel under the
 // hidden name's header, is answered locally as the revision's not-found.
-func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *mirrorPlan, orig *jsondoc.Doc) headerChanges {
+func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *mirrorPlan) headerChanges {
 	var ch headerChanges
 	if j.reply != nil || j.answer != nil || (plan.nameMember == "" && len(plan.params) == 0) {
 		return ch
@@ -473,11 +481,10 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 			}
 		}
 	}
-	if len(plan.params) == 0 || orig == nil {
+	if len(plan.params) == 0 {
 		return ch
 	}
 	args := doc.Get(params, "arguments")
-	origArgs := orig.Get(orig.Get(jsondoc.Root, "params"), "arguments")
 	for _, p := range plan.params {
 		now, present := "", false
 		for _, path := range p.paths {
@@ -511,9 +518,9 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 		default:
 			// Pseudonyms restored (or a value shortened): the server gets
 			// the value as sent, which its header holds.
-			for _, path := range p.paths {
+			for k, path := range p.paths {
 				if n := atPath(doc, args, path); n != jsondoc.None {
-					doc.SetRaw(n, orig.Raw(atPath(orig, origArgs, path)))
+					doc.SetRaw(n, p.raws[k])
 				}
 			}
 			j.note = appendNote(j.note, "an argument mirrored in "+canonicalHeader(headerParamPrefix+p.header)+" left as sent: the header had already gone upstream (gateway.hold_headers is off)")

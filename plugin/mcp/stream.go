@@ -609,13 +609,9 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		}
 		t0 := s.cfg.Now()
 		plan := plans[i]
-		var orig *jsondoc.Doc
-		if len(plan.params) > 0 {
-			orig, _ = jsondoc.Parse(body.Doc.Raw(m.Node))
-		}
 		j := s.judge(body.Doc, m)
 		if plan.nameMember != "" || len(plan.params) > 0 {
-			mirrored = s.mirrorAfter(body.Doc, m, &j, &plan, orig)
+			mirrored = s.mirrorAfter(body.Doc, m, &j, &plan)
 		}
 		asMissing = asMissing || j.asMissing
 		if !exported.judged && j.judged {
