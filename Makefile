@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BUILD     := build
 
-.PHONY: all build wasm run test bench bench-wasm fuzz lint conformance clean
+.PHONY: all build wasm image run test bench bench-wasm fuzz lint conformance clean
 
 all: build
 
@@ -16,6 +16,12 @@ build: wasm
 ## patched copy of the proxy-wasm SDK; see scripts/build-wasm.sh)
 wasm:
 	GO="$(GO)" BUILD="$(BUILD)" bash scripts/build-wasm.sh
+
+## image: the plugin as an OCI image layout in build/image, the form Istio's
+## WasmPlugin (oci://) and Envoy Gateway (code.type: Image) pull; push it
+## with build/mcp-privacy image push REF (docs/DEPLOYMENT.md)
+image: build
+	$(BUILD)/mcp-privacy image build -o $(BUILD)/image $(BUILD)/mcp-privacy.wasm
 
 ## run: the plugin in front of the demo MCP server on 127.0.0.1:8080
 run: build
@@ -46,11 +52,12 @@ bench-wasm:
 fuzz:
 	GO="$(GO)" FUZZTIME="$(FUZZTIME)" bash scripts/fuzz.sh
 
-## lint: gofmt, go vet and staticcheck
+## lint: gofmt, go vet, staticcheck, and go.mod/go.sum tidy
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	$(GO) mod tidy -diff
 
 ## conformance: the MCP conformance server suite against the go-sdk's
 ## everything-server, directly and through the plugin (allow-all policy), at

@@ -26,6 +26,9 @@ Usage:
   mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR]
                                        run the plugin (build/mcp-privacy.wasm) under an
                                        Envoy-like host in front of an MCP server
+  mcp-privacy image build [-o DIR] [WASM] | image push [--insecure] REF
+                                       pack the plugin as an OCI image (Istio WasmPlugin,
+                                       Envoy Gateway) and push it (mcp-privacy image -h)
 
 FILE is YAML or JSON: a PolicyConfig, or a whole plugin envelope.
 `
@@ -61,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return preview(args[1:], os.Stdin, stdout, stderr)
 	case "serve":
 		return serve(args[1:], stdout, stderr)
+	case "image":
+		return image(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
