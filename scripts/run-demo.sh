@@ -11,7 +11,16 @@ POLICY=${POLICY:-testdata/policies/demo.yaml}
 go build -o "$BUILD/mcp-demo-server" ./cmd/mcp-demo-server
 "$BUILD/mcp-demo-server" -listen "$UPSTREAM" -stateless &
 demo=$!
-trap 'kill $demo 2>/dev/null || true' EXIT
+"$BUILD/mcp-privacy" serve --policy "$POLICY" --upstream "http://$UPSTREAM" --listen "$LISTEN" --wasm "$BUILD/mcp-privacy.wasm" &
+proxy=$!
+trap 'kill $demo $proxy 2>/dev/null || true' EXIT
+
+# What to try is printed once the endpoint answers, not before.
+host=${LISTEN%:*} port=${LISTEN##*:}
+until (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; do
+  kill -0 $proxy 2>/dev/null || { wait $proxy; exit $?; }
+  sleep 0.1
+done
 
 cat <<MSG
 
@@ -39,4 +48,4 @@ cat <<MSG
   Ctrl-C stops both.
 
 MSG
-"$BUILD/mcp-privacy" serve --policy "$POLICY" --upstream "http://$UPSTREAM" --listen "$LISTEN" --wasm "$BUILD/mcp-privacy.wasm"
+wait $proxy

@@ -44,10 +44,46 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	if len(args) > 1 && asksHelp(args[1:]) {
+		// A command's --help is an answer, not a usage error: its usage on
+		// stdout, exit 0.
+		if args[0] == "policy" && (len(args) == 2 || asksHelp(args[1:2])) {
+			fmt.Fprint(stdout, policyUsage)
+			return 0
+		}
+		if code := dispatch(args, stdout, stdout); code != 2 {
+			return code
+		}
+		return 0
+	}
+	return dispatch(args, stdout, stderr)
+}
+
+// asksHelp: -h, -help or --help among args, before a "--".
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+const policyUsage = `Usage:
+  mcp-privacy policy check FILE        validate a policy or plugin envelope
+  mcp-privacy policy flatten FILE      print the policy with extends resolved (JSON)
+  mcp-privacy policy describe [--json] FILE
+                                       summarise the effective policy
+`
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "policy":
 		if len(args) < 2 {
-			fmt.Fprint(stderr, usage)
+			fmt.Fprint(stderr, policyUsage)
 			return 2
 		}
 		switch args[1] {
@@ -58,6 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "describe":
 			return policyDescribe(args[2:], stdout, stderr)
 		}
+		fmt.Fprintf(stderr, "mcp-privacy policy: unknown command %q\n\n%s", args[1], policyUsage)
+		return 2
 	case "explain":
 		return explain(args[1:], stdout, stderr)
 	case "preview":

@@ -47,6 +47,10 @@ func load(file string) (*loaded, policy.Errors) {
 func oneFile(name string, args []string, stderr io.Writer, jsonFlag *bool) (string, bool) {
 	fs := flag.NewFlagSet("policy "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), policyUsage)
+		fs.PrintDefaults()
+	}
 	if jsonFlag != nil {
 		fs.BoolVar(jsonFlag, "json", false, "print JSON")
 	}
