@@ -303,12 +303,6 @@ func (d *decoder) enum(o *Value, key, path string, names []string, want string, 
 	return def
 }
 
-var accessKeys = []string{
-	"allow_tools", "deny_tools", "allow_resources", "deny_resources",
-	"allow_prompts", "deny_prompts", "allow_categories", "deny_categories",
-	"allow_capabilities", "deny_capabilities", "max_sensitivity",
-}
-
 // access reads the AccessRules fields. At policy level deny lists default to
 // [] and allow lists to null; in rules null and [] both mean "nothing".
 func (d *decoder) access(o *Value, path string) AccessRules {
@@ -330,16 +324,25 @@ func (d *decoder) access(o *Value, path string) AccessRules {
 	return a
 }
 
-var policyKeys = append([]string{
-	"name", "description", "extends", "hide_denied", "honor_hints", "audit",
-	"audit_size", "transforms", "input_transforms", "transform_options",
-	"detectors", "disabled_detectors", "roles", "rules", "rate_limits", "vault",
-}, accessKeys...)
-
-var ruleKeys = append([]string{
-	"name", "description", "match", "transforms", "transforms_mode",
-	"transform_options", "input_transforms", "rate_limits", "honor_hints",
-}, accessKeys...)
+// The keys each object accepts come from the schema's table (schema.go).
+var (
+	accessKeys    = fieldKeys(accessFields)
+	policyKeys    = objectKeys("PolicyConfig")
+	ruleKeys      = objectKeys("RuleConfig")
+	matchKeys     = objectKeys("RuleMatch")
+	entryKeys     = objectKeys("TransformEntry")
+	rateLimitKeys = objectKeys("RateLimit")
+	vaultKeys     = objectKeys("Vault")
+	detectorKeys  = objectKeys("Detector")
+	envelopeKeys  = objectKeys("Envelope")
+	serverKeys    = objectKeys("Server")
+	primitiveKeys = objectKeys("Primitive")
+	primMatchKeys = objectKeys("PrimitiveMatch")
+	identityKeys  = objectKeys("Identity")
+	jwtKeys       = objectKeys("JWT")
+	sourceKeys    = objectKeys("IdentitySource")
+	gatewayKeys   = objectKeys("Gateway")
+)
 
 // policy decodes a PolicyConfig. With d.partial it only checks the
 // document's own structure (one link of an extends chain).
@@ -449,14 +452,12 @@ func (d *decoder) rule(v *Value, path string) *Rule {
 	}
 	r.Access = d.access(v, path)
 	r.Transforms = d.pipeline(v, "transforms", path)
-	r.TransformsMode = TransformsMode(d.enum(v, "transforms_mode", path, []string{"append", "prepend", "replace"}, wantTransformModes, 0))
+	r.TransformsMode = TransformsMode(d.enum(v, "transforms_mode", path, transformsModeNames, wantTransformModes, 0))
 	r.InputTransforms = d.pipeline(v, "input_transforms", path)
 	r.RateLimits = d.rateLimits(v, path)
 	r.HonorHints = d.nullableBool(v, "honor_hints", path)
 	return r
 }
-
-var matchKeys = []string{"roles", "principals", "names", "categories", "tags", "kinds", "sensitivity", "capabilities"}
 
 func (d *decoder) match(v *Value, path string) RuleMatch {
 	var m RuleMatch
@@ -508,7 +509,7 @@ func (d *decoder) pipeline(o *Value, key, path string) []TransformEntry {
 		case StringValue:
 			t.Type = e.Text
 		case ObjectValue:
-			if !d.object(e, ep, []string{"type", "id", "options"}) {
+			if !d.object(e, ep, entryKeys) {
 				return
 			}
 			tv := e.Get("type")
@@ -704,8 +705,6 @@ func (d *decoder) optionsFor(key string, v *Value, path string) {
 	d.fail(path, "%q is neither a transform type (%s) nor the id of a transform in this policy", key, transformTypeNames())
 }
 
-var rateLimitKeys = []string{"rate", "per", "burst", "scope", "tools", "kinds"}
-
 func (d *decoder) rateLimits(o *Value, path string) []RateLimit {
 	v := o.Get("rate_limits")
 	if v == nil {
@@ -736,8 +735,6 @@ func (d *decoder) rateLimits(o *Value, path string) []RateLimit {
 	return out
 }
 
-var vaultKeys = []string{"key", "key_env", "scope", "ttl_seconds", "path", "autosave", "encrypt", "max_entries", "mode", "previous_keys_env"}
-
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (d *decoder) vault(v *Value, path string) VaultConfig {
@@ -761,7 +758,7 @@ func (d *decoder) vault(v *Value, path string) VaultConfig {
 	if !envName.MatchString(c.KeyEnv) {
 		d.fail(joinPath(path, "key_env"), "want an environment variable name, got %q", c.KeyEnv)
 	}
-	c.Scope = VaultScope(d.enum(v, "scope", path, []string{"global", "principal"}, "global, principal", 0))
+	c.Scope = VaultScope(d.enum(v, "scope", path, vaultScopeNames, "global, principal", 0))
 	if t := v.Get("ttl_seconds"); t != nil && t.Kind != NullValue {
 		c.TTLSeconds = d.positive(t, joinPath(path, "ttl_seconds"))
 	}
@@ -791,8 +788,6 @@ func (d *decoder) vault(v *Value, path string) VaultConfig {
 	}
 	return c
 }
-
-var detectorKeys = []string{"name", "pattern", "label", "sensitivity", "group", "validate", "keywords", "window", "case_insensitive"}
 
 var detectorName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 var detectorLabel = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
@@ -864,7 +859,7 @@ func (d *decoder) detectors(o *Value, path string) []DetectorConfig {
 				}
 			}
 		}
-		c.Validate = []string{"none", "luhn", "mod97"}[d.enum(e, "validate", ep, []string{"none", "luhn", "mod97"}, "none, luhn, mod97", 0)]
+		c.Validate = detectorValidations[d.enum(e, "validate", ep, detectorValidations, "none, luhn, mod97", 0)]
 		c.Keywords = d.strings(e, "keywords", ep)
 		c.Window = d.integer(e, "window", ep, 32, 1)
 		out = append(out, c)

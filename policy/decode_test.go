@@ -827,6 +827,8 @@ type cfErrCase struct {
 func cfRunErrCases(t *testing.T, cases []cfErrCase) {
 	t.Helper()
 	for _, c := range cases {
+		// The policy's JSON Schema rejects it too.
+		schemaAgrees(t, t.Name()+"/"+c.name, c.src)
 		forms := []struct{ name, src string }{{"json", c.src}}
 		if strings.HasPrefix(strings.TrimSpace(c.src), "{") {
 			forms = append(forms, struct{ name, src string }{"yaml", cfYAMLFlow(c.src)})

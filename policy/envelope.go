@@ -89,8 +89,6 @@ var ExportFields = []string{"principal", "roles", "method", "kind", "primitive",
 // needs hold_headers.
 var callExportFields = []string{"method", "kind", "primitive", "decision", "rule"}
 
-var envelopeKeys = []string{"policy", "server", "identity", "gateway"}
-
 // IsEnvelope reports whether a document is a plugin envelope rather than a
 // bare PolicyConfig: it has a top-level key only envelopes have.
 func IsEnvelope(doc *Value) bool {
@@ -164,8 +162,6 @@ func DecodeEnvelope(doc *Value, opt Options) (*Envelope, Errors) {
 	return env, nil
 }
 
-var serverKeys = []string{"id", "primitives", "learn_from_lists", "require_known"}
-
 func (d *decoder) server(v *Value, path string) ServerConfig {
 	s := ServerConfig{ID: "default", LearnFromLists: true}
 	if v == nil || !d.object(v, path, serverKeys) {
@@ -187,8 +183,6 @@ func (d *decoder) server(v *Value, path string) ServerConfig {
 	return s
 }
 
-var primitiveKeys = []string{"match", "category", "tags", "sensitivity", "capabilities", "transform_hints"}
-
 func (d *decoder) primitiveConfig(v *Value, path string) (PrimitiveConfig, bool) {
 	var c PrimitiveConfig
 	if !d.object(v, path, primitiveKeys) {
@@ -196,7 +190,7 @@ func (d *decoder) primitiveConfig(v *Value, path string) (PrimitiveConfig, bool)
 	}
 	if m := v.Get("match"); m != nil {
 		mp := joinPath(path, "match")
-		if d.object(m, mp, []string{"kinds", "names"}) {
+		if d.object(m, mp, primMatchKeys) {
 			c.Kinds = d.kinds(m, "kinds", mp, false)
 			c.Names = d.globs(m, "names", mp, false, nil)
 			if c.Names.Len() == 0 {
@@ -289,8 +283,6 @@ func (s *ServerConfig) Known(k Kind, name string) bool {
 	return false
 }
 
-var identityKeys = []string{"principal", "roles", "jwt", "anonymous_id", "require"}
-
 var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9a-z-]+$")
 
 func (d *decoder) identity(v *Value, path string) IdentityConfig {
@@ -311,7 +303,7 @@ func (d *decoder) identity(v *Value, path string) IdentityConfig {
 	}
 	if j := v.Get("jwt"); j != nil {
 		jp := joinPath(path, "jwt")
-		if d.object(j, jp, []string{"metadata", "payload_header"}) {
+		if d.object(j, jp, jwtKeys) {
 			if j.Get("metadata") != nil {
 				c.JWTMetadata = d.strings(j, "metadata", jp)
 				if len(c.JWTMetadata) == 0 {
@@ -340,7 +332,7 @@ func (d *decoder) header(o *Value, key, path string) string {
 func (d *decoder) sources(v *Value, path string) []IdentitySource {
 	out := []IdentitySource{}
 	d.list(v, path, "list of sources ({header}, {jwt_claim} or {property})", func(e *Value, ep string) {
-		if !d.object(e, ep, []string{"header", "jwt_claim", "property"}) {
+		if !d.object(e, ep, sourceKeys) {
 			return
 		}
 		if len(e.Object) != 1 {
@@ -365,9 +357,6 @@ func (d *decoder) sources(v *Value, path string) []IdentitySource {
 	return out
 }
 
-var gatewayKeys = []string{"paths", "virtual_tools", "max_request_bytes", "max_response_bytes",
-	"max_event_bytes", "on_parse_error", "on_oversize", "export_headers", "hold_headers"}
-
 func (d *decoder) gateway(v *Value, path string) GatewayConfig {
 	g := GatewayConfig{
 		Paths:            MustCompileGlobs("/mcp", "/mcp/*"),
@@ -384,8 +373,8 @@ func (d *decoder) gateway(v *Value, path string) GatewayConfig {
 	g.MaxRequestBytes = d.integer(v, "max_request_bytes", path, g.MaxRequestBytes, 1)
 	g.MaxResponseBytes = d.integer(v, "max_response_bytes", path, g.MaxResponseBytes, 1)
 	g.MaxEventBytes = d.integer(v, "max_event_bytes", path, g.MaxEventBytes, 1)
-	g.PassOnParseError = d.enum(v, "on_parse_error", path, []string{"reject", "pass"}, "reject, pass", 0) == 1
-	g.PassOnOversize = d.enum(v, "on_oversize", path, []string{"reject", "pass"}, "reject, pass", 0) == 1
+	g.PassOnParseError = d.enum(v, "on_parse_error", path, onFailureNames, "reject, pass", 0) == 1
+	g.PassOnOversize = d.enum(v, "on_oversize", path, onFailureNames, "reject, pass", 0) == 1
 	g.HoldHeaders = d.boolean(v, "hold_headers", path, false)
 	if eh := v.Get("export_headers"); eh != nil {
 		ep := joinPath(path, "export_headers")

@@ -386,6 +386,7 @@ func TestEnvelopeErrors(t *testing.T) {
 			paths: []string{"gateway.export_headers.rule"}, contains: []string{`"x-a"`}},
 	}
 	for _, c := range cases {
+		schemaAgrees(t, t.Name()+"/"+c.name, c.src)
 		for _, form := range []struct{ name, src string }{{"json", c.src}, {"yaml", cfYAMLFlow(c.src)}} {
 			t.Run(c.name+"/"+form.name, func(t *testing.T) {
 				errs := evErrors(t, form.src)

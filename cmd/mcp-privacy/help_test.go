@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // TestEveryCommandHelpExitsZero: --help (or -h) of every command and
@@ -20,6 +22,7 @@ func TestEveryCommandHelpExitsZero(t *testing.T) {
 		{[]string{"policy", "check", "--help"}, "mcp-privacy policy check FILE"},
 		{[]string{"policy", "flatten", "-h"}, "mcp-privacy policy flatten FILE"},
 		{[]string{"policy", "describe", "--help"}, "-json"},
+		{[]string{"policy", "schema", "--help"}, "mcp-privacy policy schema"},
 		{[]string{"explain", "--help"}, "-tool"},
 		{[]string{"preview", "--help"}, "mcp-privacy preview --policy FILE"},
 		{[]string{"serve", "--help"}, "-upstream"},
@@ -40,5 +43,16 @@ func TestEveryCommandHelpExitsZero(t *testing.T) {
 	}
 	if _, _, errOut := runCLI("policy", "lint"); !strings.Contains(errOut, `unknown command "lint"`) {
 		t.Errorf("policy lint: %q", errOut)
+	}
+}
+
+// TestPolicySchemaCommand: policy schema prints the package's JSON Schema.
+func TestPolicySchemaCommand(t *testing.T) {
+	code, out, errOut := runCLI("policy", "schema")
+	if code != 0 || out != string(policy.JSONSchema()) || errOut != "" {
+		t.Errorf("exit %d, %d bytes (want %d), stderr %q", code, len(out), len(policy.JSONSchema()), errOut)
+	}
+	if code, _, _ := runCLI("policy", "schema", "extra"); code != 2 {
+		t.Errorf("policy schema extra: exit %d, want 2", code)
 	}
 }

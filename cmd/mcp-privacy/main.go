@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 const usage = `mcp-privacy: privacy policy for MCP traffic through Envoy
@@ -16,6 +18,7 @@ Usage:
   mcp-privacy policy flatten FILE      print the policy with extends resolved (JSON)
   mcp-privacy policy describe [--json] FILE
                                        summarise the effective policy
+  mcp-privacy policy schema            print the JSON Schema (2020-12) of policies
   mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
@@ -77,6 +80,8 @@ const policyUsage = `Usage:
   mcp-privacy policy flatten FILE      print the policy with extends resolved (JSON)
   mcp-privacy policy describe [--json] FILE
                                        summarise the effective policy
+  mcp-privacy policy schema            print the JSON Schema of policies and envelopes
+                                       (for editors: docs/MCP_PRIVACY.md, section 6)
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
@@ -93,6 +98,13 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return policyFlatten(args[2:], stdout, stderr)
 		case "describe":
 			return policyDescribe(args[2:], stdout, stderr)
+		case "schema":
+			if len(args) > 2 {
+				fmt.Fprint(stderr, policyUsage)
+				return 2
+			}
+			stdout.Write(policy.JSONSchema())
+			return 0
 		}
 		fmt.Fprintf(stderr, "mcp-privacy policy: unknown command %q\n\n%s", args[1], policyUsage)
 		return 2
