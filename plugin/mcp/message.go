@@ -3,8 +3,7 @@
 // judged by the policy, local error replies, and the per-stream state that
 // matches responses to requests. It talks to the host only through the
 // small interfaces (SharedData, Metrics, Request), so it runs natively in
-// tests; package main
-// binds it to proxy-wasm.
+// tests; package main binds it to proxy-wasm.
 package mcp
 
 import (
