@@ -7,7 +7,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 )
 
 // The response-path benchmarks of plugin/mcp (bench_lists_test.go: a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 )
 
 // BenchmarkTaskGetWasm: a poll of a task through build/mcp-privacy.wasm,

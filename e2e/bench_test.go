@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // The request path of plugin/mcp's BenchmarkToolsCall (the native figure),

@@ -1,6 +1,7 @@
-// Package e2e holds the host-side harness and the end-to-end tests: the
-// compiled plugin under an Envoy-like proxy-wasm host (wasmhost), an HTTP
-// proxy around it (proxy), and tests that drive real MCP servers and
-// clients (github.com/modelcontextprotocol/go-sdk) through it. The demo
-// server (demo) is the upstream of `make run` and of many tests.
+// Package e2e holds the end-to-end tests: the compiled plugin under the
+// Envoy-like proxy-wasm host (internal/wasmhost) behind its HTTP proxy
+// (internal/proxy), driven by real MCP servers and clients (the go-sdk, the
+// TypeScript SDK), with the demo server (internal/demo) as a common
+// upstream. The host, the proxy and the demo are product code: `mcp-privacy
+// serve` and `make run` ship them.
 package e2e

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/proxy"
+	"github.com/cloudg/mcp-privacy/internal/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/proxy"
+	"github.com/cloudg/mcp-privacy/internal/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/proxy"
+	"github.com/cloudg/mcp-privacy/internal/proxy"
 )
 
 // A fleet is what MCP 2026-07-28 is for: several Envoys, each running the

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/demo"
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
-	"github.com/cloudg/mcp-privacy/e2e/proxy"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/demo"
+	"github.com/cloudg/mcp-privacy/internal/proxy"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

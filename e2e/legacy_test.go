@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/demo"
+	"github.com/cloudg/mcp-privacy/internal/demo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

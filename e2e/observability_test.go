@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // Rate limits of the compiled plugin under the Envoy-like host (spec 9):

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

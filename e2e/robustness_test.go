@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
-	"github.com/cloudg/mcp-privacy/e2e/proxy"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/proxy"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/proxy"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/proxy"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

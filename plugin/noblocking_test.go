@@ -13,7 +13,7 @@ import (
 // The module must never arm a Go runtime timer, start a goroutine or block:
 // doing so switches on the runtime's network poller, and from then on every
 // garbage collection calls WASI poll_oneoff, which Envoy <= 1.38 answers
-// with ENOSYS, and the VM aborts (see e2e/wasmhost TestPollOneoffGC and
+// with ENOSYS, and the VM aborts (see internal/wasmhost TestPollOneoffGC and
 // TestPluginSurvivesGCOnENOSYSHost). This test keeps such code out of every
 // package the .wasm is built from.
 func TestNoTimersOrGoroutinesInTheModule(t *testing.T) {

@@ -1,4 +1,4 @@
-// Command mcp-demo-server serves the demo MCP server (package e2e/demo)
+// Command mcp-demo-server serves the demo MCP server (package internal/demo)
 // over Streamable HTTP, for `make run` and for trying policies by hand.
 package main
 
@@ -7,7 +7,7 @@ import (
 	"log"
 	"net/http"
 
-	"github.com/cloudg/mcp-privacy/e2e/demo"
+	"github.com/cloudg/mcp-privacy/internal/demo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/demo"
+	"github.com/cloudg/mcp-privacy/internal/demo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

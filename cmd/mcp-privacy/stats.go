@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 )
 
 // The plugin's counters (docs/METRICS.md) as `serve --admin ADDR` shows

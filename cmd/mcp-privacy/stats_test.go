@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/demo"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/demo"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -2,8 +2,8 @@
 // parsed once and strictly, requests turned into the primitive they name and
 // judged by the policy, local error replies, and the per-stream state that
 // matches responses to requests. It talks to the host only through the
-// small interfaces in host.go, so it runs natively in tests; package main
-// binds it to proxy-wasm.
+// small interfaces (SharedData, Metrics, Request), so it runs natively in
+// tests; package main binds it to proxy-wasm.
 package mcp
 
 import (

@@ -1,5 +1,5 @@
 // Package proxy is an HTTP reverse proxy that runs every request through a
-// proxy-wasm plugin hosted by e2e/wasmhost, the way Envoy's HTTP connection
+// proxy-wasm plugin hosted by internal/wasmhost, the way Envoy's HTTP connection
 // manager runs a single Wasm filter in front of its router: request headers
 // and body chunks go through the plugin as they arrive, what it releases is
 // forwarded to the upstream, and the upstream response is streamed back
@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 )
 
 // Options configure a Proxy. Wasm and Upstream are required.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // logSink collects what the host logs, for assertions.

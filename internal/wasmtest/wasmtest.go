@@ -1,6 +1,6 @@
 // Package wasmtest finds or builds the .wasm modules the e2e tests run: the
 // plugin (build/mcp-privacy.wasm, built by `make wasm` when missing) and the
-// scripted test plugin of e2e/wasmhost/testdata/testplugin (built with the
+// scripted test plugin of internal/wasmhost/testdata/testplugin (built with the
 // same patched SDK, through the build/wasm.mod that `make wasm` generates).
 package wasmtest
 
@@ -129,7 +129,7 @@ var (
 )
 
 // TestPlugin builds (once per test binary) and returns the scripted test
-// plugin of e2e/wasmhost/testdata/testplugin.
+// plugin of internal/wasmhost/testdata/testplugin.
 func TestPlugin(tb testing.TB) []byte {
 	tb.Helper()
 	testPluginOnce.Do(func() {
@@ -147,7 +147,7 @@ func TestPlugin(tb testing.TB) []byte {
 		out := filepath.Join(dir, "testplugin.wasm")
 		cmd := exec.Command("go", "build", "-modfile=build/wasm.mod", "-mod=readonly",
 			"-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", out,
-			"./e2e/wasmhost/testdata/testplugin")
+			"./internal/wasmhost/testdata/testplugin")
 		cmd.Dir = root
 		cmd.Env = cleanEnv("GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOWORK=off")
 		if b, err := cmd.CombinedOutput(); err != nil {
@@ -163,7 +163,7 @@ func TestPlugin(tb testing.TB) []byte {
 	// notices when they change (it does not see what the go build child
 	// reads).
 	if root, err := RepoRoot(); err == nil {
-		files, _ := filepath.Glob(filepath.Join(root, "e2e", "wasmhost", "testdata", "testplugin", "*.go"))
+		files, _ := filepath.Glob(filepath.Join(root, "internal", "wasmhost", "testdata", "testplugin", "*.go"))
 		for _, f := range files {
 			_, _ = os.ReadFile(f)
 		}

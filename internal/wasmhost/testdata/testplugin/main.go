@@ -1,7 +1,7 @@
 // Command testplugin is a proxy-wasm plugin scripted by its requests, used
-// to exercise the wasmhost harness (e2e/wasmhost). It is built like the real
+// to exercise the wasmhost harness (internal/wasmhost). It is built like the real
 // plugin (standard Go, wasip1, c-shared, the patched SDK; see
-// e2e/internal/wasmtest) and knows nothing about MCP.
+// internal/wasmtest) and knows nothing about MCP.
 //
 // The request header x-test holds comma-separated directives (name or
 // name=value); see the switch statements below. The plugin configuration

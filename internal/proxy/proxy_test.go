@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // echo is what the echo upstream saw.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // A message that ends in trailers, as Envoy delivers it: the body

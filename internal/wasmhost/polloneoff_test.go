@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // run sends one GET with the directives through a new stream on vm.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/internal/wasmtest"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // The real plugin (build/mcp-privacy.wasm), two workers.
