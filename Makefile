@@ -38,9 +38,10 @@ bench:
 
 ## bench-wasm: the benchmarks of plugin/mcp and transforms natively, in V8
 ## (Node 22's WASI) and in wazero, tabled into docs/BENCHMARKS.md
-## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it)
+## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it; BASE=commit
+## adds that commit's figures, run alternately with these, and the speed-up)
 bench-wasm:
-	GO="$(GO)" BENCH="$(BENCH)" BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" bash scripts/bench-wasm.sh
+	GO="$(GO)" BENCH="$(BENCH)" BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" BASE="$(BASE)" bash scripts/bench-wasm.sh
 
 ## fuzz: each fuzz target for FUZZTIME (scripts/fuzz.sh)
 fuzz:
