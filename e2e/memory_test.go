@@ -67,7 +67,7 @@ func TestVMPagesMixedTraffic(t *testing.T) {
 	pages := func() uint32 { return vm.MemorySize() >> 16 }
 	checkpoints := map[int]bool{1000: true, 2000: true, 5000: true, 10000: true, 20000: true, 50000: true, 100000: true, total: true}
 	var atWarm uint32
-	var line []string
+	line := []string{"at start: " + strconv.Itoa(int(pages()))}
 	for i := 1; i <= total; i++ {
 		traffic.stream(i)
 		if checkpoints[i] {
