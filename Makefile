@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BUILD     := build
 
-.PHONY: all build wasm wasm-size run test bench bench-wasm fuzz lint conformance clean
+.PHONY: all build wasm run test bench bench-wasm fuzz lint conformance clean
 
 all: build
 
@@ -16,13 +16,6 @@ build: wasm
 ## patched copy of the proxy-wasm SDK; see scripts/build-wasm.sh)
 wasm:
 	GO="$(GO)" BUILD="$(BUILD)" bash scripts/build-wasm.sh
-
-## wasm-size: what the plugin's .wasm is made of: sections, and code per Go
-## package (internal/tools/wasmsize), from a build that keeps the function
-## names make wasm strips
-wasm-size:
-	GO="$(GO)" BUILD="$(BUILD)" WASM_LDFLAGS= bash scripts/build-wasm.sh $(BUILD)/mcp-privacy.names.wasm
-	$(GO) run ./internal/tools/wasmsize $(BUILD)/mcp-privacy.names.wasm
 
 ## run: the plugin in front of the demo MCP server on 127.0.0.1:8080
 run: build
@@ -49,6 +42,14 @@ bench:
 ## adds that commit's figures, run alternately with these, and the speed-up)
 bench-wasm:
 	GO="$(GO)" BENCH="$(BENCH)" BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" BASE="$(BASE)" bash scripts/bench-wasm.sh
+
+.PHONY: wasm-size
+## wasm-size: what the plugin's .wasm is made of: sections, and code per Go
+## package (internal/tools/wasmsize), from a build that keeps the function
+## names make wasm strips
+wasm-size:
+	GO="$(GO)" BUILD="$(BUILD)" WASM_LDFLAGS= bash scripts/build-wasm.sh $(BUILD)/mcp-privacy.names.wasm
+	$(GO) run ./internal/tools/wasmsize $(BUILD)/mcp-privacy.names.wasm
 
 ## fuzz: each fuzz target for FUZZTIME (scripts/fuzz.sh)
 fuzz:

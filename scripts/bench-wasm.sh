@@ -90,6 +90,7 @@ done
 # sides, the first side alternating from round to round so that drift in
 # the machine's load falls on both. A test binary runs in its package's
 # directory (its testdata), as go test runs it.
+failed=()
 args=(-test.run '^$' -test.bench "$BENCH" -test.benchmem -test.benchtime "$BENCHTIME" -test.count 1)
 run() { # engine side pkg name
   local engine=$1 side=$2 pkg=$3 name=$4
@@ -109,7 +110,12 @@ for pkg in $PKGS; do
       if ((round % 2 == 0 && ${#sides[@]} == 2)); then order=(head base); fi
       for side in "${order[@]}"; do
         echo "bench-wasm: $pkg, $engine, $side, round $round of $COUNT"
-        run "$engine" "$side" "$pkg" "$name"
+        # A failing run (a benchmark's check, an engine's crash) is noted
+        # and the others go on: a long run is not lost to one of them.
+        run "$engine" "$side" "$pkg" "$name" || {
+          echo "bench-wasm: $pkg, $engine, $side, round $round failed (exit $?): see $OUT/$name.$side.$engine.txt" >&2
+          failed+=("$pkg $engine $side round $round")
+        }
       done
     done
   done
@@ -117,7 +123,8 @@ done
 
 # --- the table -------------------------------------------------------------------
 # ns/op (and MB/s where the benchmark sets bytes) per benchmark, engine and
-# side, the median over COUNT runs; the GOMAXPROCS suffix (-2) is dropped,
+# side: the run of median ns/op over COUNT runs (for an even COUNT the
+# faster of the middle two); the GOMAXPROCS suffix (-2) is dropped,
 # so the engines' names meet. Each file is passed as engine=E side=S FILE.
 table() { # compare(0|1) then engine=.. side=.. file triples
   local compare=$1
@@ -127,7 +134,7 @@ table() { # compare(0|1) then engine=.. side=.. file triples
       name = $1; sub(/-[0-9]+$/, "", name)
       if (!(name in seen)) { seen[name] = 1; order[++count] = name }
       k = name SUBSEP engine SUBSEP side; runs[k] = runs[k] " " $3
-      for (i = 5; i < NF; i++) if ($(i+1) == "MB/s") mbs[k] = mbs[k] " " $i
+      for (i = 5; i < NF; i++) if ($(i+1) == "MB/s") mbs[k SUBSEP $3] = $i
     }
     function median(s,   a, n, i, j, t) {
       n = split(s, a, " "); if (n == 0) return ""
@@ -140,10 +147,11 @@ table() { # compare(0|1) then engine=.. side=.. file triples
       if (ns >= 1e3) return sprintf("%.1f µs", ns / 1e3)
       return sprintf("%.0f ns", ns)
     }
-    # a cell: the median time, and the median MB/s where there is one
+    # a cell: the median time, and the MB/s of that run where there is one
     function cell(b, e, s,   k, t, m) {
-      k = b SUBSEP e SUBSEP s; t = median(runs[k]); m = median(mbs[k])
+      k = b SUBSEP e SUBSEP s; t = median(runs[k])
       if (t == "") return "–"
+      m = ((k SUBSEP t) in mbs) ? mbs[k SUBSEP t] : ""
       if (m == "") return human(t)
       return sprintf(m >= 10 ? "%s (%.0f MB/s)" : "%s (%.2g MB/s)", human(t), m)
     }
@@ -208,6 +216,12 @@ git diff --quiet HEAD -- 2>/dev/null || head_rev="$head_rev with uncommitted cha
     table "$([[ -n "$BASE" ]] && echo 1 || echo 0)" "${files[@]}"
     echo
   done
+  if ((${#failed[@]})); then
+    echo "**Runs that failed** (their benchmarks have fewer runs, or none, above):"
+    echo
+    printf -- '- %s\n' "${failed[@]}"
+    echo
+  fi
   echo "<!-- bench-wasm:end -->"
 } >"$OUT/table.md"
 
@@ -221,3 +235,7 @@ else
   { echo; echo "## Native, V8 and wazero per benchmark (make bench-wasm)"; echo; cat "$OUT/table.md"; } >>"$doc"
 fi
 echo "bench-wasm: table written to $doc (and $OUT/table.md)"
+if ((${#failed[@]})); then
+  echo "bench-wasm: ${#failed[@]} run(s) failed: ${failed[*]}" >&2
+  exit 1
+fi
