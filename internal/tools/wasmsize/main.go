@@ -6,7 +6,15 @@
 // (type descriptors, strings, the function table Go's runtime needs for
 // tracebacks) has no names in wasm and is given as one figure.
 //
-//	make wasm-size   (go run ./internal/tools/wasmsize build/mcp-privacy.wasm)
+//	make wasm-size   (go run ./internal/tools/wasmsize build/mcp-privacy.names.wasm)
+//
+// Why a package is linked in at all: the linker's dependency graph names
+// the caller of each reachable symbol, for instance
+//
+//	WASM_LDFLAGS=-dumpdep bash scripts/build-wasm.sh build/dep.wasm 2>&1 | grep -- '-> github.com/tidwall/pretty\.'
+//
+// (gjson's @pretty modifier, in its modifier table, keeps tidwall/pretty
+// and through it encoding/json's reflection-based Unmarshal).
 package main
 
 import (
@@ -43,10 +51,11 @@ func main() {
 	for _, s := range m.sections {
 		fmt.Printf("  %-24s %9d  %5.1f%%\n", s.name, s.size, pct(s.size, len(data)))
 	}
-	pkgOf, err := packageNamer(*mainPkg)
+	paths, err := goListDeps(*mainPkg)
 	if err != nil {
 		fail(err)
 	}
+	pkgOf := packageNamer(paths)
 	code := 0
 	byPkg := map[string]int{}
 	for _, f := range m.funcs {
@@ -86,14 +95,9 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-// packageNamer returns a function from a function's name in the module to
-// its package's import path. The linker writes a Go symbol name with every
-// character other than letters, digits, '_' and '.' replaced by '_'
-// (cmd/link/internal/wasm), so "github.com/x/y-z.(*T).M" is named
-// "github.com_x_y_z.__T_.M", and a path's first element may itself hold
-// dots: the names are matched against the mangled import paths of the
-// packages main depends on, longest first.
-func packageNamer(main string) (func(string) string, error) {
+// goListDeps lists the import paths of main and its dependencies as
+// built for wasip1, main last.
+func goListDeps(main string) ([]string, error) {
 	list := exec.Command("go", "list", "-deps", main)
 	list.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOFLAGS=", "GOWORK=off")
 	list.Stderr = os.Stderr
@@ -101,16 +105,26 @@ func packageNamer(main string) (func(string) string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go list -deps %s: %w", main, err)
 	}
+	return strings.Fields(string(out)), nil
+}
+
+// packageNamer returns a function from a function's name in the module to
+// its package's import path, given the import paths of the program (main
+// last). The linker writes a Go symbol name with every character other
+// than letters, digits, '_' and '.' replaced by '_'
+// (cmd/link/internal/wasm), so "github.com/x/y-z.(*T).M" is named
+// "github.com_x_y_z.__T_.M", and a path's first element may itself hold
+// dots: names are matched against the mangled import paths, longest first.
+func packageNamer(paths []string) func(string) string {
 	mangle := regexp.MustCompile(`[^\w.]`)
 	byMangled := map[string]string{}
 	var mangled []string
-	paths := strings.Fields(string(out))
 	for _, path := range paths {
 		m := mangle.ReplaceAllString(path, "_")
 		byMangled[m] = path
 		mangled = append(mangled, m)
 	}
-	if len(paths) > 0 { // go list -deps lists main last; its symbols are named main.*
+	if len(paths) > 0 { // the main package's symbols are named main.*
 		byMangled["main"] = paths[len(paths)-1]
 		mangled = append(mangled, "main")
 	}
@@ -125,10 +139,10 @@ func packageNamer(main string) (func(string) string, error) {
 			}
 		}
 		if i := strings.IndexByte(name, '.'); i >= 0 {
-			return name[:i] + " (not a package of " + main + ")"
+			return name[:i] + " (not a listed package)"
 		}
 		return name
-	}, nil
+	}
 }
 
 type section struct {
