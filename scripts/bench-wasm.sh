@@ -55,7 +55,7 @@ fi
 # detached worktree of BASE, removed on exit however the run ends.
 sides=(head)
 declare -A tree=([head]=$ROOT)
-rm -f "$OUT"/*.txt
+rm -f "$OUT"/*.txt "$OUT"/*.native "$OUT"/*.wasm # nothing of an earlier run is measured again
 if [[ -n "$BASE" ]]; then
   base_rev=$(git rev-parse --verify --quiet "$BASE^{commit}") || { echo "bench-wasm: BASE=$BASE is not a commit" >&2; exit 1; }
   base_tree=$ROOT/$OUT/base-tree
