@@ -47,9 +47,20 @@ bench:
 
 ## bench-wasm: the benchmarks of plugin/mcp and transforms natively, in V8
 ## (Node 22's WASI) and in wazero, tabled into docs/BENCHMARKS.md
-## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it)
+## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it; BASE=commit
+## adds that commit's figures, run alternately with these, and the speed-up)
+# $(value BENCH): the regexp as typed ('ToolsCall$|ToolsList500$' would
+# otherwise lose its $| to make's expansion)
 bench-wasm:
-	GO="$(GO)" BENCH="$(BENCH)" BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" bash scripts/bench-wasm.sh
+	GO="$(GO)" BENCH='$(value BENCH)' BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" BASE="$(BASE)" bash scripts/bench-wasm.sh
+
+.PHONY: wasm-size
+## wasm-size: what the plugin's .wasm is made of: sections, and code per Go
+## package (internal/tools/wasmsize), from a build that keeps the function
+## names make wasm strips
+wasm-size:
+	GO="$(GO)" BUILD="$(BUILD)" WASM_LDFLAGS= bash scripts/build-wasm.sh $(BUILD)/mcp-privacy.names.wasm
+	$(GO) run ./internal/tools/wasmsize $(BUILD)/mcp-privacy.names.wasm
 
 ## fuzz: each fuzz target for FUZZTIME (scripts/fuzz.sh)
 fuzz:

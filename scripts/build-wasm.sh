@@ -15,7 +15,10 @@
 #        relative paths are relative to the repository root)
 # Env:   GO (go command, default go), BUILD (build directory, default build),
 #        TAGS (extra build tags, e.g. mcpprivacy_testhooks for the harness's
-#        failure-injection build)
+#        failure-injection build), WASM_LDFLAGS (linker flags, default -s: no
+#        name section, which only engines' trap traces read; Go's own
+#        tracebacks come from its function table, which stays. make
+#        wasm-size builds with WASM_LDFLAGS= to name what is in the module)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -106,6 +109,6 @@ mkdir -p "$(dirname "$OUT")"
 tmpfiles+=("$OUT.$$")
 GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 "$GO" build \
   -modfile="$BUILD/wasm.mod" -mod=readonly -buildmode=c-shared -trimpath -buildvcs=false \
-  -tags="${TAGS:-}" -o "$OUT.$$" ./plugin
+  -tags="${TAGS:-}" -ldflags="${WASM_LDFLAGS--s}" -o "$OUT.$$" ./plugin
 mv "$OUT.$$" "$OUT"
 echo "build-wasm: $OUT ($(wc -c <"$OUT" | tr -d ' ') bytes)"

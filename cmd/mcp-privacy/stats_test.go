@@ -116,7 +116,7 @@ func (l *lockedBuffer) String() string {
 
 // stBuildPlugin builds the plugin with scripts/build-wasm.sh into
 // build/mcp-privacy-cmdtest.wasm, once per test binary.
-func stBuildPlugin(t *testing.T) string {
+func stBuildPlugin(t testing.TB) string {
 	t.Helper()
 	stBuild.Do(func() {
 		root, err := filepath.Abs("../..")
@@ -236,7 +236,7 @@ type served struct {
 }
 
 // startServe runs serve with args until the test stops it (or ends).
-func startServe(t *testing.T, args ...string) *served {
+func startServe(t testing.TB, args ...string) *served {
 	t.Helper()
 	type addrs struct {
 		listen, admin string
