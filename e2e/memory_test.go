@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/e2e/wasmhost"
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 )
 
 // TestVMPagesMixedTraffic: the linear memory of one VM, in 64 KiB pages,

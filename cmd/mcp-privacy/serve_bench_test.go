@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/e2e/demo"
+	"github.com/cloudg/mcp-privacy/internal/demo"
 )
 
 // BenchmarkServeVsDirect: requests per second of the same MCP calls sent
