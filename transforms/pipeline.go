@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/policy"
@@ -12,6 +13,10 @@ import (
 // PseudonymStore is what the pseudonymise and depseudonymise steps need of
 // the vault (SPEC 13): Vault implements it over shared data, SealedVault
 // with the key alone.
+//
+// The value and s a store is given may be views of a message's bytes,
+// valid only during the call (the pipeline scans strings in place and
+// copies only what changes): a store that keeps one copies it.
 type PseudonymStore interface {
 	// Pseudonymise returns value's pseudonym in namespace ns and stores
 	// the mapping so the depseudonymiser can resolve it.
@@ -34,6 +39,62 @@ type Engine struct {
 	// pseudonyms computes pseudonyms when there is no store (tools that
 	// only preview): nothing is stored, nothing resolves.
 	pseudonyms *Pseudonymizer
+	// scratches holds *scratch: what a message's transforms reuse.
+	scratches sync.Pool
+}
+
+// scratch is what the transforms of one message reuse from string to
+// string: the detections of a scan, the bytes of a rewritten string, the
+// targets of a payload. An Engine keeps them in a pool: the streams of a
+// VM run one at a time, but tests and the CLI run messages in parallel.
+type scratch struct {
+	found   []Detection
+	buf     []byte
+	targets []target
+}
+
+// takeScratch gives run a scratch for the message it transforms, unless
+// it has one; the caller returns it with dropScratch(run, taken).
+func (e *Engine) takeScratch(run *Run) (taken *scratch) {
+	if run.sc != nil {
+		return nil
+	}
+	sc, _ := e.scratches.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	run.sc = sc
+	return sc
+}
+
+// dropScratch returns a scratch takeScratch gave (nil: none), holding no
+// message's values or documents.
+func (e *Engine) dropScratch(run *Run, taken *scratch) {
+	if taken == nil {
+		return
+	}
+	run.sc = nil
+	clear(taken.found[:cap(taken.found)])
+	clear(taken.targets[:cap(taken.targets)])
+	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
+	if cap(taken.buf) > maxScratchBuf {
+		taken.buf = nil // one huge string does not pin its buffer
+	}
+	e.scratches.Put(taken)
+}
+
+// maxScratchBuf is the largest rewrite buffer a scratch keeps.
+const maxScratchBuf = 64 << 10
+
+// detect is Detect into run's scratch, when it has one. The result is
+// valid until the next detect of run.
+func (e *Engine) detect(s string, sel Selection, run *Run) []Detection {
+	if run.sc == nil {
+		return e.detectors.Detect(s, sel)
+	}
+	found := e.detectors.DetectAppend(run.sc.found[:0], s, sel)
+	run.sc.found = found[:0]
+	return found
 }
 
 // NewEngine builds the transform engine of a policy. key is the vault key
@@ -379,6 +440,10 @@ type Run struct {
 	// that fired it, sorted and distinct.
 	Blocked     bool
 	BlockLabels []string
+
+	// sc is the scratch of the message being transformed (Engine.Apply
+	// takes one from the engine's pool), or nil.
+	sc *scratch
 }
 
 func (r *Run) count(label string) {
@@ -441,7 +506,7 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if !st.scan {
 		return s
 	}
-	ds := e.detectors.Detect(s, st.sel)
+	ds := e.detect(s, st.sel, run)
 	if len(ds) == 0 {
 		return s
 	}
@@ -457,10 +522,55 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if st.kind == stepDetect || st.kind == stepAnnotate {
 		return s // nothing changes
 	}
-	return Replace(s, ds, func(d Detection, v string) string {
-		r, _ := e.replacement(st, d, v, run)
-		return r
-	})
+	// Replace, written into the scratch's buffer: one allocation, the
+	// result's, however long the replacements.
+	var buf []byte
+	if run.sc != nil {
+		buf = run.sc.buf[:0]
+	}
+	last := 0
+	for i := range ds {
+		d := &ds[i]
+		buf = append(buf, s[last:d.Start]...)
+		if st.kind == stepRedact {
+			buf = appendPlaceholder(buf, st.placeholder, d)
+		} else {
+			r, _ := e.replacement(st, *d, d.Seen(s), run)
+			buf = append(buf, r...)
+		}
+		last = d.End
+	}
+	buf = append(buf, s[last:]...)
+	out := string(buf)
+	if run.sc != nil {
+		run.sc.buf = buf[:0]
+	}
+	return out
+}
+
+// appendPlaceholder appends Placeholder(template, d) to b: {label}
+// becomes the label, {detector} the detector. Labels are upper-case
+// letters, digits and underscores, so replacing both in one pass gives
+// what Placeholder's two replacements give.
+func appendPlaceholder(b []byte, template string, d *Detection) []byte {
+	for {
+		i := strings.IndexByte(template, '{')
+		if i < 0 {
+			return append(b, template...)
+		}
+		b = append(b, template[:i]...)
+		switch rest := template[i:]; {
+		case strings.HasPrefix(rest, "{label}"):
+			b = append(b, d.Label...)
+			template = rest[len("{label}"):]
+		case strings.HasPrefix(rest, "{detector}"):
+			b = append(b, d.Detector...)
+			template = rest[len("{detector}"):]
+		default:
+			b = append(b, '{')
+			template = rest[1:]
+		}
+	}
 }
 
 func (e *Engine) pseudonym(run *Run, label, value string) string {

@@ -3,7 +3,9 @@ package transforms
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +29,7 @@ func (m *mapStore) Pseudonym(ns, label, value string) string { return m.pz.Pseud
 
 func (m *mapStore) Pseudonymise(ns, label, value string) string {
 	p := m.pz.Pseudonym(ns, label, value)
-	m.stored[ns+"|"+p] = value
+	m.stored[ns+"|"+p] = strings.Clone(value) // value may be a view (PseudonymStore)
 	return p
 }
 
@@ -352,4 +354,144 @@ func FuzzApply(f *testing.F) {
 			}
 		}
 	})
+}
+
+// appendPlaceholder fills a placeholder as Placeholder does, in one pass.
+func TestAppendPlaceholder(t *testing.T) {
+	for _, tc := range []struct{ template, label, detector string }{
+		{"[REDACTED:{label}]", "EMAIL", "email"},
+		{"<{detector}:{label}>", "CREDIT_CARD", "credit_card"},
+		{"no braces", "EMAIL", "email"},
+		{"{", "EMAIL", "email"},
+		{"}{label", "A", "x"},
+		{"{{label}}{{detector}}", "B2", "{label}"},
+		{"{detector{label}}", "EMAIL", "email"},
+		{"{label}{label}{detector}{detector}", "X_1", "custom_one"},
+		{"{lab{label}el}", "EMAIL", "email"},
+		{"", "EMAIL", "email"},
+	} {
+		d := Detection{Label: tc.label, Detector: tc.detector}
+		if got, want := string(appendPlaceholder([]byte("pre:"), tc.template, &d)), "pre:"+Placeholder(tc.template, d); got != want {
+			t.Errorf("%q with %s/%s: %q, Placeholder gives %q", tc.template, tc.label, tc.detector, got, want)
+		}
+	}
+}
+
+// FuzzAppendPlaceholder: appendPlaceholder against Placeholder, with
+// labels as the policy allows them ([A-Z][A-Z0-9_]*) and any detector name.
+func FuzzAppendPlaceholder(f *testing.F) {
+	f.Add("[REDACTED:{label}]", "EMAIL", "email")
+	f.Add("{detector{label}}", "A", "{label}")
+	f.Fuzz(func(t *testing.T, template, label, detector string) {
+		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(label) {
+			return
+		}
+		d := Detection{Label: label, Detector: detector}
+		if got, want := string(appendPlaceholder(nil, template, &d)), Placeholder(template, d); got != want {
+			t.Errorf("%q: %q, Placeholder gives %q", template, got, want)
+		}
+	})
+}
+
+// The pipeline scans strings as views of the message's bytes: what the
+// vaults keep of a message (values, pseudonyms to resolve) must not change
+// when those bytes are reused for the next message.
+func TestVaultsKeepNoViewOfTheMessage(t *testing.T) {
+	p, errs := policy.ParsePolicy([]byte(`# yaml
+{name: p, transforms: [pseudonymise]}`), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	key := []byte("test key")
+	vault := NewVault(key, p.Vault, NewMemoryKV(), time.Now)
+	sealed := newSealed(t, [][]byte{sealedKeyA}, p.Vault, "", nil, time.Now)
+	for _, store := range []PseudonymStore{vault, sealed} {
+		e, err := NewEngine(p, store, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := compileOutput(t, e, p)
+		src := []byte(`{"content":[{"type":"text","text":"mail bob@example.com"}],"structuredContent":{"to":"carol@example.org"}}`)
+		doc, err := jsondoc.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		out := string(doc.Bytes())
+		bob, carol := store.Pseudonym("", "EMAIL", "bob@example.com"), store.Pseudonym("", "EMAIL", "carol@example.org")
+		if !strings.Contains(out, bob) || !strings.Contains(out, carol) {
+			t.Fatalf("%T: not pseudonymised: %s", store, out)
+		}
+		// The pseudonyms come back in a request, are resolved (and
+		// cached), and that request's bytes are reused.
+		in := []byte(`{"a":"` + bob + `","b":"` + carol + `"}`)
+		back, err := jsondoc.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		depseudo, err := e.Compile([]policy.PipelineEntry{{ID: policy.DepseudonymiseID, Type: policy.DepseudonymiseID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(depseudo, back, jsondoc.Root, Arguments, &Run{})
+		if got := string(back.Bytes()); got != `{"a":"bob@example.com","b":"carol@example.org"}` {
+			t.Fatalf("%T: restored %s", store, got)
+		}
+		for i := range src {
+			src[i] = 'x'
+		}
+		for i := range in {
+			in[i] = 'x'
+		}
+		for value, pseudonym := range map[string]string{"bob@example.com": bob, "carol@example.org": carol} {
+			if got, _ := store.Restore("", pseudonym, nil); got != value {
+				t.Errorf("%T: %s resolves to %q after the message's bytes were reused", store, pseudonym, got)
+			}
+			if got := store.Pseudonymise("", "EMAIL", value); got != pseudonym {
+				t.Errorf("%T: %s pseudonymised again as %q", store, value, got)
+			}
+		}
+	}
+}
+
+// One engine transforms messages in parallel (tests, the CLI): the
+// scratch each message takes from the engine's pool is its own.
+func TestApplyInParallel(t *testing.T) {
+	pol, errs := policy.ParseEnvelope([]byte(benchdata.TransformEnvelope), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	p := pol.Policy
+	key := []byte(p.Vault.Key)
+	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := compileOutput(t, e, p)
+	src := []byte(benchdata.ToolResult1KB)
+	transform := func() string {
+		doc, err := jsondoc.Parse(src)
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		e.Apply(pl, doc, doc.Get(jsondoc.Root, "result"), ToolResult, &Run{})
+		return string(doc.Bytes())
+	}
+	want := transform()
+	if !strings.Contains(want, "[REDACTED:STRIPE_KEY]") || strings.Contains(want, "alice.martin@example.com") {
+		t.Fatalf("not transformed: %s", want)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				if got := transform(); got != want {
+					t.Errorf("in parallel: %s", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -318,7 +318,8 @@ func (v *Vault) Pseudonymise(ns, label, value string) string {
 	}
 	p := v.pseudo.Pseudonym(ns, label, value)
 	if stored, ok := v.store(v.hashSlot(ns, p), ns, p, value, now, now, false); ok {
-		*replace(set, way) = cached{ns: ns, label: label, value: value, pseudonym: p, stored: stored}
+		// value may be a view of a message's bytes (PseudonymStore).
+		*replace(set, way) = cached{ns: ns, label: label, value: strings.Clone(value), pseudonym: p, stored: stored}
 	}
 	return p
 }
@@ -600,7 +601,8 @@ func (v *Vault) store(home int, ns, p, value string, now, use time.Time, importi
 func (v *Vault) remember(ns, p, value string, stored time.Time) {
 	set := &v.resolved[v.cacheSet(ns, p, "")]
 	way := find(set, func(c *cached) bool { return c.pseudonym == p && c.ns == ns })
-	*replace(set, way) = cached{ns: ns, value: value, pseudonym: p, stored: stored}
+	// value or p may be a view of a message's bytes (PseudonymStore).
+	*replace(set, way) = cached{ns: ns, value: strings.Clone(value), pseudonym: strings.Clone(p), stored: stored}
 }
 
 // write seals the mapping into s if s is still as probed. (Without
