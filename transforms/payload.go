@@ -276,6 +276,12 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		sc.targets = ts[:0]
 	}
 	readTexts(doc, ts)
+	if sc != nil && !e.noMemo && repeatsData(ts) {
+		if sc.memo.slots == nil {
+			sc.memo.slots = make([]memoEntry, memoSlots)
+		}
+		sc.memo.on = true
+	}
 	for i := range p.runs {
 		sg := &p.runs[i]
 		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
@@ -302,6 +308,19 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		e.annotate(p, doc, n, run)
 	}
 	return doc.Changed()
+}
+
+// repeatsData reports whether a payload has two places of data (a JSON
+// text and structuredContent, say), which often hold the same values: its
+// scans are worth memoising.
+func repeatsData(ts []target) bool {
+	n := 0
+	for i := range ts {
+		if t := &ts[i]; t.kind == jsonText || t.kind == document && t.shape == shData {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // bytesView is b as a string without a copy. Only for bytes no one writes
@@ -649,7 +668,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && !e.detectors.surelyClean(raw) && len(e.detect(view, sg.anyScan, run)) > 0
+	return scans && !e.detectors.surelyClean(raw) && len(e.detect(view, &sg.anyScan, run)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;

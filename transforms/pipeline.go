@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -41,6 +42,8 @@ type Engine struct {
 	pseudonyms *Pseudonymizer
 	// scratches holds *scratch: what a message's transforms reuse.
 	scratches sync.Pool
+	// noMemo turns the memo of scans off (tests compare with it off).
+	noMemo bool
 }
 
 // scratch is what the transforms of one message reuse from string to
@@ -51,6 +54,102 @@ type scratch struct {
 	found   []Detection
 	buf     []byte
 	targets []target
+	// memo, when on, holds what the scans of the message found, by
+	// selection and string: a result whose content text is the JSON of
+	// its structuredContent (as go-sdk servers write it) has every value
+	// twice, and scanning is pure. Only what was found is kept; each
+	// occurrence is rewritten and counted as before.
+	memo memoTable
+}
+
+// memoTable is a small open-addressed table of scans (memoSlots slots,
+// at most half of them used) hashed by a string's length and its first
+// and last 8 bytes: hashing costs the same for every string (a map's hash
+// reads all of it, and has no assembly in wasm). A lookup compares at
+// most memoProbes strings, so colliding strings cost each scan a few
+// comparisons at worst, never a quadratic search.
+type memoTable struct {
+	on    bool
+	used  []uint16 // the slots in use, so that reset clears only those
+	slots []memoEntry
+	found []Detection // the detections of every entry
+}
+
+type memoEntry struct {
+	sel      *Selection
+	s        string
+	from, to int32 // in found
+}
+
+const (
+	memoSlots  = 1024
+	memoProbes = 4
+)
+
+// memoHash mixes sel, the length of s and its first and last 8 bytes.
+func memoHash(sel *Selection, s string) uint64 {
+	var a, b uint64
+	if len(s) >= 8 {
+		a = memoWord(s[:8])
+		b = memoWord(s[len(s)-8:])
+	} else {
+		for i := 0; i < len(s); i++ {
+			a = a<<8 | uint64(s[i])
+		}
+	}
+	h := (a ^ uint64(len(s))<<56) * 0x9e3779b97f4a7c15
+	h ^= (b ^ uint64(uintptr(unsafe.Pointer(sel)))) * 0xc2b2ae3d27d4eb4f
+	return h ^ h>>29
+}
+
+// memoWord is the first 8 bytes of s, little-endian (one load).
+func memoWord(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// lookup returns the memoised scan of s by sel.
+func (m *memoTable) lookup(sel *Selection, s string) ([]Detection, bool) {
+	h := memoHash(sel, s)
+	for p := range memoProbes {
+		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
+		switch {
+		case e.sel == nil:
+			return nil, false
+		case e.sel == sel && e.s == s:
+			return m.found[e.from:e.to:e.to], true
+		}
+	}
+	return nil, false
+}
+
+// add memoises found as the scan of s by sel, if there is room near its
+// slot.
+func (m *memoTable) add(sel *Selection, s string, found []Detection) {
+	if len(m.used) >= memoSlots/2 {
+		return
+	}
+	h := memoHash(sel, s)
+	for p := range memoProbes {
+		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
+		if e.sel == nil {
+			from := len(m.found)
+			m.found = append(m.found, found...)
+			*e = memoEntry{sel, s, int32(from), int32(len(m.found))}
+			m.used = append(m.used, uint16((h+uint64(p))&(memoSlots-1)))
+			return
+		}
+	}
+}
+
+// reset empties the table, keeping nothing of the message.
+func (m *memoTable) reset() {
+	for _, i := range m.used {
+		m.slots[i] = memoEntry{}
+	}
+	clear(m.found)
+	m.on, m.used, m.found = false, m.used[:0], m.found[:0]
 }
 
 // takeScratch gives run a scratch for the message it transforms, unless
@@ -77,6 +176,7 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	clear(taken.found[:cap(taken.found)])
 	clear(taken.targets[:cap(taken.targets)])
 	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
+	taken.memo.reset()
 	if cap(taken.buf) > maxScratchBuf {
 		taken.buf = nil // one huge string does not pin its buffer
 	}
@@ -86,14 +186,24 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 // maxScratchBuf is the largest rewrite buffer a scratch keeps.
 const maxScratchBuf = 64 << 10
 
-// detect is Detect into run's scratch, when it has one. The result is
-// valid until the next detect of run.
-func (e *Engine) detect(s string, sel Selection, run *Run) []Detection {
-	if run.sc == nil {
-		return e.detectors.Detect(s, sel)
+// detect is Detect into run's scratch, when it has one, and memoised when
+// the scratch memoises. The result is valid until the next detect of run,
+// and read only.
+func (e *Engine) detect(s string, sel *Selection, run *Run) []Detection {
+	sc := run.sc
+	if sc == nil {
+		return e.detectors.Detect(s, *sel)
 	}
-	found := e.detectors.DetectAppend(run.sc.found[:0], s, sel)
-	run.sc.found = found[:0]
+	if sc.memo.on {
+		if found, ok := sc.memo.lookup(sel, s); ok {
+			return found
+		}
+	}
+	found := e.detectors.DetectAppend(sc.found[:0], s, *sel)
+	sc.found = found[:0]
+	if sc.memo.on {
+		sc.memo.add(sel, s, found)
+	}
 	return found
 }
 
@@ -506,7 +616,7 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if !st.scan {
 		return s
 	}
-	ds := e.detect(s, st.sel, run)
+	ds := e.detect(s, &st.sel, run)
 	if len(ds) == 0 {
 		return s
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -494,4 +495,100 @@ func TestApplyInParallel(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// FuzzMemo: a message transformed with its scans memoised (a result
+// with a JSON text and structuredContent) comes out exactly as without the
+// memo, with the same counts, for the standard profile's steps and for
+// steps that share detectors, mask, hash, block and truncate.
+func FuzzMemo(f *testing.F) {
+	for _, seed := range []string{
+		benchdata.ToolResult1KB[strings.Index(benchdata.ToolResult1KB, `"result":`)+len(`"result":`) : len(benchdata.ToolResult1KB)-1],
+		`{"content":[{"type":"text","text":"{\"a\":\"bob@example.com\",\"b\":\"bob@example.com x\"}"}],"structuredContent":{"a":"bob@example.com","b":["bob@example.com x"]}}`,
+		`{"content":[{"type":"text","text":"{\"k\":\"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"}"}],"structuredContent":{"k":"sk_live_4eC39HqLyjWDarjtT1zdp7dc","n":4111111111111111}}`,
+		`{"content":[{"type":"text","text":"{\"x\":\"aaaaaaaaQQaaaaaaaa\",\"y\":\"aaaaaaaaRRaaaaaaaa\"}"}],"structuredContent":{"x":"aaaaaaaaRRaaaaaaaa","y":"aaaaaaaaQQaaaaaaaa"}}`,
+		`{"code":1,"message":"m","data":"{\"k\":\"10.0.0.1\"}"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	var engines [][2]*Engine
+	var pipelines []*Pipeline
+	for _, yaml := range []string{
+		`{name: p, transforms: [{type: redact, options: {detectors: ["@secrets"]}}, {type: pseudonymise, options: {detectors: ["@pii"]}}]}`,
+		`{name: p, transforms: [detect, {type: mask, options: {detectors: [email]}}, {type: hash, options: {fields: ["a"]}}, {type: redact, options: {exclude_fields: ["x"]}}, {type: truncate, options: {max_chars: 12}}, annotate]}`,
+		`{name: p, transforms: [{type: block, options: {detectors: [stripe_key]}}, pseudonymise]}`,
+	} {
+		var pair [2]*Engine
+		var pl *Pipeline
+		for i := range pair {
+			e, p, _ := engineFor(f, yaml)
+			e.noMemo = i == 1
+			pair[i], pl = e, compileOutput(f, e, p)
+		}
+		engines, pipelines = append(engines, pair), append(pipelines, pl)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for k, pair := range engines {
+			for kind := ToolResult; kind <= Text; kind++ {
+				var out [2]string
+				var runs [2]Run
+				for i, e := range pair {
+					doc, err := jsondoc.Parse(data)
+					if err != nil {
+						return
+					}
+					e.Apply(pipelines[k], doc, jsondoc.Root, kind, &runs[i])
+					out[i] = string(doc.Bytes())
+				}
+				if out[0] != out[1] || !reflect.DeepEqual(runs[0], runs[1]) {
+					t.Fatalf("pipeline %d, kind %d: memoised\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[0], runs[0], out[1], runs[1])
+				}
+			}
+		}
+	})
+}
+
+// The memo's hash reads a string's length and first and last 8 bytes:
+// strings alike there are still told apart, and a crowded neighbourhood
+// is simply not memoised.
+func TestMemoTable(t *testing.T) {
+	var m memoTable
+	m.slots = make([]memoEntry, memoSlots)
+	var a, b Selection
+	one := []Detection{{Label: "EMAIL", Start: 1, End: 2}}
+	m.add(&a, "aaaaaaaaQQaaaaaaaa", one)
+	m.add(&a, "aaaaaaaaRRaaaaaaaa", nil)
+	if got, ok := m.lookup(&a, "aaaaaaaaQQaaaaaaaa"); !ok || !reflect.DeepEqual(got, one) {
+		t.Errorf("QQ: %v %v", got, ok)
+	}
+	if got, ok := m.lookup(&a, "aaaaaaaaRRaaaaaaaa"); !ok || len(got) != 0 {
+		t.Errorf("RR: %v %v", got, ok)
+	}
+	for _, s := range []string{"aaaaaaaaSSaaaaaaaa", "aaaaaaaaQQaaaaaaa", ""} {
+		if _, ok := m.lookup(&a, s); ok {
+			t.Errorf("%q found", s)
+		}
+	}
+	if _, ok := m.lookup(&b, "aaaaaaaaQQaaaaaaaa"); ok {
+		t.Error("found under another selection")
+	}
+	// More colliding strings than probes: the rest are not memoised.
+	for i := range 2 * memoProbes {
+		m.add(&b, "bbbbbbbb"+strconv.Itoa(i%10)+"bbbbbbbb", nil)
+	}
+	for i := range 10 {
+		s := "bbbbbbbb" + strconv.Itoa(i) + "bbbbbbbb"
+		if _, ok := m.lookup(&b, s); ok != (i < memoProbes) {
+			t.Errorf("%s: memoised %v", s, ok)
+		}
+	}
+	m.reset()
+	if _, ok := m.lookup(&a, "aaaaaaaaQQaaaaaaaa"); ok || len(m.used) != 0 || len(m.found) != 0 {
+		t.Error("not reset")
+	}
+	for i := range m.slots {
+		if m.slots[i] != (memoEntry{}) {
+			t.Fatalf("slot %d kept %+v", i, m.slots[i])
+		}
+	}
 }
