@@ -60,7 +60,31 @@ type scratch struct {
 	// twice, and scanning is pure. Only what was found is kept; each
 	// occurrence is rewritten and counted as before.
 	memo memoTable
+	// strs is where rewritten strings are carved from (carve).
+	strs []byte
 }
+
+// carve returns a string of b's bytes. Short ones are carved from a chunk
+// that is only ever appended to, never written below its length (nor
+// reset when the scratch goes back to the pool): the strings a message's
+// rewrites make cost one allocation together, and each stays valid as
+// long as it is referenced, like any string.
+func (sc *scratch) carve(b []byte) string {
+	if len(b) == 0 || len(b) > maxCarved {
+		return string(b)
+	}
+	if cap(sc.strs)-len(sc.strs) < len(b) {
+		sc.strs = make([]byte, 0, carveChunk)
+	}
+	start := len(sc.strs)
+	sc.strs = append(sc.strs, b...)
+	return unsafe.String(&sc.strs[start], len(b))
+}
+
+const (
+	carveChunk = 2048
+	maxCarved  = 256
+)
 
 // memoTable is a small open-addressed table of scans (memoSlots slots,
 // at most half of them used) hashed by a string's length and its first
@@ -651,11 +675,11 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 		last = d.End
 	}
 	buf = append(buf, s[last:]...)
-	out := string(buf)
-	if run.sc != nil {
-		run.sc.buf = buf[:0]
+	if run.sc == nil {
+		return string(buf)
 	}
-	return out
+	run.sc.buf = buf[:0]
+	return run.sc.carve(buf)
 }
 
 // appendPlaceholder appends Placeholder(template, d) to b: {label}

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -589,6 +590,32 @@ func TestMemoTable(t *testing.T) {
 	for i := range m.slots {
 		if m.slots[i] != (memoEntry{}) {
 			t.Fatalf("slot %d kept %+v", i, m.slots[i])
+		}
+	}
+}
+
+// Strings carved from a scratch stay as they were while later ones are
+// carved, new chunks begin, and the scratch serves other messages.
+func TestCarvedStringsStay(t *testing.T) {
+	var sc scratch
+	var kept []string
+	var want []string
+	for i := range 3 * carveChunk / 10 {
+		b := []byte(strconv.Itoa(i) + "-" + strings.Repeat("x", i%7))
+		kept = append(kept, sc.carve(b))
+		want = append(want, string(b))
+		b[0] = '!' // the caller's buffer is reused
+	}
+	long := bytes.Repeat([]byte("y"), maxCarved+1)
+	if s := sc.carve(long); s != string(long) || len(sc.strs) > carveChunk {
+		t.Errorf("long string: %d bytes", len(s))
+	}
+	if sc.carve(nil) != "" {
+		t.Error("empty")
+	}
+	for i := range kept {
+		if kept[i] != want[i] {
+			t.Fatalf("string %d: %q, want %q", i, kept[i], want[i])
 		}
 	}
 }
