@@ -276,16 +276,20 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		sc.targets = ts[:0]
 	}
 	readTexts(doc, ts)
-	if sc != nil && !e.noMemo && repeatsData(ts) {
+	if sc != nil && !e.noMemo && !p.noMemo && repeatsData(ts) {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
 		}
 		sc.memo.on = true
 	}
+	lastData := lastDataTarget(ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
 		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
 		for j := range ts {
+			if sc != nil && sc.memo.on {
+				sc.memo.adding = j < lastData
+			}
 			e.applySegment(sg, doc, &ts[j], run)
 			if run.Blocked {
 				return false
@@ -316,12 +320,24 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 func repeatsData(ts []target) bool {
 	n := 0
 	for i := range ts {
-		if t := &ts[i]; t.kind == jsonText || t.kind == document && t.shape == shData {
+		if isData(&ts[i]) {
 			n++
 		}
 	}
 	return n >= 2
 }
+
+// lastDataTarget is the index of the last place of data in ts (-1: none).
+func lastDataTarget(ts []target) int {
+	for i := len(ts) - 1; i >= 0; i-- {
+		if isData(&ts[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isData(t *target) bool { return t.kind == jsonText || t.kind == document && t.shape == shData }
 
 // bytesView is b as a string without a copy. Only for bytes no one writes
 // while the string lives: a document's source (jsondoc keeps it and never
@@ -668,7 +684,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && !e.detectors.surelyClean(raw) && len(e.detect(view, &sg.anyScan, run)) > 0
+	return scans && !e.detectors.surelyClean(raw) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;

@@ -93,16 +93,19 @@ const (
 // most memoProbes strings, so colliding strings cost each scan a few
 // comparisons at worst, never a quadratic search.
 type memoTable struct {
-	on    bool
-	used  []uint16 // the slots in use, so that reset clears only those
-	slots []memoEntry
-	found []Detection // the detections of every entry
+	on bool
+	// adding: scans are memoised (not while the last place of data is
+	// walked: nothing would look them up).
+	adding bool
+	used   []uint16 // the slots in use, so that reset clears only those
+	slots  []memoEntry
+	found  []Detection // the detections of every entry
 }
 
 type memoEntry struct {
-	sel      *Selection
 	s        string
-	from, to int32 // in found
+	sel      uint16 // the selection's memoID (0: the slot is free)
+	from, to int32  // in found
 }
 
 const (
@@ -111,7 +114,7 @@ const (
 )
 
 // memoHash mixes sel, the length of s and its first and last 8 bytes.
-func memoHash(sel *Selection, s string) uint64 {
+func memoHash(sel uint16, s string) uint64 {
 	var a, b uint64
 	if len(s) >= 8 {
 		a = memoWord(s[:8])
@@ -122,7 +125,7 @@ func memoHash(sel *Selection, s string) uint64 {
 		}
 	}
 	h := (a ^ uint64(len(s))<<56) * 0x9e3779b97f4a7c15
-	h ^= (b ^ uint64(uintptr(unsafe.Pointer(sel)))) * 0xc2b2ae3d27d4eb4f
+	h ^= (b ^ uint64(sel)) * 0xc2b2ae3d27d4eb4f
 	return h ^ h>>29
 }
 
@@ -134,12 +137,12 @@ func memoWord(s string) uint64 {
 }
 
 // lookup returns the memoised scan of s by sel.
-func (m *memoTable) lookup(sel *Selection, s string) ([]Detection, bool) {
+func (m *memoTable) lookup(sel uint16, s string) ([]Detection, bool) {
 	h := memoHash(sel, s)
 	for p := range memoProbes {
 		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
 		switch {
-		case e.sel == nil:
+		case e.sel == 0:
 			return nil, false
 		case e.sel == sel && e.s == s:
 			return m.found[e.from:e.to:e.to], true
@@ -150,17 +153,17 @@ func (m *memoTable) lookup(sel *Selection, s string) ([]Detection, bool) {
 
 // add memoises found as the scan of s by sel, if there is room near its
 // slot.
-func (m *memoTable) add(sel *Selection, s string, found []Detection) {
+func (m *memoTable) add(sel uint16, s string, found []Detection) {
 	if len(m.used) >= memoSlots/2 {
 		return
 	}
 	h := memoHash(sel, s)
 	for p := range memoProbes {
 		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
-		if e.sel == nil {
+		if e.sel == 0 {
 			from := len(m.found)
 			m.found = append(m.found, found...)
-			*e = memoEntry{sel, s, int32(from), int32(len(m.found))}
+			*e = memoEntry{s, sel, int32(from), int32(len(m.found))}
 			m.used = append(m.used, uint16((h+uint64(p))&(memoSlots-1)))
 			return
 		}
@@ -173,7 +176,7 @@ func (m *memoTable) reset() {
 		m.slots[i] = memoEntry{}
 	}
 	clear(m.found)
-	m.on, m.used, m.found = false, m.used[:0], m.found[:0]
+	m.on, m.adding, m.used, m.found = false, false, m.used[:0], m.found[:0]
 }
 
 // takeScratch gives run a scratch for the message it transforms, unless
@@ -207,26 +210,30 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	e.scratches.Put(taken)
 }
 
+// anyScanMemo is the first memoID of a run's anyScan; the steps' are
+// below.
+const anyScanMemo = 1 << 15
+
 // maxScratchBuf is the largest rewrite buffer a scratch keeps.
 const maxScratchBuf = 64 << 10
 
 // detect is Detect into run's scratch, when it has one, and memoised when
 // the scratch memoises. The result is valid until the next detect of run,
 // and read only.
-func (e *Engine) detect(s string, sel *Selection, run *Run) []Detection {
+func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Detection {
 	sc := run.sc
 	if sc == nil {
 		return e.detectors.Detect(s, *sel)
 	}
 	if sc.memo.on {
-		if found, ok := sc.memo.lookup(sel, s); ok {
+		if found, ok := sc.memo.lookup(memoID, s); ok {
 			return found
 		}
 	}
 	found := e.detectors.DetectAppend(sc.found[:0], s, *sel)
 	sc.found = found[:0]
-	if sc.memo.on {
-		sc.memo.add(sel, s, found)
+	if sc.memo.adding {
+		sc.memo.add(memoID, s, found)
 	}
 	return found
 }
@@ -258,6 +265,8 @@ type Pipeline struct {
 	// onlyDepseudonymise: the pipeline is the automatic depseudonymiser
 	// alone (the input pipeline of most policies).
 	onlyDepseudonymise bool
+	// noMemo: too many steps for the memo's ids (anyScanMemo).
+	noMemo bool
 }
 
 type stepKind uint8
@@ -298,6 +307,9 @@ type step struct {
 	maxChars        int
 	include, drop   Paths // project
 	note            string
+	// memoID tells the step's scans apart from others in the memo
+	// (scratch.memo): its position in the pipeline, from 1.
+	memoID uint16
 	// scan: an annotate step scans only when no detecting step ran before
 	// it; otherwise it reports what they found (scanning again would count
 	// each value twice, and count placeholders as findings).
@@ -333,7 +345,7 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		if !ok {
 			return nil, fmt.Errorf("transform %q: unknown type %q", en.ID, en.Type)
 		}
-		st := step{id: en.ID, kind: k}
+		st := step{id: en.ID, kind: k, memoID: uint16(len(p.steps) + 1)}
 		o := en.Options
 		var err error
 		if st.fields, err = pathsOption(o, "fields"); err != nil {
@@ -377,9 +389,13 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		p.steps = append(p.steps, st)
 		p.ids = append(p.ids, en.ID)
 	}
+	// A memoID is a uint16: the memo is for pipelines of fewer steps than
+	// anyScanMemo (all that anyone writes).
+	p.noMemo = len(p.steps) >= anyScanMemo
 	p.runs = runsOf(p.steps)
 	for i := range p.runs {
 		p.runs[i].anyScan = anyScan(p.runs[i].steps)
+		p.runs[i].anyScanID = anyScanMemo + uint16(i)
 	}
 	p.onlyDepseudonymise = len(p.steps) > 0
 	for i := range p.steps {
@@ -398,7 +414,8 @@ type stepRun struct {
 	// anyScan selects every detector some scanning step of the run
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
-	anyScan Selection
+	anyScan   Selection
+	anyScanID uint16 // in the memo: anyScanMemo and the run's position
 	// findMask selects the detecting steps: what may change a protocol
 	// value or a member's name (the depseudonymiser leaves names alone).
 	findMask uint64
@@ -640,7 +657,7 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if !st.scan {
 		return s
 	}
-	ds := e.detect(s, &st.sel, run)
+	ds := e.detect(s, &st.sel, st.memoID, run)
 	if len(ds) == 0 {
 		return s
 	}

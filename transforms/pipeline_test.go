@@ -555,36 +555,36 @@ func FuzzMemo(f *testing.F) {
 func TestMemoTable(t *testing.T) {
 	var m memoTable
 	m.slots = make([]memoEntry, memoSlots)
-	var a, b Selection
+	const a, b = 1, anyScanMemo
 	one := []Detection{{Label: "EMAIL", Start: 1, End: 2}}
-	m.add(&a, "aaaaaaaaQQaaaaaaaa", one)
-	m.add(&a, "aaaaaaaaRRaaaaaaaa", nil)
-	if got, ok := m.lookup(&a, "aaaaaaaaQQaaaaaaaa"); !ok || !reflect.DeepEqual(got, one) {
+	m.add(a, "aaaaaaaaQQaaaaaaaa", one)
+	m.add(a, "aaaaaaaaRRaaaaaaaa", nil)
+	if got, ok := m.lookup(a, "aaaaaaaaQQaaaaaaaa"); !ok || !reflect.DeepEqual(got, one) {
 		t.Errorf("QQ: %v %v", got, ok)
 	}
-	if got, ok := m.lookup(&a, "aaaaaaaaRRaaaaaaaa"); !ok || len(got) != 0 {
+	if got, ok := m.lookup(a, "aaaaaaaaRRaaaaaaaa"); !ok || len(got) != 0 {
 		t.Errorf("RR: %v %v", got, ok)
 	}
 	for _, s := range []string{"aaaaaaaaSSaaaaaaaa", "aaaaaaaaQQaaaaaaa", ""} {
-		if _, ok := m.lookup(&a, s); ok {
+		if _, ok := m.lookup(a, s); ok {
 			t.Errorf("%q found", s)
 		}
 	}
-	if _, ok := m.lookup(&b, "aaaaaaaaQQaaaaaaaa"); ok {
+	if _, ok := m.lookup(b, "aaaaaaaaQQaaaaaaaa"); ok {
 		t.Error("found under another selection")
 	}
 	// More colliding strings than probes: the rest are not memoised.
 	for i := range 2 * memoProbes {
-		m.add(&b, "bbbbbbbb"+strconv.Itoa(i%10)+"bbbbbbbb", nil)
+		m.add(b, "bbbbbbbb"+strconv.Itoa(i%10)+"bbbbbbbb", nil)
 	}
 	for i := range 10 {
 		s := "bbbbbbbb" + strconv.Itoa(i) + "bbbbbbbb"
-		if _, ok := m.lookup(&b, s); ok != (i < memoProbes) {
+		if _, ok := m.lookup(b, s); ok != (i < memoProbes) {
 			t.Errorf("%s: memoised %v", s, ok)
 		}
 	}
 	m.reset()
-	if _, ok := m.lookup(&a, "aaaaaaaaQQaaaaaaaa"); ok || len(m.used) != 0 || len(m.found) != 0 {
+	if _, ok := m.lookup(a, "aaaaaaaaQQaaaaaaaa"); ok || len(m.used) != 0 || len(m.found) != 0 {
 		t.Error("not reset")
 	}
 	for i := range m.slots {
