@@ -221,6 +221,11 @@ const maxScratchBuf = 64 << 10
 // the scratch memoises. The result is valid until the next detect of run,
 // and read only.
 func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Detection {
+	// A short word ("gold", an enum value, most member names) holds
+	// nothing any detector finds: no pass, no memo. surelyClean reads s.
+	if e.detectors.surelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		return nil
+	}
 	sc := run.sc
 	if sc == nil {
 		return e.detectors.Detect(s, *sel)
