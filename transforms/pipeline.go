@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -600,6 +601,10 @@ type Run struct {
 	// sc is the scratch of the message being transformed (Engine.Apply
 	// takes one from the engine's pool), or nil.
 	sc *scratch
+	// now is the message's time for the Vault, read at its first
+	// pseudonym: every mapping the message issues or refreshes is used
+	// at that time.
+	now time.Time
 }
 
 func (r *Run) count(label string) {
@@ -736,6 +741,12 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 		return e.pseudonyms.Pseudonym(run.Namespace, label, value)
 	case run.Preview:
 		return store.Pseudonym(run.Namespace, label, value)
+	}
+	if v, ok := store.(*Vault); ok {
+		if run.now.IsZero() {
+			run.now = v.now()
+		}
+		return v.pseudonymiseAt(run.Namespace, label, value, run.now)
 	}
 	return store.Pseudonymise(run.Namespace, label, value)
 }

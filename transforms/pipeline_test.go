@@ -619,3 +619,46 @@ func TestCarvedStringsStay(t *testing.T) {
 		}
 	}
 }
+
+// A message reads the vault's clock once, at its first pseudonym; the
+// next message (a new Run) reads it again, and its mappings are used at
+// that time: past the TTL of the first message's time, they still resolve.
+func TestMessageReadsTheVaultClockOnce(t *testing.T) {
+	p, errs := policy.ParsePolicy([]byte(`# yaml
+{name: p, transforms: [pseudonymise], vault: {ttl_seconds: 60}}`), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	clock, reads := time.Unix(1e9, 0), 0
+	now := func() time.Time { reads++; return clock }
+	key := []byte("test key")
+	vault := NewVault(key, p.Vault, NewMemoryKV(), now)
+	e, err := NewEngine(p, vault, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := compileOutput(t, e, p)
+	apply := func(src string) string {
+		doc, err := jsondoc.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		return string(doc.Bytes())
+	}
+	msg := `{"structuredContent":{"a":"a@example.com","b":"b@example.com","c":"c@example.org"}}`
+	first := apply(msg)
+	if reads != 1 {
+		t.Errorf("one message of three pseudonyms read the clock %d times", reads)
+	}
+	clock = clock.Add(50 * time.Second)
+	if second := apply(msg); second != first || reads != 2 {
+		t.Errorf("second message: %s, %d reads", second, reads)
+	}
+	clock = clock.Add(50 * time.Second) // 100 s after the first, 50 after the second
+	for _, v := range []string{"a@example.com", "b@example.com", "c@example.org"} {
+		if got, _ := vault.Resolve("", vault.Pseudonym("", "EMAIL", v)); got != v {
+			t.Errorf("%s: resolves to %q after the second message refreshed it", v, got)
+		}
+	}
+}
