@@ -309,6 +309,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		}
 	}
 	if p.annotates && annotated(kind, doc, n) {
+		run.flushCounts()
 		e.annotate(p, doc, n, run)
 	}
 	return doc.Changed()

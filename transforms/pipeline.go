@@ -63,7 +63,20 @@ type scratch struct {
 	memo memoTable
 	// strs is where rewritten strings are carved from (carve).
 	strs []byte
+	// counts are the message's detections per label, until they go to
+	// Run.Detections (flushCounts): a few labels, looked up by
+	// comparison, rather than a map assignment per detection.
+	counts []labelCount
 }
+
+type labelCount struct {
+	label string
+	n     int
+}
+
+// maxCounts is how many labels a scratch counts before Run.count goes to
+// the map directly.
+const maxCounts = 32
 
 // carve returns a string of b's bytes. Short ones are carved from a chunk
 // that is only ever appended to, never written below its length (nor
@@ -200,6 +213,7 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	if taken == nil {
 		return
 	}
+	run.flushCounts()
 	run.sc = nil
 	clear(taken.found[:cap(taken.found)])
 	clear(taken.targets[:cap(taken.targets)])
@@ -608,10 +622,39 @@ type Run struct {
 }
 
 func (r *Run) count(label string) {
+	if sc := r.sc; sc != nil {
+		for i := range sc.counts {
+			if sc.counts[i].label == label {
+				sc.counts[i].n++
+				return
+			}
+		}
+		if len(sc.counts) < maxCounts {
+			sc.counts = append(sc.counts, labelCount{label, 1})
+			return
+		}
+	}
 	if r.Detections == nil {
 		r.Detections = map[string]int{}
 	}
 	r.Detections[label]++
+}
+
+// flushCounts adds the counts of r's scratch to Detections: before
+// anything reads them (annotate), and when the scratch goes back.
+func (r *Run) flushCounts() {
+	sc := r.sc
+	if sc == nil || len(sc.counts) == 0 {
+		return
+	}
+	if r.Detections == nil {
+		r.Detections = make(map[string]int, len(sc.counts))
+	}
+	for _, c := range sc.counts {
+		r.Detections[c.label] += c.n
+	}
+	clear(sc.counts)
+	sc.counts = sc.counts[:0]
 }
 
 func (r *Run) blockedBy(label string) {

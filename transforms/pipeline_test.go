@@ -662,3 +662,23 @@ func TestMessageReadsTheVaultClockOnce(t *testing.T) {
 		}
 	}
 }
+
+// A message's counts wait in its scratch, and overflow to the map past
+// maxCounts labels; flushCounts leaves Detections as counting into the
+// map would.
+func TestCountsFlushed(t *testing.T) {
+	run := &Run{sc: &scratch{}}
+	want := map[string]int{}
+	for i := range 3 * maxCounts {
+		label := "L" + strconv.Itoa(i%(maxCounts+8))
+		run.count(label)
+		want[label]++
+	}
+	run.flushCounts()
+	run.count("L0")
+	want["L0"]++
+	run.flushCounts()
+	if !reflect.DeepEqual(run.Detections, want) || len(run.sc.counts) != 0 {
+		t.Errorf("%v, want %v", run.Detections, want)
+	}
+}
