@@ -63,6 +63,10 @@ type scratch struct {
 	memo memoTable
 	// strs is where rewritten strings are carved from (carve).
 	strs []byte
+	// now is the time of the payload for the Vault, read at its first
+	// pseudonym: every mapping the payload issues or refreshes is used at
+	// that time (zero: not read yet).
+	now time.Time
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.
@@ -215,6 +219,7 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	}
 	run.flushCounts()
 	run.sc = nil
+	taken.now = time.Time{}
 	clear(taken.found[:cap(taken.found)])
 	clear(taken.targets[:cap(taken.targets)])
 	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
@@ -615,10 +620,6 @@ type Run struct {
 	// sc is the scratch of the message being transformed (Engine.Apply
 	// takes one from the engine's pool), or nil.
 	sc *scratch
-	// now is the message's time for the Vault, read at its first
-	// pseudonym: every mapping the message issues or refreshes is used
-	// at that time.
-	now time.Time
 }
 
 func (r *Run) count(label string) {
@@ -785,11 +786,11 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 	case run.Preview:
 		return store.Pseudonym(run.Namespace, label, value)
 	}
-	if v, ok := store.(*Vault); ok {
-		if run.now.IsZero() {
-			run.now = v.now()
+	if v, ok := store.(*Vault); ok && run.sc != nil {
+		if run.sc.now.IsZero() {
+			run.sc.now = v.now()
 		}
-		return v.pseudonymiseAt(run.Namespace, label, value, run.now)
+		return v.pseudonymiseAt(run.Namespace, label, value, run.sc.now)
 	}
 	return store.Pseudonymise(run.Namespace, label, value)
 }

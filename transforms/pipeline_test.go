@@ -621,8 +621,8 @@ func TestCarvedStringsStay(t *testing.T) {
 }
 
 // A message reads the vault's clock once, at its first pseudonym; the
-// next message (a new Run) reads it again, and its mappings are used at
-// that time: past the TTL of the first message's time, they still resolve.
+// next message reads it again, and its mappings are used at that time:
+// past the TTL of the first message's time, they still resolve.
 func TestMessageReadsTheVaultClockOnce(t *testing.T) {
 	p, errs := policy.ParsePolicy([]byte(`# yaml
 {name: p, transforms: [pseudonymise], vault: {ttl_seconds: 60}}`), policy.Options{})
