@@ -224,8 +224,18 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	clear(taken.targets[:cap(taken.targets)])
 	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
 	taken.memo.reset()
+	// One huge message does not pin its buffers in the pool.
 	if cap(taken.buf) > maxScratchBuf {
-		taken.buf = nil // one huge string does not pin its buffer
+		taken.buf = nil
+	}
+	if cap(taken.found) > maxScratchFound {
+		taken.found = nil
+	}
+	if cap(taken.memo.found) > maxScratchFound {
+		taken.memo.found = nil
+	}
+	if cap(taken.targets) > maxScratchFound {
+		taken.targets = nil
 	}
 	e.scratches.Put(taken)
 }
@@ -234,8 +244,12 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 // below.
 const anyScanMemo = 1 << 15
 
-// maxScratchBuf is the largest rewrite buffer a scratch keeps.
-const maxScratchBuf = 64 << 10
+// maxScratchBuf is the largest rewrite buffer a scratch keeps, and
+// maxScratchFound the most detections (and targets) it keeps room for.
+const (
+	maxScratchBuf   = 64 << 10
+	maxScratchFound = 1024
+)
 
 // detect is Detect into run's scratch, when it has one, and memoised when
 // the scratch memoises. The result is valid until the next detect of run,
@@ -727,8 +741,8 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if st.kind == stepDetect || st.kind == stepAnnotate {
 		return s // nothing changes
 	}
-	// Replace, written into the scratch's buffer: one allocation, the
-	// result's, however long the replacements.
+	// Replace, written into the scratch's buffer and carved from its
+	// chunk: no allocation of its own, however long the replacements.
 	var buf []byte
 	if run.sc != nil {
 		buf = run.sc.buf[:0]
