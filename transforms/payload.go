@@ -573,7 +573,9 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, name
 	}
 	var k string
 	if raw, ok := d.KeyRaw(n); ok {
-		if !e.mayChange(sg, raw, mask, run) {
+		// Most names are short words: settled before mayChange looks at
+		// the steps (only detecting steps read names).
+		if e.detectors.surelyClean(raw) || !e.mayChange(sg, raw, mask, run) {
 			return // the common case: nothing to find
 		}
 		k = bytesView(raw) // copied only if the steps change it
