@@ -265,12 +265,31 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		// unresolved: the safe direction.
 		return false
 	}
-	ts := collect(doc, n, kind, make([]target, 0, 4))
+	sc := e.takeScratch(run)
+	defer e.dropScratch(run, sc)
+	var ts []target
+	if sc != nil { // this call's own: no other Apply of run uses them
+		ts = sc.targets[:0]
+	}
+	ts = collect(doc, n, kind, ts)
+	if sc != nil {
+		sc.targets = ts[:0]
+	}
 	readTexts(doc, ts)
+	if sc != nil && !e.noMemo && !p.noMemo && repeatsData(ts) {
+		if sc.memo.slots == nil {
+			sc.memo.slots = make([]memoEntry, memoSlots)
+		}
+		sc.memo.on = true
+	}
+	lastData := lastDataTarget(ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
 		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
 		for j := range ts {
+			if sc != nil && sc.memo.on {
+				sc.memo.adding = j < lastData
+			}
 			e.applySegment(sg, doc, &ts[j], run)
 			if run.Blocked {
 				return false
@@ -284,14 +303,48 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		case t.kind == plainText && t.changed:
 			doc.SetString(t.node, t.text)
 		case t.kind == jsonText && t.sub.Changed():
-			doc.SetString(t.node, string(t.sub.Bytes()))
+			// A changed document's Bytes are a new buffer, which nothing
+			// else holds or writes: the string can be a view of it.
+			doc.SetString(t.node, bytesView(t.sub.Bytes()))
 		}
 	}
 	if p.annotates && annotated(kind, doc, n) {
+		run.flushCounts()
 		e.annotate(p, doc, n, run)
 	}
 	return doc.Changed()
 }
+
+// repeatsData reports whether a payload has two places of data (a JSON
+// text and structuredContent, say), which often hold the same values: its
+// scans are worth memoising.
+func repeatsData(ts []target) bool {
+	n := 0
+	for i := range ts {
+		if isData(&ts[i]) {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// lastDataTarget is the index of the last place of data in ts (-1: none).
+func lastDataTarget(ts []target) int {
+	for i := len(ts) - 1; i >= 0; i-- {
+		if isData(&ts[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isData(t *target) bool { return t.kind == jsonText || t.kind == document && t.shape == shData }
+
+// bytesView is b as a string without a copy. Only for bytes no one writes
+// while the string lives: a document's source (jsondoc keeps it and never
+// writes to it; neither does anyone after Parse), or a buffer made for the
+// string.
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // readTexts reads the text targets: text that is JSON is parsed, so paths
 // and projections reach into it; text that looks like JSON but fails the
@@ -302,11 +355,17 @@ func readTexts(doc *jsondoc.Doc, ts []target) {
 		if t.kind != plainText && t.kind != jsonText {
 			continue
 		}
-		t.text, _ = doc.Str(t.node)
+		if raw, ok := doc.StrRaw(t.node); ok {
+			t.text = bytesView(raw) // nothing to decode: no copy
+		} else {
+			t.text, _ = doc.Str(t.node)
+		}
 		if t.kind == jsonText {
 			t.kind = plainText
 			if looksLikeJSON(t.text) {
-				if sub, err := jsondoc.Parse([]byte(t.text)); err == nil {
+				// Strings are never written to, and jsondoc never writes
+				// to its source: the text's own bytes can be parsed.
+				if sub, err := jsondoc.Parse(unsafe.Slice(unsafe.StringData(t.text), len(t.text))); err == nil {
 					t.kind, t.sub = jsonText, sub
 				} else {
 					t.unparsed = true
@@ -366,121 +425,139 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	// mostly clean: each string is looked at in place before it is
 	// copied. Data (structuredContent, arguments, JSON text) often holds
 	// findings, which the look would only scan twice.
-	precheck := sh != shData
-	var in, out []map[int32]bool
+	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData}
 	if sg.scoped {
-		in, out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
+		w.in, w.out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
 		for i, st := range sg.steps {
 			if len(st.fields) > 0 {
-				in[i] = st.fields.Nodes(d, root)
+				w.in[i] = st.fields.Nodes(d, root)
 			}
 			if len(st.exclude) > 0 {
-				out[i] = st.exclude.Nodes(d, root)
+				w.out[i] = st.exclude.Nodes(d, root)
 			}
 		}
 	}
-	var names map[int32]*nameSet // the objects whose members were renamed
-	var visit func(n int32, sh shape, reached, excluded uint64, named bool)
-	visit = func(n int32, sh shape, reached, excluded uint64, named bool) {
-		if sg.scoped {
-			for i := range sg.steps {
-				if out[i][n] {
-					excluded |= 1 << i
-				}
-				if in[i][n] {
-					reached |= 1 << i
-				}
+	w.visit(root, sh, ^sg.fieldMask, 0, false)
+}
+
+// docWalk is runDocument's walk of one structure.
+type docWalk struct {
+	e        *Engine
+	sg       *stepRun
+	d        *jsondoc.Doc
+	run      *Run
+	separate bool
+	precheck bool
+	in, out  []map[int32]bool   // per step: the nodes its fields and exclude_fields reach
+	names    map[int32]*nameSet // the objects whose members were renamed
+}
+
+func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool) {
+	e, sg, d, run := w.e, w.sg, w.d, w.run
+	if sg.scoped {
+		for i := range sg.steps {
+			if w.out[i][n] {
+				excluded |= 1 << i
 			}
-		}
-		if named {
-			e.runName(sg, d, n, reached&^excluded&sg.findMask, &names, run)
-		}
-		switch d.Kind(n) {
-		case jsondoc.String:
-			mask := reached &^ excluded
-			if mask == 0 {
-				return
-			}
-			rd := readText
-			if sh != shData {
-				rd = readingAt(d, n, sh, separate)
-			}
-			if rd != readNone && inlineBase64(d, n) && runDetects(sg) {
-				// A data: URI, wherever it is: its base64 is read for the
-				// text it carries (a protocol value then holds nothing
-				// more). One whose "base64" is not base64 (text after
-				// ;base64,) carries nothing: it is read for what it says,
-				// as any protocol value.
-				read := e.dataURINode(sg, d, n, mask, run)
-				if run.Blocked {
-					return
-				}
-				if rd != readText {
-					if read {
-						return
-					}
-					rd = readFindings
-				}
-			}
-			switch rd {
-			case readText:
-				if raw, ok := d.StrRaw(n); ok && precheck && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
-					return // nothing to find: no copy of the string made
-				}
-			case readFindings:
-				// Only what a detector finds changes a protocol value.
-				if mask &= sg.findMask; mask == 0 {
-					return
-				}
-				if raw, ok := d.StrRaw(n); ok && !base64Word(raw) && !e.mayChange(sg, raw, mask) {
-					return
-				}
-			default: // readNone, and readInline without a detecting step
-				return
-			}
-			s, _ := d.Str(n)
-			if r := e.runText(sg, s, mask, run); r != s {
-				d.SetString(n, r)
-			}
-		case jsondoc.Number:
-			// A number is read as the digits a reader sees (a card
-			// number sent as a JSON number); what the detectors find
-			// makes it a string. Protocol numbers (error codes, progress)
-			// are too short for any built-in.
-			if mask := reached &^ excluded & sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
-				(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
-				raw := d.Raw(n)
-				if e.mayChange(sg, raw, mask) {
-					if r := e.runString(sg, string(raw), mask, run); r != string(raw) {
-						d.SetString(n, r)
-					}
-				}
-			}
-		case jsondoc.Object:
-			if skipped(sh, separate) {
-				return
-			}
-			sh = refine(d, n, sh)
-			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				csh := childOf(d, c, sh)
-				visit(c, csh, reached, excluded, nameIsData(sh, csh))
-			}
-		case jsondoc.Array:
-			if isPart(sh) || sh == shOpaque {
-				sh = shData // what these places hold is an object, or a string
-			}
-			if skipped(sh, separate) {
-				return
-			}
-			if sh == shEnvID {
-				sh = shData // an id, method or version is never a list
-			}
-			for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-				visit(c, sh, reached, excluded, false)
+			if w.in[i][n] {
+				reached |= 1 << i
 			}
 		}
 	}
-	visit(root, sh, ^sg.fieldMask, 0, false)
+	if named {
+		e.runName(sg, d, n, reached&^excluded&sg.findMask, &w.names, run)
+	}
+	switch d.Kind(n) {
+	case jsondoc.String:
+		mask := reached &^ excluded
+		if mask == 0 {
+			return
+		}
+		rd := readText
+		if sh != shData {
+			rd = readingAt(d, n, sh, w.separate)
+		}
+		if rd != readNone && inlineBase64(d, n) && runDetects(sg) {
+			// A data: URI, wherever it is: its base64 is read for the
+			// text it carries (a protocol value then holds nothing
+			// more). One whose "base64" is not base64 (text after
+			// ;base64,) carries nothing: it is read for what it says,
+			// as any protocol value.
+			read := e.dataURINode(sg, d, n, mask, run)
+			if run.Blocked {
+				return
+			}
+			if rd != readText {
+				if read {
+					return
+				}
+				rd = readFindings
+			}
+		}
+		look := w.precheck // look in place before running the steps
+		switch rd {
+		case readText:
+		case readFindings:
+			// Only what a detector finds changes a protocol value.
+			if mask &= sg.findMask; mask == 0 {
+				return
+			}
+			look = true
+		default: // readNone, and readInline without a detecting step
+			return
+		}
+		// A string without escapes is run as a view of the document's
+		// bytes: only what the steps change is copied (PseudonymStore
+		// copies what it keeps).
+		var s string
+		if raw, ok := d.StrRaw(n); ok {
+			if look && !base64Word(raw) && !e.mayChange(sg, raw, mask, run) {
+				return // nothing to find
+			}
+			s = bytesView(raw)
+		} else {
+			s, _ = d.Str(n)
+		}
+		if r := e.runText(sg, s, mask, run); r != s {
+			d.SetString(n, r)
+		}
+	case jsondoc.Number:
+		// A number is read as the digits a reader sees (a card
+		// number sent as a JSON number); what the detectors find
+		// makes it a string. Protocol numbers (error codes, progress)
+		// are too short for any built-in.
+		if mask := reached &^ excluded & sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
+			(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
+			raw := d.Raw(n)
+			if e.mayChange(sg, raw, mask, run) {
+				if r := e.runString(sg, bytesView(raw), mask, run); r != bytesView(raw) {
+					d.SetString(n, r)
+				}
+			}
+		}
+	case jsondoc.Object:
+		if skipped(sh, w.separate) {
+			return
+		}
+		sh = refine(d, n, sh)
+		for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+			csh := childOf(d, c, sh)
+			w.visit(c, csh, reached, excluded, nameIsData(sh, csh))
+		}
+	case jsondoc.Array:
+		if isPart(sh) || sh == shOpaque {
+			sh = shData // what these places hold is an object, or a string
+		}
+		if skipped(sh, w.separate) {
+			return
+		}
+		if sh == shEnvID {
+			sh = shData // an id, method or version is never a list
+		}
+		for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+			w.visit(c, sh, reached, excluded, false)
+		}
+	}
 }
 
 // runName runs the detecting steps of mask over the name of member n (see
@@ -494,10 +571,17 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, name
 	if mask == 0 {
 		return
 	}
-	if raw, ok := d.KeyRaw(n); ok && !e.mayChange(sg, raw, mask) {
-		return // the common case: no copy of the name made
+	var k string
+	if raw, ok := d.KeyRaw(n); ok {
+		// Most names are short words: settled before mayChange looks at
+		// the steps (only detecting steps read names).
+		if e.detectors.surelyClean(raw) || !e.mayChange(sg, raw, mask, run) {
+			return // the common case: nothing to find
+		}
+		k = bytesView(raw) // copied only if the steps change it
+	} else {
+		k = d.Key(n)
 	}
-	k := d.Key(n)
 	r := e.runString(sg, k, mask, run)
 	if r == k || run.Blocked {
 		return
@@ -579,7 +663,7 @@ func base64Form(s string) bool {
 // change or find anything in raw, the bytes of a string written without
 // escapes. Most strings of a message hold nothing: they are looked at in
 // place, and only the others copied and run (runString).
-func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
+func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool {
 	if len(raw) == 0 {
 		return false
 	}
@@ -603,7 +687,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64) bool {
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && !e.detectors.surelyClean(raw) && len(e.detectors.DetectAppend(nil, view, sg.anyScan)) > 0
+	return scans && !e.detectors.surelyClean(raw) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;

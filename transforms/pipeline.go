@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -12,6 +15,10 @@ import (
 // PseudonymStore is what the pseudonymise and depseudonymise steps need of
 // the vault (SPEC 13): Vault implements it over shared data, SealedVault
 // with the key alone.
+//
+// The value and s a store is given may be views of a message's bytes,
+// valid only during the call (the pipeline scans strings in place and
+// copies only what changes): a store that keeps one copies it.
 type PseudonymStore interface {
 	// Pseudonymise returns value's pseudonym in namespace ns and stores
 	// the mapping so the depseudonymiser can resolve it.
@@ -34,6 +41,240 @@ type Engine struct {
 	// pseudonyms computes pseudonyms when there is no store (tools that
 	// only preview): nothing is stored, nothing resolves.
 	pseudonyms *Pseudonymizer
+	// scratches holds *scratch: what a message's transforms reuse.
+	scratches sync.Pool
+	// noMemo turns the memo of scans off (tests compare with it off).
+	noMemo bool
+}
+
+// scratch is what the transforms of one message reuse from string to
+// string: the detections of a scan, the bytes of a rewritten string, the
+// targets of a payload. An Engine keeps them in a pool: the streams of a
+// VM run one at a time, but tests and the CLI run messages in parallel.
+type scratch struct {
+	found   []Detection
+	buf     []byte
+	targets []target
+	// memo, when on, holds what the scans of the message found, by
+	// selection and string: a result whose content text is the JSON of
+	// its structuredContent (as go-sdk servers write it) has every value
+	// twice, and scanning is pure. Only what was found is kept; each
+	// occurrence is rewritten and counted as before.
+	memo memoTable
+	// strs is where rewritten strings are carved from (carve).
+	strs []byte
+	// now is the time of the payload for the Vault, read at its first
+	// pseudonym: every mapping the payload issues or refreshes is used at
+	// that time (zero: not read yet).
+	now time.Time
+	// counts are the message's detections per label, until they go to
+	// Run.Detections (flushCounts): a few labels, looked up by
+	// comparison, rather than a map assignment per detection.
+	counts []labelCount
+}
+
+type labelCount struct {
+	label string
+	n     int
+}
+
+// maxCounts is how many labels a scratch counts before Run.count goes to
+// the map directly.
+const maxCounts = 32
+
+// carve returns a string of b's bytes. Short ones are carved from a chunk
+// that is only ever appended to, never written below its length (nor
+// reset when the scratch goes back to the pool): the strings a message's
+// rewrites make cost one allocation together, and each stays valid as
+// long as it is referenced, like any string.
+func (sc *scratch) carve(b []byte) string {
+	if len(b) == 0 || len(b) > maxCarved {
+		return string(b)
+	}
+	if cap(sc.strs)-len(sc.strs) < len(b) {
+		sc.strs = make([]byte, 0, carveChunk)
+	}
+	start := len(sc.strs)
+	sc.strs = append(sc.strs, b...)
+	return unsafe.String(&sc.strs[start], len(b))
+}
+
+const (
+	carveChunk = 2048
+	maxCarved  = 256
+)
+
+// memoTable is a small open-addressed table of scans (memoSlots slots,
+// at most half of them used) hashed by a string's length and its first
+// and last 8 bytes: hashing costs the same for every string (a map's hash
+// reads all of it, and has no assembly in wasm). A lookup compares at
+// most memoProbes strings, so colliding strings cost each scan a few
+// comparisons at worst, never a quadratic search.
+type memoTable struct {
+	on bool
+	// adding: scans are memoised (not while the last place of data is
+	// walked: nothing would look them up).
+	adding bool
+	used   []uint16 // the slots in use, so that reset clears only those
+	slots  []memoEntry
+	found  []Detection // the detections of every entry
+}
+
+type memoEntry struct {
+	s        string
+	sel      uint16 // the selection's memoID (0: the slot is free)
+	from, to int32  // in found
+}
+
+const (
+	memoSlots  = 1024
+	memoProbes = 4
+)
+
+// memoHash mixes sel, the length of s and its first and last 8 bytes.
+func memoHash(sel uint16, s string) uint64 {
+	var a, b uint64
+	if len(s) >= 8 {
+		a = memoWord(s[:8])
+		b = memoWord(s[len(s)-8:])
+	} else {
+		for i := 0; i < len(s); i++ {
+			a = a<<8 | uint64(s[i])
+		}
+	}
+	h := (a ^ uint64(len(s))<<56) * 0x9e3779b97f4a7c15
+	h ^= (b ^ uint64(sel)) * 0xc2b2ae3d27d4eb4f
+	return h ^ h>>29
+}
+
+// memoWord is the first 8 bytes of s, little-endian (one load).
+func memoWord(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// lookup returns the memoised scan of s by sel.
+func (m *memoTable) lookup(sel uint16, s string) ([]Detection, bool) {
+	h := memoHash(sel, s)
+	for p := range memoProbes {
+		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
+		switch {
+		case e.sel == 0:
+			return nil, false
+		case e.sel == sel && e.s == s:
+			return m.found[e.from:e.to:e.to], true
+		}
+	}
+	return nil, false
+}
+
+// add memoises found as the scan of s by sel, if there is room near its
+// slot.
+func (m *memoTable) add(sel uint16, s string, found []Detection) {
+	if len(m.used) >= memoSlots/2 {
+		return
+	}
+	h := memoHash(sel, s)
+	for p := range memoProbes {
+		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
+		if e.sel == 0 {
+			from := len(m.found)
+			m.found = append(m.found, found...)
+			*e = memoEntry{s, sel, int32(from), int32(len(m.found))}
+			m.used = append(m.used, uint16((h+uint64(p))&(memoSlots-1)))
+			return
+		}
+	}
+}
+
+// reset empties the table, keeping nothing of the message.
+func (m *memoTable) reset() {
+	for _, i := range m.used {
+		m.slots[i] = memoEntry{}
+	}
+	clear(m.found)
+	m.on, m.adding, m.used, m.found = false, false, m.used[:0], m.found[:0]
+}
+
+// takeScratch gives run a scratch for the message it transforms, unless
+// it has one; the caller returns it with dropScratch(run, taken).
+func (e *Engine) takeScratch(run *Run) (taken *scratch) {
+	if run.sc != nil {
+		return nil
+	}
+	sc, _ := e.scratches.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	run.sc = sc
+	return sc
+}
+
+// dropScratch returns a scratch takeScratch gave (nil: none), holding no
+// message's values or documents.
+func (e *Engine) dropScratch(run *Run, taken *scratch) {
+	if taken == nil {
+		return
+	}
+	run.flushCounts()
+	run.sc = nil
+	taken.now = time.Time{}
+	clear(taken.found[:cap(taken.found)])
+	clear(taken.targets[:cap(taken.targets)])
+	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
+	taken.memo.reset()
+	// One huge message does not pin its buffers in the pool.
+	if cap(taken.buf) > maxScratchBuf {
+		taken.buf = nil
+	}
+	if cap(taken.found) > maxScratchFound {
+		taken.found = nil
+	}
+	if cap(taken.memo.found) > maxScratchFound {
+		taken.memo.found = nil
+	}
+	if cap(taken.targets) > maxScratchFound {
+		taken.targets = nil
+	}
+	e.scratches.Put(taken)
+}
+
+// anyScanMemo is the first memoID of a run's anyScan; the steps' are
+// below.
+const anyScanMemo = 1 << 15
+
+// maxScratchBuf is the largest rewrite buffer a scratch keeps, and
+// maxScratchFound the most detections (and targets) it keeps room for.
+const (
+	maxScratchBuf   = 64 << 10
+	maxScratchFound = 1024
+)
+
+// detect is Detect into run's scratch, when it has one, and memoised when
+// the scratch memoises. The result is valid until the next detect of run,
+// and read only.
+func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Detection {
+	// A short word ("gold", an enum value, most member names) holds
+	// nothing any detector finds: no pass, no memo. surelyClean reads s.
+	if e.detectors.surelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		return nil
+	}
+	sc := run.sc
+	if sc == nil {
+		return e.detectors.Detect(s, *sel)
+	}
+	if sc.memo.on {
+		if found, ok := sc.memo.lookup(memoID, s); ok {
+			return found
+		}
+	}
+	found := e.detectors.DetectAppend(sc.found[:0], s, *sel)
+	sc.found = found[:0]
+	if sc.memo.adding {
+		sc.memo.add(memoID, s, found)
+	}
+	return found
 }
 
 // NewEngine builds the transform engine of a policy. key is the vault key
@@ -63,6 +304,8 @@ type Pipeline struct {
 	// onlyDepseudonymise: the pipeline is the automatic depseudonymiser
 	// alone (the input pipeline of most policies).
 	onlyDepseudonymise bool
+	// noMemo: too many steps for the memo's ids (anyScanMemo).
+	noMemo bool
 }
 
 type stepKind uint8
@@ -103,6 +346,9 @@ type step struct {
 	maxChars        int
 	include, drop   Paths // project
 	note            string
+	// memoID tells the step's scans apart from others in the memo
+	// (scratch.memo): its position in the pipeline, from 1.
+	memoID uint16
 	// scan: an annotate step scans only when no detecting step ran before
 	// it; otherwise it reports what they found (scanning again would count
 	// each value twice, and count placeholders as findings).
@@ -138,7 +384,7 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		if !ok {
 			return nil, fmt.Errorf("transform %q: unknown type %q", en.ID, en.Type)
 		}
-		st := step{id: en.ID, kind: k}
+		st := step{id: en.ID, kind: k, memoID: uint16(len(p.steps) + 1)}
 		o := en.Options
 		var err error
 		if st.fields, err = pathsOption(o, "fields"); err != nil {
@@ -182,9 +428,13 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		p.steps = append(p.steps, st)
 		p.ids = append(p.ids, en.ID)
 	}
+	// A memoID is a uint16: the memo is for pipelines of fewer steps than
+	// anyScanMemo (all that anyone writes).
+	p.noMemo = len(p.steps) >= anyScanMemo
 	p.runs = runsOf(p.steps)
 	for i := range p.runs {
 		p.runs[i].anyScan = anyScan(p.runs[i].steps)
+		p.runs[i].anyScanID = anyScanMemo + uint16(i)
 	}
 	p.onlyDepseudonymise = len(p.steps) > 0
 	for i := range p.steps {
@@ -203,7 +453,8 @@ type stepRun struct {
 	// anyScan selects every detector some scanning step of the run
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
-	anyScan Selection
+	anyScan   Selection
+	anyScanID uint16 // in the memo: anyScanMemo and the run's position
 	// findMask selects the detecting steps: what may change a protocol
 	// value or a member's name (the depseudonymiser leaves names alone).
 	findMask uint64
@@ -379,13 +630,46 @@ type Run struct {
 	// that fired it, sorted and distinct.
 	Blocked     bool
 	BlockLabels []string
+
+	// sc is the scratch of the message being transformed (Engine.Apply
+	// takes one from the engine's pool), or nil.
+	sc *scratch
 }
 
 func (r *Run) count(label string) {
+	if sc := r.sc; sc != nil {
+		for i := range sc.counts {
+			if sc.counts[i].label == label {
+				sc.counts[i].n++
+				return
+			}
+		}
+		if len(sc.counts) < maxCounts {
+			sc.counts = append(sc.counts, labelCount{label, 1})
+			return
+		}
+	}
 	if r.Detections == nil {
 		r.Detections = map[string]int{}
 	}
 	r.Detections[label]++
+}
+
+// flushCounts adds the counts of r's scratch to Detections: before
+// anything reads them (annotate), and when the scratch goes back.
+func (r *Run) flushCounts() {
+	sc := r.sc
+	if sc == nil || len(sc.counts) == 0 {
+		return
+	}
+	if r.Detections == nil {
+		r.Detections = make(map[string]int, len(sc.counts))
+	}
+	for _, c := range sc.counts {
+		r.Detections[c.label] += c.n
+	}
+	clear(sc.counts)
+	sc.counts = sc.counts[:0]
 }
 
 func (r *Run) blockedBy(label string) {
@@ -441,7 +725,7 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if !st.scan {
 		return s
 	}
-	ds := e.detectors.Detect(s, st.sel)
+	ds := e.detect(s, &st.sel, st.memoID, run)
 	if len(ds) == 0 {
 		return s
 	}
@@ -457,10 +741,55 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if st.kind == stepDetect || st.kind == stepAnnotate {
 		return s // nothing changes
 	}
-	return Replace(s, ds, func(d Detection, v string) string {
-		r, _ := e.replacement(st, d, v, run)
-		return r
-	})
+	// Replace, written into the scratch's buffer and carved from its
+	// chunk: no allocation of its own, however long the replacements.
+	var buf []byte
+	if run.sc != nil {
+		buf = run.sc.buf[:0]
+	}
+	last := 0
+	for i := range ds {
+		d := &ds[i]
+		buf = append(buf, s[last:d.Start]...)
+		if st.kind == stepRedact {
+			buf = appendPlaceholder(buf, st.placeholder, d)
+		} else {
+			r, _ := e.replacement(st, *d, d.Seen(s), run)
+			buf = append(buf, r...)
+		}
+		last = d.End
+	}
+	buf = append(buf, s[last:]...)
+	if run.sc == nil {
+		return string(buf)
+	}
+	run.sc.buf = buf[:0]
+	return run.sc.carve(buf)
+}
+
+// appendPlaceholder appends Placeholder(template, d) to b: {label}
+// becomes the label, {detector} the detector. Labels are upper-case
+// letters, digits and underscores, so replacing both in one pass gives
+// what Placeholder's two replacements give.
+func appendPlaceholder(b []byte, template string, d *Detection) []byte {
+	for {
+		i := strings.IndexByte(template, '{')
+		if i < 0 {
+			return append(b, template...)
+		}
+		b = append(b, template[:i]...)
+		switch rest := template[i:]; {
+		case strings.HasPrefix(rest, "{label}"):
+			b = append(b, d.Label...)
+			template = rest[len("{label}"):]
+		case strings.HasPrefix(rest, "{detector}"):
+			b = append(b, d.Detector...)
+			template = rest[len("{detector}"):]
+		default:
+			b = append(b, '{')
+			template = rest[1:]
+		}
+	}
 }
 
 func (e *Engine) pseudonym(run *Run, label, value string) string {
@@ -470,6 +799,12 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 		return e.pseudonyms.Pseudonym(run.Namespace, label, value)
 	case run.Preview:
 		return store.Pseudonym(run.Namespace, label, value)
+	}
+	if v, ok := store.(*Vault); ok && run.sc != nil {
+		if run.sc.now.IsZero() {
+			run.sc.now = v.now()
+		}
+		return v.pseudonymiseAt(run.Namespace, label, value, run.sc.now)
 	}
 	return store.Pseudonymise(run.Namespace, label, value)
 }

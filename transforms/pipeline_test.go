@@ -1,9 +1,13 @@
 package transforms
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +31,7 @@ func (m *mapStore) Pseudonym(ns, label, value string) string { return m.pz.Pseud
 
 func (m *mapStore) Pseudonymise(ns, label, value string) string {
 	p := m.pz.Pseudonym(ns, label, value)
-	m.stored[ns+"|"+p] = value
+	m.stored[ns+"|"+p] = strings.Clone(value) // value may be a view (PseudonymStore)
 	return p
 }
 
@@ -352,4 +356,329 @@ func FuzzApply(f *testing.F) {
 			}
 		}
 	})
+}
+
+// appendPlaceholder fills a placeholder as Placeholder does, in one pass.
+func TestAppendPlaceholder(t *testing.T) {
+	for _, tc := range []struct{ template, label, detector string }{
+		{"[REDACTED:{label}]", "EMAIL", "email"},
+		{"<{detector}:{label}>", "CREDIT_CARD", "credit_card"},
+		{"no braces", "EMAIL", "email"},
+		{"{", "EMAIL", "email"},
+		{"}{label", "A", "x"},
+		{"{{label}}{{detector}}", "B2", "{label}"},
+		{"{detector{label}}", "EMAIL", "email"},
+		{"{label}{label}{detector}{detector}", "X_1", "custom_one"},
+		{"{lab{label}el}", "EMAIL", "email"},
+		{"", "EMAIL", "email"},
+	} {
+		d := Detection{Label: tc.label, Detector: tc.detector}
+		if got, want := string(appendPlaceholder([]byte("pre:"), tc.template, &d)), "pre:"+Placeholder(tc.template, d); got != want {
+			t.Errorf("%q with %s/%s: %q, Placeholder gives %q", tc.template, tc.label, tc.detector, got, want)
+		}
+	}
+}
+
+// FuzzAppendPlaceholder: appendPlaceholder against Placeholder, with
+// labels as the policy allows them ([A-Z][A-Z0-9_]*) and any detector name.
+func FuzzAppendPlaceholder(f *testing.F) {
+	f.Add("[REDACTED:{label}]", "EMAIL", "email")
+	f.Add("{detector{label}}", "A", "{label}")
+	f.Fuzz(func(t *testing.T, template, label, detector string) {
+		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(label) {
+			return
+		}
+		d := Detection{Label: label, Detector: detector}
+		if got, want := string(appendPlaceholder(nil, template, &d)), Placeholder(template, d); got != want {
+			t.Errorf("%q: %q, Placeholder gives %q", template, got, want)
+		}
+	})
+}
+
+// The pipeline scans strings as views of the message's bytes: what the
+// vaults keep of a message (values, pseudonyms to resolve) must not change
+// when those bytes are reused for the next message.
+func TestVaultsKeepNoViewOfTheMessage(t *testing.T) {
+	p, errs := policy.ParsePolicy([]byte(`# yaml
+{name: p, transforms: [pseudonymise]}`), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	key := []byte("test key")
+	vault := NewVault(key, p.Vault, NewMemoryKV(), time.Now)
+	sealed := newSealed(t, [][]byte{sealedKeyA}, p.Vault, "", nil, time.Now)
+	for _, store := range []PseudonymStore{vault, sealed} {
+		e, err := NewEngine(p, store, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := compileOutput(t, e, p)
+		src := []byte(`{"content":[{"type":"text","text":"mail bob@example.com"}],"structuredContent":{"to":"carol@example.org"}}`)
+		doc, err := jsondoc.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		out := string(doc.Bytes())
+		bob, carol := store.Pseudonym("", "EMAIL", "bob@example.com"), store.Pseudonym("", "EMAIL", "carol@example.org")
+		if !strings.Contains(out, bob) || !strings.Contains(out, carol) {
+			t.Fatalf("%T: not pseudonymised: %s", store, out)
+		}
+		// The pseudonyms come back in a request, are resolved (and
+		// cached), and that request's bytes are reused.
+		in := []byte(`{"a":"` + bob + `","b":"` + carol + `"}`)
+		back, err := jsondoc.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		depseudo, err := e.Compile([]policy.PipelineEntry{{ID: policy.DepseudonymiseID, Type: policy.DepseudonymiseID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(depseudo, back, jsondoc.Root, Arguments, &Run{})
+		if got := string(back.Bytes()); got != `{"a":"bob@example.com","b":"carol@example.org"}` {
+			t.Fatalf("%T: restored %s", store, got)
+		}
+		for i := range src {
+			src[i] = 'x'
+		}
+		for i := range in {
+			in[i] = 'x'
+		}
+		for value, pseudonym := range map[string]string{"bob@example.com": bob, "carol@example.org": carol} {
+			if got, _ := store.Restore("", pseudonym, nil); got != value {
+				t.Errorf("%T: %s resolves to %q after the message's bytes were reused", store, pseudonym, got)
+			}
+			if got := store.Pseudonymise("", "EMAIL", value); got != pseudonym {
+				t.Errorf("%T: %s pseudonymised again as %q", store, value, got)
+			}
+		}
+	}
+}
+
+// One engine transforms messages in parallel (tests, the CLI): the
+// scratch each message takes from the engine's pool is its own.
+func TestApplyInParallel(t *testing.T) {
+	pol, errs := policy.ParseEnvelope([]byte(benchdata.TransformEnvelope), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	p := pol.Policy
+	key := []byte(p.Vault.Key)
+	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := compileOutput(t, e, p)
+	src := []byte(benchdata.ToolResult1KB)
+	transform := func() string {
+		doc, err := jsondoc.Parse(src)
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		e.Apply(pl, doc, doc.Get(jsondoc.Root, "result"), ToolResult, &Run{})
+		return string(doc.Bytes())
+	}
+	want := transform()
+	if !strings.Contains(want, "[REDACTED:STRIPE_KEY]") || strings.Contains(want, "alice.martin@example.com") {
+		t.Fatalf("not transformed: %s", want)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				if got := transform(); got != want {
+					t.Errorf("in parallel: %s", got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// FuzzMemo: a message transformed with its scans memoised (a result
+// with a JSON text and structuredContent) comes out exactly as without the
+// memo, with the same counts, for the standard profile's steps and for
+// steps that share detectors, mask, hash, block and truncate.
+func FuzzMemo(f *testing.F) {
+	for _, seed := range []string{
+		benchdata.ToolResult1KB[strings.Index(benchdata.ToolResult1KB, `"result":`)+len(`"result":`) : len(benchdata.ToolResult1KB)-1],
+		`{"content":[{"type":"text","text":"{\"a\":\"bob@example.com\",\"b\":\"bob@example.com x\"}"}],"structuredContent":{"a":"bob@example.com","b":["bob@example.com x"]}}`,
+		`{"content":[{"type":"text","text":"{\"k\":\"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"}"}],"structuredContent":{"k":"sk_live_4eC39HqLyjWDarjtT1zdp7dc","n":4111111111111111}}`,
+		`{"content":[{"type":"text","text":"{\"x\":\"aaaaaaaaQQaaaaaaaa\",\"y\":\"aaaaaaaaRRaaaaaaaa\"}"}],"structuredContent":{"x":"aaaaaaaaRRaaaaaaaa","y":"aaaaaaaaQQaaaaaaaa"}}`,
+		`{"code":1,"message":"m","data":"{\"k\":\"10.0.0.1\"}"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	var engines [][2]*Engine
+	var pipelines []*Pipeline
+	for _, yaml := range []string{
+		`{name: p, transforms: [{type: redact, options: {detectors: ["@secrets"]}}, {type: pseudonymise, options: {detectors: ["@pii"]}}]}`,
+		`{name: p, transforms: [detect, {type: mask, options: {detectors: [email]}}, {type: hash, options: {fields: ["a"]}}, {type: redact, options: {exclude_fields: ["x"]}}, {type: truncate, options: {max_chars: 12}}, annotate]}`,
+		`{name: p, transforms: [{type: block, options: {detectors: [stripe_key]}}, pseudonymise]}`,
+	} {
+		var pair [2]*Engine
+		var pl *Pipeline
+		for i := range pair {
+			e, p, _ := engineFor(f, yaml)
+			e.noMemo = i == 1
+			pair[i], pl = e, compileOutput(f, e, p)
+		}
+		engines, pipelines = append(engines, pair), append(pipelines, pl)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for k, pair := range engines {
+			for kind := ToolResult; kind <= Text; kind++ {
+				var out [2]string
+				var runs [2]Run
+				for i, e := range pair {
+					doc, err := jsondoc.Parse(data)
+					if err != nil {
+						return
+					}
+					e.Apply(pipelines[k], doc, jsondoc.Root, kind, &runs[i])
+					out[i] = string(doc.Bytes())
+				}
+				if out[0] != out[1] || !reflect.DeepEqual(runs[0], runs[1]) {
+					t.Fatalf("pipeline %d, kind %d: memoised\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[0], runs[0], out[1], runs[1])
+				}
+			}
+		}
+	})
+}
+
+// The memo's hash reads a string's length and first and last 8 bytes:
+// strings alike there are still told apart, and a crowded neighbourhood
+// is simply not memoised.
+func TestMemoTable(t *testing.T) {
+	var m memoTable
+	m.slots = make([]memoEntry, memoSlots)
+	const a, b = 1, anyScanMemo
+	one := []Detection{{Label: "EMAIL", Start: 1, End: 2}}
+	m.add(a, "aaaaaaaaQQaaaaaaaa", one)
+	m.add(a, "aaaaaaaaRRaaaaaaaa", nil)
+	if got, ok := m.lookup(a, "aaaaaaaaQQaaaaaaaa"); !ok || !reflect.DeepEqual(got, one) {
+		t.Errorf("QQ: %v %v", got, ok)
+	}
+	if got, ok := m.lookup(a, "aaaaaaaaRRaaaaaaaa"); !ok || len(got) != 0 {
+		t.Errorf("RR: %v %v", got, ok)
+	}
+	for _, s := range []string{"aaaaaaaaSSaaaaaaaa", "aaaaaaaaQQaaaaaaa", ""} {
+		if _, ok := m.lookup(a, s); ok {
+			t.Errorf("%q found", s)
+		}
+	}
+	if _, ok := m.lookup(b, "aaaaaaaaQQaaaaaaaa"); ok {
+		t.Error("found under another selection")
+	}
+	// More colliding strings than probes: the rest are not memoised.
+	for i := range 2 * memoProbes {
+		m.add(b, "bbbbbbbb"+strconv.Itoa(i%10)+"bbbbbbbb", nil)
+	}
+	for i := range 10 {
+		s := "bbbbbbbb" + strconv.Itoa(i) + "bbbbbbbb"
+		if _, ok := m.lookup(b, s); ok != (i < memoProbes) {
+			t.Errorf("%s: memoised %v", s, ok)
+		}
+	}
+	m.reset()
+	if _, ok := m.lookup(a, "aaaaaaaaQQaaaaaaaa"); ok || len(m.used) != 0 || len(m.found) != 0 {
+		t.Error("not reset")
+	}
+	for i := range m.slots {
+		if m.slots[i] != (memoEntry{}) {
+			t.Fatalf("slot %d kept %+v", i, m.slots[i])
+		}
+	}
+}
+
+// Strings carved from a scratch stay as they were while later ones are
+// carved, new chunks begin, and the scratch serves other messages.
+func TestCarvedStringsStay(t *testing.T) {
+	var sc scratch
+	var kept []string
+	var want []string
+	for i := range 3 * carveChunk / 10 {
+		b := []byte(strconv.Itoa(i) + "-" + strings.Repeat("x", i%7))
+		kept = append(kept, sc.carve(b))
+		want = append(want, string(b))
+		b[0] = '!' // the caller's buffer is reused
+	}
+	long := bytes.Repeat([]byte("y"), maxCarved+1)
+	if s := sc.carve(long); s != string(long) || len(sc.strs) > carveChunk {
+		t.Errorf("long string: %d bytes", len(s))
+	}
+	if sc.carve(nil) != "" {
+		t.Error("empty")
+	}
+	for i := range kept {
+		if kept[i] != want[i] {
+			t.Fatalf("string %d: %q, want %q", i, kept[i], want[i])
+		}
+	}
+}
+
+// A message reads the vault's clock once, at its first pseudonym; the
+// next message reads it again, and its mappings are used at that time:
+// past the TTL of the first message's time, they still resolve.
+func TestMessageReadsTheVaultClockOnce(t *testing.T) {
+	p, errs := policy.ParsePolicy([]byte(`# yaml
+{name: p, transforms: [pseudonymise], vault: {ttl_seconds: 60}}`), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	clock, reads := time.Unix(1e9, 0), 0
+	now := func() time.Time { reads++; return clock }
+	key := []byte("test key")
+	vault := NewVault(key, p.Vault, NewMemoryKV(), now)
+	e, err := NewEngine(p, vault, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := compileOutput(t, e, p)
+	apply := func(src string) string {
+		doc, err := jsondoc.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		return string(doc.Bytes())
+	}
+	msg := `{"structuredContent":{"a":"a@example.com","b":"b@example.com","c":"c@example.org"}}`
+	first := apply(msg)
+	if reads != 1 {
+		t.Errorf("one message of three pseudonyms read the clock %d times", reads)
+	}
+	clock = clock.Add(50 * time.Second)
+	if second := apply(msg); second != first || reads != 2 {
+		t.Errorf("second message: %s, %d reads", second, reads)
+	}
+	clock = clock.Add(50 * time.Second) // 100 s after the first, 50 after the second
+	for _, v := range []string{"a@example.com", "b@example.com", "c@example.org"} {
+		if got, _ := vault.Resolve("", vault.Pseudonym("", "EMAIL", v)); got != v {
+			t.Errorf("%s: resolves to %q after the second message refreshed it", v, got)
+		}
+	}
+}
+
+// A message's counts wait in its scratch, and overflow to the map past
+// maxCounts labels; flushCounts leaves Detections as counting into the
+// map would.
+func TestCountsFlushed(t *testing.T) {
+	run := &Run{sc: &scratch{}}
+	want := map[string]int{}
+	for i := range 3 * maxCounts {
+		label := "L" + strconv.Itoa(i%(maxCounts+8))
+		run.count(label)
+		want[label]++
+	}
+	run.flushCounts()
+	run.count("L0")
+	want["L0"]++
+	run.flushCounts()
+	if !reflect.DeepEqual(run.Detections, want) || len(run.sc.counts) != 0 {
+		t.Errorf("%v, want %v", run.Detections, want)
+	}
 }

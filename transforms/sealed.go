@@ -273,7 +273,8 @@ func (v *SealedVault) seal(ns, label, value string) (string, bool) {
 	out[len(label)] = '_'
 	tokenEncoding.Encode(out[len(label)+1:], raw)
 	p := string(out)
-	*e = sealedEntry{ns: ns, label: label, value: plain, pseudonym: p, epoch: epoch, used: v.tick}
+	// plain may be a view of a message's bytes (PseudonymStore).
+	*e = sealedEntry{ns: ns, label: label, value: strings.Clone(plain), pseudonym: p, epoch: epoch, used: v.tick}
 	return p, true
 }
 
@@ -427,6 +428,10 @@ func (v *SealedVault) resolve(ns, p string, r *Restored) (string, bool) {
 	case openedValue:
 		v.mu.Lock()
 		v.tick++
+		// p (and label, part of it) may be a view of a message's bytes
+		// (PseudonymStore).
+		p = strings.Clone(p)
+		label = p[:len(label)]
 		*cacheWay(set, func(e *sealedEntry) bool { return e.pseudonym == p && e.ns == ns }) = sealedEntry{ns: ns, label: label, value: value, pseudonym: p, epoch: epoch, used: v.tick}
 		v.mu.Unlock()
 		v.stats.resolved.Add(1)

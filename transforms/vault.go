@@ -202,14 +202,19 @@ func (v *Vault) cacheSet(a, b, c string) int { return cacheSetOf(v.seed, a, b, c
 // cacheSetOf is the set of a cache of vaultCacheSize/2 sets that the
 // strings a, b, c map to under seed.
 func cacheSetOf(seed maphash.Seed, a, b, c string) int {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.WriteString(a)
-	h.WriteByte(0)
-	h.WriteString(b)
-	h.WriteByte(0)
-	h.WriteString(c)
-	return int(h.Sum64() % (vaultCacheSize / 2))
+	// Each string hashed on its own and the three mixed: a maphash.Hash
+	// (zeroed, filled and hashed through its buffer) costs several times
+	// more inside the VM, once per pseudonym issued or resolved. The
+	// namespace and the third string are often empty.
+	h := maphash.String(seed, b)
+	if a != "" {
+		h = (h ^ maphash.String(seed, a)) * 0x9e3779b97f4a7c15
+	}
+	if c != "" {
+		h = (h ^ maphash.String(seed, c)*0xc2b2ae3d27d4eb4f) * 0x9e3779b97f4a7c15
+	}
+	h ^= h >> 32
+	return int(h % (vaultCacheSize / 2))
 }
 
 // VaultStats counts what one Vault instance did (one worker VM), for
@@ -307,10 +312,16 @@ func (v *Vault) Pseudonym(ns, label, value string) string {
 // store keeps losing write races the pseudonym is still returned; it then
 // does not resolve (VaultStats.Dropped).
 func (v *Vault) Pseudonymise(ns, label, value string) string {
+	return v.pseudonymiseAt(ns, label, value, v.now())
+}
+
+// pseudonymiseAt is Pseudonymise at time now. The engine reads the clock
+// once per payload it transforms (scratch.now): inside the VM a reading is
+// two host calls, as much as the rest of a cached pseudonym.
+func (v *Vault) pseudonymiseAt(ns, label, value string, now time.Time) string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.stats.Issued++
-	now := v.now()
 	set := &v.issued[v.cacheSet(ns, label, value)]
 	way := find(set, func(c *cached) bool { return c.value == value && c.label == label && c.ns == ns })
 	if way >= 0 && set[way].fresh(now, v.refresh) {
@@ -318,7 +329,8 @@ func (v *Vault) Pseudonymise(ns, label, value string) string {
 	}
 	p := v.pseudo.Pseudonym(ns, label, value)
 	if stored, ok := v.store(v.hashSlot(ns, p), ns, p, value, now, now, false); ok {
-		*replace(set, way) = cached{ns: ns, label: label, value: value, pseudonym: p, stored: stored}
+		// value may be a view of a message's bytes (PseudonymStore).
+		*replace(set, way) = cached{ns: ns, label: label, value: strings.Clone(value), pseudonym: p, stored: stored}
 	}
 	return p
 }
@@ -600,7 +612,8 @@ func (v *Vault) store(home int, ns, p, value string, now, use time.Time, importi
 func (v *Vault) remember(ns, p, value string, stored time.Time) {
 	set := &v.resolved[v.cacheSet(ns, p, "")]
 	way := find(set, func(c *cached) bool { return c.pseudonym == p && c.ns == ns })
-	*replace(set, way) = cached{ns: ns, value: value, pseudonym: p, stored: stored}
+	// value or p may be a view of a message's bytes (PseudonymStore).
+	*replace(set, way) = cached{ns: ns, value: strings.Clone(value), pseudonym: strings.Clone(p), stored: stored}
 }
 
 // write seals the mapping into s if s is still as probed. (Without
