@@ -215,6 +215,35 @@ func (d *Doc) Str(n int32) (string, bool) {
 	return decodeString(d.src[m.start:m.end]), true
 }
 
+// StrView is Str without a copy when string node n holds no escape and
+// was not replaced: the result then shares the document's source bytes,
+// so it is valid only as long as they are unmodified (the Doc keeps src),
+// and a caller keeping it beyond the body's processing (a catalog entry, a
+// map key) keeps a copy (strings.Clone), which also spares the body's
+// bytes from being held alive by it. Other strings come as Str gives them.
+func (d *Doc) StrView(n int32) (string, bool) {
+	if d.Kind(n) != String {
+		return "", false
+	}
+	m := &d.nodes[n]
+	if m.flags&(escaped|replaced) == 0 {
+		if m.end-m.start == 2 {
+			return "", true
+		}
+		return unsafe.String(&d.src[m.start+1], m.end-m.start-2), true
+	}
+	return d.Str(n)
+}
+
+// ValueString is string(d.AppendValue(nil, n)) with one allocation, not
+// two: the canonical serialization of node n.
+func (d *Doc) ValueString(n int32) string {
+	if m := &d.nodes[n]; m.flags&dirty == 0 {
+		return string(d.src[m.start:m.end])
+	}
+	return string(d.write(nil, n))
+}
+
 // StrEquals reports whether n is a string whose value is s, without
 // allocating for plain strings.
 func (d *Doc) StrEquals(n int32, s string) bool {

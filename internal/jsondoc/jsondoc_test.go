@@ -287,6 +287,14 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("Str(%s) = %q, want %q", d.Raw(int32(i)), s, want)
 				}
 			}
+			if v, ok := d.StrView(int32(i)); ok != (d.nodes[i].kind == String) {
+				t.Fatalf("StrView(%s) ok = %v", d.Raw(int32(i)), ok)
+			} else if s, _ := d.Str(int32(i)); v != s {
+				t.Fatalf("StrView(%s) = %q, Str %q", d.Raw(int32(i)), v, s)
+			}
+			if v, want := d.ValueString(int32(i)), string(d.AppendValue(nil, int32(i))); v != want {
+				t.Fatalf("ValueString = %q, AppendValue %q", v, want)
+			}
 		}
 		if _, err := Parse(out); err != nil {
 			t.Fatalf("serialization %q does not parse strictly: %v", out, err)
