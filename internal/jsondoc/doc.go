@@ -103,20 +103,29 @@ func (d *Doc) Len(n int32) int {
 
 // Get returns the member of object n named key, or None.
 func (d *Doc) Get(n int32, key string) int32 {
-	if d.Kind(n) != Object {
+	if n < 0 || int(n) >= len(d.nodes) || d.nodes[n].kind != Object {
 		return None
 	}
-	for c := d.First(n); c != None; c = d.Next(c) {
+	// The members are the nodes from n+1, each after the last's subtree:
+	// walked without Next's checks. A plain key is told apart by its
+	// length and first byte before it is compared whole (a call inside
+	// the VM).
+	for c, end := n+1, d.nodes[n].after; c < end; c = d.nodes[c].after {
 		m := &d.nodes[c]
-		if m.flags&renamed != 0 {
+		if m.flags&(deleted|renamed|keyEscaped) == 0 {
+			if int(m.keyEnd-m.keyStart)-2 == len(key) && (len(key) == 0 || d.src[m.keyStart+1] == key[0]) &&
+				string(d.src[m.keyStart+1:m.keyEnd-1]) == key {
+				return c
+			}
+			continue
+		}
+		switch {
+		case m.flags&deleted != 0:
+		case m.flags&renamed != 0:
 			if d.keys[c] == key {
 				return c
 			}
-		} else if m.flags&keyEscaped == 0 {
-			if string(d.src[m.keyStart+1:m.keyEnd-1]) == key {
-				return c
-			}
-		} else if decodeString(d.src[m.keyStart:m.keyEnd]) == key {
+		case decodeString(d.src[m.keyStart:m.keyEnd]) == key:
 			return c
 		}
 	}
@@ -129,17 +138,31 @@ func (d *Doc) GetMany(n int32, keys []string, found []int32) {
 	for i := range found {
 		found[i] = None
 	}
-	if d.Kind(n) != Object {
+	if n < 0 || int(n) >= len(d.nodes) || d.nodes[n].kind != Object {
 		return
 	}
-	for c := d.First(n); c != None; c = d.Next(c) {
+	for c, end := n+1, d.nodes[n].after; c < end; c = d.nodes[c].after {
 		m := &d.nodes[c]
-		raw := d.src[m.keyStart+1 : m.keyEnd-1]
-		if m.flags&keyEscaped != 0 {
-			raw = []byte(decodeString(d.src[m.keyStart:m.keyEnd]))
+		var name string
+		switch {
+		case m.flags&deleted != 0:
+			continue
+		case m.flags&(renamed|keyEscaped) == 0:
+			raw := d.src[m.keyStart+1 : m.keyEnd-1]
+			for i, key := range keys {
+				if found[i] == None && len(raw) == len(key) && (len(key) == 0 || raw[0] == key[0]) && string(raw) == key {
+					found[i] = c
+					break
+				}
+			}
+			continue
+		case m.flags&renamed != 0:
+			name = d.keys[c]
+		default:
+			name = decodeString(d.src[m.keyStart:m.keyEnd])
 		}
 		for i, key := range keys {
-			if found[i] == None && string(raw) == key {
+			if found[i] == None && name == key {
 				found[i] = c
 				break
 			}

@@ -260,6 +260,9 @@ func FuzzParse(f *testing.F) {
 		if err := json.Unmarshal(body, &want); err != nil {
 			t.Fatal(err)
 		}
+		if fresh, err := Parse(body); err == nil {
+			getMatchesReference(t, fresh) // it edits the document
+		}
 		// Force a re-serialization by touching a string, if there is one.
 		for i := range d.nodes {
 			if d.nodes[i].kind == String {
@@ -553,4 +556,68 @@ func TestGetMany(t *testing.T) {
 	if d.GetMany(Root, []string{"_meta"}, found); d.Kind(found[0]) != Object {
 		t.Errorf("escaped key not found: %d", found[0])
 	}
+}
+
+// getMatchesReference checks Get and GetMany against a plain search of
+// each object's live members by Key, for every member's name and names
+// near them, before and after deleting and renaming members.
+func getMatchesReference(t *testing.T, d *Doc) {
+	t.Helper()
+	refGet := func(n int32, key string) int32 {
+		if d.Kind(n) != Object {
+			return None
+		}
+		for c := d.First(n); c != None; c = d.Next(c) {
+			if d.Key(c) == key {
+				return c
+			}
+		}
+		return None
+	}
+	check := func() {
+		for i := range d.nodes {
+			n := int32(i)
+			if d.Kind(n) != Object {
+				continue
+			}
+			keys := []string{"", "x"}
+			for c := n + 1; c < d.nodes[n].after; c = d.nodes[c].after {
+				k := d.Key(c)
+				keys = append(keys, k, k+"x", strings.ToUpper(k))
+				if k != "" {
+					keys = append(keys, k[1:], k[:len(k)-1])
+				}
+			}
+			found := make([]int32, len(keys))
+			d.GetMany(n, keys, found)
+			for i, k := range keys {
+				want := refGet(n, k)
+				if got := d.Get(n, k); got != want {
+					t.Fatalf("Get(%d, %q) = %d, want %d", n, k, got, want)
+				}
+				if slices.Index(keys, k) == i && found[i] != want {
+					t.Fatalf("GetMany(%d, %q) = %d, want %d", n, k, found[i], want)
+				}
+			}
+		}
+	}
+	check()
+	// Delete every third member and rename every other one.
+	for i := range d.nodes {
+		n := int32(i)
+		if d.Kind(n) != Object {
+			continue
+		}
+		j := 0
+		for c := n + 1; c < d.nodes[n].after; c = d.nodes[c].after {
+			switch j % 3 {
+			case 0:
+				d.Delete(c)
+			case 1:
+				d.SetKey(c, d.Key(c)+"\u0000renamed")
+			}
+			j++
+		}
+	}
+	check()
 }

@@ -113,6 +113,9 @@ func (c *Catalog) addTemplate(text string) bool {
 			return true
 		}
 	}
+	// A copy: text may be a view of a list's body (filterList), and the
+	// template and its regexp keep parts of it.
+	text = strings.Clone(text)
 	tmpl, err := uritemplate.New(text)
 	if err != nil || !strings.Contains(text, "{") || len(c.templates) >= maxCatalog {
 		return false
@@ -128,14 +131,15 @@ func (c *Catalog) addTemplate(text string) bool {
 
 // AddResource makes a static resource URI known.
 func (c *Catalog) AddResource(uri string) {
-	if len(c.resources) < maxCatalog {
-		c.resources[uri] = true
+	if len(c.resources) < maxCatalog && !c.resources[uri] {
+		c.resources[strings.Clone(uri)] = true // uri may be a view of a body
 	}
 }
 
 // Learn records metadata a list result gave a primitive at now (Unix ns),
 // for every worker VM. It reports whether this VM keeps it (it does unless
-// the catalog is full), so that Resolve would find exactly m.
+// the catalog is full), so that Resolve would find exactly m. name may be
+// a view of a body's bytes: what is kept is a copy.
 func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64) bool {
 	key := learnedKey{k, name}
 	prev, ok := c.learned[key]
@@ -143,6 +147,7 @@ func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64
 		return true
 	}
 	if ok || len(c.learned) < maxCatalog {
+		key.name = strings.Clone(name)
 		c.learned[key] = learnedEntry{meta: m, synced: now}
 		ok = true
 	}
@@ -178,6 +183,7 @@ func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 	}
 	m, ok := c.sharedLearned(k, name)
 	if ok && len(c.learned) < maxCatalog {
+		key.name = strings.Clone(name)         // name may be a view of a body
 		c.learned[key] = learnedEntry{meta: m} // not written by this VM
 	}
 	return m, ok

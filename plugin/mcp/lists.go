@@ -35,8 +35,15 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		// learned, which a listed resource is also judged by.
 		s.cfg.Catalog.refreshTemplates()
 	}
+	// Each item's name, _meta and outputSchema, found in one pass over
+	// its members.
+	keys := [3]string{lm.key, "_meta", "outputSchema"}
+	var found [3]int32
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
-		name, ok := doc.Str(doc.Get(it, lm.key))
+		doc.GetMany(it, keys[:], found[:])
+		// The name is a view of the body's bytes (no copy per item): the
+		// catalog copies what it keeps.
+		name, ok := doc.StrView(found[0])
 		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name)) {
 			// An item we cannot name cannot be judged: it does not go out;
 			// nor does a resource whose URI a call could not name (TargetOf).
@@ -48,7 +55,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		kept := false
 		if s.cfg.Env.Server.LearnFromLists {
 			// Listed means known (for require_known), with or without metadata.
-			meta, _ = learnedMetadata(doc, doc.Path(it, "_meta", mcpvocab.MetaKey))
+			meta, _ = learnedMetadata(doc, doc.Get(found[1], mcpvocab.MetaKey))
 			kept = s.cfg.Catalog.Learn(lm.kind, name, meta, now)
 		}
 		switch lm.kind {
@@ -73,7 +80,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 			continue
 		}
 		if lm.kind == policy.KindTool && d.Allowed {
-			s.rewriteOutputSchema(doc, it, &d, &x)
+			s.rewriteOutputSchema(doc, found[2], &d, &x)
 		}
 	}
 	return changed
@@ -117,11 +124,10 @@ func learnedMetadata(doc *jsondoc.Doc, n int32) (policy.Metadata, bool) {
 	return m, true
 }
 
-// rewriteOutputSchema keeps a listed tool's outputSchema true to what the
-// caller will receive from it (spec 8): clients validate structuredContent
-// against it, and a pseudonym is no longer an "email".
-func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, tool int32, d *policy.Decision, x *policy.Primitive) {
-	schema := doc.Get(tool, "outputSchema")
+// rewriteOutputSchema keeps a listed tool's outputSchema (schema) true to
+// what the caller will receive from it (spec 8): clients validate
+// structuredContent against it, and a pseudonym is no longer an "email".
+func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
 	if doc.Kind(schema) != jsondoc.Object {
 		return
 	}
