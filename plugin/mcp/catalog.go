@@ -148,7 +148,7 @@ func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64
 	}
 	if ok || len(c.learned) < maxCatalog {
 		key.name = strings.Clone(name)
-		c.learned[key] = learnedEntry{meta: m, synced: now}
+		c.learned[key] = learnedEntry{meta: ownMetadata(m), synced: now}
 		ok = true
 	}
 	c.shareLearned(k, name, m)
@@ -164,6 +164,20 @@ func (c *Catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) 
 		return x
 	}
 	return policy.Primitive{Kind: k, Name: name, Metadata: c.server.Metadata(k, name, m)}
+}
+
+// ownMetadata is m with its own copies of the strings a list's body
+// holds (learnedMetadata reads them as views).
+func ownMetadata(m policy.Metadata) policy.Metadata {
+	m.Category = strings.Clone(m.Category)
+	if m.Tags != nil {
+		tags := make([]string, len(m.Tags))
+		for i, t := range m.Tags {
+			tags[i] = strings.Clone(t)
+		}
+		m.Tags = tags
+	}
+	return m
 }
 
 func sameMetadata(a, b *policy.Metadata) bool {
