@@ -262,6 +262,17 @@ func FuzzParse(f *testing.F) {
 		}
 		if fresh, err := Parse(body); err == nil {
 			getMatchesReference(t, fresh) // it edits the document
+			// A released array (flags set by the edits, a longer body's
+			// nodes past the end) parses the body again to the same nodes.
+			fresh.Release()
+			if fresh.Kind(Root) != Invalid {
+				t.Fatal("a released document still has a root")
+			}
+			again, err := Parse(body)
+			if err != nil || !slices.Equal(again.nodes, d.nodes) {
+				t.Fatalf("parsed again into a released array: %v, nodes differ: %v", err, !slices.Equal(again.nodes, d.nodes))
+			}
+			again.Release()
 		}
 		// Force a re-serialization by touching a string, if there is one.
 		for i := range d.nodes {

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -103,13 +104,74 @@ func ParseInto(d *Doc, src []byte) error {
 	// Lists of small objects take about 16 bytes a node; bodies of long
 	// strings need far fewer. Guessing that density keeps dense bodies from
 	// growing (and copying) the array.
-	p := parser{src: src, nodes: make([]node, 0, 8+len(src)/16)}
+	p := parser{src: src, nodes: takeNodes(8 + len(src)/16)}
 	if err := p.parse(); err != nil {
 		*d = Doc{}
+		putNodes(p.nodes)
 		return err
 	}
 	*d = Doc{src: src, nodes: p.nodes}
 	return nil
+}
+
+// Release gives d's node array to a later parse: the caller is done with
+// d and every node index of it. d reads as empty afterwards (and a node
+// index of it is out of range). Strings read from d are not affected:
+// they are copies, or views of src (StrView), which is not reused.
+// Inside the VM a body's node array is its largest allocation (28 bytes a
+// node, about 250 KB for a 500-tool list), zeroed when made and scanned
+// for by the collector; a plugin handles one body at a time, so one array
+// serves them all.
+func (d *Doc) Release() {
+	nodes := d.nodes
+	*d = Doc{}
+	putNodes(nodes)
+}
+
+// freeNodes holds released node arrays, at most maxFreeNodes nodes in
+// all, so what it keeps is bounded whatever the bodies.
+var freeNodes struct {
+	sync.Mutex
+	arrays [4][]node
+	total  int
+}
+
+const maxFreeNodes = 1 << 16 // 1.8 MB
+
+// takeNodes returns an empty node array of capacity at least want: a
+// released one if one is large enough, else a new one.
+func takeNodes(want int) []node {
+	f := &freeNodes
+	f.Lock()
+	for i, a := range f.arrays {
+		if cap(a) >= want {
+			f.arrays[i] = nil
+			f.total -= cap(a)
+			f.Unlock()
+			return a[:0]
+		}
+	}
+	f.Unlock()
+	return make([]node, 0, want)
+}
+
+func putNodes(a []node) {
+	if cap(a) == 0 {
+		return
+	}
+	f := &freeNodes
+	f.Lock()
+	defer f.Unlock()
+	if f.total+cap(a) > maxFreeNodes {
+		return
+	}
+	for i := range f.arrays {
+		if f.arrays[i] == nil {
+			f.arrays[i] = a
+			f.total += cap(a)
+			return
+		}
+	}
 }
 
 type parser struct {

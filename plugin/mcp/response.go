@@ -306,6 +306,8 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		}
 		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
+	// Nothing keeps the document: what goes out is a copy, or raw.
+	defer doc.Release()
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
 		return s.failResponse(ErrResponseInvalid, "the response is an empty batch")

@@ -638,6 +638,8 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
 	}
+	// Nothing keeps the document: what goes upstream is a copy, or raw.
+	defer body.Doc.Release()
 	if body.Batch && s.rev == mcpvocab.Rev2026 {
 		r := s.refuseRequest(400, "mcp_privacy_batch",
 			"Invalid Request: a batch is not a "+mcpvocab.Version2026+" request; send each message as its own POST")
