@@ -454,13 +454,13 @@ func TestListNamesCopiedIntoCatalog(t *testing.T) {
 		}
 	}
 	cat := cfg.Catalog
-	for _, k := range []learnedKey{{policy.KindTool, "search_a"}, {policy.KindTool, "plain_b"}} {
-		if _, ok := cat.learned[k]; !ok {
-			t.Errorf("learned %v missing; have %v", k, cat.learned)
+	for _, name := range []string{"search_a", "plain_b"} {
+		if _, ok := cat.learned.get(policy.KindTool, name); !ok {
+			t.Errorf("learned %v missing; have %v", name, cat.learned.byKind)
 		}
 	}
-	if m := cat.learned[learnedKey{policy.KindTool, "search_a"}].meta; m.Category != "crm" || !reflect.DeepEqual(m.Tags, []string{"t1"}) {
-		t.Errorf("search_a's metadata = %+v", m)
+	if e, _ := cat.learned.get(policy.KindTool, "search_a"); e.meta.Category != "crm" || !reflect.DeepEqual(e.meta.Tags, []string{"t1"}) {
+		t.Errorf("search_a's metadata = %+v", e.meta)
 	}
 	if !cat.resources["file:///docs/readme"] {
 		t.Errorf("resource missing: %v", cat.resources)
@@ -468,9 +468,9 @@ func TestListNamesCopiedIntoCatalog(t *testing.T) {
 	if !cat.isTemplate("users://{id}/card") || cat.matchTemplate("users://7/card") != "users://{id}/card" {
 		t.Errorf("template missing or broken: %+v", cat.templates)
 	}
-	for k := range cat.learned {
-		if strings.Contains(k.name, "Z") {
-			t.Errorf("a learned name shares the body's bytes: %q", k.name)
+	cat.learned.each(func(_ policy.Kind, name string) {
+		if strings.Contains(name, "Z") {
+			t.Errorf("a learned name shares the body's bytes: %q", name)
 		}
-	}
+	})
 }
