@@ -103,24 +103,47 @@ func (d *Doc) Len(n int32) int {
 
 // Get returns the member of object n named key, or None.
 func (d *Doc) Get(n int32, key string) int32 {
-	if d.Kind(n) != Object {
+	if n < 0 || int(n) >= len(d.nodes) || d.nodes[n].kind != Object {
 		return None
 	}
-	for c := d.First(n); c != None; c = d.Next(c) {
+	// The members are the nodes from n+1, each after the last's subtree:
+	// walked without Next's checks. A plain key is told apart by its
+	// length and first byte before it is compared whole (a call inside
+	// the VM).
+	for c, end := n+1, d.nodes[n].after; c < end; c = d.nodes[c].after {
 		m := &d.nodes[c]
-		if m.flags&renamed != 0 {
+		if m.flags&(deleted|renamed|keyEscaped) == 0 {
+			if int(m.keyEnd-m.keyStart)-2 == len(key) && sameKey(d.src[m.keyStart+1:m.keyEnd-1], key) {
+				return c
+			}
+			continue
+		}
+		switch {
+		case m.flags&deleted != 0:
+		case m.flags&renamed != 0:
 			if d.keys[c] == key {
 				return c
 			}
-		} else if m.flags&keyEscaped == 0 {
-			if string(d.src[m.keyStart+1:m.keyEnd-1]) == key {
-				return c
-			}
-		} else if decodeString(d.src[m.keyStart:m.keyEnd]) == key {
+		case decodeString(d.src[m.keyStart:m.keyEnd]) == key:
 			return c
 		}
 	}
 	return None
+}
+
+// sameKey reports whether raw is key: byte by byte for the short keys
+// objects are read by (a comparison of strings is a call inside the VM,
+// most of whose work here would be the call).
+func sameKey(raw []byte, key string) bool {
+	if len(raw) != len(key) || len(key) > 16 {
+		return string(raw) == key
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != key[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // GetMany finds several members of object n in one pass: found[i] is
@@ -129,17 +152,31 @@ func (d *Doc) GetMany(n int32, keys []string, found []int32) {
 	for i := range found {
 		found[i] = None
 	}
-	if d.Kind(n) != Object {
+	if n < 0 || int(n) >= len(d.nodes) || d.nodes[n].kind != Object {
 		return
 	}
-	for c := d.First(n); c != None; c = d.Next(c) {
+	for c, end := n+1, d.nodes[n].after; c < end; c = d.nodes[c].after {
 		m := &d.nodes[c]
-		raw := d.src[m.keyStart+1 : m.keyEnd-1]
-		if m.flags&keyEscaped != 0 {
-			raw = []byte(decodeString(d.src[m.keyStart:m.keyEnd]))
+		var name string
+		switch {
+		case m.flags&deleted != 0:
+			continue
+		case m.flags&(renamed|keyEscaped) == 0:
+			raw := d.src[m.keyStart+1 : m.keyEnd-1]
+			for i, key := range keys {
+				if found[i] == None && len(raw) == len(key) && sameKey(raw, key) {
+					found[i] = c
+					break
+				}
+			}
+			continue
+		case m.flags&renamed != 0:
+			name = d.keys[c]
+		default:
+			name = decodeString(d.src[m.keyStart:m.keyEnd])
 		}
 		for i, key := range keys {
-			if found[i] == None && string(raw) == key {
+			if found[i] == None && name == key {
 				found[i] = c
 				break
 			}
@@ -213,6 +250,35 @@ func (d *Doc) Str(n int32) (string, bool) {
 		return string(d.src[m.start+1 : m.end-1]), true
 	}
 	return decodeString(d.src[m.start:m.end]), true
+}
+
+// StrView is Str without a copy when string node n holds no escape and
+// was not replaced: the result then shares the document's source bytes,
+// so it is valid only as long as they are unmodified (the Doc keeps src),
+// and a caller keeping it beyond the body's processing (a catalog entry, a
+// map key) keeps a copy (strings.Clone), which also spares the body's
+// bytes from being held alive by it. Other strings come as Str gives them.
+func (d *Doc) StrView(n int32) (string, bool) {
+	if d.Kind(n) != String {
+		return "", false
+	}
+	m := &d.nodes[n]
+	if m.flags&(escaped|replaced) == 0 {
+		if m.end-m.start == 2 {
+			return "", true
+		}
+		return unsafe.String(&d.src[m.start+1], m.end-m.start-2), true
+	}
+	return d.Str(n)
+}
+
+// ValueString is string(d.AppendValue(nil, n)) with one allocation, not
+// two: the canonical serialization of node n.
+func (d *Doc) ValueString(n int32) string {
+	if m := &d.nodes[n]; m.flags&dirty == 0 {
+		return string(d.src[m.start:m.end])
+	}
+	return string(d.write(nil, n))
 }
 
 // StrEquals reports whether n is a string whose value is s, without

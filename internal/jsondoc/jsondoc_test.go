@@ -260,6 +260,20 @@ func FuzzParse(f *testing.F) {
 		if err := json.Unmarshal(body, &want); err != nil {
 			t.Fatal(err)
 		}
+		if fresh, err := Parse(body); err == nil {
+			getMatchesReference(t, fresh) // it edits the document
+			// A released array (flags set by the edits, a longer body's
+			// nodes past the end) parses the body again to the same nodes.
+			fresh.Release()
+			if fresh.Kind(Root) != Invalid {
+				t.Fatal("a released document still has a root")
+			}
+			again, err := Parse(body)
+			if err != nil || !slices.Equal(again.nodes, d.nodes) {
+				t.Fatalf("parsed again into a released array: %v, nodes differ: %v", err, !slices.Equal(again.nodes, d.nodes))
+			}
+			again.Release()
+		}
 		// Force a re-serialization by touching a string, if there is one.
 		for i := range d.nodes {
 			if d.nodes[i].kind == String {
@@ -286,6 +300,14 @@ func FuzzParse(f *testing.F) {
 				if s, _ := d.Str(int32(i)); s != want {
 					t.Fatalf("Str(%s) = %q, want %q", d.Raw(int32(i)), s, want)
 				}
+			}
+			if v, ok := d.StrView(int32(i)); ok != (d.nodes[i].kind == String) {
+				t.Fatalf("StrView(%s) ok = %v", d.Raw(int32(i)), ok)
+			} else if s, _ := d.Str(int32(i)); v != s {
+				t.Fatalf("StrView(%s) = %q, Str %q", d.Raw(int32(i)), v, s)
+			}
+			if v, want := d.ValueString(int32(i)), string(d.AppendValue(nil, int32(i))); v != want {
+				t.Fatalf("ValueString = %q, AppendValue %q", v, want)
 			}
 		}
 		if _, err := Parse(out); err != nil {
@@ -545,4 +567,68 @@ func TestGetMany(t *testing.T) {
 	if d.GetMany(Root, []string{"_meta"}, found); d.Kind(found[0]) != Object {
 		t.Errorf("escaped key not found: %d", found[0])
 	}
+}
+
+// getMatchesReference checks Get and GetMany against a plain search of
+// each object's live members by Key, for every member's name and names
+// near them, before and after deleting and renaming members.
+func getMatchesReference(t *testing.T, d *Doc) {
+	t.Helper()
+	refGet := func(n int32, key string) int32 {
+		if d.Kind(n) != Object {
+			return None
+		}
+		for c := d.First(n); c != None; c = d.Next(c) {
+			if d.Key(c) == key {
+				return c
+			}
+		}
+		return None
+	}
+	check := func() {
+		for i := range d.nodes {
+			n := int32(i)
+			if d.Kind(n) != Object {
+				continue
+			}
+			keys := []string{"", "x"}
+			for c := n + 1; c < d.nodes[n].after; c = d.nodes[c].after {
+				k := d.Key(c)
+				keys = append(keys, k, k+"x", strings.ToUpper(k))
+				if k != "" {
+					keys = append(keys, k[1:], k[:len(k)-1])
+				}
+			}
+			found := make([]int32, len(keys))
+			d.GetMany(n, keys, found)
+			for i, k := range keys {
+				want := refGet(n, k)
+				if got := d.Get(n, k); got != want {
+					t.Fatalf("Get(%d, %q) = %d, want %d", n, k, got, want)
+				}
+				if slices.Index(keys, k) == i && found[i] != want {
+					t.Fatalf("GetMany(%d, %q) = %d, want %d", n, k, found[i], want)
+				}
+			}
+		}
+	}
+	check()
+	// Delete every third member and rename every other one.
+	for i := range d.nodes {
+		n := int32(i)
+		if d.Kind(n) != Object {
+			continue
+		}
+		j := 0
+		for c := n + 1; c < d.nodes[n].after; c = d.nodes[c].after {
+			switch j % 3 {
+			case 0:
+				d.Delete(c)
+			case 1:
+				d.SetKey(c, d.Key(c)+"\u0000renamed")
+			}
+			j++
+		}
+	}
+	check()
 }

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -88,14 +89,89 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at offset %d", e.M
 
 // Parse parses src strictly. The document keeps src; don't modify it.
 func Parse(src []byte) (*Doc, error) {
+	d := new(Doc)
+	if err := ParseInto(d, src); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ParseInto is Parse into a Doc the caller allocated (for instance as a
+// field of a larger struct, saving an allocation per body: each costs
+// about half a microsecond inside the VM). d is overwritten; on error it
+// is left empty.
+func ParseInto(d *Doc, src []byte) error {
 	// Lists of small objects take about 16 bytes a node; bodies of long
 	// strings need far fewer. Guessing that density keeps dense bodies from
 	// growing (and copying) the array.
-	p := parser{src: src, nodes: make([]node, 0, 8+len(src)/16)}
+	p := parser{src: src, nodes: takeNodes(8 + len(src)/16)}
 	if err := p.parse(); err != nil {
-		return nil, err
+		*d = Doc{}
+		putNodes(p.nodes)
+		return err
 	}
-	return &Doc{src: src, nodes: p.nodes}, nil
+	*d = Doc{src: src, nodes: p.nodes}
+	return nil
+}
+
+// Release gives d's node array to a later parse: the caller is done with
+// d and every node index of it. d reads as empty afterwards (and a node
+// index of it is out of range). Strings read from d are not affected:
+// they are copies, or views of src (StrView), which is not reused.
+// Inside the VM a body's node array is its largest allocation (28 bytes a
+// node, about 250 KB for a 500-tool list), zeroed when made and scanned
+// for by the collector; a plugin handles one body at a time, so one array
+// serves them all.
+func (d *Doc) Release() {
+	nodes := d.nodes
+	*d = Doc{}
+	putNodes(nodes)
+}
+
+// freeNodes holds released node arrays, at most maxFreeNodes nodes in
+// all, so what it keeps is bounded whatever the bodies.
+var freeNodes struct {
+	sync.Mutex
+	arrays [4][]node
+	total  int
+}
+
+const maxFreeNodes = 1 << 16 // 1.8 MB
+
+// takeNodes returns an empty node array of capacity at least want: a
+// released one if one is large enough, else a new one.
+func takeNodes(want int) []node {
+	f := &freeNodes
+	f.Lock()
+	for i, a := range f.arrays {
+		if cap(a) >= want {
+			f.arrays[i] = nil
+			f.total -= cap(a)
+			f.Unlock()
+			return a[:0]
+		}
+	}
+	f.Unlock()
+	return make([]node, 0, want)
+}
+
+func putNodes(a []node) {
+	if cap(a) == 0 {
+		return
+	}
+	f := &freeNodes
+	f.Lock()
+	defer f.Unlock()
+	if f.total+cap(a) > maxFreeNodes {
+		return
+	}
+	for i := range f.arrays {
+		if f.arrays[i] == nil {
+			f.arrays[i] = a
+			f.total += cap(a)
+			return
+		}
+	}
 }
 
 type parser struct {
@@ -116,29 +192,37 @@ func (p *parser) ambiguous(msg string) error {
 
 // parse is the whole grammar as one loop over an explicit stack of open
 // containers rather than a function per value: inside the VM a Go call
-// costs far more than a jump, and a body is mostly small values.
+// costs far more than a jump, and a body is mostly small values. For the
+// same reason the node array is a local (p.nodes is set before the rare
+// calls that read it, and at the end: on an error it does not matter),
+// which containers are objects is a bit per depth, and the first words of
+// a string are tested here, in line, before plainEnd is called for the
+// rest.
 func (p *parser) parse() error {
 	src := p.src
 	n := len(src)
+	nodes := p.nodes
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	var (
 		open [MaxDepth]int32 // open containers, innermost last
 		// keyBits has a bit per key of each open object (see keyBit):
 		// only a key whose bit is already set can repeat an earlier one.
 		keyBits [MaxDepth]uint64
+		// objects has bit d set when the container open at depth d is an
+		// object.
+		objects uint64
 		depth   int
 		parent  = None
 		// the key of the member whose value comes next (-1: none)
 		ks, ke int32 = -1, -1
 		kf     uint8
 		i      = spaceEnd(src, 0)
+		j      int
 		start  int
 		kind   Kind
 		flags  uint8
-		err    error
 		m      *node
-		// the current container's closing bracket and name
-		closer byte
-		what   string
+		err    error
 	)
 	if i >= n {
 		return &SyntaxError{Offset: i, Msg: "empty body"}
@@ -158,17 +242,19 @@ value: // i is on the first byte of a value
 			return p.ambiguous(fmt.Sprintf("nesting deeper than %d", MaxDepth))
 		}
 		kind = Array
+		objects &^= 1 << depth
 		if c == '{' {
 			kind = Object
+			objects |= 1 << depth
 		}
 		// Nodes are written in place: building one and appending it
 		// would copy the struct, which inside the VM costs a call.
-		if len(p.nodes) == cap(p.nodes) {
-			p.nodes = slices.Grow(p.nodes, 1)
+		if len(nodes) == cap(nodes) {
+			nodes = slices.Grow(nodes, 1)
 		}
-		open[depth] = int32(len(p.nodes))
-		p.nodes = p.nodes[:len(p.nodes)+1]
-		m = &p.nodes[open[depth]]
+		open[depth] = int32(len(nodes))
+		nodes = nodes[:len(nodes)+1]
+		m = &nodes[open[depth]]
 		m.kind, m.flags, m.start, m.end, m.keyStart, m.keyEnd, m.after, m.parent = kind, flags, int32(start), 0, ks, ke, 0, parent
 		parent, keyBits[depth] = open[depth], 0
 		depth++
@@ -187,12 +273,23 @@ value: // i is on the first byte of a value
 		}
 		goto key
 	case c == '"':
-		if i = plainEnd(src, i+1); i < n && src[i] == '"' {
-			i++
+		for j = i + 1; ; j += 8 {
+			if j+8 > n {
+				j = plainEnd(src, j)
+				break
+			}
+			w := binary.LittleEndian.Uint64(src[j:])
+			if t := ((w - 0x20*ones) | ((w ^ '"'*ones) - ones) | ((w ^ '\\'*ones) - ones) | w) & highs; t != 0 {
+				j += bits.TrailingZeros64(t) >> 3
+				break
+			}
+		}
+		if j < n && src[j] == '"' {
+			i = j + 1
 		} else {
 			p.pos = start
 			var esc bool
-			if esc, err = p.str(i); err != nil {
+			if esc, err = p.str(j); err != nil {
 				return err
 			}
 			if esc {
@@ -207,29 +304,34 @@ value: // i is on the first byte of a value
 			return err
 		}
 		i, kind = p.pos, Number
-	case c == 't' || c == 'f' || c == 'n':
-		word := "null"
-		kind = Null
-		if c == 't' {
-			word, kind = "true", True
-		} else if c == 'f' {
-			word, kind = "false", False
-		}
-		if n-i < len(word) || string(src[i:i+len(word)]) != word {
+	case c == 't':
+		if n-i < 4 || src[i+1] != 'r' || src[i+2] != 'u' || src[i+3] != 'e' {
 			p.pos = i
 			return p.fail("invalid literal")
 		}
-		i += len(word)
+		i, kind = i+4, True
+	case c == 'f':
+		if n-i < 5 || src[i+1] != 'a' || src[i+2] != 'l' || src[i+3] != 's' || src[i+4] != 'e' {
+			p.pos = i
+			return p.fail("invalid literal")
+		}
+		i, kind = i+5, False
+	case c == 'n':
+		if n-i < 4 || src[i+1] != 'u' || src[i+2] != 'l' || src[i+3] != 'l' {
+			p.pos = i
+			return p.fail("invalid literal")
+		}
+		i, kind = i+4, Null
 	default:
 		p.pos = i
 		return p.fail(fmt.Sprintf("unexpected character %q", rune(c)))
 	}
-	if len(p.nodes) == cap(p.nodes) {
-		p.nodes = slices.Grow(p.nodes, 1)
+	if len(nodes) == cap(nodes) {
+		nodes = slices.Grow(nodes, 1)
 	}
-	p.nodes = p.nodes[:len(p.nodes)+1]
-	m = &p.nodes[len(p.nodes)-1]
-	m.kind, m.flags, m.start, m.end, m.keyStart, m.keyEnd, m.after, m.parent = kind, flags, int32(start), int32(i), ks, ke, int32(len(p.nodes)), parent
+	nodes = nodes[:len(nodes)+1]
+	m = &nodes[len(nodes)-1]
+	m.kind, m.flags, m.start, m.end, m.keyStart, m.keyEnd, m.after, m.parent = kind, flags, int32(start), int32(i), ks, ke, int32(len(nodes)), parent
 	ks, ke, kf = -1, -1, 0
 
 next: // after a value: a separator, the end of its container, or the end
@@ -238,36 +340,40 @@ next: // after a value: a separator, the end of its container, or the end
 			p.pos = i
 			return p.ambiguous("data after the JSON value")
 		}
+		p.nodes = nodes
 		return nil
 	}
 	i = spaceEnd(src, i)
-	closer, what = ']', "array"
-	if p.nodes[parent].kind == Object {
-		closer, what = '}', "object"
-	}
-	if i >= n {
-		p.pos = i
-		return p.fail("unexpected end of body in an " + what)
-	}
-	switch src[i] {
-	case ',':
-		i = spaceEnd(src, i+1)
-		if closer == '}' {
-			goto key
+	if i < n {
+		switch c := src[i]; {
+		case c == ',':
+			i = spaceEnd(src, i+1)
+			if objects&(1<<(depth-1)) != 0 {
+				goto key
+			}
+			goto value
+		case c == '}' && objects&(1<<(depth-1)) != 0, c == ']' && objects&(1<<(depth-1)) == 0:
+			i++
+			goto closed
 		}
-		goto value
-	case closer:
-		i++
-		goto closed
 	}
 	p.pos = i
-	return p.fail("want ',' or '" + string(closer) + "' in an " + what)
+	if objects&(1<<(depth-1)) != 0 {
+		if i >= n {
+			return p.fail("unexpected end of body in an object")
+		}
+		return p.fail("want ',' or '}' in an object")
+	}
+	if i >= n {
+		return p.fail("unexpected end of body in an array")
+	}
+	return p.fail("want ',' or ']' in an array")
 
 closed: // i is just past the bracket closing the innermost container
 	depth--
-	p.nodes[open[depth]].end = int32(i)
-	p.nodes[open[depth]].after = int32(len(p.nodes))
-	parent = p.nodes[open[depth]].parent
+	m = &nodes[open[depth]]
+	m.end, m.after = int32(i), int32(len(nodes))
+	parent = m.parent
 	goto next
 
 key: // i is where a member's key must start
@@ -276,12 +382,23 @@ key: // i is where a member's key must start
 		return p.fail("want a string key")
 	}
 	ks, kf = int32(i), 0
-	if i = plainEnd(src, i+1); i < n && src[i] == '"' {
-		i++
+	for j = i + 1; ; j += 8 {
+		if j+8 > n {
+			j = plainEnd(src, j)
+			break
+		}
+		w := binary.LittleEndian.Uint64(src[j:])
+		if t := ((w - 0x20*ones) | ((w ^ '"'*ones) - ones) | ((w ^ '\\'*ones) - ones) | w) & highs; t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			break
+		}
+	}
+	if j < n && src[j] == '"' {
+		i = j + 1
 	} else {
 		p.pos = int(ks)
 		var esc bool
-		if esc, err = p.str(i); err != nil {
+		if esc, err = p.str(j); err != nil {
 			return err
 		}
 		if esc {
@@ -297,7 +414,8 @@ key: // i is where a member's key must start
 		// Escaped and non-ASCII keys are compared with every earlier key,
 		// and make every later key compare too: decoded or folded, they
 		// can equal a key of another length (U+212A folds to "k").
-		if int(parent)+1 < len(p.nodes) {
+		if int(parent)+1 < len(nodes) {
+			p.nodes = nodes
 			if err = p.checkKey(parent, ks, ke, kf); err != nil {
 				return err
 			}
@@ -306,10 +424,11 @@ key: // i is where a member's key must start
 	} else if bit := uint64(1) << keyBit(src[ks+1:ke-1]); keyBits[depth-1]&bit == 0 {
 		keyBits[depth-1] |= bit
 	} else {
+		p.nodes = nodes
 		if err = p.checkKey(parent, ks, ke, kf); err != nil {
 			return err
 		}
-		if p.nodes[parent].flags&keySet != 0 {
+		if nodes[parent].flags&keySet != 0 {
 			keyBits[depth-1] = ^uint64(0) // every key goes into the set
 		}
 	}

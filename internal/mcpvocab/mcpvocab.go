@@ -11,6 +11,8 @@
 // plugin/mcp both read it.
 package mcpvocab
 
+import "strconv"
+
 // MetaKey is the _meta key of the plugin's annotations on what it
 // changed, and of the privacy metadata servers declare on listed items
 // (SPEC 4).
@@ -198,19 +200,58 @@ type Method struct {
 // Table is one revision's methods.
 type Table struct {
 	errors [NumErrs]ErrorCode
-	byName map[string]*Method
-	lists  []*Method
-	all    []*Method
+	// byLen are the methods by the length of their names: a lookup
+	// compares the name with the few of its length instead of hashing it
+	// (the VM hashes strings in generic code; a message is looked up
+	// several times).
+	byLen [maxMethodName + 1][]*Method
+	lists []*Method
+	all   []*Method
 }
+
+// maxMethodName bounds the length of a method name the tables hold.
+const maxMethodName = 63
 
 var unknown Method
 
 // Method is the entry of method name, or the zero Method (never nil).
 func (t *Table) Method(name string) *Method {
-	if m, ok := t.byName[name]; ok {
-		return m
+	if len(name) == 0 || len(name) > maxMethodName {
+		return &unknown
+	}
+	for _, m := range t.byLen[len(name)] {
+		// The last byte tells most names of one length apart without a
+		// call to compare them whole.
+		if m.Name[len(name)-1] == name[len(name)-1] && m.Name == name {
+			return m
+		}
 	}
 	return &unknown
+}
+
+// methodBytes is Method for a name given as bytes, without copying it.
+func (t *Table) methodBytes(name []byte) *Method {
+	if len(name) == 0 || len(name) > maxMethodName {
+		return &unknown
+	}
+	for _, m := range t.byLen[len(name)] {
+		if m.Name[len(name)-1] == name[len(name)-1] && m.Name == string(name) {
+			return m
+		}
+	}
+	return &unknown
+}
+
+// KnownName is the name some table knows, equal to name, and true; else
+// "" and false. It spares a message's reader a copy of its method's name
+// (an allocation per message) for the methods the plugin knows.
+func KnownName(name []byte) (string, bool) {
+	for _, t := range tables {
+		if m := t.methodBytes(name); m != &unknown {
+			return m.Name, true
+		}
+	}
+	return "", false
 }
 
 // Lists are the list methods, in the order a result no request explains
@@ -221,13 +262,16 @@ func (t *Table) Lists() []*Method { return t.lists }
 func (t *Table) Methods() []*Method { return t.all }
 
 func newTable(ms []Method, errors [NumErrs]ErrorCode) *Table {
-	t := &Table{errors: errors, byName: make(map[string]*Method, len(ms))}
+	t := &Table{errors: errors}
 	for i := range ms {
 		m := &ms[i]
-		if _, dup := t.byName[m.Name]; dup {
+		if m.Name == "" || len(m.Name) > maxMethodName {
+			panic("mcpvocab: a method name of " + strconv.Itoa(len(m.Name)) + " bytes")
+		}
+		if t.Method(m.Name) != &unknown {
 			panic("mcpvocab: " + m.Name + " twice in a table")
 		}
-		t.byName[m.Name] = m
+		t.byLen[len(m.Name)] = append(t.byLen[len(m.Name)], m)
 		t.all = append(t.all, m)
 		if m.List.Items != "" {
 			t.lists = append(t.lists, m)

@@ -74,3 +74,42 @@ func TestRemovedIn2026(t *testing.T) {
 		t.Errorf("2026-07-28 resources/read: %+v", *m)
 	}
 }
+
+// TestMethodLookup checks the lookup by length against a plain search of
+// the table: every name is found, in both forms, and nothing else is (a
+// name one byte off, a prefix, an extension, a case change, the empty
+// name, one too long for the tables).
+func TestMethodLookup(t *testing.T) {
+	var probes []string
+	for r := Revision(0); r < numRevisions; r++ {
+		for _, m := range For(r).Methods() {
+			n := m.Name
+			probes = append(probes, n, n[:len(n)-1], n+"x", "x"+n[1:], n[:len(n)-1]+"X", string(n[0]-32)+n[1:])
+		}
+	}
+	probes = append(probes, "", "x", string(make([]byte, maxMethodName+1)))
+	for r := Revision(0); r < numRevisions; r++ {
+		tab := For(r)
+		for _, p := range probes {
+			want := &unknown
+			for _, m := range tab.Methods() {
+				if m.Name == p {
+					want = m
+				}
+			}
+			if got := tab.Method(p); got != want {
+				t.Errorf("revision %d: Method(%q) = %q, want %q", r, p, got.Name, want.Name)
+			}
+			if got := tab.methodBytes([]byte(p)); got != want {
+				t.Errorf("revision %d: methodBytes(%q) = %q, want %q", r, p, got.Name, want.Name)
+			}
+		}
+	}
+	for _, p := range probes {
+		known := For(Rev2025).Method(p) != &unknown || For(Rev2026).Method(p) != &unknown
+		name, ok := KnownName([]byte(p))
+		if ok != known || ok && name != p || !ok && name != "" {
+			t.Errorf("KnownName(%q) = %q, %v; known %v", p, name, ok, known)
+		}
+	}
+}

@@ -23,7 +23,7 @@ type Catalog struct {
 	resources map[string]bool
 	// learned is metadata learned from list results (spec 4, source 2):
 	// this VM's copy of what Shared holds for all worker VMs.
-	learned map[learnedKey]learnedEntry
+	learned learnedMaps
 	// Shared is the host's shared data, so a call on any worker VM is
 	// judged with what any other learned; nil keeps learning local.
 	Shared SharedData
@@ -41,9 +41,42 @@ type Catalog struct {
 	principalTags map[string][sessionTag]byte
 }
 
-type learnedKey struct {
-	kind policy.Kind
-	name string
+// learnedMaps are the learned entries by kind, then name: a string key
+// is hashed with one call inside the VM, a struct's with a call per field
+// and another to compare it. n counts the entries.
+type learnedMaps struct {
+	byKind [policy.KindCompletion + 1]map[string]learnedEntry
+	n      int
+}
+
+func (l *learnedMaps) get(k policy.Kind, name string) (learnedEntry, bool) {
+	if int(k) >= len(l.byKind) {
+		return learnedEntry{}, false
+	}
+	e, ok := l.byKind[k][name]
+	return e, ok
+}
+
+// set writes the entry of (k, name), which is new unless known says so.
+func (l *learnedMaps) set(k policy.Kind, name string, e learnedEntry, known bool) {
+	m := l.byKind[k]
+	if m == nil {
+		m = map[string]learnedEntry{}
+		l.byKind[k] = m
+	}
+	if !known {
+		l.n++
+	}
+	m[name] = e
+}
+
+// each calls fn for every entry's kind and name.
+func (l *learnedMaps) each(fn func(k policy.Kind, name string)) {
+	for k, m := range l.byKind {
+		for name := range m {
+			fn(policy.Kind(k), name)
+		}
+	}
 }
 
 type learnedEntry struct {
@@ -75,7 +108,7 @@ type uriTemplate struct {
 // kind resource_template whose names are literal template texts make those
 // templates known; literal resource names make static resources known.
 func NewCatalog(server *policy.ServerConfig) *Catalog {
-	c := &Catalog{server: server, resources: map[string]bool{}, learned: map[learnedKey]learnedEntry{}}
+	c := &Catalog{server: server, resources: map[string]bool{}}
 	for _, p := range server.Primitives {
 		if p.Names == nil {
 			continue
@@ -113,6 +146,9 @@ func (c *Catalog) addTemplate(text string) bool {
 			return true
 		}
 	}
+	// A copy: text may be a view of a list's body (filterList), and the
+	// template and its regexp keep parts of it.
+	text = strings.Clone(text)
 	tmpl, err := uritemplate.New(text)
 	if err != nil || !strings.Contains(text, "{") || len(c.templates) >= maxCatalog {
 		return false
@@ -128,22 +164,22 @@ func (c *Catalog) addTemplate(text string) bool {
 
 // AddResource makes a static resource URI known.
 func (c *Catalog) AddResource(uri string) {
-	if len(c.resources) < maxCatalog {
-		c.resources[uri] = true
+	if len(c.resources) < maxCatalog && !c.resources[uri] {
+		c.resources[strings.Clone(uri)] = true // uri may be a view of a body
 	}
 }
 
 // Learn records metadata a list result gave a primitive at now (Unix ns),
 // for every worker VM. It reports whether this VM keeps it (it does unless
-// the catalog is full), so that Resolve would find exactly m.
+// the catalog is full), so that Resolve would find exactly m. name may be
+// a view of a body's bytes: what is kept is a copy.
 func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64) bool {
-	key := learnedKey{k, name}
-	prev, ok := c.learned[key]
+	prev, ok := c.learned.get(k, name)
 	if ok && prev.synced != 0 && prev.synced <= now && now-prev.synced < int64(learnedResync) && sameMetadata(&prev.meta, &m) {
 		return true
 	}
-	if ok || len(c.learned) < maxCatalog {
-		c.learned[key] = learnedEntry{meta: m, synced: now}
+	if ok || c.learned.n < maxCatalog {
+		c.learned.set(k, strings.Clone(name), learnedEntry{meta: ownMetadata(m), synced: now}, ok)
 		ok = true
 	}
 	c.shareLearned(k, name, m)
@@ -161,6 +197,20 @@ func (c *Catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) 
 	return policy.Primitive{Kind: k, Name: name, Metadata: c.server.Metadata(k, name, m)}
 }
 
+// ownMetadata is m with its own copies of the strings a list's body
+// holds (learnedMetadata reads them as views).
+func ownMetadata(m policy.Metadata) policy.Metadata {
+	m.Category = strings.Clone(m.Category)
+	if m.Tags != nil {
+		tags := make([]string, len(m.Tags))
+		for i, t := range m.Tags {
+			tags[i] = strings.Clone(t)
+		}
+		m.Tags = tags
+	}
+	return m
+}
+
 func sameMetadata(a, b *policy.Metadata) bool {
 	if a.Category != b.Category || a.Sensitivity != b.Sensitivity || a.Capabilities != b.Capabilities ||
 		!slices.Equal(a.Tags, b.Tags) || (a.Hints == nil) != (b.Hints == nil) {
@@ -172,13 +222,13 @@ func sameMetadata(a, b *policy.Metadata) bool {
 // lookup finds learned metadata: this VM's copy, else what another worker
 // VM learned.
 func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
-	key := learnedKey{k, name}
-	if e, ok := c.learned[key]; ok {
+	if e, ok := c.learned.get(k, name); ok {
 		return e.meta, true
 	}
 	m, ok := c.sharedLearned(k, name)
-	if ok && len(c.learned) < maxCatalog {
-		c.learned[key] = learnedEntry{meta: m} // not written by this VM
+	if ok && c.learned.n < maxCatalog {
+		// Not written by this VM; name may be a view of a body.
+		c.learned.set(k, strings.Clone(name), learnedEntry{meta: m}, false)
 	}
 	return m, ok
 }
@@ -238,16 +288,16 @@ func (c *Catalog) matchTemplate(uri string) string {
 // returns, per kind, how many are visible and how many hidden.
 func (c *Catalog) count(visible func(*policy.Primitive) bool) map[string][2]int {
 	out := map[string][2]int{}
-	for key := range c.learned {
-		x, _ := c.Resolve(Target{Kind: key.kind, Name: key.name, Args: -1})
-		x.Kind = key.kind
-		n := out[key.kind.String()]
+	c.learned.each(func(k policy.Kind, name string) {
+		x, _ := c.Resolve(Target{Kind: k, Name: name, Args: -1})
+		x.Kind = k
+		n := out[k.String()]
 		if visible(&x) {
 			n[0]++
 		} else {
 			n[1]++
 		}
-		out[key.kind.String()] = n
-	}
+		out[k.String()] = n
+	})
 	return out
 }

@@ -62,27 +62,34 @@ func (h *mirroredHeaders) present() bool {
 	return len(h.method) > 0 || len(h.name) > 0 || len(h.params) > 0
 }
 
-// readMirroredHeaders collects them from the request's headers.
-func readMirroredHeaders(req Request) mirroredHeaders {
+// readMirroredHeaders collects them from the request's headers; version
+// are its MCP-Protocol-Version values, which the caller read already.
+func readMirroredHeaders(req Request, version []string) mirroredHeaders {
 	var h mirroredHeaders
-	h.version = req.HeaderValues(headerProtocolVersion)
+	h.version = version
 	h.method = req.HeaderValues(headerMethod)
 	h.name = req.HeaderValues(headerName)
-	for _, n := range [...]string{headerProtocolVersion, headerMethod, headerName} {
-		if len(req.HeaderValues(n)) > 1 && h.twice == "" {
-			h.twice = n
-		}
+	switch {
+	case len(h.version) > 1:
+		h.twice = headerProtocolVersion
+	case len(h.method) > 1:
+		h.twice = headerMethod
+	case len(h.name) > 1:
+		h.twice = headerName
 	}
 	for _, kv := range req.Headers() {
-		name := strings.ToLower(kv[0])
-		if rest, ok := strings.CutPrefix(name, headerParamPrefix); ok {
-			for _, p := range h.params {
-				if p[0] == rest && h.twice == "" {
-					h.twice = name
-				}
-			}
-			h.params = append(h.params, [2]string{rest, kv[1]})
+		// Most headers are not Mcp-Param-*: told apart before any copy.
+		if len(kv[0]) < len(headerParamPrefix) || !strings.EqualFold(kv[0][:len(headerParamPrefix)], headerParamPrefix) {
+			continue
 		}
+		name := strings.ToLower(kv[0])
+		rest := name[len(headerParamPrefix):]
+		for _, p := range h.params {
+			if p[0] == rest && h.twice == "" {
+				h.twice = name
+			}
+		}
+		h.params = append(h.params, [2]string{rest, kv[1]})
 	}
 	return h
 }

@@ -35,8 +35,16 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		// learned, which a listed resource is also judged by.
 		s.cfg.Catalog.refreshTemplates()
 	}
+	// Each item's name, _meta and outputSchema, found in one pass over
+	// its members.
+	keys := [3]string{lm.key, "_meta", "outputSchema"}
+	var found [3]int32
+	var tagBuf [8]string // an item's tags, while it is judged
 	for it := doc.First(items); it != jsondoc.None; it = doc.Next(it) {
-		name, ok := doc.Str(doc.Get(it, lm.key))
+		doc.GetMany(it, keys[:], found[:])
+		// The name is a view of the body's bytes (no copy per item): the
+		// catalog copies what it keeps.
+		name, ok := doc.StrView(found[0])
 		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name)) {
 			// An item we cannot name cannot be judged: it does not go out;
 			// nor does a resource whose URI a call could not name (TargetOf).
@@ -48,7 +56,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		kept := false
 		if s.cfg.Env.Server.LearnFromLists {
 			// Listed means known (for require_known), with or without metadata.
-			meta, _ = learnedMetadata(doc, doc.Path(it, "_meta", mcpvocab.MetaKey))
+			meta, _ = learnedMetadata(doc, doc.Get(found[1], mcpvocab.MetaKey), tagBuf[:0])
 			kept = s.cfg.Catalog.Learn(lm.kind, name, meta, now)
 		}
 		switch lm.kind {
@@ -73,7 +81,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 			continue
 		}
 		if lm.kind == policy.KindTool && d.Allowed {
-			s.rewriteOutputSchema(doc, it, &d, &x)
+			s.rewriteOutputSchema(doc, found[2], &d, &x)
 		}
 	}
 	return changed
@@ -81,47 +89,58 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 
 // learnedMetadata reads an item's _meta["io.cloudg/privacy"]: the five
 // metadata keys of spec 4. Values of the wrong type are ignored, so a
-// server cannot break the plugin with odd metadata.
-func learnedMetadata(doc *jsondoc.Doc, n int32) (policy.Metadata, bool) {
+// server cannot break the plugin with odd metadata. The category and tags
+// are views of the body's bytes (Doc.StrView), the tags appended to tags:
+// a list repeating known metadata copies nothing, and the catalog copies
+// what it keeps (Learn).
+func learnedMetadata(doc *jsondoc.Doc, n int32, tags []string) (policy.Metadata, bool) {
 	var m policy.Metadata
 	if doc.Kind(n) != jsondoc.Object {
 		return m, false
 	}
-	if c, ok := doc.Str(doc.Get(n, "category")); ok {
+	var f [5]int32
+	doc.GetMany(n, metadataMembers[:], f[:])
+	if c, ok := doc.StrView(f[0]); ok {
 		m.Category = c
 	}
-	if tags := doc.Get(n, "tags"); doc.Kind(tags) == jsondoc.Array {
-		for t := doc.First(tags); t != jsondoc.None; t = doc.Next(t) {
-			if s, ok := doc.Str(t); ok {
-				m.Tags = append(m.Tags, s)
+	if doc.Kind(f[1]) == jsondoc.Array {
+		for t := doc.First(f[1]); t != jsondoc.None; t = doc.Next(t) {
+			if s, ok := doc.StrView(t); ok {
+				tags = append(tags, s)
 			}
 		}
+		if len(tags) > 0 {
+			m.Tags = tags
+		}
 	}
-	if s, ok := doc.Str(doc.Get(n, "sensitivity")); ok {
+	if s, ok := doc.StrView(f[2]); ok {
 		m.Sensitivity, _ = policy.ParseSensitivity(s)
 	}
-	if caps := doc.Get(n, "capabilities"); doc.Kind(caps) == jsondoc.Array {
-		for c := doc.First(caps); c != jsondoc.None; c = doc.Next(c) {
-			if s, ok := doc.Str(c); ok {
+	if doc.Kind(f[3]) == jsondoc.Array {
+		for c := doc.First(f[3]); c != jsondoc.None; c = doc.Next(c) {
+			if s, ok := doc.StrView(c); ok {
 				if cp, ok := policy.ParseCapability(s); ok {
 					m.Capabilities = m.Capabilities.With(cp)
 				}
 			}
 		}
 	}
-	if h := doc.Get(n, "transform_hints"); doc.Kind(h) == jsondoc.Object {
-		if v, err := policy.ParseJSON(doc.AppendValue(nil, h)); err == nil {
+	if doc.Kind(f[4]) == jsondoc.Object {
+		if v, err := policy.ParseJSON(doc.AppendValue(nil, f[4])); err == nil {
 			m.Hints = v
 		}
 	}
 	return m, true
 }
 
-// rewriteOutputSchema keeps a listed tool's outputSchema true to what the
-// caller will receive from it (spec 8): clients validate structuredContent
-// against it, and a pseudonym is no longer an "email".
-func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, tool int32, d *policy.Decision, x *policy.Primitive) {
-	schema := doc.Get(tool, "outputSchema")
+// metadataMembers are the members of an item's privacy metadata, in the
+// order learnedMetadata reads them.
+var metadataMembers = [5]string{"category", "tags", "sensitivity", "capabilities", "transform_hints"}
+
+// rewriteOutputSchema keeps a listed tool's outputSchema (schema) true to
+// what the caller will receive from it (spec 8): clients validate
+// structuredContent against it, and a pseudonym is no longer an "email".
+func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
 	if doc.Kind(schema) != jsondoc.Object {
 		return
 	}

@@ -429,3 +429,48 @@ identity: {principal: [{header: x-mcp-principal}]}
 		}
 	}
 }
+
+// TestListNamesCopiedIntoCatalog: filterList reads item names as views of
+// the response's bytes; what the catalog keeps of them (learned metadata,
+// static resources, templates) must be copies, still right once the body's
+// buffer is reused for something else.
+func TestListNamesCopiedIntoCatalog(t *testing.T) {
+	cfg := mustConfig(t, listEnvelope)
+	alice := hdr("x-mcp-principal", "alice")
+	for _, c := range []struct{ method, response string }{
+		{"tools/list", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_a","inputSchema":{"type":"object"},"_meta":{"io.cloudg/privacy":{"category":"crm","tags":["t1"]}}},{"name":"plain_b","inputSchema":{"type":"object"}}]}}`},
+		{"resources/list", `{"jsonrpc":"2.0","id":1,"result":{"resources":[{"uri":"file:///docs/readme","name":"r"}]}}`},
+		{"resources/templates/list", `{"jsonrpc":"2.0","id":1,"result":{"resourceTemplates":[{"uriTemplate":"users://{id}/card","name":"u"}]}}`},
+	} {
+		s, r := post(t, cfg, alice, call("1", c.method, `{}`))
+		if r.Reply != nil {
+			t.Fatalf("%s answered locally: %s", c.method, r.Reply.Body)
+		}
+		s.OnResponseHeaders(200, "application/json", "", false)
+		buf := []byte(c.response)
+		s.OnResponseBody(len(buf), true, func() []byte { return buf })
+		for i := range buf {
+			buf[i] = 'Z' // the host reuses its buffer
+		}
+	}
+	cat := cfg.Catalog
+	for _, name := range []string{"search_a", "plain_b"} {
+		if _, ok := cat.learned.get(policy.KindTool, name); !ok {
+			t.Errorf("learned %v missing; have %v", name, cat.learned.byKind)
+		}
+	}
+	if e, _ := cat.learned.get(policy.KindTool, "search_a"); e.meta.Category != "crm" || !reflect.DeepEqual(e.meta.Tags, []string{"t1"}) {
+		t.Errorf("search_a's metadata = %+v", e.meta)
+	}
+	if !cat.resources["file:///docs/readme"] {
+		t.Errorf("resource missing: %v", cat.resources)
+	}
+	if !cat.isTemplate("users://{id}/card") || cat.matchTemplate("users://7/card") != "users://{id}/card" {
+		t.Errorf("template missing or broken: %+v", cat.templates)
+	}
+	cat.learned.each(func(_ policy.Kind, name string) {
+		if strings.Contains(name, "Z") {
+			t.Errorf("a learned name shares the body's bytes: %q", name)
+		}
+	})
+}

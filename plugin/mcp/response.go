@@ -306,6 +306,8 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		}
 		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
+	// Nothing keeps the document: what goes out is a copy, or raw.
+	defer doc.Release()
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
 		return s.failResponse(ErrResponseInvalid, "the response is an empty batch")
@@ -459,7 +461,7 @@ func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome
 		s.withhold(doc, n, "error", "a server request that is not valid JSON-RPC was withheld ("+why+")", nil)
 		return msgChanged
 	}
-	id := string(doc.AppendValue(nil, idNode))
+	id := doc.ValueString(idNode)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server message that is not valid JSON-RPC ("+why+")")
 	answer := ErrorResponse(id, e)
 	if f, ok := s.requests.take(IDKey(doc, idNode, id)); ok && f.rec != nil {
@@ -499,7 +501,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		s.transformResponse(doc, n, "null", nil)
 		return outcome(doc)
 	}
-	id := string(doc.AppendValue(nil, idNode))
+	id := doc.ValueString(idNode)
 	key := IDKey(doc, idNode, id)
 	result := doc.Get(n, "result")
 	req, ok := s.requests.take(key)
@@ -580,7 +582,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			doc.SetRaw(n, ErrorResponse("null", s.cfg.blockedError(run)))
 			return msgChanged
 		}
-		id = string(doc.AppendValue(nil, doc.Get(n, "id")))
+		id = doc.ValueString(doc.Get(n, "id"))
 	}
 	if doc.Kind(result) == jsondoc.Object {
 		for _, lm := range listsInOrder(s.rev) {

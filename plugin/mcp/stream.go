@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
@@ -35,6 +37,61 @@ type Config struct {
 	metricNames map[[2]string]string
 	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
 	standInMAC *hmacsha256.MAC
+	// exports are gateway.export_headers with their fields coded;
+	// removeHeaders and removeHeadersBody the request headers a stream on
+	// gateway.paths removes at its headers, without and with a body to
+	// judge. Built once: every request would build them otherwise. Their
+	// capacity is their length, so an append copies them.
+	exports                          []exportHeader
+	removeHeaders, removeHeadersBody []string
+}
+
+// wallClock is the wall clock in Unix ns read with one clock read where
+// time.Now makes two (the wall clock and the monotonic one, each a host
+// call inside the VM; a request reads the time three times): it keeps
+// the wall time of a base instant and adds the monotonic time since. The
+// base is read again after a second, so a step of the system clock shows
+// within a second.
+type wallClock struct{ base atomic.Pointer[clockBase] }
+
+type clockBase struct {
+	at   time.Time // with its monotonic reading
+	unix int64     // at's wall time, Unix ns
+}
+
+func (c *wallClock) now() int64 {
+	if b := c.base.Load(); b != nil {
+		if d := time.Since(b.at); d >= 0 && d < time.Second {
+			return b.unix + int64(d)
+		}
+	}
+	t := time.Now()
+	c.base.Store(&clockBase{at: t, unix: t.UnixNano()})
+	return t.UnixNano()
+}
+
+// exportField is an export_headers field (policy.ExportFields).
+type exportField uint8
+
+const (
+	exportPrincipal exportField = iota
+	exportRoles
+	exportMethod
+	exportKind
+	exportPrimitive
+	exportDecision
+	exportRule
+)
+
+var exportFields = map[string]exportField{
+	"principal": exportPrincipal, "roles": exportRoles, "method": exportMethod, "kind": exportKind,
+	"primitive": exportPrimitive, "decision": exportDecision, "rule": exportRule,
+}
+
+// exportHeader is one export_headers entry.
+type exportHeader struct {
+	field  exportField
+	header string
 }
 
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
@@ -49,7 +106,20 @@ func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	cat.Shared = shared
 	c := &Config{Env: env, Catalog: cat,
 		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, Now: func() int64 { return time.Now().UnixNano() }}
+		Metrics: NopMetrics{}, Now: new(wallClock).now}
+	g := &env.Gateway
+	for _, h := range g.ExportHeaders {
+		f, ok := exportFields[h.Field]
+		if !ok {
+			panic("mcp: export_headers field " + h.Field + " unknown") // policy validated them
+		}
+		c.exports = append(c.exports, exportHeader{field: f, header: h.Header})
+		c.removeHeaders = append(c.removeHeaders, h.Header)
+	}
+	c.removeHeaders = append(c.removeHeaders, "accept-encoding")
+	c.removeHeadersBody = append(slices.Clip(c.removeHeaders), "content-length")
+	c.removeHeaders = slices.Clip(c.removeHeaders)
+	c.removeHeadersBody = slices.Clip(c.removeHeadersBody)
 	return c, nil
 }
 
@@ -316,7 +386,8 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	sessions := req.HeaderValues("mcp-session-id")
 	querySession, sessionAmbiguous := legacySession(query)
 	var ignoredSessions []string // named by a 2026-07-28 request
-	if method == "POST" && stateless(req) {
+	versions := req.HeaderValues(headerProtocolVersion)
+	if method == "POST" && statelessVersion(versions) {
 		// 2026-07-28 has no sessions: a 2026 server ignores Mcp-Session-Id
 		// (and a legacy query's), so the plugin does too. Nothing binds,
 		// nothing is shared by it; the answer comes back on this stream.
@@ -340,11 +411,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	}
 	// Clients must not set what the plugin exports to later filters, and
 	// servers must answer plainly so responses can be inspected.
-	r.Remove = make([]string, 0, len(g.ExportHeaders)+2)
-	for _, h := range g.ExportHeaders {
-		r.Remove = append(r.Remove, h.Header)
-	}
-	r.Remove = append(r.Remove, "accept-encoding")
+	r.Remove = s.cfg.removeHeaders
 
 	s.id = ResolveIdentity(&s.cfg.Env.Identity, req)
 	if s.id.Anonymous && s.cfg.Env.Identity.Require {
@@ -401,7 +468,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// read as JSON-RPC, is judged, by the table of its revision; the
 	// headers that mirror its body are checked against it (headers.go).
 	s.post = true
-	s.mirror = readMirroredHeaders(req)
+	s.mirror = readMirroredHeaders(req, versions)
 	if len(s.mirror.version) == 1 {
 		s.rev = mcpvocab.RevisionOf(s.mirror.version[0])
 	}
@@ -429,7 +496,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		return r
 	}
 	// The body may be rewritten: its length is not known yet.
-	r.Remove = append(r.Remove, "content-length")
+	r.Remove = s.cfg.removeHeadersBody
 	if g.HoldHeaders {
 		// Headers wait for the verdict (Envoy delivers the body to a
 		// filter paused on headers only with allow_on_headers_stop_iteration).
@@ -438,10 +505,10 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	return r
 }
 
-// stateless reports whether a request is of the stateless era (its one
-// MCP-Protocol-Version header is 2026-07-28 or later).
-func stateless(req Request) bool {
-	v := req.HeaderValues(headerProtocolVersion)
+// statelessVersion reports whether a request whose MCP-Protocol-Version
+// values are v is of the stateless era (its one such header is 2026-07-28
+// or later).
+func statelessVersion(v []string) bool {
 	return len(v) == 1 && mcpvocab.RevisionOf(v[0]) == mcpvocab.Rev2026
 }
 
@@ -571,6 +638,8 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
 	}
+	// Nothing keeps the document: what goes upstream is a copy, or raw.
+	defer body.Doc.Release()
 	if body.Batch && s.rev == mcpvocab.Rev2026 {
 		r := s.refuseRequest(400, "mcp_privacy_batch",
 			"Invalid Request: a batch is not a "+mcpvocab.Version2026+" request; send each message as its own POST")
@@ -888,37 +957,37 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 // exportHeaders builds the export_headers values: identity always, the
 // call's fields once a request was judged.
 func (s *Stream) exportHeaders(j *judgement, _ *Body) [][2]string {
-	if len(s.cfg.Env.Gateway.ExportHeaders) == 0 {
+	if len(s.cfg.exports) == 0 {
 		return nil
 	}
-	out := make([][2]string, 0, len(s.cfg.Env.Gateway.ExportHeaders))
-	for _, h := range s.cfg.Env.Gateway.ExportHeaders {
+	out := make([][2]string, 0, len(s.cfg.exports))
+	for _, h := range s.cfg.exports {
 		var v string
-		switch h.Field {
-		case "principal":
+		switch h.field {
+		case exportPrincipal:
 			v = s.id.ID
-		case "roles":
+		case exportRoles:
 			v = strings.Join(s.id.Roles, ",")
 		}
 		if j != nil {
-			switch h.Field {
-			case "method":
+			switch h.field {
+			case exportMethod:
 				v = j.method
-			case "kind":
+			case exportKind:
 				v = j.target.Kind.String()
-			case "primitive":
+			case exportPrimitive:
 				v = j.target.Name
-			case "decision":
+			case exportDecision:
 				v = "allow"
 				if !j.decision.Allowed {
 					v = "deny"
 				}
-			case "rule":
+			case exportRule:
 				v = j.decision.Rule
 			}
 		}
 		if v != "" {
-			out = append(out, [2]string{h.Header, headerSafe(v)})
+			out = append(out, [2]string{h.header, headerSafe(v)})
 		}
 	}
 	return out

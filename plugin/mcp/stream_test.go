@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -698,5 +699,51 @@ identity: {principal: [{header: x-mcp-principal}]}
 		`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"mail alice@corp.example"}],"structuredContent":{"email":"alice@corp.example"}}}`)
 	if strings.Contains(got, "alice@corp.example") {
 		t.Errorf("tasks/result untransformed: %s", got)
+	}
+}
+
+// TestWallClock checks that the one-read clock tells the wall time: each
+// reading lies between two of time.Now taken around it (give or take a
+// millisecond for the clock's slew between its two readings), before and
+// after its base is read again.
+func TestWallClock(t *testing.T) {
+	var c wallClock
+	check := func() {
+		t.Helper()
+		before := time.Now().UnixNano()
+		got := c.now()
+		after := time.Now().UnixNano()
+		if got < before-int64(time.Millisecond) || got > after+int64(time.Millisecond) {
+			t.Fatalf("now() = %d, outside [%d, %d]", got, before, after)
+		}
+	}
+	for range 100 {
+		check()
+	}
+	// An old base is replaced: the reading is still the wall time.
+	b := c.base.Load()
+	c.base.Store(&clockBase{at: b.at.Add(-2 * time.Second), unix: b.unix - 7*int64(time.Hour)})
+	check()
+	if c.base.Load().at.Before(b.at) {
+		t.Fatal("the base was not read again")
+	}
+}
+
+// TestExportFieldsCoded checks that every field export_headers may name
+// has its code, each a different one.
+func TestExportFieldsCoded(t *testing.T) {
+	seen := map[exportField]string{}
+	for _, f := range policy.ExportFields {
+		code, ok := exportFields[f]
+		if !ok {
+			t.Errorf("export field %q has no code", f)
+		}
+		if prev, dup := seen[code]; dup {
+			t.Errorf("export fields %q and %q share code %d", prev, f, code)
+		}
+		seen[code] = f
+	}
+	if len(exportFields) != len(policy.ExportFields) {
+		t.Errorf("%d codes for %d fields", len(exportFields), len(policy.ExportFields))
 	}
 }

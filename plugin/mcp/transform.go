@@ -33,6 +33,10 @@ type transformer struct {
 	// shape them: resolving and compiling per call would cost more than
 	// running them.
 	pipelines map[string]*transforms.Pipeline
+	// unshaped are the output [0] and input [1] pipelines of a call no
+	// rule matches and no hints shape (most calls, and most listed
+	// tools), once compiled: found without a map lookup.
+	unshaped [2]*transforms.Pipeline
 	// tasks seals task handles (tasks.go).
 	tasks *taskSealer
 	err   error
@@ -138,6 +142,12 @@ func (c *Config) pipeline(input bool, matched []*policy.Rule, meta *policy.Metad
 		return nil, err
 	}
 	p := c.Env.Policy
+	unshaped := len(matched) == 0 && (meta == nil || meta.Hints == nil || !p.HonorsHints(matched))
+	if unshaped {
+		if pl := t.unshaped[b2i(input)]; pl != nil {
+			return pl, nil
+		}
+	}
 	// The key on the stack: a map lookup with string(key) does not
 	// allocate, and this runs for every judged call.
 	var buf [128]byte
@@ -156,6 +166,9 @@ func (c *Config) pipeline(input bool, matched []*policy.Rule, meta *policy.Metad
 		meta = nil
 	}
 	if pl, ok := t.pipelines[string(key)]; ok {
+		if unshaped {
+			t.unshaped[b2i(input)] = pl
+		}
 		return pl, nil
 	}
 	var entries []policy.PipelineEntry
@@ -172,7 +185,17 @@ func (c *Config) pipeline(input bool, matched []*policy.Rule, meta *policy.Metad
 		clear(t.pipelines)
 	}
 	t.pipelines[string(key)] = pl
+	if unshaped {
+		t.unshaped[b2i(input)] = pl
+	}
 	return pl, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // newRun starts the transform state of one message for the caller.
