@@ -3,6 +3,7 @@ package transforms
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -19,6 +20,8 @@ type DetectorSet struct {
 	// to it (for resolveOverlaps).
 	meta []detectorMeta
 	rank map[string]int
+	// scratch is the memory of the last Detect call, for the next.
+	scratch atomic.Pointer[scratch]
 }
 
 type detectorMeta struct {
@@ -144,41 +147,74 @@ func (ds *DetectorSet) surelyClean(s []byte) bool {
 	return true
 }
 
-// hitBuf is how many findings Detect keeps on the stack before it
-// allocates.
-const hitBuf = 8
-
 // DetectAppend is Detect appending to dst, so that a caller scanning many
 // strings can reuse one slice: ds.DetectAppend(found[:0], s, sel). It
-// allocates only when dst lacks room for what it finds (or a string holds
-// more than a few findings); for a string without findings it allocates
-// nothing.
+// allocates only when dst lacks room for what it finds (the view, the
+// spans and the hits live in the DetectorSet's scratch, reused from call
+// to call); for a string without findings it allocates nothing.
 //
 // The detectors read the reader view of s (readerview.go): spans are
 // found in what a reader sees and reported in the bytes of s.
 func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
-	v := newView(s)
+	sc := ds.takeScratch()
+	v := buildView(s, sc.text, sc.segs)
+	sc.text, sc.segs = v.buf, v.segs
 	if len(v.segs) == 0 {
-		return ds.detectText(dst, s, sel) // nothing a reader reads differently
+		dst = ds.detectText(dst, s, sel, sc) // nothing a reader reads differently
+	} else {
+		k := len(dst)
+		dst = ds.detectText(dst, v.text, sel, sc)
+		dst = append(dst[:k], v.mapBack(s, dst[k:])...)
 	}
-	k := len(dst)
-	dst = ds.detectText(dst, v.text, sel)
-	return append(dst[:k], v.mapBack(s, dst[k:])...)
+	ds.putScratch(sc)
+	return dst
+}
+
+// scratch is the memory one Detect call works in: the reader view's text
+// and segments, the pass's spans and the hits. A DetectorSet keeps one
+// between calls, so that scanning string after string allocates only the
+// detections it returns (in the VM an allocation and its collection cost
+// far more than reusing a buffer). Nothing in it outlives the call that
+// uses it: Detection.Value is cloned out of the view's text.
+type scratch struct {
+	text  []byte
+	segs  []viewSeg
+	spans []Span
+	dets  []uint8
+	hits  []hit
+}
+
+// scratchKeep is the largest view text a DetectorSet keeps for the next
+// call; a larger one is left to the collector.
+const scratchKeep = 1 << 20
+
+// takeScratch takes the DetectorSet's scratch, or makes one if another
+// goroutine holds it (never in the VM, which runs one).
+func (ds *DetectorSet) takeScratch() *scratch {
+	if sc := ds.scratch.Swap(nil); sc != nil {
+		return sc
+	}
+	return new(scratch)
+}
+
+func (ds *DetectorSet) putScratch(sc *scratch) {
+	if cap(sc.text) > scratchKeep {
+		sc.text = nil
+	}
+	ds.scratch.Store(sc)
 }
 
 // detectText is DetectAppend on text as it is.
-func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection) []Detection {
-	// The pass's output starts empty (nil): buffers on the stack would
-	// escape through it and cost two allocations per call.
-	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true}
+func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *scratch) []Detection {
+	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}
+	sc.spans, sc.dets = p.spans, p.dets
 	if len(p.spans) == 0 && len(ds.custom) == 0 {
 		return dst
 	}
-	var hitArr [hitBuf]hit
-	hits := hitArr[:0]
+	hits := sc.hits[:0]
 	for k, sp := range p.spans {
 		if spanOK(s, sp) {
 			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k])})
@@ -196,6 +232,7 @@ func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection) []De
 			}
 		}
 	}
+	sc.hits = hits
 	if len(hits) == 0 {
 		return dst
 	}

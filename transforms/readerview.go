@@ -120,6 +120,7 @@ func needsView(s string) bool {
 type view struct {
 	text string
 	segs []viewSeg // by v; empty when text is the original
+	buf  []byte    // the memory of text when it is not the original, for reuse
 }
 
 // viewSeg: from view byte v on (to the next segment), byte v+k comes from
@@ -134,9 +135,15 @@ type viewSeg struct {
 // character the view changes; a string it does not change is its own view
 // (no segments). For ASCII text without a backslash this is one read of the
 // string eight bytes at a time (plainRun): the whole cost of the view.
-func newView(s string) view {
-	var b []byte
-	var segs []viewSeg
+func newView(s string) view { return buildView(s, nil, nil) }
+
+// buildView is newView writing the text into buf and the segments into
+// segs when they have room (a caller's scratch, reused from one string to
+// the next). The view's text then lives in buf: it is valid until buf is
+// written again.
+func buildView(s string, buf []byte, segs []viewSeg) view {
+	b := buf[:0]
+	segs = segs[:0]
 	changed := false
 	// seg starts a segment at the current end of b: an empty one before
 	// it goes, and an identity segment with the same difference goes on.
@@ -183,7 +190,9 @@ func newView(s string) view {
 		}
 		if !changed {
 			changed = true
-			b = make([]byte, 0, len(s))
+			if cap(b) < len(s) {
+				b = make([]byte, 0, len(s))
+			}
 			b = append(b, s[:i]...)
 			segs = append(segs, viewSeg{0, 0, false})
 		}
@@ -193,12 +202,12 @@ func newView(s string) view {
 		seg(i, false)
 	}
 	if !changed {
-		return view{text: s}
+		return view{text: s, buf: b, segs: segs}
 	}
 	if len(b) == 0 {
-		return view{text: "", segs: segs[:0]}
+		return view{text: "", buf: b, segs: segs[:0]}
 	}
-	return view{text: unsafe.String(&b[0], len(b)), segs: segs}
+	return view{text: unsafe.String(&b[0], len(b)), buf: b, segs: segs}
 }
 
 // plainRun is the length of the prefix of s that the view copies as it
@@ -396,7 +405,7 @@ func (v *view) mapBack(s string, ds []Detection) []Detection {
 			continue
 		}
 		if seen := v.text[d.Start:d.End]; seen != s[a:b] {
-			d.Value = seen
+			d.Value = strings.Clone(seen) // the text's memory may be reused
 		}
 		d.Start, d.End = a, b
 		out = append(out, d)
