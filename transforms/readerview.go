@@ -396,16 +396,36 @@ func (v *view) orig(s string, a, b int) (int, int) {
 // in place: spans mapped by orig, Value set where the original bytes
 // differ from what the view read. Spans that widening made overlap an
 // earlier one are dropped (the earlier covers the character).
+//
+// A span inside one stretch the view copied as it is (most spans: the
+// view differs only at the characters it changes) maps by its offset
+// alone, with no search and no comparison: its bytes are the original's.
+// The segments are walked along with the detections, which come in order.
 func (v *view) mapBack(s string, ds []Detection) []Detection {
 	out := ds[:0]
 	end := -1
+	k := 0 // the segment holding the last span's start
 	for _, d := range ds {
-		a, b := v.orig(s, d.Start, d.End)
-		if a < end {
-			continue
+		if int(v.segs[k].v) > d.Start {
+			k = 0 // out of order: start again
 		}
-		if seen := v.text[d.Start:d.End]; seen != s[a:b] {
-			d.Value = strings.Clone(seen) // the text's memory may be reused
+		for k+1 < len(v.segs) && int(v.segs[k+1].v) <= d.Start {
+			k++
+		}
+		var a, b int
+		if sg := v.segs[k]; !sg.flat && (k+1 == len(v.segs) || d.End <= int(v.segs[k+1].v)) {
+			a = int(sg.o) + d.Start - int(sg.v)
+			b = a + d.End - d.Start
+			if a < end {
+				continue
+			}
+		} else {
+			if a, b = v.orig(s, d.Start, d.End); a < end {
+				continue
+			}
+			if seen := v.text[d.Start:d.End]; seen != s[a:b] {
+				d.Value = strings.Clone(seen) // the text's memory may be reused
+			}
 		}
 		d.Start, d.End = a, b
 		out = append(out, d)
