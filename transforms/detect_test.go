@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/policy"
@@ -911,5 +912,44 @@ func TestDetectScratchReuse(t *testing.T) {
 	}
 	if sc := shared.scratch.Load(); sc == nil || sc.text != nil {
 		t.Fatalf("scratch after a long view: %v", sc)
+	}
+}
+
+// TestDetectConcurrent: goroutines sharing a DetectorSet each get a
+// scratch of their own (the kept one, or a new one while it is taken):
+// under -race, no two write the same memory, and each finds what a fresh
+// set finds.
+func TestDetectConcurrent(t *testing.T) {
+	texts := []string{
+		"mail alice\u200b.smith@example.com or ａｌｉｃｅ＠example.org now",
+		"card 4111\u00a01111\u00a01111\u00a01111 and 078-05-1120",
+		"ip 192.168.10.20 and bob%40example.com",
+		"plain text, nothing here",
+	}
+	sel := Select(nil, 0)
+	want := make([]string, len(texts))
+	for i, s := range texts {
+		want[i] = fmt.Sprint(allDetectors(t).Detect(s, sel))
+	}
+	shared := allDetectors(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 200 {
+				i := (g + k) % len(texts)
+				if got := fmt.Sprint(shared.Detect(texts[i], sel)); got != want[i] {
+					errs <- fmt.Sprintf("%q: %s, want %s", texts[i], got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
