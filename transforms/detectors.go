@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -20,8 +21,10 @@ type DetectorSet struct {
 	// to it (for resolveOverlaps).
 	meta []detectorMeta
 	rank map[string]int
-	// scratch is the memory of the last Detect call, for the next.
-	scratch atomic.Pointer[scratch]
+	// scratch is the memory of the last Detect call, for the next
+	// (plainScratch in the VM: see takeScratch).
+	scratch      atomic.Pointer[scratch]
+	plainScratch *scratch
 }
 
 type detectorMeta struct {
@@ -190,19 +193,39 @@ const scratchKeep = 1 << 20
 
 // takeScratch takes the DetectorSet's scratch, or makes one if another
 // goroutine holds it (never in the VM, which runs one).
+//
+// In the VM the scratch is a plain field: the module runs one thread,
+// goroutines change only where one blocks, and an atomic swap or store of
+// a pointer there is two runtime calls (its write barrier and the
+// exchange) per Detect, which add up over the many short strings of a
+// message. Elsewhere it is swapped atomically.
 func (ds *DetectorSet) takeScratch() *scratch {
-	if sc := ds.scratch.Swap(nil); sc != nil {
-		return sc
+	var sc *scratch
+	if singleThreaded {
+		sc, ds.plainScratch = ds.plainScratch, nil
+	} else {
+		sc = ds.scratch.Swap(nil)
 	}
-	return new(scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	return sc
 }
 
 func (ds *DetectorSet) putScratch(sc *scratch) {
 	if cap(sc.text) > scratchKeep {
 		sc.text = nil
 	}
-	ds.scratch.Store(sc)
+	if singleThreaded {
+		ds.plainScratch = sc
+	} else {
+		ds.scratch.Store(sc)
+	}
 }
+
+// singleThreaded is true in the wasm module (a constant: the other branch
+// is compiled out).
+const singleThreaded = runtime.GOARCH == "wasm"
 
 // detectText is DetectAppend on text as it is.
 func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *scratch) []Detection {
