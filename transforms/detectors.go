@@ -161,7 +161,8 @@ func (ds *DetectorSet) surelyClean(s []byte) bool {
 func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
 	sc := ds.takeScratch()
 	v := buildView(s, sc.text, sc.segs)
-	sc.text, sc.segs = v.buf, v.segs
+	keepLarger(&sc.text, v.buf)
+	keepLarger(&sc.segs, v.segs)
 	if len(v.segs) == 0 {
 		dst = ds.detectText(dst, s, sel, sc) // nothing a reader reads differently
 	} else {
@@ -190,6 +191,15 @@ type scratch struct {
 // scratchKeep is the largest view text a DetectorSet keeps for the next
 // call; a larger one is left to the collector.
 const scratchKeep = 1 << 20
+
+// keepLarger makes used the scratch's buffer *buf if it has more room.
+// Storing a slice that did not grow would only cost a write barrier (a
+// call in the VM while the collector marks).
+func keepLarger[T any](buf *[]T, used []T) {
+	if cap(used) > cap(*buf) {
+		*buf = used
+	}
+}
 
 // takeScratch takes the DetectorSet's scratch, or makes one if another
 // goroutine holds it (never in the VM, which runs one).
@@ -233,7 +243,8 @@ func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *
 	if p.on != 0 {
 		p.run()
 	}
-	sc.spans, sc.dets = p.spans, p.dets
+	keepLarger(&sc.spans, p.spans)
+	keepLarger(&sc.dets, p.dets)
 	if len(p.spans) == 0 && len(ds.custom) == 0 {
 		return dst
 	}
@@ -255,7 +266,7 @@ func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *
 			}
 		}
 	}
-	sc.hits = hits
+	keepLarger(&sc.hits, hits)
 	if len(hits) == 0 {
 		return dst
 	}
