@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/policy"
@@ -794,7 +795,7 @@ func singlePassSame(t *testing.T, ds *DetectorSet, sel Selection, s string) {
 			t.Fatalf("%s: single pass %v, former driver %v, in %q", builtinNames[d], got, want, s)
 		}
 	}
-	if got, want := ds.detectText(nil, s, sel), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := ds.detectText(nil, s, sel, new(scratch)), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Detect %v, former %v, in %q", got, want, s)
 	}
 }
@@ -864,4 +865,95 @@ func FuzzSinglePass(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		singlePassSame(t, ds, sel, s)
 	})
+}
+
+// TestDetectScratchReuse: a DetectorSet reuses one scratch (view text,
+// spans, hits) from call to call. Detections of strings scanned one after
+// the other, kept across the calls, equal those of a fresh DetectorSet per
+// string: Value (cut from the view's text) survives the next call writing
+// that memory, and no span or hit of one string leaks into the next.
+func TestDetectScratchReuse(t *testing.T) {
+	_, docs := readMixed(t)
+	texts := []string{
+		"mail alice\u200b.smith@example.com or ａｌｉｃｅ＠example.org now",
+		"card 4111\u00a01111\u00a01111\u00a01111 and 078-05-1120",
+		"plain text, nothing here",
+		"ip 192.168.10.20 and bob%40example.com and &#64;x",
+		"",
+		"bob\\u0040example.com, then carol@example.net",
+		"4111 1111 1111 1111",
+		strings.Repeat("x", 300) + "dave＠example.com",
+	}
+	texts = append(texts, docs[:40]...)
+	texts = append(texts, texts[0], texts[1]) // again, after longer views
+	sel := Select(nil, 0)
+	shared := allDetectors(t)
+	var got [][]Detection
+	for _, s := range texts {
+		got = append(got, shared.Detect(s, sel))
+	}
+	var dst []Detection
+	for i, s := range texts {
+		want := allDetectors(t).Detect(s, sel)
+		if fmt.Sprint(got[i]) != fmt.Sprint(want) {
+			t.Fatalf("string %d %q: with a reused scratch %+v, fresh %+v", i, s, got[i], want)
+		}
+		// DetectAppend behind earlier detections leaves them as they were.
+		k := len(dst)
+		dst = shared.DetectAppend(dst, s, sel)
+		if fmt.Sprint(dst[k:]) != fmt.Sprint(want) {
+			t.Fatalf("string %d %q: appended %+v, want %+v", i, s, dst[k:], want)
+		}
+	}
+	// Views longer than scratchKeep are not kept; smaller ones are.
+	long := strings.Repeat("a", scratchKeep) + "\u200b alice@example.com"
+	if ds := shared.Detect(long, sel); len(ds) != 1 || ds[0].Label != "EMAIL" {
+		t.Fatalf("long string: %+v", ds)
+	}
+	sc := shared.plainScratch
+	if !singleThreaded {
+		sc = shared.scratch.Load()
+	}
+	if sc == nil || sc.text != nil {
+		t.Fatalf("scratch after a long view: %v", sc)
+	}
+}
+
+// TestDetectConcurrent: goroutines sharing a DetectorSet each get a
+// scratch of their own (the kept one, or a new one while it is taken):
+// under -race, no two write the same memory, and each finds what a fresh
+// set finds.
+func TestDetectConcurrent(t *testing.T) {
+	texts := []string{
+		"mail alice\u200b.smith@example.com or ａｌｉｃｅ＠example.org now",
+		"card 4111\u00a01111\u00a01111\u00a01111 and 078-05-1120",
+		"ip 192.168.10.20 and bob%40example.com",
+		"plain text, nothing here",
+	}
+	sel := Select(nil, 0)
+	want := make([]string, len(texts))
+	for i, s := range texts {
+		want[i] = fmt.Sprint(allDetectors(t).Detect(s, sel))
+	}
+	shared := allDetectors(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 200 {
+				i := (g + k) % len(texts)
+				if got := fmt.Sprint(shared.Detect(texts[i], sel)); got != want[i] {
+					errs <- fmt.Sprintf("%q: %s, want %s", texts[i], got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

@@ -1,8 +1,10 @@
 package transforms
 
 import (
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -19,6 +21,10 @@ type DetectorSet struct {
 	// to it (for resolveOverlaps).
 	meta []detectorMeta
 	rank map[string]int
+	// scratch is the memory of the last Detect call, for the next
+	// (plainScratch in the VM: see takeScratch).
+	scratch      atomic.Pointer[scratch]
+	plainScratch *scratch
 }
 
 type detectorMeta struct {
@@ -144,41 +150,105 @@ func (ds *DetectorSet) surelyClean(s []byte) bool {
 	return true
 }
 
-// hitBuf is how many findings Detect keeps on the stack before it
-// allocates.
-const hitBuf = 8
-
 // DetectAppend is Detect appending to dst, so that a caller scanning many
 // strings can reuse one slice: ds.DetectAppend(found[:0], s, sel). It
-// allocates only when dst lacks room for what it finds (or a string holds
-// more than a few findings); for a string without findings it allocates
-// nothing.
+// allocates only when dst lacks room for what it finds (the view, the
+// spans and the hits live in the DetectorSet's scratch, reused from call
+// to call); for a string without findings it allocates nothing.
 //
 // The detectors read the reader view of s (readerview.go): spans are
 // found in what a reader sees and reported in the bytes of s.
 func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
-	v := newView(s)
+	sc := ds.takeScratch()
+	v := buildView(s, sc.text, sc.segs)
+	keepLarger(&sc.text, v.buf)
+	keepLarger(&sc.segs, v.segs)
 	if len(v.segs) == 0 {
-		return ds.detectText(dst, s, sel) // nothing a reader reads differently
+		dst = ds.detectText(dst, s, sel, sc) // nothing a reader reads differently
+	} else {
+		k := len(dst)
+		dst = ds.detectText(dst, v.text, sel, sc)
+		dst = append(dst[:k], v.mapBack(s, dst[k:])...)
 	}
-	k := len(dst)
-	dst = ds.detectText(dst, v.text, sel)
-	return append(dst[:k], v.mapBack(s, dst[k:])...)
+	ds.putScratch(sc)
+	return dst
 }
 
+// scratch is the memory one Detect call works in: the reader view's text
+// and segments, the pass's spans and the hits. A DetectorSet keeps one
+// between calls, so that scanning string after string allocates only the
+// detections it returns (in the VM an allocation and its collection cost
+// far more than reusing a buffer). Nothing in it outlives the call that
+// uses it: Detection.Value is cloned out of the view's text.
+type scratch struct {
+	text  []byte
+	segs  []viewSeg
+	spans []Span
+	dets  []uint8
+	hits  []hit
+}
+
+// scratchKeep is the largest view text a DetectorSet keeps for the next
+// call; a larger one is left to the collector.
+const scratchKeep = 1 << 20
+
+// keepLarger makes used the scratch's buffer *buf if it has more room.
+// Storing a slice that did not grow would only cost a write barrier (a
+// call in the VM while the collector marks).
+func keepLarger[T any](buf *[]T, used []T) {
+	if cap(used) > cap(*buf) {
+		*buf = used
+	}
+}
+
+// takeScratch takes the DetectorSet's scratch, or makes one if another
+// goroutine holds it (never in the VM, which runs one).
+//
+// In the VM the scratch is a plain field: the module runs one thread,
+// goroutines change only where one blocks, and an atomic swap or store of
+// a pointer there is two runtime calls (its write barrier and the
+// exchange) per Detect, which add up over the many short strings of a
+// message. Elsewhere it is swapped atomically.
+func (ds *DetectorSet) takeScratch() *scratch {
+	var sc *scratch
+	if singleThreaded {
+		sc, ds.plainScratch = ds.plainScratch, nil
+	} else {
+		sc = ds.scratch.Swap(nil)
+	}
+	if sc == nil {
+		sc = new(scratch)
+	}
+	return sc
+}
+
+func (ds *DetectorSet) putScratch(sc *scratch) {
+	if cap(sc.text) > scratchKeep {
+		sc.text = nil
+	}
+	if singleThreaded {
+		ds.plainScratch = sc
+	} else {
+		ds.scratch.Store(sc)
+	}
+}
+
+// singleThreaded is true in the wasm module (a constant: the other branch
+// is compiled out).
+const singleThreaded = runtime.GOARCH == "wasm"
+
 // detectText is DetectAppend on text as it is.
-func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection) []Detection {
-	// The pass's output starts empty (nil): buffers on the stack would
-	// escape through it and cost two allocations per call.
-	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true}
+func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *scratch) []Detection {
+	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}
+	keepLarger(&sc.spans, p.spans)
+	keepLarger(&sc.dets, p.dets)
 	if len(p.spans) == 0 && len(ds.custom) == 0 {
 		return dst
 	}
-	var hitArr [hitBuf]hit
-	hits := hitArr[:0]
+	hits := sc.hits[:0]
 	for k, sp := range p.spans {
 		if spanOK(s, sp) {
 			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k])})
@@ -196,6 +266,7 @@ func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection) []De
 			}
 		}
 	}
+	keepLarger(&sc.hits, hits)
 	if len(hits) == 0 {
 		return dst
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 )
@@ -69,13 +70,22 @@ func (p *Pseudonymizer) Pseudonym(namespace, label, value string) string {
 	}
 	p.mac.Sum(&p.sum, in)
 	p.in = in
-	// The token's 12 base32 characters carry 60 bits: the first 8 bytes of
-	// the MAC give them (and a 13th, dropped).
-	var tok [13]byte
-	tokenEncoding.Encode(tok[:], p.sum[:8])
+	// The token's 12 base32 characters carry the MAC's first 60 bits.
+	top := binary.BigEndian.Uint64(p.sum[:8])
 	p.mu.Unlock()
-	return label + "_" + string(tok[:TokenLen])
+	// One allocation, the pseudonym's own, written in place.
+	b := make([]byte, len(label)+1+TokenLen)
+	copy(b, label)
+	b[len(label)] = '_'
+	tok := (*[TokenLen]byte)(b[len(label)+1:])
+	for i := range tok {
+		tok[i] = base32Alphabet[top>>(59-5*i)&31]
+	}
+	return unsafe.String(&b[0], len(b))
 }
+
+// base32Alphabet is RFC 4648's base32 (tokenEncoding's), by value.
+const base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 // Normalize is the form of a value that pseudonyms are computed from, so
 // that spellings of one entity share a pseudonym: emails and addresses in

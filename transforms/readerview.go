@@ -120,6 +120,7 @@ func needsView(s string) bool {
 type view struct {
 	text string
 	segs []viewSeg // by v; empty when text is the original
+	buf  []byte    // the memory of text when it is not the original, for reuse
 }
 
 // viewSeg: from view byte v on (to the next segment), byte v+k comes from
@@ -134,9 +135,15 @@ type viewSeg struct {
 // character the view changes; a string it does not change is its own view
 // (no segments). For ASCII text without a backslash this is one read of the
 // string eight bytes at a time (plainRun): the whole cost of the view.
-func newView(s string) view {
-	var b []byte
-	var segs []viewSeg
+func newView(s string) view { return buildView(s, nil, nil) }
+
+// buildView is newView writing the text into buf and the segments into
+// segs when they have room (a caller's scratch, reused from one string to
+// the next). The view's text then lives in buf: it is valid until buf is
+// written again.
+func buildView(s string, buf []byte, segs []viewSeg) view {
+	b := buf[:0]
+	segs = segs[:0]
 	changed := false
 	// seg starts a segment at the current end of b: an empty one before
 	// it goes, and an identity segment with the same difference goes on.
@@ -183,7 +190,9 @@ func newView(s string) view {
 		}
 		if !changed {
 			changed = true
-			b = make([]byte, 0, len(s))
+			if cap(b) < len(s) {
+				b = make([]byte, 0, len(s))
+			}
 			b = append(b, s[:i]...)
 			segs = append(segs, viewSeg{0, 0, false})
 		}
@@ -193,12 +202,12 @@ func newView(s string) view {
 		seg(i, false)
 	}
 	if !changed {
-		return view{text: s}
+		return view{text: s, buf: b, segs: segs}
 	}
 	if len(b) == 0 {
-		return view{text: "", segs: segs[:0]}
+		return view{text: "", buf: b, segs: segs[:0]}
 	}
-	return view{text: unsafe.String(&b[0], len(b)), segs: segs}
+	return view{text: unsafe.String(&b[0], len(b)), buf: b, segs: segs}
 }
 
 // plainRun is the length of the prefix of s that the view copies as it
@@ -387,16 +396,36 @@ func (v *view) orig(s string, a, b int) (int, int) {
 // in place: spans mapped by orig, Value set where the original bytes
 // differ from what the view read. Spans that widening made overlap an
 // earlier one are dropped (the earlier covers the character).
+//
+// A span inside one stretch the view copied as it is (most spans: the
+// view differs only at the characters it changes) maps by its offset
+// alone, with no search and no comparison: its bytes are the original's.
+// The segments are walked along with the detections, which come in order.
 func (v *view) mapBack(s string, ds []Detection) []Detection {
 	out := ds[:0]
 	end := -1
+	k := 0 // the segment holding the last span's start
 	for _, d := range ds {
-		a, b := v.orig(s, d.Start, d.End)
-		if a < end {
-			continue
+		if int(v.segs[k].v) > d.Start {
+			k = 0 // out of order: start again
 		}
-		if seen := v.text[d.Start:d.End]; seen != s[a:b] {
-			d.Value = seen
+		for k+1 < len(v.segs) && int(v.segs[k+1].v) <= d.Start {
+			k++
+		}
+		var a, b int
+		if sg := v.segs[k]; !sg.flat && (k+1 == len(v.segs) || d.End <= int(v.segs[k+1].v)) {
+			a = int(sg.o) + d.Start - int(sg.v)
+			b = a + d.End - d.Start
+			if a < end {
+				continue
+			}
+		} else {
+			if a, b = v.orig(s, d.Start, d.End); a < end {
+				continue
+			}
+			if seen := v.text[d.Start:d.End]; seen != s[a:b] {
+				d.Value = strings.Clone(seen) // the text's memory may be reused
+			}
 		}
 		d.Start, d.End = a, b
 		out = append(out, d)

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -84,6 +85,26 @@ func TestLenientJSONEscapesDetected(t *testing.T) {
 }
 
 // checkView holds the view's invariants for s.
+// mapBackPlain is mapBack without its shortcut: every span through orig
+// and a comparison with the original.
+func mapBackPlain(v *view, s string, ds []Detection) []Detection {
+	out := ds[:0]
+	end := -1
+	for _, d := range ds {
+		a, b := v.orig(s, d.Start, d.End)
+		if a < end {
+			continue
+		}
+		if seen := v.text[d.Start:d.End]; seen != s[a:b] {
+			d.Value = seen
+		}
+		d.Start, d.End = a, b
+		out = append(out, d)
+		end = b
+	}
+	return out
+}
+
 func checkView(t *testing.T, s string) {
 	t.Helper()
 	if !needsView(s) {
@@ -117,6 +138,30 @@ func checkView(t *testing.T, s string) {
 	for i := 0; i <= len(v.text); i++ {
 		if i == len(v.text) || utf8.RuneStart(v.text[i]) {
 			cuts = append(cuts, i)
+		}
+	}
+	// mapBack (which skips the search and the comparison inside a stretch
+	// copied as it is) maps spans as orig and a comparison do: spans in
+	// order, overlapping, and out of order.
+	if len(v.segs) > 0 {
+		var spans []Detection
+		for x := 0; x+1 < len(cuts) && x < 40; x++ {
+			for y := x + 1; y < len(cuts) && y < x+6; y++ {
+				spans = append(spans, Detection{Start: cuts[x], End: cuts[y]})
+			}
+		}
+		for _, d := range spans {
+			want := mapBackPlain(&v, s, []Detection{d})
+			if got := v.mapBack(s, []Detection{d}); !slices.Equal(got, want) {
+				t.Fatalf("%q: mapBack %v, orig gives %v", s, got, want)
+			}
+		}
+		for range 2 {
+			want := mapBackPlain(&v, s, slices.Clone(spans))
+			if got := v.mapBack(s, slices.Clone(spans)); !slices.Equal(got, want) {
+				t.Fatalf("%q: mapBack %v, orig gives %v", s, got, want)
+			}
+			slices.Reverse(spans)
 		}
 	}
 	for x := 0; x < len(cuts) && x < 40; x++ {

@@ -114,31 +114,131 @@ func put(dst *[Size]byte, h *[8]uint32) {
 	}
 }
 
-// compress is SHA-256's compression function of h with the block w. The
-// rounds go eight to a loop iteration, each naming the working variables
-// in their new places, so nothing is shuffled between rounds (in the VM
-// this is 15% faster than one round per iteration; unrolling all 64
-// gains under 10% more).
+// compress is SHA-256's compression function of h with the block w,
+// written out round by round: round i names the working variables
+// rotated by i places and uses schedule word i mod 16, which rounds 16 to
+// 63 first overwrite with their successor. In the VM that leaves no loop,
+// no bounds check, no 256-byte schedule to clear and fill, and no call: a
+// 40-byte HMAC takes 15-20% less time in V8 than with the loop of eight
+// rounds it replaces. (Rounds on uint64 words, rotating a value doubled
+// into both halves to spare the VM the wrap and extend around each 32-bit
+// operation, ran slower in V8 than either.)
 func compress(h *[8]uint32, w *[16]uint32) {
-	var s [64]uint32
-	copy(s[:], w[:])
-	for i := 16; i < 64; i++ {
-		v1, v2 := s[i-2], s[i-15]
-		s[i] = (bits.RotateLeft32(v1, -17) ^ bits.RotateLeft32(v1, -19) ^ v1>>10) + s[i-7] +
-			(bits.RotateLeft32(v2, -7) ^ bits.RotateLeft32(v2, -18) ^ v2>>3) + s[i-16]
-	}
+	w0, w1, w2, w3, w4, w5, w6, w7 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]
+	w8, w9, w10, w11, w12, w13, w14, w15 := w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]
 	a, b, c, d, e, f, g, hh := h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
-	for i := 0; i < 64; i += 8 {
-		kw, sw := (*[8]uint32)(k[i:]), (*[8]uint32)(s[i:])
-		d, hh = round(a, b, c, d, e, f, g, hh, kw[0]+sw[0])
-		c, g = round(hh, a, b, c, d, e, f, g, kw[1]+sw[1])
-		b, f = round(g, hh, a, b, c, d, e, f, kw[2]+sw[2])
-		a, e = round(f, g, hh, a, b, c, d, e, kw[3]+sw[3])
-		hh, d = round(e, f, g, hh, a, b, c, d, kw[4]+sw[4])
-		g, c = round(d, e, f, g, hh, a, b, c, kw[5]+sw[5])
-		f, b = round(c, d, e, f, g, hh, a, b, kw[6]+sw[6])
-		e, a = round(b, c, d, e, f, g, hh, a, kw[7]+sw[7])
-	}
+	d, hh = round(a, b, c, d, e, f, g, hh, 0x428a2f98+w0)
+	c, g = round(hh, a, b, c, d, e, f, g, 0x71374491+w1)
+	b, f = round(g, hh, a, b, c, d, e, f, 0xb5c0fbcf+w2)
+	a, e = round(f, g, hh, a, b, c, d, e, 0xe9b5dba5+w3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0x3956c25b+w4)
+	g, c = round(d, e, f, g, hh, a, b, c, 0x59f111f1+w5)
+	f, b = round(c, d, e, f, g, hh, a, b, 0x923f82a4+w6)
+	e, a = round(b, c, d, e, f, g, hh, a, 0xab1c5ed5+w7)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0xd807aa98+w8)
+	c, g = round(hh, a, b, c, d, e, f, g, 0x12835b01+w9)
+	b, f = round(g, hh, a, b, c, d, e, f, 0x243185be+w10)
+	a, e = round(f, g, hh, a, b, c, d, e, 0x550c7dc3+w11)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0x72be5d74+w12)
+	g, c = round(d, e, f, g, hh, a, b, c, 0x80deb1fe+w13)
+	f, b = round(c, d, e, f, g, hh, a, b, 0x9bdc06a7+w14)
+	e, a = round(b, c, d, e, f, g, hh, a, 0xc19bf174+w15)
+	w0 += (bits.RotateLeft32(w14, -17) ^ bits.RotateLeft32(w14, -19) ^ w14>>10) + w9 + (bits.RotateLeft32(w1, -7) ^ bits.RotateLeft32(w1, -18) ^ w1>>3)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0xe49b69c1+w0)
+	w1 += (bits.RotateLeft32(w15, -17) ^ bits.RotateLeft32(w15, -19) ^ w15>>10) + w10 + (bits.RotateLeft32(w2, -7) ^ bits.RotateLeft32(w2, -18) ^ w2>>3)
+	c, g = round(hh, a, b, c, d, e, f, g, 0xefbe4786+w1)
+	w2 += (bits.RotateLeft32(w0, -17) ^ bits.RotateLeft32(w0, -19) ^ w0>>10) + w11 + (bits.RotateLeft32(w3, -7) ^ bits.RotateLeft32(w3, -18) ^ w3>>3)
+	b, f = round(g, hh, a, b, c, d, e, f, 0x0fc19dc6+w2)
+	w3 += (bits.RotateLeft32(w1, -17) ^ bits.RotateLeft32(w1, -19) ^ w1>>10) + w12 + (bits.RotateLeft32(w4, -7) ^ bits.RotateLeft32(w4, -18) ^ w4>>3)
+	a, e = round(f, g, hh, a, b, c, d, e, 0x240ca1cc+w3)
+	w4 += (bits.RotateLeft32(w2, -17) ^ bits.RotateLeft32(w2, -19) ^ w2>>10) + w13 + (bits.RotateLeft32(w5, -7) ^ bits.RotateLeft32(w5, -18) ^ w5>>3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0x2de92c6f+w4)
+	w5 += (bits.RotateLeft32(w3, -17) ^ bits.RotateLeft32(w3, -19) ^ w3>>10) + w14 + (bits.RotateLeft32(w6, -7) ^ bits.RotateLeft32(w6, -18) ^ w6>>3)
+	g, c = round(d, e, f, g, hh, a, b, c, 0x4a7484aa+w5)
+	w6 += (bits.RotateLeft32(w4, -17) ^ bits.RotateLeft32(w4, -19) ^ w4>>10) + w15 + (bits.RotateLeft32(w7, -7) ^ bits.RotateLeft32(w7, -18) ^ w7>>3)
+	f, b = round(c, d, e, f, g, hh, a, b, 0x5cb0a9dc+w6)
+	w7 += (bits.RotateLeft32(w5, -17) ^ bits.RotateLeft32(w5, -19) ^ w5>>10) + w0 + (bits.RotateLeft32(w8, -7) ^ bits.RotateLeft32(w8, -18) ^ w8>>3)
+	e, a = round(b, c, d, e, f, g, hh, a, 0x76f988da+w7)
+	w8 += (bits.RotateLeft32(w6, -17) ^ bits.RotateLeft32(w6, -19) ^ w6>>10) + w1 + (bits.RotateLeft32(w9, -7) ^ bits.RotateLeft32(w9, -18) ^ w9>>3)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0x983e5152+w8)
+	w9 += (bits.RotateLeft32(w7, -17) ^ bits.RotateLeft32(w7, -19) ^ w7>>10) + w2 + (bits.RotateLeft32(w10, -7) ^ bits.RotateLeft32(w10, -18) ^ w10>>3)
+	c, g = round(hh, a, b, c, d, e, f, g, 0xa831c66d+w9)
+	w10 += (bits.RotateLeft32(w8, -17) ^ bits.RotateLeft32(w8, -19) ^ w8>>10) + w3 + (bits.RotateLeft32(w11, -7) ^ bits.RotateLeft32(w11, -18) ^ w11>>3)
+	b, f = round(g, hh, a, b, c, d, e, f, 0xb00327c8+w10)
+	w11 += (bits.RotateLeft32(w9, -17) ^ bits.RotateLeft32(w9, -19) ^ w9>>10) + w4 + (bits.RotateLeft32(w12, -7) ^ bits.RotateLeft32(w12, -18) ^ w12>>3)
+	a, e = round(f, g, hh, a, b, c, d, e, 0xbf597fc7+w11)
+	w12 += (bits.RotateLeft32(w10, -17) ^ bits.RotateLeft32(w10, -19) ^ w10>>10) + w5 + (bits.RotateLeft32(w13, -7) ^ bits.RotateLeft32(w13, -18) ^ w13>>3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0xc6e00bf3+w12)
+	w13 += (bits.RotateLeft32(w11, -17) ^ bits.RotateLeft32(w11, -19) ^ w11>>10) + w6 + (bits.RotateLeft32(w14, -7) ^ bits.RotateLeft32(w14, -18) ^ w14>>3)
+	g, c = round(d, e, f, g, hh, a, b, c, 0xd5a79147+w13)
+	w14 += (bits.RotateLeft32(w12, -17) ^ bits.RotateLeft32(w12, -19) ^ w12>>10) + w7 + (bits.RotateLeft32(w15, -7) ^ bits.RotateLeft32(w15, -18) ^ w15>>3)
+	f, b = round(c, d, e, f, g, hh, a, b, 0x06ca6351+w14)
+	w15 += (bits.RotateLeft32(w13, -17) ^ bits.RotateLeft32(w13, -19) ^ w13>>10) + w8 + (bits.RotateLeft32(w0, -7) ^ bits.RotateLeft32(w0, -18) ^ w0>>3)
+	e, a = round(b, c, d, e, f, g, hh, a, 0x14292967+w15)
+	w0 += (bits.RotateLeft32(w14, -17) ^ bits.RotateLeft32(w14, -19) ^ w14>>10) + w9 + (bits.RotateLeft32(w1, -7) ^ bits.RotateLeft32(w1, -18) ^ w1>>3)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0x27b70a85+w0)
+	w1 += (bits.RotateLeft32(w15, -17) ^ bits.RotateLeft32(w15, -19) ^ w15>>10) + w10 + (bits.RotateLeft32(w2, -7) ^ bits.RotateLeft32(w2, -18) ^ w2>>3)
+	c, g = round(hh, a, b, c, d, e, f, g, 0x2e1b2138+w1)
+	w2 += (bits.RotateLeft32(w0, -17) ^ bits.RotateLeft32(w0, -19) ^ w0>>10) + w11 + (bits.RotateLeft32(w3, -7) ^ bits.RotateLeft32(w3, -18) ^ w3>>3)
+	b, f = round(g, hh, a, b, c, d, e, f, 0x4d2c6dfc+w2)
+	w3 += (bits.RotateLeft32(w1, -17) ^ bits.RotateLeft32(w1, -19) ^ w1>>10) + w12 + (bits.RotateLeft32(w4, -7) ^ bits.RotateLeft32(w4, -18) ^ w4>>3)
+	a, e = round(f, g, hh, a, b, c, d, e, 0x53380d13+w3)
+	w4 += (bits.RotateLeft32(w2, -17) ^ bits.RotateLeft32(w2, -19) ^ w2>>10) + w13 + (bits.RotateLeft32(w5, -7) ^ bits.RotateLeft32(w5, -18) ^ w5>>3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0x650a7354+w4)
+	w5 += (bits.RotateLeft32(w3, -17) ^ bits.RotateLeft32(w3, -19) ^ w3>>10) + w14 + (bits.RotateLeft32(w6, -7) ^ bits.RotateLeft32(w6, -18) ^ w6>>3)
+	g, c = round(d, e, f, g, hh, a, b, c, 0x766a0abb+w5)
+	w6 += (bits.RotateLeft32(w4, -17) ^ bits.RotateLeft32(w4, -19) ^ w4>>10) + w15 + (bits.RotateLeft32(w7, -7) ^ bits.RotateLeft32(w7, -18) ^ w7>>3)
+	f, b = round(c, d, e, f, g, hh, a, b, 0x81c2c92e+w6)
+	w7 += (bits.RotateLeft32(w5, -17) ^ bits.RotateLeft32(w5, -19) ^ w5>>10) + w0 + (bits.RotateLeft32(w8, -7) ^ bits.RotateLeft32(w8, -18) ^ w8>>3)
+	e, a = round(b, c, d, e, f, g, hh, a, 0x92722c85+w7)
+	w8 += (bits.RotateLeft32(w6, -17) ^ bits.RotateLeft32(w6, -19) ^ w6>>10) + w1 + (bits.RotateLeft32(w9, -7) ^ bits.RotateLeft32(w9, -18) ^ w9>>3)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0xa2bfe8a1+w8)
+	w9 += (bits.RotateLeft32(w7, -17) ^ bits.RotateLeft32(w7, -19) ^ w7>>10) + w2 + (bits.RotateLeft32(w10, -7) ^ bits.RotateLeft32(w10, -18) ^ w10>>3)
+	c, g = round(hh, a, b, c, d, e, f, g, 0xa81a664b+w9)
+	w10 += (bits.RotateLeft32(w8, -17) ^ bits.RotateLeft32(w8, -19) ^ w8>>10) + w3 + (bits.RotateLeft32(w11, -7) ^ bits.RotateLeft32(w11, -18) ^ w11>>3)
+	b, f = round(g, hh, a, b, c, d, e, f, 0xc24b8b70+w10)
+	w11 += (bits.RotateLeft32(w9, -17) ^ bits.RotateLeft32(w9, -19) ^ w9>>10) + w4 + (bits.RotateLeft32(w12, -7) ^ bits.RotateLeft32(w12, -18) ^ w12>>3)
+	a, e = round(f, g, hh, a, b, c, d, e, 0xc76c51a3+w11)
+	w12 += (bits.RotateLeft32(w10, -17) ^ bits.RotateLeft32(w10, -19) ^ w10>>10) + w5 + (bits.RotateLeft32(w13, -7) ^ bits.RotateLeft32(w13, -18) ^ w13>>3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0xd192e819+w12)
+	w13 += (bits.RotateLeft32(w11, -17) ^ bits.RotateLeft32(w11, -19) ^ w11>>10) + w6 + (bits.RotateLeft32(w14, -7) ^ bits.RotateLeft32(w14, -18) ^ w14>>3)
+	g, c = round(d, e, f, g, hh, a, b, c, 0xd6990624+w13)
+	w14 += (bits.RotateLeft32(w12, -17) ^ bits.RotateLeft32(w12, -19) ^ w12>>10) + w7 + (bits.RotateLeft32(w15, -7) ^ bits.RotateLeft32(w15, -18) ^ w15>>3)
+	f, b = round(c, d, e, f, g, hh, a, b, 0xf40e3585+w14)
+	w15 += (bits.RotateLeft32(w13, -17) ^ bits.RotateLeft32(w13, -19) ^ w13>>10) + w8 + (bits.RotateLeft32(w0, -7) ^ bits.RotateLeft32(w0, -18) ^ w0>>3)
+	e, a = round(b, c, d, e, f, g, hh, a, 0x106aa070+w15)
+	w0 += (bits.RotateLeft32(w14, -17) ^ bits.RotateLeft32(w14, -19) ^ w14>>10) + w9 + (bits.RotateLeft32(w1, -7) ^ bits.RotateLeft32(w1, -18) ^ w1>>3)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0x19a4c116+w0)
+	w1 += (bits.RotateLeft32(w15, -17) ^ bits.RotateLeft32(w15, -19) ^ w15>>10) + w10 + (bits.RotateLeft32(w2, -7) ^ bits.RotateLeft32(w2, -18) ^ w2>>3)
+	c, g = round(hh, a, b, c, d, e, f, g, 0x1e376c08+w1)
+	w2 += (bits.RotateLeft32(w0, -17) ^ bits.RotateLeft32(w0, -19) ^ w0>>10) + w11 + (bits.RotateLeft32(w3, -7) ^ bits.RotateLeft32(w3, -18) ^ w3>>3)
+	b, f = round(g, hh, a, b, c, d, e, f, 0x2748774c+w2)
+	w3 += (bits.RotateLeft32(w1, -17) ^ bits.RotateLeft32(w1, -19) ^ w1>>10) + w12 + (bits.RotateLeft32(w4, -7) ^ bits.RotateLeft32(w4, -18) ^ w4>>3)
+	a, e = round(f, g, hh, a, b, c, d, e, 0x34b0bcb5+w3)
+	w4 += (bits.RotateLeft32(w2, -17) ^ bits.RotateLeft32(w2, -19) ^ w2>>10) + w13 + (bits.RotateLeft32(w5, -7) ^ bits.RotateLeft32(w5, -18) ^ w5>>3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0x391c0cb3+w4)
+	w5 += (bits.RotateLeft32(w3, -17) ^ bits.RotateLeft32(w3, -19) ^ w3>>10) + w14 + (bits.RotateLeft32(w6, -7) ^ bits.RotateLeft32(w6, -18) ^ w6>>3)
+	g, c = round(d, e, f, g, hh, a, b, c, 0x4ed8aa4a+w5)
+	w6 += (bits.RotateLeft32(w4, -17) ^ bits.RotateLeft32(w4, -19) ^ w4>>10) + w15 + (bits.RotateLeft32(w7, -7) ^ bits.RotateLeft32(w7, -18) ^ w7>>3)
+	f, b = round(c, d, e, f, g, hh, a, b, 0x5b9cca4f+w6)
+	w7 += (bits.RotateLeft32(w5, -17) ^ bits.RotateLeft32(w5, -19) ^ w5>>10) + w0 + (bits.RotateLeft32(w8, -7) ^ bits.RotateLeft32(w8, -18) ^ w8>>3)
+	e, a = round(b, c, d, e, f, g, hh, a, 0x682e6ff3+w7)
+	w8 += (bits.RotateLeft32(w6, -17) ^ bits.RotateLeft32(w6, -19) ^ w6>>10) + w1 + (bits.RotateLeft32(w9, -7) ^ bits.RotateLeft32(w9, -18) ^ w9>>3)
+	d, hh = round(a, b, c, d, e, f, g, hh, 0x748f82ee+w8)
+	w9 += (bits.RotateLeft32(w7, -17) ^ bits.RotateLeft32(w7, -19) ^ w7>>10) + w2 + (bits.RotateLeft32(w10, -7) ^ bits.RotateLeft32(w10, -18) ^ w10>>3)
+	c, g = round(hh, a, b, c, d, e, f, g, 0x78a5636f+w9)
+	w10 += (bits.RotateLeft32(w8, -17) ^ bits.RotateLeft32(w8, -19) ^ w8>>10) + w3 + (bits.RotateLeft32(w11, -7) ^ bits.RotateLeft32(w11, -18) ^ w11>>3)
+	b, f = round(g, hh, a, b, c, d, e, f, 0x84c87814+w10)
+	w11 += (bits.RotateLeft32(w9, -17) ^ bits.RotateLeft32(w9, -19) ^ w9>>10) + w4 + (bits.RotateLeft32(w12, -7) ^ bits.RotateLeft32(w12, -18) ^ w12>>3)
+	a, e = round(f, g, hh, a, b, c, d, e, 0x8cc70208+w11)
+	w12 += (bits.RotateLeft32(w10, -17) ^ bits.RotateLeft32(w10, -19) ^ w10>>10) + w5 + (bits.RotateLeft32(w13, -7) ^ bits.RotateLeft32(w13, -18) ^ w13>>3)
+	hh, d = round(e, f, g, hh, a, b, c, d, 0x90befffa+w12)
+	w13 += (bits.RotateLeft32(w11, -17) ^ bits.RotateLeft32(w11, -19) ^ w11>>10) + w6 + (bits.RotateLeft32(w14, -7) ^ bits.RotateLeft32(w14, -18) ^ w14>>3)
+	g, c = round(d, e, f, g, hh, a, b, c, 0xa4506ceb+w13)
+	w14 += (bits.RotateLeft32(w12, -17) ^ bits.RotateLeft32(w12, -19) ^ w12>>10) + w7 + (bits.RotateLeft32(w15, -7) ^ bits.RotateLeft32(w15, -18) ^ w15>>3)
+	f, b = round(c, d, e, f, g, hh, a, b, 0xbef9a3f7+w14)
+	w15 += (bits.RotateLeft32(w13, -17) ^ bits.RotateLeft32(w13, -19) ^ w13>>10) + w8 + (bits.RotateLeft32(w0, -7) ^ bits.RotateLeft32(w0, -18) ^ w0>>3)
+	e, a = round(b, c, d, e, f, g, hh, a, 0xc67178f2+w15)
 	h[0] += a
 	h[1] += b
 	h[2] += c
@@ -156,16 +256,4 @@ func round(a, b, c, d, e, f, g, h, kw uint32) (newD, newH uint32) {
 	t1 := h + (bits.RotateLeft32(e, -6) ^ bits.RotateLeft32(e, -11) ^ bits.RotateLeft32(e, -25)) + (e&f ^ ^e&g) + kw
 	t2 := (bits.RotateLeft32(a, -2) ^ bits.RotateLeft32(a, -13) ^ bits.RotateLeft32(a, -22)) + (a&b ^ a&c ^ b&c)
 	return d + t1, t1 + t2
-}
-
-// k holds SHA-256's round constants.
-var k = [64]uint32{
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 }
