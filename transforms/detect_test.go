@@ -795,7 +795,7 @@ func singlePassSame(t *testing.T, ds *DetectorSet, sel Selection, s string) {
 			t.Fatalf("%s: single pass %v, former driver %v, in %q", builtinNames[d], got, want, s)
 		}
 	}
-	if got, want := ds.detectText(nil, s, sel, new(scratch)), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := ds.detectText(nil, s, sel, new(detectScratch)), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Detect %v, former %v, in %q", got, want, s)
 	}
 }

@@ -23,8 +23,8 @@ type DetectorSet struct {
 	rank map[string]int
 	// scratch is the memory of the last Detect call, for the next
 	// (plainScratch in the VM: see takeScratch).
-	scratch      atomic.Pointer[scratch]
-	plainScratch *scratch
+	scratch      atomic.Pointer[detectScratch]
+	plainScratch *detectScratch
 }
 
 type detectorMeta struct {
@@ -180,7 +180,7 @@ func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []
 // detections it returns (in the VM an allocation and its collection cost
 // far more than reusing a buffer). Nothing in it outlives the call that
 // uses it: Detection.Value is cloned out of the view's text.
-type scratch struct {
+type detectScratch struct {
 	text  []byte
 	segs  []viewSeg
 	spans []Span
@@ -209,20 +209,20 @@ func keepLarger[T any](buf *[]T, used []T) {
 // a pointer there is two runtime calls (its write barrier and the
 // exchange) per Detect, which add up over the many short strings of a
 // message. Elsewhere it is swapped atomically.
-func (ds *DetectorSet) takeScratch() *scratch {
-	var sc *scratch
+func (ds *DetectorSet) takeScratch() *detectScratch {
+	var sc *detectScratch
 	if singleThreaded {
 		sc, ds.plainScratch = ds.plainScratch, nil
 	} else {
 		sc = ds.scratch.Swap(nil)
 	}
 	if sc == nil {
-		sc = new(scratch)
+		sc = new(detectScratch)
 	}
 	return sc
 }
 
-func (ds *DetectorSet) putScratch(sc *scratch) {
+func (ds *DetectorSet) putScratch(sc *detectScratch) {
 	if cap(sc.text) > scratchKeep {
 		sc.text = nil
 	}
@@ -238,7 +238,7 @@ func (ds *DetectorSet) putScratch(sc *scratch) {
 const singleThreaded = runtime.GOARCH == "wasm"
 
 // detectText is DetectAppend on text as it is.
-func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *scratch) []Detection {
+func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
 	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
