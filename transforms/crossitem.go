@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -36,6 +37,12 @@ type joint struct {
 
 func (js joints) rejoin() {
 	for _, j := range js {
+		if j.r == "" {
+			// The text may be a view of the message's bytes, and it
+			// becomes the node's replacement: it must own its bytes.
+			j.t.text = strings.Clone(j.t.text)
+			continue
+		}
 		j.t.text += j.r
 	}
 }

@@ -116,3 +116,27 @@ func TestValueSplitAcrossResourceTexts(t *testing.T) {
 		})
 	}
 }
+
+// TestJointWithEmptyReplacementOwnsItsText: a value split across two text
+// items and replaced by nothing leaves the first item's text as the
+// document's replacement; it must not alias the message's bytes (strings
+// are views of them while a message is transformed), or overwriting the
+// body would change what the document says (found in review).
+func TestJointWithEmptyReplacementOwnsItsText(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [{type: redact, options: {placeholder: ""}}]}`)
+	pl := compileOutput(t, e, p)
+	src := []byte(`{"content":[{"type":"text","text":"mail bob@exa"},{"type":"text","text":"mple.com now"}]}`)
+	doc, err := jsondoc.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+	first := doc.Get(doc.First(doc.Path(jsondoc.Root, "content")), "text")
+	before, _ := doc.Str(first)
+	for i := range src {
+		src[i] = 'Z'
+	}
+	if after, _ := doc.Str(first); after != before || strings.Contains(after, "Z") {
+		t.Errorf("the first item's text %q became %q when the body was overwritten", before, after)
+	}
+}

@@ -800,13 +800,21 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 	case run.Preview:
 		return store.Pseudonym(run.Namespace, label, value)
 	}
-	if v, ok := store.(*Vault); ok && run.sc != nil {
+	if v, ok := store.(clockedStore); ok && run.sc != nil {
 		if run.sc.now.IsZero() {
-			run.sc.now = v.now()
+			run.sc.now = v.clock()
 		}
 		return v.pseudonymiseAt(run.Namespace, label, value, run.sc.now)
 	}
 	return store.Pseudonymise(run.Namespace, label, value)
+}
+
+// clockedStore is a store that issues at a time it is given, so a
+// message reads the clock once (in the VM each read is two host calls):
+// the stored vault, and the sealed vault issuing stored pseudonyms.
+type clockedStore interface {
+	clock() time.Time
+	pseudonymiseAt(ns, label, value string, now time.Time) string
 }
 
 // storeOf is the store of run's message: its own, else the engine's.

@@ -629,11 +629,27 @@ func TestMessageReadsTheVaultClockOnce(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
+	// The stored vault itself, and as the plugin issues stored pseudonyms
+	// beside sealed ones (StoreIssuing).
+	for _, form := range []string{"vault", "sealed-vault-store-issuing"} {
+		t.Run(form, func(t *testing.T) { messageReadsClockOnce(t, p, form) })
+	}
+}
+
+func messageReadsClockOnce(t *testing.T, p *policy.Policy, form string) {
 	clock, reads := time.Unix(1e9, 0), 0
 	now := func() time.Time { reads++; return clock }
-	key := []byte("test key")
+	key := []byte("test key, 32 bytes long ........")
 	vault := NewVault(key, p.Vault, NewMemoryKV(), now)
-	e, err := NewEngine(p, vault, key)
+	var store PseudonymStore = vault
+	if form != "vault" {
+		sealed, err := NewSealedVault([][]byte{key}, p.Vault, "", vault, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store = sealed.StoreIssuing()
+	}
+	e, err := NewEngine(p, store, key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -501,3 +501,9 @@ func (s storeIssuing) Pseudonymise(ns, label, value string) string {
 func (s storeIssuing) Pseudonym(ns, label, value string) string {
 	return s.stored.Pseudonym(ns, label, value)
 }
+
+func (s storeIssuing) clock() time.Time { return s.stored.now() }
+
+func (s storeIssuing) pseudonymiseAt(ns, label, value string, now time.Time) string {
+	return s.stored.pseudonymiseAt(ns, label, value, now)
+}

@@ -318,6 +318,8 @@ func (v *Vault) Pseudonymise(ns, label, value string) string {
 // pseudonymiseAt is Pseudonymise at time now. The engine reads the clock
 // once per payload it transforms (scratch.now): inside the VM a reading is
 // two host calls, as much as the rest of a cached pseudonym.
+func (v *Vault) clock() time.Time { return v.now() }
+
 func (v *Vault) pseudonymiseAt(ns, label, value string, now time.Time) string {
 	v.mu.Lock()
 	defer v.mu.Unlock()

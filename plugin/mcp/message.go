@@ -74,6 +74,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 		body.Batch = true
 		n := doc.Len(jsondoc.Root)
 		if n == 0 {
+			doc.Release()
 			return nil, rpcError(mcpvocab.ErrInvalidRequest, "empty batch")
 		}
 		body.Messages = make([]Message, 0, n)
@@ -93,6 +94,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 			body.Messages = append(body.Messages, m)
 		}
 	default:
+		doc.Release()
 		return nil, rpcError(mcpvocab.ErrInvalidRequest, "want a JSON-RPC object or batch")
 	}
 	return body, nil
