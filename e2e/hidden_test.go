@@ -99,7 +99,7 @@ func rawAnswer(t *testing.T, url, session, principal, body string) httpAnswer {
 	return httpAnswer{res.StatusCode, res.Header, string(b)}
 }
 
-// A hidden primitive looks missing (spec 7, hide_denied): for every
+// A hidden primitive looks missing (manual 7, hide_denied): for every
 // method that names one, the whole HTTP answer (status, headers but the
 // date, length and session, content type, body framing and text) is the
 // answer for a name the server does not have, name for name, with the

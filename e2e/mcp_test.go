@@ -221,7 +221,7 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 // Without hide_denied, a denied call says so, with the policy's reasons.
 //
 // The exact error is checked on the wire: go-sdk v1.8 clients reserve the
-// code -32003 (SPEC 15's "access denied") for their own "client is closing"
+// code -32003 (manual 15's "access denied") for their own "client is closing"
 // and report it as mcp.ErrConnectionClosed, keeping only the message. The
 // session itself stays usable, which the second half checks.
 func TestVisibleDenials(t *testing.T) {

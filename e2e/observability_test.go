@@ -22,7 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Audit and metrics of the compiled plugin (spec 14) through real go-sdk
+// Audit and metrics of the compiled plugin (manual 14) through real go-sdk
 // sessions. Helpers are prefixed ob.
 
 // obCorpusValue is one true positive of the detector corpus: the line it

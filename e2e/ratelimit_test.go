@@ -14,7 +14,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
-// Rate limits of the compiled plugin under the Envoy-like host (spec 9):
+// Rate limits of the compiled plugin under the Envoy-like host (manual 9):
 // four worker VMs driven in parallel share every bucket through shared
 // data, exactly. The host's clock is fixed (no refill) or stepped. Helpers
 // are prefixed rl.

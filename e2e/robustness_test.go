@@ -23,7 +23,7 @@ import (
 
 // Robustness of the compiled plugin (build/mcp-privacy.wasm) under the
 // Envoy-like host, over real HTTP where it matters: a panic fails one
-// stream and not the VM (spec 16), per-stream memory is freed, bodies that
+// stream and not the VM (manual 16), per-stream memory is freed, bodies that
 // JSON parsers could read differently never reach the server, and an
 // invalid configuration is refused whole. Helpers are prefixed rb.
 
@@ -125,7 +125,7 @@ var rbLogStage = map[string]string{
 }
 
 // TestPanicFailsOneStream: a panic in any callback is recovered and fails
-// only that stream (spec 16). The failure-injection build panics in the
+// only that stream (manual 16). The failure-injection build panics in the
 // callback named by x-mcp-privacy-test-panic (plugin/testhook_on.go).
 //
 // What the client must see depends on how far the stream got, by Envoy's
@@ -204,7 +204,7 @@ func TestPanicFailsOneStream(t *testing.T) {
 	}
 }
 
-// TestVMMemoryFlat: per-stream state is freed at stream end (spec 16).
+// TestVMMemoryFlat: per-stream state is freed at stream end (manual 16).
 // Thousands of MCP-shaped streams run through one worker VM. Wasm linear
 // memory never shrinks, so its size is the high-water mark of the guest's
 // Go heap: once warmed up it must stay flat; state kept per stream would
@@ -358,7 +358,7 @@ func rbStreamMemory(t *testing.T, total, warm, leakEvery int) (atWarm, atEnd uin
 
 // TestHostileBodiesNeverForwarded: bodies that JSON parsers could read
 // differently, that cannot be inspected, or that are too large are answered
-// by the plugin with the right HTTP status and JSON-RPC code (spec 15, 16),
+// by the plugin with the right HTTP status and JSON-RPC code (manual 15, 16),
 // and none of them reaches the server (each carries a unique marker the
 // recording upstream is searched for). Both request-header modes: headers
 // held until the verdict, or sent on before the body is judged.
@@ -460,7 +460,7 @@ func TestHostileBodiesNeverForwarded(t *testing.T) {
 }
 
 // TestConfigRejected: an invalid envelope is refused as a whole
-// (proxy_on_configure false, spec 2), and the refusal carries every error
+// (proxy_on_configure false, manual 2), and the refusal carries every error
 // with its JSON path, not just the first.
 func TestConfigRejected(t *testing.T) {
 	up, _ := url.Parse("http://127.0.0.1:1") // never contacted

@@ -32,7 +32,7 @@ type customerRecord struct {
 var alice = customerRecord{"c-1", "Alice Martin", "alice.martin@example.com", "+44 20 7946 0958", "4111 1111 1111 1111"}
 
 // customerSchema declares formats and patterns a pseudonym cannot meet:
-// the plugin must rewrite it in tools/list (spec 8).
+// the plugin must rewrite it in tools/list (manual 8).
 var customerSchema = json.RawMessage(`{"type":"object","properties":{
   "id":{"type":"string","pattern":"^c-[0-9]+$"},
   "name":{"type":"string"},

@@ -66,7 +66,7 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 		}
 		return types.OnPluginStartStatusFailed
 	}
-	// Audit lines go to the log at info level (spec 14); counters to
+	// Audit lines go to the log at info level (manual 14); counters to
 	// proxy-wasm metrics, every name defined now so that stats exist, at 0,
 	// before the first request.
 	cfg.Audit.Log = proxywasm.LogInfo

@@ -1,6 +1,6 @@
 package policy
 
-// BuiltinDetector describes one built-in detector of spec 12. The scanners
+// BuiltinDetector describes one built-in detector of manual 12. The scanners
 // live in package transforms; the policy language only needs the names.
 type BuiltinDetector struct {
 	Name        string
@@ -9,7 +9,7 @@ type BuiltinDetector struct {
 	Group       string // "pii" or "secrets"
 }
 
-// BuiltinDetectors is the table of spec 12, in table order (which breaks
+// BuiltinDetectors is the table of manual 12, in table order (which breaks
 // overlap ties).
 var BuiltinDetectors = []BuiltinDetector{
 	{"email", "EMAIL", Confidential, "pii"},
@@ -74,7 +74,7 @@ var optionKindWant = [...]string{
 	optPositive:    "integer >= 1",
 }
 
-// TransformType is one built-in transform type of spec 11: its options and
+// TransformType is one built-in transform type of manual 11: its options and
 // their defaults.
 type TransformType struct {
 	Name     string
@@ -100,7 +100,7 @@ func withOptions(base map[string]optionKind, extra map[string]optionKind) map[st
 	return out
 }
 
-// TransformTypes is spec 11's table.
+// TransformTypes is manual 11's table.
 var TransformTypes = []*TransformType{
 	{Name: "redact", Detecting: true,
 		Options:  withOptions(detectionOptions, map[string]optionKind{"placeholder": optString}),
@@ -131,7 +131,7 @@ var TransformTypes = []*TransformType{
 var transformAliases = map[string]string{"pseudonymize": "pseudonymise"}
 
 // DepseudonymiseID is the id and type of the automatic last input step
-// (spec 13). It is not written in policies.
+// (manual 13). It is not written in policies.
 const DepseudonymiseID = "depseudonymise"
 
 // LookupTransformType returns the built-in type named name (aliases

@@ -1,6 +1,6 @@
 package policy
 
-// Policy is a validated PolicyConfig (seed 6.1) with extends resolved. It is
+// Policy is a validated PolicyConfig (manual 6.1) with extends resolved. It is
 // immutable after Parse and safe for concurrent use.
 type Policy struct {
 	Name        string
@@ -11,7 +11,7 @@ type Policy struct {
 	AuditSize   int
 
 	// Access holds the policy-level lists. Access.DenyCapabilities is the
-	// effective deny set after extends (spec 5.2).
+	// effective deny set after extends (manual 5.2).
 	Access AccessRules
 
 	Transforms        []TransformEntry
@@ -35,7 +35,7 @@ type Policy struct {
 }
 
 // AccessRules are the allow/deny fields shared by policies and rules
-// (seed 6.2). A nil glob list is null: "all" for a policy's allow lists,
+// (manual 6.2). A nil glob list is null: "all" for a policy's allow lists,
 // "grants nothing" in a rule.
 type AccessRules struct {
 	AllowTools, DenyTools           *GlobList
@@ -80,7 +80,7 @@ const (
 
 func (m TransformsMode) String() string { return [...]string{"append", "prepend", "replace"}[m] }
 
-// Rule is a RuleConfig (seed 6.3), or a role turned into one.
+// Rule is a RuleConfig (manual 6.3), or a role turned into one.
 type Rule struct {
 	// Name is the explicit name, or role:<role> / rule[<i>].
 	Name        string
@@ -109,7 +109,7 @@ type Rule struct {
 	Doc *Value
 }
 
-// RuleMatch is the condition of a rule (seed 6.4). Empty conditions hold for
+// RuleMatch is the condition of a rule (manual 6.4). Empty conditions hold for
 // anything.
 type RuleMatch struct {
 	Roles         []string
@@ -137,7 +137,7 @@ type TransformEntry struct {
 	Options *Value // object; may be empty
 }
 
-// DetectorConfig is a custom detector (spec 12.5).
+// DetectorConfig is a custom detector (manual 12.5).
 type DetectorConfig struct {
 	Name            string
 	Pattern         string
@@ -169,7 +169,7 @@ func (p Period) String() string { return periodNames[p] }
 // Seconds is the length of the period.
 func (p Period) Seconds() float64 { return periodSeconds[p] }
 
-// Scope picks which calls share a bucket (spec 9).
+// Scope picks which calls share a bucket (manual 9).
 type Scope uint8
 
 const (
@@ -183,7 +183,7 @@ var scopeNames = [...]string{"principal", "tool", "principal_tool", "global"}
 
 func (s Scope) String() string { return scopeNames[s] }
 
-// RateLimit is a RateLimitConfig (seed 6.5).
+// RateLimit is a RateLimitConfig (manual 6.5).
 type RateLimit struct {
 	Rate  float64
 	Per   Period
@@ -198,7 +198,7 @@ type RateLimit struct {
 	config string
 }
 
-// VaultScope is the pseudonym namespace rule (spec 13).
+// VaultScope is the pseudonym namespace rule (manual 13).
 type VaultScope uint8
 
 const (
@@ -208,7 +208,7 @@ const (
 
 func (s VaultScope) String() string { return [...]string{"global", "principal"}[s] }
 
-// VaultMode is which vault issues pseudonyms (spec 13): the table in
+// VaultMode is which vault issues pseudonyms (manual 13): the table in
 // shared data (store), the key alone (sealed), or the one that fits the
 // request (auto).
 type VaultMode uint8
@@ -228,7 +228,7 @@ var vaultModeNames = [...]string{"auto", "store", "sealed"}
 
 func (m VaultMode) String() string { return vaultModeNames[m] }
 
-// VaultConfig is seed 6.6 plus max_entries, mode and previous_keys_env.
+// VaultConfig is manual 6.6 plus max_entries, mode and previous_keys_env.
 type VaultConfig struct {
 	Key        string // secret: never printed
 	KeyEnv     string

@@ -6,7 +6,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 )
 
-// Principal is who makes a call (spec 3).
+// Principal is who makes a call (manual 3).
 type Principal struct {
 	ID    string
 	Roles []string
@@ -23,14 +23,14 @@ func (p *Principal) hasRole(roles []string) bool {
 	return false
 }
 
-// Metadata describes a primitive (spec 4).
+// Metadata describes a primitive (manual 4).
 type Metadata struct {
 	Category string
 	Tags     []string
 	// Sensitivity is Confidential when unset.
 	Sensitivity  Sensitivity
 	Capabilities CapabilitySet
-	// Hints are transform_hints (spec 10.4): an object keyed by transform
+	// Hints are transform_hints (manual 10.4): an object keyed by transform
 	// type or id, plus "skip". Nil when none.
 	Hints *Value
 }
@@ -43,7 +43,7 @@ func (m *Metadata) EffectiveSensitivity() Sensitivity {
 	return m.Sensitivity
 }
 
-// Primitive is what a call names (spec 4).
+// Primitive is what a call names (manual 4).
 type Primitive struct {
 	Kind Kind
 	// Name is the tool or prompt name, the static resource URI, or the
@@ -55,7 +55,7 @@ type Primitive struct {
 	Metadata
 }
 
-// Step is the step of spec 7 that decided.
+// Step is the step of manual 7 that decided.
 type Step uint8
 
 const (
@@ -83,7 +83,7 @@ const (
 	fieldSensitivity
 )
 
-// Decision is the result of judging one call (spec 7). It holds what
+// Decision is the result of judging one call (manual 7). It holds what
 // Reason and Error format, so deciding allocates only the matched list.
 type Decision struct {
 	Allowed bool
@@ -174,7 +174,7 @@ func anyShared(a, b []string) bool {
 	return false
 }
 
-// Decide judges a call by principal pr to primitive x (spec 7).
+// Decide judges a call by principal pr to primitive x (manual 7).
 func (p *Policy) Decide(pr *Principal, x *Primitive) Decision {
 	d := Decision{policy: p, primitive: x, Matched: p.Match(pr, x)}
 	d.decide()
@@ -183,7 +183,7 @@ func (p *Policy) Decide(pr *Principal, x *Primitive) Decision {
 }
 
 // DenyUnknown is the decision for a primitive with no metadata from any
-// source when server.require_known is set (spec 4).
+// source when server.require_known is set (manual 4).
 func (p *Policy) DenyUnknown(pr *Principal, x *Primitive) Decision {
 	d := Decision{policy: p, primitive: x, Matched: p.Match(pr, x)}
 	d.deny(StepUnknown, RequireKnownRule, fieldNone)
@@ -322,11 +322,11 @@ func (d *Decision) Reason() string {
 	return ""
 }
 
-// RPCError is a JSON-RPC error object (spec 15); internal/mcpvocab
+// RPCError is a JSON-RPC error object (manual 15); internal/mcpvocab
 // writes it.
 type RPCError = mcpvocab.RPCError
 
-// JSON-RPC error codes of spec 15 (2025 revisions); the list is
+// JSON-RPC error codes of manual 15 (2025 revisions); the list is
 // internal/mcpvocab's.
 const (
 	CodeParseError       = mcpvocab.CodeParseError

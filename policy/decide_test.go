@@ -168,7 +168,7 @@ func checkDecision(t *testing.T, p *Policy, d *Decision, c decideCase) {
 }
 
 // ---------------------------------------------------------------------------
-// Policy-level lists (seed 6.2 "At policy level", spec 7 step 2).
+// Policy-level lists (manual 6.2 "At policy level", manual 7 step 2).
 
 func TestDecidePolicyLists(t *testing.T) {
 	alice := dtWho("alice")
@@ -261,7 +261,7 @@ func TestDecidePolicyLists(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Rule grants (seed 6.2 "In a rule or role", spec 7 step 2 and details).
+// Rule grants (manual 6.2 "In a rule or role", manual 7 step 2 and details).
 
 func TestDecideGrants(t *testing.T) {
 	ops := dtWho("alice", "ops")
@@ -383,7 +383,7 @@ func TestDecideGrants(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Explicit denies of rules (spec 7 step 1).
+// Explicit denies of rules (manual 7 step 1).
 
 func TestDecideRuleDenies(t *testing.T) {
 	ops := dtWho("alice", "ops")
@@ -456,7 +456,7 @@ func TestDecideRuleDenies(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Capabilities (seed 6.2, spec 7 step 3).
+// Capabilities (manual 6.2, manual 7 step 3).
 
 func TestDecideCapabilities(t *testing.T) {
 	ops := dtWho("alice", "ops")
@@ -514,7 +514,7 @@ func TestDecideCapabilities(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Sensitivity (seed 6.2 max_sensitivity, spec 4 default, spec 7 step 4).
+// Sensitivity (manual 6.2 max_sensitivity, manual 4 default, manual 7 step 4).
 
 func TestDecideSensitivity(t *testing.T) {
 	admin := dtWho("root", "admin")
@@ -591,7 +591,7 @@ func TestDecideSensitivity(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Step order (spec 7: 1 before 2 before 3 before 4).
+// Step order (manual 7: 1 before 2 before 3 before 4).
 
 func TestDecideStepOrder(t *testing.T) {
 	ops := dtWho("alice", "ops")
@@ -609,7 +609,7 @@ func TestDecideStepOrder(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// RuleMatch (seed 6.4) and rule names (seed 6.3, spec 7).
+// RuleMatch (manual 6.4) and rule names (manual 6.3, manual 7).
 
 func TestDecideRuleMatch(t *testing.T) {
 	alice := dtWho("alice")
@@ -821,7 +821,7 @@ rules:
 }
 
 // Rule indices count in the flattened rules list when a policy extends a
-// file or a profile (spec 5.2: rule[i] is the 0-based index in that list).
+// file or a profile (manual 5.2: rule[i] is the 0-based index in that list).
 func TestDecideRuleNamesAfterExtends(t *testing.T) {
 	files := map[string]string{
 		"/cfg/base.yaml": `
@@ -889,7 +889,7 @@ rules:
 }
 
 // A rule with only roles and principals conditions applies when no
-// primitive is involved (seed 6.4 last sentence, spec 7).
+// primitive is involved (manual 6.4 last sentence, manual 7).
 func TestMatchPrincipal(t *testing.T) {
 	p := dtParse(t, `
 roles:
@@ -940,7 +940,7 @@ rules:
 }
 
 // ---------------------------------------------------------------------------
-// Globs: the negation examples and template text (seed 6.7).
+// Globs: the negation examples and template text (manual 6.7).
 
 func TestDecideNegationExamples(t *testing.T) {
 	alice := dtWho("alice")
@@ -1008,7 +1008,7 @@ func TestDecideTemplateTextNotConcreteURI(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// hide_denied and Error() (seed 6.1 hide_denied, spec 7 last paragraph).
+// hide_denied and Error() (manual 6.1 hide_denied, manual 7 last paragraph).
 
 func TestDecideHideDeniedFalse(t *testing.T) {
 	alice := dtWho("alice", "ops")
@@ -1112,7 +1112,7 @@ deny_resources: ["*"]`
 }
 
 // ---------------------------------------------------------------------------
-// Built-in profiles (spec 5.2).
+// Built-in profiles (manual 5.2).
 
 func TestDecideProfiles(t *testing.T) {
 	u := dtWho("alice")

@@ -362,7 +362,7 @@ func (d *decoder) policy(v *Value, path string) *Policy {
 	p.AuditSize = d.integer(v, "audit_size", path, 1000, 0)
 	p.Access = d.access(v, path)
 	// A policy's own allow_capabilities only subtracts from an inherited
-	// deny set; Flatten has already applied it (spec 5.2).
+	// deny set; Flatten has already applied it (manual 5.2).
 	p.Access.AllowCapabilities = 0
 
 	p.Detectors = d.detectors(v, path)
@@ -631,7 +631,7 @@ func (d *decoder) option(v *Value, path string, kind optionKind) {
 	}
 }
 
-// checkProjectionPath validates the dotted syntax of spec 11.7.
+// checkProjectionPath validates the dotted syntax of manual 11.7.
 func checkProjectionPath(p string) string {
 	if p == "" {
 		return "empty path"

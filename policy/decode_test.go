@@ -135,8 +135,8 @@ func cfEntryIDs(es []TransformEntry) []string {
 	return out
 }
 
-// cfCheckDefaults checks every documented default of seed 6.1, 6.2 and 6.6
-// (plus vault.max_entries of spec 6).
+// cfCheckDefaults checks every documented default of manual 6.1, 6.2 and 6.6
+// (plus vault.max_entries of manual 6).
 func cfCheckDefaults(t *testing.T, p *Policy) {
 	t.Helper()
 	if p.Name != "custom" {
@@ -210,7 +210,7 @@ func TestDecodeDefaults(t *testing.T) {
 	}
 }
 
-// cfFullJSON and cfFullYAML set every key of seed 6.1-6.6 (and 12.5) to a
+// cfFullJSON and cfFullYAML set every key of manual 6.1-6.6 (and 12.5) to a
 // non-default value; cfCheckFull checks the decoded policy.
 const cfFullJSON = `{
   "name": "team",
@@ -675,7 +675,7 @@ func TestDecodeKeyDefaults(t *testing.T) {
 	}
 }
 
-// TestDecodeRuleDefaults covers seed 6.3, 6.4 and 6.5 defaults.
+// TestDecodeRuleDefaults covers manual 6.3, 6.4 and 6.5 defaults.
 func TestDecodeRuleDefaults(t *testing.T) {
 	for _, src := range []string{
 		`{"rules": [{}], "roles": {"r": {}}, "rate_limits": [{"rate": 3}]}`,
@@ -771,7 +771,7 @@ func TestDecodeBurstDefault(t *testing.T) {
 	}
 }
 
-// TestDecodeDetectorDefaults: spec 12.5.
+// TestDecodeDetectorDefaults: manual 12.5.
 func TestDecodeDetectorDefaults(t *testing.T) {
 	p := cfParse(t, `{"detectors": [{"name": "order_id", "pattern": "ORD-[0-9]+"}]}`)
 	want := DetectorConfig{Name: "order_id", Pattern: "ORD-[0-9]+", Label: "ORDER_ID", Sensitivity: Confidential, Validate: "none", Window: 32}
@@ -1202,7 +1202,7 @@ func TestDescribePreviousKeys(t *testing.T) {
 	}
 }
 
-// TestDecodeVaultKeyNeverEchoed: spec 13, the key is never printed.
+// TestDecodeVaultKeyNeverEchoed: manual 13, the key is never printed.
 func TestDecodeVaultKeyNeverEchoed(t *testing.T) {
 	cases := []struct{ src, secret string }{
 		{`{"vault": {"key": 12345}}`, "12345"},
@@ -1234,7 +1234,7 @@ func TestDecodeVaultKeyNeverEchoed(t *testing.T) {
 	}
 }
 
-// TestDecodeAllErrorsAtOnce: spec 2, every error of a configuration is
+// TestDecodeAllErrorsAtOnce: manual 2, every error of a configuration is
 // reported, each with its path, in document order.
 func TestDecodeAllErrorsAtOnce(t *testing.T) {
 	t.Run("structural", func(t *testing.T) {
@@ -1304,7 +1304,7 @@ func TestDecodeAllErrorsAtOnce(t *testing.T) {
 	})
 }
 
-// TestDecodeRoleAndRuleNames: seed 6.3 names, roles in document order.
+// TestDecodeRoleAndRuleNames: manual 6.3 names, roles in document order.
 func TestDecodeRoleAndRuleNames(t *testing.T) {
 	for _, src := range []string{
 		`{"roles": {"zeta": {}, "alpha": {"name": "alphas"}, "mid": {}, "*": {}},
@@ -1346,7 +1346,7 @@ func TestDecodeRoleAndRuleNames(t *testing.T) {
 }
 
 // TestParseDocumentStrict: duplicate keys, trailing data, invalid UTF-8,
-// nesting over 64 (spec 16), in JSON and YAML.
+// nesting over 64 (manual 16), in JSON and YAML.
 func TestParseDocumentStrict(t *testing.T) {
 	nest := func(n int, open, close, inner string) string {
 		return strings.Repeat(open, n) + inner + strings.Repeat(close, n)

@@ -14,7 +14,7 @@ const (
 	KeySourceEphemeral = "ephemeral"
 )
 
-// ResolveKey finds the vault key (spec 13): vault.key, else the environment
+// ResolveKey finds the vault key (manual 13): vault.key, else the environment
 // variable key_env, else none (the caller then makes an ephemeral key).
 // source says where it came from, for status pages; the key itself must
 // never be shown.

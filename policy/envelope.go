@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Envelope is the plugin configuration of spec 2: the policy and everything
+// Envelope is the plugin configuration of manual 2: the policy and everything
 // a deployment needs around it.
 type Envelope struct {
 	Policy   *Policy
@@ -14,7 +14,7 @@ type Envelope struct {
 	Gateway  GatewayConfig
 }
 
-// ServerConfig describes the upstream MCP server (spec 2, 4).
+// ServerConfig describes the upstream MCP server (manual 2, 4).
 type ServerConfig struct {
 	// ID namespaces all shared state of this server.
 	ID             string
@@ -37,7 +37,7 @@ type PrimitiveConfig struct {
 	Hints           *Value
 }
 
-// IdentitySource is one place a principal id or roles come from (spec 3).
+// IdentitySource is one place a principal id or roles come from (manual 3).
 // Exactly one field is set.
 type IdentitySource struct {
 	Header   string   `json:"header,omitempty"`
@@ -45,7 +45,7 @@ type IdentitySource struct {
 	Property []string `json:"property,omitempty"`
 }
 
-// IdentityConfig is spec 3.
+// IdentityConfig is manual 3.
 type IdentityConfig struct {
 	Principal   []IdentitySource
 	Roles       []IdentitySource
@@ -55,7 +55,7 @@ type IdentityConfig struct {
 	Require     bool
 }
 
-// GatewayConfig is spec 2's gateway block.
+// GatewayConfig is manual 2's gateway block.
 type GatewayConfig struct {
 	Paths            *GlobList
 	VirtualTools     bool
@@ -218,7 +218,7 @@ func (d *decoder) primitiveConfig(v *Value, path string) (PrimitiveConfig, bool)
 	return c, true
 }
 
-// hints checks a transform_hints map (spec 10.4).
+// hints checks a transform_hints map (manual 10.4).
 func (d *decoder) hints(v *Value, path string) {
 	if v.Kind != ObjectValue {
 		d.wrongType(path, v, "object of transform type or id to options, plus skip")
@@ -240,7 +240,7 @@ func (d *decoder) hints(v *Value, path string) {
 
 // Metadata returns the metadata server.primitives gives a primitive, over
 // base (defaults or what was learned): entries apply in order, each field an
-// entry sets replacing the value before it (spec 4).
+// entry sets replacing the value before it (manual 4).
 func (s *ServerConfig) Metadata(k Kind, name string, base Metadata) Metadata {
 	m := base
 	for i := range s.Primitives {
@@ -271,7 +271,7 @@ func (s *ServerConfig) Metadata(k Kind, name string, base Metadata) Metadata {
 }
 
 // Known reports whether any server.primitives entry gives this primitive
-// metadata (spec 4: require_known denies primitives with none from any
+// metadata (manual 4: require_known denies primitives with none from any
 // source).
 func (s *ServerConfig) Known(k Kind, name string) bool {
 	for i := range s.Primitives {

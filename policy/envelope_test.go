@@ -66,7 +66,7 @@ func evCheckDefaults(t *testing.T, env *Envelope) {
 	if !slices.Equal(id.JWTMetadata, []string{"envoy.filters.http.jwt_authn", "jwt_payload"}) {
 		t.Errorf("identity.jwt.metadata = %q", id.JWTMetadata)
 	}
-	// The sources of spec 3: a principal header and the sub claim; a roles
+	// The sources of manual 3: a principal header and the sub claim; a roles
 	// header and the roles claim.
 	has := func(list []IdentitySource, s IdentitySource) bool {
 		return slices.ContainsFunc(list, func(e IdentitySource) bool { return reflect.DeepEqual(e, s) })

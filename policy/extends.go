@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Profiles are the built-in profiles of spec 5.2, exactly.
+// Profiles are the built-in profiles of manual 5.2, exactly.
 var Profiles = map[string]string{
 	"permissive": `{"name": "permissive", "deny_capabilities": ["reveal"],
 		"transforms": [{"type": "redact", "id": "secrets", "options": {"detectors": ["@secrets"]}}]}`,
@@ -33,7 +33,7 @@ type ReadFileFunc func(path string) ([]byte, error)
 
 // Flatten resolves the extends chain of doc (read from file, "" when not
 // from a file) and returns one policy document without extends, merged by
-// the table of spec 5.2. Each document of the chain is checked on its own
+// the table of manual 5.2. Each document of the chain is checked on its own
 // first; errors name the file they are in.
 func Flatten(doc *Value, file string, read ReadFileFunc) (*Value, Errors) {
 	return flatten(doc, file, read, []string{chainName(file)}, "")
@@ -114,7 +114,7 @@ func flattenParent(doc *Value, file string, read ReadFileFunc, chain []string, s
 	return flatten(parent, parentFile, read, append(chain, key), parentSource)
 }
 
-// How each policy key merges (spec 5.2); keys not listed take the child's
+// How each policy key merges (manual 5.2); keys not listed take the child's
 // value when present.
 var (
 	unionKeys     = []string{"deny_tools", "deny_resources", "deny_prompts", "deny_categories", "disabled_detectors"}

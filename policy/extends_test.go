@@ -71,7 +71,7 @@ func exSameDoc(t testing.TB, what string, got *Value, want string) {
 	cfSameJSON(t, what, exNormal(got), exNormal(w).JSON(""))
 }
 
-// TestExtendsMergeTable: one case per row of the table of spec 5.2, through
+// TestExtendsMergeTable: one case per row of the table of manual 5.2, through
 // Flatten and through ParsePolicy (whose Document() is the flattened doc).
 func TestExtendsMergeTable(t *testing.T) {
 	cases := []struct {
@@ -397,7 +397,7 @@ func TestExtendsCapabilitiesThreeLevels(t *testing.T) {
 	}
 }
 
-// spec 5.2's profiles, copied as written.
+// manual 5.2's profiles, copied as written.
 const exSpecProfiles = `
 permissive: {name: permissive, deny_capabilities: [reveal],
              transforms: [{type: redact, id: secrets, options: {detectors: ["@secrets"]}}]}

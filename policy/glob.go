@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// GlobList is a compiled list of fnmatch patterns (spec 6.7).
+// GlobList is a compiled list of fnmatch patterns (manual 6.7).
 //
 // A pattern is matched like Python's fnmatch.fnmatchcase: * matches any run
 // of characters (including / : and newlines), ? one character, [...] a set;

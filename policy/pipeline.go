@@ -1,7 +1,7 @@
 package policy
 
 // PipelineEntry is one resolved step of a pipeline: what runs, with its
-// options fully merged (spec 10).
+// options fully merged (manual 10).
 type PipelineEntry struct {
 	ID      string
 	Type    string
@@ -11,7 +11,7 @@ type PipelineEntry struct {
 }
 
 // HonorsHints is the policy's honor_hints, replaced by the last matched
-// rule that sets one (spec 10.4).
+// rule that sets one (manual 10.4).
 func (p *Policy) HonorsHints(matched []*Rule) bool {
 	h := p.HonorHints
 	for _, r := range matched {
@@ -43,7 +43,7 @@ func (p *Policy) OutputPipeline(matched []*Rule, meta *Metadata) []PipelineEntry
 
 // InputPipeline resolves the argument pipeline: the policy's
 // input_transforms, every matched rule's appended, then the automatic
-// depseudonymiser (spec 13), which nothing can skip.
+// depseudonymiser (manual 13), which nothing can skip.
 func (p *Policy) InputPipeline(matched []*Rule, meta *Metadata) []PipelineEntry {
 	entries := append([]TransformEntry(nil), p.InputTransforms...)
 	for _, r := range matched {

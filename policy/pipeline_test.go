@@ -81,7 +81,7 @@ func plStrs(t *testing.T, e PipelineEntry, key string) []string {
 
 // ---------------------------------------------------------------------------
 // Output pipeline: policy transforms combined by each matched rule's
-// transforms_mode, in order (spec 10, seed 6.3).
+// transforms_mode, in order (manual 10, manual 6.3).
 
 func TestOutputPipelineModes(t *testing.T) {
 	p := dtParse(t, `
@@ -158,7 +158,7 @@ rules:
 
 // ---------------------------------------------------------------------------
 // Input pipeline: policy input_transforms + matched rules' appended +
-// depseudonymise last (spec 10, 13).
+// depseudonymise last (manual 10, 13).
 
 func TestInputPipeline(t *testing.T) {
 	p := dtParse(t, `
@@ -209,7 +209,7 @@ rules:
 }
 
 // ---------------------------------------------------------------------------
-// Option merge order (spec 10): type defaults < entry options < policy
+// Option merge order (manual 10): type defaults < entry options < policy
 // transform_options[type] < [id] < each matched rule's [type] then [id] <
 // honoured hints [type] then [id].
 
@@ -284,7 +284,7 @@ func TestPipelineOptionMergeOrder(t *testing.T) {
 	}
 }
 
-// Deep merge: maps merge key by key, lists and scalars replace (spec 10).
+// Deep merge: maps merge key by key, lists and scalars replace (manual 10).
 func TestPipelineOptionListsReplace(t *testing.T) {
 	p := dtParse(t, `
 transforms:
@@ -356,7 +356,7 @@ transform_options: {mask: {char: "#"}}
 	}
 }
 
-// Defaults of spec 11 reach the pipeline.
+// Defaults of manual 11 reach the pipeline.
 func TestPipelineTypeDefaults(t *testing.T) {
 	p := dtParse(t, `transforms: [redact, mask, truncate, hash]`)
 	es := p.OutputPipeline(nil, nil)
@@ -375,7 +375,7 @@ func TestPipelineTypeDefaults(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// transform_hints (spec 10.4).
+// transform_hints (manual 10.4).
 
 func TestPipelineHonorHints(t *testing.T) {
 	const hints = `{"skip": ["secrets"], "mask": {"keep_last": 1}}`
@@ -487,7 +487,7 @@ transforms: [{type: mask, id: m1, options: {required: true}}]
 }
 
 // ---------------------------------------------------------------------------
-// Entries: id defaults to type; pseudonymize is an alias (spec 10, 11).
+// Entries: id defaults to type; pseudonymize is an alias (manual 10, 11).
 
 func TestPipelineEntryIDsAndAlias(t *testing.T) {
 	p := dtParse(t, `

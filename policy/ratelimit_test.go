@@ -26,7 +26,7 @@ func rlNear(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func rlTokensAt(b Bucket, s BucketState, now int64) float64 { return b.Limit.refill(s, now).Tokens }
 
 // ---------------------------------------------------------------------------
-// Which calls a limit covers (seed 6.5 kinds and tools, spec 9).
+// Which calls a limit covers (manual 6.5 kinds and tools, manual 9).
 
 func TestRateLimitCovers(t *testing.T) {
 	call := func(k Kind, name string) Call { return Call{Kind: k, Name: name, Principal: "alice"} }
@@ -80,7 +80,7 @@ func TestRateLimitCovers(t *testing.T) {
 }
 
 // A call is checked against the policy's limits and those of every rule in
-// M (spec 9).
+// M (manual 9).
 func TestBucketsPolicyAndMatchedRules(t *testing.T) {
 	p := dtParse(t, `
 rate_limits:
@@ -128,7 +128,7 @@ rules:
 	}
 }
 
-// Scope picks which calls share a bucket (spec 9).
+// Scope picks which calls share a bucket (manual 9).
 func TestBucketScopes(t *testing.T) {
 	p := dtParse(t, `
 rate_limits:
@@ -220,7 +220,7 @@ rate_limits:
 }
 
 // Bucket identity is a hash of the limit's config and the scope key, so a
-// reload keeps state (spec 9).
+// reload keeps state (manual 9).
 func TestBucketKeyIdentity(t *testing.T) {
 	const pol = `
 rate_limits:
@@ -278,7 +278,7 @@ rate_limits:
 	}
 }
 
-// burst defaults to max(1, ceil(rate)) (seed 6.5, spec 9).
+// burst defaults to max(1, ceil(rate)) (manual 6.5, manual 9).
 func TestRateLimitBurstDefault(t *testing.T) {
 	cases := []struct {
 		limit string
@@ -299,7 +299,7 @@ func TestRateLimitBurstDefault(t *testing.T) {
 			t.Errorf("%s: burst %d, want %d", c.limit, got, c.burst)
 		}
 	}
-	// Other defaults of seed 6.5.
+	// Other defaults of manual 6.5.
 	l := rlLimit(t, `{rate: 3}`)
 	if l.Per != PerMinute || l.Scope != ScopePrincipalTool || l.Kinds != 0 || !l.Tools.Match("anything") {
 		t.Errorf("defaults: per %s scope %s kinds %d tools %q", l.Per, l.Scope, l.Kinds, l.Tools.Patterns())
@@ -307,7 +307,7 @@ func TestRateLimitBurstDefault(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Token bucket arithmetic (spec 9).
+// Token bucket arithmetic (manual 9).
 
 func TestTakeArithmetic(t *testing.T) {
 	l := rlLimit(t, `{rate: 2, per: second, burst: 3}`)

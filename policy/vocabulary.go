@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Kind is the kind of an MCP primitive (spec 4).
+// Kind is the kind of an MCP primitive (manual 4).
 type Kind uint8
 
 const (
@@ -42,12 +42,12 @@ type KindSet uint8
 func (s KindSet) Has(k Kind) bool { return s&(1<<k) != 0 }
 
 // covers reports whether a kind condition holds: resource also covers
-// resource_template (spec 6.4, 6.5).
+// resource_template (manual 6.4, 6.5).
 func (s KindSet) covers(k Kind) bool {
 	return s.Has(k) || (k == KindResourceTemplate && s.Has(KindResource))
 }
 
-// Family is the access-list family of a kind (spec 6.2): tools, resources
+// Family is the access-list family of a kind (manual 6.2): tools, resources
 // (static resources and templates) or prompts.
 type Family uint8
 
@@ -70,7 +70,7 @@ func (k Kind) Family() Family {
 
 func (f Family) String() string { return [...]string{"tools", "resources", "prompts"}[f] }
 
-// Sensitivity orders how sensitive a primitive is (spec 6.2). The zero value
+// Sensitivity orders how sensitive a primitive is (manual 6.2). The zero value
 // means "not set".
 type Sensitivity uint8
 
@@ -106,7 +106,7 @@ type SensitivitySet uint8
 
 func (s SensitivitySet) Has(v Sensitivity) bool { return s&(1<<v) != 0 }
 
-// Capability is something a primitive may do (spec 6.2).
+// Capability is something a primitive may do (manual 6.2).
 type Capability uint8
 
 const (

@@ -138,7 +138,7 @@ func ratio(a, b int) float64 {
 }
 
 // Detections never split a multi-byte character, and overlaps resolve by
-// SPEC 12's order: earlier start, longer, more sensitive, table order.
+// manual 12's order: earlier start, longer, more sensitive, table order.
 func TestResolveOverlaps(t *testing.T) {
 	rank := func(name string) int { return map[string]int{"a": 0, "b": 1, "c": 2}[name] }
 	ds := []Detection{
@@ -164,7 +164,7 @@ func TestResolveOverlaps(t *testing.T) {
 	}
 }
 
-// Every built-in detector of SPEC 12 has a scanner (and so a corpus).
+// Every built-in detector of manual 12 has a scanner (and so a corpus).
 func TestEveryBuiltinHasAScanner(t *testing.T) {
 	for _, b := range policy.BuiltinDetectors {
 		if _, ok := scanners[b.Name]; !ok {

@@ -8,7 +8,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// customDetector is a detector of the policy's own (SPEC 12.5): an RE2
+// customDetector is a detector of the policy's own (manual 12.5): an RE2
 // pattern, the capture group to report, an optional validation and
 // optional keywords that must occur shortly before a match.
 type customDetector struct {

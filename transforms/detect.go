@@ -1,5 +1,5 @@
 // Package transforms finds personal data and secrets in strings and
-// rewrites them (SPEC 10–13): the built-in detectors of SPEC 12, custom
+// rewrites them (manual 10–13): the built-in detectors of manual 12, custom
 // ones, the transform pipeline and the pseudonym vault. It is pure Go: it
 // knows the policy language (package policy) but nothing of proxy-wasm,
 // HTTP or MCP framing.
@@ -80,7 +80,7 @@ var scanners = map[string]scanFunc{}
 
 func init() {
 	if len(policy.BuiltinDetectors) != numBuiltins {
-		panic("transforms: SPEC 12's table changed; update the detector indices")
+		panic("transforms: the built-in detector table (manual 12) changed; update the detector indices")
 	}
 	for i, name := range builtinNames {
 		if policy.BuiltinDetectors[i].Name != name {
@@ -125,7 +125,7 @@ func spanOK(s string, sp Span) bool {
 
 // resolveOverlaps keeps, among overlapping detections, the one that starts
 // first, then the longer, then the more sensitive, then the earlier in
-// SPEC 12's table (rank). DetectorSet.resolve does the same on the compact
+// manual 12's table (rank). DetectorSet.resolve does the same on the compact
 // hits of Detect.
 func resolveOverlaps(ds []Detection, rank func(string) int) []Detection {
 	sort.SliceStable(ds, func(i, j int) bool {

@@ -1,6 +1,6 @@
 package transforms
 
-// The personal-data detectors of SPEC 12: email, phone, credit_card, iban,
+// The personal-data detectors of manual 12: email, phone, credit_card, iban,
 // us_ssn, ipv4, ipv6, mac_address and aws_arn.
 //
 // Every detector is driven by a cheap trigger and validates only around

@@ -1,6 +1,6 @@
 package transforms
 
-// Secret detectors of SPEC 12 (group "secrets"). Every detector is a
+// Secret detectors of manual 12 (group "secrets"). Every detector is a
 // hand-written trigger scan: the single pass of detect.go calls its step
 // at a byte of its literal prefix ('A' of AKIA…, '_' of gh?_ and sk_, 'x'
 // of xox, 'z' of AIza, 'J' of eyJ, 'G' of -----BEGIN, '@' of a URL's

@@ -19,7 +19,7 @@ import (
 // spans for every detector on every input: TestSinglePassMatchesDrivers,
 // FuzzSinglePass) and as the "before" of the benchmarks (oldDetect).
 
-// oldScanners is the former drivers in SPEC 12's table order.
+// oldScanners is the former drivers in manual 12's table order.
 var oldScanners = [numBuiltins]scanFunc{
 	oldScanEmail, oldScanPhone, oldScanCreditCard, oldScanIBAN, oldScanUSSSN, oldScanIPv4, oldScanIPv6, oldScanMAC, oldScanAWSARN,
 	oldScanAWSAccessKey, oldScanGitHubToken, oldScanSlackToken, oldScanStripeKey, oldScanGoogleAPIKey, oldScanJWT,

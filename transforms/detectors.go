@@ -9,14 +9,14 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// DetectorSet is the detectors a policy runs: the built-ins of SPEC 12 not
+// DetectorSet is the detectors a policy runs: the built-ins of manual 12 not
 // switched off by disabled_detectors, in table order, and its custom
-// detectors (SPEC 12.5).
+// detectors (manual 12.5).
 type DetectorSet struct {
 	builtins uint32 // bit i: policy.BuiltinDetectors[i] runs
 	custom   []*customDetector
 	// meta is every detector a hit can name: the built-ins by index, then
-	// the custom detectors. rank is the position in SPEC 12's table (then
+	// the custom detectors. rank is the position in manual 12's table (then
 	// the policy's order), which breaks overlap ties; rank maps each name
 	// to it (for resolveOverlaps).
 	meta []detectorMeta
@@ -112,7 +112,7 @@ func (s Selection) wants(name, group string, sens policy.Sensitivity) bool {
 }
 
 // Detect finds what the selected detectors see in s, overlaps resolved
-// (SPEC 12), in order.
+// (manual 12), in order.
 func (ds *DetectorSet) Detect(s string, sel Selection) []Detection {
 	return ds.DetectAppend(nil, s, sel)
 }
@@ -289,7 +289,7 @@ type hit struct {
 }
 
 // resolve keeps, among overlapping hits, the one that starts first, then
-// the longer, then the more sensitive, then the earlier in SPEC 12's table
+// the longer, then the more sensitive, then the earlier in manual 12's table
 // (as resolveOverlaps does with Detections).
 func (ds *DetectorSet) resolve(hs []hit) []hit {
 	meta := ds.meta

@@ -8,7 +8,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 )
 
-// Path is a compiled projection path (SPEC 11.7; docs/PATHS.md): dotted
+// Path is a compiled projection path (manual 11.7; docs/PATHS.md): dotted
 // segments, `*` for any one key or index, `**` for any depth (zero or more
 // levels), a number for an array index, arrays transparent to names, and
 // `\.` `\*` `\\` as escapes.

@@ -11,7 +11,7 @@ import (
 )
 
 // Payload says what a JSON node is, so a pipeline knows which of its
-// strings carry data (SPEC 8). Every string is data unless the structural
+// strings carry data (manual 8). Every string is data unless the structural
 // table (structural.go) says the schema puts a protocol value there.
 type Payload uint8
 
@@ -198,7 +198,7 @@ func Parts(d *jsondoc.Doc, n int32, kind Payload, ps []Part) []Part {
 }
 
 // annotated reports whether an annotate step marks a payload: results
-// with content (what SPEC 11 annotates) and server messages; not list,
+// with content (what manual 11 annotates) and server messages; not list,
 // initialize or empty results, nor error objects, nor the objects keyed
 // by MRTR request (a _meta member there would read as one more request).
 func annotated(kind Payload, d *jsondoc.Doc, n int32) bool {
@@ -237,7 +237,7 @@ type target struct {
 	shape    shape
 	separate bool
 	// projectable: structuredContent or JSON text of content, where
-	// project acts (SPEC 11); not arguments, error data or server messages,
+	// project acts (manual 11); not arguments, error data or server messages,
 	// whose shape belongs to the protocol.
 	projectable bool
 	// unparsed: text that looks like JSON but that the strict parser
@@ -887,7 +887,7 @@ func looksLikeJSON(s string) bool {
 }
 
 // annotate adds _meta["io.cloudg/privacy"] to the payload: the policy, the
-// pipeline, detections per label and pseudonyms issued (SPEC 11). A value
+// pipeline, detections per label and pseudonyms issued (manual 11). A value
 // the server put there is replaced, so it cannot pose as the plugin's.
 func (e *Engine) annotate(p *Pipeline, d *jsondoc.Doc, n int32, run *Run) {
 	if d.Kind(n) != jsondoc.Object {

@@ -13,7 +13,7 @@ import (
 )
 
 // PseudonymStore is what the pseudonymise and depseudonymise steps need of
-// the vault (SPEC 13): Vault implements it over shared data, SealedVault
+// the vault (manual 13): Vault implements it over shared data, SealedVault
 // with the key alone.
 //
 // The value and s a store is given may be views of a message's bytes,
@@ -544,7 +544,7 @@ func (p *Pipeline) IDs() []string { return p.ids }
 func (p *Pipeline) Empty() bool { return p == nil || len(p.steps) == 0 }
 
 // SchemaEffects summarises what the pipeline does to structuredContent, for
-// rewriting outputSchema (SPEC 8).
+// rewriting outputSchema (manual 8).
 func (p *Pipeline) SchemaEffects() SchemaEffects {
 	var eff SchemaEffects
 	if p == nil {

@@ -10,7 +10,7 @@ import (
 
 // PayloadDetection is a detection in one string of a JSON payload (what
 // `mcp-privacy preview` reports). Path names the string in projection-path
-// syntax (SPEC 11.7) relative to the payload: `content.0.text`,
+// syntax (manual 11.7) relative to the payload: `content.0.text`,
 // `structuredContent.email`; through a string holding JSON (a text item,
 // structuredContent sent as text) it continues into the parsed JSON:
 // `content.0.text.users.0.email`. Start and End index that string's decoded
@@ -23,7 +23,7 @@ type PayloadDetection struct {
 // Detections returns what the detecting steps of p find in plain text s,
 // the way ApplyText runs them (steps limited by fields have nothing to act
 // on): the union of the steps' selections over s as given, before any step
-// rewrote it, overlaps resolved as SPEC 12 says, in order. It stores and
+// rewrote it, overlaps resolved as manual 12 says, in order. It stores and
 // changes nothing.
 func (e *Engine) Detections(p *Pipeline, s string) []Detection {
 	if p.Empty() {
@@ -242,7 +242,7 @@ func joinPath(prefix, seg string) string {
 }
 
 // escapeKey writes a member name as one path segment: `.`, `*` and `\`
-// escaped (SPEC 11.7).
+// escaped (manual 11.7).
 func escapeKey(k string) string {
 	if !strings.ContainsAny(k, `.*\`) {
 		return k

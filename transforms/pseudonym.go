@@ -18,7 +18,7 @@ import (
 // namespace collide with negligible probability in any real vault.
 const TokenLen = 12
 
-// Pseudonymizer issues pseudonyms `{LABEL}_{token}` (SPEC 13): the token is
+// Pseudonymizer issues pseudonyms `{LABEL}_{token}` (manual 13): the token is
 // derived from the value with a keyed HMAC, so one value always gets one
 // pseudonym in a namespace, the model can still tell entities apart, and
 // nobody without the key can compute or reverse one.

@@ -31,7 +31,7 @@ func Replace(s string, ds []Detection, with func(d Detection, value string) stri
 }
 
 // Placeholder fills a redact placeholder: {label} becomes the detection's
-// label, {detector} its detector (SPEC 11, redact).
+// label, {detector} its detector (manual 11, redact).
 func Placeholder(template string, d Detection) string {
 	if !strings.Contains(template, "{") {
 		return template
@@ -41,7 +41,7 @@ func Placeholder(template string, d Detection) string {
 }
 
 // Mask keeps the last keepLast characters of value and replaces the rest
-// with char; emails keep their first character and their domain (SPEC 11,
+// with char; emails keep their first character and their domain (manual 11,
 // mask). Characters, not bytes: a multi-byte character is never split.
 func Mask(label, value string, keepLast int, char string) string {
 	if label == "EMAIL" {

@@ -10,7 +10,7 @@ import (
 )
 
 // This file keeps a listed tool's outputSchema true to what the caller
-// will receive (SPEC 8): clients validate structuredContent against it, and
+// will receive (manual 8): clients validate structuredContent against it, and
 // a pseudonymised email under {"format": "email"} fails validation.
 //
 // The schema is read as a description of document locations (see the

@@ -14,7 +14,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Sealed pseudonyms (SPEC 13, vault.mode sealed or auto): the token is the
+// Sealed pseudonyms (manual 13, vault.mode sealed or auto): the token is the
 // value itself under deterministic authenticated encryption (AES-SIV, RFC
 // 5297), so any proxy holding the key restores it without shared state.
 // Deterministic: one value has one pseudonym per key, label, namespace
@@ -168,7 +168,7 @@ type sealedCounters struct {
 
 // NewSealedVault returns the sealed vault of keys: keys[0] issues, all of
 // them restore (duplicates are dropped). cfg gives the scope and the TTL.
-// serverID (server.id, SPEC 2) is bound into every token, so two servers
+// serverID (server.id, manual 2) is bound into every token, so two servers
 // sharing a key do not restore each other's pseudonyms, as their tables
 // do not (ServerKV). stored, when not nil, is the per-process vault whose
 // pseudonyms it restores too (a pseudonym a session issued earlier

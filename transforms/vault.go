@@ -119,7 +119,7 @@ const (
 	createCAS = math.MaxUint32
 )
 
-// Vault maps pseudonyms back to the values they stand for (SPEC 13). The
+// Vault maps pseudonyms back to the values they stand for (manual 13). The
 // mappings live in a KV as a fixed-size table, because shared data has no
 // delete: max_entries slots, each holding one mapping (namespace,
 // pseudonym, value, last use) sealed with AES-GCM under a subkey of the
@@ -762,7 +762,7 @@ func readEntry(b []byte) (openedEntry, bool) {
 	return e, len(b) == 0
 }
 
-// ServerKV is kv as seen by the vault of one server (server.id, SPEC 2):
+// ServerKV is kv as seen by the vault of one server (server.id, manual 2):
 // its keys live under "mcp-privacy|<id>|", like the plugin's other shared
 // state, so two servers configured on one vm_id neither resolve each
 // other's pseudonyms nor overwrite each other's slots (with different keys,

@@ -12,7 +12,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// The vault file (vault.path, SPEC 13) is written and read by the host,
+// The vault file (vault.path, manual 13) is written and read by the host,
 // which has a filesystem (the CLI, `mcp-privacy serve`); the plugin in its
 // VM never touches it. It is JSON:
 //

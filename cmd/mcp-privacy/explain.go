@@ -123,7 +123,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		Transforms: []string{}, InputTransforms: []string{}, RateLimits: []string{},
 	}
 	if d.Allowed {
-		// Denied calls run no pipeline and take no tokens (spec 9).
+		// Denied calls run no pipeline and take no tokens (manual 9).
 		out.Decision = "allow"
 		out.Transforms = policy.IDs(p.OutputPipeline(d.Matched, &x.Metadata))
 		out.InputTransforms = policy.IDs(p.InputPipeline(d.Matched, &x.Metadata))

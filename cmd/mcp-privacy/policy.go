@@ -100,7 +100,7 @@ func policyFlatten(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if l.Policy.Vault.Key != "" {
-		// The key is never printed (spec 13); the flattened policy reads it
+		// The key is never printed (manual 13); the flattened policy reads it
 		// from the environment instead.
 		fmt.Fprintf(stderr, "note: vault.key left out; supply the key through %s\n", l.Policy.Vault.KeyEnv)
 	}

@@ -279,7 +279,7 @@ func TestPreview(t *testing.T) {
 					t.Errorf("stdout holds %q:\n%s", s, out)
 				}
 			}
-			// The vault key is never printed (spec 13).
+			// The vault key is never printed (manual 13).
 			for _, k := range []string{previewKey, envKey} {
 				if strings.Contains(out+errOut, k) {
 					t.Errorf("printed the vault key %q", k)

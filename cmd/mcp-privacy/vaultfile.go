@@ -15,7 +15,7 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms"
 )
 
-// The vault file of `serve` (SPEC 13: vault.path, autosave, encrypt). The
+// The vault file of `serve` (manual 13: vault.path, autosave, encrypt). The
 // plugin's vault lives in shared data, which the host (this process) holds
 // and the VMs cannot write to disk; so the host persists it: it loads the
 // file into shared data before the first request, saves it at shutdown

@@ -3,7 +3,7 @@ package mcpvocab
 import "github.com/cloudg/mcp-privacy/internal/jsondoc"
 
 // Err is a JSON-RPC error the plugin (or a server it answers for) sends
-// (spec 15). Its code and standard message are a column of the revision's
+// (manual 15). Its code and standard message are a column of the revision's
 // table: a revision may renumber one (2026-07-28 answers a resource that
 // does not exist with -32602).
 type Err uint8
@@ -39,7 +39,7 @@ type ErrorCode struct {
 // Error is the code and standard message of e under this table's revision.
 func (t *Table) Error(e Err) ErrorCode { return t.errors[e] }
 
-// The codes of the 2025 revisions (spec 15).
+// The codes of the 2025 revisions (manual 15).
 const (
 	CodeParseError       = -32700
 	CodeInvalidRequest   = -32600
@@ -87,7 +87,7 @@ var errors2026 = func() [NumErrs]ErrorCode {
 	return e
 }()
 
-// RPCError is a JSON-RPC error object (spec 15).
+// RPCError is a JSON-RPC error object (manual 15).
 type RPCError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`

@@ -5,7 +5,7 @@ import "testing"
 // TestErrorColumn checks that every revision gives every error a code and
 // a standard message, no two errors one code (but where a revision merges
 // two: 2026-07-28's missing resource is invalid params), and that the
-// 2025 revisions keep SPEC 15's codes and 2026-07-28 its own.
+// 2025 revisions keep manual 15's codes and 2026-07-28 its own.
 func TestErrorColumn(t *testing.T) {
 	for r := Revision(0); r < numRevisions; r++ {
 		tab := For(r)

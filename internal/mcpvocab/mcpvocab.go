@@ -15,7 +15,7 @@ import "strconv"
 
 // MetaKey is the _meta key of the plugin's annotations on what it
 // changed, and of the privacy metadata servers declare on listed items
-// (SPEC 4).
+// (manual 4).
 const MetaKey = "io.cloudg/privacy"
 
 // Method names the plugin writes or looks for itself, beyond the table.

@@ -11,7 +11,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Audit (spec 14). An entry says who did what and what the plugin made of
+// Audit (manual 14). An entry says who did what and what the plugin made of
 // it: never an argument or result value, only names, labels and counts.
 // Denials, rate limits, blocks and errors are always recorded; allowed
 // calls when the policy's audit is on. Recorded entries are logged as one

@@ -60,7 +60,7 @@ func TestAuditEntryJSON(t *testing.T) {
 }
 
 // Denials, rate limits, blocks and errors always; allowed calls with
-// audit: true; audit_size 0 logs but keeps nothing (spec 14, seed 6.1).
+// audit: true; audit_size 0 logs but keeps nothing (manual 14, manual 6.1).
 func TestAuditRecordPolicy(t *testing.T) {
 	cases := []struct {
 		policy string

@@ -12,7 +12,7 @@ import (
 )
 
 // Target is what a judged request names, before catalog resolution: a
-// tool, a prompt, or a concrete resource URI (spec 8).
+// tool, a prompt, or a concrete resource URI (manual 8).
 type Target struct {
 	Method string
 	// Kind is KindTool, KindPrompt or KindResource (a concrete URI that

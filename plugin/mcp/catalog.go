@@ -21,7 +21,7 @@ type Catalog struct {
 	templates []uriTemplate
 	// resources are known static resource URIs.
 	resources map[string]bool
-	// learned is metadata learned from list results (spec 4, source 2):
+	// learned is metadata learned from list results (manual 4, source 2):
 	// this VM's copy of what Shared holds for all worker VMs.
 	learned learnedMaps
 	// Shared is the host's shared data, so a call on any worker VM is
@@ -237,7 +237,7 @@ func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 // with its metadata, and reports whether any source knows it (for
 // server.require_known). A concrete URI is a known static resource, else
 // the first known template that matches it, else a resource named by the
-// URI (spec 4).
+// URI (manual 4).
 func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 	x.Kind, x.Name = t.Kind, t.Name
 	if t.Kind == policy.KindResource {

@@ -440,7 +440,7 @@ func (s *Stream) headerMismatchReply(m *Message, why string, bytesIn int) *Local
 		"mcp_privacy_header_mismatch")
 	// The text names headers, one of them (an Mcp-Param's) chosen by the
 	// client: it passes the detectors like anything a client chose.
-	s.refuseBody(ErrHeaderMismatch, s.cfg.scrub(why), bytesIn, len(r.Body), s.arrived)
+	s.refuseBody(FailHeaderMismatch, s.cfg.scrub(why), bytesIn, len(r.Body), s.arrived)
 	return r
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Hidden primitives look missing (spec 7, hide_denied). A local answer
+// Hidden primitives look missing (manual 7, hide_denied). A local answer
 // can never look exactly like the server's: the server has its own error
 // texts, framing (event streams or JSON), headers and latency, none of
 // which the plugin can know for every server. So a request naming a

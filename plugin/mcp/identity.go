@@ -25,7 +25,7 @@ type Request interface {
 	Property(path ...string) ([]byte, bool)
 }
 
-// Identity is who makes a request (spec 3).
+// Identity is who makes a request (manual 3).
 type Identity struct {
 	policy.Principal
 	// Anonymous is true when no source gave a principal id.

@@ -151,7 +151,7 @@ func TestLeakShapes(t *testing.T) {
 	}
 }
 
-// Server messages that are not JSON-RPC fail closed (spec 16): a -32603
+// Server messages that are not JSON-RPC fail closed (manual 16): a -32603
 // error for the request when the message carries its id, else the message
 // is withheld; with gateway.on_parse_error: pass they go through.
 // Regression (issue 12): they passed unchanged.

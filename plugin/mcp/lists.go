@@ -88,7 +88,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 }
 
 // learnedMetadata reads an item's _meta["io.cloudg/privacy"]: the five
-// metadata keys of spec 4. Values of the wrong type are ignored, so a
+// metadata keys of manual 4. Values of the wrong type are ignored, so a
 // server cannot break the plugin with odd metadata. The category and tags
 // are views of the body's bytes (Doc.StrView), the tags appended to tags:
 // a list repeating known metadata copies nothing, and the catalog copies
@@ -138,7 +138,7 @@ func learnedMetadata(doc *jsondoc.Doc, n int32, tags []string) (policy.Metadata,
 var metadataMembers = [5]string{"category", "tags", "sensitivity", "capabilities", "transform_hints"}
 
 // rewriteOutputSchema keeps a listed tool's outputSchema (schema) true to
-// what the caller will receive from it (spec 8): clients validate
+// what the caller will receive from it (manual 8): clients validate
 // structuredContent against it, and a pseudonym is no longer an "email".
 func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
 	if doc.Kind(schema) != jsondoc.Object {

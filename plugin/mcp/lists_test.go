@@ -116,7 +116,7 @@ func TestListFiltering(t *testing.T) {
 }
 
 // Learned metadata judges later calls, and learned templates resolve
-// concrete URIs (spec 4).
+// concrete URIs (manual 4).
 func TestLearnedFromLists(t *testing.T) {
 	cfg := mustConfig(t, listEnvelope)
 	ann := hdr("x-mcp-principal", "ann")
@@ -155,7 +155,7 @@ func TestRequireKnownWithLists(t *testing.T) {
 	}
 }
 
-// Responses the plugin cannot inspect fail closed (spec 16).
+// Responses the plugin cannot inspect fail closed (manual 16).
 func TestUninspectableResponses(t *testing.T) {
 	cfg := mustConfig(t, listEnvelope)
 	out := respond(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":9,"result":{"tools":[{"name":"a","name":"b"}]}}`)

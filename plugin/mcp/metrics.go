@@ -8,7 +8,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Metrics are the plugin's counters (spec 14): proxy-wasm metrics, which
+// Metrics are the plugin's counters (manual 14): proxy-wasm metrics, which
 // Envoy exports as stats named "wasmcustom.<name>". Tags travel inside the
 // name as ".<tag>.<value>" pairs, which Envoy's stats_tags regexes turn
 // back into tags (docs/METRICS.md lists the names and the regexes). Every
@@ -68,33 +68,35 @@ const (
 // Outcomes are every Outcome, in documentation order.
 var Outcomes = []Outcome{OutcomeAllowed, OutcomeDenied, OutcomeRateLimited, OutcomeBlocked, OutcomeError}
 
-// ErrorKind names a class of error in the errors metric.
+// ErrorKind names a class of failure: the value of the errors metric's
+// error tag (a label, not a Go error).
 type ErrorKind string
 
-// Error kinds. Each is one failure the plugin answers itself (spec 15, 16).
+// Failure kinds. Each is one failure the plugin answers itself (manual 15,
+// 16); the Fail prefix keeps them apart from errors and error codes.
 const (
-	ErrParse             ErrorKind = "parse_error"         // -32700: the request body is not JSON
-	ErrInvalidRequest    ErrorKind = "invalid_request"     // -32600: not JSON-RPC, or ambiguous JSON
-	ErrInvalidParams     ErrorKind = "invalid_params"      // -32602 for params that name no primitive
-	ErrRequestTooLarge   ErrorKind = "request_too_large"   // 413
-	ErrCompressedRequest ErrorKind = "compressed_request"  // 415
-	ErrUnauthenticated   ErrorKind = "unauthenticated"     // 401, identity.require
-	ErrResponseTooLarge  ErrorKind = "response_too_large"  // over max_response_bytes / max_event_bytes
-	ErrResponseInvalid   ErrorKind = "response_invalid"    // a response that is not JSON or not JSON-RPC
-	ErrResponseEncoded   ErrorKind = "response_compressed" // a compressed response
-	ErrTransform         ErrorKind = "transform"           // a transform could not run
-	ErrInternal          ErrorKind = "internal"            // a panic, failed closed
-	ErrSharedData        ErrorKind = "shared_data"         // shared data contention beyond retries
-	ErrRateLimitEviction ErrorKind = "rate_limit_eviction" // a bucket with state lost its slot
-	ErrAmbiguousID       ErrorKind = "ambiguous_id"        // a response to an id the session used twice, withheld
-	ErrSessionPrincipal  ErrorKind = "session_principal"   // a session used by another principal than its own: refused, or its answer withheld
-	ErrHeaderMismatch    ErrorKind = "header_mismatch"     // headers that mirror the body (2026-07-28) disagree with it: refused
+	FailParse              ErrorKind = "parse_error"         // -32700: the request body is not JSON
+	FailInvalidRequest     ErrorKind = "invalid_request"     // -32600: not JSON-RPC, or ambiguous JSON
+	FailInvalidParams      ErrorKind = "invalid_params"      // -32602 for params that name no primitive
+	FailRequestTooLarge    ErrorKind = "request_too_large"   // 413
+	FailCompressedRequest  ErrorKind = "compressed_request"  // 415
+	FailUnauthenticated    ErrorKind = "unauthenticated"     // 401, identity.require
+	FailResponseTooLarge   ErrorKind = "response_too_large"  // over max_response_bytes / max_event_bytes
+	FailResponseInvalid    ErrorKind = "response_invalid"    // a response that is not JSON or not JSON-RPC
+	FailResponseCompressed ErrorKind = "response_compressed" // a compressed response
+	FailTransform          ErrorKind = "transform"           // a transform could not run
+	FailInternal           ErrorKind = "internal"            // a panic, failed closed
+	FailSharedData         ErrorKind = "shared_data"         // shared data contention beyond retries
+	FailRateLimitEviction  ErrorKind = "rate_limit_eviction" // a bucket with state lost its slot
+	FailAmbiguousID        ErrorKind = "ambiguous_id"        // a response to an id the session used twice, withheld
+	FailSessionPrincipal   ErrorKind = "session_principal"   // a session used by another principal than its own: refused, or its answer withheld
+	FailHeaderMismatch     ErrorKind = "header_mismatch"     // headers that mirror the body (2026-07-28) disagree with it: refused
 )
 
 // ErrorKinds are every ErrorKind, in documentation order.
-var ErrorKinds = []ErrorKind{ErrParse, ErrInvalidRequest, ErrInvalidParams, ErrRequestTooLarge,
-	ErrCompressedRequest, ErrUnauthenticated, ErrResponseTooLarge, ErrResponseInvalid, ErrResponseEncoded,
-	ErrTransform, ErrInternal, ErrSharedData, ErrRateLimitEviction, ErrAmbiguousID, ErrSessionPrincipal, ErrHeaderMismatch}
+var ErrorKinds = []ErrorKind{FailParse, FailInvalidRequest, FailInvalidParams, FailRequestTooLarge,
+	FailCompressedRequest, FailUnauthenticated, FailResponseTooLarge, FailResponseInvalid, FailResponseCompressed,
+	FailTransform, FailInternal, FailSharedData, FailRateLimitEviction, FailAmbiguousID, FailSessionPrincipal, FailHeaderMismatch}
 
 // metricMethods are the JSON-RPC methods with their own requests tag value
 // (the method table's Metric, internal/mcpvocab), and every notification
@@ -225,13 +227,13 @@ func CountTransforms(m Metrics, detections map[string]int, issued, resolved int)
 // lost its state to make room.
 func CountRateLimited(m Metrics, v *RateVerdict) {
 	if v.LossyEvictions > 0 {
-		m.Add(ErrorsMetric(ErrRateLimitEviction), uint64(v.LossyEvictions))
+		m.Add(ErrorsMetric(FailRateLimitEviction), uint64(v.LossyEvictions))
 	}
 	if v.Allowed {
 		return
 	}
 	if v.Contended {
-		m.Add(ErrorsMetric(ErrSharedData), 1)
+		m.Add(ErrorsMetric(FailSharedData), 1)
 	}
 	if v.Bucket.Limit != nil {
 		m.Add(RateLimitedMetric(v.Bucket.Limit.Scope), 1)
@@ -242,7 +244,7 @@ func CountRateLimited(m Metrics, v *RateVerdict) {
 func CountError(m Metrics, k ErrorKind) { m.Add(ErrorsMetric(k), 1) }
 
 // MetricNames lists the names the plugin can emit for a policy: every
-// method and outcome pair, the built-in labels (spec 12) and those of the
+// method and outcome pair, the built-in labels (manual 12) and those of the
 // policy's custom detectors, the scopes, the error kinds. Package main may
 // define them all at configure time so that stats exist (at 0) before the
 // first request.

@@ -22,7 +22,7 @@ func TestMetricNames(t *testing.T) {
 		{DetectionsMetric("my.label/x"), "mcp_privacy.detections.label.my_label_x"},
 		{DetectionsMetric(""), "mcp_privacy.detections.label.none"},
 		{RateLimitedMetric(policy.ScopePrincipalTool), "mcp_privacy.rate_limited.scope.principal_tool"},
-		{ErrorsMetric(ErrInternal), "mcp_privacy.errors.kind.internal"},
+		{ErrorsMetric(FailInternal), "mcp_privacy.errors.kind.internal"},
 		{PseudonymsIssuedMetric, "mcp_privacy.pseudonyms.issued"},
 		{PseudonymsResolvedMetric, "mcp_privacy.pseudonyms.resolved"},
 	}
@@ -48,7 +48,7 @@ func TestMetricCounting(t *testing.T) {
 	CountRateLimited(m, &v)
 	v = l.Check(p, rlTool("a", "t"), nil, rlAt(0))
 	CountRateLimited(m, &v)
-	CountError(m, ErrParse)
+	CountError(m, FailParse)
 	NopMetrics{}.Add("x", 1)
 	m.Add("zero", 0)
 	want := map[string]uint64{
@@ -97,7 +97,7 @@ func TestMetricNamesDocumented(t *testing.T) {
 	for _, n := range []string{RequestsMetric("tools/call", OutcomeBlocked), RequestsMetric("whatever", OutcomeError),
 		DetectionsMetric("EMPLOYEE_ID"), DetectionsMetric("EMAIL"), DetectionsMetric("IP_ADDRESS"),
 		DetectionsMetric("SECRET"), RateLimitedMetric(policy.ScopeTool),
-		ErrorsMetric(ErrSharedData), PseudonymsResolvedMetric, AuditDroppedMetric} {
+		ErrorsMetric(FailSharedData), PseudonymsResolvedMetric, AuditDroppedMetric} {
 		if !seen[n] {
 			t.Errorf("MetricNames lacks %s", n)
 		}
@@ -173,7 +173,7 @@ func TestMetricNamesDocumented(t *testing.T) {
 			map[string]string{"mcp_method": "tools_call", "mcp_decision": "rate_limited"}},
 		{DetectionsMetric("EMAIL"), "wasmcustom.mcp_privacy.detections", map[string]string{"mcp_label": "EMAIL"}},
 		{RateLimitedMetric(policy.ScopeGlobal), "wasmcustom.mcp_privacy.rate_limited", map[string]string{"mcp_scope": "global"}},
-		{ErrorsMetric(ErrResponseTooLarge), "wasmcustom.mcp_privacy.errors", map[string]string{"mcp_error": "response_too_large"}},
+		{ErrorsMetric(FailResponseTooLarge), "wasmcustom.mcp_privacy.errors", map[string]string{"mcp_error": "response_too_large"}},
 		{PseudonymsIssuedMetric, "wasmcustom.mcp_privacy.pseudonyms.issued", map[string]string{}},
 	}
 	for _, c := range cases {

@@ -101,7 +101,7 @@ func (s *Stream) policyInputResponses(doc *jsondoc.Doc, params int32, j *judgeme
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	tr, _ := s.cfg.transforms()

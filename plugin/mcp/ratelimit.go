@@ -12,7 +12,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Rate limits (spec 9). The arithmetic is policy's (Buckets, Take,
+// Rate limits (manual 9). The arithmetic is policy's (Buckets, Take,
 // Refund); this file keeps the buckets in shared data, where every worker
 // VM of an Envoy sees them, and makes a call take a token from every
 // covering bucket or from none.
@@ -124,7 +124,7 @@ func (v *RateVerdict) Limit() string {
 // envelope's limits are under "policy.").
 func limitPath(l *policy.RateLimit) string { return strings.TrimPrefix(l.Path, "policy.") }
 
-// Error is the JSON-RPC error of a refused call (spec 9, 15): -32029
+// Error is the JSON-RPC error of a refused call (manual 9, 15): -32029
 // "Rate limit exceeded" with data {policy, limit, retry_after}; nil when
 // allowed.
 func (v *RateVerdict) Error(policyName string) *policy.RPCError {

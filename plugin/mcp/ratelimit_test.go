@@ -179,7 +179,7 @@ func TestLimiterRefill(t *testing.T) {
 	}
 }
 
-// Scope picks which calls share a bucket (spec 9), across Limiters of
+// Scope picks which calls share a bucket (manual 9), across Limiters of
 // different VMs.
 func TestLimiterScopes(t *testing.T) {
 	type call struct {
@@ -210,7 +210,7 @@ func TestLimiterScopes(t *testing.T) {
 }
 
 // kinds (completion named by its ref, resource covering templates), tools
-// globs, and limits of every matched rule (spec 9).
+// globs, and limits of every matched rule (manual 9).
 func TestLimiterCoverage(t *testing.T) {
 	p := rlPolicy(t, `
 rate_limits:

@@ -8,7 +8,7 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms"
 )
 
-// What each client message leaves behind (spec 14): the requests counter
+// What each client message leaves behind (manual 14): the requests counter
 // with what became of it, and for calls and refusals an audit entry.
 //
 // A message answered by the plugin (denied, rate-limited, blocked on the
@@ -135,7 +135,7 @@ func (s *Stream) record(e *AuditEntry) {
 	e.Reason = s.cfg.scrub(s.cfg.scrubQuoted(e.Reason))
 	if !s.cfg.Audit.Record(p, e) && p.AuditSize > 0 {
 		s.cfg.Metrics.Add(AuditDroppedMetric, 1)
-		CountError(s.cfg.Metrics, ErrSharedData)
+		CountError(s.cfg.Metrics, FailSharedData)
 	}
 }
 
@@ -153,7 +153,7 @@ func (s *Stream) Done() {
 // Failed records that a callback panicked and the stream was failed
 // closed: the calls in flight on it are recorded as errors.
 func (s *Stream) Failed(stage string) {
-	CountError(s.cfg.Metrics, ErrInternal)
+	CountError(s.cfg.Metrics, FailInternal)
 	reason := "internal error in " + stage + ": the stream was failed closed"
 	n := 0
 	s.requests.drain(func(_ string, f forwarded) {

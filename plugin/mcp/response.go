@@ -41,9 +41,9 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	if enc := strings.TrimSpace(contentEncoding); enc != "" && !strings.EqualFold(enc, "identity") && !endOfStream &&
 		!s.cfg.Env.Gateway.PassOnParseError && (mt == "application/json" || mt == "text/event-stream") {
 		// The plugin asked for plain responses (accept-encoding removed);
-		// one it cannot read does not go out (spec 16).
+		// one it cannot read does not go out (manual 16).
 		s.replied = true
-		r.Reply = jsonReply(200, s.failResponse(ErrResponseEncoded, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
+		r.Reply = jsonReply(200, s.failResponse(FailResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
 		return r
 	}
 	if len(s.pending) > 0 && (endOfStream || status == 202) {
@@ -105,10 +105,10 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 			text := s.mode == bufferText
 			s.mode = dropBody
 			if text {
-				CountError(s.cfg.Metrics, ErrResponseTooLarge)
+				CountError(s.cfg.Metrics, FailResponseTooLarge)
 				return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
 			}
-			return Continue, replaceWith(s.failResponse(ErrResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
+			return Continue, replaceWith(s.failResponse(FailResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
 		}
 		if !endOfStream {
 			return Pause, BodyEdit{}
@@ -173,12 +173,12 @@ func (s *Stream) processText(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		CountError(s.cfg.Metrics, FailResponseInvalid)
 		return []byte(withheldBody + ": it is not text]")
 	}
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, ErrTransform)
+		CountError(s.cfg.Metrics, FailTransform)
 		return []byte(withheldBody + ": the transforms could not run]")
 	}
 	tr, _ := s.cfg.transforms()
@@ -210,7 +210,7 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 	if err != nil {
 		// Headers are gone: answer what is still open as events, drop the rest.
 		s.mode = dropBody
-		return replaceWith(sseEventBytes(s.failResponse(ErrResponseTooLarge, err.Error())))
+		return replaceWith(sseEventBytes(s.failResponse(FailResponseTooLarge, err.Error())))
 	}
 	// The answers to a batch's denied elements go last: after the server
 	// answered every request it got, or at the end of the stream. Not only
@@ -257,12 +257,12 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 			}
 			return data, false
 		}
-		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		CountError(s.cfg.Metrics, FailResponseInvalid)
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
-		CountError(s.cfg.Metrics, ErrResponseInvalid)
+		CountError(s.cfg.Metrics, FailResponseInvalid)
 		return nil, true // an empty batch is not JSON-RPC
 	}
 	if doc.Kind(jsondoc.Root) == jsondoc.Array {
@@ -304,21 +304,21 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		return s.failResponse(ErrResponseInvalid, "the response is not valid JSON: "+unquoted(err))
+		return s.failResponse(FailResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
 	// Nothing keeps the document: what goes out is a copy, or raw.
 	defer doc.Release()
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
-		return s.failResponse(ErrResponseInvalid, "the response is an empty batch")
+		return s.failResponse(FailResponseInvalid, "the response is an empty batch")
 	}
 	switch doc.Kind(jsondoc.Root) {
 	case jsondoc.Object:
 		switch s.processMessage(doc, jsondoc.Root) {
 		case msgWithheld:
 			// Not JSON-RPC, and no id to answer: every request still open
-			// gets the error instead (spec 16).
-			return s.failResponse(ErrResponseInvalid, "the response is not a valid JSON-RPC message")
+			// gets the error instead (manual 16).
+			return s.failResponse(FailResponseInvalid, "the response is not a valid JSON-RPC message")
 		case msgChanged:
 			changed = true
 		}
@@ -340,7 +340,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 			}
 			return nil
 		}
-		return s.failResponse(ErrResponseInvalid, "the response is not a JSON-RPC message")
+		return s.failResponse(FailResponseInvalid, "the response is not a JSON-RPC message")
 	}
 	if withheld {
 		// A withheld element may have been the answer to a request still
@@ -392,7 +392,7 @@ const (
 
 // checkServerMessage says why a server message is not valid JSON-RPC 2.0
 // ("" when it is): what a client might read otherwise than the filter did,
-// or not at all, must not pass on unjudged (spec 16).
+// or not at all, must not pass on unjudged (manual 16).
 func checkServerMessage(doc *jsondoc.Doc, n int32) string {
 	if doc.Kind(n) != jsondoc.Object {
 		return "not a JSON-RPC object"
@@ -451,7 +451,7 @@ func checkServerMessage(doc *jsondoc.Doc, n int32) string {
 // with an id becomes one the client refuses (withhold); anything else is
 // withheld.
 func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
-	CountError(s.cfg.Metrics, ErrResponseInvalid)
+	CountError(s.cfg.Metrics, FailResponseInvalid)
 	idNode := doc.Get(n, "id")
 	if k := doc.Kind(idNode); k != jsondoc.String && k != jsondoc.Number {
 		return msgWithheld
@@ -518,8 +518,8 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		// Sent on another stream of the session (a resumed stream)?
 		if req, ok = s.cfg.Catalog.sharedRequest(s.session, key); ok && req.ambiguous {
 			// Either request's pipeline could be the wrong one: the
-			// response does not go out (spec 16, fail closed).
-			CountError(s.cfg.Metrics, ErrAmbiguousID)
+			// response does not go out (manual 16, fail closed).
+			CountError(s.cfg.Metrics, FailAmbiguousID)
 			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter cannot attribute this response: the session used its id "+id+" for two requests")))
 			return msgChanged
 		}
@@ -527,7 +527,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// Judged for another principal: the session's binding was
 			// lost (shared.go) and someone else now reads its streams.
 			// Nothing of that answer is theirs to read.
-			CountError(s.cfg.Metrics, ErrSessionPrincipal)
+			CountError(s.cfg.Metrics, FailSessionPrincipal)
 			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a response to a request another principal made")))
 			return msgChanged
 		}
@@ -569,7 +569,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 	// A response this stream did not forward a request for (a resumed or
 	// legacy GET stream): every list array in its result is filtered and
 	// its payload gets the policy-level pipeline, so nothing goes out
-	// unjudged for want of attribution (spec 8).
+	// unjudged for want of attribution (manual 8).
 	// Its id is the server's choice too (no request of this stream
 	// explains it): read like any string, and a response whose id a block
 	// step stops is withheld.
@@ -578,7 +578,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		blocked := s.transformID(out, doc, n, run)
 		s.countRun(run)
 		if blocked {
-			CountError(s.cfg.Metrics, ErrResponseInvalid)
+			CountError(s.cfg.Metrics, FailResponseInvalid)
 			doc.SetRaw(n, ErrorResponse("null", s.cfg.blockedError(run)))
 			return msgChanged
 		}
@@ -632,7 +632,7 @@ func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.
 }
 
 // failResponse is the fail-closed answer for a response the plugin cannot
-// inspect (spec 16): a JSON-RPC error per request still waiting for one,
+// inspect (manual 16): a JSON-RPC error per request still waiting for one,
 // each call among them recorded as an error of kind.
 func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
 	CountError(s.cfg.Metrics, kind)

@@ -11,7 +11,7 @@ import (
 // the policy then denies, is named in the denial and in the audit entry
 // as the client wrote it: the client learns nothing of the value (a
 // visible denial otherwise answers the curious client with the real
-// address), and no audit entry holds a detected value (spec 14).
+// address), and no audit entry holds a detected value (manual 14).
 // Regression (issue 12 review): the reply's reason and name and the
 // audit entry's name held the restored URI.
 func TestDeniedRestoredURINamedAsSent(t *testing.T) {

@@ -16,7 +16,7 @@ identity:
   principal: [{header: x-mcp-principal}]
 `
 
-// The vault a request's pseudonyms come from (spec 13): under 2026-07-28
+// The vault a request's pseudonyms come from (manual 13): under 2026-07-28
 // a policy with a configured key seals them (vault.mode auto), so another
 // proxy, sharing nothing but the key, restores them; a 2025 request keeps
 // the per-process vault, whose pseudonyms another proxy cannot resolve.

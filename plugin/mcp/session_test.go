@@ -105,7 +105,7 @@ func TestSessionBoundToFirstPrincipal(t *testing.T) {
 				return
 			}
 			refusal(t, h.Reply, 404, "session not found")
-			if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(ErrSessionPrincipal)]; n != 1 {
+			if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(FailSessionPrincipal)]; n != 1 {
 				t.Errorf("session_principal counted %d times", n)
 			}
 			// The first principal still uses it.
@@ -200,7 +200,7 @@ func TestResponseOnAnotherStreamGetsRequestPrincipalPipeline(t *testing.T) {
 			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.never) {
 				t.Errorf("read on another stream: %q; want %q, never %q", got, tc.want, tc.never)
 			}
-			if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(ErrSessionPrincipal)]; (n == 1) != tc.evict {
+			if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(FailSessionPrincipal)]; (n == 1) != tc.evict {
 				t.Errorf("session_principal counted %d times", n)
 			}
 		})

@@ -24,7 +24,7 @@ type SharedData interface {
 }
 
 // Shared state lives in fixed-size tables, because shared data has no
-// delete (spec 16): a key per primitive would grow without bound. Each slot
+// delete (manual 16): a key per primitive would grow without bound. Each slot
 // holds the identity it belongs to; a collision overwrites, and losing a
 // slot only means a primitive is judged with its configured metadata until
 // the next list result.
@@ -335,14 +335,14 @@ func requestSlot(session, id string) string {
 	return strconv.Itoa(int(h.Sum32() % requestSlots))
 }
 
-// Sessions are bound to the principal that first used them (spec 8): MCP
+// Sessions are bound to the principal that first used them (manual 8): MCP
 // servers do not tie a session to whoever opened it, so without a binding
 // anyone who knows a session id could open its GET stream, or resume one
 // of its streams, and read its answers under their own identity. The
 // binding is by principal id only; roles may change while a session lives
 // (a refreshed token).
 //
-// The bindings live in a fixed-size table (spec 16): sessionBuckets keys,
+// The bindings live in a fixed-size table (manual 16): sessionBuckets keys,
 // each holding up to sessionWays entries, found by (server.id, a digest
 // of the session): the key names the server. An entry is the session's
 // digest, a digest of the principal id and when the session was last

@@ -242,7 +242,7 @@ func TestResumedResponseToReusedIDWithheld(t *testing.T) {
 	if !edit.Replace || !strings.Contains(string(edit.Data), `"error":{"code":-32603`) || strings.Contains(string(edit.Data), "search") {
 		t.Errorf("response to a reused id: %q", edit.Data)
 	}
-	if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(ErrAmbiguousID)]; n != 1 {
+	if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(FailAmbiguousID)]; n != 1 {
 		t.Errorf("ambiguous_id counted %d times", n)
 	}
 	// An id reused for an identical request is still matched: either

@@ -20,8 +20,8 @@ import (
 type Config struct {
 	Env     *policy.Envelope
 	Catalog *Catalog
-	// Limiter holds the rate-limit buckets (spec 9) and Audit the audit
-	// trail (spec 14), both in shared data.
+	// Limiter holds the rate-limit buckets (manual 9) and Audit the audit
+	// trail (manual 14), both in shared data.
 	Limiter *Limiter
 	Audit   *AuditLog
 	// Metrics receives the counters (docs/METRICS.md); package main binds
@@ -419,7 +419,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Reply = jsonReply(401, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unauthorized: this MCP endpoint requires an authenticated principal"}),
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
-		s.refuseBody(ErrUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
+		s.refuseBody(FailUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
 		return r
 	}
 	if sessionAmbiguous {
@@ -445,7 +445,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Reply = s.refuseSession()
 		return r
 	}
-	r.Set = s.exportHeaders(nil, nil)
+	r.Set = s.exportHeaders(nil)
 	switch method {
 	case "GET", "HEAD", "DELETE", "OPTIONS":
 		// GET streams and DELETE carry no JSON-RPC body to judge, and must
@@ -476,7 +476,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		s.replied = true
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
 			"mcp_privacy_compressed_request")
-		s.refuseBody(ErrCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.arrived)
+		s.refuseBody(FailCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.arrived)
 		return r
 	}
 	if why := ContentTypeProblem(req.HeaderValues("content-type")); why != "" {
@@ -540,7 +540,7 @@ func (s *Stream) anyPathMatch(paths ...string) bool {
 func (s *Stream) refuseRequest(status int, details, message string) *LocalReply {
 	s.replied = true
 	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: message}), details)
-	s.refuseBody(ErrInvalidRequest, message, 0, len(r.Body), s.arrived)
+	s.refuseBody(FailInvalidRequest, message, 0, len(r.Body), s.arrived)
 	return r
 }
 
@@ -552,7 +552,7 @@ func (s *Stream) refuseSession() *LocalReply {
 	s.replied = true
 	r := jsonReply(404, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Not Found: session not found; start a new session"}), "mcp_privacy_session_not_found")
-	s.refuseBody(ErrSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.arrived)
+	s.refuseBody(FailSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.arrived)
 	return r
 }
 
@@ -584,7 +584,7 @@ func (s *Stream) tooLarge(size int) *LocalReply {
 	r := jsonReply(413, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Request too large: the body exceeds gateway.max_request_bytes (" + strconv.Itoa(limit) + ")"}),
 		"mcp_privacy_request_too_large")
-	s.refuseBody(ErrRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.arrived)
+	s.refuseBody(FailRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.arrived)
 	return r
 }
 
@@ -631,9 +631,9 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	if perr != nil {
 		s.replied = true
 		reply := ErrorResponse("null", perr)
-		kind := ErrParse
+		kind := FailParse
 		if perr.Code == errCode(mcpvocab.ErrInvalidRequest) {
-			kind = ErrInvalidRequest
+			kind = FailInvalidRequest
 		}
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
@@ -739,7 +739,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 	}
 	var res BodyResult
 	if exported.judged {
-		res.Set = s.exportHeaders(&exported, body)
+		res.Set = s.exportHeaders(&exported)
 	}
 	res.Set, res.Remove = append(res.Set, mirrored.set...), mirrored.remove
 	if s.taskName != "" && !body.Batch {
@@ -846,7 +846,7 @@ func (j *judgement) deny(d policy.Decision) {
 }
 
 // rateLimit takes a token for an allowed call from every bucket covering
-// it (spec 9); a refused call gets -32029 and a Retry-After header.
+// it (manual 9); a refused call gets -32029 and a Retry-After header.
 func (s *Stream) rateLimit(j *judgement, c policy.Call) bool {
 	return s.rateLimitFor(j, c, j.decision.Matched)
 }
@@ -877,7 +877,7 @@ func (s *Stream) rateLimitFor(j *judgement, c policy.Call, matched []*policy.Rul
 func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	j := judgement{method: m.Method, outcome: OutcomeAllowed}
 	if m.Invalid != nil {
-		j.fail(m.Invalid, ErrInvalidRequest)
+		j.fail(m.Invalid, FailInvalidRequest)
 		return j
 	}
 	if m.Kind == KindResult || m.Kind == KindError {
@@ -895,7 +895,7 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	}
 	t, perr := TargetOf(s.rev, doc, m)
 	if perr != nil {
-		j.fail(perr, ErrInvalidParams)
+		j.fail(perr, FailInvalidParams)
 		return j
 	}
 	if t.Method == "tools/call" && isVirtual(t.Name) {
@@ -915,10 +915,10 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 			}
 			result, rpcErr := s.virtualResult(doc, t, &j)
 			if rpcErr != nil {
-				kind := ErrInvalidParams
+				kind := FailInvalidParams
 				switch rpcErr.Code {
 				case errCode(mcpvocab.ErrInternal):
-					kind = ErrTransform
+					kind = FailTransform
 				case errCode(mcpvocab.ErrAccessDenied):
 					kind = ""
 				}
@@ -956,7 +956,7 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 
 // exportHeaders builds the export_headers values: identity always, the
 // call's fields once a request was judged.
-func (s *Stream) exportHeaders(j *judgement, _ *Body) [][2]string {
+func (s *Stream) exportHeaders(j *judgement) [][2]string {
 	if len(s.cfg.exports) == 0 {
 		return nil
 	}
@@ -1141,7 +1141,7 @@ func (s *Stream) resolveAndDecide(t Target) (policy.Primitive, policy.Decision) 
 // decideConcrete judges x and, when x is a static resource whose URI a
 // known template also matches, that template too, whose denial wins: a
 // template's deny covers every instance, also one a list made known as a
-// static resource (which spec 4 alone would judge by its URI only). The
+// static resource (which manual 4 alone would judge by its URI only). The
 // templates are as Resolve or filterList last refreshed them.
 func (s *Stream) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
 	d := s.decide(x, known)
@@ -1200,6 +1200,6 @@ func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
 func (s *Stream) emptyBody() *LocalReply {
 	s.replied = true
 	r := jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
-	s.refuseBody(ErrParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
+	s.refuseBody(FailParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
 	return r
 }

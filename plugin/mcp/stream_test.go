@@ -288,7 +288,7 @@ func TestBatch(t *testing.T) {
 	if a, edit := s.OnResponseBody(5, false, func() []byte { return []byte("data:") }); a != Continue || !edit.Replace || len(edit.Data) != 0 {
 		t.Fatalf("incomplete event not held: %v %+v", a, edit)
 	}
-	// (An event that is not JSON-RPC would be dropped: spec 16.)
+	// (An event that is not JSON-RPC would be dropped: manual 16.)
 	_, edit := s.OnResponseBody(5, true, func() []byte { return []byte(` {"jsonrpc":"2.0","method":"n"}` + "\n\n") })
 	want = "data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\nevent: message\ndata: " + invalidAnswer + "\n\n"
 	if string(edit.Data) != want {

@@ -303,12 +303,12 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	tr, err := s.cfg.transforms()
 	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	ref, ok := tr.tasks.open(handle, s.cfg.Env.Server.ID, s.id.ID)
 	if !ok {
-		j.fail(taskNotFound(), ErrInvalidParams)
+		j.fail(taskNotFound(), FailInvalidParams)
 		j.reason = "a task handle that does not open: tampered, or issued to another principal, for another server or under another key"
 		return
 	}
@@ -316,7 +316,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		// Mcp-Name says the handle and has left already: the server would
 		// refuse the request for the mismatch (-32020), quoting the
 		// restored taskId back. Refused here, saying why.
-		j.fail(rpcError(mcpvocab.ErrInternal, "the privacy filter cannot name this task to the server: its Mcp-Name header left before the body was read (gateway.hold_headers is off)"), ErrInvalidParams)
+		j.fail(rpcError(mcpvocab.ErrInternal, "the privacy filter cannot name this task to the server: its Mcp-Name header left before the body was read (gateway.hold_headers is off)"), FailInvalidParams)
 		return
 	}
 	matched, meta := s.cfg.Env.Policy.Match(&s.id.Principal, nil), (*policy.Metadata)(nil)
@@ -328,7 +328,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 			// A primitive the caller may no longer use: its task's
 			// results are not theirs either.
 			if d.Hidden {
-				j.fail(taskNotFound(), ErrInvalidParams)
+				j.fail(taskNotFound(), FailInvalidParams)
 				j.outcome, j.reason = OutcomeDenied, d.Reason()
 			} else {
 				j.deny(d)
@@ -338,7 +338,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		matched, meta = d.Matched, &x.Metadata
 	}
 	if j.out, err = s.cfg.pipeline(false, matched, meta); err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	doc.SetString(idNode, ref.id)
@@ -350,7 +350,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	in, err := s.cfg.pipeline(true, matched, meta)
 	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	run := s.newRun()
@@ -409,7 +409,7 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 	// contents would leave by no tool's pipeline. tasks/update answers
 	// with an empty acknowledgement, which passes.
 	if task != nil && task.unsealed && isTaskMethod(req.method) && req.method != "tasks/update" && kind != transforms.ErrorObject {
-		return &resultRefusal{err: taskNotFound(), decision: OutcomeError, kind: ErrInvalidParams,
+		return &resultRefusal{err: taskNotFound(), decision: OutcomeError, kind: FailInvalidParams,
 			reason: "a task the privacy filter did not issue: withheld"}
 	}
 	node, handle := jsondoc.None, ""
@@ -418,7 +418,7 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 	}
 	if err := s.applyResult(tr, out, doc, n, kind, task, run); err != nil {
 		e := transformFailed(err)
-		return &resultRefusal{err: e, decision: OutcomeError, kind: ErrTransform, reason: e.Message}
+		return &resultRefusal{err: e, decision: OutcomeError, kind: FailTransform, reason: e.Message}
 	}
 	if handle != "" && !run.Blocked {
 		doc.SetString(node, handle)
@@ -478,7 +478,7 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	tr, err := s.cfg.transforms()
 	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	for c := doc.First(ids); c != jsondoc.None; c = doc.Next(c) {
@@ -491,7 +491,7 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 		}
 		ref, ok := tr.tasks.open(handle, s.cfg.Env.Server.ID, s.id.ID)
 		if !ok {
-			j.fail(taskNotFound(), ErrInvalidParams)
+			j.fail(taskNotFound(), FailInvalidParams)
 			j.reason = "a task handle that does not open: tampered, or issued to another principal, for another server or under another key"
 			return
 		}
@@ -597,14 +597,14 @@ func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool
 		out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
 	}
 	if err != nil {
-		CountError(s.cfg.Metrics, ErrTransform)
+		CountError(s.cfg.Metrics, FailTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return true
 	}
 	run := s.newRun()
 	handle := tr.tasks.seal(ref, s.cfg.Env.Server.ID, s.id.ID)
 	if err := s.applyResult(tr, out, doc, params, transforms.ResultPayload("tasks/get"), &ref, run); err != nil {
-		CountError(s.cfg.Metrics, ErrTransform)
+		CountError(s.cfg.Metrics, FailTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return true
 	}

@@ -20,14 +20,14 @@ import (
 type transformer struct {
 	engine *transforms.Engine
 	vault  *transforms.Vault
-	// sealed issues sealed pseudonyms (spec 13: any proxy holding the key
+	// sealed issues sealed pseudonyms (manual 13: any proxy holding the key
 	// restores them) for the requests vault.mode seals, and restores both
 	// kinds for every request.
 	sealed *transforms.SealedVault
 	// keyConfigured: the key is configured, not this process's random one.
 	keyConfigured bool
 	keySource     string
-	// keyFingerprint identifies the key without revealing it (spec 13).
+	// keyFingerprint identifies the key without revealing it (manual 13).
 	keyFingerprint string
 	// pipelines caches compiled pipelines by the rules and hints that
 	// shape them: resolving and compiling per call would cost more than
@@ -84,7 +84,7 @@ func (c *Config) transforms() (*transformer, error) {
 }
 
 // ephemeralKey is the process's random vault key when none is configured
-// (spec 13: pseudonyms then change at restart). It lives in shared data so
+// (manual 13: pseudonyms then change at restart). It lives in shared data so
 // that every worker VM of the Envoy uses the same one; the first VM to
 // need it stores it.
 func (c *Config) ephemeralKey() []byte {
@@ -119,7 +119,7 @@ func (c *Config) ephemeralKey() []byte {
 
 // Warnings are logged at configuration: an ephemeral vault key, and
 // vault.path, which only a host with a filesystem (mcp-privacy serve)
-// honours (spec 13).
+// honours (manual 13).
 func (c *Config) Warnings() []string {
 	var w []string
 	v := &c.Env.Policy.Vault
@@ -220,7 +220,7 @@ func (s *Stream) newRun() *transforms.Run {
 func (s *Stream) transformStray(doc *jsondoc.Doc, n int32) {
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, ErrTransform)
+		CountError(s.cfg.Metrics, FailTransform)
 		doc.SetRaw(n, []byte("null"))
 		return
 	}
@@ -259,7 +259,7 @@ func extraMembers(doc *jsondoc.Doc, n int32) bool {
 	return doc.Len(n) > known // counted, not read by key: no allocation
 }
 
-// blockedError is -32004 for a result a block step stopped (spec 11).
+// blockedError is -32004 for a result a block step stopped (manual 11).
 func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
 	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
 	data = append(data, `,"labels":`...)
@@ -273,7 +273,7 @@ func transformFailed(err error) *policy.RPCError {
 }
 
 // transformRequest runs the input pipeline of an allowed request over what
-// it sends the server (spec 8: tools/call and prompts/get arguments,
+// it sends the server (manual 8: tools/call and prompts/get arguments,
 // resource URIs, completion arguments), ending with the depseudonymiser,
 // and picks the output pipeline for its response. A URI the pipeline
 // changed is judged again: what the server receives is what was judged.
@@ -282,11 +282,11 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 	x := &j.target
 	in, err := s.cfg.pipeline(true, j.decision.Matched, &x.Metadata)
 	if err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	if j.out, err = s.cfg.pipeline(false, j.decision.Matched, &x.Metadata); err != nil {
-		j.fail(transformFailed(err), ErrTransform)
+		j.fail(transformFailed(err), FailTransform)
 		return
 	}
 	tr, _ := s.cfg.transforms()
@@ -362,7 +362,7 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
-		CountError(s.cfg.Metrics, ErrTransform)
+		CountError(s.cfg.Metrics, FailTransform)
 		doc.SetRaw(m.Node, ErrorResponse(m.ID, transformFailed(err)))
 		return
 	}
@@ -385,7 +385,7 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 
 // transformID runs pipeline p over the string id of message n, a server
 // request's or a response's no request of this stream explains: the
-// server chose it, and like every string it may hold data (spec 8). An
+// server chose it, and like every string it may hold data (manual 8). An
 // id a block step stops is removed, and reported.
 func (s *Stream) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, run *transforms.Run) (blocked bool) {
 	id := doc.Get(n, "id")
@@ -408,7 +408,7 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 }
 
 // transformServerMessage runs the policy-level output pipeline over a
-// server request or notification (spec 8: sampling, elicitation, log and
+// server request or notification (manual 8: sampling, elicitation, log and
 // progress messages): its params read by the schema of its method, and
 // any member of its own.
 func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
@@ -422,7 +422,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 	}
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, ErrTransform)
+		CountError(s.cfg.Metrics, FailTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return
 	}
@@ -508,7 +508,7 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	if err != nil {
 		e := transformFailed(err)
 		doc.SetRaw(n, ErrorResponse(id, e))
-		return responseOutcome{decision: OutcomeError, errKind: ErrTransform, reason: e.Message}
+		return responseOutcome{decision: OutcomeError, errKind: FailTransform, reason: e.Message}
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()

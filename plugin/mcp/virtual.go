@@ -8,7 +8,7 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Virtual tools are answered by the plugin itself (spec 13) when
+// Virtual tools are answered by the plugin itself (manual 13) when
 // gateway.virtual_tools is on. They are judged by the policy like any tool,
 // with the metadata below; one the caller may not use is neither listed
 // nor answered.
@@ -57,7 +57,7 @@ func isVirtual(name string) bool {
 
 // virtualPrimitive is how the policy sees a virtual tool: privacy tools
 // that are public, except privacy_reveal, which needs the reveal
-// capability and is restricted (spec 13).
+// capability and is restricted (manual 13).
 func virtualPrimitive(name string) policy.Primitive {
 	m := policy.Metadata{Category: "privacy", Sensitivity: policy.Public}
 	if name == privacyReveal {
@@ -127,7 +127,7 @@ func (s *Stream) statusResult() []byte {
 		st = strconv.AppendInt(st, int64(counts[k][0]), 10)
 		if !p.HideDenied {
 			// Under hide_denied, hidden primitives look missing: no count
-			// may tell that the server has them (spec 7).
+			// may tell that the server has them (manual 7).
 			st = append(st, `,"hidden":`...)
 			st = strconv.AppendInt(st, int64(counts[k][1]), 10)
 		}
@@ -136,7 +136,7 @@ func (s *Stream) statusResult() []byte {
 	st = append(st, '}')
 	st = s.appendTransformStatus(st)
 	// Rate-limit headroom: the limits that can apply to the caller, with
-	// what its buckets hold now (spec 13).
+	// what its buckets hold now (manual 13).
 	st = append(st, `,"rate_limits":`...)
 	st = AppendHeadroomJSON(st, s.cfg.Limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.Now()))
 	// The most recent audit entries, for principals granted privacy_audit.

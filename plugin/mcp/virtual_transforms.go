@@ -42,7 +42,7 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 		case d.Hidden:
 			// Previewed as a tool of that name the server does not have,
 			// which the caller may ask for: an error here would tell
-			// hidden from missing (spec 7).
+			// hidden from missing (manual 7).
 			mx, matched := s.missing(&x)
 			out, err = s.cfg.pipeline(false, matched, &mx.Metadata)
 		default:
