@@ -358,7 +358,14 @@ func FuzzApply(f *testing.F) {
 	})
 }
 
-// appendPlaceholder fills a placeholder as Placeholder does, in one pass.
+// placeholderReference fills a placeholder the plain way: two
+// replacements, {label} first.
+func placeholderReference(template string, d Detection) string {
+	return strings.ReplaceAll(strings.ReplaceAll(template, "{label}", d.Label), "{detector}", d.Detector)
+}
+
+// appendPlaceholder (and Placeholder, which uses it) fill a placeholder as
+// the two plain replacements do, in one pass.
 func TestAppendPlaceholder(t *testing.T) {
 	for _, tc := range []struct{ template, label, detector string }{
 		{"[REDACTED:{label}]", "EMAIL", "email"},
@@ -373,13 +380,16 @@ func TestAppendPlaceholder(t *testing.T) {
 		{"", "EMAIL", "email"},
 	} {
 		d := Detection{Label: tc.label, Detector: tc.detector}
-		if got, want := string(appendPlaceholder([]byte("pre:"), tc.template, &d)), "pre:"+Placeholder(tc.template, d); got != want {
-			t.Errorf("%q with %s/%s: %q, Placeholder gives %q", tc.template, tc.label, tc.detector, got, want)
+		if got, want := string(appendPlaceholder([]byte("pre:"), tc.template, &d)), "pre:"+placeholderReference(tc.template, d); got != want {
+			t.Errorf("%q with %s/%s: %q, the replacements give %q", tc.template, tc.label, tc.detector, got, want)
+		}
+		if got, want := Placeholder(tc.template, d), placeholderReference(tc.template, d); got != want {
+			t.Errorf("Placeholder(%q) with %s/%s: %q, the replacements give %q", tc.template, tc.label, tc.detector, got, want)
 		}
 	}
 }
 
-// FuzzAppendPlaceholder: appendPlaceholder against Placeholder, with
+// FuzzAppendPlaceholder: appendPlaceholder against the plain replacements, with
 // labels as the policy allows them ([A-Z][A-Z0-9_]*) and any detector name.
 func FuzzAppendPlaceholder(f *testing.F) {
 	f.Add("[REDACTED:{label}]", "EMAIL", "email")
@@ -389,8 +399,8 @@ func FuzzAppendPlaceholder(f *testing.F) {
 			return
 		}
 		d := Detection{Label: label, Detector: detector}
-		if got, want := string(appendPlaceholder(nil, template, &d)), Placeholder(template, d); got != want {
-			t.Errorf("%q: %q, Placeholder gives %q", template, got, want)
+		if got, want := string(appendPlaceholder(nil, template, &d)), placeholderReference(template, d); got != want {
+			t.Errorf("%q: %q, the replacements give %q", template, got, want)
 		}
 	})
 }

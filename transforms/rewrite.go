@@ -36,8 +36,7 @@ func Placeholder(template string, d Detection) string {
 	if !strings.Contains(template, "{") {
 		return template
 	}
-	// Two plain replacements: a strings.Replacer would be built per call.
-	return strings.ReplaceAll(strings.ReplaceAll(template, "{label}", d.Label), "{detector}", d.Detector)
+	return string(appendPlaceholder(nil, template, &d))
 }
 
 // Mask keeps the last keepLast characters of value and replaces the rest
