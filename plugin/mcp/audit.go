@@ -1,13 +1,14 @@
 package mcp
 
 import (
-	"encoding/binary"
 	"sort"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/internal/auditring"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -16,15 +17,8 @@ import (
 // Denials, rate limits, blocks and errors are always recorded; allowed
 // calls when the policy's audit is on. Recorded entries are logged as one
 // line "cloudg.mcp.audit {json}" and kept in a ring buffer of audit_size
-// entries in shared data, which privacy_status shows to principals granted
-// it.
-//
-// The ring buffer is a head key holding the sequence number of the next
-// entry and audit_size slot keys. An append claims a number by advancing
-// the head with CAS, then writes slot number % audit_size; each slot holds
-// its number, so a reader skips a slot not written yet or already reused,
-// and a slow writer never overwrites a newer entry. Both are O(1) host
-// calls per entry, whatever the size.
+// entries in shared data (internal/auditring), which privacy_status shows
+// to principals granted it.
 
 // AuditEntry is one audit record.
 type AuditEntry struct {
@@ -162,8 +156,7 @@ func AuditRecorded(p *policy.Policy, d Outcome) bool {
 
 // AuditLog records audit entries: a log line each, and the ring buffer.
 type AuditLog struct {
-	shared SharedData
-	prefix string // "mcp-privacy|<server.id>|audit|"
+	ring *auditring.Ring // keys "mcp-privacy|<server.id>|audit|..."
 	// Log receives each line ("cloudg.mcp.audit {json}"), to be logged at
 	// info level; nil drops them.
 	Log func(line string)
@@ -171,11 +164,8 @@ type AuditLog struct {
 
 // NewAuditLog returns an audit log over shared (nil: this VM only) for the
 // server serverID.
-func NewAuditLog(shared SharedData, serverID string) *AuditLog {
-	if shared == nil {
-		shared = newLocalShared()
-	}
-	return &AuditLog{shared: shared, prefix: "mcp-privacy|" + serverID + "|audit|"}
+func NewAuditLog(shared shareddata.Store, serverID string) *AuditLog {
+	return &AuditLog{ring: auditring.New(shared, "mcp-privacy|"+serverID+"|audit|")}
 }
 
 // Record records e if the policy records its decision (AuditRecorded): it
@@ -186,112 +176,23 @@ func (a *AuditLog) Record(p *policy.Policy, e *AuditEntry) bool {
 	if !AuditRecorded(p, e.Decision) {
 		return false
 	}
-	const seqLen = 8
-	buf := make([]byte, seqLen, 512)
+	buf := make([]byte, auditring.HeaderLen, 512)
 	buf = e.AppendJSON(buf)
 	if a.Log != nil {
-		a.Log(AuditLogPrefix + string(buf[seqLen:]))
+		a.Log(AuditLogPrefix + string(buf[auditring.HeaderLen:]))
 	}
 	if p.AuditSize <= 0 {
 		return false
 	}
-	return a.append(buf, p.AuditSize)
+	return a.ring.Append(buf, p.AuditSize)
 }
 
 // Line is the log line of an entry.
 func (e *AuditEntry) Line() string { return AuditLogPrefix + string(e.AppendJSON(nil)) }
 
-func (a *AuditLog) headKey() string { return a.prefix + "head" }
-
-func (a *AuditLog) slotKey(seq uint64, size int) string {
-	return a.prefix + strconv.FormatUint(seq%uint64(size), 10)
-}
-
-// append stores an entry: buf is 8 free bytes for the sequence number,
-// then the JSON.
-func (a *AuditLog) append(buf []byte, size int) bool {
-	seq, ok := a.claim()
-	if !ok {
-		return false
-	}
-	binary.BigEndian.PutUint64(buf, seq)
-	key := a.slotKey(seq, size)
-	for range casTries {
-		v, cas, ok := a.shared.Get(key)
-		if !ok {
-			if createShared(a.shared, key, buf) {
-				return true
-			}
-			continue
-		}
-		if len(v) >= 8 && binary.BigEndian.Uint64(v) > seq {
-			return false // a newer entry already took the slot
-		}
-		if a.shared.Set(key, buf, cas) {
-			return true
-		}
-	}
-	return false
-}
-
-// claim takes the next sequence number.
-func (a *AuditLog) claim() (uint64, bool) {
-	key := a.headKey()
-	var next [8]byte
-	for range casTries {
-		v, cas, ok := a.shared.Get(key)
-		var seq uint64
-		if ok && len(v) == 8 {
-			seq = binary.BigEndian.Uint64(v)
-		}
-		binary.BigEndian.PutUint64(next[:], seq+1)
-		var set bool
-		if ok {
-			set = a.shared.Set(key, next[:], cas)
-		} else {
-			set = createShared(a.shared, key, next[:])
-		}
-		if set {
-			return seq, true
-		}
-	}
-	return 0, false
-}
-
 // Recent returns up to n of the most recent stored entries, newest first,
 // each a JSON object. size is the policy's audit_size.
-func (a *AuditLog) Recent(n, size int) [][]byte {
-	if n <= 0 || size <= 0 {
-		return nil
-	}
-	v, _, ok := a.shared.Get(a.headKey())
-	if !ok || len(v) != 8 {
-		return nil
-	}
-	head := binary.BigEndian.Uint64(v)
-	var out [][]byte
-	for i := uint64(0); i < uint64(size) && i < head && len(out) < n; i++ {
-		seq := head - 1 - i
-		e, _, ok := a.shared.Get(a.slotKey(seq, size))
-		if !ok || len(e) < 9 || binary.BigEndian.Uint64(e) != seq {
-			continue // not written yet, or reused by a newer entry
-		}
-		out = append(out, append([]byte(nil), e[8:]...))
-	}
-	return out
-}
-
-// AppendRecentJSON appends entries from Recent as a JSON array.
-func AppendRecentJSON(out []byte, entries [][]byte) []byte {
-	out = append(out, '[')
-	for i, e := range entries {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']')
-}
+func (a *AuditLog) Recent(n, size int) [][]byte { return a.ring.Recent(n, size) }
 
 // privacyAudit is the name of the pseudo-tool that grants the view of the
 // audit trail in privacy_status. It is never listed nor callable.

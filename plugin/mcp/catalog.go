@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -26,7 +27,7 @@ type Catalog struct {
 	learned learnedMaps
 	// Shared is the host's shared data, so a call on any worker VM is
 	// judged with what any other learned; nil keeps learning local.
-	Shared SharedData
+	Shared shareddata.Store
 	// templatesCAS is the version of the shared template list last read.
 	templatesCAS uint32
 	// deferred holds deferred answers when there is no shared data, and
@@ -36,7 +37,7 @@ type Catalog struct {
 	// local holds the session bindings when there is no shared data;
 	// sessionPrefix is their keys' prefix, principalTags the digests of
 	// principal ids (shared.go).
-	local         *localShared
+	local         *shareddata.Local
 	sessionPrefix string
 	principalTags map[string][sessionTag]byte
 }

@@ -112,7 +112,7 @@ func isScheme(s string) bool {
 func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x, matched := s.missing(&j.target)
 	j.outcome = OutcomeDenied
-	if !s.rateLimitFor(j, RateCall(t, &x, s.id.ID), matched) {
+	if !s.rateLimitFor(j, rateCall(t, &x, s.id.ID), matched) {
 		return
 	}
 	as := judgement{method: j.method, target: x, call: t, outcome: OutcomeAllowed}

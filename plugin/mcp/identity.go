@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/cloudg/mcp-privacy/internal/pbstruct"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/tidwall/gjson"
 )
@@ -122,7 +123,7 @@ func jwtPayload(cfg *policy.IdentityConfig, req Request) []byte {
 	if len(cfg.JWTMetadata) > 0 {
 		path := append([]string{"metadata", "filter_metadata"}, cfg.JWTMetadata...)
 		if raw, ok := req.Property(path...); ok && len(raw) > 0 {
-			if js, ok := structToJSON(raw); ok {
+			if js, ok := pbstruct.ToJSON(raw); ok {
 				return js
 			}
 		}

@@ -2,7 +2,7 @@
 // parsed once and strictly, requests turned into the primitive they name and
 // judged by the policy, local error replies, and the per-stream state that
 // matches responses to requests. It talks to the host only through the
-// small interfaces (SharedData, Metrics, Request), so it runs natively in
+// small interfaces (shareddata.Store, Metrics, Request), so it runs natively in
 // tests; package main binds it to proxy-wasm.
 package mcp
 

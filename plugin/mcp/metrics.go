@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -225,7 +226,7 @@ func CountTransforms(m Metrics, detections map[string]int, issued, resolved int)
 
 // CountRateLimited counts a refusal by a rate limit, and any bucket that
 // lost its state to make room.
-func CountRateLimited(m Metrics, v *RateVerdict) {
+func CountRateLimited(m Metrics, v *ratelimit.Verdict) {
 	if v.LossyEvictions > 0 {
 		m.Add(ErrorsMetric(FailRateLimitEviction), uint64(v.LossyEvictions))
 	}

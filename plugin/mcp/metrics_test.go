@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -43,7 +44,7 @@ func TestMetricCounting(t *testing.T) {
 	CountTransforms(m, map[string]int{"EMAIL": 2, "PHONE": 0}, 2, 1)
 	CountTransforms(m, nil, 0, 0)
 	p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: global}]}`)
-	l := NewLimiter(nil, "s")
+	l := ratelimit.New(nil, "s")
 	v := l.Check(p, rlTool("a", "t"), nil, rlAt(0))
 	CountRateLimited(m, &v)
 	v = l.Check(p, rlTool("a", "t"), nil, rlAt(0))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/sse"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -70,7 +71,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		r.Remove = []string{"content-length"}
 	case mt == "text/event-stream":
 		s.mode = streamSSE
-		s.sse = NewSSERewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
+		s.sse = sse.NewRewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
 		r.Remove = []string{"content-length"}
 	default:
 		// Any other body (an error page, plain text, none declared): clients
@@ -199,6 +200,10 @@ func (s *Stream) processText(raw []byte) []byte {
 	return nil
 }
 
+// eventTooLarge is the message of the error that answers what is open when
+// a server-sent event exceeds the limit.
+const eventTooLarge = "mcp: server-sent event exceeds gateway.max_event_bytes"
+
 // streamEvents passes a chunk of an event stream through the rewriter:
 // the events it completes go out, an incomplete one is held back.
 func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
@@ -210,7 +215,8 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 	if err != nil {
 		// Headers are gone: answer what is still open as events, drop the rest.
 		s.mode = dropBody
-		return replaceWith(sseEventBytes(s.failResponse(FailResponseTooLarge, err.Error())))
+		// (The only error is sse.ErrEventTooLarge.)
+		return replaceWith(sseEventBytes(s.failResponse(FailResponseTooLarge, eventTooLarge)))
 	}
 	// The answers to a batch's denied elements go last: after the server
 	// answered every request it got, or at the end of the stream. Not only

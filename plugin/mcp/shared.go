@@ -8,20 +8,9 @@ import (
 	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 )
-
-// SharedData is the host's process-wide key-value store (proxy-wasm shared
-// data): one per vm_id, shared by every worker VM of an Envoy, with
-// compare-and-swap and no delete. Package main provides it; without one
-// (native tests of a single VM) the catalog keeps what it learns locally.
-type SharedData interface {
-	// Get returns the value and its CAS token; ok is false when absent.
-	Get(key string) (value []byte, cas uint32, ok bool)
-	// Set stores value if cas still matches (0: unconditionally) and
-	// reports whether it did.
-	Set(key string, value []byte, cas uint32) bool
-}
 
 // Shared state lives in fixed-size tables, because shared data has no
 // delete (manual 16): a key per primitive would grow without bound. Each slot
@@ -430,7 +419,7 @@ func (c *Catalog) bindSession(session, principal string, now int64) bool {
 	sh := c.Shared
 	if sh == nil {
 		if c.local == nil {
-			c.local = newLocalShared()
+			c.local = shareddata.NewLocal()
 		}
 		sh = c.local
 	}
@@ -475,7 +464,7 @@ func (c *Catalog) bindSession(session, principal string, now int64) bool {
 		copy(e[sessionTag:], who[:])
 		binary.BigEndian.PutUint64(e[2*sessionTag:], uint64(now))
 		if !found {
-			if createShared(sh, key, next) {
+			if shareddata.Create(sh, key, next) {
 				return true
 			}
 			continue

@@ -11,6 +11,9 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
+	"github.com/cloudg/mcp-privacy/internal/sse"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
@@ -22,7 +25,7 @@ type Config struct {
 	Catalog *Catalog
 	// Limiter holds the rate-limit buckets (manual 9) and Audit the audit
 	// trail (manual 14), both in shared data.
-	Limiter *Limiter
+	Limiter *ratelimit.Limiter
 	Audit   *AuditLog
 	// Metrics receives the counters (docs/METRICS.md); package main binds
 	// them to proxy-wasm metrics.
@@ -97,7 +100,7 @@ type exportHeader struct {
 // NewConfig validates a plugin configuration (an envelope, or a bare policy
 // or profile name) and compiles it. shared is the host's shared data (nil:
 // this VM only).
-func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
+func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 	env, errs := policy.ParseEnvelope(data, policy.Options{})
 	if len(errs) > 0 {
 		return nil, errs
@@ -105,7 +108,7 @@ func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
 	cat := NewCatalog(&env.Server)
 	cat.Shared = shared
 	c := &Config{Env: env, Catalog: cat,
-		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
+		Limiter: ratelimit.New(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
 		Metrics: NopMetrics{}, Now: new(wallClock).now}
 	g := &env.Gateway
 	for _, h := range g.ExportHeaders {
@@ -164,7 +167,7 @@ type Stream struct {
 	// other elements went upstream; they are merged into the response.
 	pending [][]byte
 	mode    responseMode
-	sse     *SSERewriter
+	sse     *sse.Rewriter
 	// requests are the requests this stream forwarded, by raw id, for
 	// matching the responses.
 	requests forwardedSet
@@ -855,7 +858,7 @@ func (s *Stream) rateLimit(j *judgement, c policy.Call) bool {
 func (s *Stream) rateLimitFor(j *judgement, c policy.Call, matched []*policy.Rule) bool {
 	p := s.cfg.Env.Policy
 	// Also checked in Check: here it spares the clock read.
-	if len(p.RateLimits) == 0 && !rulesHaveLimits(matched) {
+	if !ratelimit.Apply(p, matched) {
 		return true
 	}
 	v := s.cfg.Limiter.Check(p, c, matched, s.cfg.Now())
@@ -863,9 +866,9 @@ func (s *Stream) rateLimitFor(j *judgement, c policy.Call, matched []*policy.Rul
 	if v.Allowed {
 		return true
 	}
-	j.reply, j.retryAfter, j.outcome = v.Error(p.Name), v.Header(), OutcomeRateLimited
+	j.reply, j.retryAfter, j.outcome = rateLimitRefusal(&v, p.Name), v.Header(), OutcomeRateLimited
 	if v.Bucket.Limit != nil {
-		j.rule = limitPath(v.Bucket.Limit)
+		j.rule = v.Path()
 	}
 	j.reason = "rate limit exceeded: " + v.Limit() + " (retry after " + v.Header()[1] + " s)"
 	if v.Contended {
@@ -947,7 +950,7 @@ func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
 	}
 	// Access first, then rate limits: a visibly denied call takes no token
 	// (a hidden one takes them as a missing one would, hideAsMissing).
-	if !s.rateLimit(&j, RateCall(t, &x, s.id.ID)) {
+	if !s.rateLimit(&j, rateCall(t, &x, s.id.ID)) {
 		return j
 	}
 	s.transformRequest(doc, m, t, &j)

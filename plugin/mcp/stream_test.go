@@ -453,28 +453,6 @@ func principal(id string, roles ...string) policy.Principal {
 	return policy.Principal{ID: id, Roles: roles}
 }
 
-func TestStructToJSON(t *testing.T) {
-	in := map[string]any{"s": "x\"y", "n": 1.5, "b": true, "z": nil, "l": []any{"a", 2.0, map[string]any{"k": "v"}}}
-	st, _ := structpb.NewStruct(in)
-	raw, _ := proto.Marshal(st)
-	js, ok := structToJSON(raw)
-	if !ok {
-		t.Fatal("decode failed")
-	}
-	var got map[string]any
-	if err := json.Unmarshal(js, &got); err != nil {
-		t.Fatalf("%s: %v", js, err)
-	}
-	if !reflect.DeepEqual(got, in) {
-		t.Errorf("got %v, want %v", got, in)
-	}
-	for _, bad := range [][]byte{{0x0a}, {0x0a, 0x05, 0x0a}, {0xff, 0xff, 0xff}} {
-		if _, ok := structToJSON(bad); ok {
-			t.Errorf("accepted truncated input %x", bad)
-		}
-	}
-}
-
 // Without hold_headers, POST headers go on at once (Envoy delivers the body
 // to a filter paused on headers only with allow_on_headers_stop_iteration)
 // and the body is still buffered and judged before any of it goes upstream.

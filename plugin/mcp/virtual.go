@@ -4,7 +4,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/cloudg/mcp-privacy/internal/auditring"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -138,11 +140,11 @@ func (s *Stream) statusResult() []byte {
 	// Rate-limit headroom: the limits that can apply to the caller, with
 	// what its buckets hold now (manual 13).
 	st = append(st, `,"rate_limits":`...)
-	st = AppendHeadroomJSON(st, s.cfg.Limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.Now()))
+	st = ratelimit.AppendHeadroomJSON(st, s.cfg.Limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.Now()))
 	// The most recent audit entries, for principals granted privacy_audit.
 	if MayViewAudit(p, &s.id.Principal) {
 		st = append(st, `,"audit":`...)
-		st = AppendRecentJSON(st, s.cfg.Audit.Recent(statusAuditEntries, p.AuditSize))
+		st = auditring.AppendJSON(st, s.cfg.Audit.Recent(statusAuditEntries, p.AuditSize))
 	}
 	st = append(st, '}')
 	return toolResult(st)
