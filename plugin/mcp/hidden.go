@@ -41,7 +41,7 @@ const standInPrefix = "mcp_privacy_missing_"
 // into what the server echoes (the id, an argument's name) and see that
 // changed for a hidden name only.
 func (c *Config) standIn(kind policy.Kind, name string) string {
-	if c.standInMAC == nil {
+	if c.caches.standInMAC == nil {
 		key, _ := c.Env.Policy.Vault.ResolveKey(LookupEnv)
 		if key == nil {
 			key = c.ephemeralKey()
@@ -50,10 +50,10 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 		if err != nil {
 			panic("mcp-privacy: stand-in key: " + err.Error()) // only for lengths HKDF cannot give
 		}
-		c.standInMAC = hmacsha256.New(sub)
+		c.caches.standInMAC = hmacsha256.New(sub)
 	}
 	var sum [hmacsha256.Size]byte
-	c.standInMAC.Sum(&sum, []byte(name))
+	c.caches.standInMAC.Sum(&sum, []byte(name))
 	// 64 bits, always 13 base-36 digits: the stand-in has one length.
 	digits := strconv.FormatUint(binary.BigEndian.Uint64(sum[:])|1<<63, 36)
 	out := standInPrefix + digits

@@ -190,3 +190,22 @@ func TestMetricNamesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// requestsMetric's table gives RequestsMetric's name for every method,
+// known or not, and every outcome.
+func TestRequestsMetricTable(t *testing.T) {
+	methods := []string{"other", "notifications/x", "no/such", "", "responses"}
+	for m := range metricMethods {
+		methods = append(methods, m)
+	}
+	for _, m := range methods {
+		for _, o := range Outcomes {
+			if got, want := requestsMetric(m, o), RequestsMetric(m, o); got != want {
+				t.Errorf("%q %s: %q, want %q", m, o, got, want)
+			}
+			if _, ok := requestsMetricNames[[2]string{MetricMethod(m), string(o)}]; !ok {
+				t.Errorf("%q %s: not in the table", m, o)
+			}
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,20 +70,26 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 	return r
 }
 
-// requestsMetric is RequestsMetric, the names kept per Config: building
+// requestsMetric is RequestsMetric from a table of every name: building
 // the name is an allocation per message otherwise.
-func (c *Config) requestsMetric(method string, o Outcome) string {
-	k := [2]string{MetricMethod(method), string(o)}
-	if n, ok := c.metricNames[k]; ok {
+func requestsMetric(method string, o Outcome) string {
+	if n, ok := requestsMetricNames[[2]string{MetricMethod(method), string(o)}]; ok {
 		return n
 	}
-	n := RequestsMetric(method, o)
-	if c.metricNames == nil {
-		c.metricNames = map[[2]string]string{}
-	}
-	c.metricNames[k] = n // bounded: methods and outcomes are fixed lists
-	return n
+	return RequestsMetric(method, o) // not reached: the table has every pair
 }
+
+// requestsMetricNames are the requests counters' names by method tag
+// value (every value MetricMethod returns) and outcome.
+var requestsMetricNames = func() map[[2]string]string {
+	out := make(map[[2]string]string, (len(metricMethods)+1)*len(Outcomes))
+	for _, method := range append(slices.Collect(maps.Keys(metricMethods)), "other") {
+		for _, o := range Outcomes {
+			out[[2]string{MetricMethod(method), string(o)}] = RequestsMetric(method, o)
+		}
+	}
+	return out
+}()
 
 // metricMethodOf is the method a message counts under.
 func metricMethodOf(m *Message) string {
@@ -96,7 +104,7 @@ func metricMethodOf(m *Message) string {
 func (s *Stream) finish(r *callRecord, kind ErrorKind) {
 	m := s.cfg.Metrics
 	e := &r.entry
-	m.Add(s.cfg.requestsMetric(r.method, e.Decision), 1)
+	m.Add(requestsMetric(r.method, e.Decision), 1)
 	if kind != "" {
 		CountError(m, kind)
 	}
@@ -264,25 +272,25 @@ var scrubAll = transforms.Select(nil, policy.SensitivityUnset)
 //
 // Names and reasons repeat from call to call, and the detectors cost
 // several µs per text in wasm: results for short texts are kept per VM
-// (Config.scrubbed), forgotten all at once when scrubCacheSize is reached.
+// (vmCaches.scrubbed), forgotten all at once when scrubCacheSize is reached.
 func (c *Config) scrub(text string) string {
 	if text == "" {
 		return text
 	}
-	if out, ok := c.scrubbed[text]; ok {
+	if out, ok := c.caches.scrubbed[text]; ok {
 		return out
 	}
 	out := c.detectAndLabel(text)
 	if len(text) <= scrubCacheText {
-		if c.scrubbed == nil || len(c.scrubbed) >= scrubCacheSize {
-			c.scrubbed = make(map[string]string, 64)
+		if c.caches.scrubbed == nil || len(c.caches.scrubbed) >= scrubCacheSize {
+			c.caches.scrubbed = make(map[string]string, 64)
 		}
-		c.scrubbed[text] = out
+		c.caches.scrubbed[text] = out
 	}
 	return out
 }
 
-// Bounds of Config.scrubbed: entries, and the longest text kept.
+// Bounds of vmCaches.scrubbed: entries, and the longest text kept.
 const (
 	scrubCacheSize = 512
 	scrubCacheText = 256

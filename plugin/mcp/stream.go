@@ -2,129 +2,16 @@ package mcp
 
 import (
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
-	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/internal/ratelimit"
-	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/internal/sse"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
-
-// Config is the plugin configuration compiled for the stream handlers.
-// It is immutable and shared by every stream of a VM.
-type Config struct {
-	Env     *policy.Envelope
-	Catalog *Catalog
-	// Limiter holds the rate-limit buckets (manual 9) and Audit the audit
-	// trail (manual 14), both in shared data.
-	Limiter *ratelimit.Limiter
-	Audit   *AuditLog
-	// Metrics receives the counters (docs/METRICS.md); package main binds
-	// them to proxy-wasm metrics.
-	Metrics Metrics
-	// Now is the wall clock in Unix ns (rate limits, audit times,
-	// processing time); tests replace it.
-	Now func() int64
-	tr  *transformer // built on first use (transform.go)
-	// scrubbed caches what the audit's scrubbing made of short texts;
-	// metricNames the requests counters' names (record.go).
-	scrubbed    map[string]string
-	metricNames map[[2]string]string
-	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
-	standInMAC *hmacsha256.MAC
-	// exports are gateway.export_headers with their fields coded;
-	// removeHeaders and removeHeadersBody the request headers a stream on
-	// gateway.paths removes at its headers, without and with a body to
-	// judge. Built once: every request would build them otherwise. Their
-	// capacity is their length, so an append copies them.
-	exports                          []exportHeader
-	removeHeaders, removeHeadersBody []string
-}
-
-// wallClock is the wall clock in Unix ns read with one clock read where
-// time.Now makes two (the wall clock and the monotonic one, each a host
-// call inside the VM; a request reads the time three times): it keeps
-// the wall time of a base instant and adds the monotonic time since. The
-// base is read again after a second, so a step of the system clock shows
-// within a second.
-type wallClock struct{ base atomic.Pointer[clockBase] }
-
-type clockBase struct {
-	at   time.Time // with its monotonic reading
-	unix int64     // at's wall time, Unix ns
-}
-
-func (c *wallClock) now() int64 {
-	if b := c.base.Load(); b != nil {
-		if d := time.Since(b.at); d >= 0 && d < time.Second {
-			return b.unix + int64(d)
-		}
-	}
-	t := time.Now()
-	c.base.Store(&clockBase{at: t, unix: t.UnixNano()})
-	return t.UnixNano()
-}
-
-// exportField is an export_headers field (policy.ExportFields).
-type exportField uint8
-
-const (
-	exportPrincipal exportField = iota
-	exportRoles
-	exportMethod
-	exportKind
-	exportPrimitive
-	exportDecision
-	exportRule
-)
-
-var exportFields = map[string]exportField{
-	"principal": exportPrincipal, "roles": exportRoles, "method": exportMethod, "kind": exportKind,
-	"primitive": exportPrimitive, "decision": exportDecision, "rule": exportRule,
-}
-
-// exportHeader is one export_headers entry.
-type exportHeader struct {
-	field  exportField
-	header string
-}
-
-// NewConfig validates a plugin configuration (an envelope, or a bare policy
-// or profile name) and compiles it. shared is the host's shared data (nil:
-// this VM only).
-func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
-	env, errs := policy.ParseEnvelope(data, policy.Options{})
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	cat := NewCatalog(&env.Server)
-	cat.Shared = shared
-	c := &Config{Env: env, Catalog: cat,
-		Limiter: ratelimit.New(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, Now: new(wallClock).now}
-	g := &env.Gateway
-	for _, h := range g.ExportHeaders {
-		f, ok := exportFields[h.Field]
-		if !ok {
-			panic("mcp: export_headers field " + h.Field + " unknown") // policy validated them
-		}
-		c.exports = append(c.exports, exportHeader{field: f, header: h.Header})
-		c.removeHeaders = append(c.removeHeaders, h.Header)
-	}
-	c.removeHeaders = append(c.removeHeaders, "accept-encoding")
-	c.removeHeadersBody = append(slices.Clip(c.removeHeaders), "content-length")
-	c.removeHeaders = slices.Clip(c.removeHeaders)
-	c.removeHeadersBody = slices.Clip(c.removeHeadersBody)
-	return c, nil
-}
 
 // Action is what a callback tells the host.
 type Action uint8
@@ -723,7 +610,7 @@ func (s *Stream) judgeBody(raw []byte) BodyResult {
 		} else if !request || !j.judged {
 			// Not a call (initialize, lists, notifications, answers to
 			// server requests): counted, never audited.
-			s.cfg.Metrics.Add(s.cfg.requestsMetric(metricMethodOf(m), OutcomeAllowed), 1)
+			s.cfg.Metrics.Add(requestsMetric(metricMethodOf(m), OutcomeAllowed), 1)
 		}
 		nForwarded++
 		if request {

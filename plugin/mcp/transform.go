@@ -52,12 +52,12 @@ var LookupEnv = os.LookupEnv
 
 // transforms returns the VM's transform state, building it once.
 func (c *Config) transforms() (*transformer, error) {
-	if c.tr != nil {
-		return c.tr, c.tr.err
+	if c.caches.tr != nil {
+		return c.caches.tr, c.caches.tr.err
 	}
 	p := c.Env.Policy
 	t := &transformer{pipelines: map[string]*transforms.Pipeline{}}
-	c.tr = t
+	c.caches.tr = t
 	key, source := p.Vault.ResolveKey(LookupEnv)
 	if key == nil {
 		key = c.ephemeralKey()
