@@ -201,7 +201,7 @@ func mismatch(what string) string { return "Header mismatch: " + what }
 // mirror. rev is the request's revision: under 2026-07-28 the headers
 // are required and its _meta protocol version must be the header's;
 // under a 2025 revision headers are checked only when sent.
-func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) {
+func (s *exchange) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) {
 	h := &s.mirror
 	var plan mirrorPlan
 	if h.twice != "" {
@@ -426,8 +426,7 @@ const missingMetaVersion = "missing or invalid _meta field \"" + mcpvocab.MetaPr
 
 // headerMismatchReply refuses message m (400, HeaderMismatch; invalid
 // params for missingMetaVersion) and records it.
-func (s *Stream) headerMismatchReply(m *Message, why string, bytesIn int) *LocalReply {
-	s.replied = true
+func (s *exchange) headerMismatchReply(m *Message, why string, bytesIn int) *LocalReply {
 	id := m.ID
 	if id == "" {
 		id = "null"
@@ -459,7 +458,7 @@ type headerChanges struct {
 // left, a changed value goes back to what the client sent (and the
 // judgement notes why), and a stand-in, which cannot travel under the
 // hidden name's header, is answered locally as the revision's not-found.
-func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *mirrorPlan) headerChanges {
+func (s *exchange) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *mirrorPlan) headerChanges {
 	var ch headerChanges
 	if j.reply != nil || j.answer != nil || (plan.nameMember == "" && len(plan.params) == 0) {
 		return ch
@@ -551,7 +550,7 @@ func appendHeaderForm(out []restoredPair, enc, v, sent string) []restoredPair {
 // answerMissingLocally answers a hidden primitive's request locally as
 // its revision's not-found, where its stand-in cannot go upstream (the
 // request's Mcp-Name header, naming the hidden primitive, already left).
-func (s *Stream) answerMissingLocally(j *judgement) {
+func (s *exchange) answerMissingLocally(j *judgement) {
 	j.standIn, j.asMissing = false, true
 	j.reply = j.decision.ErrorFor(s.rev)
 	j.outcome = OutcomeDenied

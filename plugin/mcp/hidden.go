@@ -109,7 +109,7 @@ func isScheme(s string) bool {
 // dropped); then the request is rewritten to name the stand-in. j keeps
 // the denial for the audit trail; j.standIn marks the request, so that
 // its answer gets the name back (answerStandIn).
-func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x, matched := s.missing(&j.target)
 	j.outcome = OutcomeDenied
 	if !s.rateLimitFor(j, rateCall(t, &x, s.id.ID), matched) {
@@ -133,7 +133,7 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 // a hidden one (a pseudonym restored) is sent so too, under the name the
 // client wrote: its tokens were taken and its output pipeline chosen as
 // for the call the client made.
-func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	sub := s.cfg.standIn(t.Kind, t.Name)
 	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
@@ -198,7 +198,7 @@ func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.
 // answer. The name goes into the answer's bytes as the server wrote them,
 // spelt as the server spelt the stand-in (respell), so that the server's
 // spacing and escaping stay, in JSON inside its strings too.
-func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
+func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
 	if doc.Get(n, "result") != jsondoc.None {
 		// The server served the stand-in (a resource template matching
 		// any name of its scheme, a tool that takes any name): what it
@@ -234,7 +234,7 @@ const standInDigits = 13
 // an answer no request this stream or the session's shared records know
 // of (its record was overwritten), by the stand-ins' own records; the
 // message is then processed as restored. It reports whether it did.
-func (s *Stream) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
+func (s *exchange) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 	raw := doc.Raw(n)
 	if s.restoring || !bytes.Contains(raw, []byte(standInPrefix)) {
 		return false
@@ -451,7 +451,7 @@ func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 // the subscription came in a subscriptions/listen request, which names
 // its resources in a filter no judgement stood before (under 2025 the
 // resources/subscribe naming it was refused).
-func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
+func (s *exchange) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !doc.StrEquals(doc.Get(n, "method"), mcpvocab.NotificationResourceUpdated) {
 		return false
 	}
@@ -475,7 +475,7 @@ func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 // the rules that match the caller for it: what the configuration says of
 // the name, nothing learned from the server's lists (a missing primitive
 // was never listed).
-func (s *Stream) missing(hidden *policy.Primitive) (policy.Primitive, []*policy.Rule) {
+func (s *exchange) missing(hidden *policy.Primitive) (policy.Primitive, []*policy.Rule) {
 	x := policy.Primitive{Kind: hidden.Kind, Name: hidden.Name, URI: hidden.URI}
 	x.Metadata = s.cfg.Env.Server.Metadata(x.Kind, x.Name, policy.Metadata{})
 	return x, s.cfg.Env.Policy.Match(&s.id.Principal, &x)

@@ -10,7 +10,7 @@ import (
 // filterList removes from a list result the items the caller may not use
 // (under hide_denied) and learns the metadata the items carry. It reports
 // whether the result changed.
-func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, firstPage bool) bool {
+func (s *exchange) filterList(doc *jsondoc.Doc, result int32, lm listMethod, firstPage bool) bool {
 	items := doc.Get(result, lm.items)
 	if doc.Kind(items) != jsondoc.Array {
 		return false
@@ -140,7 +140,7 @@ var metadataMembers = [5]string{"category", "tags", "sensitivity", "capabilities
 // rewriteOutputSchema keeps a listed tool's outputSchema (schema) true to
 // what the caller will receive from it (manual 8): clients validate
 // structuredContent against it, and a pseudonym is no longer an "email".
-func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
+func (s *exchange) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
 	if doc.Kind(schema) != jsondoc.Object {
 		return
 	}

@@ -39,7 +39,7 @@ type callRecord struct {
 // newRecord starts the record of a message judged from start (Unix ns).
 // The rule and reason of the access decision are formatted only when the
 // entry will be recorded with them.
-func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *callRecord {
+func (s *exchange) newRecord(m *Message, j *judgement, start int64, bytesIn int) *callRecord {
 	r := &callRecord{method: metricMethodOf(m)}
 	e := &r.entry
 	e.Time = s.arrived
@@ -101,7 +101,7 @@ func metricMethodOf(m *Message) string {
 
 // finish counts a message with its outcome (and an error of kind, if
 // set) and records its audit entry when the policy records its decision.
-func (s *Stream) finish(r *callRecord, kind ErrorKind) {
+func (s *exchange) finish(r *callRecord, kind ErrorKind) {
 	m := s.cfg.Metrics
 	e := &r.entry
 	m.Add(requestsMetric(r.method, e.Decision), 1)
@@ -114,7 +114,7 @@ func (s *Stream) finish(r *callRecord, kind ErrorKind) {
 // refuseBody counts and records a request the plugin refused as a whole,
 // before any JSON-RPC message was read from it (parse error, too large,
 // compressed, no principal).
-func (s *Stream) refuseBody(kind ErrorKind, reason string, bytesIn, bytesOut int, start int64) {
+func (s *exchange) refuseBody(kind ErrorKind, reason string, bytesIn, bytesOut int, start int64) {
 	CountError(s.cfg.Metrics, kind)
 	e := &AuditEntry{Time: s.arrived, Decision: OutcomeError, Reason: reason,
 		BytesIn: bytesIn, BytesOut: bytesOut, Processing: s.cfg.Now() - start}
@@ -126,7 +126,7 @@ func (s *Stream) refuseBody(kind ErrorKind, reason string, bytesIn, bytesOut int
 
 // record completes an entry with the caller's identity and the policy
 // and records it (a line in the log, and the ring buffer).
-func (s *Stream) record(e *AuditEntry) {
+func (s *exchange) record(e *AuditEntry) {
 	p := s.cfg.Env.Policy
 	if !AuditRecorded(p, e.Decision) {
 		return
@@ -147,10 +147,10 @@ func (s *Stream) record(e *AuditEntry) {
 	}
 }
 
-// Done ends the stream: calls it forwarded whose response never passed it
+// done ends the stream: calls it forwarded whose response never passed it
 // are recorded now, as allowed with nothing received; on the legacy
 // transport their answers arrive on the GET stream, which records them.
-func (s *Stream) Done() {
+func (s *exchange) done() {
 	s.requests.drain(func(_ string, f forwarded) {
 		if f.rec != nil && !s.legacy {
 			s.finish(f.rec, "")
@@ -158,9 +158,9 @@ func (s *Stream) Done() {
 	})
 }
 
-// Failed records that a callback panicked and the stream was failed
+// failed records that a callback panicked and the stream was failed
 // closed: the calls in flight on it are recorded as errors.
-func (s *Stream) Failed(stage string) {
+func (s *exchange) failed(stage string) {
 	CountError(s.cfg.Metrics, FailInternal)
 	reason := "internal error in " + stage + ": the stream was failed closed"
 	n := 0

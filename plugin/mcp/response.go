@@ -7,130 +7,8 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
-	"github.com/cloudg/mcp-privacy/internal/sse"
 	"github.com/cloudg/mcp-privacy/policy"
 )
-
-// ResponseHeadersResult is the outcome of the response headers callback.
-type ResponseHeadersResult struct {
-	Action Action
-	Remove []string
-	// Set lists response headers to set (after removal).
-	Set   [][2]string
-	Reply *LocalReply
-}
-
-// responseMode says how the body of a response is handled.
-type responseMode uint8
-
-const (
-	passBody   responseMode = iota
-	bufferJSON              // buffer an application/json response, then process it whole
-	streamSSE               // rewrite a text/event-stream event by event as it flows
-	dropBody                // the response failed closed: nothing more of it goes out
-	bufferText              // buffer a body of any other type, then read it as text
-)
-
-// OnResponseHeaders sees the upstream's status and content type. The
-// plugin's own local replies pass untouched.
-func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding string, endOfStream bool) ResponseHeadersResult {
-	var r ResponseHeadersResult
-	if s.replied || !s.inspect {
-		return r
-	}
-	mt := mediaType(contentType)
-	if enc := strings.TrimSpace(contentEncoding); enc != "" && !strings.EqualFold(enc, "identity") && !endOfStream &&
-		!s.cfg.Env.Gateway.PassOnParseError && (mt == "application/json" || mt == "text/event-stream") {
-		// The plugin asked for plain responses (accept-encoding removed);
-		// one it cannot read does not go out (manual 16).
-		s.replied = true
-		r.Reply = jsonReply(200, s.failResponse(FailResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
-		return r
-	}
-	if len(s.pending) > 0 && (endOfStream || status == 202) {
-		// Part of a batch was answered locally and nothing else will come:
-		// the local answers are the response.
-		s.replied = true
-		r.Reply = jsonReply(200, joinArray(s.pending), "mcp_privacy_batch")
-		if s.retryAfter[0] != "" {
-			r.Reply.Headers = append(r.Reply.Headers, s.retryAfter)
-		}
-		s.pending = nil
-		return r
-	}
-	if s.retryAfter[0] != "" {
-		// A rate limit refused part of the batch.
-		r.Set = append(r.Set, s.retryAfter)
-	}
-	switch {
-	case endOfStream:
-	case mt == "application/json":
-		// Also when no request is waiting (a POST of notifications, a
-		// GET): what a server sends there is read by clients all the same.
-		s.mode = bufferJSON
-		r.Remove = []string{"content-length"}
-	case mt == "text/event-stream":
-		s.mode = streamSSE
-		s.sse = sse.NewRewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
-		r.Remove = []string{"content-length"}
-	default:
-		// Any other body (an error page, plain text, none declared): clients
-		// put its text into the error they raise, which a user or a model
-		// reads (processText).
-		s.mode = bufferText
-		r.Remove = []string{"content-length"}
-	}
-	return r
-}
-
-// BodyEdit says what becomes of the body chunk a callback saw.
-type BodyEdit struct {
-	// Replace is set when Data replaces the chunk (an empty Data holds it
-	// back entirely); otherwise the chunk goes on as it is.
-	Replace bool
-	Data    []byte
-}
-
-func replaceWith(b []byte) BodyEdit { return BodyEdit{Replace: true, Data: b} }
-
-// OnResponseBody sees the response body: with a Pause before, everything
-// buffered so far, else the newest chunk; body returns those bytes.
-func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, BodyEdit) {
-	switch s.mode {
-	case bufferJSON, bufferText:
-		if size > s.cfg.Env.Gateway.MaxResponseBytes {
-			if s.cfg.Env.Gateway.PassOnOversize {
-				s.mode = passBody
-				return Continue, BodyEdit{}
-			}
-			text := s.mode == bufferText
-			s.mode = dropBody
-			if text {
-				CountError(s.cfg.Metrics, FailResponseTooLarge)
-				return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
-			}
-			return Continue, replaceWith(s.failResponse(FailResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
-		}
-		if !endOfStream {
-			return Pause, BodyEdit{}
-		}
-		var out []byte
-		if s.mode == bufferText {
-			out = s.processText(body())
-		} else {
-			out = s.processJSON(body())
-		}
-		if out != nil {
-			return Continue, replaceWith(out)
-		}
-		return Continue, BodyEdit{}
-	case streamSSE:
-		return Continue, s.streamEvents(body(), endOfStream)
-	case dropBody:
-		return Continue, replaceWith(nil)
-	}
-	return Continue, BodyEdit{}
-}
 
 // unquoted says why a response did not parse without quoting it: the
 // parser's message names a duplicate key, which the server may have
@@ -160,7 +38,7 @@ const withheldBody = "[response withheld by the privacy filter"
 // read and are withheld (unless on_parse_error: pass). All by the
 // policy-level output pipeline. It returns the new body, or nil when
 // nothing changed.
-func (s *Stream) processText(raw []byte) []byte {
+func (s *exchange) processText(raw []byte) []byte {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -200,54 +78,10 @@ func (s *Stream) processText(raw []byte) []byte {
 	return nil
 }
 
-// eventTooLarge is the message of the error that answers what is open when
-// a server-sent event exceeds the limit.
-const eventTooLarge = "mcp: server-sent event exceeds gateway.max_event_bytes"
-
-// streamEvents passes a chunk of an event stream through the rewriter:
-// the events it completes go out, an incomplete one is held back.
-func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
-	out, err := s.sse.Write(chunk)
-	var tail []byte
-	if err == nil && endOfStream {
-		tail, err = s.sse.Close()
-	}
-	if err != nil {
-		// Headers are gone: answer what is still open as events, drop the rest.
-		s.mode = dropBody
-		// (The only error is sse.ErrEventTooLarge.)
-		return replaceWith(sseEventBytes(s.failResponse(FailResponseTooLarge, eventTooLarge)))
-	}
-	// The answers to a batch's denied elements go last: after the server
-	// answered every request it got, or at the end of the stream. Not only
-	// at the end: a stream that ends in trailers can have nothing added.
-	flush := len(s.pending) > 0 && (endOfStream || s.requests.len() == 0)
-	if len(tail) > 0 || flush {
-		out = append(append([]byte(nil), out...), tail...)
-	}
-	if flush {
-		for _, p := range s.pending {
-			out = append(out, sseEventBytes(p)...)
-		}
-		s.pending = nil
-	}
-	if len(out) == len(chunk) && (len(out) == 0 || &out[0] == &chunk[0]) {
-		return BodyEdit{} // every event unchanged and complete: as received
-	}
-	return replaceWith(out)
-}
-
-func sseEventBytes(data []byte) []byte {
-	out := make([]byte, 0, len(data)+24)
-	out = append(out, "event: message\ndata: "...)
-	out = append(out, data...)
-	return append(out, "\n\n"...)
-}
-
 // rewriteEvent handles the data of one server-sent event: a JSON-RPC
 // message is processed like a JSON response; the empty data of priming
 // events passes; anything else cannot be inspected.
-func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
+func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 	if len(data) == 0 {
 		return data, false
 	}
@@ -304,7 +138,7 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 // processJSON handles a complete application/json response: each message
 // matched to its request and processed, the local answers of a batch
 // merged in. It returns the new body, or nil when nothing changed.
-func (s *Stream) processJSON(raw []byte) []byte {
+func (s *exchange) processJSON(raw []byte) []byte {
 	doc, err := jsondoc.Parse(raw)
 	if err != nil {
 		if s.cfg.Env.Gateway.PassOnParseError {
@@ -456,7 +290,7 @@ func checkServerMessage(doc *jsondoc.Doc, n int32) string {
 // response with an id becomes a -32603 error for its request; a request
 // with an id becomes one the client refuses (withhold); anything else is
 // withheld.
-func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
+func (s *exchange) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
 	CountError(s.cfg.Metrics, FailResponseInvalid)
 	idNode := doc.Get(n, "id")
 	if k := doc.Kind(idNode); k != jsondoc.String && k != jsondoc.Number {
@@ -482,7 +316,7 @@ func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome
 // stream forwarded is matched by id; list results are filtered, payloads
 // transformed; server requests and notifications get the policy-level
 // pipeline.
-func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
+func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 	if why := checkServerMessage(doc, n); why != "" {
 		if !s.cfg.Env.Gateway.PassOnParseError {
 			return s.refuseMessage(doc, n, why)
@@ -612,7 +446,7 @@ func outcome(doc *jsondoc.Doc) msgOutcome {
 
 // answered records a call this stream forwarded, now that its response
 // passed: with what the output pipeline made of it.
-func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
+func (s *exchange) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
 	if d := o.decisionOr(r.entry.Decision); !AuditRecorded(s.cfg.Env.Policy, d) {
 		// Only counted: the entry's details would never be read.
 		r.entry.Decision = d
@@ -625,7 +459,7 @@ func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n 
 // answeredElsewhere records a call another stream of the session
 // forwarded, whose answer arrived here (see record.go): what this stream
 // knows of it is the primitive and the response.
-func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
+func (s *exchange) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
 	r := &callRecord{method: f.method}
 	r.entry = AuditEntry{Time: t0, Method: f.method, Decision: OutcomeAllowed}
 	if x.Name != "" {
@@ -640,7 +474,7 @@ func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.
 // failResponse is the fail-closed answer for a response the plugin cannot
 // inspect (manual 16): a JSON-RPC error per request still waiting for one,
 // each call among them recorded as an error of kind.
-func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
+func (s *exchange) failResponse(kind ErrorKind, why string) []byte {
 	CountError(s.cfg.Metrics, kind)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter could not inspect the response ("+why+")")
 	var items [][]byte
@@ -685,7 +519,7 @@ func mediaType(ct string) string {
 // endpointEvent recognises the legacy transport's first event, the URI the
 // client is to POST to (e.g. /mcp?sessionid=X), and takes the session from
 // it, so this GET stream can find the answers deferred for that session.
-func (s *Stream) endpointEvent(data []byte) bool {
+func (s *exchange) endpointEvent(data []byte) bool {
 	d := string(data)
 	if !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "http://") && !strings.HasPrefix(d, "https://") {
 		return false
@@ -702,27 +536,4 @@ func (s *Stream) endpointEvent(data []byte) bool {
 	}
 	s.legacyGET = true
 	return true
-}
-
-// OnResponseTrailers ends a response whose body ended in trailers (see
-// StripTrailers): the last body callback had endOfStream false.
-//
-// A JSON body was paused, so the host still holds it: size is what the
-// last body callback saw and body returns it; it is processed and replaced
-// as at end of stream. An event stream went on chunk by chunk and the
-// host has nothing left to add bytes to: the incomplete event the rewriter
-// holds back is dropped (an event without its closing empty line is
-// discarded by SSE readers anyway), and answers to a batch's denied
-// elements not yet sent (they follow the server's last answer, see
-// streamEvents) are lost. Those calls then stay unanswered, as calls the
-// server left unanswered do; nothing unfiltered goes out.
-func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyEdit) {
-	switch s.mode {
-	case bufferJSON, bufferText:
-		return s.OnResponseBody(size, true, body)
-	case streamSSE:
-		s.pending = nil
-		s.mode = dropBody
-	}
-	return Continue, BodyEdit{}
 }

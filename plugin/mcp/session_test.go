@@ -142,8 +142,8 @@ func TestLegacySessionBoundByItsGETStream(t *testing.T) {
 	g.OnResponseHeaders(200, "text/event-stream", "", false)
 	in := "event: endpoint\ndata: /mcp?sessionid=L1\n\n"
 	g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
-	if g.session != "L1" {
-		t.Fatalf("endpoint event: session %q", g.session)
+	if g.ex.session != "L1" {
+		t.Fatalf("endpoint event: session %q", g.ex.session)
 	}
 	h := NewStream(vm2).OnRequestHeaders(who("bob", "sales", ""), "POST", "/mcp?sessionid=L1", false)
 	refusal(t, h.Reply, 404, "session not found")
@@ -400,8 +400,8 @@ func TestSessionIgnoredUnder2026(t *testing.T) {
 		if (h.Reply == nil) != c.ok {
 			t.Errorf("%s: refused %v, want %v", c.name, h.Reply != nil, !c.ok)
 		}
-		if (st.session != "") != c.bound {
-			t.Errorf("%s: session %q", c.name, st.session)
+		if (st.ex.session != "") != c.bound {
+			t.Errorf("%s: session %q", c.name, st.ex.session)
 		}
 	}
 	// A session only a 2026 request named is bound to no one.

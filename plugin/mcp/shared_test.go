@@ -314,11 +314,11 @@ func TestLegacySessionReadAlike(t *testing.T) {
 				refusal(t, r.Reply, 400, "session")
 				continue
 			}
-			if r.Reply != nil || s.session != tc.session {
-				t.Errorf("%s %q (header %q): session %q, reply %+v; want %q", method, tc.target, tc.header, s.session, r.Reply, tc.session)
+			if r.Reply != nil || s.ex.session != tc.session {
+				t.Errorf("%s %q (header %q): session %q, reply %+v; want %q", method, tc.target, tc.header, s.ex.session, r.Reply, tc.session)
 			}
-			if legacy := method == "POST" && tc.header == ""; s.legacy != legacy {
-				t.Errorf("%s %q (header %q): legacy %v", method, tc.target, tc.header, s.legacy)
+			if legacy := method == "POST" && tc.header == ""; s.ex.legacy != legacy {
+				t.Errorf("%s %q (header %q): legacy %v", method, tc.target, tc.header, s.ex.legacy)
 			}
 		}
 	}
@@ -330,8 +330,8 @@ func TestLegacySessionReadAlike(t *testing.T) {
 	} {
 		s := NewStream(cfg)
 		s.OnRequestHeaders(hdr("x-mcp-principal", "ann"), "GET", "/mcp", true) // the session's principal
-		if !s.endpointEvent([]byte(tc.data)) || s.session != tc.session {
-			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.session, tc.session)
+		if !s.ex.endpointEvent([]byte(tc.data)) || s.ex.session != tc.session {
+			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.ex.session, tc.session)
 		}
 	}
 }

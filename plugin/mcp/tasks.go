@@ -282,7 +282,7 @@ func taskNotFound() *policy.RPCError {
 // inputResponses get the policy-level input pipeline; under the 2025
 // revisions it is a task of their experimental tasks and passes as
 // before.
-func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
+func (s *exchange) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	idNode := doc.Get(params, "taskId")
 	handle, ok := doc.Str(idNode)
@@ -368,7 +368,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 // request that created it, and the taskId of the result of a request that
 // named its task by a handle (tasks/get). node is None when there is
 // none.
-func (s *Stream) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *forwarded) (node int32, handle string) {
+func (s *exchange) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *forwarded) (node int32, handle string) {
 	node = doc.Get(n, "taskId")
 	id, ok := doc.Str(node)
 	if !ok {
@@ -399,7 +399,7 @@ func (s *Stream) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *for
 // carries (taskToSeal), set once the pipeline ran: the handle is no text
 // for the pipeline to read, and the taskId is sealed as the server sent
 // it.
-func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, req *forwarded, run *transforms.Run) *resultRefusal {
+func (s *exchange) transformResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, req *forwarded, run *transforms.Run) *resultRefusal {
 	var task *taskRef
 	if req != nil {
 		task = req.task
@@ -451,7 +451,7 @@ type resultRefusal struct {
 // read of it goes, hidden.go): the server acknowledges, or refuses, as
 // for a resource it does not have, and the client's URI goes back in the
 // acknowledgement (sealAcknowledged) and in errors (j.restored).
-func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
+func (s *exchange) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	if uris := doc.Path(params, "notifications", "resourceSubscriptions"); doc.Kind(uris) == jsondoc.Array {
 		for c := doc.First(uris); c != jsondoc.None; c = doc.Next(c) {
@@ -523,7 +523,7 @@ func noSeal() {}
 // sealAcknowledged finds the taskIds of a
 // notifications/subscriptions/acknowledged and returns what sets them to
 // the client's handles once the message's pipeline ran.
-func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func() {
+func (s *exchange) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func() {
 	if method != "notifications/subscriptions/acknowledged" {
 		return noSeal
 	}
@@ -569,7 +569,7 @@ func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func
 // taskNotification transforms a notifications/tasks as a tasks/get result
 // of its task (see above) and reports whether it did; a notification
 // without a string taskId is left to transformServerMessage.
-func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool {
+func (s *exchange) taskNotification(doc *jsondoc.Doc, n int32, method string) bool {
 	if method != "notifications/tasks" {
 		return false
 	}

@@ -199,7 +199,7 @@ func b2i(b bool) int {
 }
 
 // newRun starts the transform state of one message for the caller.
-func (s *Stream) newRun() *transforms.Run {
+func (s *exchange) newRun() *transforms.Run {
 	ns := ""
 	if s.cfg.Env.Policy.Vault.Scope == policy.VaultPerPrincipal {
 		ns = s.id.Principal.ID
@@ -217,7 +217,7 @@ func (s *Stream) newRun() *transforms.Run {
 // transformStray runs the policy-level output pipeline over a value that
 // is no JSON-RPC message (on_parse_error: pass delivers it: what can be
 // read of it is still transformed), every string of it as data.
-func (s *Stream) transformStray(doc *jsondoc.Doc, n int32) {
+func (s *exchange) transformStray(doc *jsondoc.Doc, n int32) {
 	out, err := s.policyOutput()
 	if err != nil {
 		CountError(s.cfg.Metrics, FailTransform)
@@ -278,7 +278,7 @@ func transformFailed(err error) *policy.RPCError {
 // and picks the output pipeline for its response. A URI the pipeline
 // changed is judged again: what the server receives is what was judged.
 // A request it cannot let through gets j.reply.
-func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
 	x := &j.target
 	in, err := s.cfg.pipeline(true, j.decision.Matched, &x.Metadata)
 	if err != nil {
@@ -348,13 +348,13 @@ func blockedReason(run *transforms.Run) string {
 
 // countRun counts what one transform run found (docs/METRICS.md):
 // detections, pseudonyms issued and resolved.
-func (s *Stream) countRun(run *transforms.Run) {
+func (s *exchange) countRun(run *transforms.Run) {
 	CountTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
 }
 
 // transformClientResult runs the policy-level input pipeline over a
 // client's answer to a server request (sampling, elicitation, roots).
-func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
+func (s *exchange) transformClientResult(doc *jsondoc.Doc, m *Message) {
 	result, idNode := doc.Get(m.Node, "result"), doc.Get(m.Node, "id")
 	named := doc.Kind(idNode) == jsondoc.String
 	if result == jsondoc.None && !named {
@@ -387,7 +387,7 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 // request's or a response's no request of this stream explains: the
 // server chose it, and like every string it may hold data (manual 8). An
 // id a block step stops is removed, and reported.
-func (s *Stream) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, run *transforms.Run) (blocked bool) {
+func (s *exchange) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, run *transforms.Run) (blocked bool) {
 	id := doc.Get(n, "id")
 	if doc.Kind(id) != jsondoc.String {
 		return false
@@ -403,7 +403,7 @@ func (s *Stream) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, 
 
 // policyOutput is the output pipeline for what no request names: the
 // policy's, with the rules that match the caller without a primitive.
-func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
+func (s *exchange) policyOutput() (*transforms.Pipeline, error) {
 	return s.cfg.pipeline(false, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 }
 
@@ -411,7 +411,7 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 // server request or notification (manual 8: sampling, elicitation, log and
 // progress messages): its params read by the schema of its method, and
 // any member of its own.
-func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
+func (s *exchange) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
 	if s.taskNotification(doc, n, method) {
 		return // a task, read as a tasks/get result (tasks.go)
 	}
@@ -457,7 +457,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 // elicitation) keeps its id but becomes a method no client implements,
 // so the client answers it with "method not found" and the server's
 // request ends with an error instead of waiting for a timeout.
-func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
+func (s *exchange) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
 	id := doc.Get(n, "id")
 	if id == jsondoc.None {
 		msg := []byte(`{"jsonrpc":"2.0","method":"` + mcpvocab.NotificationMessage + `","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
@@ -483,7 +483,7 @@ func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels [
 // answers, or of any method when that is unknown (transforms.AnyResult).
 // A block replaces the response with -32004. It returns what became of
 // the response (decision "" when no pipeline ran).
-func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
+func (s *exchange) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
 	if req != nil {
 		unrestoreError(doc, n, req.restored)
 	}
@@ -534,7 +534,7 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 // judgedAs makes the stream act for principal p (the one a request another
 // stream forwarded was judged for) until the returned function restores
 // the caller. The VM runs one callback at a time.
-func (s *Stream) judgedAs(p policy.Principal) func() {
+func (s *exchange) judgedAs(p policy.Principal) func() {
 	saved := s.id.Principal
 	s.id.Principal = p
 	return func() { s.id.Principal = saved }
@@ -544,7 +544,7 @@ func (s *Stream) judgedAs(p policy.Principal) func() {
 // forwarded, from the primitive it named, for the principal it was judged
 // for (s acts for it, judgedAs); it returns the primitive and the decision
 // on it.
-func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
+func (s *exchange) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
 	if !resultCarriesPrimitive(f.rev, f.method) || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}

@@ -70,7 +70,7 @@ func virtualPrimitive(name string) policy.Primitive {
 }
 
 // virtualAllowed reports whether the caller may use a virtual tool.
-func (s *Stream) virtualAllowed(name string) (policy.Decision, bool) {
+func (s *exchange) virtualAllowed(name string) (policy.Decision, bool) {
 	if !s.cfg.Env.Gateway.VirtualTools {
 		return policy.Decision{}, false
 	}
@@ -84,7 +84,7 @@ const statusAuditEntries = 20
 
 // statusResult is the CallToolResult of privacy_status: the facts as
 // structuredContent and as JSON text for clients that read only text.
-func (s *Stream) statusResult() []byte {
+func (s *exchange) statusResult() []byte {
 	p := s.cfg.Env.Policy
 	var st []byte
 	st = append(st, `{"policy":{"name":`...)
