@@ -20,8 +20,8 @@ import (
 // entries in shared data (internal/auditring), which privacy_status shows
 // to principals granted it.
 
-// AuditEntry is one audit record.
-type AuditEntry struct {
+// auditEntry is one audit record.
+type auditEntry struct {
 	// Time is when the request arrived (Unix ns).
 	Time      int64
 	Policy    string
@@ -33,7 +33,7 @@ type AuditEntry struct {
 	// none): the resolved name, so a resource read through a template is
 	// named by the template text.
 	Kind, Name string
-	Decision   Outcome
+	Decision   outcome
 	// Rule and Reason are the deciding rule and a human reason (for a
 	// rate limit: the limit; for an error: what went wrong, never a value).
 	Rule, Reason string
@@ -56,12 +56,12 @@ type AuditEntry struct {
 // on a character boundary and marked with "…".
 const auditTextMax = 512
 
-// AppendJSON appends the entry as one JSON object with the fields time
+// appendJSON appends the entry as one JSON object with the fields time
 // (RFC 3339, UTC), policy, principal, roles, session, method, kind, name,
 // decision, rule, reason, transforms, detections {label: n}, pseudonyms,
 // resolved, unresolved and refused (only when not 0), bytes_in, bytes_out,
 // processing_us.
-func (e *AuditEntry) AppendJSON(out []byte) []byte {
+func (e *auditEntry) appendJSON(out []byte) []byte {
 	out = append(out, `{"time":"`...)
 	out = time.Unix(0, e.Time).UTC().AppendFormat(out, time.RFC3339Nano)
 	out = append(out, `","policy":`...)
@@ -145,13 +145,13 @@ func auditText(s string) string {
 	return s[:cut] + "…"
 }
 
-// AuditLogPrefix starts every audit log line.
-const AuditLogPrefix = "cloudg.mcp.audit "
+// auditLogPrefix starts every audit log line.
+const auditLogPrefix = "cloudg.mcp.audit "
 
-// AuditRecorded reports whether an entry with this decision is recorded:
+// auditRecorded reports whether an entry with this decision is recorded:
 // always, except allowed calls when the policy's audit is off.
-func AuditRecorded(p *policy.Policy, d Outcome) bool {
-	return d != OutcomeAllowed || p.Audit
+func auditRecorded(p *policy.Policy, d outcome) bool {
+	return d != outcomeAllowed || p.Audit
 }
 
 // AuditLog records audit entries: a log line each, and the ring buffer.
@@ -162,24 +162,24 @@ type AuditLog struct {
 	Log func(line string)
 }
 
-// NewAuditLog returns an audit log over shared (nil: this VM only) for the
+// newAuditLog returns an audit log over shared (nil: this VM only) for the
 // server serverID.
-func NewAuditLog(shared shareddata.Store, serverID string) *AuditLog {
+func newAuditLog(shared shareddata.Store, serverID string) *AuditLog {
 	return &AuditLog{ring: auditring.New(shared, "mcp-privacy|"+serverID+"|audit|")}
 }
 
-// Record records e if the policy records its decision (AuditRecorded): it
+// record records e if the policy records its decision (auditRecorded): it
 // logs the line and, with audit_size > 0, appends it to the ring buffer.
 // It reports whether the entry was stored (false: not recorded, audit_size
 // 0, or shared-data contention; the line was logged all the same).
-func (a *AuditLog) Record(p *policy.Policy, e *AuditEntry) bool {
-	if !AuditRecorded(p, e.Decision) {
+func (a *AuditLog) record(p *policy.Policy, e *auditEntry) bool {
+	if !auditRecorded(p, e.Decision) {
 		return false
 	}
 	buf := make([]byte, auditring.HeaderLen, 512)
-	buf = e.AppendJSON(buf)
+	buf = e.appendJSON(buf)
 	if a.Log != nil {
-		a.Log(AuditLogPrefix + string(buf[auditring.HeaderLen:]))
+		a.Log(auditLogPrefix + string(buf[auditring.HeaderLen:]))
 	}
 	if p.AuditSize <= 0 {
 		return false
@@ -187,32 +187,32 @@ func (a *AuditLog) Record(p *policy.Policy, e *AuditEntry) bool {
 	return a.ring.Append(buf, p.AuditSize)
 }
 
-// Line is the log line of an entry.
-func (e *AuditEntry) Line() string { return AuditLogPrefix + string(e.AppendJSON(nil)) }
+// line is the log line of an entry.
+func (e *auditEntry) line() string { return auditLogPrefix + string(e.appendJSON(nil)) }
 
-// Recent returns up to n of the most recent stored entries, newest first,
+// recent returns up to n of the most recent stored entries, newest first,
 // each a JSON object. size is the policy's audit_size.
-func (a *AuditLog) Recent(n, size int) [][]byte { return a.ring.Recent(n, size) }
+func (a *AuditLog) recent(n, size int) [][]byte { return a.ring.Recent(n, size) }
 
 // privacyAudit is the name of the pseudo-tool that grants the view of the
 // audit trail in privacy_status. It is never listed nor callable.
 const privacyAudit = "privacy_audit"
 
-// AuditViewPrimitive is what a principal must be granted to see audit
+// auditViewPrimitive is what a principal must be granted to see audit
 // entries in privacy_status, until the schema has a field for it: the
 // tool privacy_audit, category privacy, sensitivity internal (entries name
 // principals and primitives, never values).
-func AuditViewPrimitive() policy.Primitive {
+func auditViewPrimitive() policy.Primitive {
 	return policy.Primitive{Kind: policy.KindTool, Name: privacyAudit,
 		Metadata: policy.Metadata{Category: "privacy", Sensitivity: policy.Internal}}
 }
 
-// MayViewAudit reports whether a principal may see the audit trail: the
+// mayViewAudit reports whether a principal may see the audit trail: the
 // policy allows it the privacy_audit pseudo-tool and a matching rule or
 // role grants it explicitly (allow_tools or allow_categories). A policy
 // that allows every tool does not show everyone the audit trail.
-func MayViewAudit(p *policy.Policy, pr *policy.Principal) bool {
-	x := AuditViewPrimitive()
+func mayViewAudit(p *policy.Policy, pr *policy.Principal) bool {
+	x := auditViewPrimitive()
 	d := p.Decide(pr, &x)
 	if !d.Allowed {
 		return false

@@ -13,8 +13,8 @@ import (
 
 // Helpers of this file are prefixed au.
 
-func auEntry(d Outcome) *AuditEntry {
-	return &AuditEntry{
+func auEntry(d outcome) *auditEntry {
+	return &auditEntry{
 		Time: rlAt(0.25), Policy: "standard", Principal: "alice", Roles: []string{"ops", "dev"},
 		Session: "S1", Method: "tools/call", Kind: "tool", Name: "search_customers", Decision: d,
 		Rule: "role:ops", Reason: `tool "search_customers" is allowed`, Transforms: []string{"secrets", "pii"},
@@ -24,7 +24,7 @@ func auEntry(d Outcome) *AuditEntry {
 }
 
 func TestAuditEntryJSON(t *testing.T) {
-	got := string(auEntry(OutcomeAllowed).AppendJSON(nil))
+	got := string(auEntry(outcomeAllowed).appendJSON(nil))
 	want := `{"time":"2023-11-14T22:13:20.25Z","policy":"standard","principal":"alice","roles":["ops","dev"],` +
 		`"session":"S1","method":"tools/call","kind":"tool","name":"search_customers","decision":"allowed",` +
 		`"rule":"role:ops","reason":"tool \"search_customers\" is allowed","transforms":["secrets","pii"],` +
@@ -34,7 +34,7 @@ func TestAuditEntryJSON(t *testing.T) {
 	}
 	// An empty entry is valid JSON with every field.
 	var m map[string]any
-	if err := json.Unmarshal((&AuditEntry{}).AppendJSON(nil), &m); err != nil {
+	if err := json.Unmarshal((&auditEntry{}).appendJSON(nil), &m); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"time", "policy", "principal", "roles", "session", "method", "kind", "name", "decision",
@@ -44,17 +44,17 @@ func TestAuditEntryJSON(t *testing.T) {
 		}
 	}
 	// Long texts are cut on a character boundary.
-	e := auEntry(OutcomeDenied)
+	e := auEntry(outcomeDenied)
 	e.Name = strings.Repeat("é", 400)
 	e.Reason = "x" + strings.Repeat("\u2028", 300)
-	b := e.AppendJSON(nil)
+	b := e.appendJSON(nil)
 	if err := json.Unmarshal(b, &m); err != nil || !utf8.Valid(b) {
 		t.Fatalf("%v: %s", err, b)
 	}
 	if n := m["name"].(string); len(n) > auditTextMax+len("…") || !strings.HasSuffix(n, "…") {
 		t.Errorf("name of %d bytes: %q", len(n), n)
 	}
-	if line := e.Line(); !strings.HasPrefix(line, "cloudg.mcp.audit {") || strings.Contains(line, "\n") {
+	if line := e.line(); !strings.HasPrefix(line, "cloudg.mcp.audit {") || strings.Contains(line, "\n") {
 		t.Errorf("line %q", line)
 	}
 }
@@ -64,21 +64,21 @@ func TestAuditEntryJSON(t *testing.T) {
 func TestAuditRecordPolicy(t *testing.T) {
 	cases := []struct {
 		policy string
-		d      Outcome
+		d      outcome
 		logged bool
 		stored bool
 	}{
-		{`{}`, OutcomeAllowed, false, false},
-		{`{}`, OutcomeDenied, true, true},
-		{`{}`, OutcomeRateLimited, true, true},
-		{`{}`, OutcomeBlocked, true, true},
-		{`{}`, OutcomeError, true, true},
-		{`{audit: true}`, OutcomeAllowed, true, true},
-		{`{audit: true, audit_size: 0}`, OutcomeAllowed, true, false},
-		{`{audit_size: 0}`, OutcomeDenied, true, false},
-		{`strict`, OutcomeAllowed, true, true},
-		{`audit-only`, OutcomeAllowed, true, true},
-		{`standard`, OutcomeAllowed, false, false},
+		{`{}`, outcomeAllowed, false, false},
+		{`{}`, outcomeDenied, true, true},
+		{`{}`, outcomeRateLimited, true, true},
+		{`{}`, outcomeBlocked, true, true},
+		{`{}`, outcomeError, true, true},
+		{`{audit: true}`, outcomeAllowed, true, true},
+		{`{audit: true, audit_size: 0}`, outcomeAllowed, true, false},
+		{`{audit_size: 0}`, outcomeDenied, true, false},
+		{`strict`, outcomeAllowed, true, true},
+		{`audit-only`, outcomeAllowed, true, true},
+		{`standard`, outcomeAllowed, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.policy+"/"+string(c.d), func(t *testing.T) {
@@ -88,20 +88,20 @@ func TestAuditRecordPolicy(t *testing.T) {
 			}
 			p := rlPolicy(t, src)
 			store := newRLHost()
-			a := NewAuditLog(store, "srv")
+			a := newAuditLog(store, "srv")
 			var lines []string
 			a.Log = func(l string) { lines = append(lines, l) }
-			stored := a.Record(p, auEntry(c.d))
+			stored := a.record(p, auEntry(c.d))
 			if (len(lines) == 1) != c.logged || len(lines) > 1 {
 				t.Errorf("logged %d lines, want logged=%v", len(lines), c.logged)
 			}
-			if stored != c.stored || (len(a.Recent(10, p.AuditSize)) == 1) != c.stored {
-				t.Errorf("stored %v, Recent %d, want %v", stored, len(a.Recent(10, p.AuditSize)), c.stored)
+			if stored != c.stored || (len(a.recent(10, p.AuditSize)) == 1) != c.stored {
+				t.Errorf("stored %v, Recent %d, want %v", stored, len(a.recent(10, p.AuditSize)), c.stored)
 			}
 			if !c.stored && store.Keys("") != 0 {
 				t.Errorf("%d shared keys written, want none", store.Keys(""))
 			}
-			if c.logged && lines[0] != auEntry(c.d).Line() {
+			if c.logged && lines[0] != auEntry(c.d).line() {
 				t.Errorf("line %q", lines[0])
 			}
 		})
@@ -113,22 +113,22 @@ func TestAuditRecordPolicy(t *testing.T) {
 func TestAuditRing(t *testing.T) {
 	store := newRLHost()
 	p := rlPolicy(t, `{audit: true, audit_size: 3}`)
-	a := NewAuditLog(store, "srv")
+	a := newAuditLog(store, "srv")
 	for i := range 5 {
-		e := auEntry(OutcomeAllowed)
+		e := auEntry(outcomeAllowed)
 		e.Name = "t" + strconv.Itoa(i)
-		if !a.Record(p, e) {
+		if !a.record(p, e) {
 			t.Fatalf("entry %d not stored", i)
 		}
 	}
-	recent := NewAuditLog(store, "srv").Recent(10, 3)
+	recent := newAuditLog(store, "srv").recent(10, 3)
 	if len(recent) != 3 || !strings.Contains(string(recent[0]), `"name":"t4"`) || !strings.HasPrefix(string(recent[0]), `{"time":`) {
 		t.Errorf("Recent: %q", recent)
 	}
 	if store.Keys("mcp-privacy|srv|audit|") != 4 {
 		t.Errorf("%d keys, want head + 3 slots under the server's prefix", store.Keys("mcp-privacy|srv|audit|"))
 	}
-	if NewAuditLog(store, "other").Recent(10, 3) != nil {
+	if newAuditLog(store, "other").recent(10, 3) != nil {
 		t.Error("another server's entries")
 	}
 }
@@ -154,10 +154,10 @@ func TestMayViewAudit(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := rlPolicy(t, c.policy)
-		if got := MayViewAudit(p, &auditor); got != c.auditor {
+		if got := mayViewAudit(p, &auditor); got != c.auditor {
 			t.Errorf("%s: auditor may view = %v, want %v", c.policy, got, c.auditor)
 		}
-		if got := MayViewAudit(p, &dev); got != c.someone {
+		if got := mayViewAudit(p, &dev); got != c.someone {
 			t.Errorf("%s: dev may view = %v, want %v", c.policy, got, c.someone)
 		}
 	}
@@ -170,21 +170,21 @@ func BenchmarkAuditRecord(b *testing.B) {
 		store func() shareddata.Store
 	}{{"local", func() shareddata.Store { return nil }}, {"host", func() shareddata.Store { return newRLHost() }}} {
 		b.Run(s.name, func(b *testing.B) {
-			a := NewAuditLog(s.store(), "default")
+			a := newAuditLog(s.store(), "default")
 			a.Log = func(string) {}
-			e := auEntry(OutcomeAllowed)
+			e := auEntry(outcomeAllowed)
 			b.ReportAllocs()
 			for range b.N {
-				a.Record(p, e)
+				a.record(p, e)
 			}
 		})
 	}
 	b.Run("encode", func(b *testing.B) {
-		e := auEntry(OutcomeAllowed)
+		e := auEntry(outcomeAllowed)
 		buf := make([]byte, 0, 1024)
 		b.ReportAllocs()
 		for range b.N {
-			buf = e.AppendJSON(buf[:0])
+			buf = e.appendJSON(buf[:0])
 		}
 	})
 }

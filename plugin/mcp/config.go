@@ -14,26 +14,26 @@ import (
 // Config is the plugin configuration compiled for the stream handlers,
 // shared by every stream of a VM.
 //
-// NewConfig builds it whole; its exported fields may be replaced after
-// that (package main binds Metrics and Audit.Log to the host, tests
-// replace Now), but only before the first stream starts, and nothing
-// changes a Config afterwards. What does change as streams run lives
-// behind two pointers, each with its own rules: Catalog (what list results
-// taught) and caches (what is built on first use: see vmCaches).
+// NewConfig builds it whole. Package main then binds Metrics and
+// Audit.Log to the host (tests replace now too), before the first stream
+// starts; nothing changes a Config afterwards. What does change as streams
+// run lives behind two pointers, each with its own rules: catalog (what
+// list results taught) and caches (what is built on first use: see
+// vmCaches).
 type Config struct {
 	Env *policy.Envelope
-	// Catalog knows the server's primitives; it learns from list results.
-	Catalog *Catalog
-	// Limiter holds the rate-limit buckets (manual 9) and Audit the audit
+	// catalog knows the server's primitives; it learns from list results.
+	catalog *catalog
+	// limiter holds the rate-limit buckets (manual 9) and Audit the audit
 	// trail (manual 14), both in shared data.
-	Limiter *ratelimit.Limiter
+	limiter *ratelimit.Limiter
 	Audit   *AuditLog
 	// Metrics receives the counters (docs/METRICS.md); package main binds
 	// them to proxy-wasm metrics.
 	Metrics Metrics
-	// Now is the wall clock in Unix ns (rate limits, audit times,
+	// now is the wall clock in Unix ns (rate limits, audit times,
 	// processing time); tests replace it.
-	Now func() int64
+	now func() int64
 	// caches are built on first use; the pointer never changes.
 	caches *vmCaches
 	// exports are gateway.export_headers with their fields coded;
@@ -101,11 +101,11 @@ func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	cat := NewCatalog(&env.Server)
+	cat := newCatalog(&env.Server)
 	cat.Shared = shared
-	c := &Config{Env: env, Catalog: cat, caches: &vmCaches{},
-		Limiter: ratelimit.New(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, Now: new(wallClock).now}
+	c := &Config{Env: env, catalog: cat, caches: &vmCaches{},
+		limiter: ratelimit.New(shared, env.Server.ID), Audit: newAuditLog(shared, env.Server.ID),
+		Metrics: NopMetrics{}, now: new(wallClock).now}
 	g := &env.Gateway
 	for _, h := range g.ExportHeaders {
 		f, ok := exportFields[h.Field]

@@ -18,7 +18,7 @@ import (
 // Its Stream owns it and calls it; it never calls back.
 type exchange struct {
 	cfg *Config
-	id  Identity
+	id  identity
 	// pending holds local answers to denied elements of a batch whose
 	// other elements went upstream; they are merged into the response.
 	pending [][]byte
@@ -71,8 +71,8 @@ type exchange struct {
 // the earlier revision would: one the caller may not use (denied or
 // hidden alike) gets, from the filter, the answer a server of the
 // revision gives (method not found), without a header of the filter's.
-func (s *exchange) judgeRemoved(doc *jsondoc.Doc, m *Message, j *judgement) {
-	t, perr := TargetOf(mcpvocab.Rev2025, doc, m)
+func (s *exchange) judgeRemoved(doc *jsondoc.Doc, m *message, j *judgement) {
+	t, perr := targetOf(mcpvocab.Rev2025, doc, m)
 	if perr != nil {
 		return // no primitive named: the server answers it
 	}
@@ -184,12 +184,12 @@ func (r *forwardedSet) drain(fn func(id string, f forwarded)) {
 // judgeBody parses and judges a complete request body. A result with a
 // Reply answers the whole request: nothing of it goes upstream.
 func (s *exchange) judgeBody(raw []byte) BodyResult {
-	body, perr := ParseBody(raw)
+	body, perr := parseBody(raw)
 	if perr != nil {
 		reply := ErrorResponse("null", perr)
-		kind := FailParse
+		kind := failParse
 		if perr.Code == errCode(mcpvocab.ErrInvalidRequest) {
-			kind = FailInvalidRequest
+			kind = failInvalidRequest
 		}
 		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
 		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
@@ -232,7 +232,7 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 		if body.Batch {
 			bytesIn = len(body.Doc.Raw(m.Node)) // as received: nothing is edited yet
 		}
-		t0 := s.cfg.Now()
+		t0 := s.cfg.now()
 		plan := plans[i]
 		j := s.judge(body.Doc, m)
 		if plan.nameMember != "" || len(plan.params) > 0 {
@@ -245,7 +245,7 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 		if j.retryAfter[0] != "" && laterRetry(j.retryAfter, retryAfter) {
 			retryAfter = j.retryAfter
 		}
-		request := m.Kind == KindRequest && m.Invalid == nil
+		request := m.Kind == kindRequest && m.Invalid == nil
 		if j.standIn {
 			// A hidden primitive's request: a denial, recorded now; what
 			// goes upstream asks for its stand-in.
@@ -271,12 +271,12 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 			}
 			// The legacy transport answers on the GET stream: the server
 			// gets a ping with this id, whose answer becomes ours there.
-			s.cfg.Catalog.deferAnswer(s.session, m.Key, answer)
+			s.cfg.catalog.deferAnswer(s.session, m.Key, answer)
 			body.Doc.SetRaw(m.Node, []byte(`{"jsonrpc":"2.0","id":`+m.ID+`,"method":"ping"}`))
 		} else if !request || !j.judged {
 			// Not a call (initialize, lists, notifications, answers to
 			// server requests): counted, never audited.
-			s.cfg.Metrics.Add(requestsMetric(metricMethodOf(m), OutcomeAllowed), 1)
+			s.cfg.Metrics.Add(requestsMetric(metricMethodOf(m), outcomeAllowed), 1)
 		}
 		nForwarded++
 		if request {
@@ -289,7 +289,7 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 			s.requests.put(m.Key, f)
 			if meth := methodOf(s.rev, m.Method); meth.Output == mcpvocab.OutputPrimitive || meth.List.Items != "" {
 				// Its answer may come back on a resumed stream.
-				s.cfg.Catalog.shareRequest(s.session, m.Key, f, &s.id.Principal)
+				s.cfg.catalog.shareRequest(s.session, m.Key, f, &s.id.Principal)
 			}
 		}
 	}
@@ -341,7 +341,7 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 // -32600 error, and records it.
 func (s *exchange) refusal(status int, details, message string) *LocalReply {
 	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: message}), details)
-	s.refuseBody(FailInvalidRequest, message, 0, len(r.Body), s.arrived)
+	s.refuseBody(failInvalidRequest, message, 0, len(r.Body), s.arrived)
 	return r
 }
 
@@ -366,13 +366,13 @@ type judgement struct {
 	decision policy.Decision
 	// call is what the request named; out the output pipeline for the
 	// response of an allowed request.
-	call Target
+	call target
 	out  *transforms.Pipeline
 	// outcome is what became of the message so far (its audit decision);
 	// errKind the kind of an error outcome; rule and reason, when set,
 	// replace the decision's in the audit entry.
-	outcome      Outcome
-	errKind      ErrorKind
+	outcome      outcome
+	errKind      errorKind
 	rule, reason string
 	// retryAfter is the Retry-After header of a call a rate limit refused.
 	retryAfter [2]string
@@ -398,14 +398,14 @@ type judgement struct {
 }
 
 // fail answers the message with an error the plugin found.
-func (j *judgement) fail(e *policy.RPCError, kind ErrorKind) {
-	j.reply, j.outcome, j.errKind, j.reason = e, OutcomeError, kind, e.Message
+func (j *judgement) fail(e *policy.RPCError, kind errorKind) {
+	j.reply, j.outcome, j.errKind, j.reason = e, outcomeError, kind, e.Message
 }
 
 // deny answers the message with the denial of d.
 func (j *judgement) deny(d policy.Decision) {
 	j.decision = d
-	j.reply, j.outcome = d.Error(), OutcomeDenied
+	j.reply, j.outcome = d.Error(), outcomeDenied
 }
 
 // rateLimit takes a token for an allowed call from every bucket covering
@@ -421,12 +421,12 @@ func (s *exchange) rateLimitFor(j *judgement, c policy.Call, matched []*policy.R
 	if !ratelimit.Apply(p, matched) {
 		return true
 	}
-	v := s.cfg.Limiter.Check(p, c, matched, s.cfg.Now())
-	CountRateLimited(s.cfg.Metrics, &v)
+	v := s.cfg.limiter.Check(p, c, matched, s.cfg.now())
+	countRateLimited(s.cfg.Metrics, &v)
 	if v.Allowed {
 		return true
 	}
-	j.reply, j.retryAfter, j.outcome = rateLimitRefusal(&v, p.Name), v.Header(), OutcomeRateLimited
+	j.reply, j.retryAfter, j.outcome = rateLimitRefusal(&v, p.Name), v.Header(), outcomeRateLimited
 	if v.Bucket.Limit != nil {
 		j.rule = v.Path()
 	}
@@ -437,28 +437,28 @@ func (s *exchange) rateLimitFor(j *judgement, c policy.Call, matched []*policy.R
 	return false
 }
 
-func (s *exchange) judge(doc *jsondoc.Doc, m *Message) judgement {
-	j := judgement{method: m.Method, outcome: OutcomeAllowed}
+func (s *exchange) judge(doc *jsondoc.Doc, m *message) judgement {
+	j := judgement{method: m.Method, outcome: outcomeAllowed}
 	if m.Invalid != nil {
-		j.fail(m.Invalid, FailInvalidRequest)
+		j.fail(m.Invalid, failInvalidRequest)
 		return j
 	}
-	if m.Kind == KindResult || m.Kind == KindError {
+	if m.Kind == kindResult || m.Kind == kindError {
 		// The client's answer to a server request.
 		s.transformClientResult(doc, m)
 		return j
 	}
-	if m.Kind == KindRequest && !Judged(s.rev, m.Method) && Judged(mcpvocab.Rev2025, m.Method) {
+	if m.Kind == kindRequest && !judged(s.rev, m.Method) && judged(mcpvocab.Rev2025, m.Method) {
 		s.judgeRemoved(doc, m, &j)
 		return j
 	}
-	if m.Kind != KindRequest || !Judged(s.rev, m.Method) {
+	if m.Kind != kindRequest || !judged(s.rev, m.Method) {
 		s.judgeOther(doc, m, &j) // tasks, MRTR retries (mrtr.go)
 		return j
 	}
-	t, perr := TargetOf(s.rev, doc, m)
+	t, perr := targetOf(s.rev, doc, m)
 	if perr != nil {
-		j.fail(perr, FailInvalidParams)
+		j.fail(perr, failInvalidParams)
 		return j
 	}
 	if t.Method == "tools/call" && isVirtual(t.Name) {
@@ -478,16 +478,16 @@ func (s *exchange) judge(doc *jsondoc.Doc, m *Message) judgement {
 			}
 			result, rpcErr := s.virtualResult(doc, t, &j)
 			if rpcErr != nil {
-				kind := FailInvalidParams
+				kind := failInvalidParams
 				switch rpcErr.Code {
 				case errCode(mcpvocab.ErrInternal):
-					kind = FailTransform
+					kind = failTransform
 				case errCode(mcpvocab.ErrAccessDenied):
 					kind = ""
 				}
 				if kind == "" {
 					// preview_transform of a tool the caller may not use.
-					j.reply, j.outcome = rpcErr, OutcomeDenied
+					j.reply, j.outcome = rpcErr, outcomeDenied
 				} else {
 					j.fail(rpcErr, kind)
 				}
@@ -591,8 +591,8 @@ func bytesContains(b []byte, s string) bool { return strings.Contains(string(b),
 
 // resolveAndDecide resolves what a request names against the catalog and
 // judges it for the caller.
-func (s *exchange) resolveAndDecide(t Target) (policy.Primitive, policy.Decision) {
-	x, known := s.cfg.Catalog.Resolve(t)
+func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision) {
+	x, known := s.cfg.catalog.resolve(t)
 	d := s.decideConcrete(&x, known)
 	return x, d
 }
@@ -607,11 +607,11 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 	if x.Kind != policy.KindResource || !d.Allowed {
 		return d
 	}
-	tmpl := s.cfg.Catalog.matchTemplate(x.Name)
+	tmpl := s.cfg.catalog.matchTemplate(x.Name)
 	if tmpl == "" {
 		return d
 	}
-	tx, tknown := s.cfg.Catalog.Resolve(Target{Kind: policy.KindResourceTemplate, Name: tmpl, Args: jsondoc.None})
+	tx, tknown := s.cfg.catalog.resolve(target{Kind: policy.KindResourceTemplate, Name: tmpl, Args: jsondoc.None})
 	tx.URI = x.Name
 	if td := s.decide(&tx, tknown); !td.Allowed {
 		*x = tx

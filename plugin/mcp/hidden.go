@@ -42,7 +42,7 @@ const standInPrefix = "mcp_privacy_missing_"
 // changed for a hidden name only.
 func (c *Config) standIn(kind policy.Kind, name string) string {
 	if c.caches.standInMAC == nil {
-		key, _ := c.Env.Policy.Vault.ResolveKey(LookupEnv)
+		key, _ := c.Env.Policy.Vault.ResolveKey(lookupEnv)
 		if key == nil {
 			key = c.ephemeralKey()
 		}
@@ -109,13 +109,13 @@ func isScheme(s string) bool {
 // dropped); then the request is rewritten to name the stand-in. j keeps
 // the denial for the audit trail; j.standIn marks the request, so that
 // its answer gets the name back (answerStandIn).
-func (s *exchange) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) hideAsMissing(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	x, matched := s.missing(&j.target)
-	j.outcome = OutcomeDenied
+	j.outcome = outcomeDenied
 	if !s.rateLimitFor(j, rateCall(t, &x, s.id.ID), matched) {
 		return
 	}
-	as := judgement{method: j.method, target: x, call: t, outcome: OutcomeAllowed}
+	as := judgement{method: j.method, target: x, call: t, outcome: outcomeAllowed}
 	as.decision.Matched = matched
 	s.transformRequest(doc, m, t, &as)
 	j.in, j.inIDs = as.in, as.inIDs
@@ -133,12 +133,12 @@ func (s *exchange) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judg
 // a hidden one (a pseudonym restored) is sent so too, under the name the
 // client wrote: its tokens were taken and its output pipeline chosen as
 // for the call the client made.
-func (s *exchange) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) sendStandIn(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	sub := s.cfg.standIn(t.Kind, t.Name)
-	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
+	s.cfg.catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
 	doc.SetRaw(params, standInParams(s.rev, methodOf(s.rev, t.Method), doc, params, t, sub))
-	j.reply, j.outcome, j.standIn, j.standInName = nil, OutcomeDenied, true, sub
+	j.reply, j.outcome, j.standIn, j.standInName = nil, outcomeDenied, true, sub
 }
 
 // standInParams are the params of a hidden primitive's request as it goes
@@ -147,7 +147,7 @@ func (s *exchange) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 // padded to the length of the params it replaces. Under 2026-07-28 the
 // request's _meta goes too, as sent: a server refuses a request without
 // its protocol version before it looks the name up.
-func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
+func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t target, sub string) []byte {
 	var out []byte
 	switch method.Input {
 	case mcpvocab.InputArguments: // tools/call, prompts/get
@@ -245,7 +245,7 @@ func (s *exchange) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 		if end > len(raw) {
 			break
 		}
-		if kind, name, ok := s.cfg.Catalog.standInName(string(raw[i:end])); ok {
+		if kind, name, ok := s.cfg.catalog.standInName(string(raw[i:end])); ok {
 			if next, ok := respell(out, s.cfg.standIn(kind, name), name); ok {
 				out = next
 			}
@@ -459,7 +459,7 @@ func (s *exchange) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !ok || uri == "" {
 		return false
 	}
-	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden &&
+	if _, d := s.resolveAndDecide(target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden &&
 		(d.Allowed || s.rev != mcpvocab.Rev2026) {
 		return false
 	}

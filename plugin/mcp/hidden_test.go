@@ -192,7 +192,7 @@ func TestHiddenLooksMissing(t *testing.T) {
 		}},
 	}
 	// vault://{name} is a template the server listed.
-	cfg.Catalog.AddTemplate("vault://{name}")
+	cfg.catalog.addTemplate("vault://{name}")
 	for _, tc := range tests {
 		for _, sse := range []bool{false, true} {
 			name := tc.name
@@ -674,7 +674,7 @@ func TestHiddenNameSpeltAsTheServerSpellsIt(t *testing.T) {
 // the hidden resource exists.
 func TestHiddenResourceUpdateWithheld(t *testing.T) {
 	cfg := mustConfig(t, hiddenEnvelope)
-	cfg.Catalog.AddTemplate("vault://{name}")
+	cfg.catalog.addTemplate("vault://{name}")
 	update := func(uri string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":` + jsondoc.Quote(uri) + `}}`
 	}

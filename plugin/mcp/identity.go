@@ -26,20 +26,20 @@ type Request interface {
 	Property(path ...string) ([]byte, bool)
 }
 
-// Identity is who makes a request (manual 3).
-type Identity struct {
+// identity is who makes a request (manual 3).
+type identity struct {
 	policy.Principal
 	// Anonymous is true when no source gave a principal id.
 	Anonymous bool
 }
 
-// ResolveIdentity reads the principal and roles from the request: sources
+// resolveIdentity reads the principal and roles from the request: sources
 // in order, the first non-empty value wins. JWT claims come from the
 // jwt_authn metadata when configured and present, else from the forwarded
 // payload header when configured; the plugin never decodes a JWT itself.
-func ResolveIdentity(cfg *policy.IdentityConfig, req Request) Identity {
+func resolveIdentity(cfg *policy.IdentityConfig, req Request) identity {
 	jwt := &jwtReader{cfg: cfg, req: req}
-	var id Identity
+	var id identity
 	for _, s := range cfg.Principal {
 		if v := sourceString(s, req, jwt); v != "" {
 			id.ID = v

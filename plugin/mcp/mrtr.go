@@ -79,8 +79,8 @@ func applyRestoring(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, 
 // 2026-07-28 gives something to read: the tasks extension's (tasks.go),
 // and an MRTR retry of a method that names no primitive, whose
 // inputResponses get the policy-level input pipeline.
-func (s *exchange) judgeOther(doc *jsondoc.Doc, m *Message, j *judgement) {
-	if m.Kind != KindRequest {
+func (s *exchange) judgeOther(doc *jsondoc.Doc, m *message, j *judgement) {
+	if m.Kind != kindRequest {
 		return
 	}
 	if isTaskMethod(m.Method) {
@@ -101,7 +101,7 @@ func (s *exchange) policyInputResponses(doc *jsondoc.Doc, params int32, j *judge
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	tr, _ := s.cfg.transforms()
@@ -109,7 +109,7 @@ func (s *exchange) policyInputResponses(doc *jsondoc.Doc, params int32, j *judge
 	s.transformInputResponses(tr, in, doc, params, run, j)
 	s.countRun(run)
 	if run.Blocked {
-		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
+		j.reply, j.outcome = s.cfg.blockedError(run), outcomeBlocked
 		j.reason = blockedReason(run)
 	}
 }

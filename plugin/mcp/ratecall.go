@@ -33,13 +33,13 @@ func rateLimitError(policyName, limit string, retryAfter int) *policy.RPCError {
 	data = append(data, `,"retry_after":`...)
 	data = strconv.AppendInt(data, int64(retryAfter), 10)
 	data = append(data, '}')
-	return vocab.NewError(mcpvocab.ErrRateLimited, "", RawJSON(data))
+	return vocab.NewError(mcpvocab.ErrRateLimited, "", rawJSON(data))
 }
 
 // rateCall is what rate limits see of a judged call: the resolved
 // primitive's kind and name (a resource template by its text), except that
 // completion/complete is of kind completion, named by its ref.
-func rateCall(t Target, x *policy.Primitive, principal string) policy.Call {
+func rateCall(t target, x *policy.Primitive, principal string) policy.Call {
 	c := policy.Call{Kind: x.Kind, Name: x.Name, Principal: principal}
 	if t.Completion {
 		c.Kind = policy.KindCompletion

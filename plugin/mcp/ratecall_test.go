@@ -66,11 +66,11 @@ rules:
 `)
 	l := ratelimit.New(newRLHost(), "s")
 	pr := policy.Principal{ID: "alice", Roles: []string{"ops"}}
-	check := func(t Target, x policy.Primitive) ratelimit.Verdict {
+	check := func(t target, x policy.Primitive) ratelimit.Verdict {
 		m := p.Match(&pr, &x)
 		return l.Check(p, rateCall(t, &x, pr.ID), m, rlAt(0))
 	}
-	passes := func(n int, t Target, x policy.Primitive) int {
+	passes := func(n int, t target, x policy.Primitive) int {
 		ok := 0
 		for range n {
 			if check(t, x).Allowed {
@@ -82,31 +82,31 @@ rules:
 	// completion/complete on a prompt is limited as a completion, not as
 	// the prompt.
 	prompt := policy.Primitive{Kind: policy.KindPrompt, Name: "greet"}
-	if n := passes(3, Target{Completion: true}, prompt); n != 1 {
+	if n := passes(3, target{Completion: true}, prompt); n != 1 {
 		t.Errorf("completion limit: %d calls passed, want 1", n)
 	}
-	if n := passes(3, Target{}, prompt); n != 3 {
+	if n := passes(3, target{}, prompt); n != 3 {
 		t.Errorf("prompts/get is not a completion, and no limit covers it: %d of 3 passed", n)
 	}
 	// resource covers a template named by its text.
 	tmpl := policy.Primitive{Kind: policy.KindResourceTemplate, Name: "cloudg://assets/{+ref}", URI: "cloudg://assets/x"}
-	if n := passes(3, Target{}, tmpl); n != 1 {
+	if n := passes(3, target{}, tmpl); n != 1 {
 		t.Errorf("resource limit over a template: %d calls passed, want 1", n)
 	}
 	// The role's limit (burst 2) and the rule's (burst 1) both apply to
 	// search_docs; the role's alone to search_web.
 	docs := policy.Primitive{Kind: policy.KindTool, Name: "search_docs"}
 	web := policy.Primitive{Kind: policy.KindTool, Name: "search_web"}
-	if v := check(Target{}, docs); !v.Allowed || v.Buckets != 2 {
+	if v := check(target{}, docs); !v.Allowed || v.Buckets != 2 {
 		t.Fatalf("search_docs: %+v, want allowed by 2 buckets", v)
 	}
-	if v := check(Target{}, docs); v.Allowed || v.Bucket.Limit.Path != "rules[0].rate_limits[0]" {
+	if v := check(target{}, docs); v.Allowed || v.Bucket.Limit.Path != "rules[0].rate_limits[0]" {
 		t.Errorf("second search_docs: %+v, want refused by the rule's limit", v)
 	}
-	if !check(Target{}, web).Allowed {
+	if !check(target{}, web).Allowed {
 		t.Error("search_web refused: the refused search_docs call must not have taken the role's token")
 	}
-	if check(Target{}, web).Allowed {
+	if check(target{}, web).Allowed {
 		t.Error("search_web: the role's burst of 2 is spent")
 	}
 }

@@ -52,12 +52,12 @@ func (s *exchange) processText(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		CountError(s.cfg.Metrics, FailResponseInvalid)
+		countError(s.cfg.Metrics, failResponseInvalid)
 		return []byte(withheldBody + ": it is not text]")
 	}
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		return []byte(withheldBody + ": the transforms could not run]")
 	}
 	tr, _ := s.cfg.transforms()
@@ -97,12 +97,12 @@ func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 			}
 			return data, false
 		}
-		CountError(s.cfg.Metrics, FailResponseInvalid)
+		countError(s.cfg.Metrics, failResponseInvalid)
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
-		CountError(s.cfg.Metrics, FailResponseInvalid)
+		countError(s.cfg.Metrics, failResponseInvalid)
 		return nil, true // an empty batch is not JSON-RPC
 	}
 	if doc.Kind(jsondoc.Root) == jsondoc.Array {
@@ -144,13 +144,13 @@ func (s *exchange) processJSON(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		return s.failResponse(FailResponseInvalid, "the response is not valid JSON: "+unquoted(err))
+		return s.failResponse(failResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
 	// Nothing keeps the document: what goes out is a copy, or raw.
 	defer doc.Release()
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
-		return s.failResponse(FailResponseInvalid, "the response is an empty batch")
+		return s.failResponse(failResponseInvalid, "the response is an empty batch")
 	}
 	switch doc.Kind(jsondoc.Root) {
 	case jsondoc.Object:
@@ -158,7 +158,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 		case msgWithheld:
 			// Not JSON-RPC, and no id to answer: every request still open
 			// gets the error instead (manual 16).
-			return s.failResponse(FailResponseInvalid, "the response is not a valid JSON-RPC message")
+			return s.failResponse(failResponseInvalid, "the response is not a valid JSON-RPC message")
 		case msgChanged:
 			changed = true
 		}
@@ -180,7 +180,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 			}
 			return nil
 		}
-		return s.failResponse(FailResponseInvalid, "the response is not a JSON-RPC message")
+		return s.failResponse(failResponseInvalid, "the response is not a JSON-RPC message")
 	}
 	if withheld {
 		// A withheld element may have been the answer to a request still
@@ -190,7 +190,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 			answer := ErrorResponse(id, e)
 			s.pending = append(s.pending, answer)
 			if f.rec != nil {
-				f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+				f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
 				s.finish(f.rec, "")
 			}
 		})
@@ -291,7 +291,7 @@ func checkServerMessage(doc *jsondoc.Doc, n int32) string {
 // with an id becomes one the client refuses (withhold); anything else is
 // withheld.
 func (s *exchange) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
-	CountError(s.cfg.Metrics, FailResponseInvalid)
+	countError(s.cfg.Metrics, failResponseInvalid)
 	idNode := doc.Get(n, "id")
 	if k := doc.Kind(idNode); k != jsondoc.String && k != jsondoc.Number {
 		return msgWithheld
@@ -304,8 +304,8 @@ func (s *exchange) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutco
 	id := doc.ValueString(idNode)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server message that is not valid JSON-RPC ("+why+")")
 	answer := ErrorResponse(id, e)
-	if f, ok := s.requests.take(IDKey(doc, idNode, id)); ok && f.rec != nil {
-		f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+	if f, ok := s.requests.take(idKey(doc, idNode, id)); ok && f.rec != nil {
+		f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
 		s.finish(f.rec, "")
 	}
 	doc.SetRaw(n, answer)
@@ -324,7 +324,7 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		if doc.Kind(n) != jsondoc.Object {
 			// on_parse_error: pass: a bare value is still read, as data.
 			s.transformStray(doc, n)
-			return outcome(doc)
+			return msgOutcomeOf(doc)
 		}
 	}
 	if method, ok := doc.Str(doc.Get(n, "method")); ok {
@@ -332,34 +332,34 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			return msgChanged
 		}
 		s.transformServerMessage(doc, n, method)
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	idNode := doc.Get(n, "id")
 	if idNode == jsondoc.None {
 		// Only under on_parse_error: pass: what can be read still gets the
 		// policy-level pipeline.
 		s.transformResponse(doc, n, "null", nil)
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	id := doc.ValueString(idNode)
-	key := IDKey(doc, idNode, id)
+	key := idKey(doc, idNode, id)
 	result := doc.Get(n, "result")
 	req, ok := s.requests.take(key)
 	shared := false
 	var x policy.Primitive
 	var d policy.Decision
 	if !ok {
-		if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, key); deferred {
+		if answer, deferred := s.cfg.catalog.takeAnswer(s.session, key); deferred {
 			// The answer to a request the plugin refused on the legacy
 			// transport (it went upstream as a ping).
 			doc.SetRaw(n, answer)
 			return msgChanged
 		}
 		// Sent on another stream of the session (a resumed stream)?
-		if req, ok = s.cfg.Catalog.sharedRequest(s.session, key); ok && req.ambiguous {
+		if req, ok = s.cfg.catalog.sharedRequest(s.session, key); ok && req.ambiguous {
 			// Either request's pipeline could be the wrong one: the
 			// response does not go out (manual 16, fail closed).
-			CountError(s.cfg.Metrics, FailAmbiguousID)
+			countError(s.cfg.Metrics, failAmbiguousID)
 			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter cannot attribute this response: the session used its id "+id+" for two requests")))
 			return msgChanged
 		}
@@ -367,7 +367,7 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// Judged for another principal: the session's binding was
 			// lost (shared.go) and someone else now reads its streams.
 			// Nothing of that answer is theirs to read.
-			CountError(s.cfg.Metrics, FailSessionPrincipal)
+			countError(s.cfg.Metrics, failSessionPrincipal)
 			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a response to a request another principal made")))
 			return msgChanged
 		}
@@ -384,7 +384,7 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		// The server's answer for a missing primitive: it goes out as the
 		// answer for the hidden one (hidden.go), recorded already.
 		s.answerStandIn(doc, n, id, &req)
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	if ok {
 		if lm, isList := listOf(req.rev, req.method); isList && doc.Kind(result) == jsondoc.Object {
@@ -392,16 +392,16 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// descriptions, titles and schemas of what remains are text.
 			s.filterList(doc, result, lm, req.firstPage)
 		}
-		t0 := s.cfg.Now()
+		t0 := s.cfg.now()
 		o := s.transformResponse(doc, n, id, &req)
 		s.markCacheScope(doc, n, &req)
 		switch {
 		case req.rec != nil:
 			s.answered(req.rec, o, doc, n, t0)
-		case shared && Judged(req.rev, req.method) && (s.legacyGET || o.decision == OutcomeBlocked || o.decision == OutcomeError):
+		case shared && judged(req.rev, req.method) && (s.legacyGET || o.decision == outcomeBlocked || o.decision == outcomeError):
 			s.answeredElsewhere(&req, &x, &d, o, doc, n, t0)
 		}
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	if s.restoreUnattributed(doc, n) {
 		return msgChanged // processed as restored (hidden.go)
@@ -418,7 +418,7 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		blocked := s.transformID(out, doc, n, run)
 		s.countRun(run)
 		if blocked {
-			CountError(s.cfg.Metrics, FailResponseInvalid)
+			countError(s.cfg.Metrics, failResponseInvalid)
 			doc.SetRaw(n, ErrorResponse("null", s.cfg.blockedError(run)))
 			return msgChanged
 		}
@@ -432,12 +432,12 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		}
 	}
 	if o := s.transformResponse(doc, n, id, nil); o.errKind != "" {
-		CountError(s.cfg.Metrics, o.errKind)
+		countError(s.cfg.Metrics, o.errKind)
 	}
-	return outcome(doc)
+	return msgOutcomeOf(doc)
 }
 
-func outcome(doc *jsondoc.Doc) msgOutcome {
+func msgOutcomeOf(doc *jsondoc.Doc) msgOutcome {
 	if doc.Changed() {
 		return msgChanged
 	}
@@ -447,11 +447,11 @@ func outcome(doc *jsondoc.Doc) msgOutcome {
 // answered records a call this stream forwarded, now that its response
 // passed: with what the output pipeline made of it.
 func (s *exchange) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
-	if d := o.decisionOr(r.entry.Decision); !AuditRecorded(s.cfg.Env.Policy, d) {
+	if d := o.decisionOr(r.entry.Decision); !auditRecorded(s.cfg.Env.Policy, d) {
 		// Only counted: the entry's details would never be read.
 		r.entry.Decision = d
 	} else {
-		r.respond(o, len(doc.AppendValue(nil, n)), s.cfg.Now()-t0)
+		r.respond(o, len(doc.AppendValue(nil, n)), s.cfg.now()-t0)
 	}
 	s.finish(r, o.errKind)
 }
@@ -461,11 +461,11 @@ func (s *exchange) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, 
 // knows of it is the primitive and the response.
 func (s *exchange) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
 	r := &callRecord{method: f.method}
-	r.entry = AuditEntry{Time: t0, Method: f.method, Decision: OutcomeAllowed}
+	r.entry = auditEntry{Time: t0, Method: f.method, Decision: outcomeAllowed}
 	if x.Name != "" {
 		r.entry.Kind, r.entry.Name = x.Kind.String(), x.Name
 	}
-	if d.Rule != "" && AuditRecorded(s.cfg.Env.Policy, o.decisionOr(OutcomeAllowed)) {
+	if d.Rule != "" && auditRecorded(s.cfg.Env.Policy, o.decisionOr(outcomeAllowed)) {
 		r.entry.Rule, r.entry.Reason = d.Rule, d.Reason()
 	}
 	s.answered(r, o, doc, n, t0)
@@ -474,15 +474,15 @@ func (s *exchange) answeredElsewhere(f *forwarded, x *policy.Primitive, d *polic
 // failResponse is the fail-closed answer for a response the plugin cannot
 // inspect (manual 16): a JSON-RPC error per request still waiting for one,
 // each call among them recorded as an error of kind.
-func (s *exchange) failResponse(kind ErrorKind, why string) []byte {
-	CountError(s.cfg.Metrics, kind)
+func (s *exchange) failResponse(kind errorKind, why string) []byte {
+	countError(s.cfg.Metrics, kind)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter could not inspect the response ("+why+")")
 	var items [][]byte
 	s.requests.drain(func(id string, f forwarded) {
 		answer := ErrorResponse(id, e)
 		items = append(items, answer)
 		if f.rec != nil {
-			f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+			f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
 			s.finish(f.rec, "")
 		}
 	})
@@ -528,7 +528,7 @@ func (s *exchange) endpointEvent(data []byte) bool {
 		return false
 	}
 	if _, q, ok := strings.Cut(d, "?"); ok {
-		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous && s.cfg.Catalog.bindSession(sid, s.id.ID, s.cfg.Now()) {
+		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous && s.cfg.catalog.bindSession(sid, s.id.ID, s.cfg.now()) {
 			// The legacy session is this stream's: bound to its principal
 			// before any POST can name it.
 			s.session = sid

@@ -77,12 +77,6 @@ type Stream struct {
 // NewStream starts the state of one HTTP stream.
 func NewStream(cfg *Config) *Stream { return &Stream{cfg: cfg, ex: exchange{cfg: cfg}} }
 
-// Identity is the caller, once the request headers were seen.
-func (s *Stream) Identity() Identity { return s.ex.id }
-
-// Replied reports whether the plugin answered this stream itself.
-func (s *Stream) Replied() bool { return s.replied }
-
 // HeadersResult is the outcome of the request headers callback.
 type HeadersResult struct {
 	Action Action
@@ -109,18 +103,18 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// /mc%70, //mcp and /mcp;x=1 are /mcp to it, and so is /MCP to the many
 	// routers that match case-insensitively (Express, ASP.NET Core): none
 	// may slip past gateway.paths.
-	ambiguity := TargetAmbiguity(target)
+	ambiguity := targetAmbiguity(target)
 	if ambiguity != "" {
-		if !s.anyPathMatch(TargetReadings(target)...) {
+		if !s.anyPathMatch(targetReadings(target)...) {
 			return r
 		}
-	} else if !s.anyPathMatch(path, NormalizePath(path)) {
+	} else if !s.anyPathMatch(path, normalizePath(path)) {
 		return r
 	}
 	s.inspect = true
-	s.ex.arrived = s.cfg.Now()
+	s.ex.arrived = s.cfg.now()
 	if ambiguity != "" {
-		s.ex.id = ResolveIdentity(&s.cfg.Env.Identity, req)
+		s.ex.id = resolveIdentity(&s.cfg.Env.Identity, req)
 		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_target",
 			"Invalid Request: the request target "+ambiguity+", which servers read differently; send a plain path")
 		return r
@@ -160,13 +154,13 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// servers must answer plainly so responses can be inspected.
 	r.Remove = s.cfg.removeHeaders
 
-	s.ex.id = ResolveIdentity(&s.cfg.Env.Identity, req)
+	s.ex.id = resolveIdentity(&s.cfg.Env.Identity, req)
 	if s.ex.id.Anonymous && s.cfg.Env.Identity.Require {
 		s.replied = true
 		r.Reply = jsonReply(401, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unauthorized: this MCP endpoint requires an authenticated principal"}),
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
-		s.ex.refuseBody(FailUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.ex.arrived)
+		s.ex.refuseBody(failUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.ex.arrived)
 		return r
 	}
 	if sessionAmbiguous {
@@ -175,12 +169,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		return r
 	}
 	for _, v := range ignoredSessions {
-		if v != "" && s.cfg.Catalog.sessionHeldByOther(v, s.ex.id.ID) {
+		if v != "" && s.cfg.catalog.sessionHeldByOther(v, s.ex.id.ID) {
 			r.Reply = s.refuseSession()
 			return r
 		}
 	}
-	if s.ex.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.Catalog.bindSession(s.ex.session, s.ex.id.ID, s.ex.arrived) {
+	if s.ex.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.catalog.bindSession(s.ex.session, s.ex.id.ID, s.ex.arrived) {
 		// The session belongs to another principal: its streams carry
 		// that principal's answers and server messages. Answered as an
 		// unknown session is (404, which tells a client to start a new
@@ -223,10 +217,10 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		s.replied = true
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
 			"mcp_privacy_compressed_request")
-		s.ex.refuseBody(FailCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.ex.arrived)
+		s.ex.refuseBody(failCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.ex.arrived)
 		return r
 	}
-	if why := ContentTypeProblem(req.HeaderValues("content-type")); why != "" {
+	if why := contentTypeProblem(req.HeaderValues("content-type")); why != "" {
 		r.Reply = s.refuseRequest(415, "mcp_privacy_unsupported_media_type",
 			"Unsupported Media Type: "+why+"; the body must be sent as application/json (UTF-8)")
 		return r
@@ -297,7 +291,7 @@ func (s *Stream) refuseSession() *LocalReply {
 	s.replied = true
 	r := jsonReply(404, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Not Found: session not found; start a new session"}), "mcp_privacy_session_not_found")
-	s.ex.refuseBody(FailSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.ex.arrived)
+	s.ex.refuseBody(failSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.ex.arrived)
 	return r
 }
 
@@ -329,7 +323,7 @@ func (s *Stream) tooLarge(size int) *LocalReply {
 	r := jsonReply(413, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Request too large: the body exceeds gateway.max_request_bytes (" + strconv.Itoa(limit) + ")"}),
 		"mcp_privacy_request_too_large")
-	s.ex.refuseBody(FailRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.ex.arrived)
+	s.ex.refuseBody(failRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.ex.arrived)
 	return r
 }
 
@@ -415,12 +409,12 @@ func sessionParam(k string) bool {
 	return strings.EqualFold(k, "sessionid") || strings.EqualFold(k, "session_id")
 }
 
-// NormalizePath is the path as a server resolves it (RFC 3986): percent-
+// normalizePath is the path as a server resolves it (RFC 3986): percent-
 // encoded unreserved characters decoded, empty segments merged, dot
 // segments removed, and ;parameters dropped from segments (Spring and
 // others route /mcp;x=1 as /mcp). Encoded slashes stay encoded (servers
 // don't split on them).
-func NormalizePath(p string) string {
+func normalizePath(p string) string {
 	if !strings.ContainsAny(p, "%.;") && !strings.Contains(p, "//") {
 		return p
 	}
@@ -496,7 +490,7 @@ func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
 func (s *Stream) emptyBody() *LocalReply {
 	s.replied = true
 	r := jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
-	s.ex.refuseBody(FailParse, "Parse error: empty body", 0, len(r.Body), s.ex.arrived)
+	s.ex.refuseBody(failParse, "Parse error: empty body", 0, len(r.Body), s.ex.arrived)
 	return r
 }
 
@@ -533,7 +527,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		// The plugin asked for plain responses (accept-encoding removed);
 		// one it cannot read does not go out (manual 16).
 		s.replied = true
-		r.Reply = jsonReply(200, s.ex.failResponse(FailResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
+		r.Reply = jsonReply(200, s.ex.failResponse(failResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
 		return r
 	}
 	if len(s.ex.pending) > 0 && (endOfStream || status == 202) {
@@ -595,10 +589,10 @@ func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) 
 			text := s.mode == bufferText
 			s.mode = dropBody
 			if text {
-				CountError(s.cfg.Metrics, FailResponseTooLarge)
+				countError(s.cfg.Metrics, failResponseTooLarge)
 				return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
 			}
-			return Continue, replaceWith(s.ex.failResponse(FailResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
+			return Continue, replaceWith(s.ex.failResponse(failResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
 		}
 		if !endOfStream {
 			return Pause, BodyEdit{}
@@ -637,7 +631,7 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 		// Headers are gone: answer what is still open as events, drop the rest.
 		s.mode = dropBody
 		// (The only error is sse.ErrEventTooLarge.)
-		return replaceWith(sseEventBytes(s.ex.failResponse(FailResponseTooLarge, eventTooLarge)))
+		return replaceWith(sseEventBytes(s.ex.failResponse(failResponseTooLarge, eventTooLarge)))
 	}
 	// The answers to a batch's denied elements go last: after the server
 	// answered every request it got, or at the end of the stream. Not only

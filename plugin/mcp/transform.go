@@ -46,9 +46,9 @@ type transformer struct {
 // which a policy bounds, but hints come from servers.
 const maxPipelines = 512
 
-// LookupEnv reads the VM's environment (Envoy passes the vault key with
+// lookupEnv reads the VM's environment (Envoy passes the vault key with
 // vm_config.environment_variables); tests replace it.
-var LookupEnv = os.LookupEnv
+var lookupEnv = os.LookupEnv
 
 // transforms returns the VM's transform state, building it once.
 func (c *Config) transforms() (*transformer, error) {
@@ -58,19 +58,19 @@ func (c *Config) transforms() (*transformer, error) {
 	p := c.Env.Policy
 	t := &transformer{pipelines: map[string]*transforms.Pipeline{}}
 	c.caches.tr = t
-	key, source := p.Vault.ResolveKey(LookupEnv)
+	key, source := p.Vault.ResolveKey(lookupEnv)
 	if key == nil {
 		key = c.ephemeralKey()
 	}
 	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
 	var kv transforms.KV = transforms.NewMemoryKV()
-	if c.Catalog.Shared != nil {
-		kv = c.Catalog.Shared
+	if c.catalog.Shared != nil {
+		kv = c.catalog.Shared
 	}
 	t.vault = transforms.NewVault(key, p.Vault, transforms.ServerKV(kv, c.Env.Server.ID), time.Now)
 	t.keyConfigured = source != policy.KeySourceEphemeral
 	keys := [][]byte{key}
-	for _, pk := range p.Vault.ResolvePreviousKeys(LookupEnv) {
+	for _, pk := range p.Vault.ResolvePreviousKeys(lookupEnv) {
 		if pk.Key != nil {
 			keys = append(keys, pk.Key)
 		}
@@ -92,11 +92,11 @@ func (c *Config) ephemeralKey() []byte {
 	if err := entropy.Read(fresh); err != nil {
 		panic("mcp-privacy: no randomness for an ephemeral vault key: " + err.Error())
 	}
-	sh := c.Catalog.Shared
+	sh := c.catalog.Shared
 	if sh == nil {
 		return fresh
 	}
-	k := c.Catalog.sharedKey("vault-ephemeral-key")
+	k := c.catalog.sharedKey("vault-ephemeral-key")
 	for range 8 {
 		v, cas, ok := sh.Get(k)
 		if ok && len(v) == 32 {
@@ -123,11 +123,11 @@ func (c *Config) ephemeralKey() []byte {
 func (c *Config) Warnings() []string {
 	var w []string
 	v := &c.Env.Policy.Vault
-	if _, source := v.ResolveKey(LookupEnv); source == policy.KeySourceEphemeral {
+	if _, source := v.ResolveKey(lookupEnv); source == policy.KeySourceEphemeral {
 		w = append(w, "mcp-privacy: no vault key (vault.key, or the environment variable "+v.KeyEnv+
 			" passed with vm_config.environment_variables): using a random key; pseudonyms change when Envoy restarts")
 	}
-	if _, persisted := LookupEnv("MCP_PRIVACY_VAULT_FILE_HOST"); v.Path != "" && !persisted {
+	if _, persisted := lookupEnv("MCP_PRIVACY_VAULT_FILE_HOST"); v.Path != "" && !persisted {
 		w = append(w, "mcp-privacy: vault.path is not supported under Envoy (the VM has no filesystem): "+
 			"the vault lives in shared data and is lost when Envoy restarts; mcp-privacy serve persists it")
 	}
@@ -220,7 +220,7 @@ func (s *exchange) newRun() *transforms.Run {
 func (s *exchange) transformStray(doc *jsondoc.Doc, n int32) {
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		doc.SetRaw(n, []byte("null"))
 		return
 	}
@@ -264,7 +264,7 @@ func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
 	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
 	data = append(data, `,"labels":`...)
 	data = jsondoc.AppendStrings(data, run.BlockLabels)
-	return vocab.NewError(mcpvocab.ErrBlocked, "", RawJSON(append(data, '}')))
+	return vocab.NewError(mcpvocab.ErrBlocked, "", rawJSON(append(data, '}')))
 }
 
 // transformFailed is the fail-closed answer when a pipeline cannot run.
@@ -278,15 +278,15 @@ func transformFailed(err error) *policy.RPCError {
 // and picks the output pipeline for its response. A URI the pipeline
 // changed is judged again: what the server receives is what was judged.
 // A request it cannot let through gets j.reply.
-func (s *exchange) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	x := &j.target
 	in, err := s.cfg.pipeline(true, j.decision.Matched, &x.Metadata)
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	if j.out, err = s.cfg.pipeline(false, j.decision.Matched, &x.Metadata); err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	tr, _ := s.cfg.transforms()
@@ -335,7 +335,7 @@ func (s *exchange) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *j
 		}
 	}
 	if run.Blocked {
-		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
+		j.reply, j.outcome = s.cfg.blockedError(run), outcomeBlocked
 		j.reason = blockedReason(run)
 	}
 }
@@ -349,12 +349,12 @@ func blockedReason(run *transforms.Run) string {
 // countRun counts what one transform run found (docs/METRICS.md):
 // detections, pseudonyms issued and resolved.
 func (s *exchange) countRun(run *transforms.Run) {
-	CountTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
+	countTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
 }
 
 // transformClientResult runs the policy-level input pipeline over a
 // client's answer to a server request (sampling, elicitation, roots).
-func (s *exchange) transformClientResult(doc *jsondoc.Doc, m *Message) {
+func (s *exchange) transformClientResult(doc *jsondoc.Doc, m *message) {
 	result, idNode := doc.Get(m.Node, "result"), doc.Get(m.Node, "id")
 	named := doc.Kind(idNode) == jsondoc.String
 	if result == jsondoc.None && !named {
@@ -362,7 +362,7 @@ func (s *exchange) transformClientResult(doc *jsondoc.Doc, m *Message) {
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		doc.SetRaw(m.Node, ErrorResponse(m.ID, transformFailed(err)))
 		return
 	}
@@ -422,7 +422,7 @@ func (s *exchange) transformServerMessage(doc *jsondoc.Doc, n int32, method stri
 	}
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return
 	}
@@ -508,7 +508,7 @@ func (s *exchange) transformResponse(doc *jsondoc.Doc, n int32, id string, req *
 	if err != nil {
 		e := transformFailed(err)
 		doc.SetRaw(n, ErrorResponse(id, e))
-		return responseOutcome{decision: OutcomeError, errKind: FailTransform, reason: e.Message}
+		return responseOutcome{decision: outcomeError, errKind: failTransform, reason: e.Message}
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
@@ -523,10 +523,10 @@ func (s *exchange) transformResponse(doc *jsondoc.Doc, n int32, id string, req *
 		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
 	}
 	s.countRun(run)
-	o := responseOutcome{decision: OutcomeAllowed, run: run, ids: out.IDs()}
+	o := responseOutcome{decision: outcomeAllowed, run: run, ids: out.IDs()}
 	if run.Blocked {
 		doc.SetRaw(n, ErrorResponse(id, s.cfg.blockedError(run)))
-		o.decision, o.reason = OutcomeBlocked, blockedReason(run)
+		o.decision, o.reason = outcomeBlocked, blockedReason(run)
 	}
 	return o
 }
@@ -548,7 +548,7 @@ func (s *exchange) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decisio
 	if !resultCarriesPrimitive(f.rev, f.method) || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
-	x, d := s.resolveAndDecide(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
+	x, d := s.resolveAndDecide(target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
 	f.out, _ = s.cfg.pipeline(false, d.Matched, &x.Metadata)
 	return x, d
 }

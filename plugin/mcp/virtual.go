@@ -107,7 +107,7 @@ func (s *exchange) statusResult() []byte {
 	}
 	st = jsondoc.AppendStrings(st, names)
 	st = append(st, `,"primitives":{`...)
-	counts := s.cfg.Catalog.count(func(x *policy.Primitive) bool {
+	counts := s.cfg.catalog.count(func(x *policy.Primitive) bool {
 		return !p.Decide(&s.id.Principal, x).Hidden
 	})
 	kinds := make([]string, 0, len(counts))
@@ -140,11 +140,11 @@ func (s *exchange) statusResult() []byte {
 	// Rate-limit headroom: the limits that can apply to the caller, with
 	// what its buckets hold now (manual 13).
 	st = append(st, `,"rate_limits":`...)
-	st = ratelimit.AppendHeadroomJSON(st, s.cfg.Limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.Now()))
+	st = ratelimit.AppendHeadroomJSON(st, s.cfg.limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.now()))
 	// The most recent audit entries, for principals granted privacy_audit.
-	if MayViewAudit(p, &s.id.Principal) {
+	if mayViewAudit(p, &s.id.Principal) {
 		st = append(st, `,"audit":`...)
-		st = auditring.AppendJSON(st, s.cfg.Audit.Recent(statusAuditEntries, p.AuditSize))
+		st = auditring.AppendJSON(st, s.cfg.Audit.recent(statusAuditEntries, p.AuditSize))
 	}
 	st = append(st, '}')
 	return toolResult(st)

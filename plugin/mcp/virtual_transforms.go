@@ -10,7 +10,7 @@ import (
 
 // virtualResult answers an allowed call of a virtual tool (j records what
 // privacy_reveal resolved).
-func (s *exchange) virtualResult(doc *jsondoc.Doc, t Target, j *judgement) ([]byte, *policy.RPCError) {
+func (s *exchange) virtualResult(doc *jsondoc.Doc, t target, j *judgement) ([]byte, *policy.RPCError) {
 	switch t.Name {
 	case previewTransform:
 		return s.previewResult(doc, t.Args)
@@ -35,7 +35,7 @@ func (s *exchange) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.
 	var out *transforms.Pipeline
 	var err error
 	if tool, ok := doc.Str(doc.Get(args, "tool")); ok && tool != "" {
-		x, d := s.resolveAndDecide(Target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
+		x, d := s.resolveAndDecide(target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
 		switch {
 		case d.Allowed:
 			out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
