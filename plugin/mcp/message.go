@@ -1,9 +1,11 @@
 // Package mcp handles MCP traffic as the plugin sees it: JSON-RPC bodies
 // parsed once and strictly, requests turned into the primitive they name and
 // judged by the policy, local error replies, and the per-stream state that
-// matches responses to requests. It talks to the host only through the
-// small interfaces (shareddata.Store, Metrics, Request), so it runs natively in
-// tests; package main binds it to proxy-wasm.
+// matches responses to requests. Each HTTP stream is a Stream, the HTTP
+// adapter (stream.go), which owns an exchange, the JSON-RPC message side
+// (exchange.go). It talks to the host only through small interfaces
+// (shareddata.Store, Metrics, Request), so it runs natively in tests;
+// package main binds it to proxy-wasm.
 package mcp
 
 import (
