@@ -629,12 +629,3 @@ func (s *exchange) decide(x *policy.Primitive, known bool) policy.Decision {
 	}
 	return p.Decide(&s.id.Principal, x)
 }
-
-// A message may end in trailers (HTTP/1.1 chunked trailers, HTTP/2
-// trailers): the host then signals end of stream with the trailers
-// callback, after a last body callback whose endOfStream was false. What
-// a body callback does at end of stream is done there instead, so nothing
-// passes unjudged whatever ends the message. Trailers are header fields,
-// never JSON-RPC, and no MCP SDK reads them; on inspected paths they are
-// removed in both directions, so the server receives exactly the judged
-// body and the client nothing the filter did not see.

@@ -470,6 +470,15 @@ func unhex2(a, b byte) (byte, bool) {
 	return x<<4 | y, ok1 && ok2
 }
 
+// A message may end in trailers (HTTP/1.1 chunked trailers, HTTP/2
+// trailers): the host then signals end of stream with the trailers
+// callback, after a last body callback whose endOfStream was false. What
+// a body callback does at end of stream is done there instead, so nothing
+// passes unjudged whatever ends the message. Trailers are header fields,
+// never JSON-RPC, and no MCP SDK reads them; on inspected paths they are
+// removed in both directions, so the server receives exactly the judged
+// body and the client nothing the filter did not see.
+
 // StripTrailers reports whether this stream's trailers are removed (it is
 // on gateway.paths).
 func (s *Stream) StripTrailers() bool { return s.inspect }
