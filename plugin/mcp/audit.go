@@ -1,13 +1,14 @@
 package mcp
 
 import (
-	"encoding/binary"
 	"sort"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/internal/auditring"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -16,18 +17,11 @@ import (
 // Denials, rate limits, blocks and errors are always recorded; allowed
 // calls when the policy's audit is on. Recorded entries are logged as one
 // line "cloudg.mcp.audit {json}" and kept in a ring buffer of audit_size
-// entries in shared data, which privacy_status shows to principals granted
-// it.
-//
-// The ring buffer is a head key holding the sequence number of the next
-// entry and audit_size slot keys. An append claims a number by advancing
-// the head with CAS, then writes slot number % audit_size; each slot holds
-// its number, so a reader skips a slot not written yet or already reused,
-// and a slow writer never overwrites a newer entry. Both are O(1) host
-// calls per entry, whatever the size.
+// entries in shared data (internal/auditring), which privacy_status shows
+// to principals granted it.
 
-// AuditEntry is one audit record.
-type AuditEntry struct {
+// auditEntry is one audit record.
+type auditEntry struct {
 	// Time is when the request arrived (Unix ns).
 	Time      int64
 	Policy    string
@@ -39,7 +33,7 @@ type AuditEntry struct {
 	// none): the resolved name, so a resource read through a template is
 	// named by the template text.
 	Kind, Name string
-	Decision   Outcome
+	Decision   outcome
 	// Rule and Reason are the deciding rule and a human reason (for a
 	// rate limit: the limit; for an error: what went wrong, never a value).
 	Rule, Reason string
@@ -62,12 +56,12 @@ type AuditEntry struct {
 // on a character boundary and marked with "…".
 const auditTextMax = 512
 
-// AppendJSON appends the entry as one JSON object with the fields time
+// appendJSON appends the entry as one JSON object with the fields time
 // (RFC 3339, UTC), policy, principal, roles, session, method, kind, name,
 // decision, rule, reason, transforms, detections {label: n}, pseudonyms,
 // resolved, unresolved and refused (only when not 0), bytes_in, bytes_out,
 // processing_us.
-func (e *AuditEntry) AppendJSON(out []byte) []byte {
+func (e *auditEntry) appendJSON(out []byte) []byte {
 	out = append(out, `{"time":"`...)
 	out = time.Unix(0, e.Time).UTC().AppendFormat(out, time.RFC3339Nano)
 	out = append(out, `","policy":`...)
@@ -151,167 +145,74 @@ func auditText(s string) string {
 	return s[:cut] + "…"
 }
 
-// AuditLogPrefix starts every audit log line.
-const AuditLogPrefix = "cloudg.mcp.audit "
+// auditLogPrefix starts every audit log line.
+const auditLogPrefix = "cloudg.mcp.audit "
 
-// AuditRecorded reports whether an entry with this decision is recorded:
+// auditRecorded reports whether an entry with this decision is recorded:
 // always, except allowed calls when the policy's audit is off.
-func AuditRecorded(p *policy.Policy, d Outcome) bool {
-	return d != OutcomeAllowed || p.Audit
+func auditRecorded(p *policy.Policy, d outcome) bool {
+	return d != outcomeAllowed || p.Audit
 }
 
 // AuditLog records audit entries: a log line each, and the ring buffer.
 type AuditLog struct {
-	shared SharedData
-	prefix string // "mcp-privacy|<server.id>|audit|"
+	ring *auditring.Ring // keys "mcp-privacy|<server.id>|audit|..."
 	// Log receives each line ("cloudg.mcp.audit {json}"), to be logged at
 	// info level; nil drops them.
 	Log func(line string)
 }
 
-// NewAuditLog returns an audit log over shared (nil: this VM only) for the
+// newAuditLog returns an audit log over shared (nil: this VM only) for the
 // server serverID.
-func NewAuditLog(shared SharedData, serverID string) *AuditLog {
-	if shared == nil {
-		shared = newLocalShared()
-	}
-	return &AuditLog{shared: shared, prefix: "mcp-privacy|" + serverID + "|audit|"}
+func newAuditLog(shared shareddata.Store, serverID string) *AuditLog {
+	return &AuditLog{ring: auditring.New(shared, "mcp-privacy|"+serverID+"|audit|")}
 }
 
-// Record records e if the policy records its decision (AuditRecorded): it
+// record records e if the policy records its decision (auditRecorded): it
 // logs the line and, with audit_size > 0, appends it to the ring buffer.
 // It reports whether the entry was stored (false: not recorded, audit_size
 // 0, or shared-data contention; the line was logged all the same).
-func (a *AuditLog) Record(p *policy.Policy, e *AuditEntry) bool {
-	if !AuditRecorded(p, e.Decision) {
+func (a *AuditLog) record(p *policy.Policy, e *auditEntry) bool {
+	if !auditRecorded(p, e.Decision) {
 		return false
 	}
-	const seqLen = 8
-	buf := make([]byte, seqLen, 512)
-	buf = e.AppendJSON(buf)
+	buf := make([]byte, auditring.HeaderLen, 512)
+	buf = e.appendJSON(buf)
 	if a.Log != nil {
-		a.Log(AuditLogPrefix + string(buf[seqLen:]))
+		a.Log(auditLogPrefix + string(buf[auditring.HeaderLen:]))
 	}
 	if p.AuditSize <= 0 {
 		return false
 	}
-	return a.append(buf, p.AuditSize)
+	return a.ring.Append(buf, p.AuditSize)
 }
 
-// Line is the log line of an entry.
-func (e *AuditEntry) Line() string { return AuditLogPrefix + string(e.AppendJSON(nil)) }
+// line is the log line of an entry.
+func (e *auditEntry) line() string { return auditLogPrefix + string(e.appendJSON(nil)) }
 
-func (a *AuditLog) headKey() string { return a.prefix + "head" }
-
-func (a *AuditLog) slotKey(seq uint64, size int) string {
-	return a.prefix + strconv.FormatUint(seq%uint64(size), 10)
-}
-
-// append stores an entry: buf is 8 free bytes for the sequence number,
-// then the JSON.
-func (a *AuditLog) append(buf []byte, size int) bool {
-	seq, ok := a.claim()
-	if !ok {
-		return false
-	}
-	binary.BigEndian.PutUint64(buf, seq)
-	key := a.slotKey(seq, size)
-	for range casTries {
-		v, cas, ok := a.shared.Get(key)
-		if !ok {
-			if createShared(a.shared, key, buf) {
-				return true
-			}
-			continue
-		}
-		if len(v) >= 8 && binary.BigEndian.Uint64(v) > seq {
-			return false // a newer entry already took the slot
-		}
-		if a.shared.Set(key, buf, cas) {
-			return true
-		}
-	}
-	return false
-}
-
-// claim takes the next sequence number.
-func (a *AuditLog) claim() (uint64, bool) {
-	key := a.headKey()
-	var next [8]byte
-	for range casTries {
-		v, cas, ok := a.shared.Get(key)
-		var seq uint64
-		if ok && len(v) == 8 {
-			seq = binary.BigEndian.Uint64(v)
-		}
-		binary.BigEndian.PutUint64(next[:], seq+1)
-		var set bool
-		if ok {
-			set = a.shared.Set(key, next[:], cas)
-		} else {
-			set = createShared(a.shared, key, next[:])
-		}
-		if set {
-			return seq, true
-		}
-	}
-	return 0, false
-}
-
-// Recent returns up to n of the most recent stored entries, newest first,
+// recent returns up to n of the most recent stored entries, newest first,
 // each a JSON object. size is the policy's audit_size.
-func (a *AuditLog) Recent(n, size int) [][]byte {
-	if n <= 0 || size <= 0 {
-		return nil
-	}
-	v, _, ok := a.shared.Get(a.headKey())
-	if !ok || len(v) != 8 {
-		return nil
-	}
-	head := binary.BigEndian.Uint64(v)
-	var out [][]byte
-	for i := uint64(0); i < uint64(size) && i < head && len(out) < n; i++ {
-		seq := head - 1 - i
-		e, _, ok := a.shared.Get(a.slotKey(seq, size))
-		if !ok || len(e) < 9 || binary.BigEndian.Uint64(e) != seq {
-			continue // not written yet, or reused by a newer entry
-		}
-		out = append(out, append([]byte(nil), e[8:]...))
-	}
-	return out
-}
-
-// AppendRecentJSON appends entries from Recent as a JSON array.
-func AppendRecentJSON(out []byte, entries [][]byte) []byte {
-	out = append(out, '[')
-	for i, e := range entries {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']')
-}
+func (a *AuditLog) recent(n, size int) [][]byte { return a.ring.Recent(n, size) }
 
 // privacyAudit is the name of the pseudo-tool that grants the view of the
 // audit trail in privacy_status. It is never listed nor callable.
 const privacyAudit = "privacy_audit"
 
-// AuditViewPrimitive is what a principal must be granted to see audit
+// auditViewPrimitive is what a principal must be granted to see audit
 // entries in privacy_status, until the schema has a field for it: the
 // tool privacy_audit, category privacy, sensitivity internal (entries name
 // principals and primitives, never values).
-func AuditViewPrimitive() policy.Primitive {
+func auditViewPrimitive() policy.Primitive {
 	return policy.Primitive{Kind: policy.KindTool, Name: privacyAudit,
 		Metadata: policy.Metadata{Category: "privacy", Sensitivity: policy.Internal}}
 }
 
-// MayViewAudit reports whether a principal may see the audit trail: the
+// mayViewAudit reports whether a principal may see the audit trail: the
 // policy allows it the privacy_audit pseudo-tool and a matching rule or
 // role grants it explicitly (allow_tools or allow_categories). A policy
 // that allows every tool does not show everyone the audit trail.
-func MayViewAudit(p *policy.Policy, pr *policy.Principal) bool {
-	x := AuditViewPrimitive()
+func mayViewAudit(p *policy.Policy, pr *policy.Principal) bool {
+	x := auditViewPrimitive()
 	d := p.Decide(pr, &x)
 	if !d.Allowed {
 		return false

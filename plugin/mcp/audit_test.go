@@ -4,17 +4,17 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // Helpers of this file are prefixed au.
 
-func auEntry(d Outcome) *AuditEntry {
-	return &AuditEntry{
+func auEntry(d outcome) *auditEntry {
+	return &auditEntry{
 		Time: rlAt(0.25), Policy: "standard", Principal: "alice", Roles: []string{"ops", "dev"},
 		Session: "S1", Method: "tools/call", Kind: "tool", Name: "search_customers", Decision: d,
 		Rule: "role:ops", Reason: `tool "search_customers" is allowed`, Transforms: []string{"secrets", "pii"},
@@ -24,7 +24,7 @@ func auEntry(d Outcome) *AuditEntry {
 }
 
 func TestAuditEntryJSON(t *testing.T) {
-	got := string(auEntry(OutcomeAllowed).AppendJSON(nil))
+	got := string(auEntry(outcomeAllowed).appendJSON(nil))
 	want := `{"time":"2023-11-14T22:13:20.25Z","policy":"standard","principal":"alice","roles":["ops","dev"],` +
 		`"session":"S1","method":"tools/call","kind":"tool","name":"search_customers","decision":"allowed",` +
 		`"rule":"role:ops","reason":"tool \"search_customers\" is allowed","transforms":["secrets","pii"],` +
@@ -34,7 +34,7 @@ func TestAuditEntryJSON(t *testing.T) {
 	}
 	// An empty entry is valid JSON with every field.
 	var m map[string]any
-	if err := json.Unmarshal((&AuditEntry{}).AppendJSON(nil), &m); err != nil {
+	if err := json.Unmarshal((&auditEntry{}).appendJSON(nil), &m); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"time", "policy", "principal", "roles", "session", "method", "kind", "name", "decision",
@@ -44,17 +44,17 @@ func TestAuditEntryJSON(t *testing.T) {
 		}
 	}
 	// Long texts are cut on a character boundary.
-	e := auEntry(OutcomeDenied)
+	e := auEntry(outcomeDenied)
 	e.Name = strings.Repeat("é", 400)
 	e.Reason = "x" + strings.Repeat("\u2028", 300)
-	b := e.AppendJSON(nil)
+	b := e.appendJSON(nil)
 	if err := json.Unmarshal(b, &m); err != nil || !utf8.Valid(b) {
 		t.Fatalf("%v: %s", err, b)
 	}
 	if n := m["name"].(string); len(n) > auditTextMax+len("…") || !strings.HasSuffix(n, "…") {
 		t.Errorf("name of %d bytes: %q", len(n), n)
 	}
-	if line := e.Line(); !strings.HasPrefix(line, "cloudg.mcp.audit {") || strings.Contains(line, "\n") {
+	if line := e.line(); !strings.HasPrefix(line, "cloudg.mcp.audit {") || strings.Contains(line, "\n") {
 		t.Errorf("line %q", line)
 	}
 }
@@ -64,21 +64,21 @@ func TestAuditEntryJSON(t *testing.T) {
 func TestAuditRecordPolicy(t *testing.T) {
 	cases := []struct {
 		policy string
-		d      Outcome
+		d      outcome
 		logged bool
 		stored bool
 	}{
-		{`{}`, OutcomeAllowed, false, false},
-		{`{}`, OutcomeDenied, true, true},
-		{`{}`, OutcomeRateLimited, true, true},
-		{`{}`, OutcomeBlocked, true, true},
-		{`{}`, OutcomeError, true, true},
-		{`{audit: true}`, OutcomeAllowed, true, true},
-		{`{audit: true, audit_size: 0}`, OutcomeAllowed, true, false},
-		{`{audit_size: 0}`, OutcomeDenied, true, false},
-		{`strict`, OutcomeAllowed, true, true},
-		{`audit-only`, OutcomeAllowed, true, true},
-		{`standard`, OutcomeAllowed, false, false},
+		{`{}`, outcomeAllowed, false, false},
+		{`{}`, outcomeDenied, true, true},
+		{`{}`, outcomeRateLimited, true, true},
+		{`{}`, outcomeBlocked, true, true},
+		{`{}`, outcomeError, true, true},
+		{`{audit: true}`, outcomeAllowed, true, true},
+		{`{audit: true, audit_size: 0}`, outcomeAllowed, true, false},
+		{`{audit_size: 0}`, outcomeDenied, true, false},
+		{`strict`, outcomeAllowed, true, true},
+		{`audit-only`, outcomeAllowed, true, true},
+		{`standard`, outcomeAllowed, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.policy+"/"+string(c.d), func(t *testing.T) {
@@ -88,118 +88,48 @@ func TestAuditRecordPolicy(t *testing.T) {
 			}
 			p := rlPolicy(t, src)
 			store := newRLHost()
-			a := NewAuditLog(store, "srv")
+			a := newAuditLog(store, "srv")
 			var lines []string
 			a.Log = func(l string) { lines = append(lines, l) }
-			stored := a.Record(p, auEntry(c.d))
+			stored := a.record(p, auEntry(c.d))
 			if (len(lines) == 1) != c.logged || len(lines) > 1 {
 				t.Errorf("logged %d lines, want logged=%v", len(lines), c.logged)
 			}
-			if stored != c.stored || (len(a.Recent(10, p.AuditSize)) == 1) != c.stored {
-				t.Errorf("stored %v, Recent %d, want %v", stored, len(a.Recent(10, p.AuditSize)), c.stored)
+			if stored != c.stored || (len(a.recent(10, p.AuditSize)) == 1) != c.stored {
+				t.Errorf("stored %v, Recent %d, want %v", stored, len(a.recent(10, p.AuditSize)), c.stored)
 			}
-			if !c.stored && store.keys("") != 0 {
-				t.Errorf("%d shared keys written, want none", store.keys(""))
+			if !c.stored && store.Keys("") != 0 {
+				t.Errorf("%d shared keys written, want none", store.Keys(""))
 			}
-			if c.logged && lines[0] != auEntry(c.d).Line() {
+			if c.logged && lines[0] != auEntry(c.d).line() {
 				t.Errorf("line %q", lines[0])
 			}
 		})
 	}
 }
 
+// The audit log keeps its ring per server.id, newest first, and survives
+// a reload (another AuditLog over the same store).
 func TestAuditRing(t *testing.T) {
 	store := newRLHost()
-	a := NewAuditLog(store, "srv")
-	if a.Recent(5, 3) != nil {
-		t.Error("entries before any append")
-	}
 	p := rlPolicy(t, `{audit: true, audit_size: 3}`)
+	a := newAuditLog(store, "srv")
 	for i := range 5 {
-		e := auEntry(OutcomeAllowed)
+		e := auEntry(outcomeAllowed)
 		e.Name = "t" + strconv.Itoa(i)
-		if !a.Record(p, e) {
+		if !a.record(p, e) {
 			t.Fatalf("entry %d not stored", i)
 		}
 	}
-	names := func(es [][]byte) string {
-		var out []string
-		for _, e := range es {
-			var m map[string]any
-			if err := json.Unmarshal(e, &m); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, m["name"].(string))
-		}
-		return strings.Join(out, ",")
+	recent := newAuditLog(store, "srv").recent(10, 3)
+	if len(recent) != 3 || !strings.Contains(string(recent[0]), `"name":"t4"`) || !strings.HasPrefix(string(recent[0]), `{"time":`) {
+		t.Errorf("Recent: %q", recent)
 	}
-	if got := names(a.Recent(10, 3)); got != "t4,t3,t2" {
-		t.Errorf("Recent(10) = %s, want t4,t3,t2", got)
+	if store.Keys("mcp-privacy|srv|audit|") != 4 {
+		t.Errorf("%d keys, want head + 3 slots under the server's prefix", store.Keys("mcp-privacy|srv|audit|"))
 	}
-	if got := names(a.Recent(2, 3)); got != "t4,t3" {
-		t.Errorf("Recent(2) = %s", got)
-	}
-	if n := store.keys(""); n != 4 {
-		t.Errorf("%d keys, want head + 3 slots", n)
-	}
-	if got := string(AppendRecentJSON(nil, a.Recent(1, 3))); !strings.HasPrefix(got, `[{"time":`) || !strings.HasSuffix(got, `}]`) {
-		t.Errorf("AppendRecentJSON: %s", got)
-	}
-	// Another audit_size after a reload: slots written with the old size
-	// are never read as the wrong entry (some old entries are lost).
-	p5 := rlPolicy(t, `{audit: true, audit_size: 5}`)
-	e := auEntry(OutcomeAllowed)
-	e.Name = "t5"
-	a2 := NewAuditLog(store, "srv") // another VM, after a reload
-	a2.Record(p5, e)
-	got := strings.Split(names(a2.Recent(10, 5)), ",")
-	for i := range got {
-		if got[0] != "t5" || i > 0 && got[i] >= got[i-1] {
-			t.Errorf("after resizing: %s, want t5 then older entries, newest first", got)
-			break
-		}
-	}
-	// Another server.id has its own trail.
-	if NewAuditLog(store, "other").Recent(10, 5) != nil {
+	if newAuditLog(store, "other").recent(10, 3) != nil {
 		t.Error("another server's entries")
-	}
-}
-
-// Worker VMs appending at once lose nothing while the ring has room, and
-// each entry is stored once.
-func TestAuditConcurrentAppend(t *testing.T) {
-	store := newRLHost()
-	p := rlPolicy(t, `{audit: true, audit_size: 1000}`)
-	var wg sync.WaitGroup
-	for vm := range 4 {
-		a := NewAuditLog(store, "srv")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 200 {
-				e := auEntry(OutcomeAllowed)
-				e.Name = strconv.Itoa(vm) + "-" + strconv.Itoa(i)
-				if !a.Record(p, e) {
-					t.Error("entry not stored")
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	es := NewAuditLog(store, "srv").Recent(2000, 1000)
-	if len(es) != 800 {
-		t.Fatalf("%d entries, want 800", len(es))
-	}
-	seen := map[string]bool{}
-	for _, e := range es {
-		var m map[string]any
-		if err := json.Unmarshal(e, &m); err != nil {
-			t.Fatal(err)
-		}
-		seen[m["name"].(string)] = true
-	}
-	if len(seen) != 800 {
-		t.Errorf("%d distinct entries, want 800", len(seen))
 	}
 }
 
@@ -224,10 +154,10 @@ func TestMayViewAudit(t *testing.T) {
 	}
 	for _, c := range cases {
 		p := rlPolicy(t, c.policy)
-		if got := MayViewAudit(p, &auditor); got != c.auditor {
+		if got := mayViewAudit(p, &auditor); got != c.auditor {
 			t.Errorf("%s: auditor may view = %v, want %v", c.policy, got, c.auditor)
 		}
-		if got := MayViewAudit(p, &dev); got != c.someone {
+		if got := mayViewAudit(p, &dev); got != c.someone {
 			t.Errorf("%s: dev may view = %v, want %v", c.policy, got, c.someone)
 		}
 	}
@@ -237,24 +167,24 @@ func BenchmarkAuditRecord(b *testing.B) {
 	p := rlPolicy(b, `{audit: true, audit_size: 1000}`)
 	for _, s := range []struct {
 		name  string
-		store func() SharedData
-	}{{"local", func() SharedData { return nil }}, {"host", func() SharedData { return newRLHost() }}} {
+		store func() shareddata.Store
+	}{{"local", func() shareddata.Store { return nil }}, {"host", func() shareddata.Store { return newRLHost() }}} {
 		b.Run(s.name, func(b *testing.B) {
-			a := NewAuditLog(s.store(), "default")
+			a := newAuditLog(s.store(), "default")
 			a.Log = func(string) {}
-			e := auEntry(OutcomeAllowed)
+			e := auEntry(outcomeAllowed)
 			b.ReportAllocs()
 			for range b.N {
-				a.Record(p, e)
+				a.record(p, e)
 			}
 		})
 	}
 	b.Run("encode", func(b *testing.B) {
-		e := auEntry(OutcomeAllowed)
+		e := auEntry(outcomeAllowed)
 		buf := make([]byte, 0, 1024)
 		b.ReportAllocs()
 		for range b.N {
-			buf = e.AppendJSON(buf[:0])
+			buf = e.appendJSON(buf[:0])
 		}
 	})
 }

@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"strings"
-
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 )
@@ -20,7 +18,7 @@ import (
 
 // markCacheScope sets cacheScope "private" on the result of response n,
 // which answers req, when the result is cacheable and complete.
-func (s *Stream) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded) {
+func (s *exchange) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded) {
 	if req.rev != mcpvocab.Rev2026 || !methodOf(req.rev, req.method).Cacheable {
 		return
 	}
@@ -37,38 +35,9 @@ func (s *Stream) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded) {
 	}
 }
 
-// CacheControl is the Cache-Control header the response to this stream's
-// request gets, given the server's (existing, "" if none): when the
-// request is a 2026-07-28 request of a cacheable method, "public" gives
-// way to "private", and "private" is added unless the server already
-// forbids storing it (no-store) or said private. The headers leave before
-// the body is read, so this is decided for every such response, changed
-// by the plugin or not, event streams included. ok is false when the
-// header stays as it is.
-func (s *Stream) CacheControl(existing string) (string, bool) {
-	if !s.inspect || s.replied || s.rev != mcpvocab.Rev2026 || !s.forwardsCacheable() {
-		return "", false
-	}
-	var keep []string
-	for _, d := range strings.Split(existing, ",") {
-		d = strings.TrimSpace(d)
-		name, _, _ := strings.Cut(d, "=")
-		switch strings.ToLower(name) {
-		case "":
-			continue
-		case "no-store", "private":
-			return "", false
-		case "public", "s-maxage":
-			continue // a shared cache's directives
-		}
-		keep = append(keep, d)
-	}
-	return strings.Join(append(keep, "private"), ", "), true
-}
-
 // forwardsCacheable reports whether a request this stream forwarded is of
 // a cacheable method.
-func (s *Stream) forwardsCacheable() bool {
+func (s *exchange) forwardsCacheable() bool {
 	found := false
 	check := func(f forwarded) {
 		found = found || methodOf(f.rev, f.method).Cacheable

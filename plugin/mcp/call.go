@@ -11,9 +11,9 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// Target is what a judged request names, before catalog resolution: a
+// target is what a judged request names, before catalog resolution: a
 // tool, a prompt, or a concrete resource URI (manual 8).
-type Target struct {
+type target struct {
 	Method string
 	// Kind is KindTool, KindPrompt or KindResource (a concrete URI that
 	// the catalog may resolve to a template).
@@ -27,19 +27,19 @@ type Target struct {
 	Args int32
 }
 
-// Judged reports whether requests of this method name a primitive and are
+// judged reports whether requests of this method name a primitive and are
 // judged by the policy under revision rev.
-func Judged(rev mcpvocab.Revision, method string) bool { return methodOf(rev, method).Judged }
+func judged(rev mcpvocab.Revision, method string) bool { return methodOf(rev, method).Judged }
 
 func badParams(msg string) *policy.RPCError {
 	return rpcError(mcpvocab.ErrInvalidParams, msg)
 }
 
-// TargetOf reads the primitive a judged request names. Requests whose
+// targetOf reads the primitive a judged request names. Requests whose
 // params don't name one properly get -32602: they are never forwarded
 // unjudged. rev is the request's revision.
-func TargetOf(rev mcpvocab.Revision, doc *jsondoc.Doc, m *Message) (Target, *policy.RPCError) {
-	t := Target{Method: m.Method, Args: jsondoc.None}
+func targetOf(rev mcpvocab.Revision, doc *jsondoc.Doc, m *message) (target, *policy.RPCError) {
+	t := target{Method: m.Method, Args: jsondoc.None}
 	params := doc.Get(m.Node, "params")
 	if doc.Kind(params) != jsondoc.Object {
 		return t, badParams("params must be an object")
@@ -90,7 +90,7 @@ func TargetOf(rev mcpvocab.Revision, doc *jsondoc.Doc, m *Message) (Target, *pol
 	return t, nil
 }
 
-// The params members TargetOf reads by what the method targets; _meta is
+// The params members targetOf reads by what the method targets; _meta is
 // always the last ("" marks a slot the method does not use).
 var (
 	callMembers     = []string{"name", "arguments", "task", "_meta"}
@@ -106,7 +106,7 @@ var (
 // params back. The filter refuses it itself, whatever it names: a hidden
 // name goes upstream as a stand-in with well-formed params (hidden.go), so
 // a server refusing only the missing name's request would tell the two
-// apart. f holds the members of the method's list above (TargetOf).
+// apart. f holds the members of the method's list above (targetOf).
 func paramsProblem(doc *jsondoc.Doc, target mcpvocab.Kind, f *[4]int32) string {
 	if meta := f[3]; meta != jsondoc.None {
 		if doc.Kind(meta) != jsondoc.Object {

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/yosida95/uritemplate/v3"
 )
 
-// Catalog knows the upstream server's primitives and their metadata (spec
+// catalog knows the upstream server's primitives and their metadata (spec
 // 4): what server.primitives configures, and what was learned from list
-// results. It resolves a request's Target to the Primitive the policy
+// results. It resolves a request's target to the Primitive the policy
 // judges.
-type Catalog struct {
+type catalog struct {
 	server *policy.ServerConfig
 	// templates are known resource templates in the order they became
 	// known; the first that matches a concrete URI wins.
@@ -26,7 +27,7 @@ type Catalog struct {
 	learned learnedMaps
 	// Shared is the host's shared data, so a call on any worker VM is
 	// judged with what any other learned; nil keeps learning local.
-	Shared SharedData
+	Shared shareddata.Store
 	// templatesCAS is the version of the shared template list last read.
 	templatesCAS uint32
 	// deferred holds deferred answers when there is no shared data, and
@@ -36,7 +37,7 @@ type Catalog struct {
 	// local holds the session bindings when there is no shared data;
 	// sessionPrefix is their keys' prefix, principalTags the digests of
 	// principal ids (shared.go).
-	local         *localShared
+	local         *shareddata.Local
 	sessionPrefix string
 	principalTags map[string][sessionTag]byte
 }
@@ -104,11 +105,11 @@ type uriTemplate struct {
 	re     *regexp.Regexp
 }
 
-// NewCatalog builds a catalog from the envelope's server block. Entries of
+// newCatalog builds a catalog from the envelope's server block. Entries of
 // kind resource_template whose names are literal template texts make those
 // templates known; literal resource names make static resources known.
-func NewCatalog(server *policy.ServerConfig) *Catalog {
-	c := &Catalog{server: server, resources: map[string]bool{}}
+func newCatalog(server *policy.ServerConfig) *catalog {
+	c := &catalog{server: server, resources: map[string]bool{}}
 	for _, p := range server.Primitives {
 		if p.Names == nil {
 			continue
@@ -118,7 +119,7 @@ func NewCatalog(server *policy.ServerConfig) *Catalog {
 				continue // a glob, not one primitive
 			}
 			if p.Kinds.Has(policy.KindResourceTemplate) {
-				c.AddTemplate(name)
+				c.addTemplate(name)
 			}
 			if p.Kinds.Has(policy.KindResource) {
 				c.resources[name] = true
@@ -128,19 +129,19 @@ func NewCatalog(server *policy.ServerConfig) *Catalog {
 	return c
 }
 
-// AddTemplate makes a URI template known, to every worker VM. Texts that
+// addTemplate makes a URI template known, to every worker VM. Texts that
 // are not valid RFC 6570 templates are ignored (they can still be judged by
 // name).
-func (c *Catalog) AddTemplate(text string) bool {
+func (c *catalog) addTemplate(text string) bool {
 	known := len(c.templates)
-	ok := c.addTemplate(text)
+	ok := c.addLocalTemplate(text)
 	if ok && len(c.templates) > known {
 		c.shareTemplate(text)
 	}
 	return ok
 }
 
-func (c *Catalog) addTemplate(text string) bool {
+func (c *catalog) addLocalTemplate(text string) bool {
 	for _, t := range c.templates {
 		if t.text == text {
 			return true
@@ -162,18 +163,18 @@ func (c *Catalog) addTemplate(text string) bool {
 	return true
 }
 
-// AddResource makes a static resource URI known.
-func (c *Catalog) AddResource(uri string) {
+// addResource makes a static resource URI known.
+func (c *catalog) addResource(uri string) {
 	if len(c.resources) < maxCatalog && !c.resources[uri] {
 		c.resources[strings.Clone(uri)] = true // uri may be a view of a body
 	}
 }
 
-// Learn records metadata a list result gave a primitive at now (Unix ns),
+// learn records metadata a list result gave a primitive at now (Unix ns),
 // for every worker VM. It reports whether this VM keeps it (it does unless
 // the catalog is full), so that Resolve would find exactly m. name may be
 // a view of a body's bytes: what is kept is a copy.
-func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64) bool {
+func (c *catalog) learn(k policy.Kind, name string, m policy.Metadata, now int64) bool {
 	prev, ok := c.learned.get(k, name)
 	if ok && prev.synced != 0 && prev.synced <= now && now-prev.synced < int64(learnedResync) && sameMetadata(&prev.meta, &m) {
 		return true
@@ -189,9 +190,9 @@ func (c *Catalog) Learn(k policy.Kind, name string, m policy.Metadata, now int64
 // resolveLearned is Resolve for a primitive a list result named, just
 // learned with m and kept: known, with m under the configured metadata,
 // without looking it up again.
-func (c *Catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) policy.Primitive {
+func (c *catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) policy.Primitive {
 	if k == policy.KindResource && c.isTemplate(name) {
-		x, _ := c.Resolve(Target{Kind: k, Name: name, Args: -1})
+		x, _ := c.resolve(target{Kind: k, Name: name, Args: -1})
 		return x
 	}
 	return policy.Primitive{Kind: k, Name: name, Metadata: c.server.Metadata(k, name, m)}
@@ -221,7 +222,7 @@ func sameMetadata(a, b *policy.Metadata) bool {
 
 // lookup finds learned metadata: this VM's copy, else what another worker
 // VM learned.
-func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
+func (c *catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 	if e, ok := c.learned.get(k, name); ok {
 		return e.meta, true
 	}
@@ -233,12 +234,12 @@ func (c *Catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 	return m, ok
 }
 
-// Resolve turns a request's target into the primitive the policy judges,
+// resolve turns a request's target into the primitive the policy judges,
 // with its metadata, and reports whether any source knows it (for
 // server.require_known). A concrete URI is a known static resource, else
 // the first known template that matches it, else a resource named by the
 // URI (manual 4).
-func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
+func (c *catalog) resolve(t target) (x policy.Primitive, known bool) {
 	x.Kind, x.Name = t.Kind, t.Name
 	if t.Kind == policy.KindResource {
 		// The templates other worker VMs learned, once per resolution:
@@ -264,7 +265,7 @@ func (c *Catalog) Resolve(t Target) (x policy.Primitive, known bool) {
 
 // isTemplate reports whether text is a known template's text (as of the
 // last refreshTemplates).
-func (c *Catalog) isTemplate(text string) bool {
+func (c *catalog) isTemplate(text string) bool {
 	for _, t := range c.templates {
 		if t.text == text {
 			return true
@@ -275,7 +276,7 @@ func (c *Catalog) isTemplate(text string) bool {
 
 // matchTemplate is the first known template (as of the last
 // refreshTemplates) that matches uri, or "".
-func (c *Catalog) matchTemplate(uri string) string {
+func (c *catalog) matchTemplate(uri string) string {
 	for _, t := range c.templates {
 		if strings.HasPrefix(uri, t.prefix) && t.re.MatchString(uri) {
 			return t.text
@@ -286,10 +287,10 @@ func (c *Catalog) matchTemplate(uri string) string {
 
 // count judges every primitive learned from list results with visible and
 // returns, per kind, how many are visible and how many hidden.
-func (c *Catalog) count(visible func(*policy.Primitive) bool) map[string][2]int {
+func (c *catalog) count(visible func(*policy.Primitive) bool) map[string][2]int {
 	out := map[string][2]int{}
 	c.learned.each(func(k policy.Kind, name string) {
-		x, _ := c.Resolve(Target{Kind: k, Name: name, Args: -1})
+		x, _ := c.resolve(target{Kind: k, Name: name, Args: -1})
 		x.Kind = k
 		n := out[k.String()]
 		if visible(&x) {

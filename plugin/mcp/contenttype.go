@@ -2,7 +2,7 @@ package mcp
 
 import "strings"
 
-// ContentTypeProblem says why a request body declared with these
+// contentTypeProblem says why a request body declared with these
 // content-type values (every value of every content-type header) could be
 // decoded by a server otherwise than as the UTF-8 JSON the plugin judges,
 // or "" when it cannot. JSON is UTF-8 (RFC 8259), and the plugin judges
@@ -14,7 +14,7 @@ import "strings"
 // parameter naming utf-8 (any case, quoted or not). No content-type at all
 // is accepted: a server that reads a body without a declared type reads it
 // as UTF-8 JSON or refuses it.
-func ContentTypeProblem(values []string) string {
+func contentTypeProblem(values []string) string {
 	switch {
 	case len(values) == 0:
 		return ""

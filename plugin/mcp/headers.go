@@ -201,7 +201,7 @@ func mismatch(what string) string { return "Header mismatch: " + what }
 // mirror. rev is the request's revision: under 2026-07-28 the headers
 // are required and its _meta protocol version must be the header's;
 // under a 2025 revision headers are checked only when sent.
-func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) {
+func (s *exchange) checkMirror(doc *jsondoc.Doc, m *message) (string, mirrorPlan) {
 	h := &s.mirror
 	var plan mirrorPlan
 	if h.twice != "" {
@@ -228,7 +228,7 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 		// probe). Its other mirrored headers, when sent, are checked.
 		metaSet = false
 	}
-	request := m.Kind == KindRequest
+	request := m.Kind == kindRequest
 	switch {
 	case metaSet && hv == "":
 		return mismatch("the MCP-Protocol-Version header is required with params._meta[\"" + mcpvocab.MetaProtocolVersion + "\"]"), plan
@@ -252,7 +252,7 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 	}
 	meth := methodOf(s.rev, m.Method)
 	member := meth.NameMember
-	if m.Kind != KindRequest {
+	if m.Kind != kindRequest {
 		member = ""
 	}
 	switch {
@@ -273,7 +273,7 @@ func (s *Stream) checkMirror(doc *jsondoc.Doc, m *Message) (string, mirrorPlan) 
 	if len(h.params) == 0 {
 		return "", plan
 	}
-	if !meth.ParamHeaders || m.Kind != KindRequest {
+	if !meth.ParamHeaders || m.Kind != kindRequest {
 		return mismatch("Mcp-Param headers on a message with no tool arguments"), plan
 	}
 	args := doc.Get(params, "arguments")
@@ -426,8 +426,7 @@ const missingMetaVersion = "missing or invalid _meta field \"" + mcpvocab.MetaPr
 
 // headerMismatchReply refuses message m (400, HeaderMismatch; invalid
 // params for missingMetaVersion) and records it.
-func (s *Stream) headerMismatchReply(m *Message, why string, bytesIn int) *LocalReply {
-	s.replied = true
+func (s *exchange) headerMismatchReply(m *message, why string, bytesIn int) *LocalReply {
 	id := m.ID
 	if id == "" {
 		id = "null"
@@ -440,7 +439,7 @@ func (s *Stream) headerMismatchReply(m *Message, why string, bytesIn int) *Local
 		"mcp_privacy_header_mismatch")
 	// The text names headers, one of them (an Mcp-Param's) chosen by the
 	// client: it passes the detectors like anything a client chose.
-	s.refuseBody(FailHeaderMismatch, s.cfg.scrub(why), bytesIn, len(r.Body), s.arrived)
+	s.refuseBody(failHeaderMismatch, s.cfg.scrub(why), bytesIn, len(r.Body), s.arrived)
 	return r
 }
 
@@ -459,7 +458,7 @@ type headerChanges struct {
 // left, a changed value goes back to what the client sent (and the
 // judgement notes why), and a stand-in, which cannot travel under the
 // hidden name's header, is answered locally as the revision's not-found.
-func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *mirrorPlan) headerChanges {
+func (s *exchange) mirrorAfter(doc *jsondoc.Doc, m *message, j *judgement, plan *mirrorPlan) headerChanges {
 	var ch headerChanges
 	if j.reply != nil || j.answer != nil || (plan.nameMember == "" && len(plan.params) == 0) {
 		return ch
@@ -519,7 +518,7 @@ func (s *Stream) mirrorAfter(doc *jsondoc.Doc, m *Message, j *judgement, plan *m
 			// A detecting step changed it (a redaction, a pseudonym
 			// issued): the header carried the value upstream already, so
 			// the body does not follow it.
-			j.reply, j.outcome = rpcError(mcpvocab.ErrBlocked, "an argument the policy changes was already sent upstream in its "+canonicalHeader(headerParamPrefix+p.header)+" header"), OutcomeBlocked
+			j.reply, j.outcome = rpcError(mcpvocab.ErrBlocked, "an argument the policy changes was already sent upstream in its "+canonicalHeader(headerParamPrefix+p.header)+" header"), outcomeBlocked
 			j.reason = "blocked: a transform changed an argument mirrored in " + canonicalHeader(headerParamPrefix+p.header) + ", which had already gone upstream (gateway.hold_headers is off)"
 			return headerChanges{}
 		default:
@@ -551,10 +550,10 @@ func appendHeaderForm(out []restoredPair, enc, v, sent string) []restoredPair {
 // answerMissingLocally answers a hidden primitive's request locally as
 // its revision's not-found, where its stand-in cannot go upstream (the
 // request's Mcp-Name header, naming the hidden primitive, already left).
-func (s *Stream) answerMissingLocally(j *judgement) {
+func (s *exchange) answerMissingLocally(j *judgement) {
 	j.standIn, j.asMissing = false, true
 	j.reply = j.decision.ErrorFor(s.rev)
-	j.outcome = OutcomeDenied
+	j.outcome = outcomeDenied
 	j.note = appendNote(j.note, "answered as missing by the filter: the Mcp-Name header had already gone upstream (gateway.hold_headers is off)")
 }
 

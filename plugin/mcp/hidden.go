@@ -41,8 +41,8 @@ const standInPrefix = "mcp_privacy_missing_"
 // into what the server echoes (the id, an argument's name) and see that
 // changed for a hidden name only.
 func (c *Config) standIn(kind policy.Kind, name string) string {
-	if c.standInMAC == nil {
-		key, _ := c.Env.Policy.Vault.ResolveKey(LookupEnv)
+	if c.caches.standInMAC == nil {
+		key, _ := c.Env.Policy.Vault.ResolveKey(lookupEnv)
 		if key == nil {
 			key = c.ephemeralKey()
 		}
@@ -50,10 +50,10 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 		if err != nil {
 			panic("mcp-privacy: stand-in key: " + err.Error()) // only for lengths HKDF cannot give
 		}
-		c.standInMAC = hmacsha256.New(sub)
+		c.caches.standInMAC = hmacsha256.New(sub)
 	}
 	var sum [hmacsha256.Size]byte
-	c.standInMAC.Sum(&sum, []byte(name))
+	c.caches.standInMAC.Sum(&sum, []byte(name))
 	// 64 bits, always 13 base-36 digits: the stand-in has one length.
 	digits := strconv.FormatUint(binary.BigEndian.Uint64(sum[:])|1<<63, 36)
 	out := standInPrefix + digits
@@ -109,13 +109,13 @@ func isScheme(s string) bool {
 // dropped); then the request is rewritten to name the stand-in. j keeps
 // the denial for the audit trail; j.standIn marks the request, so that
 // its answer gets the name back (answerStandIn).
-func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) hideAsMissing(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	x, matched := s.missing(&j.target)
-	j.outcome = OutcomeDenied
-	if !s.rateLimitFor(j, RateCall(t, &x, s.id.ID), matched) {
+	j.outcome = outcomeDenied
+	if !s.rateLimitFor(j, rateCall(t, &x, s.id.ID), matched) {
 		return
 	}
-	as := judgement{method: j.method, target: x, call: t, outcome: OutcomeAllowed}
+	as := judgement{method: j.method, target: x, call: t, outcome: outcomeAllowed}
 	as.decision.Matched = matched
 	s.transformRequest(doc, m, t, &as)
 	j.in, j.inIDs = as.in, as.inIDs
@@ -133,12 +133,12 @@ func (s *Stream) hideAsMissing(doc *jsondoc.Doc, m *Message, t Target, j *judgem
 // a hidden one (a pseudonym restored) is sent so too, under the name the
 // client wrote: its tokens were taken and its output pipeline chosen as
 // for the call the client made.
-func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) sendStandIn(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	sub := s.cfg.standIn(t.Kind, t.Name)
-	s.cfg.Catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
+	s.cfg.catalog.shareStandIn(standInAnchor(sub), t.Kind, t.Name)
 	doc.SetRaw(params, standInParams(s.rev, methodOf(s.rev, t.Method), doc, params, t, sub))
-	j.reply, j.outcome, j.standIn, j.standInName = nil, OutcomeDenied, true, sub
+	j.reply, j.outcome, j.standIn, j.standInName = nil, outcomeDenied, true, sub
 }
 
 // standInParams are the params of a hidden primitive's request as it goes
@@ -147,7 +147,7 @@ func (s *Stream) sendStandIn(doc *jsondoc.Doc, m *Message, t Target, j *judgemen
 // padded to the length of the params it replaces. Under 2026-07-28 the
 // request's _meta goes too, as sent: a server refuses a request without
 // its protocol version before it looks the name up.
-func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t Target, sub string) []byte {
+func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.Doc, params int32, t target, sub string) []byte {
 	var out []byte
 	switch method.Input {
 	case mcpvocab.InputArguments: // tools/call, prompts/get
@@ -198,7 +198,7 @@ func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.
 // answer. The name goes into the answer's bytes as the server wrote them,
 // spelt as the server spelt the stand-in (respell), so that the server's
 // spacing and escaping stay, in JSON inside its strings too.
-func (s *Stream) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
+func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
 	if doc.Get(n, "result") != jsondoc.None {
 		// The server served the stand-in (a resource template matching
 		// any name of its scheme, a tool that takes any name): what it
@@ -234,7 +234,7 @@ const standInDigits = 13
 // an answer no request this stream or the session's shared records know
 // of (its record was overwritten), by the stand-ins' own records; the
 // message is then processed as restored. It reports whether it did.
-func (s *Stream) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
+func (s *exchange) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 	raw := doc.Raw(n)
 	if s.restoring || !bytes.Contains(raw, []byte(standInPrefix)) {
 		return false
@@ -245,7 +245,7 @@ func (s *Stream) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 		if end > len(raw) {
 			break
 		}
-		if kind, name, ok := s.cfg.Catalog.standInName(string(raw[i:end])); ok {
+		if kind, name, ok := s.cfg.catalog.standInName(string(raw[i:end])); ok {
 			if next, ok := respell(out, s.cfg.standIn(kind, name), name); ok {
 				out = next
 			}
@@ -451,7 +451,7 @@ func unhide(doc *jsondoc.Doc, n int32, sub, name string) {
 // the subscription came in a subscriptions/listen request, which names
 // its resources in a filter no judgement stood before (under 2025 the
 // resources/subscribe naming it was refused).
-func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
+func (s *exchange) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !doc.StrEquals(doc.Get(n, "method"), mcpvocab.NotificationResourceUpdated) {
 		return false
 	}
@@ -459,7 +459,7 @@ func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 	if !ok || uri == "" {
 		return false
 	}
-	if _, d := s.resolveAndDecide(Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden &&
+	if _, d := s.resolveAndDecide(target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}); !d.Hidden &&
 		(d.Allowed || s.rev != mcpvocab.Rev2026) {
 		return false
 	}
@@ -475,7 +475,7 @@ func (s *Stream) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 // the rules that match the caller for it: what the configuration says of
 // the name, nothing learned from the server's lists (a missing primitive
 // was never listed).
-func (s *Stream) missing(hidden *policy.Primitive) (policy.Primitive, []*policy.Rule) {
+func (s *exchange) missing(hidden *policy.Primitive) (policy.Primitive, []*policy.Rule) {
 	x := policy.Primitive{Kind: hidden.Kind, Name: hidden.Name, URI: hidden.URI}
 	x.Metadata = s.cfg.Env.Server.Metadata(x.Kind, x.Name, policy.Metadata{})
 	return x, s.cfg.Env.Policy.Match(&s.id.Principal, &x)

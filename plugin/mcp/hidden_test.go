@@ -93,10 +93,10 @@ func spacedNotFound(id, method, name string) string {
 	return b.String()
 }
 
-// exchange runs a request through a stream and the server's answer for
+// roundTrip runs a request through a stream and the server's answer for
 // what went upstream, as JSON or as an event stream, and returns what the
 // client gets: the local reply, or the answer as rewritten.
-func exchange(t *testing.T, cfg *Config, req fakeRequest, request string, server func(upstream string) string, sse bool) string {
+func roundTrip(t *testing.T, cfg *Config, req fakeRequest, request string, server func(upstream string) string, sse bool) string {
 	t.Helper()
 	s, r := post(t, cfg, req, request)
 	if r.Reply != nil {
@@ -192,7 +192,7 @@ func TestHiddenLooksMissing(t *testing.T) {
 		}},
 	}
 	// vault://{name} is a template the server listed.
-	cfg.Catalog.AddTemplate("vault://{name}")
+	cfg.catalog.addTemplate("vault://{name}")
 	for _, tc := range tests {
 		for _, sse := range []bool{false, true} {
 			name := tc.name
@@ -207,8 +207,8 @@ func TestHiddenLooksMissing(t *testing.T) {
 				if up := string(r.Body); strings.Contains(up, "marker") || strings.Contains(up, tc.hidden) {
 					t.Errorf("the server got the caller's data or the hidden name: %s", up)
 				}
-				hidden := exchange(t, cfg, tc.who, tc.request(tc.hidden), fakeServer(t), sse)
-				absent := exchange(t, cfg, tc.who, tc.request(tc.absent), fakeServer(t), sse)
+				hidden := roundTrip(t, cfg, tc.who, tc.request(tc.hidden), fakeServer(t), sse)
+				absent := roundTrip(t, cfg, tc.who, tc.request(tc.absent), fakeServer(t), sse)
 				if got, want := strings.ReplaceAll(hidden, tc.hidden, "NAME"), strings.ReplaceAll(absent, tc.absent, "NAME"); got != want {
 					t.Errorf("hidden:  %s\nmissing: %s", got, want)
 				}
@@ -228,7 +228,7 @@ func TestHiddenRateLimitedAsMissing(t *testing.T) {
 	var outcomes [2][]string
 	for i, c := range []struct{ who, name string }{{"ann", "delete_user"}, {"bob", "no_such_tool"}} {
 		for range 3 {
-			got := exchange(t, cfg, hdr("x-mcp-principal", c.who), call("1", "tools/call", `{"name":`+jsondoc.Quote(c.name)+`}`), fakeServer(t), false)
+			got := roundTrip(t, cfg, hdr("x-mcp-principal", c.who), call("1", "tools/call", `{"name":`+jsondoc.Quote(c.name)+`}`), fakeServer(t), false)
 			outcomes[i] = append(outcomes[i], strings.ReplaceAll(got, c.name, "NAME"))
 		}
 	}
@@ -338,8 +338,8 @@ func TestHiddenNameWithEscapes(t *testing.T) {
 	ann := hdr("x-mcp-principal", "ann")
 	request := func(name string) string { return call("1", "tools/call", `{"name":`+jsondoc.Quote(name)+`}`) }
 	for _, sse := range []bool{false, true} {
-		hidden := exchange(t, cfg, ann, request("delete_\"x\"\u00e9"), fakeServerWith(t, notFound), sse)
-		missing := exchange(t, cfg, ann, request("nothing_\"x\"\u00e9"), fakeServerWith(t, notFound), sse)
+		hidden := roundTrip(t, cfg, ann, request("delete_\"x\"\u00e9"), fakeServerWith(t, notFound), sse)
+		missing := roundTrip(t, cfg, ann, request("nothing_\"x\"\u00e9"), fakeServerWith(t, notFound), sse)
 		if got, want := strings.Replace(hidden, "delete_", "nothing_", 1), missing; got != want || strings.Contains(hidden, standInPrefix) {
 			t.Errorf("hidden:  %s\nmissing: %s", hidden, missing)
 		}
@@ -379,8 +379,8 @@ identity:
 	if !sentAsStandIn(cfg, r, policy.KindResource, hidden) || strings.Contains(string(r.Body), "alice") {
 		t.Fatalf("reply %v, forwarded %s: want the stand-in of %s", r.Reply, r.Body, hidden)
 	}
-	got := exchange(t, cfg, ann, read(hidden), fakeServer(t), false)
-	want := exchange(t, cfg, ann, read(missing), fakeServer(t), false)
+	got := roundTrip(t, cfg, ann, read(hidden), fakeServer(t), false)
+	want := roundTrip(t, cfg, ann, read(missing), fakeServer(t), false)
 	if strings.ReplaceAll(got, hidden, "URI") != strings.ReplaceAll(want, missing, "URI") {
 		t.Errorf("hidden:  %s\nmissing: %s", got, want)
 	}
@@ -433,8 +433,8 @@ func TestHiddenStandInUnguessable(t *testing.T) {
 		norm := func(answer, name string) string {
 			return strings.ReplaceAll(strings.ReplaceAll(answer, guessedStandIn(name), "GUESS"), name, "NAME")
 		}
-		hidden := norm(exchange(t, cfg, ann, tc.request(tc.hidden), server, false), tc.hidden)
-		absent := norm(exchange(t, cfg, ann, tc.request(tc.absent), server, false), tc.absent)
+		hidden := norm(roundTrip(t, cfg, ann, tc.request(tc.hidden), server, false), tc.hidden)
+		absent := norm(roundTrip(t, cfg, ann, tc.request(tc.absent), server, false), tc.absent)
 		if hidden != absent || !strings.Contains(absent, "GUESS") {
 			t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, hidden, absent)
 		}
@@ -533,8 +533,8 @@ func TestHiddenMalformedParamsLookMissing(t *testing.T) {
 		{"resource _meta an array", "secret://keys", "nothing://here", read(`,"_meta":[]`)},
 	}
 	for _, tc := range tests {
-		hidden := exchange(t, cfg, ann, tc.request(tc.hidden), validatingServer(t), false)
-		absent := exchange(t, cfg, ann, tc.request(tc.absent), validatingServer(t), false)
+		hidden := roundTrip(t, cfg, ann, tc.request(tc.hidden), validatingServer(t), false)
+		absent := roundTrip(t, cfg, ann, tc.request(tc.absent), validatingServer(t), false)
 		if got, want := strings.ReplaceAll(hidden, tc.hidden, "NAME"), strings.ReplaceAll(absent, tc.absent, "NAME"); got != want {
 			t.Errorf("%s: hidden\n%s\nmissing\n%s", tc.name, got, want)
 		}
@@ -544,7 +544,7 @@ func TestHiddenMalformedParamsLookMissing(t *testing.T) {
 	}
 	// Well-formed params still reach the server (as the stand-in).
 	for _, ok := range []string{`,"arguments":{"id":5},"_meta":{"progressToken":7},"task":{"ttl":60}`, `,"_meta":{"progressToken":"p"}`} {
-		if got := exchange(t, cfg, ann, tool(ok)("delete_user"), validatingServer(t), false); !strings.Contains(got, `unknown tool \"delete_user\"`) {
+		if got := roundTrip(t, cfg, ann, tool(ok)("delete_user"), validatingServer(t), false); !strings.Contains(got, `unknown tool \"delete_user\"`) {
 			t.Errorf("%s: %s", ok, got)
 		}
 	}
@@ -653,8 +653,8 @@ func TestHiddenNameSpeltAsTheServerSpellsIt(t *testing.T) {
 				return call("1", tc.method, `{`+jsondoc.Quote(member)+`:`+jsondoc.Quote(name)+`}`)
 			}
 			server := fakeServerWith(t, st.notFound)
-			hidden := exchange(t, cfg, ann, request(tc.hidden), server, false)
-			absent := exchange(t, cfg, ann, request(tc.absent), server, false)
+			hidden := roundTrip(t, cfg, ann, request(tc.hidden), server, false)
+			absent := roundTrip(t, cfg, ann, request(tc.absent), server, false)
 			hiddenPrefix, _, _ := strings.Cut(tc.hidden, "_")
 			absentPrefix, _, _ := strings.Cut(tc.absent, "_")
 			if tc.method == "resources/read" {
@@ -674,7 +674,7 @@ func TestHiddenNameSpeltAsTheServerSpellsIt(t *testing.T) {
 // the hidden resource exists.
 func TestHiddenResourceUpdateWithheld(t *testing.T) {
 	cfg := mustConfig(t, hiddenEnvelope)
-	cfg.Catalog.AddTemplate("vault://{name}")
+	cfg.catalog.addTemplate("vault://{name}")
 	update := func(uri string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":` + jsondoc.Quote(uri) + `}}`
 	}
@@ -775,8 +775,8 @@ func TestHiddenRequestKeepsItsSize(t *testing.T) {
 			if len(request(tc.hidden)) != len(request(tc.absent)) {
 				t.Fatalf("the requests compared differ in size")
 			}
-			hidden := exchange(t, cfg, ann, request(tc.hidden), sizeLimited, false)
-			absent := exchange(t, cfg, ann, request(tc.absent), sizeLimited, false)
+			hidden := roundTrip(t, cfg, ann, request(tc.hidden), sizeLimited, false)
+			absent := roundTrip(t, cfg, ann, request(tc.absent), sizeLimited, false)
 			if strings.ReplaceAll(hidden, tc.hidden, "NAME") != strings.ReplaceAll(absent, tc.absent, "NAME") {
 				t.Errorf("%s, %d bytes: hidden\n%s\nmissing\n%s", tc.method, len(request(tc.hidden)), hidden, absent)
 			}
@@ -824,8 +824,8 @@ identity:
 		}, "-32004"},
 	}
 	for _, tc := range tests {
-		hidden := exchange(t, cfg, ann, tc.request(tc.hidden), fakeServer(t), false)
-		absent := exchange(t, cfg, ann, tc.request(tc.absent), fakeServer(t), false)
+		hidden := roundTrip(t, cfg, ann, tc.request(tc.hidden), fakeServer(t), false)
+		absent := roundTrip(t, cfg, ann, tc.request(tc.absent), fakeServer(t), false)
 		if strings.ReplaceAll(hidden, tc.hidden, "NAME") != strings.ReplaceAll(absent, tc.absent, "NAME") || !strings.Contains(absent, tc.want) {
 			t.Errorf("%s: hidden\n%s\nmissing\n%s\nwant both %s", tc.name, hidden, absent, tc.want)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/cloudg/mcp-privacy/internal/pbstruct"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/tidwall/gjson"
 )
@@ -25,20 +26,20 @@ type Request interface {
 	Property(path ...string) ([]byte, bool)
 }
 
-// Identity is who makes a request (manual 3).
-type Identity struct {
+// identity is who makes a request (manual 3).
+type identity struct {
 	policy.Principal
 	// Anonymous is true when no source gave a principal id.
 	Anonymous bool
 }
 
-// ResolveIdentity reads the principal and roles from the request: sources
+// resolveIdentity reads the principal and roles from the request: sources
 // in order, the first non-empty value wins. JWT claims come from the
 // jwt_authn metadata when configured and present, else from the forwarded
 // payload header when configured; the plugin never decodes a JWT itself.
-func ResolveIdentity(cfg *policy.IdentityConfig, req Request) Identity {
+func resolveIdentity(cfg *policy.IdentityConfig, req Request) identity {
 	jwt := &jwtReader{cfg: cfg, req: req}
-	var id Identity
+	var id identity
 	for _, s := range cfg.Principal {
 		if v := sourceString(s, req, jwt); v != "" {
 			id.ID = v
@@ -122,7 +123,7 @@ func jwtPayload(cfg *policy.IdentityConfig, req Request) []byte {
 	if len(cfg.JWTMetadata) > 0 {
 		path := append([]string{"metadata", "filter_metadata"}, cfg.JWTMetadata...)
 		if raw, ok := req.Property(path...); ok && len(raw) > 0 {
-			if js, ok := structToJSON(raw); ok {
+			if js, ok := pbstruct.ToJSON(raw); ok {
 				return js
 			}
 		}

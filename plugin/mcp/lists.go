@@ -10,7 +10,7 @@ import (
 // filterList removes from a list result the items the caller may not use
 // (under hide_denied) and learns the metadata the items carry. It reports
 // whether the result changed.
-func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, firstPage bool) bool {
+func (s *exchange) filterList(doc *jsondoc.Doc, result int32, lm listMethod, firstPage bool) bool {
 	items := doc.Get(result, lm.items)
 	if doc.Kind(items) != jsondoc.Array {
 		return false
@@ -28,12 +28,12 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 	changed := false
 	var now int64
 	if s.cfg.Env.Server.LearnFromLists {
-		now = s.cfg.Now()
+		now = s.cfg.now()
 	}
 	if lm.kind == policy.KindResource || lm.kind == policy.KindResourceTemplate {
 		// Once per list, not per item: the templates other worker VMs
 		// learned, which a listed resource is also judged by.
-		s.cfg.Catalog.refreshTemplates()
+		s.cfg.catalog.refreshTemplates()
 	}
 	// Each item's name, _meta and outputSchema, found in one pass over
 	// its members.
@@ -47,7 +47,7 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		name, ok := doc.StrView(found[0])
 		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name)) {
 			// An item we cannot name cannot be judged: it does not go out;
-			// nor does a resource whose URI a call could not name (TargetOf).
+			// nor does a resource whose URI a call could not name (targetOf).
 			doc.Delete(it)
 			changed = true
 			continue
@@ -57,19 +57,19 @@ func (s *Stream) filterList(doc *jsondoc.Doc, result int32, lm listMethod, first
 		if s.cfg.Env.Server.LearnFromLists {
 			// Listed means known (for require_known), with or without metadata.
 			meta, _ = learnedMetadata(doc, doc.Get(found[1], mcpvocab.MetaKey), tagBuf[:0])
-			kept = s.cfg.Catalog.Learn(lm.kind, name, meta, now)
+			kept = s.cfg.catalog.learn(lm.kind, name, meta, now)
 		}
 		switch lm.kind {
 		case policy.KindResource:
-			s.cfg.Catalog.AddResource(name)
+			s.cfg.catalog.addResource(name)
 		case policy.KindResourceTemplate:
-			s.cfg.Catalog.AddTemplate(name)
+			s.cfg.catalog.addTemplate(name)
 		}
 		x, known := policy.Primitive{}, true
 		if kept {
-			x = s.cfg.Catalog.resolveLearned(lm.kind, name, meta)
+			x = s.cfg.catalog.resolveLearned(lm.kind, name, meta)
 		} else {
-			x, known = s.cfg.Catalog.Resolve(Target{Kind: lm.kind, Name: name, Args: jsondoc.None})
+			x, known = s.cfg.catalog.resolve(target{Kind: lm.kind, Name: name, Args: jsondoc.None})
 		}
 		// A listed resource is that resource, even if a template also
 		// matches it; a denied template hides it all the same.
@@ -140,7 +140,7 @@ var metadataMembers = [5]string{"category", "tags", "sensitivity", "capabilities
 // rewriteOutputSchema keeps a listed tool's outputSchema (schema) true to
 // what the caller will receive from it (manual 8): clients validate
 // structuredContent against it, and a pseudonym is no longer an "email".
-func (s *Stream) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
+func (s *exchange) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy.Decision, x *policy.Primitive) {
 	if doc.Kind(schema) != jsondoc.Object {
 		return
 	}

@@ -362,21 +362,21 @@ server:
       sensitivity: restricted
 identity: {principal: [{header: x-mcp-principal}]}
 `)
-	c := cfg.Catalog
-	c.AddTemplate("users://{id}/profile")
+	c := cfg.catalog
+	c.addTemplate("users://{id}/profile")
 	metas := []policy.Metadata{{}, {Category: "billing", Tags: []string{"pii"}, Sensitivity: policy.Internal}, {Capabilities: policy.CapabilitySet(0).With(policy.Exec)}}
 	for _, k := range []policy.Kind{policy.KindTool, policy.KindPrompt, policy.KindResource, policy.KindResourceTemplate} {
 		for _, name := range []string{"crm_lookup", "other", "users://7/profile", "users://{id}/profile"} {
 			for i, m := range metas {
 				// Learned, then learned again at once: the second takes
 				// the path that writes nothing.
-				if !c.Learn(k, name, m, int64(2*i+1)) || !c.Learn(k, name, m, int64(2*i+2)) {
+				if !c.learn(k, name, m, int64(2*i+1)) || !c.learn(k, name, m, int64(2*i+2)) {
 					t.Fatalf("%v %s not kept", k, name)
 				}
 				if k == policy.KindResource {
-					c.AddResource(name)
+					c.addResource(name)
 				}
-				want, known := c.Resolve(Target{Kind: k, Name: name, Args: -1})
+				want, known := c.resolve(target{Kind: k, Name: name, Args: -1})
 				want.Kind = k
 				got := c.resolveLearned(k, name, m)
 				got.Kind = k // as filterList sets it
@@ -453,7 +453,7 @@ func TestListNamesCopiedIntoCatalog(t *testing.T) {
 			buf[i] = 'Z' // the host reuses its buffer
 		}
 	}
-	cat := cfg.Catalog
+	cat := cfg.catalog
 	for _, name := range []string{"search_a", "plain_b"} {
 		if _, ok := cat.learned.get(policy.KindTool, name); !ok {
 			t.Errorf("learned %v missing; have %v", name, cat.learned.byKind)

@@ -1,9 +1,11 @@
 // Package mcp handles MCP traffic as the plugin sees it: JSON-RPC bodies
 // parsed once and strictly, requests turned into the primitive they name and
 // judged by the policy, local error replies, and the per-stream state that
-// matches responses to requests. It talks to the host only through the
-// small interfaces (SharedData, Metrics, Request), so it runs natively in
-// tests; package main binds it to proxy-wasm.
+// matches responses to requests. Each HTTP stream is a Stream, the HTTP
+// adapter (stream.go), which owns an exchange, the JSON-RPC message side
+// (exchange.go). It talks to the host only through small interfaces
+// (shareddata.Store, Metrics, Request), so it runs natively in tests;
+// package main binds it to proxy-wasm.
 package mcp
 
 import (
@@ -16,26 +18,26 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// MessageKind classifies a JSON-RPC message.
-type MessageKind uint8
+// messageKind classifies a JSON-RPC message.
+type messageKind uint8
 
 const (
-	KindRequest MessageKind = iota
-	KindNotification
-	KindResult
-	KindError
+	kindRequest messageKind = iota
+	kindNotification
+	kindResult
+	kindError
 )
 
-// Message is one JSON-RPC message within a parsed body.
-type Message struct {
-	Kind MessageKind
+// message is one JSON-RPC message within a parsed body.
+type message struct {
+	Kind messageKind
 	// Node is the message object in the body's document.
 	Node int32
 	// ID is the raw JSON of the id ("" for notifications), echoed in the
 	// plugin's own answers.
 	ID string
 	// Key is the id's identity, by which a response is matched to its
-	// request (IDKey).
+	// request (idKey).
 	Key    string
 	Method string
 	// Invalid is set when the message is not valid JSON-RPC; it is then
@@ -43,17 +45,17 @@ type Message struct {
 	Invalid *policy.RPCError
 }
 
-// Body is a parsed POST body: one message, or a batch (protocol 2025-03-26).
-type Body struct {
+// body is a parsed POST body: one message, or a batch (protocol 2025-03-26).
+type body struct {
 	Doc      *jsondoc.Doc
 	Batch    bool
-	Messages []Message
+	Messages []message
 }
 
-// ParseBody parses a request body strictly. A body that is not JSON gets
+// parseBody parses a request body strictly. A body that is not JSON gets
 // -32700; one that JSON parsers could read differently gets -32600 (spec
 // 16). Individual messages that are not valid JSON-RPC are marked Invalid.
-func ParseBody(b []byte) (*Body, *policy.RPCError) {
+func parseBody(b []byte) (*body, *policy.RPCError) {
 	// The body, its document and its one message in one allocation (each
 	// allocation costs about half a microsecond inside the VM).
 	pb := new(parsedBody)
@@ -77,7 +79,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 			doc.Release()
 			return nil, rpcError(mcpvocab.ErrInvalidRequest, "empty batch")
 		}
-		body.Messages = make([]Message, 0, n)
+		body.Messages = make([]message, 0, n)
 		ids := make(map[string]bool, n) // request ids so far (keys)
 		for c := doc.First(jsondoc.Root); c != jsondoc.None; c = doc.Next(c) {
 			m := readMessage(doc, c)
@@ -85,7 +87,7 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 			// responses could only be told apart by order, and a
 			// response judged under the other call's pipeline would slip
 			// past its own. The later one is refused.
-			if m.Kind == KindRequest && m.Invalid == nil {
+			if m.Kind == kindRequest && m.Invalid == nil {
 				if ids[m.Key] {
 					m.Invalid = invalid("id " + m.ID + " is already used by another request in this batch")
 				}
@@ -100,19 +102,19 @@ func ParseBody(b []byte) (*Body, *policy.RPCError) {
 	return body, nil
 }
 
-// parsedBody is what ParseBody allocates for a body: a single message
+// parsedBody is what parseBody allocates for a body: a single message
 // (nearly every body) needs no more.
 type parsedBody struct {
-	body Body
+	body body
 	doc  jsondoc.Doc
-	one  [1]Message
+	one  [1]message
 }
 
-// IDKey is the identity of the id at node n, written raw in the message:
+// idKey is the identity of the id at node n, written raw in the message:
 // a string by its value (as the plugin would write it), a number by its
 // value, since a server may echo "\u0061" as "a" or 1.0 as 1. "null" for
 // anything else.
-func IDKey(doc *jsondoc.Doc, n int32, raw string) string {
+func idKey(doc *jsondoc.Doc, n int32, raw string) string {
 	switch doc.Kind(n) {
 	case jsondoc.String:
 		if strings.IndexByte(raw, '\\') < 0 && isASCII(raw) {
@@ -157,8 +159,8 @@ func invalid(msg string) *policy.RPCError {
 }
 
 // readMessage classifies one message and checks the JSON-RPC 2.0 envelope.
-func readMessage(doc *jsondoc.Doc, n int32) Message {
-	m := Message{Node: n}
+func readMessage(doc *jsondoc.Doc, n int32) message {
+	m := message{Node: n}
 	if doc.Kind(n) != jsondoc.Object {
 		m.Invalid = invalid("a batch element is not an object")
 		m.ID = "null"
@@ -168,7 +170,7 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 	switch doc.Kind(idNode) {
 	case jsondoc.Number, jsondoc.String:
 		m.ID = doc.ValueString(idNode)
-		m.Key = IDKey(doc, idNode, m.ID)
+		m.Key = idKey(doc, idNode, m.ID)
 	case jsondoc.Invalid:
 	case jsondoc.Null:
 		m.ID = "null"
@@ -209,22 +211,22 @@ func readMessage(doc *jsondoc.Doc, n int32) Message {
 			m.Invalid = invalid(method + " must be a request with an id")
 			m.ID = "null"
 		case idNode == jsondoc.None:
-			m.Kind = KindNotification
+			m.Kind = kindNotification
 		case m.ID == "null":
 			// MCP forbids null ids; a null-id request cannot be answered
 			// distinctly, so it is refused rather than forwarded unjudged.
 			m.Invalid = invalid("request id must not be null")
 		default:
-			m.Kind = KindRequest
+			m.Kind = kindRequest
 		}
 		return m
 	}
 	hasResult, hasError := doc.Get(n, "result") != jsondoc.None, doc.Get(n, "error") != jsondoc.None
 	switch {
 	case hasResult && !hasError:
-		m.Kind = KindResult
+		m.Kind = kindResult
 	case hasError && !hasResult:
-		m.Kind = KindError
+		m.Kind = kindError
 	default:
 		m.Invalid = invalid("neither a request, a notification nor a response")
 	}
@@ -248,11 +250,8 @@ func methodName(doc *jsondoc.Doc, n int32) (string, bool) {
 // ErrorResponse builds a JSON-RPC error response for id (raw JSON).
 func ErrorResponse(id string, e *policy.RPCError) []byte { return mcpvocab.ErrorResponse(id, e) }
 
-// AppendRPCError appends an error object.
-func AppendRPCError(out []byte, e *policy.RPCError) []byte { return mcpvocab.AppendError(out, e) }
-
-// RawJSON is error data already serialized.
-type RawJSON = mcpvocab.RawJSON
+// rawJSON is error data already serialized.
+type rawJSON = mcpvocab.RawJSON
 
 // InternalError is the error a stream gets when the plugin fails it closed.
 var InternalError = *rpcError(mcpvocab.ErrInternal, "the privacy filter failed this request")

@@ -10,7 +10,7 @@ import (
 
 // methodOf is the entry of method in the table of revision rev (the zero
 // entry for one that table does not know). A request is read by the
-// table of its own revision (Stream.rev, from MCP-Protocol-Version and
+// table of its own revision (exchange.rev, from MCP-Protocol-Version and
 // _meta), its response by the table of the request it answers
 // (forwarded.rev).
 func methodOf(rev mcpvocab.Revision, method string) *mcpvocab.Method {

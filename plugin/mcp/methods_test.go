@@ -86,7 +86,7 @@ func TestMethodVocabulary2026(t *testing.T) {
 func checkVocabulary(t *testing.T, rev mcpvocab.Revision, cases []vocabCase) {
 	t.Helper()
 	for _, c := range cases {
-		if got := Judged(rev, c.method); got != c.judged {
+		if got := judged(rev, c.method); got != c.judged {
 			t.Errorf("Judged(%q) = %v, want %v", c.method, got, c.judged)
 		}
 		if c.judged {
@@ -96,7 +96,7 @@ func checkVocabulary(t *testing.T, rev mcpvocab.Revision, cases []vocabCase) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tg, perr := TargetOf(rev, doc, &Message{Kind: KindRequest, Node: jsondoc.Root, Method: c.method})
+			tg, perr := targetOf(rev, doc, &message{Kind: kindRequest, Node: jsondoc.Root, Method: c.method})
 			if perr != nil || tg.Kind != c.target || tg.Completion != c.completion {
 				t.Errorf("TargetOf(%s) = kind %v completion %v (%v), want %v %v", c.method, tg.Kind, tg.Completion, perr, c.target, c.completion)
 			}
@@ -108,7 +108,7 @@ func checkVocabulary(t *testing.T, rev mcpvocab.Revision, cases []vocabCase) {
 		if isList != (c.items != "") || lm.items != c.items || lm.key != c.key || isList && lm.kind != c.itemKind {
 			t.Errorf("list of %s = %+v %v, want %q %q %v", c.method, lm, isList, c.items, c.key, c.itemKind)
 		}
-		if got := MetricMethod(c.method); got != c.metric {
+		if got := metricMethod(c.method); got != c.metric {
 			t.Errorf("MetricMethod(%q) = %q, want %q", c.method, got, c.metric)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -16,7 +17,7 @@ import (
 // a request, so the set of stats is bounded.
 //
 // Package main implements Metrics with proxywasm.DefineCounterMetric (once
-// per name and VM) and MetricCounter.Increment; NopMetrics and MemMetrics
+// per name and VM) and MetricCounter.Increment; NopMetrics and memMetrics
 // serve native tests and hosts without stats.
 type Metrics interface {
 	// Add adds n (> 0) to the counter name.
@@ -29,19 +30,19 @@ type NopMetrics struct{}
 // Add does nothing.
 func (NopMetrics) Add(string, uint64) {}
 
-// MemMetrics keeps counts in memory, for tests and the CLI. It is not safe
+// memMetrics keeps counts in memory, for tests and the CLI. It is not safe
 // for concurrent use (a VM never calls into itself concurrently).
-type MemMetrics map[string]uint64
+type memMetrics map[string]uint64
 
 // Add adds n to name.
-func (m MemMetrics) Add(name string, n uint64) {
+func (m memMetrics) Add(name string, n uint64) {
 	if n > 0 {
 		m[name] += n
 	}
 }
 
-// Names lists the counters with a value, sorted.
-func (m MemMetrics) Names() []string {
+// names lists the counters with a value, sorted.
+func (m memMetrics) names() []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -50,53 +51,53 @@ func (m MemMetrics) Names() []string {
 	return out
 }
 
-// MetricPrefix starts every metric name.
-const MetricPrefix = "mcp_privacy."
+// metricPrefix starts every metric name.
+const metricPrefix = "mcp_privacy."
 
-// Outcome is what became of a request: the decision of an audit entry and
+// outcome is what became of a request: the decision of an audit entry and
 // the decision tag of the requests metric.
-type Outcome string
+type outcome string
 
 const (
-	OutcomeAllowed     Outcome = "allowed"
-	OutcomeDenied      Outcome = "denied"
-	OutcomeRateLimited Outcome = "rate_limited"
-	OutcomeBlocked     Outcome = "blocked"
-	OutcomeError       Outcome = "error"
+	outcomeAllowed     outcome = "allowed"
+	outcomeDenied      outcome = "denied"
+	outcomeRateLimited outcome = "rate_limited"
+	outcomeBlocked     outcome = "blocked"
+	outcomeError       outcome = "error"
 )
 
-// Outcomes are every Outcome, in documentation order.
-var Outcomes = []Outcome{OutcomeAllowed, OutcomeDenied, OutcomeRateLimited, OutcomeBlocked, OutcomeError}
+// outcomes are every outcome, in documentation order.
+var outcomes = []outcome{outcomeAllowed, outcomeDenied, outcomeRateLimited, outcomeBlocked, outcomeError}
 
-// ErrorKind names a class of failure: the value of the errors metric's
+// errorKind names a class of failure: the value of the errors metric's
 // error tag (a label, not a Go error).
-type ErrorKind string
+type errorKind string
 
 // Failure kinds. Each is one failure the plugin answers itself (manual 15,
 // 16); the Fail prefix keeps them apart from errors and error codes.
 const (
-	FailParse              ErrorKind = "parse_error"         // -32700: the request body is not JSON
-	FailInvalidRequest     ErrorKind = "invalid_request"     // -32600: not JSON-RPC, or ambiguous JSON
-	FailInvalidParams      ErrorKind = "invalid_params"      // -32602 for params that name no primitive
-	FailRequestTooLarge    ErrorKind = "request_too_large"   // 413
-	FailCompressedRequest  ErrorKind = "compressed_request"  // 415
-	FailUnauthenticated    ErrorKind = "unauthenticated"     // 401, identity.require
-	FailResponseTooLarge   ErrorKind = "response_too_large"  // over max_response_bytes / max_event_bytes
-	FailResponseInvalid    ErrorKind = "response_invalid"    // a response that is not JSON or not JSON-RPC
-	FailResponseCompressed ErrorKind = "response_compressed" // a compressed response
-	FailTransform          ErrorKind = "transform"           // a transform could not run
-	FailInternal           ErrorKind = "internal"            // a panic, failed closed
-	FailSharedData         ErrorKind = "shared_data"         // shared data contention beyond retries
-	FailRateLimitEviction  ErrorKind = "rate_limit_eviction" // a bucket with state lost its slot
-	FailAmbiguousID        ErrorKind = "ambiguous_id"        // a response to an id the session used twice, withheld
-	FailSessionPrincipal   ErrorKind = "session_principal"   // a session used by another principal than its own: refused, or its answer withheld
-	FailHeaderMismatch     ErrorKind = "header_mismatch"     // headers that mirror the body (2026-07-28) disagree with it: refused
+	failParse              errorKind = "parse_error"         // -32700: the request body is not JSON
+	failInvalidRequest     errorKind = "invalid_request"     // -32600: not JSON-RPC, or ambiguous JSON
+	failInvalidParams      errorKind = "invalid_params"      // -32602 for params that name no primitive
+	failRequestTooLarge    errorKind = "request_too_large"   // 413
+	failCompressedRequest  errorKind = "compressed_request"  // 415
+	failUnauthenticated    errorKind = "unauthenticated"     // 401, identity.require
+	failResponseTooLarge   errorKind = "response_too_large"  // over max_response_bytes / max_event_bytes
+	failResponseInvalid    errorKind = "response_invalid"    // a response that is not JSON or not JSON-RPC
+	failResponseCompressed errorKind = "response_compressed" // a compressed response
+	failTransform          errorKind = "transform"           // a transform could not run
+	failInternal           errorKind = "internal"            // a panic, failed closed
+	failSharedData         errorKind = "shared_data"         // shared data contention beyond retries
+	failRateLimitEviction  errorKind = "rate_limit_eviction" // a bucket with state lost its slot
+	failAmbiguousID        errorKind = "ambiguous_id"        // a response to an id the session used twice, withheld
+	failSessionPrincipal   errorKind = "session_principal"   // a session used by another principal than its own: refused, or its answer withheld
+	failHeaderMismatch     errorKind = "header_mismatch"     // headers that mirror the body (2026-07-28) disagree with it: refused
 )
 
-// ErrorKinds are every ErrorKind, in documentation order.
-var ErrorKinds = []ErrorKind{FailParse, FailInvalidRequest, FailInvalidParams, FailRequestTooLarge,
-	FailCompressedRequest, FailUnauthenticated, FailResponseTooLarge, FailResponseInvalid, FailResponseCompressed,
-	FailTransform, FailInternal, FailSharedData, FailRateLimitEviction, FailAmbiguousID, FailSessionPrincipal, FailHeaderMismatch}
+// errorKinds are every errorKind, in documentation order.
+var errorKinds = []errorKind{failParse, failInvalidRequest, failInvalidParams, failRequestTooLarge,
+	failCompressedRequest, failUnauthenticated, failResponseTooLarge, failResponseInvalid, failResponseCompressed,
+	failTransform, failInternal, failSharedData, failRateLimitEviction, failAmbiguousID, failSessionPrincipal, failHeaderMismatch}
 
 // metricMethods are the JSON-RPC methods with their own requests tag value
 // (the method table's Metric, internal/mcpvocab), and every notification
@@ -114,10 +115,10 @@ var metricMethods = func() map[string]string {
 	return out
 }()
 
-// MetricMethod is the method tag value of a JSON-RPC method: known methods
+// metricMethod is the method tag value of a JSON-RPC method: known methods
 // with / as _ (tools_call), every notification "notifications", a client's
 // response to a server request "responses", anything else "other".
-func MetricMethod(method string) string {
+func metricMethod(method string) string {
 	if v, ok := metricMethods[method]; ok {
 		return v
 	}
@@ -159,89 +160,89 @@ func tagByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// RequestsMetric counts JSON-RPC requests by method and outcome:
+// requestsMetricName counts JSON-RPC requests by method and outcome:
 // mcp_privacy.requests.method.<method>.decision.<outcome>.
-func RequestsMetric(method string, o Outcome) string {
-	return MetricPrefix + "requests.method." + MetricMethod(method) + ".decision." + string(o)
+func requestsMetricName(method string, o outcome) string {
+	return metricPrefix + "requests.method." + metricMethod(method) + ".decision." + string(o)
 }
 
-// DetectionsMetric counts detections by label (built-in labels, and the
+// detectionsMetric counts detections by label (built-in labels, and the
 // labels of the policy's custom detectors): mcp_privacy.detections.label.<LABEL>.
-func DetectionsMetric(label string) string {
-	return MetricPrefix + "detections.label." + tagValue(label)
+func detectionsMetric(label string) string {
+	return metricPrefix + "detections.label." + tagValue(label)
 }
 
 // Pseudonym counters.
 const (
-	PseudonymsIssuedMetric   = MetricPrefix + "pseudonyms.issued"
-	PseudonymsResolvedMetric = MetricPrefix + "pseudonyms.resolved"
+	pseudonymsIssuedMetric   = metricPrefix + "pseudonyms.issued"
+	pseudonymsResolvedMetric = metricPrefix + "pseudonyms.resolved"
 	// Pseudonyms in a call's arguments the depseudonymiser could not
 	// resolve for the caller, and those it refused to restore at their
 	// place (transforms.Run): probing shows up here.
-	PseudonymsUnresolvedMetric = MetricPrefix + "pseudonyms.unresolved"
-	PseudonymsRefusedMetric    = MetricPrefix + "pseudonyms.refused"
+	pseudonymsUnresolvedMetric = metricPrefix + "pseudonyms.unresolved"
+	pseudonymsRefusedMetric    = metricPrefix + "pseudonyms.refused"
 )
 
-// CountRestores counts a call's unresolved and refused pseudonyms.
-func CountRestores(m Metrics, unresolved, refused int) {
+// countRestores counts a call's unresolved and refused pseudonyms.
+func countRestores(m Metrics, unresolved, refused int) {
 	if unresolved > 0 {
-		m.Add(PseudonymsUnresolvedMetric, uint64(unresolved))
+		m.Add(pseudonymsUnresolvedMetric, uint64(unresolved))
 	}
 	if refused > 0 {
-		m.Add(PseudonymsRefusedMetric, uint64(refused))
+		m.Add(pseudonymsRefusedMetric, uint64(refused))
 	}
 }
 
-// RateLimitedMetric counts calls refused by a rate limit, by the scope of
+// rateLimitedMetric counts calls refused by a rate limit, by the scope of
 // the refusing limit: mcp_privacy.rate_limited.scope.<scope>.
-func RateLimitedMetric(s policy.Scope) string {
-	return MetricPrefix + "rate_limited.scope." + s.String()
+func rateLimitedMetric(s policy.Scope) string {
+	return metricPrefix + "rate_limited.scope." + s.String()
 }
 
-// ErrorsMetric counts errors by kind: mcp_privacy.errors.kind.<kind>.
-func ErrorsMetric(k ErrorKind) string {
-	return MetricPrefix + "errors.kind." + string(k)
+// errorsMetric counts errors by kind: mcp_privacy.errors.kind.<kind>.
+func errorsMetric(k errorKind) string {
+	return metricPrefix + "errors.kind." + string(k)
 }
 
-// AuditDroppedMetric counts audit entries that could not be stored in the
+// auditDroppedMetric counts audit entries that could not be stored in the
 // ring buffer (they were still logged).
-const AuditDroppedMetric = MetricPrefix + "audit.dropped"
+const auditDroppedMetric = metricPrefix + "audit.dropped"
 
-// CountTransforms counts what transforming one message found: detections
+// countTransforms counts what transforming one message found: detections
 // per label, pseudonyms issued and resolved.
-func CountTransforms(m Metrics, detections map[string]int, issued, resolved int) {
+func countTransforms(m Metrics, detections map[string]int, issued, resolved int) {
 	for label, n := range detections {
 		if n > 0 {
-			m.Add(DetectionsMetric(label), uint64(n))
+			m.Add(detectionsMetric(label), uint64(n))
 		}
 	}
 	if issued > 0 {
-		m.Add(PseudonymsIssuedMetric, uint64(issued))
+		m.Add(pseudonymsIssuedMetric, uint64(issued))
 	}
 	if resolved > 0 {
-		m.Add(PseudonymsResolvedMetric, uint64(resolved))
+		m.Add(pseudonymsResolvedMetric, uint64(resolved))
 	}
 }
 
-// CountRateLimited counts a refusal by a rate limit, and any bucket that
+// countRateLimited counts a refusal by a rate limit, and any bucket that
 // lost its state to make room.
-func CountRateLimited(m Metrics, v *RateVerdict) {
+func countRateLimited(m Metrics, v *ratelimit.Verdict) {
 	if v.LossyEvictions > 0 {
-		m.Add(ErrorsMetric(FailRateLimitEviction), uint64(v.LossyEvictions))
+		m.Add(errorsMetric(failRateLimitEviction), uint64(v.LossyEvictions))
 	}
 	if v.Allowed {
 		return
 	}
 	if v.Contended {
-		m.Add(ErrorsMetric(FailSharedData), 1)
+		m.Add(errorsMetric(failSharedData), 1)
 	}
 	if v.Bucket.Limit != nil {
-		m.Add(RateLimitedMetric(v.Bucket.Limit.Scope), 1)
+		m.Add(rateLimitedMetric(v.Bucket.Limit.Scope), 1)
 	}
 }
 
-// CountError counts one error of kind k.
-func CountError(m Metrics, k ErrorKind) { m.Add(ErrorsMetric(k), 1) }
+// countError counts one error of kind k.
+func countError(m Metrics, k errorKind) { m.Add(errorsMetric(k), 1) }
 
 // MetricNames lists the names the plugin can emit for a policy: every
 // method and outcome pair, the built-in labels (manual 12) and those of the
@@ -257,8 +258,8 @@ func MetricNames(p *policy.Policy) []string {
 	methods = append(methods, "other")
 	sort.Strings(methods)
 	for _, m := range methods {
-		for _, o := range Outcomes {
-			out = append(out, RequestsMetric(m, o))
+		for _, o := range outcomes {
+			out = append(out, requestsMetricName(m, o))
 		}
 	}
 	labels := make([]string, 0, len(policy.BuiltinDetectors))
@@ -272,17 +273,17 @@ func MetricNames(p *policy.Policy) []string {
 	}
 	seen := map[string]bool{}
 	for _, l := range labels {
-		if n := DetectionsMetric(l); !seen[n] {
+		if n := detectionsMetric(l); !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
 	}
-	out = append(out, PseudonymsIssuedMetric, PseudonymsResolvedMetric, PseudonymsUnresolvedMetric, PseudonymsRefusedMetric)
+	out = append(out, pseudonymsIssuedMetric, pseudonymsResolvedMetric, pseudonymsUnresolvedMetric, pseudonymsRefusedMetric)
 	for _, s := range []policy.Scope{policy.ScopePrincipal, policy.ScopeTool, policy.ScopePrincipalTool, policy.ScopeGlobal} {
-		out = append(out, RateLimitedMetric(s))
+		out = append(out, rateLimitedMetric(s))
 	}
-	for _, k := range ErrorKinds {
-		out = append(out, ErrorsMetric(k))
+	for _, k := range errorKinds {
+		out = append(out, errorsMetric(k))
 	}
-	return append(out, AuditDroppedMetric)
+	return append(out, auditDroppedMetric)
 }

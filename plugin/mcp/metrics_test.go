@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -13,42 +14,42 @@ import (
 
 func TestMetricNames(t *testing.T) {
 	cases := []struct{ got, want string }{
-		{RequestsMetric("tools/call", OutcomeAllowed), "mcp_privacy.requests.method.tools_call.decision.allowed"},
-		{RequestsMetric("resources/templates/list", OutcomeError), "mcp_privacy.requests.method.resources_templates_list.decision.error"},
-		{RequestsMetric("notifications/progress", OutcomeAllowed), "mcp_privacy.requests.method.notifications.decision.allowed"},
-		{RequestsMetric("x.y/evil\nmethod", OutcomeDenied), "mcp_privacy.requests.method.other.decision.denied"},
-		{RequestsMetric("", OutcomeDenied), "mcp_privacy.requests.method.other.decision.denied"},
-		{DetectionsMetric("EMAIL"), "mcp_privacy.detections.label.EMAIL"},
-		{DetectionsMetric("my.label/x"), "mcp_privacy.detections.label.my_label_x"},
-		{DetectionsMetric(""), "mcp_privacy.detections.label.none"},
-		{RateLimitedMetric(policy.ScopePrincipalTool), "mcp_privacy.rate_limited.scope.principal_tool"},
-		{ErrorsMetric(FailInternal), "mcp_privacy.errors.kind.internal"},
-		{PseudonymsIssuedMetric, "mcp_privacy.pseudonyms.issued"},
-		{PseudonymsResolvedMetric, "mcp_privacy.pseudonyms.resolved"},
+		{requestsMetricName("tools/call", outcomeAllowed), "mcp_privacy.requests.method.tools_call.decision.allowed"},
+		{requestsMetricName("resources/templates/list", outcomeError), "mcp_privacy.requests.method.resources_templates_list.decision.error"},
+		{requestsMetricName("notifications/progress", outcomeAllowed), "mcp_privacy.requests.method.notifications.decision.allowed"},
+		{requestsMetricName("x.y/evil\nmethod", outcomeDenied), "mcp_privacy.requests.method.other.decision.denied"},
+		{requestsMetricName("", outcomeDenied), "mcp_privacy.requests.method.other.decision.denied"},
+		{detectionsMetric("EMAIL"), "mcp_privacy.detections.label.EMAIL"},
+		{detectionsMetric("my.label/x"), "mcp_privacy.detections.label.my_label_x"},
+		{detectionsMetric(""), "mcp_privacy.detections.label.none"},
+		{rateLimitedMetric(policy.ScopePrincipalTool), "mcp_privacy.rate_limited.scope.principal_tool"},
+		{errorsMetric(failInternal), "mcp_privacy.errors.kind.internal"},
+		{pseudonymsIssuedMetric, "mcp_privacy.pseudonyms.issued"},
+		{pseudonymsResolvedMetric, "mcp_privacy.pseudonyms.resolved"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
-	if n := DetectionsMetric(strings.Repeat("A", 100)); len(n) > len("mcp_privacy.detections.label.")+64 {
+	if n := detectionsMetric(strings.Repeat("A", 100)); len(n) > len("mcp_privacy.detections.label.")+64 {
 		t.Errorf("long label: %s", n)
 	}
 }
 
 func TestMetricCounting(t *testing.T) {
-	m := MemMetrics{}
-	m.Add(RequestsMetric("tools/call", OutcomeAllowed), 2)
-	m.Add(RequestsMetric("tools/call", OutcomeRateLimited), 1)
-	CountTransforms(m, map[string]int{"EMAIL": 2, "PHONE": 0}, 2, 1)
-	CountTransforms(m, nil, 0, 0)
+	m := memMetrics{}
+	m.Add(requestsMetricName("tools/call", outcomeAllowed), 2)
+	m.Add(requestsMetricName("tools/call", outcomeRateLimited), 1)
+	countTransforms(m, map[string]int{"EMAIL": 2, "PHONE": 0}, 2, 1)
+	countTransforms(m, nil, 0, 0)
 	p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: global}]}`)
-	l := NewLimiter(nil, "s")
+	l := ratelimit.New(nil, "s")
 	v := l.Check(p, rlTool("a", "t"), nil, rlAt(0))
-	CountRateLimited(m, &v)
+	countRateLimited(m, &v)
 	v = l.Check(p, rlTool("a", "t"), nil, rlAt(0))
-	CountRateLimited(m, &v)
-	CountError(m, FailParse)
+	countRateLimited(m, &v)
+	countError(m, failParse)
 	NopMetrics{}.Add("x", 1)
 	m.Add("zero", 0)
 	want := map[string]uint64{
@@ -68,7 +69,7 @@ func TestMetricCounting(t *testing.T) {
 			t.Errorf("%s = %d, want %d", k, m[k], n)
 		}
 	}
-	if names := m.Names(); len(names) != len(want) || names[0] > names[1] {
+	if names := m.names(); len(names) != len(want) || names[0] > names[1] {
 		t.Errorf("Names() = %v", names)
 	}
 }
@@ -94,10 +95,10 @@ func TestMetricNamesDocumented(t *testing.T) {
 			t.Errorf("%s: not a safe stat name", n)
 		}
 	}
-	for _, n := range []string{RequestsMetric("tools/call", OutcomeBlocked), RequestsMetric("whatever", OutcomeError),
-		DetectionsMetric("EMPLOYEE_ID"), DetectionsMetric("EMAIL"), DetectionsMetric("IP_ADDRESS"),
-		DetectionsMetric("SECRET"), RateLimitedMetric(policy.ScopeTool),
-		ErrorsMetric(FailSharedData), PseudonymsResolvedMetric, AuditDroppedMetric} {
+	for _, n := range []string{requestsMetricName("tools/call", outcomeBlocked), requestsMetricName("whatever", outcomeError),
+		detectionsMetric("EMPLOYEE_ID"), detectionsMetric("EMAIL"), detectionsMetric("IP_ADDRESS"),
+		detectionsMetric("SECRET"), rateLimitedMetric(policy.ScopeTool),
+		errorsMetric(failSharedData), pseudonymsResolvedMetric, auditDroppedMetric} {
 		if !seen[n] {
 			t.Errorf("MetricNames lacks %s", n)
 		}
@@ -105,17 +106,17 @@ func TestMetricNamesDocumented(t *testing.T) {
 	// The doc names every family, outcome and error kind.
 	for _, s := range []string{"mcp_privacy.requests.method.<method>.decision.<decision>", "mcp_privacy.detections.label.<LABEL>",
 		"mcp_privacy.pseudonyms.issued", "mcp_privacy.pseudonyms.resolved", "mcp_privacy.rate_limited.scope.<scope>",
-		"mcp_privacy.errors.kind.<kind>", AuditDroppedMetric} {
+		"mcp_privacy.errors.kind.<kind>", auditDroppedMetric} {
 		if !strings.Contains(string(doc), s) {
 			t.Errorf("docs/METRICS.md does not name %s", s)
 		}
 	}
-	for _, o := range Outcomes {
+	for _, o := range outcomes {
 		if !strings.Contains(string(doc), "`"+string(o)+"`") {
 			t.Errorf("docs/METRICS.md does not name the decision %s", o)
 		}
 	}
-	for _, k := range ErrorKinds {
+	for _, k := range errorKinds {
 		if !strings.Contains(string(doc), "`"+string(k)+"`") {
 			t.Errorf("docs/METRICS.md does not name the error kind %s", k)
 		}
@@ -169,12 +170,12 @@ func TestMetricNamesDocumented(t *testing.T) {
 		name, base string
 		tags       map[string]string
 	}{
-		{RequestsMetric("tools/call", OutcomeRateLimited), "wasmcustom.mcp_privacy.requests",
+		{requestsMetricName("tools/call", outcomeRateLimited), "wasmcustom.mcp_privacy.requests",
 			map[string]string{"mcp_method": "tools_call", "mcp_decision": "rate_limited"}},
-		{DetectionsMetric("EMAIL"), "wasmcustom.mcp_privacy.detections", map[string]string{"mcp_label": "EMAIL"}},
-		{RateLimitedMetric(policy.ScopeGlobal), "wasmcustom.mcp_privacy.rate_limited", map[string]string{"mcp_scope": "global"}},
-		{ErrorsMetric(FailResponseTooLarge), "wasmcustom.mcp_privacy.errors", map[string]string{"mcp_error": "response_too_large"}},
-		{PseudonymsIssuedMetric, "wasmcustom.mcp_privacy.pseudonyms.issued", map[string]string{}},
+		{detectionsMetric("EMAIL"), "wasmcustom.mcp_privacy.detections", map[string]string{"mcp_label": "EMAIL"}},
+		{rateLimitedMetric(policy.ScopeGlobal), "wasmcustom.mcp_privacy.rate_limited", map[string]string{"mcp_scope": "global"}},
+		{errorsMetric(failResponseTooLarge), "wasmcustom.mcp_privacy.errors", map[string]string{"mcp_error": "response_too_large"}},
+		{pseudonymsIssuedMetric, "wasmcustom.mcp_privacy.pseudonyms.issued", map[string]string{}},
 	}
 	for _, c := range cases {
 		base, tags := extract("wasmcustom." + c.name)
@@ -185,6 +186,25 @@ func TestMetricNamesDocumented(t *testing.T) {
 		for k, v := range c.tags {
 			if tags[k] != v {
 				t.Errorf("%s: tag %s = %q, want %q", c.name, k, tags[k], v)
+			}
+		}
+	}
+}
+
+// requestsMetric's table gives requestsMetricName's name for every method,
+// known or not, and every outcome.
+func TestRequestsMetricTable(t *testing.T) {
+	methods := []string{"other", "notifications/x", "no/such", "", "responses"}
+	for m := range metricMethods {
+		methods = append(methods, m)
+	}
+	for _, m := range methods {
+		for _, o := range outcomes {
+			if got, want := requestsMetric(m, o), requestsMetricName(m, o); got != want {
+				t.Errorf("%q %s: %q, want %q", m, o, got, want)
+			}
+			if _, ok := requestsMetricNames[[2]string{metricMethod(m), string(o)}]; !ok {
+				t.Errorf("%q %s: not in the table", m, o)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ import (
 // the policy-level output pipeline, a task's result and error out, read
 // as the result of the request that created the task (task; nil: any
 // result). An error is a pipeline that cannot be compiled.
-func (s *Stream) applyResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, task *taskRef, run *transforms.Run) error {
+func (s *exchange) applyResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, task *taskRef, run *transforms.Run) error {
 	tr.engine.Apply(out, doc, n, kind, run)
 	var buf [2]transforms.Part
 	for _, p := range transforms.Parts(doc, n, kind, buf[:0]) {
@@ -57,7 +57,7 @@ func (s *Stream) applyResult(tr *transformer, out *transforms.Pipeline, doc *jso
 // transformInputResponses runs input pipeline in over the inputResponses
 // of a request's params, if it has any, and adds what it restored there
 // to j.restored (a server's error may quote it).
-func (s *Stream) transformInputResponses(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, params int32, run *transforms.Run, j *judgement) {
+func (s *exchange) transformInputResponses(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, params int32, run *transforms.Run, j *judgement) {
 	if r := doc.Get(params, "inputResponses"); r != jsondoc.None {
 		applyRestoring(tr, in, doc, r, transforms.InputResponses, run, j)
 	}
@@ -79,8 +79,8 @@ func applyRestoring(tr *transformer, in *transforms.Pipeline, doc *jsondoc.Doc, 
 // 2026-07-28 gives something to read: the tasks extension's (tasks.go),
 // and an MRTR retry of a method that names no primitive, whose
 // inputResponses get the policy-level input pipeline.
-func (s *Stream) judgeOther(doc *jsondoc.Doc, m *Message, j *judgement) {
-	if m.Kind != KindRequest {
+func (s *exchange) judgeOther(doc *jsondoc.Doc, m *message, j *judgement) {
+	if m.Kind != kindRequest {
 		return
 	}
 	if isTaskMethod(m.Method) {
@@ -95,13 +95,13 @@ func (s *Stream) judgeOther(doc *jsondoc.Doc, m *Message, j *judgement) {
 
 // policyInputResponses runs the policy-level input pipeline over the
 // inputResponses of params, if any.
-func (s *Stream) policyInputResponses(doc *jsondoc.Doc, params int32, j *judgement) {
+func (s *exchange) policyInputResponses(doc *jsondoc.Doc, params int32, j *judgement) {
 	if doc.Get(params, "inputResponses") == jsondoc.None {
 		return
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	tr, _ := s.cfg.transforms()
@@ -109,7 +109,7 @@ func (s *Stream) policyInputResponses(doc *jsondoc.Doc, params int32, j *judgeme
 	s.transformInputResponses(tr, in, doc, params, run, j)
 	s.countRun(run)
 	if run.Blocked {
-		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
+		j.reply, j.outcome = s.cfg.blockedError(run), outcomeBlocked
 		j.reason = blockedReason(run)
 	}
 }

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +30,7 @@ import (
 
 // callRecord is one message's record while it is in flight.
 type callRecord struct {
-	entry AuditEntry
+	entry auditEntry
 	// method is the requests counter's method (responses for the client's
 	// answers to server requests).
 	method string
@@ -37,7 +39,7 @@ type callRecord struct {
 // newRecord starts the record of a message judged from start (Unix ns).
 // The rule and reason of the access decision are formatted only when the
 // entry will be recorded with them.
-func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *callRecord {
+func (s *exchange) newRecord(m *message, j *judgement, start int64, bytesIn int) *callRecord {
 	r := &callRecord{method: metricMethodOf(m)}
 	e := &r.entry
 	e.Time = s.arrived
@@ -50,7 +52,7 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 	}
 	e.Decision = j.outcome
 	e.Rule, e.Reason = j.rule, j.reason
-	if j.judged && e.Rule == "" && e.Reason == "" && AuditRecorded(s.cfg.Env.Policy, e.Decision) {
+	if j.judged && e.Rule == "" && e.Reason == "" && auditRecorded(s.cfg.Env.Policy, e.Decision) {
 		e.Rule, e.Reason = j.decision.Rule, j.decision.Reason()
 	}
 	if j.note != "" {
@@ -61,31 +63,37 @@ func (s *Stream) newRecord(m *Message, j *judgement, start int64, bytesIn int) *
 		e.Detections = j.in.Detections
 		e.Pseudonyms, e.Resolved = j.in.Pseudonyms, j.in.Resolved
 		e.Unresolved, e.Refused = j.in.Unresolved, j.in.Refused
-		CountRestores(s.cfg.Metrics, j.in.Unresolved, j.in.Refused)
+		countRestores(s.cfg.Metrics, j.in.Unresolved, j.in.Refused)
 	}
 	e.BytesIn = bytesIn
-	e.Processing = s.cfg.Now() - start
+	e.Processing = s.cfg.now() - start
 	return r
 }
 
-// requestsMetric is RequestsMetric, the names kept per Config: building
+// requestsMetric is requestsMetricName from a table of every name: building
 // the name is an allocation per message otherwise.
-func (c *Config) requestsMetric(method string, o Outcome) string {
-	k := [2]string{MetricMethod(method), string(o)}
-	if n, ok := c.metricNames[k]; ok {
+func requestsMetric(method string, o outcome) string {
+	if n, ok := requestsMetricNames[[2]string{metricMethod(method), string(o)}]; ok {
 		return n
 	}
-	n := RequestsMetric(method, o)
-	if c.metricNames == nil {
-		c.metricNames = map[[2]string]string{}
-	}
-	c.metricNames[k] = n // bounded: methods and outcomes are fixed lists
-	return n
+	return requestsMetricName(method, o) // not reached: the table has every pair
 }
 
+// requestsMetricNames are the requests counters' names by method tag
+// value (every value metricMethod returns) and outcome.
+var requestsMetricNames = func() map[[2]string]string {
+	out := make(map[[2]string]string, (len(metricMethods)+1)*len(outcomes))
+	for _, method := range append(slices.Collect(maps.Keys(metricMethods)), "other") {
+		for _, o := range outcomes {
+			out[[2]string{metricMethod(method), string(o)}] = requestsMetricName(method, o)
+		}
+	}
+	return out
+}()
+
 // metricMethodOf is the method a message counts under.
-func metricMethodOf(m *Message) string {
-	if m.Kind == KindResult || m.Kind == KindError {
+func metricMethodOf(m *message) string {
+	if m.Kind == kindResult || m.Kind == kindError {
 		return "responses"
 	}
 	return m.Method
@@ -93,12 +101,12 @@ func metricMethodOf(m *Message) string {
 
 // finish counts a message with its outcome (and an error of kind, if
 // set) and records its audit entry when the policy records its decision.
-func (s *Stream) finish(r *callRecord, kind ErrorKind) {
+func (s *exchange) finish(r *callRecord, kind errorKind) {
 	m := s.cfg.Metrics
 	e := &r.entry
-	m.Add(s.cfg.requestsMetric(r.method, e.Decision), 1)
+	m.Add(requestsMetric(r.method, e.Decision), 1)
 	if kind != "" {
-		CountError(m, kind)
+		countError(m, kind)
 	}
 	s.record(e)
 }
@@ -106,10 +114,10 @@ func (s *Stream) finish(r *callRecord, kind ErrorKind) {
 // refuseBody counts and records a request the plugin refused as a whole,
 // before any JSON-RPC message was read from it (parse error, too large,
 // compressed, no principal).
-func (s *Stream) refuseBody(kind ErrorKind, reason string, bytesIn, bytesOut int, start int64) {
-	CountError(s.cfg.Metrics, kind)
-	e := &AuditEntry{Time: s.arrived, Decision: OutcomeError, Reason: reason,
-		BytesIn: bytesIn, BytesOut: bytesOut, Processing: s.cfg.Now() - start}
+func (s *exchange) refuseBody(kind errorKind, reason string, bytesIn, bytesOut int, start int64) {
+	countError(s.cfg.Metrics, kind)
+	e := &auditEntry{Time: s.arrived, Decision: outcomeError, Reason: reason,
+		BytesIn: bytesIn, BytesOut: bytesOut, Processing: s.cfg.now() - start}
 	if e.Time == 0 {
 		e.Time = start
 	}
@@ -118,9 +126,9 @@ func (s *Stream) refuseBody(kind ErrorKind, reason string, bytesIn, bytesOut int
 
 // record completes an entry with the caller's identity and the policy
 // and records it (a line in the log, and the ring buffer).
-func (s *Stream) record(e *AuditEntry) {
+func (s *exchange) record(e *auditEntry) {
 	p := s.cfg.Env.Policy
-	if !AuditRecorded(p, e.Decision) {
+	if !auditRecorded(p, e.Decision) {
 		return
 	}
 	e.Policy, e.Principal, e.Roles = p.Name, s.id.ID, s.id.Roles
@@ -129,20 +137,20 @@ func (s *Stream) record(e *AuditEntry) {
 	// a value. Entries never hold argument or result values.
 	e.Name = s.cfg.scrub(e.Name)
 	e.Session = s.cfg.scrub(s.session)
-	if e.Method != "" && MetricMethod(e.Method) == "other" {
+	if e.Method != "" && metricMethod(e.Method) == "other" {
 		e.Method = s.cfg.scrub(e.Method)
 	}
 	e.Reason = s.cfg.scrub(s.cfg.scrubQuoted(e.Reason))
-	if !s.cfg.Audit.Record(p, e) && p.AuditSize > 0 {
-		s.cfg.Metrics.Add(AuditDroppedMetric, 1)
-		CountError(s.cfg.Metrics, FailSharedData)
+	if !s.cfg.Audit.record(p, e) && p.AuditSize > 0 {
+		s.cfg.Metrics.Add(auditDroppedMetric, 1)
+		countError(s.cfg.Metrics, failSharedData)
 	}
 }
 
-// Done ends the stream: calls it forwarded whose response never passed it
+// done ends the stream: calls it forwarded whose response never passed it
 // are recorded now, as allowed with nothing received; on the legacy
 // transport their answers arrive on the GET stream, which records them.
-func (s *Stream) Done() {
+func (s *exchange) done() {
 	s.requests.drain(func(_ string, f forwarded) {
 		if f.rec != nil && !s.legacy {
 			s.finish(f.rec, "")
@@ -150,22 +158,22 @@ func (s *Stream) Done() {
 	})
 }
 
-// Failed records that a callback panicked and the stream was failed
+// failed records that a callback panicked and the stream was failed
 // closed: the calls in flight on it are recorded as errors.
-func (s *Stream) Failed(stage string) {
-	CountError(s.cfg.Metrics, FailInternal)
+func (s *exchange) failed(stage string) {
+	countError(s.cfg.Metrics, failInternal)
 	reason := "internal error in " + stage + ": the stream was failed closed"
 	n := 0
 	s.requests.drain(func(_ string, f forwarded) {
 		if f.rec != nil {
-			f.rec.entry.Decision, f.rec.entry.Rule, f.rec.entry.Reason = OutcomeError, "", reason
+			f.rec.entry.Decision, f.rec.entry.Rule, f.rec.entry.Reason = outcomeError, "", reason
 			s.finish(f.rec, "")
 			n++
 		}
 	})
 	if n == 0 {
-		now := s.cfg.Now()
-		s.record(&AuditEntry{Time: now, Decision: OutcomeError, Reason: reason})
+		now := s.cfg.now()
+		s.record(&auditEntry{Time: now, Decision: outcomeError, Reason: reason})
 	}
 }
 
@@ -202,16 +210,16 @@ func (r *callRecord) respond(outcome responseOutcome, bytesOut int, processing i
 type responseOutcome struct {
 	// decision: allowed (also for a server's own error), blocked, or
 	// error when the pipeline could not run; "" when nothing ran.
-	decision     Outcome
-	errKind      ErrorKind
+	decision     outcome
+	errKind      errorKind
 	rule, reason string
 	run          *transforms.Run
 	ids          []string
 }
 
 // decisionOr is the decision of a call whose earlier decision was d.
-func (o responseOutcome) decisionOr(d Outcome) Outcome {
-	if o.decision != "" && o.decision != OutcomeAllowed {
+func (o responseOutcome) decisionOr(d outcome) outcome {
+	if o.decision != "" && o.decision != outcomeAllowed {
 		return o.decision
 	}
 	return d
@@ -264,25 +272,25 @@ var scrubAll = transforms.Select(nil, policy.SensitivityUnset)
 //
 // Names and reasons repeat from call to call, and the detectors cost
 // several µs per text in wasm: results for short texts are kept per VM
-// (Config.scrubbed), forgotten all at once when scrubCacheSize is reached.
+// (vmCaches.scrubbed), forgotten all at once when scrubCacheSize is reached.
 func (c *Config) scrub(text string) string {
 	if text == "" {
 		return text
 	}
-	if out, ok := c.scrubbed[text]; ok {
+	if out, ok := c.caches.scrubbed[text]; ok {
 		return out
 	}
 	out := c.detectAndLabel(text)
 	if len(text) <= scrubCacheText {
-		if c.scrubbed == nil || len(c.scrubbed) >= scrubCacheSize {
-			c.scrubbed = make(map[string]string, 64)
+		if c.caches.scrubbed == nil || len(c.caches.scrubbed) >= scrubCacheSize {
+			c.caches.scrubbed = make(map[string]string, 64)
 		}
-		c.scrubbed[text] = out
+		c.caches.scrubbed[text] = out
 	}
 	return out
 }
 
-// Bounds of Config.scrubbed: entries, and the longest text kept.
+// Bounds of vmCaches.scrubbed: entries, and the longest text kept.
 const (
 	scrubCacheSize = 512
 	scrubCacheText = 256

@@ -45,13 +45,13 @@ func (c *wrClock) Now() int64 { return c.now }
 
 // wrConfig compiles an envelope with counters in memory, a fixed clock and
 // the audit lines collected.
-func wrConfig(t *testing.T, src string) (*Config, MemMetrics, *[]string, *wrClock) {
+func wrConfig(t *testing.T, src string) (*Config, memMetrics, *[]string, *wrClock) {
 	t.Helper()
 	cfg := mustConfig(t, src)
-	m := MemMetrics{}
+	m := memMetrics{}
 	cfg.Metrics = m
 	clock := &wrClock{now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).UnixNano()}
-	cfg.Now = clock.Now
+	cfg.now = clock.Now
 	lines := &[]string{}
 	cfg.Audit.Log = func(l string) { *lines = append(*lines, l) }
 	return cfg, m, lines, clock
@@ -62,7 +62,7 @@ func wrEntries(t *testing.T, lines []string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, l := range lines {
-		js, ok := strings.CutPrefix(l, AuditLogPrefix)
+		js, ok := strings.CutPrefix(l, auditLogPrefix)
 		if !ok {
 			t.Fatalf("audit line without prefix: %q", l)
 		}
@@ -315,7 +315,7 @@ func TestAuditEntriesOnTheWire(t *testing.T) {
 		}
 	}
 	// The ring buffer holds the same entries, newest first.
-	recent := cfg.Audit.Recent(50, 50)
+	recent := cfg.Audit.recent(50, 50)
 	if len(recent) != len(entries) || !strings.Contains(string(recent[0]), `"id"`) && !strings.Contains(string(recent[0]), `"lookup"`) {
 		t.Errorf("ring: %d entries, newest %s", len(recent), recent[0])
 	}
@@ -356,7 +356,7 @@ func TestAuditPolicySwitches(t *testing.T) {
 	if m["mcp_privacy.requests.method.tools_call.decision.allowed"] != 1 {
 		t.Errorf("allowed call not counted: %v", m)
 	}
-	if m[AuditDroppedMetric] != 0 || cfg.Audit.Recent(10, 10) != nil {
+	if m[auditDroppedMetric] != 0 || cfg.Audit.recent(10, 10) != nil {
 		t.Error("audit_size 0 stored or counted a drop")
 	}
 }

@@ -133,7 +133,7 @@ func TestRequestTargets(t *testing.T) {
 			r := s.OnRequestHeaders(hdr(), method, tc.target, method == "GET")
 			switch tc.want {
 			case refused:
-				if !s.inspect || !s.Replied() {
+				if !s.inspect || !s.replied {
 					t.Errorf("%s %q: not refused (inspected %v)", method, tc.target, s.inspect)
 					continue
 				}
@@ -322,7 +322,7 @@ func FuzzRequestTarget(f *testing.F) {
 	f.Fuzz(func(t *testing.T, target string) {
 		s := NewStream(cfg)
 		s.OnRequestHeaders(hdr(), "GET", target, true)
-		ambiguity := TargetAmbiguity(target)
+		ambiguity := targetAmbiguity(target)
 		p, _, _ := strings.Cut(target, "?")
 		readings := []string{p}
 		for _, r := range []string{p, strings.ReplaceAll(p, "\\", "/"), strings.SplitN(p, "#", 2)[0]} {
@@ -344,12 +344,12 @@ func FuzzRequestTarget(f *testing.F) {
 			}
 		}
 		if ambiguity != "" {
-			if s.inspect && !s.Replied() {
+			if s.inspect && !s.replied {
 				t.Fatalf("%q (%s) inspected but not refused", target, ambiguity)
 			}
 			return
 		}
-		if s.Replied() {
+		if s.replied {
 			t.Fatalf("plain %q refused", target)
 		}
 		if strings.ContainsAny(p, "\\") || strings.Contains(target, "#") {
@@ -389,7 +389,7 @@ func FuzzContentType(f *testing.F) {
 		if b != "" {
 			values = append(values, b)
 		}
-		why := ContentTypeProblem(values)
+		why := contentTypeProblem(values)
 		if why != "" {
 			return
 		}

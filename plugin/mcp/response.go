@@ -10,127 +10,6 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// ResponseHeadersResult is the outcome of the response headers callback.
-type ResponseHeadersResult struct {
-	Action Action
-	Remove []string
-	// Set lists response headers to set (after removal).
-	Set   [][2]string
-	Reply *LocalReply
-}
-
-// responseMode says how the body of a response is handled.
-type responseMode uint8
-
-const (
-	passBody   responseMode = iota
-	bufferJSON              // buffer an application/json response, then process it whole
-	streamSSE               // rewrite a text/event-stream event by event as it flows
-	dropBody                // the response failed closed: nothing more of it goes out
-	bufferText              // buffer a body of any other type, then read it as text
-)
-
-// OnResponseHeaders sees the upstream's status and content type. The
-// plugin's own local replies pass untouched.
-func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding string, endOfStream bool) ResponseHeadersResult {
-	var r ResponseHeadersResult
-	if s.replied || !s.inspect {
-		return r
-	}
-	mt := mediaType(contentType)
-	if enc := strings.TrimSpace(contentEncoding); enc != "" && !strings.EqualFold(enc, "identity") && !endOfStream &&
-		!s.cfg.Env.Gateway.PassOnParseError && (mt == "application/json" || mt == "text/event-stream") {
-		// The plugin asked for plain responses (accept-encoding removed);
-		// one it cannot read does not go out (manual 16).
-		s.replied = true
-		r.Reply = jsonReply(200, s.failResponse(FailResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
-		return r
-	}
-	if len(s.pending) > 0 && (endOfStream || status == 202) {
-		// Part of a batch was answered locally and nothing else will come:
-		// the local answers are the response.
-		s.replied = true
-		r.Reply = jsonReply(200, joinArray(s.pending), "mcp_privacy_batch")
-		if s.retryAfter[0] != "" {
-			r.Reply.Headers = append(r.Reply.Headers, s.retryAfter)
-		}
-		s.pending = nil
-		return r
-	}
-	if s.retryAfter[0] != "" {
-		// A rate limit refused part of the batch.
-		r.Set = append(r.Set, s.retryAfter)
-	}
-	switch {
-	case endOfStream:
-	case mt == "application/json":
-		// Also when no request is waiting (a POST of notifications, a
-		// GET): what a server sends there is read by clients all the same.
-		s.mode = bufferJSON
-		r.Remove = []string{"content-length"}
-	case mt == "text/event-stream":
-		s.mode = streamSSE
-		s.sse = NewSSERewriter(s.cfg.Env.Gateway.MaxEventBytes, s.rewriteEvent)
-		r.Remove = []string{"content-length"}
-	default:
-		// Any other body (an error page, plain text, none declared): clients
-		// put its text into the error they raise, which a user or a model
-		// reads (processText).
-		s.mode = bufferText
-		r.Remove = []string{"content-length"}
-	}
-	return r
-}
-
-// BodyEdit says what becomes of the body chunk a callback saw.
-type BodyEdit struct {
-	// Replace is set when Data replaces the chunk (an empty Data holds it
-	// back entirely); otherwise the chunk goes on as it is.
-	Replace bool
-	Data    []byte
-}
-
-func replaceWith(b []byte) BodyEdit { return BodyEdit{Replace: true, Data: b} }
-
-// OnResponseBody sees the response body: with a Pause before, everything
-// buffered so far, else the newest chunk; body returns those bytes.
-func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, BodyEdit) {
-	switch s.mode {
-	case bufferJSON, bufferText:
-		if size > s.cfg.Env.Gateway.MaxResponseBytes {
-			if s.cfg.Env.Gateway.PassOnOversize {
-				s.mode = passBody
-				return Continue, BodyEdit{}
-			}
-			text := s.mode == bufferText
-			s.mode = dropBody
-			if text {
-				CountError(s.cfg.Metrics, FailResponseTooLarge)
-				return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
-			}
-			return Continue, replaceWith(s.failResponse(FailResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
-		}
-		if !endOfStream {
-			return Pause, BodyEdit{}
-		}
-		var out []byte
-		if s.mode == bufferText {
-			out = s.processText(body())
-		} else {
-			out = s.processJSON(body())
-		}
-		if out != nil {
-			return Continue, replaceWith(out)
-		}
-		return Continue, BodyEdit{}
-	case streamSSE:
-		return Continue, s.streamEvents(body(), endOfStream)
-	case dropBody:
-		return Continue, replaceWith(nil)
-	}
-	return Continue, BodyEdit{}
-}
-
 // unquoted says why a response did not parse without quoting it: the
 // parser's message names a duplicate key, which the server may have
 // filled with data.
@@ -159,7 +38,7 @@ const withheldBody = "[response withheld by the privacy filter"
 // read and are withheld (unless on_parse_error: pass). All by the
 // policy-level output pipeline. It returns the new body, or nil when
 // nothing changed.
-func (s *Stream) processText(raw []byte) []byte {
+func (s *exchange) processText(raw []byte) []byte {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -173,12 +52,12 @@ func (s *Stream) processText(raw []byte) []byte {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		CountError(s.cfg.Metrics, FailResponseInvalid)
+		countError(s.cfg.Metrics, failResponseInvalid)
 		return []byte(withheldBody + ": it is not text]")
 	}
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		return []byte(withheldBody + ": the transforms could not run]")
 	}
 	tr, _ := s.cfg.transforms()
@@ -199,49 +78,10 @@ func (s *Stream) processText(raw []byte) []byte {
 	return nil
 }
 
-// streamEvents passes a chunk of an event stream through the rewriter:
-// the events it completes go out, an incomplete one is held back.
-func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
-	out, err := s.sse.Write(chunk)
-	var tail []byte
-	if err == nil && endOfStream {
-		tail, err = s.sse.Close()
-	}
-	if err != nil {
-		// Headers are gone: answer what is still open as events, drop the rest.
-		s.mode = dropBody
-		return replaceWith(sseEventBytes(s.failResponse(FailResponseTooLarge, err.Error())))
-	}
-	// The answers to a batch's denied elements go last: after the server
-	// answered every request it got, or at the end of the stream. Not only
-	// at the end: a stream that ends in trailers can have nothing added.
-	flush := len(s.pending) > 0 && (endOfStream || s.requests.len() == 0)
-	if len(tail) > 0 || flush {
-		out = append(append([]byte(nil), out...), tail...)
-	}
-	if flush {
-		for _, p := range s.pending {
-			out = append(out, sseEventBytes(p)...)
-		}
-		s.pending = nil
-	}
-	if len(out) == len(chunk) && (len(out) == 0 || &out[0] == &chunk[0]) {
-		return BodyEdit{} // every event unchanged and complete: as received
-	}
-	return replaceWith(out)
-}
-
-func sseEventBytes(data []byte) []byte {
-	out := make([]byte, 0, len(data)+24)
-	out = append(out, "event: message\ndata: "...)
-	out = append(out, data...)
-	return append(out, "\n\n"...)
-}
-
 // rewriteEvent handles the data of one server-sent event: a JSON-RPC
 // message is processed like a JSON response; the empty data of priming
 // events passes; anything else cannot be inspected.
-func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
+func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 	if len(data) == 0 {
 		return data, false
 	}
@@ -257,12 +97,12 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 			}
 			return data, false
 		}
-		CountError(s.cfg.Metrics, FailResponseInvalid)
+		countError(s.cfg.Metrics, failResponseInvalid)
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
-		CountError(s.cfg.Metrics, FailResponseInvalid)
+		countError(s.cfg.Metrics, failResponseInvalid)
 		return nil, true // an empty batch is not JSON-RPC
 	}
 	if doc.Kind(jsondoc.Root) == jsondoc.Array {
@@ -298,19 +138,19 @@ func (s *Stream) rewriteEvent(data []byte) ([]byte, bool) {
 // processJSON handles a complete application/json response: each message
 // matched to its request and processed, the local answers of a batch
 // merged in. It returns the new body, or nil when nothing changed.
-func (s *Stream) processJSON(raw []byte) []byte {
+func (s *exchange) processJSON(raw []byte) []byte {
 	doc, err := jsondoc.Parse(raw)
 	if err != nil {
 		if s.cfg.Env.Gateway.PassOnParseError {
 			return nil
 		}
-		return s.failResponse(FailResponseInvalid, "the response is not valid JSON: "+unquoted(err))
+		return s.failResponse(failResponseInvalid, "the response is not valid JSON: "+unquoted(err))
 	}
 	// Nothing keeps the document: what goes out is a copy, or raw.
 	defer doc.Release()
 	changed, withheld := false, false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
-		return s.failResponse(FailResponseInvalid, "the response is an empty batch")
+		return s.failResponse(failResponseInvalid, "the response is an empty batch")
 	}
 	switch doc.Kind(jsondoc.Root) {
 	case jsondoc.Object:
@@ -318,7 +158,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 		case msgWithheld:
 			// Not JSON-RPC, and no id to answer: every request still open
 			// gets the error instead (manual 16).
-			return s.failResponse(FailResponseInvalid, "the response is not a valid JSON-RPC message")
+			return s.failResponse(failResponseInvalid, "the response is not a valid JSON-RPC message")
 		case msgChanged:
 			changed = true
 		}
@@ -340,7 +180,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 			}
 			return nil
 		}
-		return s.failResponse(FailResponseInvalid, "the response is not a JSON-RPC message")
+		return s.failResponse(failResponseInvalid, "the response is not a JSON-RPC message")
 	}
 	if withheld {
 		// A withheld element may have been the answer to a request still
@@ -350,7 +190,7 @@ func (s *Stream) processJSON(raw []byte) []byte {
 			answer := ErrorResponse(id, e)
 			s.pending = append(s.pending, answer)
 			if f.rec != nil {
-				f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+				f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
 				s.finish(f.rec, "")
 			}
 		})
@@ -450,8 +290,8 @@ func checkServerMessage(doc *jsondoc.Doc, n int32) string {
 // response with an id becomes a -32603 error for its request; a request
 // with an id becomes one the client refuses (withhold); anything else is
 // withheld.
-func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
-	CountError(s.cfg.Metrics, FailResponseInvalid)
+func (s *exchange) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome {
+	countError(s.cfg.Metrics, failResponseInvalid)
 	idNode := doc.Get(n, "id")
 	if k := doc.Kind(idNode); k != jsondoc.String && k != jsondoc.Number {
 		return msgWithheld
@@ -464,8 +304,8 @@ func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome
 	id := doc.ValueString(idNode)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server message that is not valid JSON-RPC ("+why+")")
 	answer := ErrorResponse(id, e)
-	if f, ok := s.requests.take(IDKey(doc, idNode, id)); ok && f.rec != nil {
-		f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+	if f, ok := s.requests.take(idKey(doc, idNode, id)); ok && f.rec != nil {
+		f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
 		s.finish(f.rec, "")
 	}
 	doc.SetRaw(n, answer)
@@ -476,7 +316,7 @@ func (s *Stream) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutcome
 // stream forwarded is matched by id; list results are filtered, payloads
 // transformed; server requests and notifications get the policy-level
 // pipeline.
-func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
+func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 	if why := checkServerMessage(doc, n); why != "" {
 		if !s.cfg.Env.Gateway.PassOnParseError {
 			return s.refuseMessage(doc, n, why)
@@ -484,7 +324,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		if doc.Kind(n) != jsondoc.Object {
 			// on_parse_error: pass: a bare value is still read, as data.
 			s.transformStray(doc, n)
-			return outcome(doc)
+			return msgOutcomeOf(doc)
 		}
 	}
 	if method, ok := doc.Str(doc.Get(n, "method")); ok {
@@ -492,34 +332,34 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			return msgChanged
 		}
 		s.transformServerMessage(doc, n, method)
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	idNode := doc.Get(n, "id")
 	if idNode == jsondoc.None {
 		// Only under on_parse_error: pass: what can be read still gets the
 		// policy-level pipeline.
 		s.transformResponse(doc, n, "null", nil)
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	id := doc.ValueString(idNode)
-	key := IDKey(doc, idNode, id)
+	key := idKey(doc, idNode, id)
 	result := doc.Get(n, "result")
 	req, ok := s.requests.take(key)
 	shared := false
 	var x policy.Primitive
 	var d policy.Decision
 	if !ok {
-		if answer, deferred := s.cfg.Catalog.takeAnswer(s.session, key); deferred {
+		if answer, deferred := s.cfg.catalog.takeAnswer(s.session, key); deferred {
 			// The answer to a request the plugin refused on the legacy
 			// transport (it went upstream as a ping).
 			doc.SetRaw(n, answer)
 			return msgChanged
 		}
 		// Sent on another stream of the session (a resumed stream)?
-		if req, ok = s.cfg.Catalog.sharedRequest(s.session, key); ok && req.ambiguous {
+		if req, ok = s.cfg.catalog.sharedRequest(s.session, key); ok && req.ambiguous {
 			// Either request's pipeline could be the wrong one: the
 			// response does not go out (manual 16, fail closed).
-			CountError(s.cfg.Metrics, FailAmbiguousID)
+			countError(s.cfg.Metrics, failAmbiguousID)
 			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter cannot attribute this response: the session used its id "+id+" for two requests")))
 			return msgChanged
 		}
@@ -527,7 +367,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// Judged for another principal: the session's binding was
 			// lost (shared.go) and someone else now reads its streams.
 			// Nothing of that answer is theirs to read.
-			CountError(s.cfg.Metrics, FailSessionPrincipal)
+			countError(s.cfg.Metrics, failSessionPrincipal)
 			doc.SetRaw(n, ErrorResponse(id, rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a response to a request another principal made")))
 			return msgChanged
 		}
@@ -544,7 +384,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		// The server's answer for a missing primitive: it goes out as the
 		// answer for the hidden one (hidden.go), recorded already.
 		s.answerStandIn(doc, n, id, &req)
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	if ok {
 		if lm, isList := listOf(req.rev, req.method); isList && doc.Kind(result) == jsondoc.Object {
@@ -552,16 +392,16 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 			// descriptions, titles and schemas of what remains are text.
 			s.filterList(doc, result, lm, req.firstPage)
 		}
-		t0 := s.cfg.Now()
+		t0 := s.cfg.now()
 		o := s.transformResponse(doc, n, id, &req)
 		s.markCacheScope(doc, n, &req)
 		switch {
 		case req.rec != nil:
 			s.answered(req.rec, o, doc, n, t0)
-		case shared && Judged(req.rev, req.method) && (s.legacyGET || o.decision == OutcomeBlocked || o.decision == OutcomeError):
+		case shared && judged(req.rev, req.method) && (s.legacyGET || o.decision == outcomeBlocked || o.decision == outcomeError):
 			s.answeredElsewhere(&req, &x, &d, o, doc, n, t0)
 		}
-		return outcome(doc)
+		return msgOutcomeOf(doc)
 	}
 	if s.restoreUnattributed(doc, n) {
 		return msgChanged // processed as restored (hidden.go)
@@ -578,7 +418,7 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		blocked := s.transformID(out, doc, n, run)
 		s.countRun(run)
 		if blocked {
-			CountError(s.cfg.Metrics, FailResponseInvalid)
+			countError(s.cfg.Metrics, failResponseInvalid)
 			doc.SetRaw(n, ErrorResponse("null", s.cfg.blockedError(run)))
 			return msgChanged
 		}
@@ -592,12 +432,12 @@ func (s *Stream) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		}
 	}
 	if o := s.transformResponse(doc, n, id, nil); o.errKind != "" {
-		CountError(s.cfg.Metrics, o.errKind)
+		countError(s.cfg.Metrics, o.errKind)
 	}
-	return outcome(doc)
+	return msgOutcomeOf(doc)
 }
 
-func outcome(doc *jsondoc.Doc) msgOutcome {
+func msgOutcomeOf(doc *jsondoc.Doc) msgOutcome {
 	if doc.Changed() {
 		return msgChanged
 	}
@@ -606,12 +446,12 @@ func outcome(doc *jsondoc.Doc) msgOutcome {
 
 // answered records a call this stream forwarded, now that its response
 // passed: with what the output pipeline made of it.
-func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
-	if d := o.decisionOr(r.entry.Decision); !AuditRecorded(s.cfg.Env.Policy, d) {
+func (s *exchange) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
+	if d := o.decisionOr(r.entry.Decision); !auditRecorded(s.cfg.Env.Policy, d) {
 		// Only counted: the entry's details would never be read.
 		r.entry.Decision = d
 	} else {
-		r.respond(o, len(doc.AppendValue(nil, n)), s.cfg.Now()-t0)
+		r.respond(o, len(doc.AppendValue(nil, n)), s.cfg.now()-t0)
 	}
 	s.finish(r, o.errKind)
 }
@@ -619,13 +459,13 @@ func (s *Stream) answered(r *callRecord, o responseOutcome, doc *jsondoc.Doc, n 
 // answeredElsewhere records a call another stream of the session
 // forwarded, whose answer arrived here (see record.go): what this stream
 // knows of it is the primitive and the response.
-func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
+func (s *exchange) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.Decision, o responseOutcome, doc *jsondoc.Doc, n int32, t0 int64) {
 	r := &callRecord{method: f.method}
-	r.entry = AuditEntry{Time: t0, Method: f.method, Decision: OutcomeAllowed}
+	r.entry = auditEntry{Time: t0, Method: f.method, Decision: outcomeAllowed}
 	if x.Name != "" {
 		r.entry.Kind, r.entry.Name = x.Kind.String(), x.Name
 	}
-	if d.Rule != "" && AuditRecorded(s.cfg.Env.Policy, o.decisionOr(OutcomeAllowed)) {
+	if d.Rule != "" && auditRecorded(s.cfg.Env.Policy, o.decisionOr(outcomeAllowed)) {
 		r.entry.Rule, r.entry.Reason = d.Rule, d.Reason()
 	}
 	s.answered(r, o, doc, n, t0)
@@ -634,15 +474,15 @@ func (s *Stream) answeredElsewhere(f *forwarded, x *policy.Primitive, d *policy.
 // failResponse is the fail-closed answer for a response the plugin cannot
 // inspect (manual 16): a JSON-RPC error per request still waiting for one,
 // each call among them recorded as an error of kind.
-func (s *Stream) failResponse(kind ErrorKind, why string) []byte {
-	CountError(s.cfg.Metrics, kind)
+func (s *exchange) failResponse(kind errorKind, why string) []byte {
+	countError(s.cfg.Metrics, kind)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter could not inspect the response ("+why+")")
 	var items [][]byte
 	s.requests.drain(func(id string, f forwarded) {
 		answer := ErrorResponse(id, e)
 		items = append(items, answer)
 		if f.rec != nil {
-			f.rec.respond(responseOutcome{decision: OutcomeError, reason: e.Message}, len(answer), 0)
+			f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
 			s.finish(f.rec, "")
 		}
 	})
@@ -679,7 +519,7 @@ func mediaType(ct string) string {
 // endpointEvent recognises the legacy transport's first event, the URI the
 // client is to POST to (e.g. /mcp?sessionid=X), and takes the session from
 // it, so this GET stream can find the answers deferred for that session.
-func (s *Stream) endpointEvent(data []byte) bool {
+func (s *exchange) endpointEvent(data []byte) bool {
 	d := string(data)
 	if !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "http://") && !strings.HasPrefix(d, "https://") {
 		return false
@@ -688,7 +528,7 @@ func (s *Stream) endpointEvent(data []byte) bool {
 		return false
 	}
 	if _, q, ok := strings.Cut(d, "?"); ok {
-		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous && s.cfg.Catalog.bindSession(sid, s.id.ID, s.cfg.Now()) {
+		if sid, ambiguous := legacySession(q); sid != "" && !ambiguous && s.cfg.catalog.bindSession(sid, s.id.ID, s.cfg.now()) {
 			// The legacy session is this stream's: bound to its principal
 			// before any POST can name it.
 			s.session = sid
@@ -696,27 +536,4 @@ func (s *Stream) endpointEvent(data []byte) bool {
 	}
 	s.legacyGET = true
 	return true
-}
-
-// OnResponseTrailers ends a response whose body ended in trailers (see
-// StripTrailers): the last body callback had endOfStream false.
-//
-// A JSON body was paused, so the host still holds it: size is what the
-// last body callback saw and body returns it; it is processed and replaced
-// as at end of stream. An event stream went on chunk by chunk and the
-// host has nothing left to add bytes to: the incomplete event the rewriter
-// holds back is dropped (an event without its closing empty line is
-// discarded by SSE readers anyway), and answers to a batch's denied
-// elements not yet sent (they follow the server's last answer, see
-// streamEvents) are lost. Those calls then stay unanswered, as calls the
-// server left unanswered do; nothing unfiltered goes out.
-func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyEdit) {
-	switch s.mode {
-	case bufferJSON, bufferText:
-		return s.OnResponseBody(size, true, body)
-	case streamSSE:
-		s.pending = nil
-		s.mode = dropBody
-	}
-	return Continue, BodyEdit{}
 }

@@ -28,8 +28,8 @@ func TestAuditUnrestoredPseudonyms(t *testing.T) {
 	if e["resolved"] != float64(1) || e["unresolved"] != float64(1) || e["refused"] != float64(1) {
 		t.Errorf("entry %v: want resolved 1, unresolved 1, refused 1", e)
 	}
-	if m[PseudonymsUnresolvedMetric] != 1 || m[PseudonymsRefusedMetric] != 1 {
-		t.Errorf("unresolved %d, refused %d; want 1, 1", m[PseudonymsUnresolvedMetric], m[PseudonymsRefusedMetric])
+	if m[pseudonymsUnresolvedMetric] != 1 || m[pseudonymsRefusedMetric] != 1 {
+		t.Errorf("unresolved %d, refused %d; want 1, 1", m[pseudonymsUnresolvedMetric], m[pseudonymsRefusedMetric])
 	}
 }
 

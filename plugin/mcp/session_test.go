@@ -36,7 +36,7 @@ func sessionVMs(t *testing.T) (*memShared, *Config, *Config) {
 		t.Fatal(errs)
 	}
 	vm2, _ := NewConfig([]byte(sessionEnvelope), shared)
-	vm1.Metrics, vm2.Metrics = MemMetrics{}, MemMetrics{}
+	vm1.Metrics, vm2.Metrics = memMetrics{}, memMetrics{}
 	return shared, vm1, vm2
 }
 
@@ -105,7 +105,7 @@ func TestSessionBoundToFirstPrincipal(t *testing.T) {
 				return
 			}
 			refusal(t, h.Reply, 404, "session not found")
-			if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(FailSessionPrincipal)]; n != 1 {
+			if n := vm2.Metrics.(memMetrics)[errorsMetric(failSessionPrincipal)]; n != 1 {
 				t.Errorf("session_principal counted %d times", n)
 			}
 			// The first principal still uses it.
@@ -142,8 +142,8 @@ func TestLegacySessionBoundByItsGETStream(t *testing.T) {
 	g.OnResponseHeaders(200, "text/event-stream", "", false)
 	in := "event: endpoint\ndata: /mcp?sessionid=L1\n\n"
 	g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
-	if g.session != "L1" {
-		t.Fatalf("endpoint event: session %q", g.session)
+	if g.ex.session != "L1" {
+		t.Fatalf("endpoint event: session %q", g.ex.session)
 	}
 	h := NewStream(vm2).OnRequestHeaders(who("bob", "sales", ""), "POST", "/mcp?sessionid=L1", false)
 	refusal(t, h.Reply, 404, "session not found")
@@ -183,7 +183,7 @@ func TestResponseOnAnotherStreamGetsRequestPrincipalPipeline(t *testing.T) {
 				t.Fatalf("call answered locally: %s", r.Reply.Body)
 			}
 			if tc.evict {
-				key, _ := vm1.Catalog.sessionBucket("S1")
+				key, _ := vm1.catalog.sessionBucket("S1")
 				shared.Set(key, nil, 0) // the bucket gave the entry up
 			}
 			g := NewStream(vm2)
@@ -200,7 +200,7 @@ func TestResponseOnAnotherStreamGetsRequestPrincipalPipeline(t *testing.T) {
 			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.never) {
 				t.Errorf("read on another stream: %q; want %q, never %q", got, tc.want, tc.never)
 			}
-			if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(FailSessionPrincipal)]; (n == 1) != tc.evict {
+			if n := vm2.Metrics.(memMetrics)[errorsMetric(failSessionPrincipal)]; (n == 1) != tc.evict {
 				t.Errorf("session_principal counted %d times", n)
 			}
 		})
@@ -240,7 +240,7 @@ func TestListOnAnotherStreamFilteredForRequestPrincipal(t *testing.T) {
 // in one of sessionBuckets keys, however many there are.
 func TestSessionBindingTable(t *testing.T) {
 	shared, vm, _ := sessionVMs(t)
-	c := vm.Catalog
+	c := vm.catalog
 	// sessionWays+1 sessions that share a bucket.
 	var same []string
 	want, _ := c.sessionBucket("x0")
@@ -301,7 +301,7 @@ func TestSessionBindingTable(t *testing.T) {
 // a truncated one reads as lost.
 func TestSharedRequestRecordsPrincipal(t *testing.T) {
 	shared, vm, _ := sessionVMs(t)
-	c := vm.Catalog
+	c := vm.catalog
 	by := policy.Principal{ID: "ann", Roles: []string{"careful", "sales"}}
 	c.shareRequest("S1", `"c1"`, forwarded{method: "tools/call", kind: policy.KindTool, name: "lookup\x00x"}, &by)
 	f, ok := c.sharedRequest("S1", `"c1"`)
@@ -350,7 +350,7 @@ func FuzzSessionSharedRecords(f *testing.F) {
 	f.Fuzz(func(t *testing.T, bucket, record []byte) {
 		shared := newMemShared()
 		cfg, _ := NewConfig([]byte(sessionEnvelope), shared)
-		c := cfg.Catalog
+		c := cfg.catalog
 		key, _ := c.sessionBucket("S1")
 		shared.Set(key, bucket, 0)
 		shared.Set(c.sharedKey("request", requestSlot("S1", `"c1"`)), record, 0)
@@ -400,8 +400,8 @@ func TestSessionIgnoredUnder2026(t *testing.T) {
 		if (h.Reply == nil) != c.ok {
 			t.Errorf("%s: refused %v, want %v", c.name, h.Reply != nil, !c.ok)
 		}
-		if (st.session != "") != c.bound {
-			t.Errorf("%s: session %q", c.name, st.session)
+		if (st.ex.session != "") != c.bound {
+			t.Errorf("%s: session %q", c.name, st.ex.session)
 		}
 	}
 	// A session only a 2026 request named is bound to no one.

@@ -8,20 +8,9 @@ import (
 	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
 )
-
-// SharedData is the host's process-wide key-value store (proxy-wasm shared
-// data): one per vm_id, shared by every worker VM of an Envoy, with
-// compare-and-swap and no delete. Package main provides it; without one
-// (native tests of a single VM) the catalog keeps what it learns locally.
-type SharedData interface {
-	// Get returns the value and its CAS token; ok is false when absent.
-	Get(key string) (value []byte, cas uint32, ok bool)
-	// Set stores value if cas still matches (0: unconditionally) and
-	// reports whether it did.
-	Set(key string, value []byte, cas uint32) bool
-}
 
 // Shared state lives in fixed-size tables, because shared data has no
 // delete (manual 16): a key per primitive would grow without bound. Each slot
@@ -30,7 +19,7 @@ type SharedData interface {
 // the next list result.
 const learnedSlots = 4096
 
-func (c *Catalog) sharedKey(parts ...string) string {
+func (c *catalog) sharedKey(parts ...string) string {
 	return "mcp-privacy|" + c.server.ID + "|" + strings.Join(parts, "|")
 }
 
@@ -42,7 +31,7 @@ func slotOf(k policy.Kind, name string) string {
 }
 
 // shareLearned writes learned metadata to its slot.
-func (c *Catalog) shareLearned(k policy.Kind, name string, m policy.Metadata) {
+func (c *catalog) shareLearned(k policy.Kind, name string, m policy.Metadata) {
 	if c.Shared == nil {
 		return
 	}
@@ -50,7 +39,7 @@ func (c *Catalog) shareLearned(k policy.Kind, name string, m policy.Metadata) {
 }
 
 // sharedLearned reads a primitive's slot; ok only if the slot is its own.
-func (c *Catalog) sharedLearned(k policy.Kind, name string) (policy.Metadata, bool) {
+func (c *catalog) sharedLearned(k policy.Kind, name string) (policy.Metadata, bool) {
 	if c.Shared == nil {
 		return policy.Metadata{}, false
 	}
@@ -62,7 +51,7 @@ func (c *Catalog) sharedLearned(k policy.Kind, name string) (policy.Metadata, bo
 }
 
 // shareTemplate adds a template text to the shared list (CAS, a few tries).
-func (c *Catalog) shareTemplate(text string) {
+func (c *catalog) shareTemplate(text string) {
 	if c.Shared == nil {
 		return
 	}
@@ -89,7 +78,7 @@ func (c *Catalog) shareTemplate(text string) {
 }
 
 // refreshTemplates picks up templates other worker VMs learned.
-func (c *Catalog) refreshTemplates() {
+func (c *catalog) refreshTemplates() {
 	if c.Shared == nil {
 		return
 	}
@@ -100,7 +89,7 @@ func (c *Catalog) refreshTemplates() {
 	c.templatesCAS = cas
 	for _, t := range strings.Split(string(v), "\n") {
 		if t != "" {
-			c.addTemplate(t)
+			c.addLocalTemplate(t)
 		}
 	}
 }
@@ -206,7 +195,7 @@ func deferredSlot(session, id string) string {
 }
 
 // deferAnswer records the answer for (session, id).
-func (c *Catalog) deferAnswer(session, id string, answer []byte) {
+func (c *catalog) deferAnswer(session, id string, answer []byte) {
 	v := make([]byte, 0, len(session)+len(id)+len(answer)+2)
 	v = append(append(append(append(append(v, session...), 0), id...), 0), answer...)
 	if c.Shared != nil {
@@ -220,7 +209,7 @@ func (c *Catalog) deferAnswer(session, id string, answer []byte) {
 }
 
 // takeAnswer returns and forgets the deferred answer for (session, id).
-func (c *Catalog) takeAnswer(session, id string) ([]byte, bool) {
+func (c *catalog) takeAnswer(session, id string) ([]byte, bool) {
 	slot := deferredSlot(session, id)
 	var v []byte
 	var cas uint32
@@ -259,7 +248,7 @@ const requestSlots = 4096
 // ambiguous: a response arriving on another stream could belong to either,
 // and their pipelines differ. Reuse for an identical request changes
 // nothing a response would be judged by.
-func (c *Catalog) shareRequest(session, id string, f forwarded, by *policy.Principal) {
+func (c *catalog) shareRequest(session, id string, f forwarded, by *policy.Principal) {
 	if c.Shared == nil || session == "" {
 		return
 	}
@@ -297,7 +286,7 @@ const ambiguousRequest = 'x'
 
 // sharedRequest finds the request (session, id) recorded by any stream.
 // A record that does not read whole is treated as lost.
-func (c *Catalog) sharedRequest(session, id string) (forwarded, bool) {
+func (c *catalog) sharedRequest(session, id string) (forwarded, bool) {
 	if c.Shared == nil || session == "" {
 		return forwarded{}, false
 	}
@@ -365,7 +354,7 @@ const (
 
 // sessionBucket is the shared-data key of session's bucket and the
 // session's digest in it.
-func (c *Catalog) sessionBucket(session string) (string, [sessionTag]byte) {
+func (c *catalog) sessionBucket(session string) (string, [sessionTag]byte) {
 	// The key's prefix names the server: the digest needs only the
 	// session, one SHA-256 block for the ids servers issue.
 	var buf [160]byte // on the stack for ordinary ids
@@ -381,7 +370,7 @@ func (c *Catalog) sessionBucket(session string) (string, [sessionTag]byte) {
 
 // principalTag is the digest of a principal id in a session entry. A VM
 // sees few principals: their digests are kept (up to maxPrincipalTags).
-func (c *Catalog) principalTag(id string) [sessionTag]byte {
+func (c *catalog) principalTag(id string) [sessionTag]byte {
 	if tag, ok := c.principalTags[id]; ok {
 		return tag
 	}
@@ -401,7 +390,7 @@ const maxPrincipalTags = 1024
 // sessionHeldByOther reports whether session is bound to a principal
 // other than principal, binding nothing (a 2026-07-28 request names no
 // session of its own, but a stateful server still serves one it names).
-func (c *Catalog) sessionHeldByOther(session, principal string) bool {
+func (c *catalog) sessionHeldByOther(session, principal string) bool {
 	sh := c.Shared
 	if sh == nil {
 		if c.local == nil {
@@ -426,11 +415,11 @@ func (c *Catalog) sessionHeldByOther(session, principal string) bool {
 // bindSession reports whether session may be used by principal: it is
 // bound to that principal, or to nobody, in which case it is bound to it
 // now (at now, Unix ns). false: another principal holds it.
-func (c *Catalog) bindSession(session, principal string, now int64) bool {
+func (c *catalog) bindSession(session, principal string, now int64) bool {
 	sh := c.Shared
 	if sh == nil {
 		if c.local == nil {
-			c.local = newLocalShared()
+			c.local = shareddata.NewLocal()
 		}
 		sh = c.local
 	}
@@ -475,7 +464,7 @@ func (c *Catalog) bindSession(session, principal string, now int64) bool {
 		copy(e[sessionTag:], who[:])
 		binary.BigEndian.PutUint64(e[2*sessionTag:], uint64(now))
 		if !found {
-			if createShared(sh, key, next) {
+			if shareddata.Create(sh, key, next) {
 				return true
 			}
 			continue
@@ -504,7 +493,7 @@ func standInSlot(anchor string) string {
 }
 
 // shareStandIn records the name a stand-in's anchor stands for.
-func (c *Catalog) shareStandIn(anchor string, kind policy.Kind, name string) {
+func (c *catalog) shareStandIn(anchor string, kind policy.Kind, name string) {
 	v := make([]byte, 0, len(anchor)+2+len(name))
 	v = append(append(append(v, anchor...), 0, byte(kind)), name...)
 	slot := standInSlot(anchor)
@@ -521,7 +510,7 @@ func (c *Catalog) shareStandIn(anchor string, kind policy.Kind, name string) {
 }
 
 // standInName finds the primitive a stand-in's anchor stands for.
-func (c *Catalog) standInName(anchor string) (policy.Kind, string, bool) {
+func (c *catalog) standInName(anchor string) (policy.Kind, string, bool) {
 	var v []byte
 	if c.Shared != nil {
 		v, _, _ = c.Shared.Get(c.sharedKey("standin", standInSlot(anchor)))

@@ -66,7 +66,7 @@ func TestLearningSharedAcrossWorkers(t *testing.T) {
 	if _, r := post(t, vm2, ann, call("4", "resources/read", `{"uri":"vault://payroll"}`)); !sentAsStandIn(vm2, r, policy.KindResource, "vault://payroll") {
 		t.Errorf("worker 2 did not resolve a template worker 1 learned: %+v", r)
 	}
-	m, ok := vm2.Catalog.lookup(policy.KindTool, "shell")
+	m, ok := vm2.catalog.lookup(policy.KindTool, "shell")
 	if !ok || m.Category != "ops" || !reflect.DeepEqual(m.Tags, []string{"ops"}) || !m.Capabilities.Has(policy.Exec) || m.Hints.Get("skip") == nil {
 		t.Errorf("metadata on worker 2: %+v %v", m, ok)
 	}
@@ -95,7 +95,7 @@ func TestLearnedSlots(t *testing.T) {
 	shared := newMemShared()
 	cfg, _ := NewConfig([]byte(listEnvelope), shared)
 	for i := range 20000 {
-		cfg.Catalog.Learn(policy.KindTool, "t"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), policy.Metadata{}, 1)
+		cfg.catalog.learn(policy.KindTool, "t"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), policy.Metadata{}, 1)
 	}
 	if n := len(shared.m); n > learnedSlots {
 		t.Errorf("%d shared keys for 20000 learned tools, want at most %d", n, learnedSlots)
@@ -133,7 +133,7 @@ func TestLegacyDeferredAnswers(t *testing.T) {
 		t.Errorf("GET stream:\n got %q\nwant %q", edit.Data, want)
 	}
 	// Taken once: a second response with that id is not rewritten again.
-	if _, ok := get2.Catalog.takeAnswer("S1", "4"); ok {
+	if _, ok := get2.catalog.takeAnswer("S1", "4"); ok {
 		t.Error("a deferred answer was kept after use")
 	}
 	// Streamable HTTP (Mcp-Session-Id) is not legacy: refusals are local.
@@ -205,10 +205,10 @@ func TestLearnWritesOnlyWhatChanged(t *testing.T) {
 	for i := range cfgs {
 		cfgs[i], _ = NewConfig([]byte(listEnvelope), shared)
 	}
-	key := cfgs[0].Catalog.sharedKey("learned", slotOf(policy.KindTool, "search"))
+	key := cfgs[0].catalog.sharedKey("learned", slotOf(policy.KindTool, "search"))
 	for i, st := range steps {
 		_, before, _ := shared.Get(key)
-		cfgs[st.vm].Catalog.Learn(policy.KindTool, "search", st.meta, t0+int64(st.at))
+		cfgs[st.vm].catalog.learn(policy.KindTool, "search", st.meta, t0+int64(st.at))
 		_, after, _ := shared.Get(key)
 		if wrote := after != before; wrote != st.writes {
 			t.Errorf("step %d: wrote %v, want %v", i, wrote, st.writes)
@@ -216,7 +216,7 @@ func TestLearnWritesOnlyWhatChanged(t *testing.T) {
 	}
 	// A third VM reads the last write.
 	third, _ := NewConfig([]byte(listEnvelope), shared)
-	if m, ok := third.Catalog.lookup(policy.KindTool, "search"); !ok || !sameMetadata(&m, &exec) {
+	if m, ok := third.catalog.lookup(policy.KindTool, "search"); !ok || !sameMetadata(&m, &exec) {
 		t.Errorf("third VM read %+v, %v; want %+v", m, ok, exec)
 	}
 }
@@ -229,7 +229,7 @@ func TestResumedResponseToReusedIDWithheld(t *testing.T) {
 	shared := newMemShared()
 	vm1, _ := NewConfig([]byte(listEnvelope), shared)
 	vm2, _ := NewConfig([]byte(listEnvelope), shared)
-	vm2.Metrics = MemMetrics{}
+	vm2.Metrics = memMetrics{}
 	ann := hdr("x-mcp-principal", "ann", "mcp-session-id", "S11")
 	post(t, vm1, ann, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
 	post(t, vm2, ann, `{"jsonrpc":"2.0","id":7.0,"method":"prompts/list"}`) // 7 by value
@@ -242,7 +242,7 @@ func TestResumedResponseToReusedIDWithheld(t *testing.T) {
 	if !edit.Replace || !strings.Contains(string(edit.Data), `"error":{"code":-32603`) || strings.Contains(string(edit.Data), "search") {
 		t.Errorf("response to a reused id: %q", edit.Data)
 	}
-	if n := vm2.Metrics.(MemMetrics)[ErrorsMetric(FailAmbiguousID)]; n != 1 {
+	if n := vm2.Metrics.(memMetrics)[errorsMetric(failAmbiguousID)]; n != 1 {
 		t.Errorf("ambiguous_id counted %d times", n)
 	}
 	// An id reused for an identical request is still matched: either
@@ -314,11 +314,11 @@ func TestLegacySessionReadAlike(t *testing.T) {
 				refusal(t, r.Reply, 400, "session")
 				continue
 			}
-			if r.Reply != nil || s.session != tc.session {
-				t.Errorf("%s %q (header %q): session %q, reply %+v; want %q", method, tc.target, tc.header, s.session, r.Reply, tc.session)
+			if r.Reply != nil || s.ex.session != tc.session {
+				t.Errorf("%s %q (header %q): session %q, reply %+v; want %q", method, tc.target, tc.header, s.ex.session, r.Reply, tc.session)
 			}
-			if legacy := method == "POST" && tc.header == ""; s.legacy != legacy {
-				t.Errorf("%s %q (header %q): legacy %v", method, tc.target, tc.header, s.legacy)
+			if legacy := method == "POST" && tc.header == ""; s.ex.legacy != legacy {
+				t.Errorf("%s %q (header %q): legacy %v", method, tc.target, tc.header, s.ex.legacy)
 			}
 		}
 	}
@@ -330,8 +330,8 @@ func TestLegacySessionReadAlike(t *testing.T) {
 	} {
 		s := NewStream(cfg)
 		s.OnRequestHeaders(hdr("x-mcp-principal", "ann"), "GET", "/mcp", true) // the session's principal
-		if !s.endpointEvent([]byte(tc.data)) || s.session != tc.session {
-			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.session, tc.session)
+		if !s.ex.endpointEvent([]byte(tc.data)) || s.ex.session != tc.session {
+			t.Errorf("endpoint %q: session %q, want %q", tc.data, s.ex.session, tc.session)
 		}
 	}
 }

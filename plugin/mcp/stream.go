@@ -2,126 +2,13 @@ package mcp
 
 import (
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
-	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
-	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/sse"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/cloudg/mcp-privacy/transforms"
 )
-
-// Config is the plugin configuration compiled for the stream handlers.
-// It is immutable and shared by every stream of a VM.
-type Config struct {
-	Env     *policy.Envelope
-	Catalog *Catalog
-	// Limiter holds the rate-limit buckets (manual 9) and Audit the audit
-	// trail (manual 14), both in shared data.
-	Limiter *Limiter
-	Audit   *AuditLog
-	// Metrics receives the counters (docs/METRICS.md); package main binds
-	// them to proxy-wasm metrics.
-	Metrics Metrics
-	// Now is the wall clock in Unix ns (rate limits, audit times,
-	// processing time); tests replace it.
-	Now func() int64
-	tr  *transformer // built on first use (transform.go)
-	// scrubbed caches what the audit's scrubbing made of short texts;
-	// metricNames the requests counters' names (record.go).
-	scrubbed    map[string]string
-	metricNames map[[2]string]string
-	// standInMAC keys the stand-in names of hidden primitives (hidden.go).
-	standInMAC *hmacsha256.MAC
-	// exports are gateway.export_headers with their fields coded;
-	// removeHeaders and removeHeadersBody the request headers a stream on
-	// gateway.paths removes at its headers, without and with a body to
-	// judge. Built once: every request would build them otherwise. Their
-	// capacity is their length, so an append copies them.
-	exports                          []exportHeader
-	removeHeaders, removeHeadersBody []string
-}
-
-// wallClock is the wall clock in Unix ns read with one clock read where
-// time.Now makes two (the wall clock and the monotonic one, each a host
-// call inside the VM; a request reads the time three times): it keeps
-// the wall time of a base instant and adds the monotonic time since. The
-// base is read again after a second, so a step of the system clock shows
-// within a second.
-type wallClock struct{ base atomic.Pointer[clockBase] }
-
-type clockBase struct {
-	at   time.Time // with its monotonic reading
-	unix int64     // at's wall time, Unix ns
-}
-
-func (c *wallClock) now() int64 {
-	if b := c.base.Load(); b != nil {
-		if d := time.Since(b.at); d >= 0 && d < time.Second {
-			return b.unix + int64(d)
-		}
-	}
-	t := time.Now()
-	c.base.Store(&clockBase{at: t, unix: t.UnixNano()})
-	return t.UnixNano()
-}
-
-// exportField is an export_headers field (policy.ExportFields).
-type exportField uint8
-
-const (
-	exportPrincipal exportField = iota
-	exportRoles
-	exportMethod
-	exportKind
-	exportPrimitive
-	exportDecision
-	exportRule
-)
-
-var exportFields = map[string]exportField{
-	"principal": exportPrincipal, "roles": exportRoles, "method": exportMethod, "kind": exportKind,
-	"primitive": exportPrimitive, "decision": exportDecision, "rule": exportRule,
-}
-
-// exportHeader is one export_headers entry.
-type exportHeader struct {
-	field  exportField
-	header string
-}
-
-// NewConfig validates a plugin configuration (an envelope, or a bare policy
-// or profile name) and compiles it. shared is the host's shared data (nil:
-// this VM only).
-func NewConfig(data []byte, shared SharedData) (*Config, policy.Errors) {
-	env, errs := policy.ParseEnvelope(data, policy.Options{})
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	cat := NewCatalog(&env.Server)
-	cat.Shared = shared
-	c := &Config{Env: env, Catalog: cat,
-		Limiter: NewLimiter(shared, env.Server.ID), Audit: NewAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, Now: new(wallClock).now}
-	g := &env.Gateway
-	for _, h := range g.ExportHeaders {
-		f, ok := exportFields[h.Field]
-		if !ok {
-			panic("mcp: export_headers field " + h.Field + " unknown") // policy validated them
-		}
-		c.exports = append(c.exports, exportHeader{field: f, header: h.Header})
-		c.removeHeaders = append(c.removeHeaders, h.Header)
-	}
-	c.removeHeaders = append(c.removeHeaders, "accept-encoding")
-	c.removeHeadersBody = append(slices.Clip(c.removeHeaders), "content-length")
-	c.removeHeaders = slices.Clip(c.removeHeaders)
-	c.removeHeadersBody = slices.Clip(c.removeHeadersBody)
-	return c, nil
-}
 
 // Action is what a callback tells the host.
 type Action uint8
@@ -150,191 +37,45 @@ func jsonReply(status int, body []byte, details string) *LocalReply {
 		Headers: [][2]string{{"content-type", "application/json"}}}
 }
 
-// Stream is the plugin's state for one HTTP stream.
+// Stream is the plugin's state for one HTTP stream: the HTTP side of it,
+// what Envoy hands over and what goes back. It reads the request line and
+// headers (gateway.paths, the request target, the session, identity,
+// content type and encoding, sizes), answers what it refuses there (400,
+// 401, 404, 413, 415) and frames the bodies: a request body buffered to
+// its end, a JSON response buffered, an event stream rewritten event by
+// event (internal/sse). What the bodies say is its exchange's: Stream
+// hands it each complete body, or each event's data, and applies what
+// comes back.
+//
+// The seam, one way: Stream calls exchange's judgeBody (a request body),
+// processJSON, rewriteEvent and processText (a response body or event),
+// failResponse (a response it must fail), refusal and refuseBody (a
+// refusal of its own, for the audit), exportHeaders, forwardsCacheable,
+// done and failed; at the request headers it sets what they say of the
+// messages: the caller's identity, the session, the protocol revision and
+// the mirrored headers (and arrived, when they did); at the response
+// headers and the end of an event stream it takes the local answers a
+// batch left pending, with their Retry-After. exchange never calls Stream,
+// and knows nothing of HTTP but the status of its local answers.
 type Stream struct {
 	cfg *Config
 	// inspect is set for requests on gateway.paths.
 	inspect bool
 	post    bool
-	id      Identity
 	// replied is set once the plugin answered locally: its reply passes
 	// the plugin's own response callbacks untouched.
 	replied bool
-	// pending holds local answers to denied elements of a batch whose
-	// other elements went upstream; they are merged into the response.
-	pending [][]byte
-	mode    responseMode
-	sse     *SSERewriter
-	// requests are the requests this stream forwarded, by raw id, for
-	// matching the responses.
-	requests forwardedSet
-	// session is the MCP session (Mcp-Session-Id, or the legacy
-	// transport's sessionid); legacy marks a POST of the 2024-11-05
-	// HTTP+SSE transport, whose answers arrive on the GET stream.
-	session string
-	legacy  bool
-	// legacyGET marks the GET stream of the legacy transport (it sent the
-	// endpoint event): every answer arrives on it.
-	legacyGET bool
 	// bodyless is the method of an inspected GET, HEAD, DELETE or
 	// OPTIONS ("" for others): a body on it is refused.
 	bodyless string
-	// arrived is when the request headers arrived (Unix ns): the time of
-	// its audit entries.
-	arrived int64
-	// serverTail is the end of the last server message passed on this
-	// stream, for values split across two messages.
-	serverTail transforms.MessageTail
-	// retryAfter is the Retry-After header for the response of a batch
-	// part of which a rate limit refused.
-	retryAfter [2]string
-	// restoring: a message whose stand-ins got their names back from
-	// their own records is being processed (restoreUnattributed).
-	restoring bool
-	// rev is the protocol revision of the stream's request (its
-	// MCP-Protocol-Version header, which _meta must agree with): which
-	// method table its messages are read by. Rev2025 without the header.
-	rev mcpvocab.Revision
-	// mirror are the request headers that mirror its body (2026-07-28),
-	// checked against it before anything is forwarded (headers.go).
-	mirror mirroredHeaders
-	// taskName is the server's taskId a task request's sealed handle was
-	// opened to (tasks.go): Mcp-Name must say it too.
-	taskName string
-	// listened are the tasks a subscriptions/listen request named by
-	// handle, by the server's taskId (tasks.go).
-	listened map[string]taskRef
-	// listenStandIns are the hidden resources a subscriptions/listen
-	// request named, by the stand-in each went upstream as (judgeListen).
-	listenStandIns map[string]string
-}
-
-// judgeRemoved judges a request of a method the request's revision
-// removed but an earlier one judges (resources/subscribe under
-// 2026-07-28). A server of that revision answers it as a method it does
-// not have, and the request goes to it as sent; but a server that ignores
-// the revision would act on it, so the primitive it names is decided as
-// the earlier revision would: one the caller may not use (denied or
-// hidden alike) gets, from the filter, the answer a server of the
-// revision gives (method not found), without a header of the filter's.
-func (s *Stream) judgeRemoved(doc *jsondoc.Doc, m *Message, j *judgement) {
-	t, perr := TargetOf(mcpvocab.Rev2025, doc, m)
-	if perr != nil {
-		return // no primitive named: the server answers it
-	}
-	x, d := s.resolveAndDecide(t)
-	if d.Allowed {
-		return
-	}
-	j.judged, j.target, j.call, j.decision = true, x, t, d
-	j.deny(d)
-	j.reply = mcpvocab.For(s.rev).NewError(mcpvocab.ErrMethodNotFound, "", nil)
-	j.asMissing = true
-	j.reason = "a method " + m.Method + " the request's protocol revision removed, naming a " + x.Kind.String() +
-		" the caller may not use: answered as a server of that revision answers it (" + j.reason + ")"
-}
-
-// forwarded is what the stream remembers of a request it sent upstream.
-type forwarded struct {
-	method string
-	// rev is the request's revision: its answer is read by that table.
-	rev mcpvocab.Revision
-	// out is the output pipeline of a judged request; kind and name the
-	// primitive it named, from which another stream rebuilds out.
-	out  *transforms.Pipeline
-	kind policy.Kind
-	name string
-	// firstPage: a list request without a cursor (virtual tools are
-	// appended to the first page only).
-	firstPage bool
-	// rec is the record of a judged call, completed and recorded when its
-	// response passes (nil for other requests, and for requests another
-	// stream forwarded).
-	rec *callRecord
-	// ambiguous: a request another stream forwarded under an id the
-	// session used twice, so which request it was is unknown.
-	ambiguous bool
-	// standIn: a request for a hidden primitive, sent upstream naming its
-	// stand-in (hidden.go); name is the one the client asked for.
-	standIn bool
-	// principal is whom a request another stream forwarded was judged
-	// for (from its shared record): its response gets that principal's
-	// pipeline, wherever it arrives.
-	principal policy.Principal
-	// restored are the values the plugin restored in the request: an
-	// error answering it quotes them as the client sent them.
-	restored []restoredPair
-	// task is the task a request named by a sealed handle (tasks.go).
-	task *taskRef
-}
-
-// forwardedSet holds the requests a stream forwarded, by raw id. Nearly
-// every stream forwards one request, so the set holds one without a map
-// (in the VM a map costs a few microseconds per stream) and makes a map
-// only for a batch.
-type forwardedSet struct {
-	id   string
-	one  forwarded
-	has  bool
-	many map[string]forwarded
-}
-
-func (r *forwardedSet) put(id string, f forwarded) {
-	switch {
-	case r.many != nil:
-		r.many[id] = f
-	case !r.has || r.id == id:
-		r.id, r.one, r.has = id, f, true
-	default:
-		r.many = map[string]forwarded{r.id: r.one, id: f}
-		r.id, r.one, r.has = "", forwarded{}, false
-	}
-}
-
-// take removes and returns the request with this id.
-func (r *forwardedSet) take(id string) (forwarded, bool) {
-	if r.many != nil {
-		f, ok := r.many[id]
-		delete(r.many, id)
-		return f, ok
-	}
-	if !r.has || r.id != id {
-		return forwarded{}, false
-	}
-	f := r.one
-	r.id, r.one, r.has = "", forwarded{}, false
-	return f, true
-}
-
-func (r *forwardedSet) len() int {
-	if r.many != nil {
-		return len(r.many)
-	}
-	if r.has {
-		return 1
-	}
-	return 0
-}
-
-// drain empties the set, calling fn for each request in it.
-func (r *forwardedSet) drain(fn func(id string, f forwarded)) {
-	if r.has {
-		fn(r.id, r.one)
-	}
-	for id, f := range r.many {
-		fn(id, f)
-	}
-	*r = forwardedSet{}
+	mode     responseMode
+	sse      *sse.Rewriter
+	// ex is the message exchange of this stream.
+	ex exchange
 }
 
 // NewStream starts the state of one HTTP stream.
-func NewStream(cfg *Config) *Stream { return &Stream{cfg: cfg} }
-
-// Identity is the caller, once the request headers were seen.
-func (s *Stream) Identity() Identity { return s.id }
-
-// Replied reports whether the plugin answered this stream itself.
-func (s *Stream) Replied() bool { return s.replied }
+func NewStream(cfg *Config) *Stream { return &Stream{cfg: cfg, ex: exchange{cfg: cfg}} }
 
 // HeadersResult is the outcome of the request headers callback.
 type HeadersResult struct {
@@ -362,18 +103,18 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// /mc%70, //mcp and /mcp;x=1 are /mcp to it, and so is /MCP to the many
 	// routers that match case-insensitively (Express, ASP.NET Core): none
 	// may slip past gateway.paths.
-	ambiguity := TargetAmbiguity(target)
+	ambiguity := targetAmbiguity(target)
 	if ambiguity != "" {
-		if !s.anyPathMatch(TargetReadings(target)...) {
+		if !s.anyPathMatch(targetReadings(target)...) {
 			return r
 		}
-	} else if !s.anyPathMatch(path, NormalizePath(path)) {
+	} else if !s.anyPathMatch(path, normalizePath(path)) {
 		return r
 	}
 	s.inspect = true
-	s.arrived = s.cfg.Now()
+	s.ex.arrived = s.cfg.now()
 	if ambiguity != "" {
-		s.id = ResolveIdentity(&s.cfg.Env.Identity, req)
+		s.ex.id = resolveIdentity(&s.cfg.Env.Identity, req)
 		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_target",
 			"Invalid Request: the request target "+ambiguity+", which servers read differently; send a plain path")
 		return r
@@ -398,28 +139,28 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		sessions, querySession, sessionAmbiguous = nil, "", false
 	}
 	if len(sessions) > 0 {
-		s.session = sessions[0]
+		s.ex.session = sessions[0]
 		for _, v := range sessions[1:] {
-			sessionAmbiguous = sessionAmbiguous || v != s.session
+			sessionAmbiguous = sessionAmbiguous || v != s.ex.session
 		}
 		// A legacy server reads the query, a Streamable HTTP one the header.
-		sessionAmbiguous = sessionAmbiguous || querySession != "" && querySession != s.session
+		sessionAmbiguous = sessionAmbiguous || querySession != "" && querySession != s.ex.session
 	}
-	if s.session == "" {
-		s.session = querySession
-		s.legacy = s.session != "" && method == "POST"
+	if s.ex.session == "" {
+		s.ex.session = querySession
+		s.ex.legacy = s.ex.session != "" && method == "POST"
 	}
 	// Clients must not set what the plugin exports to later filters, and
 	// servers must answer plainly so responses can be inspected.
 	r.Remove = s.cfg.removeHeaders
 
-	s.id = ResolveIdentity(&s.cfg.Env.Identity, req)
-	if s.id.Anonymous && s.cfg.Env.Identity.Require {
+	s.ex.id = resolveIdentity(&s.cfg.Env.Identity, req)
+	if s.ex.id.Anonymous && s.cfg.Env.Identity.Require {
 		s.replied = true
 		r.Reply = jsonReply(401, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unauthorized: this MCP endpoint requires an authenticated principal"}),
 			"mcp_privacy_unauthenticated")
 		r.Reply.Headers = append(r.Reply.Headers, [2]string{"www-authenticate", "Bearer"})
-		s.refuseBody(FailUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.arrived)
+		s.ex.refuseBody(failUnauthenticated, "no principal, and identity.require is set", 0, len(r.Reply.Body), s.ex.arrived)
 		return r
 	}
 	if sessionAmbiguous {
@@ -428,12 +169,12 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		return r
 	}
 	for _, v := range ignoredSessions {
-		if v != "" && s.cfg.Catalog.sessionHeldByOther(v, s.id.ID) {
+		if v != "" && s.cfg.catalog.sessionHeldByOther(v, s.ex.id.ID) {
 			r.Reply = s.refuseSession()
 			return r
 		}
 	}
-	if s.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.Catalog.bindSession(s.session, s.id.ID, s.arrived) {
+	if s.ex.session != "" && method != "OPTIONS" && method != "HEAD" && !s.cfg.catalog.bindSession(s.ex.session, s.ex.id.ID, s.ex.arrived) {
 		// The session belongs to another principal: its streams carry
 		// that principal's answers and server messages. Answered as an
 		// unknown session is (404, which tells a client to start a new
@@ -445,7 +186,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 		r.Reply = s.refuseSession()
 		return r
 	}
-	r.Set = s.exportHeaders(nil)
+	r.Set = s.ex.exportHeaders(nil)
 	switch method {
 	case "GET", "HEAD", "DELETE", "OPTIONS":
 		// GET streams and DELETE carry no JSON-RPC body to judge, and must
@@ -468,18 +209,18 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// read as JSON-RPC, is judged, by the table of its revision; the
 	// headers that mirror its body are checked against it (headers.go).
 	s.post = true
-	s.mirror = readMirroredHeaders(req, versions)
-	if len(s.mirror.version) == 1 {
-		s.rev = mcpvocab.RevisionOf(s.mirror.version[0])
+	s.ex.mirror = readMirroredHeaders(req, versions)
+	if len(s.ex.mirror.version) == 1 {
+		s.ex.rev = mcpvocab.RevisionOf(s.ex.mirror.version[0])
 	}
 	if enc, ok := compressed(req.HeaderValues("content-encoding")); ok {
 		s.replied = true
 		r.Reply = jsonReply(415, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: "Unsupported Media Type: compressed request bodies cannot be inspected"}),
 			"mcp_privacy_compressed_request")
-		s.refuseBody(FailCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.arrived)
+		s.ex.refuseBody(failCompressedRequest, "compressed request body ("+headerSafe(enc)+")", 0, len(r.Reply.Body), s.ex.arrived)
 		return r
 	}
-	if why := ContentTypeProblem(req.HeaderValues("content-type")); why != "" {
+	if why := contentTypeProblem(req.HeaderValues("content-type")); why != "" {
 		r.Reply = s.refuseRequest(415, "mcp_privacy_unsupported_media_type",
 			"Unsupported Media Type: "+why+"; the body must be sent as application/json (UTF-8)")
 		return r
@@ -539,9 +280,7 @@ func (s *Stream) anyPathMatch(paths ...string) bool {
 // status and a JSON-RPC -32600 error, and records it.
 func (s *Stream) refuseRequest(status int, details, message string) *LocalReply {
 	s.replied = true
-	r := jsonReply(status, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest), Message: message}), details)
-	s.refuseBody(FailInvalidRequest, message, 0, len(r.Body), s.arrived)
-	return r
+	return s.ex.refusal(status, details, message)
 }
 
 // refuseSession answers a request naming a session bound to another
@@ -552,7 +291,7 @@ func (s *Stream) refuseSession() *LocalReply {
 	s.replied = true
 	r := jsonReply(404, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Not Found: session not found; start a new session"}), "mcp_privacy_session_not_found")
-	s.refuseBody(FailSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.arrived)
+	s.ex.refuseBody(failSessionPrincipal, "the request names a session bound to another principal", 0, len(r.Body), s.ex.arrived)
 	return r
 }
 
@@ -584,7 +323,7 @@ func (s *Stream) tooLarge(size int) *LocalReply {
 	r := jsonReply(413, ErrorResponse("null", &policy.RPCError{Code: errCode(mcpvocab.ErrInvalidRequest),
 		Message: "Request too large: the body exceeds gateway.max_request_bytes (" + strconv.Itoa(limit) + ")"}),
 		"mcp_privacy_request_too_large")
-	s.refuseBody(FailRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.arrived)
+	s.ex.refuseBody(failRequestTooLarge, "request body over gateway.max_request_bytes", size, len(r.Body), s.ex.arrived)
 	return r
 }
 
@@ -622,409 +361,10 @@ func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) B
 	if !endOfStream {
 		return BodyResult{Action: Pause}
 	}
-	return s.judgeBody(read())
+	res := s.ex.judgeBody(read())
+	s.replied = res.Reply != nil
+	return res
 }
-
-// judgeBody parses and judges a complete request body.
-func (s *Stream) judgeBody(raw []byte) BodyResult {
-	body, perr := ParseBody(raw)
-	if perr != nil {
-		s.replied = true
-		reply := ErrorResponse("null", perr)
-		kind := FailParse
-		if perr.Code == errCode(mcpvocab.ErrInvalidRequest) {
-			kind = FailInvalidRequest
-		}
-		s.refuseBody(kind, perr.Message, len(raw), len(reply), s.arrived)
-		return BodyResult{Reply: jsonReply(200, reply, "mcp_privacy_bad_request")}
-	}
-	// Nothing keeps the document: what goes upstream is a copy, or raw.
-	defer body.Doc.Release()
-	if body.Batch && s.rev == mcpvocab.Rev2026 {
-		r := s.refuseRequest(400, "mcp_privacy_batch",
-			"Invalid Request: a batch is not a "+mcpvocab.Version2026+" request; send each message as its own POST")
-		return BodyResult{Reply: r}
-	}
-	// The headers that mirror the body are checked before any message is
-	// judged (a refusal is the whole POST's). On the legacy HTTP+SSE
-	// transport too, when sent: a query naming a session does not stop a
-	// Streamable HTTP server (or a filter after this one) from reading
-	// them (checkMirror excuses only the version header it lacks).
-	var one [1]mirrorPlan
-	plans := one[:]
-	if len(body.Messages) > 1 {
-		plans = make([]mirrorPlan, len(body.Messages))
-	}
-	for i := range body.Messages {
-		if m := &body.Messages[i]; m.Invalid == nil {
-			var why string
-			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
-				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
-			}
-		}
-	}
-	var answers [][]byte   // local answers, in message order
-	var exported judgement // the first judged message's
-	var retryAfter [2]string
-	var mirrored headerChanges
-	replyCode := 0 // the code of the (first) local error answer
-	nForwarded := 0
-	asMissing := false // a hidden primitive answered locally as missing
-	for i := range body.Messages {
-		m := &body.Messages[i]
-		bytesIn := len(raw)
-		if body.Batch {
-			bytesIn = len(body.Doc.Raw(m.Node)) // as received: nothing is edited yet
-		}
-		t0 := s.cfg.Now()
-		plan := plans[i]
-		j := s.judge(body.Doc, m)
-		if plan.nameMember != "" || len(plan.params) > 0 {
-			mirrored = s.mirrorAfter(body.Doc, m, &j, &plan)
-		}
-		asMissing = asMissing || j.asMissing
-		if !exported.judged && j.judged {
-			exported = j
-		}
-		if j.retryAfter[0] != "" && laterRetry(j.retryAfter, retryAfter) {
-			retryAfter = j.retryAfter
-		}
-		request := m.Kind == KindRequest && m.Invalid == nil
-		if j.standIn {
-			// A hidden primitive's request: a denial, recorded now; what
-			// goes upstream asks for its stand-in.
-			s.finish(s.newRecord(m, &j, t0, bytesIn), "")
-		}
-		if j.reply != nil && j.answer == nil && replyCode == 0 {
-			replyCode = j.reply.Code
-		}
-		if j.reply != nil || j.answer != nil {
-			answer := j.answer
-			if answer == nil {
-				answer = ErrorResponse(m.ID, j.reply)
-			}
-			rec := s.newRecord(m, &j, t0, bytesIn)
-			rec.entry.BytesOut = len(answer)
-			s.finish(rec, j.errKind)
-			if !s.legacy || !request {
-				answers = append(answers, answer)
-				if body.Batch {
-					body.Doc.Delete(m.Node)
-				}
-				continue
-			}
-			// The legacy transport answers on the GET stream: the server
-			// gets a ping with this id, whose answer becomes ours there.
-			s.cfg.Catalog.deferAnswer(s.session, m.Key, answer)
-			body.Doc.SetRaw(m.Node, []byte(`{"jsonrpc":"2.0","id":`+m.ID+`,"method":"ping"}`))
-		} else if !request || !j.judged {
-			// Not a call (initialize, lists, notifications, answers to
-			// server requests): counted, never audited.
-			s.cfg.Metrics.Add(s.cfg.requestsMetric(metricMethodOf(m), OutcomeAllowed), 1)
-		}
-		nForwarded++
-		if request {
-			f := forwarded{method: m.Method, rev: s.rev, firstPage: body.Doc.Path(m.Node, "params", "cursor") == jsondoc.None,
-				out: j.out, kind: j.call.Kind, name: j.call.Name, standIn: j.standIn, restored: j.restored, task: j.task}
-			if j.judged && j.reply == nil && j.answer == nil && !j.standIn {
-				// A call: recorded when its response passes (response.go).
-				f.rec = s.newRecord(m, &j, t0, bytesIn)
-			}
-			s.requests.put(m.Key, f)
-			if meth := methodOf(s.rev, m.Method); meth.Output == mcpvocab.OutputPrimitive || meth.List.Items != "" {
-				// Its answer may come back on a resumed stream.
-				s.cfg.Catalog.shareRequest(s.session, m.Key, f, &s.id.Principal)
-			}
-		}
-	}
-	var res BodyResult
-	if exported.judged {
-		res.Set = s.exportHeaders(&exported)
-	}
-	res.Set, res.Remove = append(res.Set, mirrored.set...), mirrored.remove
-	if s.taskName != "" && !body.Batch {
-		res.Set = append(res.Set, [2]string{"mcp-name", encodeHeaderValue(s.taskName)}) // as the body now says (tasks.go), in header form
-	}
-	switch {
-	case len(answers) == 0:
-		if body.Doc.Changed() {
-			res.Body = body.Doc.Bytes()
-		}
-		return res
-	case !body.Batch || nForwarded == 0:
-		s.replied = true
-		reply := answers[0]
-		if body.Batch {
-			reply = joinArray(answers)
-		}
-		details := "mcp_privacy_denied"
-		if !body.Batch && !bytesContains(reply, `"error":`) {
-			details = "mcp_privacy_virtual_tool"
-		}
-		status := 200
-		if !body.Batch && replyCode != 0 {
-			status = statusFor(s.rev, replyCode)
-		}
-		res.Reply = jsonReply(status, reply, details)
-		res.Reply.AsServer = asMissing && !body.Batch
-		if retryAfter[0] != "" {
-			res.Reply.Headers = append(res.Reply.Headers, retryAfter)
-			if !body.Batch {
-				res.Reply.Details = "mcp_privacy_rate_limited"
-			}
-		}
-		return res
-	default:
-		s.pending = answers
-		s.retryAfter = retryAfter
-		res.Body = body.Doc.Bytes()
-		return res
-	}
-}
-
-// laterRetry reports whether the Retry-After value a is later than b (or
-// b is unset).
-func laterRetry(a, b [2]string) bool {
-	if b[0] == "" {
-		return true
-	}
-	x, _ := strconv.Atoi(a[1])
-	y, _ := strconv.Atoi(b[1])
-	return x > y
-}
-
-// judgement is the verdict on one message.
-type judgement struct {
-	judged   bool
-	reply    *policy.RPCError // non-nil: answer locally with this error
-	answer   []byte           // non-nil: answer locally with this response (virtual tools)
-	method   string
-	target   policy.Primitive
-	decision policy.Decision
-	// call is what the request named; out the output pipeline for the
-	// response of an allowed request.
-	call Target
-	out  *transforms.Pipeline
-	// outcome is what became of the message so far (its audit decision);
-	// errKind the kind of an error outcome; rule and reason, when set,
-	// replace the decision's in the audit entry.
-	outcome      Outcome
-	errKind      ErrorKind
-	rule, reason string
-	// retryAfter is the Retry-After header of a call a rate limit refused.
-	retryAfter [2]string
-	// standIn: the request names a hidden primitive and goes upstream
-	// naming its stand-in (hidden.go), standInName.
-	standIn     bool
-	standInName string
-	// asMissing: a hidden primitive answered by the filter as missing
-	// (its stand-in could not go: answerMissingLocally).
-	asMissing bool
-	// in is what the input pipeline did (nil: it did not run); inIDs its
-	// transform ids.
-	in    *transforms.Run
-	inIDs []string
-	// note is added to the audit entry's reason: what the plugin left
-	// undone and why (a mirrored value it could not rewrite, headers.go).
-	note string
-	// restored are the values the input pipeline restored, with what the
-	// client sent (restored.go).
-	restored []restoredPair
-	// task is the task a request named by a sealed handle (tasks.go).
-	task *taskRef
-}
-
-// fail answers the message with an error the plugin found.
-func (j *judgement) fail(e *policy.RPCError, kind ErrorKind) {
-	j.reply, j.outcome, j.errKind, j.reason = e, OutcomeError, kind, e.Message
-}
-
-// deny answers the message with the denial of d.
-func (j *judgement) deny(d policy.Decision) {
-	j.decision = d
-	j.reply, j.outcome = d.Error(), OutcomeDenied
-}
-
-// rateLimit takes a token for an allowed call from every bucket covering
-// it (manual 9); a refused call gets -32029 and a Retry-After header.
-func (s *Stream) rateLimit(j *judgement, c policy.Call) bool {
-	return s.rateLimitFor(j, c, j.decision.Matched)
-}
-
-// rateLimitFor is rateLimit with the limits of the rules matched.
-func (s *Stream) rateLimitFor(j *judgement, c policy.Call, matched []*policy.Rule) bool {
-	p := s.cfg.Env.Policy
-	// Also checked in Check: here it spares the clock read.
-	if len(p.RateLimits) == 0 && !rulesHaveLimits(matched) {
-		return true
-	}
-	v := s.cfg.Limiter.Check(p, c, matched, s.cfg.Now())
-	CountRateLimited(s.cfg.Metrics, &v)
-	if v.Allowed {
-		return true
-	}
-	j.reply, j.retryAfter, j.outcome = v.Error(p.Name), v.Header(), OutcomeRateLimited
-	if v.Bucket.Limit != nil {
-		j.rule = limitPath(v.Bucket.Limit)
-	}
-	j.reason = "rate limit exceeded: " + v.Limit() + " (retry after " + v.Header()[1] + " s)"
-	if v.Contended {
-		j.reason = "rate limit not checked: shared data kept changing (" + v.Limit() + ")"
-	}
-	return false
-}
-
-func (s *Stream) judge(doc *jsondoc.Doc, m *Message) judgement {
-	j := judgement{method: m.Method, outcome: OutcomeAllowed}
-	if m.Invalid != nil {
-		j.fail(m.Invalid, FailInvalidRequest)
-		return j
-	}
-	if m.Kind == KindResult || m.Kind == KindError {
-		// The client's answer to a server request.
-		s.transformClientResult(doc, m)
-		return j
-	}
-	if m.Kind == KindRequest && !Judged(s.rev, m.Method) && Judged(mcpvocab.Rev2025, m.Method) {
-		s.judgeRemoved(doc, m, &j)
-		return j
-	}
-	if m.Kind != KindRequest || !Judged(s.rev, m.Method) {
-		s.judgeOther(doc, m, &j) // tasks, MRTR retries (mrtr.go)
-		return j
-	}
-	t, perr := TargetOf(s.rev, doc, m)
-	if perr != nil {
-		j.fail(perr, FailInvalidParams)
-		return j
-	}
-	if t.Method == "tools/call" && isVirtual(t.Name) {
-		if d, on := s.virtualAllowed(t.Name); on {
-			j.judged, j.target, j.decision, j.call = true, virtualPrimitive(t.Name), d, t
-			if !d.Allowed {
-				j.deny(d)
-				if d.Hidden {
-					j.reply = nil
-					s.hideAsMissing(doc, m, t, &j)
-				}
-				return j
-			}
-			// Virtual tools are limited like any tool.
-			if !s.rateLimit(&j, policy.Call{Kind: policy.KindTool, Name: t.Name, Principal: s.id.ID}) {
-				return j
-			}
-			result, rpcErr := s.virtualResult(doc, t, &j)
-			if rpcErr != nil {
-				kind := FailInvalidParams
-				switch rpcErr.Code {
-				case errCode(mcpvocab.ErrInternal):
-					kind = FailTransform
-				case errCode(mcpvocab.ErrAccessDenied):
-					kind = ""
-				}
-				if kind == "" {
-					// preview_transform of a tool the caller may not use.
-					j.reply, j.outcome = rpcErr, OutcomeDenied
-				} else {
-					j.fail(rpcErr, kind)
-				}
-				return j
-			}
-			j.answer = resultResponse(m.ID, result)
-			return j
-		}
-	}
-	x, d := s.resolveAndDecide(t)
-	j.judged, j.target, j.call, j.decision = true, x, t, d
-	if !d.Allowed {
-		j.deny(d)
-		if d.Hidden {
-			// Looks missing: the server answers (hidden.go).
-			j.reply = nil
-			s.hideAsMissing(doc, m, t, &j)
-		}
-		return j
-	}
-	// Access first, then rate limits: a visibly denied call takes no token
-	// (a hidden one takes them as a missing one would, hideAsMissing).
-	if !s.rateLimit(&j, RateCall(t, &x, s.id.ID)) {
-		return j
-	}
-	s.transformRequest(doc, m, t, &j)
-	return j
-}
-
-// exportHeaders builds the export_headers values: identity always, the
-// call's fields once a request was judged.
-func (s *Stream) exportHeaders(j *judgement) [][2]string {
-	if len(s.cfg.exports) == 0 {
-		return nil
-	}
-	out := make([][2]string, 0, len(s.cfg.exports))
-	for _, h := range s.cfg.exports {
-		var v string
-		switch h.field {
-		case exportPrincipal:
-			v = s.id.ID
-		case exportRoles:
-			v = strings.Join(s.id.Roles, ",")
-		}
-		if j != nil {
-			switch h.field {
-			case exportMethod:
-				v = j.method
-			case exportKind:
-				v = j.target.Kind.String()
-			case exportPrimitive:
-				v = j.target.Name
-			case exportDecision:
-				v = "allow"
-				if !j.decision.Allowed {
-					v = "deny"
-				}
-			case exportRule:
-				v = j.decision.Rule
-			}
-		}
-		if v != "" {
-			out = append(out, [2]string{h.header, headerSafe(v)})
-		}
-	}
-	return out
-}
-
-// headerSafe drops characters a header value cannot carry.
-func headerSafe(v string) string {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c == 0x7f {
-			return strings.Map(func(r rune) rune {
-				if r < 0x20 || r == 0x7f {
-					return -1
-				}
-				return r
-			}, v)
-		}
-	}
-	return v
-}
-
-func joinArray(items [][]byte) []byte {
-	n := 2
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
-	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
-	}
-	return append(out, ']')
-}
-
-func bytesContains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 
 // legacySession finds the session id in a legacy endpoint's query, under
 // any name sessionParam accepts. ambiguous is set when the query names two
@@ -1069,12 +409,12 @@ func sessionParam(k string) bool {
 	return strings.EqualFold(k, "sessionid") || strings.EqualFold(k, "session_id")
 }
 
-// NormalizePath is the path as a server resolves it (RFC 3986): percent-
+// normalizePath is the path as a server resolves it (RFC 3986): percent-
 // encoded unreserved characters decoded, empty segments merged, dot
 // segments removed, and ;parameters dropped from segments (Spring and
 // others route /mcp;x=1 as /mcp). Encoded slashes stay encoded (servers
 // don't split on them).
-func NormalizePath(p string) string {
+func normalizePath(p string) string {
 	if !strings.ContainsAny(p, "%.;") && !strings.Contains(p, "//") {
 		return p
 	}
@@ -1130,47 +470,6 @@ func unhex2(a, b byte) (byte, bool) {
 	return x<<4 | y, ok1 && ok2
 }
 
-// resolveAndDecide resolves what a request names against the catalog and
-// judges it for the caller.
-func (s *Stream) resolveAndDecide(t Target) (policy.Primitive, policy.Decision) {
-	x, known := s.cfg.Catalog.Resolve(t)
-	d := s.decideConcrete(&x, known)
-	return x, d
-}
-
-// decideConcrete judges x and, when x is a static resource whose URI a
-// known template also matches, that template too, whose denial wins: a
-// template's deny covers every instance, also one a list made known as a
-// static resource (which manual 4 alone would judge by its URI only). The
-// templates are as Resolve or filterList last refreshed them.
-func (s *Stream) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
-	d := s.decide(x, known)
-	if x.Kind != policy.KindResource || !d.Allowed {
-		return d
-	}
-	tmpl := s.cfg.Catalog.matchTemplate(x.Name)
-	if tmpl == "" {
-		return d
-	}
-	tx, tknown := s.cfg.Catalog.Resolve(Target{Kind: policy.KindResourceTemplate, Name: tmpl, Args: jsondoc.None})
-	tx.URI = x.Name
-	if td := s.decide(&tx, tknown); !td.Allowed {
-		*x = tx
-		return td
-	}
-	return d
-}
-
-// decide judges a resolved primitive for the caller; with require_known, one
-// the server never listed is denied.
-func (s *Stream) decide(x *policy.Primitive, known bool) policy.Decision {
-	p := s.cfg.Env.Policy
-	if s.cfg.Env.Server.RequireKnown && !known {
-		return p.DenyUnknown(&s.id.Principal, x)
-	}
-	return p.Decide(&s.id.Principal, x)
-}
-
 // A message may end in trailers (HTTP/1.1 chunked trailers, HTTP/2
 // trailers): the host then signals end of stream with the trailers
 // callback, after a last body callback whose endOfStream was false. What
@@ -1200,6 +499,231 @@ func (s *Stream) OnRequestTrailers(size int, read func() []byte) BodyResult {
 func (s *Stream) emptyBody() *LocalReply {
 	s.replied = true
 	r := jsonReply(400, ErrorResponse("null", rpcError(mcpvocab.ErrParse, "empty body")), "mcp_privacy_empty_body")
-	s.refuseBody(FailParse, "Parse error: empty body", 0, len(r.Body), s.arrived)
+	s.ex.refuseBody(failParse, "Parse error: empty body", 0, len(r.Body), s.ex.arrived)
 	return r
 }
+
+// ResponseHeadersResult is the outcome of the response headers callback.
+type ResponseHeadersResult struct {
+	Action Action
+	Remove []string
+	// Set lists response headers to set (after removal).
+	Set   [][2]string
+	Reply *LocalReply
+}
+
+// responseMode says how the body of a response is handled.
+type responseMode uint8
+
+const (
+	passBody   responseMode = iota
+	bufferJSON              // buffer an application/json response, then process it whole
+	streamSSE               // rewrite a text/event-stream event by event as it flows
+	dropBody                // the response failed closed: nothing more of it goes out
+	bufferText              // buffer a body of any other type, then read it as text
+)
+
+// OnResponseHeaders sees the upstream's status and content type. The
+// plugin's own local replies pass untouched.
+func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding string, endOfStream bool) ResponseHeadersResult {
+	var r ResponseHeadersResult
+	if s.replied || !s.inspect {
+		return r
+	}
+	mt := mediaType(contentType)
+	if enc := strings.TrimSpace(contentEncoding); enc != "" && !strings.EqualFold(enc, "identity") && !endOfStream &&
+		!s.cfg.Env.Gateway.PassOnParseError && (mt == "application/json" || mt == "text/event-stream") {
+		// The plugin asked for plain responses (accept-encoding removed);
+		// one it cannot read does not go out (manual 16).
+		s.replied = true
+		r.Reply = jsonReply(200, s.ex.failResponse(failResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
+		return r
+	}
+	if len(s.ex.pending) > 0 && (endOfStream || status == 202) {
+		// Part of a batch was answered locally and nothing else will come:
+		// the local answers are the response.
+		s.replied = true
+		r.Reply = jsonReply(200, joinArray(s.ex.pending), "mcp_privacy_batch")
+		if s.ex.retryAfter[0] != "" {
+			r.Reply.Headers = append(r.Reply.Headers, s.ex.retryAfter)
+		}
+		s.ex.pending = nil
+		return r
+	}
+	if s.ex.retryAfter[0] != "" {
+		// A rate limit refused part of the batch.
+		r.Set = append(r.Set, s.ex.retryAfter)
+	}
+	switch {
+	case endOfStream:
+	case mt == "application/json":
+		// Also when no request is waiting (a POST of notifications, a
+		// GET): what a server sends there is read by clients all the same.
+		s.mode = bufferJSON
+		r.Remove = []string{"content-length"}
+	case mt == "text/event-stream":
+		s.mode = streamSSE
+		s.sse = sse.NewRewriter(s.cfg.Env.Gateway.MaxEventBytes, s.ex.rewriteEvent)
+		r.Remove = []string{"content-length"}
+	default:
+		// Any other body (an error page, plain text, none declared): clients
+		// put its text into the error they raise, which a user or a model
+		// reads (processText).
+		s.mode = bufferText
+		r.Remove = []string{"content-length"}
+	}
+	return r
+}
+
+// BodyEdit says what becomes of the body chunk a callback saw.
+type BodyEdit struct {
+	// Replace is set when Data replaces the chunk (an empty Data holds it
+	// back entirely); otherwise the chunk goes on as it is.
+	Replace bool
+	Data    []byte
+}
+
+func replaceWith(b []byte) BodyEdit { return BodyEdit{Replace: true, Data: b} }
+
+// OnResponseBody sees the response body: with a Pause before, everything
+// buffered so far, else the newest chunk; body returns those bytes.
+func (s *Stream) OnResponseBody(size int, endOfStream bool, body func() []byte) (Action, BodyEdit) {
+	switch s.mode {
+	case bufferJSON, bufferText:
+		if size > s.cfg.Env.Gateway.MaxResponseBytes {
+			if s.cfg.Env.Gateway.PassOnOversize {
+				s.mode = passBody
+				return Continue, BodyEdit{}
+			}
+			text := s.mode == bufferText
+			s.mode = dropBody
+			if text {
+				countError(s.cfg.Metrics, failResponseTooLarge)
+				return Continue, replaceWith([]byte(withheldBody + ": it exceeds gateway.max_response_bytes]"))
+			}
+			return Continue, replaceWith(s.ex.failResponse(failResponseTooLarge, "the response exceeds gateway.max_response_bytes"))
+		}
+		if !endOfStream {
+			return Pause, BodyEdit{}
+		}
+		var out []byte
+		if s.mode == bufferText {
+			out = s.ex.processText(body())
+		} else {
+			out = s.ex.processJSON(body())
+		}
+		if out != nil {
+			return Continue, replaceWith(out)
+		}
+		return Continue, BodyEdit{}
+	case streamSSE:
+		return Continue, s.streamEvents(body(), endOfStream)
+	case dropBody:
+		return Continue, replaceWith(nil)
+	}
+	return Continue, BodyEdit{}
+}
+
+// eventTooLarge is the message of the error that answers what is open when
+// a server-sent event exceeds the limit.
+const eventTooLarge = "mcp: server-sent event exceeds gateway.max_event_bytes"
+
+// streamEvents passes a chunk of an event stream through the rewriter:
+// the events it completes go out, an incomplete one is held back.
+func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
+	out, err := s.sse.Write(chunk)
+	var tail []byte
+	if err == nil && endOfStream {
+		tail, err = s.sse.Close()
+	}
+	if err != nil {
+		// Headers are gone: answer what is still open as events, drop the rest.
+		s.mode = dropBody
+		// (The only error is sse.ErrEventTooLarge.)
+		return replaceWith(sseEventBytes(s.ex.failResponse(failResponseTooLarge, eventTooLarge)))
+	}
+	// The answers to a batch's denied elements go last: after the server
+	// answered every request it got, or at the end of the stream. Not only
+	// at the end: a stream that ends in trailers can have nothing added.
+	flush := len(s.ex.pending) > 0 && (endOfStream || s.ex.requests.len() == 0)
+	if len(tail) > 0 || flush {
+		out = append(append([]byte(nil), out...), tail...)
+	}
+	if flush {
+		for _, p := range s.ex.pending {
+			out = append(out, sseEventBytes(p)...)
+		}
+		s.ex.pending = nil
+	}
+	if len(out) == len(chunk) && (len(out) == 0 || &out[0] == &chunk[0]) {
+		return BodyEdit{} // every event unchanged and complete: as received
+	}
+	return replaceWith(out)
+}
+
+func sseEventBytes(data []byte) []byte {
+	out := make([]byte, 0, len(data)+24)
+	out = append(out, "event: message\ndata: "...)
+	out = append(out, data...)
+	return append(out, "\n\n"...)
+}
+
+// OnResponseTrailers ends a response whose body ended in trailers (see
+// StripTrailers): the last body callback had endOfStream false.
+//
+// A JSON body was paused, so the host still holds it: size is what the
+// last body callback saw and body returns it; it is processed and replaced
+// as at end of stream. An event stream went on chunk by chunk and the
+// host has nothing left to add bytes to: the incomplete event the rewriter
+// holds back is dropped (an event without its closing empty line is
+// discarded by SSE readers anyway), and answers to a batch's denied
+// elements not yet sent (they follow the server's last answer, see
+// streamEvents) are lost. Those calls then stay unanswered, as calls the
+// server left unanswered do; nothing unfiltered goes out.
+func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyEdit) {
+	switch s.mode {
+	case bufferJSON, bufferText:
+		return s.OnResponseBody(size, true, body)
+	case streamSSE:
+		s.ex.pending = nil
+		s.mode = dropBody
+	}
+	return Continue, BodyEdit{}
+}
+
+// CacheControl is the Cache-Control header the response to this stream's
+// request gets, given the server's (existing, "" if none): when the
+// request is a 2026-07-28 request of a cacheable method, "public" gives
+// way to "private", and "private" is added unless the server already
+// forbids storing it (no-store) or said private. The headers leave before
+// the body is read, so this is decided for every such response, changed
+// by the plugin or not, event streams included. ok is false when the
+// header stays as it is.
+func (s *Stream) CacheControl(existing string) (string, bool) {
+	if !s.inspect || s.replied || s.ex.rev != mcpvocab.Rev2026 || !s.ex.forwardsCacheable() {
+		return "", false
+	}
+	var keep []string
+	for _, d := range strings.Split(existing, ",") {
+		d = strings.TrimSpace(d)
+		name, _, _ := strings.Cut(d, "=")
+		switch strings.ToLower(name) {
+		case "":
+			continue
+		case "no-store", "private":
+			return "", false
+		case "public", "s-maxage":
+			continue // a shared cache's directives
+		}
+		keep = append(keep, d)
+	}
+	return strings.Join(append(keep, "private"), ", "), true
+}
+
+// Done ends the stream: calls it forwarded whose response never passed it
+// are recorded.
+func (s *Stream) Done() { s.ex.done() }
+
+// Failed records that a callback panicked and the stream was failed
+// closed: the calls in flight on it are recorded as errors.
+func (s *Stream) Failed(stage string) { s.ex.failed(stage) }

@@ -181,7 +181,7 @@ func TestRequestJudgement(t *testing.T) {
 			if !json.Valid(r.Reply.Body) {
 				t.Error("reply is not JSON")
 			}
-			if !s.Replied() {
+			if !s.replied {
 				t.Error("stream not marked as answered locally")
 			}
 		})
@@ -412,30 +412,30 @@ identity:
 		name string
 		cfg  *Config
 		req  fakeRequest
-		want Identity
+		want identity
 	}{
 		{"jwt_authn metadata wins over headers", cfgJWT,
 			fakeRequest{headers: map[string]string{"x-mcp-principal": "mallory", "x-mcp-roles": "root"}, props: map[string][]byte{metaKey: serialized}},
-			Identity{Principal: principal("alice@corp", "admin", "ops")}},
+			identity{Principal: principal("alice@corp", "admin", "ops")}},
 		{"forwarded payload header", cfgJWT,
 			fakeRequest{headers: map[string]string{"x-jwt-payload": base64.RawURLEncoding.EncodeToString(payloadJSON)}},
-			Identity{Principal: principal("alice@corp", "admin", "ops")}},
+			identity{Principal: principal("alice@corp", "admin", "ops")}},
 		{"headers when no JWT", cfgJWT, hdr("x-mcp-principal", "bob", "x-mcp-roles", "a, b c"),
-			Identity{Principal: principal("bob", "a", "b", "c")}},
+			identity{Principal: principal("bob", "a", "b", "c")}},
 		{"garbage payload header ignored", cfgJWT, hdr("x-jwt-payload", "!!!", "x-mcp-principal", "bob"),
-			Identity{Principal: principal("bob")}},
-		{"anonymous", cfgJWT, hdr(), Identity{Principal: principal("anonymous"), Anonymous: true}},
+			identity{Principal: principal("bob")}},
+		{"anonymous", cfgJWT, hdr(), identity{Principal: principal("anonymous"), Anonymous: true}},
 		{"SPIFFE property, string claim split", cfgProp,
 			fakeRequest{props: map[string][]byte{"connection/uri_san_peer_certificate": []byte("spiffe://cluster.local/ns/a/sa/b"), metaKey: serialized}},
-			Identity{Principal: principal("spiffe://cluster.local/ns/a/sa/b", "read", "write")}},
-		{"configured anonymous id", cfgProp, hdr(), Identity{Principal: principal("nobody"), Anonymous: true}},
+			identity{Principal: principal("spiffe://cluster.local/ns/a/sa/b", "read", "write")}},
+		{"configured anonymous id", cfgProp, hdr(), identity{Principal: principal("nobody"), Anonymous: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.req.headers == nil {
 				tc.req.headers = map[string]string{}
 			}
-			got := ResolveIdentity(&tc.cfg.Env.Identity, tc.req)
+			got := resolveIdentity(&tc.cfg.Env.Identity, tc.req)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
@@ -451,28 +451,6 @@ identity:
 
 func principal(id string, roles ...string) policy.Principal {
 	return policy.Principal{ID: id, Roles: roles}
-}
-
-func TestStructToJSON(t *testing.T) {
-	in := map[string]any{"s": "x\"y", "n": 1.5, "b": true, "z": nil, "l": []any{"a", 2.0, map[string]any{"k": "v"}}}
-	st, _ := structpb.NewStruct(in)
-	raw, _ := proto.Marshal(st)
-	js, ok := structToJSON(raw)
-	if !ok {
-		t.Fatal("decode failed")
-	}
-	var got map[string]any
-	if err := json.Unmarshal(js, &got); err != nil {
-		t.Fatalf("%s: %v", js, err)
-	}
-	if !reflect.DeepEqual(got, in) {
-		t.Errorf("got %v, want %v", got, in)
-	}
-	for _, bad := range [][]byte{{0x0a}, {0x0a, 0x05, 0x0a}, {0xff, 0xff, 0xff}} {
-		if _, ok := structToJSON(bad); ok {
-			t.Errorf("accepted truncated input %x", bad)
-		}
-	}
 }
 
 // Without hold_headers, POST headers go on at once (Envoy delivers the body
@@ -507,7 +485,7 @@ func TestNormalizePath(t *testing.T) {
 		"//mcp": "/mcp", "/mcp%2Fx": "/mcp%2Fx", "/..": "/", "/mcp/%2e%2e/admin": "/admin", "/%zz": "/%zz",
 		"/mcp;x=1": "/mcp", "/mcp;x=1/": "/mcp/", "/a;b/mcp": "/a/mcp",
 	} {
-		if got := NormalizePath(in); got != want {
+		if got := normalizePath(in); got != want {
 			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -575,7 +553,7 @@ func TestBatchDuplicateIDsRefused(t *testing.T) {
 	}
 }
 
-// IDKey is equal for ids JSON readers take as equal, and differs otherwise.
+// idKey is equal for ids JSON readers take as equal, and differs otherwise.
 func TestIDKey(t *testing.T) {
 	same := [][]string{{"1", "1.0", "1e0", "10E-1", "0.1e1"}, {"0", "-0", "0.0"}, {"-5", "-5.0"}, {`"a"`, `"\u0061"`}, {"123456789012345678", "123456789012345678"}, {"1.5", "15e-1"}}
 	seen := map[string]string{}
@@ -586,7 +564,7 @@ func TestIDKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			k := IDKey(doc, jsondoc.Root, id)
+			k := idKey(doc, jsondoc.Root, id)
 			if i == 0 {
 				key = k
 			} else if k != key {
@@ -598,7 +576,7 @@ func TestIDKey(t *testing.T) {
 		}
 		seen[key] = group[0]
 	}
-	if doc, _ := jsondoc.Parse([]byte(`"1"`)); IDKey(doc, jsondoc.Root, `"1"`) == seen["1"] {
+	if doc, _ := jsondoc.Parse([]byte(`"1"`)); idKey(doc, jsondoc.Root, `"1"`) == seen["1"] {
 		t.Error(`the string "1" and the number 1 share a key`)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// TargetAmbiguity says why servers may read a request target (:path, with
+// targetAmbiguity says why servers may read a request target (:path, with
 // its query) differently from one another, or "" when they all read it
 // alike. Such a target is refused rather than normalised: the plugin would
 // judge one reading while the server acts on another (a fragment that the
@@ -30,9 +30,9 @@ import (
 //
 // Empty segments (//mcp), segment parameters (;x=1), case and encoded
 // unreserved characters (%70) are not ambiguous in that way: the plugin
-// matches them normalised (NormalizePath), so no reading passes
+// matches them normalised (normalizePath), so no reading passes
 // uninspected.
-func TargetAmbiguity(target string) string {
+func targetAmbiguity(target string) string {
 	if target == "" || target[0] != '/' {
 		if target == "*" {
 			return "" // OPTIONS *: no resource
@@ -100,7 +100,7 @@ func dotSegmentAt(s string) bool {
 	return len(s) == n || s[n] == '/' || s[n] == ';'
 }
 
-// TargetReadings are the paths a server might route an ambiguous target
+// targetReadings are the paths a server might route an ambiguous target
 // to, each normalised: the target with its fragment dropped or kept, its
 // escapes decoded zero to three times, and then read plainly or leniently
 // (backslash as slash, overlong UTF-8 and fullwidth forms folded to ASCII,
@@ -108,7 +108,7 @@ func dotSegmentAt(s string) bool {
 // the path at the first one, and trailing dots and spaces trimmed from
 // segments as Windows servers do), and also as they are, not normalised. A target none of whose readings matches gateway.paths
 // is proved to stay outside them.
-func TargetReadings(target string) []string {
+func targetReadings(target string) []string {
 	base := target
 	if !strings.HasPrefix(base, "/") {
 		// Absolute form: the path after scheme://authority; else as if
@@ -136,8 +136,8 @@ func TargetReadings(target string) []string {
 			// A server that splits off the query (or fragment) after
 			// decoding reads /mcp%3Fx as /mcp.
 			for _, c := range []string{s, cut(s, "?#")} {
-				lenient := NormalizePath(lenientPath(c, false))
-				out = append(out, c, NormalizePath(c), NormalizePath(lenientPath(c, true)), lenient, trimSegments(lenient))
+				lenient := normalizePath(lenientPath(c, false))
+				out = append(out, c, normalizePath(c), normalizePath(lenientPath(c, true)), lenient, trimSegments(lenient))
 			}
 			s = percentDecode(s)
 		}
@@ -226,7 +226,7 @@ func trimSegments(p string) string {
 	for i, seg := range segs {
 		segs[i] = strings.TrimRight(seg, ". ")
 	}
-	return NormalizePath(strings.Join(segs, "/"))
+	return normalizePath(strings.Join(segs, "/"))
 }
 
 func validEscape(a, b byte) bool {

@@ -282,7 +282,7 @@ func taskNotFound() *policy.RPCError {
 // inputResponses get the policy-level input pipeline; under the 2025
 // revisions it is a task of their experimental tasks and passes as
 // before.
-func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
+func (s *exchange) judgeTask(doc *jsondoc.Doc, m *message, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	idNode := doc.Get(params, "taskId")
 	handle, ok := doc.Str(idNode)
@@ -303,12 +303,12 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	tr, err := s.cfg.transforms()
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	ref, ok := tr.tasks.open(handle, s.cfg.Env.Server.ID, s.id.ID)
 	if !ok {
-		j.fail(taskNotFound(), FailInvalidParams)
+		j.fail(taskNotFound(), failInvalidParams)
 		j.reason = "a task handle that does not open: tampered, or issued to another principal, for another server or under another key"
 		return
 	}
@@ -316,20 +316,20 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		// Mcp-Name says the handle and has left already: the server would
 		// refuse the request for the mismatch (-32020), quoting the
 		// restored taskId back. Refused here, saying why.
-		j.fail(rpcError(mcpvocab.ErrInternal, "the privacy filter cannot name this task to the server: its Mcp-Name header left before the body was read (gateway.hold_headers is off)"), FailInvalidParams)
+		j.fail(rpcError(mcpvocab.ErrInternal, "the privacy filter cannot name this task to the server: its Mcp-Name header left before the body was read (gateway.hold_headers is off)"), failInvalidParams)
 		return
 	}
 	matched, meta := s.cfg.Env.Policy.Match(&s.id.Principal, nil), (*policy.Metadata)(nil)
 	if ref.name != "" {
-		t := Target{Method: ref.method, Kind: policyKinds[methodOf(s.rev, ref.method).Target], Name: ref.name, Args: jsondoc.None}
+		t := target{Method: ref.method, Kind: policyKinds[methodOf(s.rev, ref.method).Target], Name: ref.name, Args: jsondoc.None}
 		x, d := s.resolveAndDecide(t)
 		j.target, j.call, j.decision = x, t, d
 		if !d.Allowed {
 			// A primitive the caller may no longer use: its task's
 			// results are not theirs either.
 			if d.Hidden {
-				j.fail(taskNotFound(), FailInvalidParams)
-				j.outcome, j.reason = OutcomeDenied, d.Reason()
+				j.fail(taskNotFound(), failInvalidParams)
+				j.outcome, j.reason = outcomeDenied, d.Reason()
 			} else {
 				j.deny(d)
 			}
@@ -338,7 +338,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 		matched, meta = d.Matched, &x.Metadata
 	}
 	if j.out, err = s.cfg.pipeline(false, matched, meta); err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	doc.SetString(idNode, ref.id)
@@ -350,7 +350,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	in, err := s.cfg.pipeline(true, matched, meta)
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	run := s.newRun()
@@ -358,7 +358,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 	s.transformInputResponses(tr, in, doc, params, run, j)
 	s.countRun(run)
 	if run.Blocked {
-		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
+		j.reply, j.outcome = s.cfg.blockedError(run), outcomeBlocked
 		j.reason = blockedReason(run)
 	}
 }
@@ -368,7 +368,7 @@ func (s *Stream) judgeTask(doc *jsondoc.Doc, m *Message, j *judgement) {
 // request that created it, and the taskId of the result of a request that
 // named its task by a handle (tasks/get). node is None when there is
 // none.
-func (s *Stream) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *forwarded) (node int32, handle string) {
+func (s *exchange) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *forwarded) (node int32, handle string) {
 	node = doc.Get(n, "taskId")
 	id, ok := doc.Str(node)
 	if !ok {
@@ -399,7 +399,7 @@ func (s *Stream) taskToSeal(tr *transformer, doc *jsondoc.Doc, n int32, req *for
 // carries (taskToSeal), set once the pipeline ran: the handle is no text
 // for the pipeline to read, and the taskId is sealed as the server sent
 // it.
-func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, req *forwarded, run *transforms.Run) *resultRefusal {
+func (s *exchange) transformResult(tr *transformer, out *transforms.Pipeline, doc *jsondoc.Doc, n int32, kind transforms.Payload, req *forwarded, run *transforms.Run) *resultRefusal {
 	var task *taskRef
 	if req != nil {
 		task = req.task
@@ -409,7 +409,7 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 	// contents would leave by no tool's pipeline. tasks/update answers
 	// with an empty acknowledgement, which passes.
 	if task != nil && task.unsealed && isTaskMethod(req.method) && req.method != "tasks/update" && kind != transforms.ErrorObject {
-		return &resultRefusal{err: taskNotFound(), decision: OutcomeError, kind: FailInvalidParams,
+		return &resultRefusal{err: taskNotFound(), decision: outcomeError, kind: failInvalidParams,
 			reason: "a task the privacy filter did not issue: withheld"}
 	}
 	node, handle := jsondoc.None, ""
@@ -418,7 +418,7 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 	}
 	if err := s.applyResult(tr, out, doc, n, kind, task, run); err != nil {
 		e := transformFailed(err)
-		return &resultRefusal{err: e, decision: OutcomeError, kind: FailTransform, reason: e.Message}
+		return &resultRefusal{err: e, decision: outcomeError, kind: failTransform, reason: e.Message}
 	}
 	if handle != "" && !run.Blocked {
 		doc.SetString(node, handle)
@@ -429,8 +429,8 @@ func (s *Stream) transformResult(tr *transformer, out *transforms.Pipeline, doc 
 // resultRefusal is an answer transformResult gives instead of the server's.
 type resultRefusal struct {
 	err      *policy.RPCError
-	decision Outcome
-	kind     ErrorKind
+	decision outcome
+	kind     errorKind
 	reason   string
 }
 
@@ -451,7 +451,7 @@ type resultRefusal struct {
 // read of it goes, hidden.go): the server acknowledges, or refuses, as
 // for a resource it does not have, and the client's URI goes back in the
 // acknowledgement (sealAcknowledged) and in errors (j.restored).
-func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
+func (s *exchange) judgeListen(doc *jsondoc.Doc, m *message, j *judgement) {
 	params := doc.Get(m.Node, "params")
 	if uris := doc.Path(params, "notifications", "resourceSubscriptions"); doc.Kind(uris) == jsondoc.Array {
 		for c := doc.First(uris); c != jsondoc.None; c = doc.Next(c) {
@@ -459,7 +459,7 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 			if !ok {
 				continue // the server refuses it
 			}
-			t := Target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}
+			t := target{Method: "resources/read", Kind: policy.KindResource, Name: uri, Args: jsondoc.None}
 			if _, d := s.resolveAndDecide(t); d.Allowed || !d.Hidden {
 				continue // a visibly denied one's updates are withheld
 			}
@@ -478,7 +478,7 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 	}
 	tr, err := s.cfg.transforms()
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	for c := doc.First(ids); c != jsondoc.None; c = doc.Next(c) {
@@ -491,7 +491,7 @@ func (s *Stream) judgeListen(doc *jsondoc.Doc, m *Message, j *judgement) {
 		}
 		ref, ok := tr.tasks.open(handle, s.cfg.Env.Server.ID, s.id.ID)
 		if !ok {
-			j.fail(taskNotFound(), FailInvalidParams)
+			j.fail(taskNotFound(), failInvalidParams)
 			j.reason = "a task handle that does not open: tampered, or issued to another principal, for another server or under another key"
 			return
 		}
@@ -523,7 +523,7 @@ func noSeal() {}
 // sealAcknowledged finds the taskIds of a
 // notifications/subscriptions/acknowledged and returns what sets them to
 // the client's handles once the message's pipeline ran.
-func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func() {
+func (s *exchange) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func() {
 	if method != "notifications/subscriptions/acknowledged" {
 		return noSeal
 	}
@@ -569,7 +569,7 @@ func (s *Stream) sealAcknowledged(doc *jsondoc.Doc, n int32, method string) func
 // taskNotification transforms a notifications/tasks as a tasks/get result
 // of its task (see above) and reports whether it did; a notification
 // without a string taskId is left to transformServerMessage.
-func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool {
+func (s *exchange) taskNotification(doc *jsondoc.Doc, n int32, method string) bool {
 	if method != "notifications/tasks" {
 		return false
 	}
@@ -588,7 +588,7 @@ func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool
 	}
 	out, err := s.policyOutput()
 	if ref.name != "" && err == nil {
-		t := Target{Method: ref.method, Kind: policyKinds[methodOf(s.rev, ref.method).Target], Name: ref.name, Args: jsondoc.None}
+		t := target{Method: ref.method, Kind: policyKinds[methodOf(s.rev, ref.method).Target], Name: ref.name, Args: jsondoc.None}
 		x, d := s.resolveAndDecide(t)
 		if !d.Allowed {
 			s.withhold(doc, n, "warning", "a task notification for a primitive the caller may not use was withheld", nil)
@@ -597,14 +597,14 @@ func (s *Stream) taskNotification(doc *jsondoc.Doc, n int32, method string) bool
 		out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
 	}
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return true
 	}
 	run := s.newRun()
 	handle := tr.tasks.seal(ref, s.cfg.Env.Server.ID, s.id.ID)
 	if err := s.applyResult(tr, out, doc, params, transforms.ResultPayload("tasks/get"), &ref, run); err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return true
 	}

@@ -46,31 +46,31 @@ type transformer struct {
 // which a policy bounds, but hints come from servers.
 const maxPipelines = 512
 
-// LookupEnv reads the VM's environment (Envoy passes the vault key with
+// lookupEnv reads the VM's environment (Envoy passes the vault key with
 // vm_config.environment_variables); tests replace it.
-var LookupEnv = os.LookupEnv
+var lookupEnv = os.LookupEnv
 
 // transforms returns the VM's transform state, building it once.
 func (c *Config) transforms() (*transformer, error) {
-	if c.tr != nil {
-		return c.tr, c.tr.err
+	if c.caches.tr != nil {
+		return c.caches.tr, c.caches.tr.err
 	}
 	p := c.Env.Policy
 	t := &transformer{pipelines: map[string]*transforms.Pipeline{}}
-	c.tr = t
-	key, source := p.Vault.ResolveKey(LookupEnv)
+	c.caches.tr = t
+	key, source := p.Vault.ResolveKey(lookupEnv)
 	if key == nil {
 		key = c.ephemeralKey()
 	}
 	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
 	var kv transforms.KV = transforms.NewMemoryKV()
-	if c.Catalog.Shared != nil {
-		kv = c.Catalog.Shared
+	if c.catalog.Shared != nil {
+		kv = c.catalog.Shared
 	}
 	t.vault = transforms.NewVault(key, p.Vault, transforms.ServerKV(kv, c.Env.Server.ID), time.Now)
 	t.keyConfigured = source != policy.KeySourceEphemeral
 	keys := [][]byte{key}
-	for _, pk := range p.Vault.ResolvePreviousKeys(LookupEnv) {
+	for _, pk := range p.Vault.ResolvePreviousKeys(lookupEnv) {
 		if pk.Key != nil {
 			keys = append(keys, pk.Key)
 		}
@@ -92,11 +92,11 @@ func (c *Config) ephemeralKey() []byte {
 	if err := entropy.Read(fresh); err != nil {
 		panic("mcp-privacy: no randomness for an ephemeral vault key: " + err.Error())
 	}
-	sh := c.Catalog.Shared
+	sh := c.catalog.Shared
 	if sh == nil {
 		return fresh
 	}
-	k := c.Catalog.sharedKey("vault-ephemeral-key")
+	k := c.catalog.sharedKey("vault-ephemeral-key")
 	for range 8 {
 		v, cas, ok := sh.Get(k)
 		if ok && len(v) == 32 {
@@ -123,11 +123,11 @@ func (c *Config) ephemeralKey() []byte {
 func (c *Config) Warnings() []string {
 	var w []string
 	v := &c.Env.Policy.Vault
-	if _, source := v.ResolveKey(LookupEnv); source == policy.KeySourceEphemeral {
+	if _, source := v.ResolveKey(lookupEnv); source == policy.KeySourceEphemeral {
 		w = append(w, "mcp-privacy: no vault key (vault.key, or the environment variable "+v.KeyEnv+
 			" passed with vm_config.environment_variables): using a random key; pseudonyms change when Envoy restarts")
 	}
-	if _, persisted := LookupEnv("MCP_PRIVACY_VAULT_FILE_HOST"); v.Path != "" && !persisted {
+	if _, persisted := lookupEnv("MCP_PRIVACY_VAULT_FILE_HOST"); v.Path != "" && !persisted {
 		w = append(w, "mcp-privacy: vault.path is not supported under Envoy (the VM has no filesystem): "+
 			"the vault lives in shared data and is lost when Envoy restarts; mcp-privacy serve persists it")
 	}
@@ -199,7 +199,7 @@ func b2i(b bool) int {
 }
 
 // newRun starts the transform state of one message for the caller.
-func (s *Stream) newRun() *transforms.Run {
+func (s *exchange) newRun() *transforms.Run {
 	ns := ""
 	if s.cfg.Env.Policy.Vault.Scope == policy.VaultPerPrincipal {
 		ns = s.id.Principal.ID
@@ -217,10 +217,10 @@ func (s *Stream) newRun() *transforms.Run {
 // transformStray runs the policy-level output pipeline over a value that
 // is no JSON-RPC message (on_parse_error: pass delivers it: what can be
 // read of it is still transformed), every string of it as data.
-func (s *Stream) transformStray(doc *jsondoc.Doc, n int32) {
+func (s *exchange) transformStray(doc *jsondoc.Doc, n int32) {
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		doc.SetRaw(n, []byte("null"))
 		return
 	}
@@ -264,7 +264,7 @@ func (c *Config) blockedError(run *transforms.Run) *policy.RPCError {
 	data := append([]byte(`{"policy":`), jsondoc.Quote(c.Env.Policy.Name)...)
 	data = append(data, `,"labels":`...)
 	data = jsondoc.AppendStrings(data, run.BlockLabels)
-	return vocab.NewError(mcpvocab.ErrBlocked, "", RawJSON(append(data, '}')))
+	return vocab.NewError(mcpvocab.ErrBlocked, "", rawJSON(append(data, '}')))
 }
 
 // transformFailed is the fail-closed answer when a pipeline cannot run.
@@ -278,15 +278,15 @@ func transformFailed(err error) *policy.RPCError {
 // and picks the output pipeline for its response. A URI the pipeline
 // changed is judged again: what the server receives is what was judged.
 // A request it cannot let through gets j.reply.
-func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *judgement) {
+func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	x := &j.target
 	in, err := s.cfg.pipeline(true, j.decision.Matched, &x.Metadata)
 	if err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	if j.out, err = s.cfg.pipeline(false, j.decision.Matched, &x.Metadata); err != nil {
-		j.fail(transformFailed(err), FailTransform)
+		j.fail(transformFailed(err), failTransform)
 		return
 	}
 	tr, _ := s.cfg.transforms()
@@ -335,7 +335,7 @@ func (s *Stream) transformRequest(doc *jsondoc.Doc, m *Message, t Target, j *jud
 		}
 	}
 	if run.Blocked {
-		j.reply, j.outcome = s.cfg.blockedError(run), OutcomeBlocked
+		j.reply, j.outcome = s.cfg.blockedError(run), outcomeBlocked
 		j.reason = blockedReason(run)
 	}
 }
@@ -348,13 +348,13 @@ func blockedReason(run *transforms.Run) string {
 
 // countRun counts what one transform run found (docs/METRICS.md):
 // detections, pseudonyms issued and resolved.
-func (s *Stream) countRun(run *transforms.Run) {
-	CountTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
+func (s *exchange) countRun(run *transforms.Run) {
+	countTransforms(s.cfg.Metrics, run.Detections, run.Pseudonyms, run.Resolved)
 }
 
 // transformClientResult runs the policy-level input pipeline over a
 // client's answer to a server request (sampling, elicitation, roots).
-func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
+func (s *exchange) transformClientResult(doc *jsondoc.Doc, m *message) {
 	result, idNode := doc.Get(m.Node, "result"), doc.Get(m.Node, "id")
 	named := doc.Kind(idNode) == jsondoc.String
 	if result == jsondoc.None && !named {
@@ -362,7 +362,7 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 	}
 	in, err := s.cfg.pipeline(true, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		doc.SetRaw(m.Node, ErrorResponse(m.ID, transformFailed(err)))
 		return
 	}
@@ -387,7 +387,7 @@ func (s *Stream) transformClientResult(doc *jsondoc.Doc, m *Message) {
 // request's or a response's no request of this stream explains: the
 // server chose it, and like every string it may hold data (manual 8). An
 // id a block step stops is removed, and reported.
-func (s *Stream) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, run *transforms.Run) (blocked bool) {
+func (s *exchange) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, run *transforms.Run) (blocked bool) {
 	id := doc.Get(n, "id")
 	if doc.Kind(id) != jsondoc.String {
 		return false
@@ -403,7 +403,7 @@ func (s *Stream) transformID(p *transforms.Pipeline, doc *jsondoc.Doc, n int32, 
 
 // policyOutput is the output pipeline for what no request names: the
 // policy's, with the rules that match the caller without a primitive.
-func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
+func (s *exchange) policyOutput() (*transforms.Pipeline, error) {
 	return s.cfg.pipeline(false, s.cfg.Env.Policy.Match(&s.id.Principal, nil), nil)
 }
 
@@ -411,7 +411,7 @@ func (s *Stream) policyOutput() (*transforms.Pipeline, error) {
 // server request or notification (manual 8: sampling, elicitation, log and
 // progress messages): its params read by the schema of its method, and
 // any member of its own.
-func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
+func (s *exchange) transformServerMessage(doc *jsondoc.Doc, n int32, method string) {
 	if s.taskNotification(doc, n, method) {
 		return // a task, read as a tasks/get result (tasks.go)
 	}
@@ -422,7 +422,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 	}
 	out, err := s.policyOutput()
 	if err != nil {
-		CountError(s.cfg.Metrics, FailTransform)
+		countError(s.cfg.Metrics, failTransform)
 		s.withhold(doc, n, "error", "a server message was withheld: the privacy filter could not apply its transforms", nil)
 		return
 	}
@@ -457,7 +457,7 @@ func (s *Stream) transformServerMessage(doc *jsondoc.Doc, n int32, method string
 // elicitation) keeps its id but becomes a method no client implements,
 // so the client answers it with "method not found" and the server's
 // request ends with an error instead of waiting for a timeout.
-func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
+func (s *exchange) withhold(doc *jsondoc.Doc, n int32, level, why string, labels []string) {
 	id := doc.Get(n, "id")
 	if id == jsondoc.None {
 		msg := []byte(`{"jsonrpc":"2.0","method":"` + mcpvocab.NotificationMessage + `","params":{"level":"` + level + `","logger":"mcp-privacy","data":`)
@@ -483,7 +483,7 @@ func (s *Stream) withhold(doc *jsondoc.Doc, n int32, level, why string, labels [
 // answers, or of any method when that is unknown (transforms.AnyResult).
 // A block replaces the response with -32004. It returns what became of
 // the response (decision "" when no pipeline ran).
-func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
+func (s *exchange) transformResponse(doc *jsondoc.Doc, n int32, id string, req *forwarded) responseOutcome {
 	if req != nil {
 		unrestoreError(doc, n, req.restored)
 	}
@@ -508,7 +508,7 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 	if err != nil {
 		e := transformFailed(err)
 		doc.SetRaw(n, ErrorResponse(id, e))
-		return responseOutcome{decision: OutcomeError, errKind: FailTransform, reason: e.Message}
+		return responseOutcome{decision: outcomeError, errKind: failTransform, reason: e.Message}
 	}
 	tr, _ := s.cfg.transforms()
 	run := s.newRun()
@@ -523,10 +523,10 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 		tr.engine.Apply(out, doc, n, transforms.Envelope, run)
 	}
 	s.countRun(run)
-	o := responseOutcome{decision: OutcomeAllowed, run: run, ids: out.IDs()}
+	o := responseOutcome{decision: outcomeAllowed, run: run, ids: out.IDs()}
 	if run.Blocked {
 		doc.SetRaw(n, ErrorResponse(id, s.cfg.blockedError(run)))
-		o.decision, o.reason = OutcomeBlocked, blockedReason(run)
+		o.decision, o.reason = outcomeBlocked, blockedReason(run)
 	}
 	return o
 }
@@ -534,7 +534,7 @@ func (s *Stream) transformResponse(doc *jsondoc.Doc, n int32, id string, req *fo
 // judgedAs makes the stream act for principal p (the one a request another
 // stream forwarded was judged for) until the returned function restores
 // the caller. The VM runs one callback at a time.
-func (s *Stream) judgedAs(p policy.Principal) func() {
+func (s *exchange) judgedAs(p policy.Principal) func() {
 	saved := s.id.Principal
 	s.id.Principal = p
 	return func() { s.id.Principal = saved }
@@ -544,11 +544,11 @@ func (s *Stream) judgedAs(p policy.Principal) func() {
 // forwarded, from the primitive it named, for the principal it was judged
 // for (s acts for it, judgedAs); it returns the primitive and the decision
 // on it.
-func (s *Stream) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
+func (s *exchange) rebuildOutput(f *forwarded) (policy.Primitive, policy.Decision) {
 	if !resultCarriesPrimitive(f.rev, f.method) || f.name == "" {
 		return policy.Primitive{Kind: f.kind, Name: f.name}, policy.Decision{}
 	}
-	x, d := s.resolveAndDecide(Target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
+	x, d := s.resolveAndDecide(target{Method: f.method, Kind: f.kind, Name: f.name, Args: jsondoc.None})
 	f.out, _ = s.cfg.pipeline(false, d.Matched, &x.Metadata)
 	return x, d
 }

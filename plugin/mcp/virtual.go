@@ -4,7 +4,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/cloudg/mcp-privacy/internal/auditring"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/ratelimit"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -68,7 +70,7 @@ func virtualPrimitive(name string) policy.Primitive {
 }
 
 // virtualAllowed reports whether the caller may use a virtual tool.
-func (s *Stream) virtualAllowed(name string) (policy.Decision, bool) {
+func (s *exchange) virtualAllowed(name string) (policy.Decision, bool) {
 	if !s.cfg.Env.Gateway.VirtualTools {
 		return policy.Decision{}, false
 	}
@@ -82,7 +84,7 @@ const statusAuditEntries = 20
 
 // statusResult is the CallToolResult of privacy_status: the facts as
 // structuredContent and as JSON text for clients that read only text.
-func (s *Stream) statusResult() []byte {
+func (s *exchange) statusResult() []byte {
 	p := s.cfg.Env.Policy
 	var st []byte
 	st = append(st, `{"policy":{"name":`...)
@@ -105,7 +107,7 @@ func (s *Stream) statusResult() []byte {
 	}
 	st = jsondoc.AppendStrings(st, names)
 	st = append(st, `,"primitives":{`...)
-	counts := s.cfg.Catalog.count(func(x *policy.Primitive) bool {
+	counts := s.cfg.catalog.count(func(x *policy.Primitive) bool {
 		return !p.Decide(&s.id.Principal, x).Hidden
 	})
 	kinds := make([]string, 0, len(counts))
@@ -138,11 +140,11 @@ func (s *Stream) statusResult() []byte {
 	// Rate-limit headroom: the limits that can apply to the caller, with
 	// what its buckets hold now (manual 13).
 	st = append(st, `,"rate_limits":`...)
-	st = AppendHeadroomJSON(st, s.cfg.Limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.Now()))
+	st = ratelimit.AppendHeadroomJSON(st, s.cfg.limiter.Headroom(p, s.id.ID, p.RulesFor(&s.id.Principal), s.cfg.now()))
 	// The most recent audit entries, for principals granted privacy_audit.
-	if MayViewAudit(p, &s.id.Principal) {
+	if mayViewAudit(p, &s.id.Principal) {
 		st = append(st, `,"audit":`...)
-		st = AppendRecentJSON(st, s.cfg.Audit.Recent(statusAuditEntries, p.AuditSize))
+		st = auditring.AppendJSON(st, s.cfg.Audit.recent(statusAuditEntries, p.AuditSize))
 	}
 	st = append(st, '}')
 	return toolResult(st)

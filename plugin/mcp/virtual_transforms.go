@@ -10,7 +10,7 @@ import (
 
 // virtualResult answers an allowed call of a virtual tool (j records what
 // privacy_reveal resolved).
-func (s *Stream) virtualResult(doc *jsondoc.Doc, t Target, j *judgement) ([]byte, *policy.RPCError) {
+func (s *exchange) virtualResult(doc *jsondoc.Doc, t target, j *judgement) ([]byte, *policy.RPCError) {
 	switch t.Name {
 	case previewTransform:
 		return s.previewResult(doc, t.Args)
@@ -23,7 +23,7 @@ func (s *Stream) virtualResult(doc *jsondoc.Doc, t Target, j *judgement) ([]byte
 // previewResult is preview_transform: what the caller would receive if a
 // tool (or, without one, any server message) carried this text or JSON.
 // Pseudonyms are computed but not stored.
-func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RPCError) {
+func (s *exchange) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RPCError) {
 	text := doc.Get(args, "text")
 	js := doc.Get(args, "json")
 	if doc.Kind(text) != jsondoc.String && js == jsondoc.None {
@@ -35,7 +35,7 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 	var out *transforms.Pipeline
 	var err error
 	if tool, ok := doc.Str(doc.Get(args, "tool")); ok && tool != "" {
-		x, d := s.resolveAndDecide(Target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
+		x, d := s.resolveAndDecide(target{Method: "tools/call", Kind: policy.KindTool, Name: tool, Args: jsondoc.None})
 		switch {
 		case d.Allowed:
 			out, err = s.cfg.pipeline(false, d.Matched, &x.Metadata)
@@ -100,7 +100,7 @@ func (s *Stream) previewResult(doc *jsondoc.Doc, args int32) ([]byte, *policy.RP
 // revealResult is privacy_reveal: the text with the pseudonyms the vault
 // resolves in the caller's namespace replaced by their values. The count
 // goes into the call's audit entry and the resolved counter.
-func (s *Stream) revealResult(doc *jsondoc.Doc, args int32, j *judgement) ([]byte, *policy.RPCError) {
+func (s *exchange) revealResult(doc *jsondoc.Doc, args int32, j *judgement) ([]byte, *policy.RPCError) {
 	text, ok := doc.Str(doc.Get(args, "text"))
 	if !ok {
 		return nil, badParams("privacy_reveal needs text (a string)")
@@ -122,7 +122,7 @@ func (s *Stream) revealResult(doc *jsondoc.Doc, args int32, j *judgement) ([]byt
 
 // appendTransformStatus adds to privacy_status the caller's pipelines and
 // the vault's settings (the key only as its source and fingerprint).
-func (s *Stream) appendTransformStatus(st []byte) []byte {
+func (s *exchange) appendTransformStatus(st []byte) []byte {
 	p := s.cfg.Env.Policy
 	matched := p.Match(&s.id.Principal, nil)
 	st = append(st, `,"pipelines":{"output":`...)

@@ -1,13 +1,14 @@
-package mcp
+package ratelimit
 
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
+	"github.com/cloudg/mcp-privacy/internal/shareddata/shareddatatest"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -32,60 +33,44 @@ func rlTool(principal, name string) policy.Call {
 	return policy.Call{Kind: policy.KindTool, Name: name, Principal: principal}
 }
 
-// rlHost is shared data with proxy-wasm-cpp-host's exact semantics: one
-// CAS counter for the store, a set with CAS 0 or of a missing key always
-// succeeds, no delete. onSet, when set, runs before each set outside the
-// lock (to interleave another VM's work at that point).
-type rlHost struct {
-	mu    sync.Mutex
-	m     map[string]memEntry
-	next  uint32
-	sets  atomic.Int64
-	onSet func(key string)
+// newRLHost is shared data with proxy-wasm-cpp-host's exact semantics.
+func newRLHost() *shareddatatest.Host { return shareddatatest.NewHost() }
+
+// memShared is a store that, unlike proxy-wasm hosts, refuses a CAS for a
+// missing key, and keeps a CAS per key.
+type memShared struct {
+	mu sync.Mutex
+	m  map[string]memEntry
 }
 
-func newRLHost() *rlHost { return &rlHost{m: map[string]memEntry{}, next: 1} }
+type memEntry struct {
+	v   []byte
+	cas uint32
+}
 
-func (s *rlHost) Get(key string) ([]byte, uint32, bool) {
+func newMemShared() *memShared { return &memShared{m: map[string]memEntry{}} }
+
+func (s *memShared) Get(key string) ([]byte, uint32, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[key]
-	return append([]byte(nil), e.v...), e.cas, ok
+	return e.v, e.cas, ok
 }
 
-func (s *rlHost) Set(key string, v []byte, cas uint32) bool {
-	if s.onSet != nil {
-		s.onSet(key)
-	}
+func (s *memShared) Set(key string, v []byte, cas uint32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sets.Add(1)
-	if e, ok := s.m[key]; ok && cas != 0 && cas != e.cas {
+	e := s.m[key]
+	if cas != 0 && cas != e.cas {
 		return false
 	}
-	s.m[key] = memEntry{append([]byte(nil), v...), s.next}
-	s.next++
-	if s.next == 0 {
-		s.next = 1
-	}
+	s.m[key] = memEntry{append([]byte(nil), v...), e.cas + 1}
 	return true
-}
-
-func (s *rlHost) keys(prefix string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for k := range s.m {
-		if strings.HasPrefix(k, prefix) {
-			n++
-		}
-	}
-	return n
 }
 
 // rlView is one VM's view of a store, with a hook before its own sets.
 type rlView struct {
-	SharedData
+	shareddata.Store
 	onSet func(key string)
 }
 
@@ -93,7 +78,7 @@ func (v *rlView) Set(key string, b []byte, cas uint32) bool {
 	if v.onSet != nil {
 		v.onSet(key)
 	}
-	return v.SharedData.Set(key, b, cas)
+	return v.Store.Set(key, b, cas)
 }
 
 // rlSlotKeys are the keys of the two slots a call's bucket of limit i may
@@ -113,7 +98,7 @@ func rlSlotKeys(l *Limiter, p *policy.Policy, c policy.Call, i int) [2]string {
 
 func TestLimiterBurstAndRefusal(t *testing.T) {
 	p := rlPolicy(t, `{name: pol, rate_limits: [{rate: 1, per: day, burst: 3, scope: principal}]}`)
-	l := NewLimiter(newRLHost(), "srv")
+	l := New(newRLHost(), "srv")
 	c := rlTool("alice", "search")
 	for i := range 3 {
 		if v := l.Check(p, c, nil, rlAt(0)); !v.Allowed || v.Buckets != 1 {
@@ -136,10 +121,8 @@ func TestLimiterBurstAndRefusal(t *testing.T) {
 	if h := v.Header(); h != [2]string{"retry-after", "86400"} {
 		t.Errorf("header %q", h)
 	}
-	got := string(ErrorResponse("7", v.Error(p.Name)))
-	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32029,"message":"Rate limit exceeded","data":{"policy":"pol","limit":"rate_limits[0]: 1/day burst 3 per principal","retry_after":86400}}}`
-	if got != want {
-		t.Errorf("error response\n got %s\nwant %s", got, want)
+	if v.Path() != "rate_limits[0]" {
+		t.Errorf("Path() = %q", v.Path())
 	}
 	// Another principal has its own bucket.
 	if v := l.Check(p, rlTool("bob", "search"), nil, rlAt(0)); !v.Allowed {
@@ -147,18 +130,15 @@ func TestLimiterBurstAndRefusal(t *testing.T) {
 	}
 	// No limits: allowed without touching shared data.
 	store := newRLHost()
-	free := NewLimiter(store, "srv")
-	if v := free.Check(rlPolicy(t, `{}`), c, nil, rlAt(0)); !v.Allowed || v.Buckets != 0 || store.sets.Load() != 0 {
-		t.Errorf("no limits: %+v, %d sets", v, store.sets.Load())
-	}
-	if v.Error("x") == nil || (&RateVerdict{Allowed: true}).Error("x") != nil {
-		t.Error("Error() of a refusal is nil, or of an allowed call non-nil")
+	free := New(store, "srv")
+	if v := free.Check(rlPolicy(t, `{}`), c, nil, rlAt(0)); !v.Allowed || v.Buckets != 0 || store.Sets.Load() != 0 {
+		t.Errorf("no limits: %+v, %d sets", v, store.Sets.Load())
 	}
 }
 
 func TestLimiterRefill(t *testing.T) {
 	p := rlPolicy(t, `{rate_limits: [{rate: 2, per: second, burst: 1, scope: global}]}`)
-	l := NewLimiter(nil, "srv") // a VM without shared data
+	l := New(nil, "srv") // a VM without shared data
 	c := rlTool("alice", "t")
 	if !l.Check(p, c, nil, rlAt(0)).Allowed {
 		t.Fatal("first call refused")
@@ -199,72 +179,13 @@ func TestLimiterScopes(t *testing.T) {
 		t.Run(c.scope, func(t *testing.T) {
 			p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: `+c.scope+`}]}`)
 			store := newRLHost()
-			vms := []*Limiter{NewLimiter(store, "s"), NewLimiter(store, "s")}
+			vms := []*Limiter{New(store, "s"), New(store, "s")}
 			for i, cl := range c.calls {
 				if v := vms[i%2].Check(p, rlTool(cl.principal, cl.tool), nil, rlAt(0)); v.Allowed != cl.allowed {
 					t.Errorf("call %d (%s %s): allowed %v, want %v", i, cl.principal, cl.tool, v.Allowed, cl.allowed)
 				}
 			}
 		})
-	}
-}
-
-// kinds (completion named by its ref, resource covering templates), tools
-// globs, and limits of every matched rule (manual 9).
-func TestLimiterCoverage(t *testing.T) {
-	p := rlPolicy(t, `
-rate_limits:
-  - {rate: 1, per: day, burst: 1, scope: principal, kinds: [completion]}
-  - {rate: 1, per: day, burst: 1, scope: principal, kinds: [resource], tools: ["cloudg://assets/*"]}
-roles:
-  ops: {rate_limits: [{rate: 1, per: day, burst: 2, scope: principal, tools: ["search*"]}]}
-rules:
-  - {match: {names: ["search_docs"]}, rate_limits: [{rate: 1, per: day, burst: 1, scope: principal}]}
-`)
-	l := NewLimiter(newRLHost(), "s")
-	pr := policy.Principal{ID: "alice", Roles: []string{"ops"}}
-	check := func(t Target, x policy.Primitive) RateVerdict {
-		m := p.Match(&pr, &x)
-		return l.Check(p, RateCall(t, &x, pr.ID), m, rlAt(0))
-	}
-	passes := func(n int, t Target, x policy.Primitive) int {
-		ok := 0
-		for range n {
-			if check(t, x).Allowed {
-				ok++
-			}
-		}
-		return ok
-	}
-	// completion/complete on a prompt is limited as a completion, not as
-	// the prompt.
-	prompt := policy.Primitive{Kind: policy.KindPrompt, Name: "greet"}
-	if n := passes(3, Target{Completion: true}, prompt); n != 1 {
-		t.Errorf("completion limit: %d calls passed, want 1", n)
-	}
-	if n := passes(3, Target{}, prompt); n != 3 {
-		t.Errorf("prompts/get is not a completion, and no limit covers it: %d of 3 passed", n)
-	}
-	// resource covers a template named by its text.
-	tmpl := policy.Primitive{Kind: policy.KindResourceTemplate, Name: "cloudg://assets/{+ref}", URI: "cloudg://assets/x"}
-	if n := passes(3, Target{}, tmpl); n != 1 {
-		t.Errorf("resource limit over a template: %d calls passed, want 1", n)
-	}
-	// The role's limit (burst 2) and the rule's (burst 1) both apply to
-	// search_docs; the role's alone to search_web.
-	docs := policy.Primitive{Kind: policy.KindTool, Name: "search_docs"}
-	web := policy.Primitive{Kind: policy.KindTool, Name: "search_web"}
-	if v := check(Target{}, docs); !v.Allowed || v.Buckets != 2 {
-		t.Fatalf("search_docs: %+v, want allowed by 2 buckets", v)
-	}
-	if v := check(Target{}, docs); v.Allowed || v.Bucket.Limit.Path != "rules[0].rate_limits[0]" {
-		t.Errorf("second search_docs: %+v, want refused by the rule's limit", v)
-	}
-	if !check(Target{}, web).Allowed {
-		t.Error("search_web refused: the refused search_docs call must not have taken the role's token")
-	}
-	if check(Target{}, web).Allowed {
-		t.Error("search_web: the role's burst of 2 is spent")
 	}
 }
 
@@ -276,7 +197,7 @@ rate_limits:
   - {rate: 1, per: day, burst: 5, scope: global}
   - {rate: 1, per: hour, burst: 1, scope: principal}
 `)
-	l := NewLimiter(newRLHost(), "s")
+	l := New(newRLHost(), "s")
 	if !l.Check(p, rlTool("alice", "t"), nil, rlAt(0)).Allowed {
 		t.Fatal("first call refused")
 	}
@@ -325,7 +246,7 @@ func TestLimiterConcurrentExact(t *testing.T) {
 				var passed atomic.Int64
 				var wg sync.WaitGroup
 				for range vms {
-					l := NewLimiter(shared, "s") // one per VM
+					l := New(shared, "s") // one per VM
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
@@ -350,7 +271,7 @@ func TestLimiterConcurrentExact(t *testing.T) {
 func TestLimiterOverMemShared(t *testing.T) {
 	p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 3, scope: global}]}`)
 	shared := newMemShared()
-	vms := []*Limiter{NewLimiter(shared, "s"), NewLimiter(shared, "s")}
+	vms := []*Limiter{New(shared, "s"), New(shared, "s")}
 	passed := 0
 	for i := range 30 {
 		if vms[i%2].Check(p, rlTool("a", "t"), nil, rlAt(0)).Allowed {
@@ -370,7 +291,7 @@ func TestLimiterConcurrentRefill(t *testing.T) {
 	var wg sync.WaitGroup
 	const steps = 200 // 2 s in 10 ms steps
 	for range 4 {
-		l := NewLimiter(shared, "s")
+		l := New(shared, "s")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -397,8 +318,8 @@ func TestLimiterInterleavings(t *testing.T) {
 	t.Run("cas retry", func(t *testing.T) {
 		p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 2, scope: global}]}`)
 		store := newRLHost()
-		a, b := &rlView{SharedData: store}, &rlView{SharedData: store}
-		la, lb := NewLimiter(a, "s"), NewLimiter(b, "s")
+		a, b := &rlView{Store: store}, &rlView{Store: store}
+		la, lb := New(a, "s"), New(b, "s")
 		c := rlTool("alice", "t")
 		la.Check(p, c, nil, rlAt(0)) // the slot exists: 1 token left
 		fired := false
@@ -422,8 +343,8 @@ func TestLimiterInterleavings(t *testing.T) {
 	t.Run("creation race", func(t *testing.T) {
 		p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 2, scope: global}]}`)
 		store := newRLHost()
-		a, b := &rlView{SharedData: store}, &rlView{SharedData: store}
-		la, lb := NewLimiter(a, "s"), NewLimiter(b, "s")
+		a, b := &rlView{Store: store}, &rlView{Store: store}
+		la, lb := New(a, "s"), New(b, "s")
 		c := rlTool("alice", "t")
 		fired := false
 		a.onSet = func(string) {
@@ -444,8 +365,8 @@ func TestLimiterInterleavings(t *testing.T) {
 		// alice's call covers X(alice) and Y; bob's X(bob) and Y.
 		p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 2, scope: principal}, {rate: 1, per: day, burst: 1, scope: global}]}`)
 		store := newRLHost()
-		a, b := &rlView{SharedData: store}, &rlView{SharedData: store}
-		la, lb := NewLimiter(a, "s"), NewLimiter(b, "s")
+		a, b := &rlView{Store: store}, &rlView{Store: store}
+		la, lb := New(a, "s"), New(b, "s")
 		ySlots := rlSlotKeys(la, p, rlTool("alice", "t"), 1)
 		fired := false
 		a.onSet = func(key string) {
@@ -477,18 +398,18 @@ func TestLimiterInterleavings(t *testing.T) {
 func TestLimiterReloadKeepsBuckets(t *testing.T) {
 	store := newRLHost()
 	p1 := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: principal}]}`)
-	if !NewLimiter(store, "s").Check(p1, rlTool("alice", "t"), nil, rlAt(0)).Allowed {
+	if !New(store, "s").Check(p1, rlTool("alice", "t"), nil, rlAt(0)).Allowed {
 		t.Fatal("first call refused")
 	}
 	p2 := rlPolicy(t, `{name: reloaded, rate_limits: [{rate: 5, tools: [other]}, {rate: 1, per: day, burst: 1, scope: principal}]}`)
-	if NewLimiter(store, "s").Check(p2, rlTool("alice", "t"), nil, rlAt(1)).Allowed {
+	if New(store, "s").Check(p2, rlTool("alice", "t"), nil, rlAt(1)).Allowed {
 		t.Error("after a reload the bucket was full again")
 	}
-	if !NewLimiter(store, "other-server").Check(p2, rlTool("alice", "t"), nil, rlAt(1)).Allowed {
+	if !New(store, "other-server").Check(p2, rlTool("alice", "t"), nil, rlAt(1)).Allowed {
 		t.Error("another server.id shares the bucket")
 	}
 	p3 := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 2, scope: principal}]}`)
-	if !NewLimiter(store, "s").Check(p3, rlTool("alice", "t"), nil, rlAt(1)).Allowed {
+	if !New(store, "s").Check(p3, rlTool("alice", "t"), nil, rlAt(1)).Allowed {
 		t.Error("a changed limit is a new bucket")
 	}
 }
@@ -497,7 +418,7 @@ func TestLimiterReloadKeepsBuckets(t *testing.T) {
 // and running out of slots only ever lets calls through.
 func TestLimiterSlotsBounded(t *testing.T) {
 	store := newRLHost()
-	l := NewLimiter(store, "s")
+	l := New(store, "s")
 	// Buckets that are full again a millisecond after use are forgotten
 	// without loss.
 	fast := rlPolicy(t, `{rate_limits: [{rate: 1000, per: second, burst: 1, scope: principal}]}`)
@@ -512,7 +433,7 @@ func TestLimiterSlotsBounded(t *testing.T) {
 	if lossy != 0 {
 		t.Errorf("%d lossy evictions of buckets that were full", lossy)
 	}
-	if n := store.keys("mcp-privacy|s|rl|"); n > rateSlots {
+	if n := store.Keys("mcp-privacy|s|rl|"); n > rateSlots {
 		t.Errorf("%d bucket keys, want at most %d", n, rateSlots)
 	}
 	// Buckets that never refill: once the table is full, new buckets
@@ -529,7 +450,7 @@ func TestLimiterSlotsBounded(t *testing.T) {
 	if lossy == 0 {
 		t.Error("no lossy eviction counted")
 	}
-	if n := store.keys("mcp-privacy|s|rl|"); n > rateSlots {
+	if n := store.Keys("mcp-privacy|s|rl|"); n > rateSlots {
 		t.Errorf("%d bucket keys, want at most %d", n, rateSlots)
 	}
 	// The most recent principal still has its bucket.
@@ -542,7 +463,7 @@ func TestLimiterSlotsBounded(t *testing.T) {
 func TestLimiterUnreadableSlots(t *testing.T) {
 	p := rlPolicy(t, `{rate_limits: [{rate: 1, per: day, burst: 1, scope: global}]}`)
 	store := newRLHost()
-	l := NewLimiter(store, "s")
+	l := New(store, "s")
 	keys := rlSlotKeys(l, p, rlTool("a", "t"), 0)
 	for _, v := range [][]byte{nil, {1}, {1, 200}, []byte("garbage that is long enough to be read as something........."), {9, 0, 0}} {
 		store.Set(keys[0], v, 0)
@@ -568,7 +489,7 @@ rate_limits:
 roles:
   ops: {rate_limits: [{rate: 1, per: day, burst: 4, scope: global, kinds: [prompt], tools: ["p?"]}]}
 `)
-	l := NewLimiter(nil, "s")
+	l := New(nil, "s")
 	pr := policy.Principal{ID: "alice", Roles: []string{"ops"}}
 	l.Check(p, rlTool("alice", "search_docs"), nil, rlAt(0))
 	x := policy.Primitive{Kind: policy.KindPrompt, Name: "p1"}
@@ -596,10 +517,10 @@ func BenchmarkLimiterCheck(b *testing.B) {
 	c := rlTool("alice", "search")
 	for _, s := range []struct {
 		name  string
-		store func() SharedData
-	}{{"local", func() SharedData { return nil }}, {"host", func() SharedData { return newRLHost() }}} {
+		store func() shareddata.Store
+	}{{"local", func() shareddata.Store { return nil }}, {"host", func() shareddata.Store { return newRLHost() }}} {
 		b.Run("1bucket/"+s.name, func(b *testing.B) {
-			l := NewLimiter(s.store(), "default")
+			l := New(s.store(), "default")
 			b.ReportAllocs()
 			for i := range b.N {
 				if !l.Check(p, c, nil, rlT0+int64(i)*1000).Allowed {
@@ -611,7 +532,7 @@ func BenchmarkLimiterCheck(b *testing.B) {
 	p4 := rlPolicy(b, `{rate_limits: [{rate: 1000000, per: second, scope: principal}, {rate: 1000000, per: second, scope: tool},
 		{rate: 1000000, per: second, scope: principal_tool}, {rate: 1000000, per: second, scope: global}]}`)
 	b.Run("4buckets/host", func(b *testing.B) {
-		l := NewLimiter(newRLHost(), "default")
+		l := New(newRLHost(), "default")
 		b.ReportAllocs()
 		for i := range b.N {
 			if !l.Check(p4, c, nil, rlT0+int64(i)*1000).Allowed {
@@ -627,7 +548,7 @@ func BenchmarkLimiterCheck(b *testing.B) {
 		}
 	})
 	b.Run("nolimits", func(b *testing.B) {
-		l := NewLimiter(nil, "default")
+		l := New(nil, "default")
 		p0 := rlPolicy(b, `{}`)
 		b.ReportAllocs()
 		for range b.N {

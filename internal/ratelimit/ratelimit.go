@@ -1,21 +1,9 @@
-package mcp
-
-import (
-	"encoding/binary"
-	"encoding/hex"
-	"math"
-	"strconv"
-	"strings"
-
-	"github.com/cloudg/mcp-privacy/internal/jsondoc"
-	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
-	"github.com/cloudg/mcp-privacy/policy"
-)
-
-// Rate limits (manual 9). The arithmetic is policy's (Buckets, Take,
-// Refund); this file keeps the buckets in shared data, where every worker
-// VM of an Envoy sees them, and makes a call take a token from every
-// covering bucket or from none.
+// Package ratelimit enforces a policy's rate limits (manual 9) over the
+// host's shared data. The arithmetic is policy's (Buckets, Take, Refund);
+// this package keeps the buckets in shared data, where every worker VM of
+// an Envoy sees them, and makes a call take a token from every covering
+// bucket or from none. It knows calls as policy.Call (what a call is, in
+// MCP terms, is the caller's) and nothing of the host.
 //
 // Slots. Shared data has no delete, so buckets live in a fixed table of
 // rateSlots keys. A bucket may live in one of two slots (two choices, from
@@ -27,7 +15,7 @@ import (
 // full soonest. Only that last case loses state, and it errs on the
 // permissive side: the evicted bucket starts again full, so it may let up
 // to burst extra calls through; it never refuses a call it should have
-// let pass. RateVerdict.LossyEvictions counts such evictions (metric
+// let pass. Verdict.LossyEvictions counts such evictions (metric
 // mcp_privacy.errors.kind.rate_limit_eviction). With rateSlots slots and
 // two choices, that needs thousands of buckets in use at once, not
 // refilled yet. One race remains: when the occupant of a bucket's first
@@ -49,15 +37,25 @@ import (
 // Creation. A set with CAS 0 is unconditional, and a set of a missing key
 // always succeeds whatever the CAS (proxy-wasm-cpp-host
 // SharedData::set). A bucket slot is therefore created with a set whose
-// CAS is createCAS, a value no current slot is likely to carry: if another
-// VM created the slot meanwhile, the set fails (its CAS differs) instead
-// of overwriting it. (A store that refuses a non-zero CAS for a missing
-// key, as the test double memShared does, gets a set with CAS 0 instead.)
+// CAS is one no current slot is likely to carry: if another VM created
+// the slot meanwhile, the set fails (its CAS differs) instead
+// of overwriting it (shareddata.Create).
+package ratelimit
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/shareddata"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
 const (
 	rateSlots = 8192
-	// createCAS: a CAS for creating a key. It only matches a key whose
-	// stored CAS is exactly this value (one in 2^32 set operations).
-	createCAS = 0xFFFFFFFF
 	// casTries bounds the CAS retries of one take on one bucket; beyond
 	// it the call is refused (Contended). Each failure means another VM
 	// updated the bucket, so this takes more than casTries concurrent
@@ -72,22 +70,23 @@ const (
 // own but the store: one Limiter per VM (or per configuration) sees what
 // every other sees.
 type Limiter struct {
-	shared SharedData
+	shared shareddata.Store
 	prefix string // "mcp-privacy|<server.id>|rl|"
 }
 
-// NewLimiter returns a Limiter over shared (nil: a store of this VM only)
-// for the server serverID (server.id: bucket state is namespaced by it and
-// survives configuration reloads).
-func NewLimiter(shared SharedData, serverID string) *Limiter {
+// New returns a Limiter over shared (nil: a store of this VM only) for the
+// server serverID (server.id: bucket state is namespaced by it, under keys
+// "mcp-privacy|<server.id>|rl|<slot>", and survives configuration
+// reloads).
+func New(shared shareddata.Store, serverID string) *Limiter {
 	if shared == nil {
-		shared = newLocalShared()
+		shared = shareddata.NewLocal()
 	}
 	return &Limiter{shared: shared, prefix: "mcp-privacy|" + serverID + "|rl|"}
 }
 
-// RateVerdict is the outcome of Limiter.Check.
-type RateVerdict struct {
+// Verdict is the outcome of Limiter.Check.
+type Verdict struct {
 	Allowed bool
 	// Buckets is how many buckets covered the call.
 	Buckets int
@@ -102,18 +101,18 @@ type RateVerdict struct {
 	// kept failing (casTries), not because it had no token.
 	Contended bool
 	// LossyEvictions counts buckets with state that this call evicted
-	// from their slot (see "Slots" at the top of this file).
+	// from their slot (see Slots in the package comment).
 	LossyEvictions int
 }
 
 // RetryAfterSeconds is RetryAfter rounded up to whole seconds, at least 1:
 // the value of the Retry-After header and of retry_after in the error.
-func (v *RateVerdict) RetryAfterSeconds() int { return policy.RetryAfterSeconds(v.RetryAfter) }
+func (v *Verdict) RetryAfterSeconds() int { return policy.RetryAfterSeconds(v.RetryAfter) }
 
 // Limit names the refusing limit as the error data and the manual do
 // (section 9): where it is configured and its settings, e.g.
 // "rate_limits[1]: 30/minute burst 30 per principal_tool".
-func (v *RateVerdict) Limit() string {
+func (v *Verdict) Limit() string {
 	if v.Bucket.Limit == nil {
 		return ""
 	}
@@ -124,59 +123,39 @@ func (v *RateVerdict) Limit() string {
 // envelope's limits are under "policy.").
 func limitPath(l *policy.RateLimit) string { return strings.TrimPrefix(l.Path, "policy.") }
 
-// Error is the JSON-RPC error of a refused call (manual 9, 15): -32029
-// "Rate limit exceeded" with data {policy, limit, retry_after}; nil when
-// allowed.
-func (v *RateVerdict) Error(policyName string) *policy.RPCError {
-	if v.Allowed {
-		return nil
+// Path is where the refusing limit is configured, relative to the policy
+// (rate_limits[1], roles.ops.rate_limits[0], ...); "" when none refused.
+func (v *Verdict) Path() string {
+	if v.Bucket.Limit == nil {
+		return ""
 	}
-	return RateLimitError(policyName, v.Limit(), v.RetryAfterSeconds())
+	return limitPath(v.Bucket.Limit)
 }
 
 // Header is the Retry-After response header of a refused call.
-func (v *RateVerdict) Header() [2]string {
+func (v *Verdict) Header() [2]string {
 	return [2]string{"retry-after", strconv.Itoa(v.RetryAfterSeconds())}
-}
-
-// RateLimitError builds the -32029 error: data {policy, limit, retry_after}
-// with retry_after in whole seconds.
-func RateLimitError(policyName, limit string, retryAfter int) *policy.RPCError {
-	data := make([]byte, 0, 48+len(policyName)+len(limit))
-	data = append(data, `{"policy":`...)
-	data = jsondoc.AppendString(data, policyName)
-	data = append(data, `,"limit":`...)
-	data = jsondoc.AppendString(data, limit)
-	data = append(data, `,"retry_after":`...)
-	data = strconv.AppendInt(data, int64(retryAfter), 10)
-	data = append(data, '}')
-	return vocab.NewError(mcpvocab.ErrRateLimited, "", RawJSON(data))
-}
-
-// RateCall is what rate limits see of a judged call: the resolved
-// primitive's kind and name (a resource template by its text), except that
-// completion/complete is of kind completion, named by its ref.
-func RateCall(t Target, x *policy.Primitive, principal string) policy.Call {
-	c := policy.Call{Kind: x.Kind, Name: x.Name, Principal: principal}
-	if t.Completion {
-		c.Kind = policy.KindCompletion
-	}
-	return c
 }
 
 // Check takes a token for call from every bucket covering it (the policy's
 // limits and those of the matched rules) or from none, at now (Unix
 // nanoseconds). Only allowed calls are checked: a denied call takes
 // nothing.
-func (l *Limiter) Check(p *policy.Policy, call policy.Call, matched []*policy.Rule, now int64) RateVerdict {
-	if len(p.RateLimits) == 0 && !rulesHaveLimits(matched) {
-		return RateVerdict{Allowed: true}
+func (l *Limiter) Check(p *policy.Policy, call policy.Call, matched []*policy.Rule, now int64) Verdict {
+	if !Apply(p, matched) {
+		return Verdict{Allowed: true}
 	}
 	return l.Take(p.Buckets(call, matched), now)
 }
 
-func rulesHaveLimits(rules []*policy.Rule) bool {
-	for _, r := range rules {
+// Apply reports whether any limit may cover a call: the policy has limits,
+// or a matched rule has. Check answers allowed without reading shared data
+// otherwise; a caller may test it first to spare reading the clock.
+func Apply(p *policy.Policy, matched []*policy.Rule) bool {
+	if len(p.RateLimits) > 0 {
+		return true
+	}
+	for _, r := range matched {
 		if len(r.RateLimits) > 0 {
 			return true
 		}
@@ -195,10 +174,10 @@ type slotRef struct {
 	found, absent, lossy bool
 }
 
-// Take takes a token from every bucket or from none (see the comment at
-// the top of this file).
-func (l *Limiter) Take(buckets []policy.Bucket, now int64) RateVerdict {
-	v := RateVerdict{Allowed: true, Buckets: len(buckets)}
+// Take takes a token from every bucket or from none (see Concurrency in
+// the package comment).
+func (l *Limiter) Take(buckets []policy.Bucket, now int64) Verdict {
+	v := Verdict{Allowed: true, Buckets: len(buckets)}
 	if len(buckets) == 0 {
 		return v
 	}
@@ -270,23 +249,9 @@ func (l *Limiter) refund(b *policy.Bucket, now int64) {
 func (l *Limiter) write(ref *slotRef, b *policy.Bucket, s policy.BucketState) bool {
 	v := encodeBucket(b, s)
 	if ref.absent {
-		return createShared(l.shared, ref.key, v)
+		return shareddata.Create(l.shared, ref.key, v)
 	}
 	return l.shared.Set(ref.key, v, ref.cas)
-}
-
-// createShared sets a key that was absent, without overwriting it if
-// another VM created it meanwhile.
-func createShared(s SharedData, key string, v []byte) bool {
-	if s.Set(key, v, createCAS) {
-		return true
-	}
-	if _, _, ok := s.Get(key); !ok {
-		// The store refuses a CAS for a missing key (not proxy-wasm's
-		// semantics): create it unconditionally.
-		return s.Set(key, v, 0)
-	}
-	return false
 }
 
 // locate finds a bucket's slot, or the slot it would claim.
@@ -471,35 +436,4 @@ func AppendHeadroomJSON(out []byte, hs []Headroom) []byte {
 		out = append(out, '}')
 	}
 	return append(out, ']')
-}
-
-// localShared is shared data for one VM (no host store): proxy-wasm's
-// semantics, a CAS bumped on every set, no delete.
-type localShared struct {
-	m   map[string]localValue
-	cas uint32
-}
-
-type localValue struct {
-	v   []byte
-	cas uint32
-}
-
-func newLocalShared() *localShared { return &localShared{m: map[string]localValue{}, cas: 1} }
-
-func (s *localShared) Get(key string) ([]byte, uint32, bool) {
-	e, ok := s.m[key]
-	return e.v, e.cas, ok
-}
-
-func (s *localShared) Set(key string, v []byte, cas uint32) bool {
-	if e, ok := s.m[key]; ok && cas != 0 && cas != e.cas {
-		return false
-	}
-	s.m[key] = localValue{append([]byte(nil), v...), s.cas}
-	s.cas++
-	if s.cas == 0 {
-		s.cas = 1
-	}
-	return true
 }

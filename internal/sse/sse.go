@@ -1,15 +1,9 @@
-package mcp
-
-import (
-	"bytes"
-	"errors"
-)
-
-// Server-sent events (text/event-stream) are rewritten as they stream: the
-// response path hands every body chunk to an SSERewriter, which returns the
-// events that chunk completed and holds back only the incomplete one (spec
-// 8: a stream is never buffered to its end, since the client may have to
-// answer a server request before the stream goes on).
+// Package sse rewrites a stream of server-sent events (text/event-stream)
+// as it streams: each body chunk goes to a Rewriter, which returns the
+// events that chunk completed and holds back only the incomplete one (a
+// stream is never buffered to its end, since an MCP client may have to
+// answer a server request before the stream goes on). What an event's data
+// becomes is the caller's: the package knows nothing of MCP or JSON-RPC.
 //
 // Parsing follows the WHATWG HTML "server-sent events" rules, which is what
 // the rewrite callback must agree with clients on: lines end with CRLF, LF
@@ -19,11 +13,16 @@ import (
 // is dropped from the value; the values of `data` lines (case-sensitive)
 // are joined with "\n"; a UTF-8 BOM is ignored at the start of the stream
 // only.
+package sse
+
+import (
+	"bytes"
+	"errors"
+)
 
 // ErrEventTooLarge is returned when a server-sent event is larger than the
-// limit the rewriter was made with (gateway.max_event_bytes). The caller
-// fails the stream closed.
-var ErrEventTooLarge = errors.New("mcp: server-sent event exceeds gateway.max_event_bytes")
+// limit the rewriter was made with. The caller fails the stream closed.
+var ErrEventTooLarge = errors.New("sse: event exceeds the rewriter's size limit")
 
 const utf8BOM = "\xEF\xBB\xBF"
 
@@ -37,7 +36,7 @@ const sseKeep = 64 << 10
 // (empty only for an unterminated last line at Close).
 type sseLine struct{ start, end, next int }
 
-// SSERewriter turns a stream of body chunks into a stream of complete
+// Rewriter turns a stream of body chunks into a stream of complete
 // events, each possibly rewritten; it holds back only an incomplete event.
 //
 // Unchanged events go out byte for byte as received (line endings,
@@ -49,8 +48,8 @@ type sseLine struct{ start, end, next int }
 // ending style (LF when its lines mix styles). The empty line that ends an
 // event is always kept as received.
 //
-// An SSERewriter is used by one stream; it is not safe for concurrent use.
-type SSERewriter struct {
+// An Rewriter is used by one stream; it is not safe for concurrent use.
+type Rewriter struct {
 	maxEvent int
 	rewrite  func(data []byte) ([]byte, bool)
 
@@ -80,7 +79,7 @@ type SSERewriter struct {
 	err  error
 }
 
-// NewSSERewriter makes a rewriter for one event stream. maxEvent bounds
+// NewRewriter makes a rewriter for one event stream. maxEvent bounds
 // one event's size in bytes (gateway.max_event_bytes): the bytes of its
 // lines up to the empty line that ends it; values below 1 count as 1, so a
 // misconfiguration fails closed rather than unbounded.
@@ -98,8 +97,8 @@ type SSERewriter struct {
 // (a client reads CR and CRLF there as "\n"). Events without data lines
 // (a priming event with only id and retry, comment keep-alives, empty
 // events) pass unchanged without a call. A nil rewrite changes nothing.
-func NewSSERewriter(maxEvent int, rewrite func(data []byte) (newData []byte, drop bool)) *SSERewriter {
-	return &SSERewriter{maxEvent: max(maxEvent, 1), rewrite: rewrite}
+func NewRewriter(maxEvent int, rewrite func(data []byte) (newData []byte, drop bool)) *Rewriter {
+	return &Rewriter{maxEvent: max(maxEvent, 1), rewrite: rewrite}
 }
 
 // Write takes the next chunk of the stream and returns the bytes that may
@@ -118,7 +117,7 @@ func NewSSERewriter(maxEvent int, rewrite func(data []byte) (newData []byte, dro
 // When an event exceeds maxEvent (the held incomplete event, or a complete
 // one) Write returns ErrEventTooLarge and no output; the error is sticky
 // and the caller fails the stream closed.
-func (r *SSERewriter) Write(chunk []byte) ([]byte, error) {
+func (r *Rewriter) Write(chunk []byte) ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -216,7 +215,7 @@ func (r *SSERewriter) Write(chunk []byte) ([]byte, error) {
 //
 // The returned slice is valid until the next call. The rewriter must not be
 // used after Close, except that Close returns any earlier error again.
-func (r *SSERewriter) Close() ([]byte, error) {
+func (r *Rewriter) Close() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -246,7 +245,7 @@ func (r *SSERewriter) Close() ([]byte, error) {
 // arrive split across chunks, and returns the rest of p. A BOM goes out as
 // received (it precedes the first event and belongs to none); bytes that
 // began like one but were not become the start of the first line.
-func (r *SSERewriter) startStream(p []byte) []byte {
+func (r *Rewriter) startStream(p []byte) []byte {
 	n := 0
 	for r.bomLen+n < len(utf8BOM) && n < len(p) && p[n] == utf8BOM[r.bomLen+n] {
 		n++
@@ -272,7 +271,7 @@ func (r *SSERewriter) startStream(p []byte) []byte {
 
 // dispatch handles a complete event ev (at Close, one without its ending
 // empty line); r.lines are its lines before the empty line.
-func (r *SSERewriter) dispatch(ev []byte) {
+func (r *Rewriter) dispatch(ev []byte) {
 	r.lfDrop = false
 	data, n := r.joinData(ev)
 	loneCR := r.hasLoneCR(ev)
@@ -303,7 +302,7 @@ func (r *SSERewriter) dispatch(ev []byte) {
 
 // hasLoneCR reports whether a line of the event (not the empty line that
 // ends it) ends with a CR alone.
-func (r *SSERewriter) hasLoneCR(ev []byte) bool {
+func (r *Rewriter) hasLoneCR(ev []byte) bool {
 	for _, l := range r.lines {
 		if l.next-l.end == 1 && ev[l.end] == '\r' {
 			return true
@@ -316,7 +315,7 @@ func (r *SSERewriter) hasLoneCR(ev []byte) bool {
 // they are, its data lines replaced by nd (kept even when empty if
 // keepData: the data was not removed, only re-ended), and an LF for the
 // empty line. A CRLF whose LF is still to come is swallowed (lfDrop).
-func (r *SSERewriter) canonical(ev, nd []byte, keepData bool) {
+func (r *Rewriter) canonical(ev, nd []byte, keepData bool) {
 	r.materialize()
 	written := false
 	for _, l := range r.lines {
@@ -338,7 +337,7 @@ func (r *SSERewriter) canonical(ev, nd []byte, keepData bool) {
 // joinData returns the event's joined data and its number of data lines.
 // With one data line the data is a slice of ev; with more it is joined in
 // r.data.
-func (r *SSERewriter) joinData(ev []byte) (data []byte, n int) {
+func (r *Rewriter) joinData(ev []byte) (data []byte, n int) {
 	for _, l := range r.lines {
 		v, ok := dataValue(ev[l.start:l.end])
 		if !ok {
@@ -381,7 +380,7 @@ func dataValue(line []byte) ([]byte, bool) {
 }
 
 // reserialize appends ev with its data lines replaced by nd.
-func (r *SSERewriter) reserialize(ev, nd []byte) {
+func (r *Rewriter) reserialize(ev, nd []byte) {
 	nl := r.lineEnding(ev)
 	r.materialize()
 	k, written := 0, false // ev[k:] is not written yet
@@ -402,7 +401,7 @@ func (r *SSERewriter) reserialize(ev, nd []byte) {
 // lineEnding is the line ending the event's lines share ("\n" when they
 // mix styles or none has one). The ending of the empty line that ends the
 // event is not considered: its CR may arrive without the LF that follows.
-func (r *SSERewriter) lineEnding(ev []byte) string {
+func (r *Rewriter) lineEnding(ev []byte) string {
 	const lf, cr, crlf = 1, 2, 4
 	seen := 0
 	for _, l := range r.lines {
@@ -452,7 +451,7 @@ func appendDataLines(out, nd []byte, nl string) []byte {
 
 // reset starts the output of a call. Buffers whose contents are no longer
 // needed are released when large.
-func (r *SSERewriter) reset() {
+func (r *Rewriter) reset() {
 	r.alias = nil
 	// out is kept at the size recent calls needed, not the largest ever.
 	if cap(r.out) > sseKeep && cap(r.out) > 2*len(r.out) {
@@ -472,7 +471,7 @@ func (r *SSERewriter) reset() {
 
 // emit adds b to the output: as a slice while the output is one run of
 // contiguous input, copied once it is not.
-func (r *SSERewriter) emit(b []byte) {
+func (r *Rewriter) emit(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -492,14 +491,14 @@ func (r *SSERewriter) emit(b []byte) {
 }
 
 // materialize moves an aliased output into r.out, to append to it.
-func (r *SSERewriter) materialize() {
+func (r *Rewriter) materialize() {
 	if r.alias != nil {
 		r.out = append(r.out, r.alias...)
 		r.alias = nil
 	}
 }
 
-func (r *SSERewriter) result() []byte {
+func (r *Rewriter) result() []byte {
 	if r.alias != nil {
 		return r.alias
 	}
@@ -509,7 +508,7 @@ func (r *SSERewriter) result() []byte {
 	return r.out
 }
 
-func (r *SSERewriter) fail(err error) error {
+func (r *Rewriter) fail(err error) error {
 	r.err = err
 	r.hold, r.spare, r.lines, r.alias, r.out, r.data = nil, nil, nil, nil, nil, nil
 	return err

@@ -1,4 +1,4 @@
-package mcp
+package sse
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// sseRun is what feeding a stream through an SSERewriter produced.
+// sseRun is what feeding a stream through an Rewriter produced.
 type sseRun struct {
 	out   string
 	calls []string // the data rewrite was called with, in order
@@ -23,7 +23,7 @@ type sseRun struct {
 func runSSE(maxEvent int, rw func([]byte) ([]byte, bool), chunks [][]byte) sseRun {
 	var res sseRun
 	var out []byte
-	r := NewSSERewriter(maxEvent, func(data []byte) ([]byte, bool) {
+	r := NewRewriter(maxEvent, func(data []byte) ([]byte, bool) {
 		res.calls = append(res.calls, string(data))
 		return rw(data)
 	})
@@ -90,7 +90,7 @@ func markerRewrite(data []byte) ([]byte, bool) {
 	return bytes.ReplaceAll(data, []byte("secret"), []byte("SECRET")), false
 }
 
-func TestSSERewriterEvents(t *testing.T) {
+func TestRewriterEvents(t *testing.T) {
 	tests := []struct {
 		name  string
 		in    string
@@ -173,7 +173,7 @@ const sseStream = "id: 1\nretry: 1000\ndata: \n\n" +
 	": keep-alive\n\n" +
 	"id: 4\nevent: message\ndata: {\ndata:   \"jsonrpc\": \"2.0\",\ndata:   \"id\": 7,\n: a comment inside\ndata:   \"result\": {\"content\": [{\"type\": \"text\", \"text\": \"the secret is 🔑 ✓\"}]}\ndata: }\n\n"
 
-func TestSSERewriterStream(t *testing.T) {
+func TestRewriterStream(t *testing.T) {
 	for _, must := range []string{"\r\n", "\r\r", "日", "🔑", "\n\n"} {
 		if !strings.Contains(sseStream, must) {
 			t.Fatalf("test stream lost %q", must)
@@ -196,7 +196,7 @@ func TestSSERewriterStream(t *testing.T) {
 	dropResponses := func(data []byte) ([]byte, bool) {
 		return data, bytes.Contains(data, []byte(`"result"`)) || bytes.Contains(data, []byte("notifications/message"))
 	}
-	// The lone-CR event goes out with LF endings (see TestSSERewriterEvents).
+	// The lone-CR event goes out with LF endings (see TestRewriterEvents).
 	unchanged := strings.Replace(sseStream, "event: message\rdata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"debug\",\"data\":\"no secrets here? secret!\"}}\r\r",
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"debug\",\"data\":\"no secrets here? secret!\"}}\n\n", 1)
 	dropped := "id: 1\nretry: 1000\ndata: \n\n" +
@@ -230,8 +230,8 @@ func TestSSERewriterStream(t *testing.T) {
 	}
 }
 
-func TestSSERewriterNoCopy(t *testing.T) {
-	r := NewSSERewriter(1<<10, identityRewrite)
+func TestRewriterNoCopy(t *testing.T) {
+	r := NewRewriter(1<<10, identityRewrite)
 	if out, err := r.Write([]byte("data: partial")); out != nil || err != nil {
 		t.Fatalf("incomplete event went out: %q %v", out, err)
 	}
@@ -274,7 +274,7 @@ func TestSSERewriterNoCopy(t *testing.T) {
 		t.Errorf("held events: %v allocs per two Writes", n)
 	}
 	replacement := []byte("new\ndata")
-	rw := NewSSERewriter(1<<10, func([]byte) ([]byte, bool) { return replacement, false })
+	rw := NewRewriter(1<<10, func([]byte) ([]byte, bool) { return replacement, false })
 	if n := testing.AllocsPerRun(100, func() {
 		for _, h := range halves {
 			if _, err := rw.Write(h); err != nil {
@@ -286,7 +286,7 @@ func TestSSERewriterNoCopy(t *testing.T) {
 	}
 }
 
-func TestSSERewriterTooLarge(t *testing.T) {
+func TestRewriterTooLarge(t *testing.T) {
 	const limit = 16
 	tests := []struct {
 		name    string
@@ -312,7 +312,7 @@ func TestSSERewriterTooLarge(t *testing.T) {
 	}
 
 	// The error is sticky, and the output of the failing call withheld.
-	r := NewSSERewriter(limit, identityRewrite)
+	r := NewRewriter(limit, identityRewrite)
 	if out, err := r.Write([]byte("data: ok\n\ndata: 0123456789abcdef")); out != nil || !errors.Is(err, ErrEventTooLarge) {
 		t.Fatalf("got %q, %v", out, err)
 	}
@@ -324,7 +324,7 @@ func TestSSERewriterTooLarge(t *testing.T) {
 	}
 }
 
-func TestSSERewriterClose(t *testing.T) {
+func TestRewriterClose(t *testing.T) {
 	tests := []struct {
 		name   string
 		chunks []string
@@ -344,7 +344,7 @@ func TestSSERewriterClose(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var calls []string
-		r := NewSSERewriter(1<<10, func(data []byte) ([]byte, bool) {
+		r := NewRewriter(1<<10, func(data []byte) ([]byte, bool) {
 			calls = append(calls, string(data))
 			return markerRewrite(data)
 		})
@@ -420,7 +420,7 @@ func growRewrite(data []byte) ([]byte, bool) {
 
 func dropRewrite(data []byte) ([]byte, bool) { return data, bytes.Contains(data, []byte("d")) }
 
-func FuzzSSERewriter(f *testing.F) {
+func FuzzRewriter(f *testing.F) {
 	f.Add([]byte(sseStream), uint(40), false)
 	f.Add([]byte(utf8BOM+"data: x\r\n\r\nid: 1\rdata: secret\r\r"), uint(13), false)
 	f.Add([]byte("data: a\n\ndata: d\r\n\r\n: c\n\ndata: x"), uint(19), true)
@@ -524,7 +524,7 @@ func sseBenchStream() []byte {
 	return b
 }
 
-func BenchmarkSSERewriter(b *testing.B) {
+func BenchmarkRewriter(b *testing.B) {
 	stream := sseBenchStream()
 	// changed replaces a marker in every event; it reuses its buffer, so
 	// the allocations reported are the rewriter's own.
@@ -549,7 +549,7 @@ func BenchmarkSSERewriter(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
-			r := NewSSERewriter(4<<20, bc.rw)
+			r := NewRewriter(4<<20, bc.rw)
 			for b.Loop() {
 				n := 0
 				for off := 0; off < len(stream); off += bc.chunk {
@@ -567,8 +567,8 @@ func BenchmarkSSERewriter(b *testing.B) {
 	}
 }
 
-func ExampleSSERewriter() {
-	r := NewSSERewriter(4<<20, func(data []byte) ([]byte, bool) {
+func ExampleRewriter() {
+	r := NewRewriter(4<<20, func(data []byte) ([]byte, bool) {
 		return bytes.ReplaceAll(data, []byte("alice@corp.com"), []byte("[REDACTED:EMAIL]")), false
 	})
 	for _, chunk := range []string{

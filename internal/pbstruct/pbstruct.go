@@ -1,4 +1,9 @@
-package mcp
+// Package pbstruct reads a serialized google.protobuf.Struct (how Envoy
+// returns dynamic metadata, such as jwt_authn's payload) as JSON. It decodes
+// the protobuf wire format by hand: the protobuf runtime would add more to
+// the plugin's module than this whole package. It knows nothing of MCP or
+// of the host.
+package pbstruct
 
 import (
 	"encoding/binary"
@@ -8,16 +13,15 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 )
 
-// structToJSON converts a serialized google.protobuf.Struct (how Envoy
-// returns dynamic metadata such as jwt_authn's payload) to JSON. It decodes
-// the protobuf wire format by hand: the protobuf runtime would add more to
-// the module than this whole file.
+// ToJSON converts a serialized google.protobuf.Struct to JSON; false when b
+// is not a well-formed Struct (truncated, bad wire types, nested deeper
+// than 32).
 //
 //	Struct    { map<string, Value> fields = 1; }   (entries: key = 1, value = 2)
 //	Value     { null = 1; number = 2 (double); string = 3; bool = 4;
 //	            Struct struct = 5; ListValue list = 6; }
 //	ListValue { repeated Value values = 1; }
-func structToJSON(b []byte) ([]byte, bool) {
+func ToJSON(b []byte) ([]byte, bool) {
 	out, ok := appendStruct(nil, b, 0)
 	return out, ok
 }
