@@ -12,7 +12,7 @@ func TestPackageNamer(t *testing.T) {
 		{"runtime.gc_x", "runtime"},
 		{"encoding_json.__decodeState_.literalStore", "encoding/json"},
 		{"go.yaml.in_yaml_v3.yaml_parser_scan_flow_scalar", "go.yaml.in/yaml/v3"},
-		{"github.com_cloudg_mcp_privacy_plugin_mcp.__Stream_.processMessage", "github.com/cloudg/mcp-privacy/plugin/mcp"},
+		{"github.com_cloudg_mcp_privacy_plugin_mcp.__exchange_.processMessage", "github.com/cloudg/mcp-privacy/plugin/mcp"},
 		{"github.com_cloudg_mcp_privacy_plugin.init", "github.com/cloudg/mcp-privacy/plugin"},
 		{"main.__httpContext_.OnHttpRequestBody", "github.com/cloudg/mcp-privacy/plugin"},
 		{"type_.eq.runtime.mspan", "type: (generated equality and hash functions)"},
