@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
 )
 
 // Payload says what a JSON node is, so a pipeline knows which of its
@@ -697,7 +698,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 // parse and meets a project step.
 const unprojectable = "[withheld by privacy policy: JSON that cannot be parsed unambiguously]"
 
-func project(d *jsondoc.Doc, root int32, include, exclude Paths) {
+func project(d *jsondoc.Doc, root int32, include, exclude fieldpath.Paths) {
 	if len(exclude) > 0 {
 		drop := exclude.Nodes(d, root)
 		if drop[root] {

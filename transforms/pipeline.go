@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
+	"github.com/cloudg/mcp-privacy/transforms/outputschema"
 )
 
 // PseudonymStore is what the pseudonymise and depseudonymise steps need of
@@ -338,13 +340,13 @@ type step struct {
 	sel  Selection
 	// fields limits where the step acts (nil: everywhere); exclude is where
 	// it does not.
-	fields, exclude Paths
+	fields, exclude fieldpath.Paths
 	placeholder     string
 	keepLast        int
 	char            string
 	length          int // hash hex digits
 	maxChars        int
-	include, drop   Paths // project
+	include, drop   fieldpath.Paths // project
 	note            string
 	// memoID tells the step's scans apart from others in the memo
 	// (scratch.memo): its position in the pipeline, from 1.
@@ -545,8 +547,8 @@ func (p *Pipeline) Empty() bool { return p == nil || len(p.steps) == 0 }
 
 // SchemaEffects summarises what the pipeline does to structuredContent, for
 // rewriting outputSchema (manual 8).
-func (p *Pipeline) SchemaEffects() SchemaEffects {
-	var eff SchemaEffects
+func (p *Pipeline) SchemaEffects() outputschema.Effects {
+	var eff outputschema.Effects
 	if p == nil {
 		return eff
 	}
@@ -557,18 +559,18 @@ func (p *Pipeline) SchemaEffects() SchemaEffects {
 			eff.Include = append(eff.Include, st.include...)
 			eff.Exclude = append(eff.Exclude, st.drop...)
 		case st.rewritesStrings():
-			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: st.fields, Exclude: st.exclude})
+			eff.Rewrites = append(eff.Rewrites, outputschema.FieldScope{Fields: st.fields, Exclude: st.exclude})
 		}
 	}
 	return eff
 }
 
-func pathsOption(o *policy.Value, key string) (Paths, error) {
+func pathsOption(o *policy.Value, key string) (fieldpath.Paths, error) {
 	list := stringsOption(o, key)
 	if len(list) == 0 {
 		return nil, nil
 	}
-	return CompilePaths(list)
+	return fieldpath.CompileAll(list)
 }
 
 func stringsOption(o *policy.Value, key string) []string {

@@ -1,20 +1,10 @@
-package transforms
-
-import (
-	"encoding/binary"
-	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/cloudg/mcp-privacy/internal/jsondoc"
-)
-
-// This file keeps a listed tool's outputSchema true to what the caller
-// will receive (manual 8): clients validate structuredContent against it, and
-// a pseudonymised email under {"format": "email"} fails validation.
+// Package outputschema keeps a listed tool's outputSchema true to what the
+// caller will receive (manual 8): clients validate structuredContent
+// against it, and a pseudonymised email under {"format": "email"} fails
+// validation.
 //
-// The schema is read as a description of document locations (see the
-// abstract locations in paths.go): `properties.X` is the member X,
+// The schema is read as a description of document locations (the abstract
+// locations of transforms/fieldpath): `properties.X` is the member X,
 // `additionalProperties`, `patternProperties` and `unevaluatedProperties`
 // are members of unknown name, `prefixItems[i]` (and `items[i]` in the
 // pre-2020 tuple form) the element i, `items`, `additionalItems`,
@@ -34,18 +24,29 @@ import (
 //
 // Everything else follows from these rules; each case is commented where
 // it is handled, and docs/PATHS.md has the summary.
+package outputschema
 
-// SchemaEffects is what a caller's output pipeline does to
-// structuredContent, as far as the tool's outputSchema is concerned.
-type SchemaEffects struct {
+import (
+	"encoding/binary"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
+)
+
+// Effects is what a caller's output pipeline does to structuredContent, as
+// far as the tool's outputSchema is concerned.
+type Effects struct {
 	// Include holds the include paths of the pipeline's project steps,
 	// merged; empty when no step includes (as for the step itself, an
 	// empty include keeps everything). Merging several include steps
 	// over-states what survives (only what every one keeps does): a member
 	// that one of them drops may stay required.
-	Include Paths
+	Include fieldpath.Paths
 	// Exclude holds the exclude paths of every project step.
-	Exclude Paths
+	Exclude fieldpath.Paths
 	// Rewrites has one scope per string-rewriting step (redact,
 	// pseudonymise, mask, hash, truncate).
 	Rewrites []FieldScope
@@ -54,19 +55,19 @@ type SchemaEffects struct {
 // FieldScope is where one rewriting step acts: inside Fields (nil or
 // empty: everywhere), except inside Exclude. As in the step itself, a path
 // selects the subtree it reaches.
-type FieldScope struct{ Fields, Exclude Paths }
+type FieldScope struct{ Fields, Exclude fieldpath.Paths }
 
-// RewriteOutputSchema edits the JSON Schema at node schema of doc in place
+// Rewrite edits the JSON Schema at node schema of doc in place
 // and reports whether it changed anything. A schema that is not an object,
 // or that is malformed in a keyword this function reads (properties that
 // is not an object, a subschema that is neither an object nor a boolean,
 // required that is not a list of strings, ...), is left as is. Only
 // Delete and Append are used, so what is not edited stays byte-identical.
-func RewriteOutputSchema(doc *jsondoc.Doc, schema int32, eff SchemaEffects) bool {
+func Rewrite(doc *jsondoc.Doc, schema int32, eff Effects) bool {
 	if doc.Kind(schema) != jsondoc.Object {
 		return false
 	}
-	r := &schemaRewriter{doc: doc, root: schema, isSchema: map[int32]bool{}}
+	r := &rewriter{doc: doc, root: schema, isSchema: map[int32]bool{}}
 	if !r.check(schema, true) {
 		return false
 	}
@@ -82,15 +83,15 @@ func RewriteOutputSchema(doc *jsondoc.Doc, schema int32, eff SchemaEffects) bool
 	// schemas could, in theory, produce many; past the budget every visit
 	// uses the top state (every path may reach, none must), which is
 	// conservative and visits each node at most once more.
-	r.budget = schemaVisitBudget(len(r.schemas))
+	r.budget = visitBudget(len(r.schemas))
 	r.visit(schema, r.start())
 	r.finish()
 	return r.changed
 }
 
-// schemaVisitBudget is how many visits a schema of n subschemas gets
+// visitBudget is how many visits a schema of n subschemas gets
 // before the rewriting falls back to the top state (a variable for tests).
-var schemaVisitBudget = func(n int) int { return 16*n + 1024 }
+var visitBudget = func(n int) int { return 16*n + 1024 }
 
 // schemaNode is a node checked as a schema; positive is false under `not`
 // and `if`, where loosening a subschema would tighten the schema.
@@ -102,7 +103,7 @@ type schemaNode struct {
 // pathSlot is one compiled path and where its position sets sit in a state:
 // the may set at off, the must set at off+words.
 type pathSlot struct {
-	p     Path
+	p     fieldpath.Path
 	off   int
 	words int
 }
@@ -111,17 +112,17 @@ func (s pathSlot) may(st []uint64) []uint64  { return st[s.off : s.off+s.words] 
 func (s pathSlot) must(st []uint64) []uint64 { return st[s.off+s.words : s.off+2*s.words] }
 
 // reachedMay: some document reaches this location (or an ancestor).
-func (s pathSlot) reachedMay(st []uint64) bool { return bitHas(s.may(st), len(s.p.segs)) }
+func (s pathSlot) reachedMay(st []uint64) bool { return s.p.Reached(s.may(st)) }
 
 // reachedMust: every document does.
-func (s pathSlot) reachedMust(st []uint64) bool { return bitHas(s.must(st), len(s.p.segs)) }
+func (s pathSlot) reachedMust(st []uint64) bool { return s.p.Reached(s.must(st)) }
 
 // alive: the path may reach this location or something below it.
-func (s pathSlot) alive(st []uint64) bool { return anyPosition(s.may(st)) }
+func (s pathSlot) alive(st []uint64) bool { return fieldpath.AnyPosition(s.may(st)) }
 
 type scopeSlots struct{ fields, exclude []pathSlot }
 
-type schemaRewriter struct {
+type rewriter struct {
 	doc  *jsondoc.Doc
 	root int32
 
@@ -152,7 +153,7 @@ type schemaRewriter struct {
 
 // check validates the keywords the rewriting reads and records every
 // subschema. It follows no $ref.
-func (r *schemaRewriter) check(n int32, positive bool) bool {
+func (r *rewriter) check(n int32, positive bool) bool {
 	d := r.doc
 	switch d.Kind(n) {
 	case jsondoc.True, jsondoc.False:
@@ -217,7 +218,7 @@ func (r *schemaRewriter) check(n int32, positive bool) bool {
 	return true
 }
 
-func (r *schemaRewriter) checkEach(container int32, positive bool) bool {
+func (r *rewriter) checkEach(container int32, positive bool) bool {
 	for c := r.doc.First(container); c != jsondoc.None; c = r.doc.Next(c) {
 		if !r.check(c, positive) {
 			return false
@@ -226,7 +227,7 @@ func (r *schemaRewriter) checkEach(container int32, positive bool) bool {
 	return true
 }
 
-func (r *schemaRewriter) stringList(n int32) bool {
+func (r *rewriter) stringList(n int32) bool {
 	d := r.doc
 	if d.Kind(n) != jsondoc.Array {
 		return false
@@ -245,7 +246,7 @@ func (r *schemaRewriter) stringList(n int32) bool {
 // non-fragment $id, else the outputSchema itself). Anything else (another
 // document, an anchor, a pointer with percent-escapes or to something that
 // is not a subschema) stays unresolved; see visit for what that costs.
-func (r *schemaRewriter) resolveRefs() {
+func (r *rewriter) resolveRefs() {
 	d := r.doc
 	r.refTarget = map[int32]int32{}
 	r.targets = map[int32]bool{}
@@ -262,7 +263,7 @@ func (r *schemaRewriter) resolveRefs() {
 	}
 }
 
-func (r *schemaRewriter) resolve(holder int32, ref string) int32 {
+func (r *rewriter) resolve(holder int32, ref string) int32 {
 	d := r.doc
 	ptr, ok := strings.CutPrefix(ref, "#")
 	if !ok || strings.Contains(ptr, "%") {
@@ -298,7 +299,7 @@ func (r *schemaRewriter) resolve(holder int32, ref string) int32 {
 }
 
 // resource is the schema a "#..." reference in holder is relative to.
-func (r *schemaRewriter) resource(holder int32) int32 {
+func (r *rewriter) resource(holder int32) int32 {
 	d := r.doc
 	for n := holder; n != jsondoc.None && n != r.root; n = d.Parent(n) {
 		if r.isSchema[n] {
@@ -329,7 +330,7 @@ func unescapeJSONPointer(tok string) (string, bool) {
 	return b.String(), true
 }
 
-func (r *schemaRewriter) nth(arr int32, tok string) int32 {
+func (r *rewriter) nth(arr int32, tok string) int32 {
 	d := r.doc
 	i, err := strconv.Atoi(tok)
 	if err != nil || i < 0 || tok != strconv.Itoa(i) {
@@ -346,7 +347,7 @@ func (r *schemaRewriter) nth(arr int32, tok string) int32 {
 
 // shared reports whether n lies in a $ref target: it then describes every
 // place that refers to it, and an edit there must suit all of them.
-func (r *schemaRewriter) shared(n int32) bool {
+func (r *rewriter) shared(n int32) bool {
 	for ; n != jsondoc.None; n = r.doc.Parent(n) {
 		if r.targets[n] {
 			return true
@@ -358,11 +359,11 @@ func (r *schemaRewriter) shared(n int32) bool {
 	return false
 }
 
-func (r *schemaRewriter) compile(eff SchemaEffects) {
-	add := func(ps Paths) []pathSlot {
+func (r *rewriter) compile(eff Effects) {
+	add := func(ps fieldpath.Paths) []pathSlot {
 		var out []pathSlot
 		for _, p := range ps {
-			s := pathSlot{p: p, off: r.width, words: p.stateWords()}
+			s := pathSlot{p: p, off: r.width, words: p.StateWords()}
 			r.width += 2 * s.words
 			r.all = append(r.all, s)
 			out = append(out, s)
@@ -377,38 +378,35 @@ func (r *schemaRewriter) compile(eff SchemaEffects) {
 	// The top state: every position possible, none certain.
 	r.top = make([]uint64, r.width)
 	for _, s := range r.all {
-		may := s.may(r.top)
-		for k := 0; k <= len(s.p.segs); k++ {
-			bitSet(may, k)
-		}
+		s.p.AllStates(s.may(r.top))
 	}
 }
 
 // start is the state at the document itself.
-func (r *schemaRewriter) start() []uint64 {
+func (r *rewriter) start() []uint64 {
 	st := make([]uint64, r.width)
 	for _, s := range r.all {
-		s.p.startStates(s.may(st))
-		s.p.startStates(s.must(st))
+		s.p.StartStates(s.may(st))
+		s.p.StartStates(s.must(st))
 	}
 	return st
 }
 
 // step is the state at the child of a location that ls leads to.
-func (r *schemaRewriter) step(st []uint64, ls locStep) []uint64 {
+func (r *rewriter) step(st []uint64, ls fieldpath.Step) []uint64 {
 	if r.visits >= r.budget {
 		return r.top
 	}
 	out := make([]uint64, r.width)
 	for _, s := range r.all {
-		s.p.advanceStates(s.may(st), s.must(st), s.may(out), s.must(out), ls)
+		s.p.AdvanceStates(s.may(st), s.must(st), s.may(out), s.must(out), ls)
 	}
 	return out
 }
 
 // rewriting reports whether a rewriting step may act on a string at this
 // location (at), and whether one may act at it or anywhere below (under).
-func (r *schemaRewriter) rewriting(st []uint64) (at, under bool) {
+func (r *rewriter) rewriting(st []uint64) (at, under bool) {
 	for _, sc := range r.rewrites {
 		excluded := false
 		for _, s := range sc.exclude {
@@ -437,7 +435,7 @@ func (r *schemaRewriter) rewriting(st []uint64) (at, under bool) {
 // on the way goes when nothing below is reached in that document), and it
 // must go when no include path is alive here, or when only paths below it
 // are alive and scalar says it cannot hold anything.
-func (r *schemaRewriter) removed(st []uint64, scalar bool) (may, must bool) {
+func (r *rewriter) removed(st []uint64, scalar bool) (may, must bool) {
 	for _, s := range r.exclude {
 		may = may || s.reachedMay(st)
 		must = must || s.reachedMust(st)
@@ -457,7 +455,7 @@ func (r *schemaRewriter) removed(st []uint64, scalar bool) (may, must bool) {
 
 // projectUnder reports whether project may remove something below this
 // location.
-func (r *schemaRewriter) projectUnder(st []uint64) bool {
+func (r *rewriter) projectUnder(st []uint64) bool {
 	for _, s := range r.exclude {
 		if s.alive(st) {
 			return true
@@ -474,7 +472,7 @@ func (r *schemaRewriter) projectUnder(st []uint64) bool {
 	return false
 }
 
-func (r *schemaRewriter) memoKey(n int32, st []uint64) string {
+func (r *rewriter) memoKey(n int32, st []uint64) string {
 	r.key = binary.LittleEndian.AppendUint32(r.key[:0], uint32(n))
 	for _, w := range st {
 		r.key = binary.LittleEndian.AppendUint64(r.key, w)
@@ -483,12 +481,12 @@ func (r *schemaRewriter) memoKey(n int32, st []uint64) string {
 }
 
 // del deletes member m of schema owner.
-func (r *schemaRewriter) del(owner, m int32) {
+func (r *rewriter) del(owner, m int32) {
 	r.doc.Delete(m)
 	r.noteEdit(owner)
 }
 
-func (r *schemaRewriter) noteEdit(owner int32) {
+func (r *rewriter) noteEdit(owner int32) {
 	r.changed = true
 	if r.shared(owner) {
 		r.editedShared = true
@@ -496,7 +494,7 @@ func (r *schemaRewriter) noteEdit(owner int32) {
 }
 
 // drop deletes keyword key of schema s, if present.
-func (r *schemaRewriter) drop(s int32, key string) bool {
+func (r *rewriter) drop(s int32, key string) bool {
 	m := r.doc.Get(s, key)
 	if m == jsondoc.None {
 		return false
@@ -513,7 +511,7 @@ var stringConstraintKeywords = [...]string{"format", "pattern", "minLength", "ma
 
 // visit edits schema s, which describes the location whose path positions
 // are st.
-func (r *schemaRewriter) visit(s int32, st []uint64) {
+func (r *rewriter) visit(s int32, st []uint64) {
 	d := r.doc
 	if d.Kind(s) != jsondoc.Object {
 		return // true and false accept or reject whatever we do
@@ -628,10 +626,10 @@ func (r *schemaRewriter) visit(s int32, st []uint64) {
 	}
 }
 
-func (r *schemaRewriter) objectKeywords(s int32, st []uint64) {
+func (r *rewriter) objectKeywords(s int32, st []uint64) {
 	d := r.doc
 	mayGo := func(name string) bool {
-		may, _ := r.removed(r.step(st, locStep{kind: locKey, key: name}), false)
+		may, _ := r.removed(r.step(st, fieldpath.Step{Kind: fieldpath.KeyStep, Key: name}), false)
 		return may
 	}
 	// required and dependentRequired: names project may remove. required
@@ -661,7 +659,7 @@ func (r *schemaRewriter) objectKeywords(s int32, st []uint64) {
 			}
 		}
 	}
-	anyKey := r.step(st, locStep{kind: locAnyKey})
+	anyKey := r.step(st, fieldpath.Step{Kind: fieldpath.AnyKeyStep})
 	if d.Get(s, "minProperties") != jsondoc.None {
 		if may, _ := r.removed(anyKey, false); may {
 			r.drop(s, "minProperties")
@@ -674,7 +672,7 @@ func (r *schemaRewriter) objectKeywords(s int32, st []uint64) {
 	// refers to it, so there members stay.
 	shared := r.shared(s)
 	for m := d.First(d.Get(s, "properties")); m != jsondoc.None; m = d.Next(m) {
-		child := r.step(st, locStep{kind: locKey, key: d.Key(m)})
+		child := r.step(st, fieldpath.Step{Kind: fieldpath.KeyStep, Key: d.Key(m)})
 		if _, must := r.removed(child, r.scalarOnly(m)); must && !shared {
 			r.del(s, m)
 			continue
@@ -692,9 +690,9 @@ func (r *schemaRewriter) objectKeywords(s int32, st []uint64) {
 	// propertyNames: project never renames, rewrites never touch keys.
 }
 
-func (r *schemaRewriter) arrayKeywords(s int32, st []uint64) {
+func (r *rewriter) arrayKeywords(s int32, st []uint64) {
 	d := r.doc
-	elem := r.step(st, locStep{kind: locAnyIndex})
+	elem := r.step(st, fieldpath.Step{Kind: fieldpath.AnyIndexStep})
 	if may, _ := r.removed(elem, false); may {
 		// Elements may go: counts from below fail, and the remaining
 		// elements shift, so positional schemas would judge them against
@@ -722,13 +720,13 @@ func (r *schemaRewriter) arrayKeywords(s int32, st []uint64) {
 	}
 	i := 0
 	for c := d.First(d.Get(s, "prefixItems")); c != jsondoc.None; c = d.Next(c) {
-		r.visit(c, r.step(st, locStep{kind: locIndex, index: i}))
+		r.visit(c, r.step(st, fieldpath.Step{Kind: fieldpath.IndexStep, Index: i}))
 		i++
 	}
 	if items := d.Get(s, "items"); d.Kind(items) == jsondoc.Array {
 		i = 0
 		for c := d.First(items); c != jsondoc.None; c = d.Next(c) {
-			r.visit(c, r.step(st, locStep{kind: locIndex, index: i}))
+			r.visit(c, r.step(st, fieldpath.Step{Kind: fieldpath.IndexStep, Index: i}))
 			i++
 		}
 	} else if items != jsondoc.None {
@@ -746,7 +744,7 @@ func (r *schemaRewriter) arrayKeywords(s int32, st []uint64) {
 // elementKinds reports whether the elements of an array valid under s may
 // hold strings (be or contain one), and whether they may be containers,
 // judging by the type of every element schema s has.
-func (r *schemaRewriter) elementKinds(s int32) (strs, containers bool) {
+func (r *rewriter) elementKinds(s int32) (strs, containers bool) {
 	d := r.doc
 	var elems []int32
 	for c := d.First(d.Get(s, "prefixItems")); c != jsondoc.None; c = d.Next(c) {
@@ -785,7 +783,7 @@ func (r *schemaRewriter) elementKinds(s int32) (strs, containers bool) {
 // mayBeString reports whether a value valid under schema s may be a
 // string: its type names string, or it has no type (allOf branches and
 // $ref targets often carry format without type, relying on a sibling).
-func (r *schemaRewriter) mayBeString(s int32) bool {
+func (r *rewriter) mayBeString(s int32) bool {
 	d := r.doc
 	t := d.Get(s, "type")
 	switch d.Kind(t) {
@@ -804,7 +802,7 @@ func (r *schemaRewriter) mayBeString(s int32) bool {
 
 // scalarOnly reports whether a value valid under schema s cannot be an
 // object or array (so it holds nothing an include path could reach).
-func (r *schemaRewriter) scalarOnly(s int32) bool {
+func (r *rewriter) scalarOnly(s int32) bool {
 	d := r.doc
 	if d.Kind(s) == jsondoc.False {
 		return true
@@ -824,7 +822,7 @@ func (r *schemaRewriter) scalarOnly(s int32) bool {
 	return false
 }
 
-func (r *schemaRewriter) hasString(n int32) bool {
+func (r *rewriter) hasString(n int32) bool {
 	d := r.doc
 	switch d.Kind(n) {
 	case jsondoc.String:
@@ -840,7 +838,7 @@ func (r *schemaRewriter) hasString(n int32) bool {
 }
 
 // finish makes the edits that depend on all others.
-func (r *schemaRewriter) finish() {
+func (r *rewriter) finish() {
 	d := r.doc
 	unevaluatedDone, negativesDone := false, false
 	for {
@@ -921,7 +919,7 @@ func (r *schemaRewriter) finish() {
 }
 
 // wrapAnyOf returns {"anyOf":list}, or [{"anyOf":list}] when inList.
-func (r *schemaRewriter) wrapAnyOf(list []byte, inList bool) []byte {
+func (r *rewriter) wrapAnyOf(list []byte, inList bool) []byte {
 	out := make([]byte, 0, len(list)+12)
 	if inList {
 		out = append(out, '[')

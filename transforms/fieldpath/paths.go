@@ -1,4 +1,10 @@
-package transforms
+// Package fieldpath compiles and follows projection paths (manual 11.7;
+// docs/PATHS.md): the `include`/`exclude` of the project transform and the
+// `fields`/`exclude_fields` of every transform. A path is followed two
+// ways: over a document (Walk, Nodes), and over the abstract locations an
+// output schema describes (Step and the state functions), which
+// transforms/outputschema uses to know where a path may or must reach.
+package fieldpath
 
 import (
 	"errors"
@@ -24,8 +30,8 @@ type segment struct {
 	deep  bool // **
 }
 
-// CompilePath parses a projection path.
-func CompilePath(p string) (Path, error) {
+// Compile parses a projection path.
+func Compile(p string) (Path, error) {
 	if p == "" {
 		return Path{}, errors.New("empty path")
 	}
@@ -131,11 +137,11 @@ func (p Path) Walk(doc *jsondoc.Doc, root int32, fn func(n int32)) {
 // Paths is a list of compiled paths.
 type Paths []Path
 
-// CompilePaths compiles every path, stopping at the first error.
-func CompilePaths(ps []string) (Paths, error) {
+// CompileAll compiles every path, stopping at the first error.
+func CompileAll(ps []string) (Paths, error) {
 	out := make(Paths, 0, len(ps))
 	for _, p := range ps {
-		c, err := CompilePath(p)
+		c, err := Compile(p)
 		if err != nil {
 			return nil, errors.New(strconv.Quote(p) + ": " + err.Error())
 		}
@@ -156,39 +162,44 @@ func (ps Paths) Nodes(doc *jsondoc.Doc, root int32) map[int32]bool {
 // Abstract locations. An output schema describes documents without being
 // one: `properties.email` is a member named email, but `items` is every
 // element of an array and `additionalProperties` every member whose name
-// the schema does not know. RewriteOutputSchema asks, for such a location,
+// the schema does not know. outputschema.Rewrite asks, for such a location,
 // whether a path may reach it (in some document of that shape) and whether
 // it must (in every one). The answer is kept as two sets of positions in
-// the path's segments: position k means "segments k onwards are still to
-// match here"; position len(segs) means the path reached this location or
-// one of its ancestors, and stays set below it (paths select subtrees).
+// the path's segments (bit sets of StateWords words): position k means
+// "segments k onwards are still to match here"; position len(segs) means
+// the path reached this location or one of its ancestors, and stays set
+// below it (paths select subtrees).
 
-// locKind is how precisely a location step is known.
-type locKind uint8
+// StepKind is how precisely a location step is known.
+type StepKind uint8
 
 const (
-	locKey      locKind = iota // the object member named key
-	locAnyKey                  // an object member, name unknown
-	locIndex                   // the array element at index
-	locAnyIndex                // an array element, index unknown
+	KeyStep      StepKind = iota // the object member named Key
+	AnyKeyStep                   // an object member, name unknown
+	IndexStep                    // the array element at Index
+	AnyIndexStep                 // an array element, index unknown
 )
 
-// locStep is one level of an abstract location.
-type locStep struct {
-	kind  locKind
-	key   string
-	index int
+// Step is one level of an abstract location.
+type Step struct {
+	Kind  StepKind
+	Key   string
+	Index int
 }
 
-// stateWords is how many words a position set of p takes.
-func (p Path) stateWords() int { return (len(p.segs) + 1 + 63) / 64 }
+// StateWords is how many words a position set of p takes.
+func (p Path) StateWords() int { return (len(p.segs) + 1 + 63) / 64 }
 
 func bitHas(set []uint64, k int) bool { return set[k/64]&(1<<(k%64)) != 0 }
 func bitSet(set []uint64, k int)      { set[k/64] |= 1 << (k % 64) }
 
-// anyPosition reports whether set holds a position: the path may still
+// Reached reports whether set holds the final position: p reached this
+// location or one of its ancestors.
+func (p Path) Reached(set []uint64) bool { return bitHas(set, len(p.segs)) }
+
+// AnyPosition reports whether set holds a position: the path may still
 // reach this location or something below it.
-func anyPosition(set []uint64) bool {
+func AnyPosition(set []uint64) bool {
 	for _, w := range set {
 		if w != 0 {
 			return true
@@ -197,8 +208,15 @@ func anyPosition(set []uint64) bool {
 	return false
 }
 
-// startStates adds the positions p stands at on the document itself.
-func (p Path) startStates(set []uint64) {
+// AllStates adds every position of p to set: the path may be anywhere.
+func (p Path) AllStates(set []uint64) {
+	for k := 0; k <= len(p.segs); k++ {
+		bitSet(set, k)
+	}
+}
+
+// StartStates adds the positions p stands at on the document itself.
+func (p Path) StartStates(set []uint64) {
 	bitSet(set, 0)
 	p.closeStates(set)
 }
@@ -214,14 +232,14 @@ func (p Path) closeStates(set []uint64) {
 	}
 }
 
-// advanceStates adds to nmay and nmust the positions p stands at on the
+// AdvanceStates adds to nmay and nmust the positions p stands at on the
 // child that step leads to, from may and must at its container. It mirrors
 // Walk: `**` stays, `*` takes any child, a name takes the member so named
 // and passes through array elements, a number takes that element of an
 // array (and the member spelled so of an object). A step whose key or
 // index is unknown may match a name or number, but need not: those moves
 // go to nmay only.
-func (p Path) advanceStates(may, must, nmay, nmust []uint64, st locStep) {
+func (p Path) AdvanceStates(may, must, nmay, nmust []uint64, st Step) {
 	end := len(p.segs)
 	for k := 0; k <= end; k++ {
 		inMay, inMust := bitHas(may, k), bitHas(must, k)
@@ -245,7 +263,7 @@ func (p Path) advanceStates(may, must, nmay, nmust []uint64, st locStep) {
 
 // move is where position k goes on step st (-1: nowhere), and whether it
 // goes there whatever the unknown key or index turns out to be.
-func (p Path) move(k int, st locStep) (int, bool) {
+func (p Path) move(k int, st Step) (int, bool) {
 	if k == len(p.segs) {
 		return k, true // reached: everything below is inside
 	}
@@ -256,21 +274,21 @@ func (p Path) move(k int, st locStep) (int, bool) {
 	case seg.star:
 		return k + 1, true
 	}
-	switch st.kind {
-	case locKey:
-		if seg.name == st.key {
+	switch st.Kind {
+	case KeyStep:
+		if seg.name == st.Key {
 			return k + 1, true
 		}
-	case locAnyKey:
+	case AnyKeyStep:
 		return k + 1, false
-	case locIndex:
+	case IndexStep:
 		if seg.index < 0 {
 			return k, true // arrays are transparent to names
 		}
-		if seg.index == st.index {
+		if seg.index == st.Index {
 			return k + 1, true
 		}
-	case locAnyIndex:
+	case AnyIndexStep:
 		if seg.index < 0 {
 			return k, true
 		}

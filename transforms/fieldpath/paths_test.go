@@ -1,4 +1,4 @@
-package transforms
+package fieldpath
 
 import (
 	"sort"
@@ -22,7 +22,7 @@ func values(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := CompilePath(path)
+	p, err := Compile(path)
 	if err != nil {
 		t.Fatalf("%q: %v", path, err)
 	}
@@ -61,7 +61,7 @@ func TestProjectionPaths(t *testing.T) {
 
 func TestBadProjectionPaths(t *testing.T) {
 	for _, p := range []string{"", ".a", "a.", "a..b", `a\`, `a\b`} {
-		if _, err := CompilePath(p); err == nil {
+		if _, err := Compile(p); err == nil {
 			t.Errorf("%q compiled", p)
 		}
 	}
@@ -80,7 +80,7 @@ func FuzzPathSyntaxAgrees(f *testing.F) {
 		}
 		src := `{"transforms": [{"type": "project", "options": {"include": [` + jsondoc.Quote(p) + `]}}]}`
 		_, errs := policy.ParsePolicy([]byte(src), policy.Options{})
-		_, err := CompilePath(p)
+		_, err := Compile(p)
 		if (len(errs) == 0) != (err == nil) {
 			t.Fatalf("%q: policy says %v, compiler says %v", p, errs, err)
 		}
@@ -88,13 +88,13 @@ func FuzzPathSyntaxAgrees(f *testing.F) {
 }
 
 // runStates runs the abstract matcher of p along steps from the document.
-func runStates(p Path, steps []locStep) (may, must []uint64) {
-	may, must = make([]uint64, p.stateWords()), make([]uint64, p.stateWords())
-	p.startStates(may)
-	p.startStates(must)
+func runStates(p Path, steps []Step) (may, must []uint64) {
+	may, must = make([]uint64, p.StateWords()), make([]uint64, p.StateWords())
+	p.StartStates(may)
+	p.StartStates(must)
 	for _, st := range steps {
 		nmay, nmust := make([]uint64, len(may)), make([]uint64, len(must))
-		p.advanceStates(may, must, nmay, nmust, st)
+		p.AdvanceStates(may, must, nmay, nmust, st)
 		may, must = nmay, nmust
 	}
 	return may, must
@@ -111,19 +111,19 @@ func TestAbstractPathStates(t *testing.T) {
 	}
 	type location struct {
 		n     int32
-		steps []locStep
+		steps []Step
 	}
 	var locs []location
-	var collect func(n int32, steps []locStep)
-	collect = func(n int32, steps []locStep) {
+	var collect func(n int32, steps []Step)
+	collect = func(n int32, steps []Step) {
 		locs = append(locs, location{n, steps})
 		i := 0
 		for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
-			st := locStep{kind: locKey, key: doc.Key(c)}
+			st := Step{Kind: KeyStep, Key: doc.Key(c)}
 			if doc.Kind(n) == jsondoc.Array {
-				st = locStep{kind: locIndex, index: i}
+				st = Step{Kind: IndexStep, Index: i}
 			}
-			collect(c, append(append([]locStep(nil), steps...), st))
+			collect(c, append(append([]Step(nil), steps...), st))
 			i++
 		}
 	}
@@ -140,7 +140,7 @@ func TestAbstractPathStates(t *testing.T) {
 		"users.tags.1", "**.email", "meta.**.token", "meta.**", "**", "*", `meta.a\.b`, `meta.\*`,
 		"meta.0", "matrix.1.0", "matrix.*.1", "**.*.city", "users.**.1", "nothing.here"}
 	for _, text := range paths {
-		p, err := CompilePath(text)
+		p, err := Compile(text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,17 +157,17 @@ func TestAbstractPathStates(t *testing.T) {
 			if bitHas(may, end) != covered || bitHas(must, end) != covered {
 				t.Errorf("%q at %s: may %v must %v, Walk says %v", text, doc.AppendValue(nil, l.n), bitHas(may, end), bitHas(must, end), covered)
 			}
-			if below && !anyPosition(may) {
+			if below && !AnyPosition(may) {
 				t.Errorf("%q at %s: dead, but Walk reaches below", text, doc.AppendValue(nil, l.n))
 			}
 			for mask := 1; mask < 1<<len(l.steps) && mask < 64; mask++ {
-				abs := append([]locStep(nil), l.steps...)
+				abs := append([]Step(nil), l.steps...)
 				for i := range abs {
 					if mask&(1<<i) != 0 {
-						if abs[i].kind == locKey {
-							abs[i] = locStep{kind: locAnyKey}
+						if abs[i].Kind == KeyStep {
+							abs[i] = Step{Kind: AnyKeyStep}
 						} else {
-							abs[i] = locStep{kind: locAnyIndex}
+							abs[i] = Step{Kind: AnyIndexStep}
 						}
 					}
 				}
@@ -189,13 +189,13 @@ func TestAbstractPathStatesLong(t *testing.T) {
 	for i := range segs {
 		segs[i] = "a"
 	}
-	p, err := CompilePath(strings.Join(segs, "."))
+	p, err := Compile(strings.Join(segs, "."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := make([]locStep, 70)
+	steps := make([]Step, 70)
 	for i := range steps {
-		steps[i] = locStep{kind: locKey, key: "a"}
+		steps[i] = Step{Kind: KeyStep, Key: "a"}
 	}
 	may, must := runStates(p, steps)
 	if !bitHas(may, 70) || !bitHas(must, 70) {

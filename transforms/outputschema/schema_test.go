@@ -1,4 +1,4 @@
-package transforms
+package outputschema
 
 import (
 	"bytes"
@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-func mustPaths(t testing.TB, ps ...string) Paths {
+func mustPaths(t testing.TB, ps ...string) fieldpath.Paths {
 	t.Helper()
-	out, err := CompilePaths(ps)
+	out, err := fieldpath.CompileAll(ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +34,12 @@ func normalJSON(t *testing.T, b []byte) string {
 }
 
 func TestRewriteOutputSchema(t *testing.T) {
-	everywhere := func(t *testing.T) SchemaEffects { return SchemaEffects{Rewrites: []FieldScope{{}}} }
+	everywhere := func(t *testing.T) Effects { return Effects{Rewrites: []FieldScope{{}}} }
 	tests := []struct {
 		name   string
 		schema string
-		eff    func(t *testing.T) SchemaEffects
-		want   string // "" : unchanged, and RewriteOutputSchema reports false
+		eff    func(t *testing.T) Effects
+		want   string // "" : unchanged, and Rewrite reports false
 	}{{
 		name: "email format stripped under a global pseudonymise, numbers kept",
 		schema: `{"type":"object","properties":{
@@ -56,8 +57,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"email":{"type":"string","format":"email"},
 			"phone":{"type":"string","pattern":"^\\+[0-9]+$"}}},
 			"email":{"type":"string","format":"email"}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "contact.email")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "contact.email")}}}
 		},
 		want: `{"type":"object","properties":{"contact":{"type":"object","properties":{
 			"email":{"type":"string"},
@@ -69,8 +70,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"email":{"type":"string","format":"email"},
 			"phone":{"type":"string","pattern":"^\\+"}}},
 			"id":{"type":"string","format":"uuid"}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "contact")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "contact")}}}
 		},
 		want: `{"type":"object","properties":{"contact":{"type":"object","properties":{
 			"email":{"type":"string"},"phone":{"type":"string"}}},
@@ -82,8 +83,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 				"email":{"type":"string","format":"email"},
 				"phone":{"type":"string","pattern":"^\\+"}}},
 			"items":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string","format":"uuid"},"note":{"type":"string","maxLength":10}}}}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{
 				{Exclude: mustPaths(t, "contact.phone", "**.id")},
 				{Fields: mustPaths(t, "contact.email")},
 			}}
@@ -97,8 +98,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 		name: "exclude_fields of one array element protects no element",
 		schema: `{"type":"object","properties":{"users":{"type":"array","items":{"type":"object","properties":{
 			"email":{"type":"string","format":"email"}}}}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Exclude: mustPaths(t, "users.0.email")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Exclude: mustPaths(t, "users.0.email")}}}
 		},
 		want: `{"type":"object","properties":{"users":{"type":"array","items":{"type":"object","properties":{
 			"email":{"type":"string"}}}}}}`,
@@ -107,8 +108,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 		schema: `{"type":"object","properties":{"ssn":{"type":"string"},"name":{"type":"string"},
 			"meta":{"type":"object","properties":{"token":{"type":"string"},"n":{"type":"integer"}},"required":["token","n"],"minProperties":2}},
 			"required":["ssn","name"],"additionalProperties":false}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Exclude: mustPaths(t, "ssn", "meta.token")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Exclude: mustPaths(t, "ssn", "meta.token")}
 		},
 		want: `{"type":"object","properties":{"name":{"type":"string"},
 			"meta":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},
@@ -116,8 +117,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 	}, {
 		name:   "project exclude of the only required property drops required",
 		schema: `{"type":"object","properties":{"ssn":{"type":"string"}},"required":["ssn"]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Exclude: mustPaths(t, "ssn")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Exclude: mustPaths(t, "ssn")}
 		},
 		want: `{"type":"object","properties":{}}`,
 	}, {
@@ -129,8 +130,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"total":{"type":"integer"},
 			"page":{"type":"object","properties":{"next":{"type":"string"}},"required":["next"]}},
 			"required":["users","total","page"]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Include: mustPaths(t, "users.email", "page")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Include: mustPaths(t, "users.email", "page")}
 		},
 		// users may go (no user has an email: prune drops the list) and
 		// so may its elements; inside an element email stays required.
@@ -144,8 +145,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 		name: "project include of an array index drops positional schemas",
 		schema: `{"type":"object","properties":{"pair":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],
 			"items":false,"minItems":2,"uniqueItems":true}},"required":["pair"]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Include: mustPaths(t, "pair.1")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Include: mustPaths(t, "pair.1")}
 		},
 		// Elements of unknown kind: project might make two equal.
 		want: `{"type":"object","properties":{"pair":{"type":"array"}}}`,
@@ -156,8 +157,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"a":{"type":"object","properties":{"b":{"type":"array","items":{"type":"object","properties":{
 				"email":{"type":"string","format":"email"},"url":{"type":"string","format":"uri"}}}}}},
 			"extra":{"type":"object","additionalProperties":{"type":"string","format":"email"}}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "**.email")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "**.email")}}}
 		},
 		// additionalProperties may be named email.
 		want: `{"type":"object","properties":{
@@ -172,8 +173,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"owner":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"}},"required":["id","name"]},
 			"any":{}},
 			"required":["name","id","owner"]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Include: mustPaths(t, "**.id")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Include: mustPaths(t, "**.id")}
 		},
 		want: `{"type":"object","properties":{
 			"id":{"type":"string"},
@@ -226,8 +227,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 	}, {
 		name:   "required in an allOf branch",
 		schema: `{"type":"object","properties":{"ssn":{"type":"string"}},"allOf":[{"required":["ssn","x"]}]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Exclude: mustPaths(t, "ssn")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Exclude: mustPaths(t, "ssn")}
 		},
 		want: `{"type":"object","properties":{},"allOf":[{"required":["x"]}]}`,
 	}, {
@@ -238,8 +239,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"c":{"$ref":"#/$defs/Email"}},
 			"$defs":{"Email":{"type":"string","format":"email"},"Unused":{"type":"string","format":"email"}},
 			"definitions":{"Phone":{"type":"string","pattern":"^\\+"}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "a")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "a")}}}
 		},
 		// c refers to Email too and loses its format with it: the
 		// over-approximation.
@@ -253,8 +254,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 		name: "project through a $ref: required only, the definition keeps its properties",
 		schema: `{"type":"object","properties":{"a":{"$ref":"#/$defs/P"},"b":{"$ref":"#/$defs/P"}},
 			"$defs":{"P":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"string"}},"required":["x","y"]}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Exclude: mustPaths(t, "a.x")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Exclude: mustPaths(t, "a.x")}
 		},
 		want: `{"type":"object","properties":{"a":{"$ref":"#/$defs/P"},"b":{"$ref":"#/$defs/P"}},
 			"$defs":{"P":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"string"}},"required":["y"]}}}`,
@@ -262,8 +263,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 		name: "a recursive schema terminates",
 		schema: `{"type":"object","properties":{"name":{"type":"string","format":"email"},
 			"children":{"type":"array","items":{"$ref":"#"}}},"required":["name"]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "children.name")}}, Exclude: mustPaths(t, "children.children.name")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "children.name")}}, Exclude: mustPaths(t, "children.children.name")}
 		},
 		want: `{"type":"object","properties":{"name":{"type":"string"},
 			"children":{"type":"array","items":{"$ref":"#"}}}}`,
@@ -271,8 +272,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 		name: "an unresolved $ref goes where values may change",
 		schema: `{"type":"object","properties":{"a":{"$ref":"https://example.com/email.json"},
 			"b":{"$ref":"https://example.com/email.json"}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "a")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "a")}}}
 		},
 		want: `{"type":"object","properties":{"a":{},"b":{"$ref":"https://example.com/email.json"}}}`,
 	}, {
@@ -293,8 +294,8 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"e":{"$ref":"#/$defs/E"},
 			"other":{"type":"string","not":{"$ref":"#/$defs/E"}}},
 			"$defs":{"E":{"type":"string","format":"email"}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "e")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "e")}}}
 		},
 		want: `{"type":"object","properties":{
 			"e":{"$ref":"#/$defs/E"},
@@ -331,18 +332,18 @@ func TestRewriteOutputSchema(t *testing.T) {
 		name: "nothing to do: fields name what the schema does not have",
 		schema: `{"type":"object", "properties": {"email": {"type": "string", "format": "email"}},
 			"required": ["email"]}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "other")}}, Exclude: mustPaths(t, "nope.x")}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "other")}}, Exclude: mustPaths(t, "nope.x")}
 		},
 	}, {
 		name:   "nothing to do: no effects",
 		schema: `{"type":"object","properties":{"email":{"type":"string","format":"email"}},"required":["email"]}`,
-		eff:    func(t *testing.T) SchemaEffects { return SchemaEffects{} },
+		eff:    func(t *testing.T) Effects { return Effects{} },
 	}, {
 		name:   "nothing to do: the rewrite is excluded where strings are constrained",
 		schema: `{"type":"object","properties":{"id":{"type":"string","format":"uuid"},"n":{"type":"string"}}}`,
-		eff: func(t *testing.T) SchemaEffects {
-			return SchemaEffects{Rewrites: []FieldScope{{Exclude: mustPaths(t, "id")}}}
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Exclude: mustPaths(t, "id")}}}
 		},
 	}}
 	for _, tc := range tests {
@@ -352,7 +353,7 @@ func TestRewriteOutputSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changed := RewriteOutputSchema(doc, jsondoc.Root, tc.eff(t))
+			changed := Rewrite(doc, jsondoc.Root, tc.eff(t))
 			out := doc.Bytes()
 			if _, err := jsondoc.Parse(out); err != nil {
 				t.Fatalf("output does not parse: %v\n%s", err, out)
@@ -384,7 +385,7 @@ func TestRewriteOutputSchemaInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := doc.Get(doc.First(doc.Path(jsondoc.Root, "result", "tools")), "outputSchema")
-	if !RewriteOutputSchema(doc, schema, SchemaEffects{Rewrites: []FieldScope{{}}}) {
+	if !Rewrite(doc, schema, Effects{Rewrites: []FieldScope{{}}}) {
 		t.Fatal("no change")
 	}
 	want := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type": "object"},` +
@@ -398,16 +399,16 @@ func TestRewriteOutputSchemaInPlace(t *testing.T) {
 // Past the visit budget every location gets the top state: the result is
 // looser than needed, never wrong.
 func TestRewriteOutputSchemaBudget(t *testing.T) {
-	defer func(f func(int) int) { schemaVisitBudget = f }(schemaVisitBudget)
-	schemaVisitBudget = func(int) int { return 1 }
+	defer func(f func(int) int) { visitBudget = f }(visitBudget)
+	visitBudget = func(int) int { return 1 }
 	src := `{"type":"object","properties":{"a":{"type":"string","format":"email"},"b":{"type":"string","format":"uri"},
 		"n":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}},"required":["a","b"]}`
 	doc, err := jsondoc.Parse([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	eff := SchemaEffects{Rewrites: []FieldScope{{Fields: mustPaths(t, "a")}}, Exclude: mustPaths(t, "q")}
-	if !RewriteOutputSchema(doc, jsondoc.Root, eff) {
+	eff := Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "a")}}, Exclude: mustPaths(t, "q")}
+	if !Rewrite(doc, jsondoc.Root, eff) {
 		t.Fatal("no change")
 	}
 	// The root uses up the budget: from its children on, everything may be
@@ -422,7 +423,7 @@ func TestRewriteOutputSchemaBudget(t *testing.T) {
 var fuzzSchemaPaths = []string{"email", "users.email", "**.email", "a.b", "*", "users.0", "**",
 	"contact.*", "x.1.y", `a\.b`, "**.id", "a", "b.**"}
 
-func pickPaths(t testing.TB, mask uint64) Paths {
+func pickPaths(t testing.TB, mask uint64) fieldpath.Paths {
 	var ps []string
 	for i, p := range fuzzSchemaPaths {
 		if mask&(1<<i) != 0 {
@@ -434,9 +435,9 @@ func pickPaths(t testing.TB, mask uint64) Paths {
 
 // fuzzEffects spreads sel over include, exclude and up to two rewriting
 // steps, 13 bits each.
-func fuzzEffects(t testing.TB, sel uint64) SchemaEffects {
+func fuzzEffects(t testing.TB, sel uint64) Effects {
 	const w = 13
-	eff := SchemaEffects{Include: pickPaths(t, sel), Exclude: pickPaths(t, sel>>w)}
+	eff := Effects{Include: pickPaths(t, sel), Exclude: pickPaths(t, sel>>w)}
 	for i := range int(sel >> 60 % 3) {
 		off := 2*w + 2*w*i
 		fields := pickPaths(t, sel>>off)
@@ -472,7 +473,7 @@ func FuzzRewriteOutputSchema(f *testing.F) {
 			return
 		}
 		eff := fuzzEffects(t, sel)
-		changed := RewriteOutputSchema(doc, jsondoc.Root, eff)
+		changed := Rewrite(doc, jsondoc.Root, eff)
 		out := doc.Bytes()
 		if !changed {
 			if !bytes.Equal(out, src) {
@@ -495,12 +496,12 @@ func FuzzRewriteOutputSchema(f *testing.F) {
 		// idempotent: a run may delete the only $ref to a schema, which a
 		// second run then edits as unshared.)
 		other, _ := jsondoc.Parse(src)
-		RewriteOutputSchema(other, jsondoc.Root, eff)
+		Rewrite(other, jsondoc.Root, eff)
 		if !bytes.Equal(other.Bytes(), out) {
 			t.Fatalf("two runs differ:\n%s\n%s", out, other.Bytes())
 		}
 		// A second run keeps it valid.
-		RewriteOutputSchema(again, jsondoc.Root, eff)
+		Rewrite(again, jsondoc.Root, eff)
 		if _, err := jsondoc.Parse(again.Bytes()); err != nil {
 			t.Fatalf("second run: %v\n%s", err, again.Bytes())
 		}
@@ -608,11 +609,11 @@ func validates(t testing.TB, sch *jsonschema.Schema, inst []byte) error {
 }
 
 // simulate does to an instance what the pipeline does to structuredContent
-// (payload.go): project (exclude, then include keeping the containers on
-// the way) and rewriting steps that replace every string they reach by a
-// value no format, pattern, enum or length expects. Even and odd lengths
-// get different values, so distinct strings collide.
-func simulate(t testing.TB, inst []byte, eff SchemaEffects, rewriteFirst bool) []byte {
+// (transforms/payload.go): project (exclude, then include keeping the
+// containers on the way) and rewriting steps that replace every string
+// they reach by a value no format, pattern, enum or length expects. Even
+// and odd lengths get different values, so distinct strings collide.
+func simulate(t testing.TB, inst []byte, eff Effects, rewriteFirst bool) []byte {
 	doc, err := jsondoc.Parse(inst)
 	if err != nil {
 		t.Fatal(err)
@@ -686,14 +687,14 @@ func simulate(t testing.TB, inst []byte, eff SchemaEffects, rewriteFirst bool) [
 }
 
 // checkStaysTrue runs one schema, effects pair over its instances.
-func checkStaysTrue(t testing.TB, i int, eff SchemaEffects) {
+func checkStaysTrue(t testing.TB, i int, eff Effects) {
 	ts := trueSchemas[i]
 	orig := compileSchema(t, []byte(ts.schema))
 	doc, err := jsondoc.Parse([]byte(ts.schema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	RewriteOutputSchema(doc, jsondoc.Root, eff)
+	Rewrite(doc, jsondoc.Root, eff)
 	rewritten := compileSchema(t, doc.Bytes())
 	for _, inst := range ts.instances {
 		if err := validates(t, orig, []byte(inst)); err != nil {
@@ -709,7 +710,7 @@ func checkStaysTrue(t testing.TB, i int, eff SchemaEffects) {
 	}
 }
 
-func describeEffects(eff SchemaEffects) string {
+func describeEffects(eff Effects) string {
 	var b strings.Builder
 	b.WriteString("include " + joinPaths(eff.Include) + " exclude " + joinPaths(eff.Exclude))
 	for _, sc := range eff.Rewrites {
@@ -718,7 +719,7 @@ func describeEffects(eff SchemaEffects) string {
 	return b.String()
 }
 
-func joinPaths(ps Paths) string {
+func joinPaths(ps fieldpath.Paths) string {
 	var ss []string
 	for _, p := range ps {
 		ss = append(ss, p.String())
