@@ -798,6 +798,32 @@ func singlePassSame(t *testing.T, ds *DetectorSet, sel Selection, s string) {
 	if got, want := ds.detectText(nil, s, sel, new(detectScratch)), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Detect %v, former %v, in %q", got, want, s)
 	}
+	pairPassSame(t, s)
+}
+
+// byteTable is allTable without the pair conditions of pairTriggers, but
+// those the pass's visits rely on (a digit run's first digit, the B before
+// bearer's e): every trigger byte visited whatever precedes it.
+var byteTable = buildTrigTable(allBuiltins, func(d int, b, c byte) bool {
+	switch d {
+	case detPhone, detCard, detIBAN, detBearer:
+		return pairTriggers(d, b, c)
+	}
+	return true
+})
+
+// pairPassSame fails t unless the pass with every detector finds the same
+// spans, from the same detectors in the same order, with allTable as with
+// byteTable: the visits pairTriggers saves would have found nothing.
+func pairPassSame(t *testing.T, s string) {
+	t.Helper()
+	got := pass{s: s, on: allBuiltins, tab: allTable, multi: true}
+	got.run()
+	want := pass{s: s, on: allBuiltins, tab: byteTable, multi: true}
+	want.run()
+	if !slices.Equal(got.spans, want.spans) || !slices.Equal(got.dets, want.dets) {
+		t.Fatalf("pair table %v %v, byte table %v %v, in %q", got.spans, got.dets, want.spans, want.dets, s)
+	}
 }
 
 // The pass finds what the former drivers found: on the detector corpus,
