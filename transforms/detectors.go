@@ -79,9 +79,6 @@ type Selection struct {
 	minSensitivity policy.Sensitivity
 	builtins       uint32     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
 	tab            *trigTable // their triggers
-	// each, on the selection of a run's scanning steps together
-	// (stepRun.anyScan), is how to scan for all of them in one pass.
-	each *runScan
 }
 
 // Select builds a selection from a transform's options.
@@ -177,82 +174,6 @@ func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []
 	return dst
 }
 
-// Selections is several selections scanned in one pass (DetectEach): the
-// built-ins any of them selects and a table of their triggers, and per
-// selection the custom detectors it wants.
-type Selections struct {
-	parts     []*Selection
-	builtins  uint32
-	tab       *trigTable
-	custom    []uint64 // per part: bit k for ds.custom[k]
-	anyCustom uint64
-}
-
-// SelectEach prepares one pass for the selections sels of ds's detectors.
-// It reports false when ds has more custom detectors than a Selections
-// tells apart (64): the caller scans for each selection alone.
-func (ds *DetectorSet) SelectEach(sels []*Selection) (Selections, bool) {
-	if len(ds.custom) > 64 {
-		return Selections{}, false
-	}
-	m := Selections{parts: sels, custom: make([]uint64, len(sels))}
-	for i, sel := range sels {
-		m.builtins |= sel.builtins
-		for k, c := range ds.custom {
-			if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
-				m.custom[i] |= 1 << k
-			}
-		}
-		m.anyCustom |= m.custom[i]
-	}
-	m.tab = allTable
-	if m.builtins != allBuiltins {
-		m.tab = newTrigTable(m.builtins)
-	}
-	return m, true
-}
-
-// DetectEach is DetectAppend for each selection of m at the cost of one
-// pass: the pass runs once with every detector some selection selects,
-// and each selection gets the hits of its own detectors, overlaps
-// resolved among them alone, as DetectAppend(s, *m.parts[i]) gives them
-// (a detector's findings do not depend on which others run with it:
-// TestSinglePassMatchesDrivers). It appends the detections of each
-// selection in turn to dst, and to ends where each selection's end in
-// dst; selection i's are dst[ends[i-1]:ends[i]] (from len(dst) as given
-// for the first).
-func (ds *DetectorSet) DetectEach(dst []Detection, ends []int32, s string, m *Selections) ([]Detection, []int32) {
-	sc := ds.takeScratch()
-	v := buildView(s, sc.text, sc.segs)
-	keepLarger(&sc.text, v.buf)
-	keepLarger(&sc.segs, v.segs)
-	text := s
-	if len(v.segs) > 0 {
-		text = v.text
-	}
-	hits := ds.hitsOf(text, m.builtins, m.tab, m.anyCustom, sc)
-	for i, sel := range m.parts {
-		k := len(dst)
-		if len(hits) > 0 {
-			mine := sc.part[:0]
-			for _, h := range hits {
-				if h.det < numBuiltins && sel.builtins&(1<<h.det) != 0 ||
-					h.det >= numBuiltins && m.custom[i]&(1<<(h.det-numBuiltins)) != 0 {
-					mine = append(mine, h)
-				}
-			}
-			keepLarger(&sc.part, mine)
-			dst = ds.appendHits(dst, mine)
-			if k < len(dst) && len(v.segs) > 0 {
-				dst = append(dst[:k], v.mapBack(s, dst[k:])...)
-			}
-		}
-		ends = append(ends, int32(len(dst)))
-	}
-	ds.putScratch(sc)
-	return dst, ends
-}
-
 // scratch is the memory one Detect call works in: the reader view's text
 // and segments, the pass's spans and the hits. A DetectorSet keeps one
 // between calls, so that scanning string after string allocates only the
@@ -265,8 +186,6 @@ type detectScratch struct {
 	spans []Span
 	dets  []uint8
 	hits  []hit
-	part  []hit       // a selection's share of hits (DetectEach)
-	found []Detection // what a custom detector finds
 }
 
 // scratchKeep is the largest view text a DetectorSet keeps for the next
@@ -320,62 +239,34 @@ const singleThreaded = runtime.GOARCH == "wasm"
 
 // detectText is DetectAppend on text as it is.
 func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
-	var custom uint64
-	for k, c := range ds.custom {
-		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
-			custom |= 1 << k // a policy's 65th custom detector and on: below
-		}
-	}
-	hits := ds.hitsOf(s, sel.builtins, sel.tab, custom, sc)
-	for k := 64; k < len(ds.custom); k++ {
-		if c := ds.custom[k]; sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
-			hits = ds.appendCustom(hits, s, k, sc)
-		}
-	}
-	keepLarger(&sc.hits, hits)
-	return ds.appendHits(dst, hits)
-}
-
-// hitsOf is what the built-ins of builtins (bit i for
-// policy.BuiltinDetectors[i], tab covering their triggers) and the custom
-// detectors of custom (bit k for ds.custom[k]) find in s, overlaps not
-// resolved, in sc's hits.
-func (ds *DetectorSet) hitsOf(s string, builtins uint32, tab *trigTable, custom uint64, sc *detectScratch) []hit {
-	p := pass{s: s, on: ds.builtins & builtins, tab: tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}
 	keepLarger(&sc.spans, p.spans)
 	keepLarger(&sc.dets, p.dets)
+	if len(p.spans) == 0 && len(ds.custom) == 0 {
+		return dst
+	}
 	hits := sc.hits[:0]
 	for k, sp := range p.spans {
 		if spanOK(s, sp) {
 			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k])})
 		}
 	}
-	for k := range min(len(ds.custom), 64) {
-		if custom&(1<<k) != 0 {
-			hits = ds.appendCustom(hits, s, k, sc)
+	if len(ds.custom) > 0 {
+		var found []Detection
+		for k, c := range ds.custom {
+			if !sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
+				continue
+			}
+			found = c.detect(s, found[:0])
+			for _, d := range found {
+				hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k)})
+			}
 		}
 	}
 	keepLarger(&sc.hits, hits)
-	return hits
-}
-
-// appendCustom appends what custom detector k finds in s to hits.
-func (ds *DetectorSet) appendCustom(hits []hit, s string, k int, sc *detectScratch) []hit {
-	found := ds.custom[k].detect(s, sc.found[:0])
-	for _, d := range found {
-		hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k)})
-	}
-	clear(found) // Value may hold a copy of s's text
-	keepLarger(&sc.found, found)
-	return hits
-}
-
-// appendHits resolves the overlaps among hits (reordering them) and
-// appends them to dst as detections.
-func (ds *DetectorSet) appendHits(dst []Detection, hits []hit) []Detection {
 	if len(hits) == 0 {
 		return dst
 	}

@@ -44,9 +44,8 @@ type Engine struct {
 	pseudonyms *Pseudonymizer
 	// scratches holds *scratch: what a message's transforms reuse.
 	scratches sync.Pool
-	// noMemo turns the memo of scans off, noEach the one pass of a run's
-	// scanning steps (tests compare with them off).
-	noMemo, noEach bool
+	// noMemo turns the memo of scans off (tests compare with it off).
+	noMemo bool
 }
 
 // scratch is what the transforms of one message reuse from string to
@@ -69,21 +68,10 @@ type scratch struct {
 	// pseudonym: every mapping the payload issues or refreshes is used at
 	// that time (zero: not read yet).
 	now time.Time
-	// each is the last one-pass scan of a run's steps (detectEach): the
-	// string, and each scanning step's detections in found, step k's
-	// ending at ends[k].
-	each eachResult
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.
 	counts []labelCount
-}
-
-type eachResult struct {
-	s     string
-	scan  *runScan // nil: none yet
-	found []Detection
-	ends  []int32
 }
 
 type labelCount struct {
@@ -237,17 +225,12 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	clear(taken.targets[:cap(taken.targets)])
 	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
 	taken.memo.reset()
-	clear(taken.each.found)
-	taken.each = eachResult{found: taken.each.found[:0], ends: taken.each.ends[:0]}
 	// One huge message does not pin its buffers in the pool.
 	if cap(taken.buf) > maxScratchBuf {
 		taken.buf = nil
 	}
 	if cap(taken.found) > maxScratchFound {
 		taken.found = nil
-	}
-	if cap(taken.each.found) > maxScratchFound {
-		taken.each.found = nil
 	}
 	if cap(taken.memo.found) > maxScratchFound {
 		taken.memo.found = nil
@@ -272,12 +255,6 @@ const (
 // detect is Detect into run's scratch, when it has one, and memoised when
 // the scratch memoises. The result is valid until the next detect of run,
 // and read only.
-//
-// A run's anyScan (sel.each set) scans for all its scanning steps in one
-// pass and keeps each step's detections for the steps' own detect of the
-// same string (runString, after mayChange): what it returns then is every
-// step's detections one after the other, empty exactly when no step finds
-// anything.
 func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Detection {
 	// A short word ("gold", an enum value, most member names) holds
 	// nothing any detector finds: no pass, no memo. surelyClean reads s.
@@ -288,21 +265,10 @@ func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Det
 	if sc == nil {
 		return e.detectors.Detect(s, *sel)
 	}
-	if ex := &sc.each; ex.scan != nil && sameString(s, ex.s) {
-		if sel.each == ex.scan {
-			return ex.found // scanned already (mayChange, then runString)
-		}
-		if found, ok := ex.of(sel); ok {
-			return found
-		}
-	}
 	if sc.memo.on {
 		if found, ok := sc.memo.lookup(memoID, s); ok {
 			return found
 		}
-	}
-	if sel.each != nil && !e.noEach {
-		return e.detectEach(s, sel.each, memoID, sc)
 	}
 	found := e.detectors.DetectAppend(sc.found[:0], s, *sel)
 	sc.found = found[:0]
@@ -310,53 +276,6 @@ func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Det
 		sc.memo.add(memoID, s, found)
 	}
 	return found
-}
-
-// detectEach scans s for every scanning step of a run in one pass
-// (DetectorSet.DetectEach) and keeps what each finds in sc.each (and in
-// the memo) for the steps' own detect of s.
-func (e *Engine) detectEach(s string, rs *runScan, memoID uint16, sc *scratch) []Detection {
-	ex := &sc.each
-	clear(ex.found)
-	ex.found, ex.ends = e.detectors.DetectEach(ex.found[:0], ex.ends[:0], s, &rs.sels)
-	ex.s, ex.scan = s, rs
-	if sc.memo.adding {
-		from := int32(0)
-		for k, id := range rs.ids {
-			sc.memo.add(id, s, ex.found[from:ex.ends[k]])
-			from = ex.ends[k]
-		}
-		sc.memo.add(memoID, s, ex.found)
-	}
-	return ex.found
-}
-
-// of returns the detections of the step whose selection is sel in the
-// last one-pass scan (a step is known by its selection's address: the
-// scratch may serve more than one pipeline, whose memo ids are alike).
-func (ex *eachResult) of(sel *Selection) ([]Detection, bool) {
-	from := int32(0)
-	for k, part := range ex.scan.sels.parts {
-		if part == sel {
-			return ex.found[from:ex.ends[k]:ex.ends[k]], true
-		}
-		from = ex.ends[k]
-	}
-	return nil, false
-}
-
-// sameString reports whether a and b are equal, at once when they are
-// the same bytes (a step's string is most often the view mayChange
-// scanned).
-func sameString(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
-}
-
-// runScan is the one pass of a run's scanning steps (stepRun.anyScan):
-// their selections together, and their memo ids in the same order.
-type runScan struct {
-	sels Selections
-	ids  []uint16
 }
 
 // NewEngine builds the transform engine of a policy. key is the vault key
@@ -519,7 +438,6 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 	for i := range p.runs {
 		p.runs[i].anyScan = anyScan(p.runs[i].steps)
 		p.runs[i].anyScanID = anyScanMemo + uint16(i)
-		p.runs[i].anyScan.each = e.runScanOf(p.runs[i].steps)
 	}
 	p.onlyDepseudonymise = len(p.steps) > 0
 	for i := range p.steps {
@@ -543,8 +461,6 @@ type stepRun struct {
 	// findMask selects the detecting steps: what may change a protocol
 	// value or a member's name (the depseudonymiser leaves names alone).
 	findMask uint64
-	// scanMask selects the steps that scan (anyScan covers them).
-	scanMask uint64
 }
 
 func runsOf(steps []step) []stepRun {
@@ -563,9 +479,6 @@ func runsOf(steps []step) []stepRun {
 		sg.steps = append(sg.steps, st)
 		if st.detecting() {
 			sg.findMask |= bit
-			if st.scan {
-				sg.scanMask |= bit
-			}
 		}
 		if len(st.fields) > 0 {
 			sg.fieldMask |= bit
@@ -606,25 +519,6 @@ func anyScan(steps []*step) Selection {
 	return Select(names, min)
 }
 
-// runScanOf is the one pass of the scanning steps of a run (nil if it
-// has none, or the detector set cannot tell their selections apart in
-// one pass).
-func (e *Engine) runScanOf(steps []*step) *runScan {
-	rs := &runScan{}
-	var sels []*Selection
-	for _, st := range steps {
-		if st.detecting() && st.scan {
-			sels = append(sels, &st.sel)
-			rs.ids = append(rs.ids, st.memoID)
-		}
-	}
-	var ok bool
-	if rs.sels, ok = e.detectors.SelectEach(sels); !ok || len(sels) == 0 {
-		return nil
-	}
-	return rs
-}
-
 func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
 	if b < a {
 		return b
@@ -634,11 +528,6 @@ func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
 
 // runString runs the steps of a run that mask selects over one string.
 func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string {
-	if m := mask & sg.scanMask; m&(m-1) != 0 && sg.anyScan.each != nil && run.sc != nil {
-		// Two steps or more scan s: one pass finds what each would
-		// (a step that changes s leaves the next to scan its result).
-		e.detect(s, &sg.anyScan, sg.anyScanID, run)
-	}
 	for i, st := range sg.steps {
 		if mask&(1<<i) == 0 {
 			continue
