@@ -1,7 +1,7 @@
 package jsondoc
 
 import (
-	"encoding/binary"
+	"bytes"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -505,50 +505,28 @@ func (d *Doc) write(out []byte, n int32) []byte {
 }
 
 // decodeString decodes a validated, quoted JSON string.
-//
-// The decoded text is never longer than the quoted one, so it is written
-// into a buffer of that length at an index w <= i: eight bytes at a time
-// where they hold no backslash, one store each, with no call per escape
-// (in the VM a call, and a copy of each stretch between escapes, cost
-// more than the bytes). A JSON text inside a string ("{\"a\":1}") has an
-// escape every few bytes.
 func decodeString(q []byte) string {
 	s := q[1 : len(q)-1]
-	if len(s) == 0 {
-		return ""
-	}
-	buf := make([]byte, len(s))
-	w := 0
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	buf := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(s[i:])
-			// A byte of b is zero exactly where x holds a backslash; the
-			// test says whether one does (its bits may mark more bytes
-			// above the first, never one where there is none).
-			if b := x ^ '\\'*ones; (b-ones)&^b&highs == 0 {
-				binary.LittleEndian.PutUint64(buf[w:], x)
-				i, w = i+8, w+8
-				continue
-			}
+		j := bytes.IndexByte(s[i:], '\\')
+		if j < 0 {
+			buf = append(buf, s[i:]...)
+			break
 		}
-		c := s[i]
-		if c != '\\' {
-			buf[w] = c
-			i, w = i+1, w+1
-			continue
-		}
+		buf = append(buf, s[i:i+j]...)
+		i += j
 		switch s[i+1] {
 		case 'b':
-			c = '\b'
+			buf = append(buf, '\b')
 		case 'f':
-			c = '\f'
+			buf = append(buf, '\f')
 		case 'n':
-			c = '\n'
+			buf = append(buf, '\n')
 		case 'r':
-			c = '\r'
+			buf = append(buf, '\r')
 		case 't':
-			c = '\t'
+			buf = append(buf, '\t')
 		case 'u':
 			r, _ := hex4(s, i+2)
 			if r >= 0xD800 && r < 0xDC00 {
@@ -556,18 +534,17 @@ func decodeString(q []byte) string {
 				r = (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000
 				i += 6
 			}
-			w += utf8.EncodeRune(buf[w:], r)
+			buf = utf8.AppendRune(buf, r)
 			i += 6
 			continue
 		default: // " \ /
-			c = s[i+1]
+			buf = append(buf, s[i+1])
 		}
-		buf[w] = c
-		i, w = i+2, w+1
+		i += 2
 	}
 	// buf is this call's own and never written again: the string can be
 	// a view of it (one allocation, not two).
-	return unsafe.String(&buf[0], w)
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
