@@ -309,6 +309,12 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			// else holds or writes: the string can be a view of it.
 			doc.SetString(t.node, bytesView(t.sub.Bytes()))
 		}
+		if t.kind == jsonText {
+			// Nothing reads the JSON text's nodes after this (its strings
+			// are copies or views of the text, not of the nodes): the
+			// next parse takes the array.
+			t.sub.Release()
+		}
 	}
 	if p.annotates && annotated(kind, doc, n) {
 		run.flushCounts()
