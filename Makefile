@@ -45,7 +45,8 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-wasm: the benchmarks of plugin/mcp and transforms natively, in V8
+## bench-wasm: the benchmarks of the hot paths (plugin/mcp, transforms, the
+## libraries they call per message) natively, in V8
 ## (Node 22's WASI) and in wazero, tabled into docs/BENCHMARKS.md
 ## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it; BASE=commit
 ## adds that commit's figures, run alternately with these, and the speed-up)

@@ -194,3 +194,28 @@ func TestRateLimitRefillAcrossWorkers(t *testing.T) {
 		})
 	}
 }
+
+// The plugin reads the time as the host's: under a simulated clock that
+// stands still, real time passing refills nothing. Regression: the
+// plugin derives the wall time from the monotonic clock between reads of
+// the wall clock, and the harness's monotonic clock ran in real time under
+// a custom Clock, so a slow run refilled buckets the test had not
+// advanced (TestRateLimitRefillAcrossWorkers passed 46-49 calls, not 44).
+func TestRateLimitFollowsHostClockNotRealTime(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	// 10 per second: 300 ms of real time would refill three tokens.
+	h := rlHost(t, `{"rate": 10, "per": "second", "burst": 1, "scope": "global"}`, 1, &clock)
+	vm := h.Worker(0)
+	if !rlCall(t, vm, 1, "alice", "search").passed {
+		t.Fatal("the first call (the burst) was refused")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if rlCall(t, vm, 2, "alice", "search").passed {
+		t.Fatal("a call passed with the host clock unchanged: real time refilled the bucket")
+	}
+	clock.Add(int64(150 * time.Millisecond))
+	if !rlCall(t, vm, 3, "alice", "search").passed {
+		t.Fatal("a call was refused after the host clock moved one and a half tokens' time")
+	}
+}

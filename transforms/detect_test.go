@@ -798,6 +798,57 @@ func singlePassSame(t *testing.T, ds *DetectorSet, sel Selection, s string) {
 	if got, want := ds.detectText(nil, s, sel, new(detectScratch)), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Detect %v, former %v, in %q", got, want, s)
 	}
+	pairPassSame(t, s)
+}
+
+// byteTable is allTable without the pair conditions of pairTriggers, but
+// those the pass's visits rely on (a digit run's first digit, the B before
+// bearer's e): every trigger byte visited whatever precedes it.
+var byteTable = buildTrigTable(allBuiltins, func(d int, b, c byte) bool {
+	switch d {
+	case detPhone, detCard, detIBAN:
+		return !piiDigit(b)
+	case detBearer:
+		return b == 'B' || b == 'b'
+	}
+	return true
+})
+
+// TestPairTable: the pass with the pair table equals the pass visiting
+// every trigger byte at the edges of strings and words (the byte before
+// the first is none), across the eight-byte words and in the short tail,
+// and where a JSON escape's letter comes before a trigger (\t4111…: not a
+// word character, so no pair condition may exclude a lower-case letter
+// before a digit).
+func TestPairTable(t *testing.T) {
+	for _, s := range []string{
+		"", "4", "4111 1111 1111 1111", "Bearer abcdefghijklmnop", "bearer abcdefghijklmnop",
+		"x Bearer abcdefghijklmnopqrst", "1234567.192.168.1.1", ".1.2.3.4", "078-05-1120", "a-078-05-1120",
+		`x \t4111 1111 1111 1111 y`, `x \n+1 555 123 4567 y`, `\nxoxb-1234567890-abcdefghijklmn`,
+		"AKIAIOSFODNN7EXAMPLE", "xAKIAIOSFODNN7EXAMPLE", "key=AIzaSyA1234567890abcdefghijklmnopqrstu",
+		"00:1a:2b:3c:4d:5e", "01-23-45-67-89-ab", "fe80::1", "::1", "arn:aws:s3:::bucket",
+		"password: hunter2hunter2", `"token" = "abcdefgh12345678"`, "sk_live_abcdefghijklmnop1234", "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+		"-----BEGIN RSA PRIVATE KEY-----", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghij",
+	} {
+		for pad := 0; pad < 9; pad++ {
+			pairPassSame(t, strings.Repeat(" ", pad)+s)
+			pairPassSame(t, strings.Repeat("a", pad)+s+strings.Repeat("9", pad))
+		}
+	}
+}
+
+// pairPassSame fails t unless the pass with every detector finds the same
+// spans, from the same detectors in the same order, with allTable as with
+// byteTable: the visits pairTriggers saves would have found nothing.
+func pairPassSame(t *testing.T, s string) {
+	t.Helper()
+	got := pass{s: s, on: allBuiltins, tab: allTable, multi: true}
+	got.run()
+	want := pass{s: s, on: allBuiltins, tab: byteTable, multi: true}
+	want.run()
+	if !slices.Equal(got.spans, want.spans) || !slices.Equal(got.dets, want.dets) {
+		t.Fatalf("pair table %v %v, byte table %v %v, in %q", got.spans, got.dets, want.spans, want.dets, s)
+	}
 }
 
 // The pass finds what the former drivers found: on the detector corpus,

@@ -2,6 +2,8 @@ package transforms
 
 import (
 	"bytes"
+	"encoding/base64"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -308,6 +310,12 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			// else holds or writes: the string can be a view of it.
 			doc.SetString(t.node, bytesView(t.sub.Bytes()))
 		}
+		if t.kind == jsonText {
+			// Nothing reads the JSON text's nodes after this (its strings
+			// are copies or views of the text, not of the nodes): the
+			// next parse takes the array.
+			t.sub.Release()
+		}
 	}
 	if p.annotates && annotated(kind, doc, n) {
 		run.flushCounts()
@@ -426,7 +434,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	// mostly clean: each string is looked at in place before it is
 	// copied. Data (structuredContent, arguments, JSON text) often holds
 	// findings, which the look would only scan twice.
-	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData}
+	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg)}
 	if sg.scoped {
 		w.in, w.out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
 		for i, st := range sg.steps {
@@ -441,7 +449,11 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	w.visit(root, sh, ^sg.fieldMask, 0, false)
 }
 
-// docWalk is runDocument's walk of one structure.
+// docWalk is runDocument's walk of one structure. A walk without fields
+// or exclude_fields (most: every output pipeline of the standard
+// profiles) gives every node the same steps, so its containers read their
+// members themselves: a boolean, a clean name or a structural value costs
+// no call, which inside the VM costs more than the look itself.
 type docWalk struct {
 	e        *Engine
 	sg       *stepRun
@@ -449,12 +461,77 @@ type docWalk struct {
 	run      *Run
 	separate bool
 	precheck bool
+	detects  bool               // some step of the run detects (runDetects)
 	in, out  []map[int32]bool   // per step: the nodes its fields and exclude_fields reach
 	names    map[int32]*nameSet // the objects whose members were renamed
+	looks    [2]stepLook        // what the steps of the last two masks do (look)
+	nextLook uint8              // the slot of looks the next new mask takes
+}
+
+// stepLook is what the steps of one mask may do to a string, as
+// Engine.mayChange works it out: worked out once per walk, not per
+// string (a walk without fields sees two masks: text, and protocol
+// values).
+type stepLook struct {
+	mask     uint64
+	known    bool
+	always   bool // a step that may change any string
+	maxChars int  // the shortest truncation (math.MaxInt: none)
+	scans    bool // a scanning step
+}
+
+// look is the stepLook of mask.
+func (w *docWalk) look(mask uint64) *stepLook {
+	for i := range w.looks {
+		if l := &w.looks[i]; l.known && l.mask == mask {
+			return l
+		}
+	}
+	l := &w.looks[w.nextLook&1]
+	w.nextLook++
+	*l = stepLook{mask: mask, known: true, maxChars: math.MaxInt}
+	for i, st := range w.sg.steps {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		switch {
+		case st.kind == stepTruncate:
+			l.maxChars = min(l.maxChars, st.maxChars)
+		case st.detecting():
+			l.scans = l.scans || st.scan
+		default:
+			l.always = true
+		}
+	}
+	return l
+}
+
+// unchanged reports whether the steps of mask surely leave plain string
+// raw (no escapes) as it is, looking in place: Engine.mayChange, and
+// runText's reading of base64 (a base64 word whose first characters do
+// not decode to text carries none, notBase64Text).
+func (w *docWalk) unchanged(raw []byte, mask uint64) bool {
+	if len(raw) == 0 {
+		return true // no step changes an empty string, nor reads base64 in it
+	}
+	if len(raw) >= minBase64Text && base64Word(raw) && !notBase64Text(raw) {
+		return false
+	}
+	l := &w.looks[0] // look, in line for the two masks it keeps
+	if !l.known || l.mask != mask {
+		if l = &w.looks[1]; !l.known || l.mask != mask {
+			l = w.look(mask)
+		}
+	}
+	if l.always || len(raw) > l.maxChars {
+		return false
+	}
+	e := w.e
+	return !l.scans || e.detectors.surelyClean(raw) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
 }
 
 func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool) {
-	e, sg, d, run := w.e, w.sg, w.d, w.run
+	sg := w.sg
 	if sg.scoped {
 		for i := range sg.steps {
 			if w.out[i][n] {
@@ -466,99 +543,217 @@ func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool)
 		}
 	}
 	if named {
-		e.runName(sg, d, n, reached&^excluded&sg.findMask, &w.names, run)
+		w.e.runName(sg, w.d, n, reached&^excluded&sg.findMask, &w.names, w.run)
 	}
-	switch d.Kind(n) {
+	switch w.d.Kind(n) {
 	case jsondoc.String:
-		mask := reached &^ excluded
-		if mask == 0 {
-			return
-		}
-		rd := readText
-		if sh != shData {
-			rd = readingAt(d, n, sh, w.separate)
-		}
-		if rd != readNone && inlineBase64(d, n) && runDetects(sg) {
-			// A data: URI, wherever it is: its base64 is read for the
-			// text it carries (a protocol value then holds nothing
-			// more). One whose "base64" is not base64 (text after
-			// ;base64,) carries nothing: it is read for what it says,
-			// as any protocol value.
-			read := e.dataURINode(sg, d, n, mask, run)
-			if run.Blocked {
-				return
-			}
-			if rd != readText {
-				if read {
-					return
-				}
-				rd = readFindings
-			}
-		}
-		look := w.precheck // look in place before running the steps
-		switch rd {
-		case readText:
-		case readFindings:
-			// Only what a detector finds changes a protocol value.
-			if mask &= sg.findMask; mask == 0 {
-				return
-			}
-			look = true
-		default: // readNone, and readInline without a detecting step
-			return
-		}
-		// A string without escapes is run as a view of the document's
-		// bytes: only what the steps change is copied (PseudonymStore
-		// copies what it keeps).
-		var s string
-		if raw, ok := d.StrRaw(n); ok {
-			if look && !base64Word(raw) && !e.mayChange(sg, raw, mask, run) {
-				return // nothing to find
-			}
-			s = bytesView(raw)
-		} else {
-			s, _ = d.Str(n)
-		}
-		if r := e.runText(sg, s, mask, run); r != s {
-			d.SetString(n, r)
-		}
+		w.str(n, sh, reached&^excluded)
 	case jsondoc.Number:
-		// A number is read as the digits a reader sees (a card
-		// number sent as a JSON number); what the detectors find
-		// makes it a string. Protocol numbers (error codes, progress)
-		// are too short for any built-in.
-		if mask := reached &^ excluded & sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
-			(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
-			raw := d.Raw(n)
-			if e.mayChange(sg, raw, mask, run) {
-				if r := e.runString(sg, bytesView(raw), mask, run); r != bytesView(raw) {
-					d.SetString(n, r)
-				}
-			}
-		}
+		w.number(n, sh, reached&^excluded)
 	case jsondoc.Object:
-		if skipped(sh, w.separate) {
-			return
-		}
+		w.object(n, sh, reached, excluded)
+	case jsondoc.Array:
+		w.array(n, sh, reached, excluded)
+	}
+}
+
+// object walks the members of object n reached as sh.
+func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
+	if skipped(sh, w.separate) {
+		return
+	}
+	d, run := w.d, w.run
+	if sh <= shEnvelope || sh == shContent || sh == shInputParams {
 		sh = refine(d, n, sh)
+	}
+	if w.sg.scoped {
+		// Each member may be reached by other steps: visit works it out.
 		for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
 			csh := childOf(d, c, sh)
 			w.visit(c, csh, reached, excluded, nameIsData(sh, csh))
 		}
-	case jsondoc.Array:
-		if isPart(sh) || sh == shOpaque {
-			sh = shData // what these places hold is an object, or a string
+		return
+	}
+	mask := reached &^ excluded
+	nameMask := mask & w.sg.findMask
+	every, table := memberShapes(sh)
+	for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+		key, plain := d.KeyRaw(c)
+		csh := every
+		switch {
+		case table == nil:
+		case plain && len(key) > 0:
+			// memberTable.shapeOf, in line.
+			csh = shData
+			for _, m := range table[bucket(key)] {
+				if sameBytes(key, m.key) {
+					csh = m.sh
+					break
+				}
+			}
+		default:
+			csh = table.shapeOf(d, c)
 		}
-		if skipped(sh, w.separate) {
-			return
+		if nameMask != 0 && nameIsData(sh, csh) && (!plain || !w.e.detectors.surelyClean(key)) {
+			// Most names are short words, settled here as runName
+			// would first (only detecting steps read names).
+			w.e.runName(w.sg, d, c, nameMask, &w.names, run)
 		}
-		if sh == shEnvID {
-			sh = shData // an id, method or version is never a list
+		switch d.Kind(c) {
+		case jsondoc.String:
+			w.str(c, csh, mask)
+		case jsondoc.Number:
+			w.number(c, csh, mask)
+		case jsondoc.Object:
+			w.object(c, csh, reached, excluded)
+		case jsondoc.Array:
+			w.array(c, csh, reached, excluded)
 		}
+	}
+}
+
+// array walks the elements of array n reached as sh.
+func (w *docWalk) array(n int32, sh shape, reached, excluded uint64) {
+	if isPart(sh) || sh == shOpaque {
+		sh = shData // what these places hold is an object, or a string
+	}
+	if skipped(sh, w.separate) {
+		return
+	}
+	if sh == shEnvID {
+		sh = shData // an id, method or version is never a list
+	}
+	d, run := w.d, w.run
+	if w.sg.scoped {
 		for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
 			w.visit(c, sh, reached, excluded, false)
 		}
+		return
 	}
+	mask := reached &^ excluded
+	for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+		switch d.Kind(c) {
+		case jsondoc.String:
+			w.str(c, sh, mask)
+		case jsondoc.Number:
+			w.number(c, sh, mask)
+		case jsondoc.Object:
+			w.object(c, sh, reached, excluded)
+		case jsondoc.Array:
+			w.array(c, sh, reached, excluded)
+		}
+	}
+}
+
+// str runs the steps of mask over string node n reached as sh.
+func (w *docWalk) str(n int32, sh shape, mask uint64) {
+	if mask == 0 {
+		return
+	}
+	e, sg, d, run := w.e, w.sg, w.d, w.run
+	raw, plain := d.StrRaw(n)
+	rd := readText
+	if sh != shData {
+		if rd = readings[b2i(w.separate)][sh]; rd == readByValue {
+			if toks := tokens[sh]; toks != nil && plain {
+				// An enumeration's value, written plainly: readingAt,
+				// in line.
+				rd = readText
+				for _, t := range toks {
+					if sameBytes(raw, t) {
+						rd = readNone
+						break
+					}
+				}
+			} else {
+				rd = readingAt(d, n, sh, w.separate)
+			}
+		}
+	}
+	// A data: URI (checked by its first byte before anything is called),
+	// wherever it is: its base64 is read for the text it carries (a
+	// protocol value then holds nothing more). One whose "base64" is not
+	// base64 (text after ;base64,) carries nothing: it is read for what
+	// it says, as any protocol value.
+	if rd != readNone && w.detects && (!plain || len(raw) > 0 && raw[0] == 'd') && inlineBase64(d, n) {
+		read := e.dataURINode(sg, d, n, mask, run)
+		if run.Blocked {
+			return
+		}
+		if rd != readText {
+			if read {
+				return
+			}
+			rd = readFindings
+		}
+	}
+	look := w.precheck // look in place before running the steps
+	switch rd {
+	case readText:
+	case readFindings:
+		// Only what a detector finds changes a protocol value.
+		if mask &= sg.findMask; mask == 0 {
+			return
+		}
+		look = true
+	default: // readNone, and readInline without a detecting step
+		return
+	}
+	// A string without escapes is run as a view of the document's bytes:
+	// only what the steps change is copied (PseudonymStore copies what it
+	// keeps).
+	var s string
+	if plain {
+		if look && w.unchanged(raw, mask) {
+			return // nothing to find
+		}
+		s = bytesView(raw)
+	} else {
+		s, _ = d.Str(n)
+	}
+	if r := e.runText(sg, s, mask, run); r != s {
+		d.SetString(n, r)
+	}
+}
+
+// number runs the steps of mask over number node n reached as sh. A
+// number is read as the digits a reader sees (a card number sent as a
+// JSON number); what the detectors find makes it a string. Protocol
+// numbers (error codes, progress) are too short for any built-in.
+func (w *docWalk) number(n int32, sh shape, mask uint64) {
+	e, sg, d, run := w.e, w.sg, w.d, w.run
+	if mask &= sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
+		(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
+		raw := d.Raw(n)
+		if e.mayChange(sg, raw, mask, run) {
+			if r := e.runString(sg, bytesView(raw), mask, run); r != bytesView(raw) {
+				d.SetString(n, r)
+			}
+		}
+	}
+}
+
+// notBase64Text reports whether base64 word raw (base64Word) surely
+// carries no text: its first characters (at most 16, before any padding)
+// decode, in the alphabet base64Text would pick, to bytes that are not
+// UTF-8 text however they go on, so base64Text fails. Most identifiers
+// that are base64 words ("summarize_customer") fail at the first bytes,
+// and are then looked at as any string, without the decoding. False when
+// it cannot tell.
+func notBase64Text(raw []byte) bool {
+	head := raw[:min(len(raw), 16)]
+	if i := bytes.IndexByte(head, '='); i >= 0 {
+		head = head[:i]
+	}
+	enc := base64.RawStdEncoding
+	if bytes.ContainsAny(raw, "-_") {
+		enc = base64.RawURLEncoding
+	}
+	var buf [12]byte
+	// Line breaks are skipped, as base64Text removes them; a head cut
+	// inside a quantum decodes the bytes it holds whole.
+	k, err := enc.Decode(buf[:], head)
+	return err == nil && !textBytes(buf[:k], true)
 }
 
 // runName runs the detecting steps of mask over the name of member n (see

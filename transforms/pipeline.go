@@ -39,6 +39,7 @@ type Engine struct {
 	policy    *policy.Policy
 	detectors *DetectorSet
 	store     PseudonymStore
+	clocked   clockedStore // store, if it is one
 	hasher    *Hasher
 	// pseudonyms computes pseudonyms when there is no store (tools that
 	// only preview): nothing is stored, nothing resolves.
@@ -286,7 +287,9 @@ func NewEngine(p *policy.Policy, store PseudonymStore, key []byte) (*Engine, err
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: NewPseudonymizer(key)}, nil
+	e := &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: NewPseudonymizer(key)}
+	e.clocked, _ = store.(clockedStore)
+	return e, nil
 }
 
 // Detectors is the policy's detector set.
@@ -802,7 +805,11 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 	case run.Preview:
 		return store.Pseudonym(run.Namespace, label, value)
 	}
-	if v, ok := store.(clockedStore); ok && run.sc != nil {
+	v := e.clocked // asserted once: in the VM an assertion to an interface is a table lookup
+	if run.Store != nil {
+		v, _ = store.(clockedStore)
+	}
+	if v != nil && run.sc != nil {
 		if run.sc.now.IsZero() {
 			run.sc.now = v.clock()
 		}

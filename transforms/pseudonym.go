@@ -60,13 +60,25 @@ func (p *Pseudonymizer) Pseudonym(namespace, label, value string) string {
 		in = binary.AppendUvarint(in, uint64(len(f)))
 		in = append(in, f...)
 	}
-	if n := normalizedLen(label, value); n >= 0 {
-		in = binary.AppendUvarint(in, uint64(n))
-		in = appendNormalized(in, label, value)
-	} else {
+	// The normalised value is written after a one-byte length, which
+	// holds it unless it is 128 bytes or longer: one pass over the value
+	// and one look at the label, where counting first would be two of
+	// each.
+	in = append(in, 0)
+	at := len(in)
+	var ascii bool
+	if in, ascii = appendNormalizedASCII(in, label, value); !ascii {
 		f := Normalize(label, value)
-		in = binary.AppendUvarint(in, uint64(len(f)))
+		in = binary.AppendUvarint(in[:at-1], uint64(len(f)))
 		in = append(in, f...)
+	} else if n := len(in) - at; n < 0x80 {
+		in[at-1] = byte(n)
+	} else {
+		var l [binary.MaxVarintLen64]byte
+		k := binary.PutUvarint(l[:], uint64(n))
+		in = append(in, l[1:k]...)
+		copy(in[at-1+k:], in[at:at+n])
+		copy(in[at-1:], l[:k])
 	}
 	p.mac.Sum(&p.sum, in)
 	p.in = in
@@ -144,6 +156,52 @@ func appendNormalized(dst []byte, label, value string) []byte {
 		return appendKept(dst, value, func(c byte) bool { return c >= '0' && c <= '9' })
 	}
 	return append(dst, value...)
+}
+
+// appendNormalizedASCII appends Normalize(label, value) and true when
+// value is ASCII; else it may have appended part of it, and reports false.
+func appendNormalizedASCII(dst []byte, label, value string) ([]byte, bool) {
+	switch label {
+	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
+		for i := 0; i < len(value); i++ {
+			c := value[i]
+			if c >= 0x80 {
+				return dst, false // Unicode lower case may change the length
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+		}
+	case "PHONE":
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; c >= '0' && c <= '9' || c == '+' {
+				dst = append(dst, c)
+			}
+		}
+	case "CREDIT_CARD", "US_SSN":
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; c >= '0' && c <= '9' {
+				dst = append(dst, c)
+			}
+		}
+	case "IBAN":
+		for i := 0; i < len(value); i++ {
+			c := value[i]
+			if c >= 0x80 {
+				return dst, false // Unicode upper case may change the length
+			}
+			if c >= 'a' && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			if c != ' ' && c != '-' {
+				dst = append(dst, c)
+			}
+		}
+	default:
+		dst = append(dst, value...)
+	}
+	return dst, true
 }
 
 func count(s string, ok func(byte) bool) int {

@@ -153,7 +153,9 @@ var members [numShapes]map[string]shape
 // first and last bytes pick one of 64 buckets, mostly empty (a member the
 // table does not know, such as description, is ruled out by the empty
 // bucket) or holding the one name to compare.
-var memberIndex [numShapes]*[64][]member
+var memberIndex [numShapes]*memberTable
+
+type memberTable [64][]member
 
 type member struct {
 	key string
@@ -162,6 +164,45 @@ type member struct {
 
 func bucket[K string | []byte](k K) uint {
 	return (uint(len(k))*7 + uint(k[0])*3 + uint(k[len(k)-1])) & 63
+}
+
+// shapeOf is the shape of member c in an object of the table's shape:
+// what the table says, else data.
+func (t *memberTable) shapeOf(d *jsondoc.Doc, c int32) shape {
+	if raw, ok := d.KeyRaw(c); ok {
+		if len(raw) > 0 {
+			for _, m := range t[bucket(raw)] {
+				if sameBytes(raw, m.key) {
+					return m.sh
+				}
+			}
+		}
+		return shData
+	}
+	k := d.Key(c) // an escaped name, read decoded
+	if len(k) > 0 {
+		for _, m := range t[bucket(k)] {
+			if k == m.key {
+				return m.sh
+			}
+		}
+	}
+	return shData
+}
+
+// sameBytes reports whether b holds the bytes of s, compared in line: the
+// names compared are short, and a call to the runtime's comparison costs
+// more than they do inside the VM.
+func sameBytes(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if b[i] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // tokens are the values of each enumeration the schema defines (a few
@@ -343,7 +384,7 @@ func init() {
 		if len(members[sh]) == 0 {
 			continue
 		}
-		memberIndex[sh] = new([64][]member)
+		memberIndex[sh] = new(memberTable)
 		for k, c := range members[sh] {
 			b := bucket(k)
 			memberIndex[sh][b] = append(memberIndex[sh][b], member{k, c})
@@ -379,37 +420,29 @@ func init() {
 // childOf is the shape of member c of an object of shape sh: what the
 // table says, else data (for an object of schemas, a schema).
 func childOf(d *jsondoc.Doc, c int32, sh shape) shape {
+	every, table := memberShapes(sh)
+	if table == nil {
+		return every
+	}
+	return table.shapeOf(d, c)
+}
+
+// memberShapes is what the members of an object of shape sh are: the
+// table that names them, or (table nil) the one shape every member has.
+// A walk reads it once per object, not per member.
+func memberShapes(sh shape) (every shape, table *memberTable) {
 	switch sh {
 	case shSchemaMap:
-		return shSchema
+		return shSchema, nil
 	case shInputRequests:
-		return shInputRequest
+		return shInputRequest, nil
 	case shInputResponses:
-		return shClientResult
+		return shClientResult, nil
 	}
-	idx := memberIndex[sh]
-	if idx == nil {
-		return shData
+	if t := memberIndex[sh]; t != nil {
+		return shData, t
 	}
-	if raw, ok := d.KeyRaw(c); ok {
-		if len(raw) > 0 {
-			for _, m := range idx[bucket(raw)] {
-				if string(raw) == m.key { // no allocation
-					return m.sh
-				}
-			}
-		}
-		return shData
-	}
-	k := d.Key(c) // an escaped name, read decoded
-	if len(k) > 0 {
-		for _, m := range idx[bucket(k)] {
-			if k == m.key {
-				return m.sh
-			}
-		}
-	}
-	return shData
+	return shData, nil
 }
 
 // refine is the shape of object n reached as sh: a content block by its
@@ -488,23 +521,8 @@ const (
 // structuredContent are targets of their own (results), else text in
 // place (server messages).
 func readingAt(d *jsondoc.Doc, n int32, sh shape, separate bool) reading {
-	switch sh {
-	case shOwn, shEnvID, shOpaque:
-		return readNone
-	case shID:
-		return readFindings
-	case shBinary:
-		return readNone // a target of its own (binaryItem)
-	case shSepText, shSepStructured:
-		if separate {
-			return readNone
-		}
-		return readText
-	case shIconSrc, shMime, shProtocolVersion:
-	default:
-		if tokens[sh] == nil {
-			return readText
-		}
+	if rd := readings[b2i(separate)][sh]; rd != readByValue {
+		return rd
 	}
 	// A value to look at: without allocating when written plainly (what
 	// every token is; an escaped one is read decoded).
@@ -531,11 +549,60 @@ func readingAt(d *jsondoc.Doc, n int32, sh shape, separate bool) reading {
 		return readText
 	}
 	for _, t := range tokens[sh] {
-		if string(raw) == t {
+		if sameBytes(raw, t) {
 			return readNone
 		}
 	}
 	return readText
+}
+
+// readByValue marks, in readings, a shape whose strings are read by their
+// value (an enumeration, a MIME type, an icon's src, a protocol version).
+const readByValue reading = 255
+
+// readings is how a string reached as a shape is read when that does not
+// depend on its value (else readByValue), without and with separate
+// targets: what readingAt works out, looked up once per configuration.
+var readings [2][numShapes]reading
+
+func init() {
+	for sep := range readings {
+		for sh := range shape(numShapes) {
+			readings[sep][sh] = readingOf(sh, sep == 1)
+		}
+	}
+}
+
+// readingOf is readingAt for a shape whose reading does not depend on the
+// value, else readByValue.
+func readingOf(sh shape, separate bool) reading {
+	switch sh {
+	case shOwn, shEnvID, shOpaque:
+		return readNone
+	case shID:
+		return readFindings
+	case shBinary:
+		return readNone // a target of its own (binaryItem)
+	case shSepText, shSepStructured:
+		if separate {
+			return readNone
+		}
+		return readText
+	case shIconSrc, shMime, shProtocolVersion:
+		return readByValue
+	}
+	if tokens[sh] == nil {
+		return readText
+	}
+	return readByValue
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // textAt reports whether string node n, reached as sh, is text to

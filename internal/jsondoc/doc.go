@@ -15,20 +15,78 @@ import (
 type Doc struct {
 	src   []byte
 	nodes []node
-	// repl holds replacement values by node index: a string for SetString,
-	// raw JSON for SetRaw.
-	repl map[int32]replacement
+	// edits hold replacement values (a string for SetString, raw JSON
+	// for SetRaw), the first few in the Doc itself (no allocation for the
+	// few values a message's transforms change), node.edit telling where;
+	// past maxEdits they are in moreEdits by node index. Not a map per
+	// document: in the VM a map's making, hashing and growing cost more
+	// than the edits.
+	edits     [inlineEdits]replacement
+	more      []replacement
+	moreEdits map[int32]replacement
 	// extra holds members or elements appended to a container.
 	extra map[int32][]appended
 	// keys holds member names replaced by SetKey, by node index.
-	keys    map[int32]string
-	changed bool
+	keys     map[int32]string
+	numEdits int // in edits and more
+	changed  bool
 }
 
+// replacement is a node's new value: a string, or raw JSON (SetRaw's
+// bytes, viewed as a string: the caller guarantees they stay as given).
 type replacement struct {
 	str   string
-	raw   []byte
 	isRaw bool
+}
+
+// inlineEdits is how many replacements a Doc holds in itself, maxEdits
+// how many node.edit can point to.
+const (
+	inlineEdits = 8
+	maxEdits    = 1<<16 - 1
+)
+
+// edit returns the replacement of node n (flagged replaced).
+func (d *Doc) edit(n int32) replacement {
+	switch i := int(d.nodes[n].edit) - 1; {
+	case i < 0:
+		return d.moreEdits[n]
+	case i < inlineEdits:
+		return d.edits[i]
+	default:
+		return d.more[i-inlineEdits]
+	}
+}
+
+// setEdit makes r node n's replacement.
+func (d *Doc) setEdit(n int32, r replacement) {
+	m := &d.nodes[n]
+	if m.flags&replaced != 0 {
+		switch i := int(m.edit) - 1; {
+		case i < 0:
+			d.moreEdits[n] = r
+		case i < inlineEdits:
+			d.edits[i] = r
+		default:
+			d.more[i-inlineEdits] = r
+		}
+		return
+	}
+	m.flags |= replaced
+	switch i := d.numEdits; {
+	case i < inlineEdits:
+		d.edits[i] = r
+	case i < maxEdits:
+		d.more = append(d.more, r)
+	default:
+		if d.moreEdits == nil {
+			d.moreEdits = map[int32]replacement{}
+		}
+		d.moreEdits[n] = r
+		return
+	}
+	d.numEdits++
+	m.edit = uint16(d.numEdits)
 }
 
 type appended struct {
@@ -241,7 +299,7 @@ func (d *Doc) Str(n int32) (string, bool) {
 	}
 	m := &d.nodes[n]
 	if m.flags&replaced != 0 {
-		if r := d.repl[n]; !r.isRaw {
+		if r := d.edit(n); !r.isRaw {
 			return r.str, true
 		}
 		return "", false
@@ -319,22 +377,14 @@ func (d *Doc) touch(n int32) {
 
 // SetString replaces the value of string node n.
 func (d *Doc) SetString(n int32, s string) {
-	if d.repl == nil {
-		d.repl = map[int32]replacement{}
-	}
-	d.repl[n] = replacement{str: s}
-	d.nodes[n].flags |= replaced
+	d.setEdit(n, replacement{str: s})
 	d.touch(n)
 }
 
 // SetRaw replaces node n by raw JSON, which the caller guarantees is one
 // valid JSON value (it is written as is).
 func (d *Doc) SetRaw(n int32, raw []byte) {
-	if d.repl == nil {
-		d.repl = map[int32]replacement{}
-	}
-	d.repl[n] = replacement{raw: raw, isRaw: true}
-	d.nodes[n].flags |= replaced
+	d.setEdit(n, replacement{str: unsafe.String(unsafe.SliceData(raw), len(raw)), isRaw: true})
 	d.touch(n)
 }
 
@@ -391,9 +441,9 @@ func (d *Doc) write(out []byte, n int32) []byte {
 		return append(out, d.src[m.start:m.end]...)
 	}
 	if m.flags&replaced != 0 {
-		r := d.repl[n]
+		r := d.edit(n)
 		if r.isRaw {
-			return append(out, r.raw...)
+			return append(out, r.str...)
 		}
 		return AppendString(out, r.str)
 	}
@@ -492,7 +542,9 @@ func decodeString(q []byte) string {
 		}
 		i += 2
 	}
-	return string(buf)
+	// buf is this call's own and never written again: the string can be
+	// a view of it (one allocation, not two).
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;

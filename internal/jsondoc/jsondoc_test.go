@@ -632,3 +632,84 @@ func getMatchesReference(t *testing.T, d *Doc) {
 	}
 	check()
 }
+
+// A document's replacements live in the Doc (the first inlineEdits), in a
+// slice (up to maxEdits) and in a map (past it): each node reads back its
+// own, the last one set wins, and a string replaced by raw JSON (or raw
+// JSON by a string) is written as the last set.
+func TestEditsKeptApart(t *testing.T) {
+	for _, n := range []int{1, inlineEdits, inlineEdits + 1, 100, maxEdits + 10} {
+		var src strings.Builder
+		src.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				src.WriteByte(',')
+			}
+			src.WriteString(`"v"`)
+		}
+		src.WriteByte(']')
+		d, err := Parse([]byte(src.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]any, n)
+		i := 0
+		for c := d.First(Root); c != None; c = d.Next(c) {
+			switch i % 3 {
+			case 0:
+				d.SetString(c, fmt.Sprint("s", i))
+				want[i] = fmt.Sprint("s", i)
+			case 1:
+				d.SetRaw(c, []byte(fmt.Sprint(i)))
+				want[i] = float64(i)
+			case 2: // set twice, the other kind first
+				d.SetRaw(c, []byte(`null`))
+				d.SetString(c, fmt.Sprint("t", i))
+				want[i] = fmt.Sprint("t", i)
+			}
+			i++
+		}
+		// Set again, after every other: the first node's last value wins.
+		d.SetRaw(d.First(Root), []byte(`true`))
+		want[0] = true
+		var got []any
+		if err := json.Unmarshal(d.Bytes(), &got); err != nil {
+			t.Fatalf("%d edits: %v", n, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d edits: got %.200v\nwant %.200v", n, got, want)
+		}
+		if n > 2 {
+			if s, ok := d.Str(d.Next(d.Next(d.First(Root)))); s != "t2" || !ok {
+				t.Errorf("%d edits: Str of the third: %q %v", n, s, ok)
+			}
+		}
+		if _, ok := d.Str(d.First(Root)); ok {
+			t.Errorf("%d edits: Str of raw JSON reads as a string", n)
+		}
+	}
+}
+
+// decodeString reads eight bytes at a time between escapes: every escape
+// at every offset from a word's start, runs of plain bytes of every
+// length, decode as encoding/json decodes them.
+func TestDecodeString(t *testing.T) {
+	escapes := []string{`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u20ac`, `\ud83d\ude00`, `é`, `€`}
+	for _, esc := range escapes {
+		for pre := range 18 {
+			for post := range 10 {
+				q := `"` + strings.Repeat("a", pre) + esc + strings.Repeat("b", post) + esc + `"`
+				var want string
+				if err := json.Unmarshal([]byte(q), &want); err != nil {
+					t.Fatal(err)
+				}
+				if got := decodeString([]byte(q)); got != want {
+					t.Fatalf("decodeString(%s) = %q, want %q", q, got, want)
+				}
+			}
+		}
+	}
+	if got := decodeString([]byte(`""`)); got != "" {
+		t.Errorf("empty: %q", got)
+	}
+}

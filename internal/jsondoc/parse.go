@@ -50,7 +50,7 @@ const (
 	escaped     uint8 = 1 << iota // the string (value) has backslash escapes
 	keyEscaped                    // the member key has backslash escapes
 	deleted                       // removed from its parent
-	replaced                      // value replaced (see Doc.repl)
+	replaced                      // value replaced (see Doc.edit)
 	keyNonASCII                   // the member key has bytes >= 0x80
 	dirty                         // the node or something inside it was edited
 	keySet                        // an object whose keys are in parser.keySets
@@ -63,8 +63,11 @@ const (
 // subtree: no links to write while parsing. Object members carry their
 // key's span. Spans of strings include the quotes.
 type node struct {
-	kind             Kind
-	flags            uint8
+	kind  Kind
+	flags uint8
+	// edit is where the node's replacement is (Doc.edit), 1-based; 0
+	// when it has none (or its is in Doc.moreEdits).
+	edit             uint16
 	start, end       int32
 	keyStart, keyEnd int32 // member key span (quotes included), -1 if none
 	after            int32 // the index just past the node's subtree

@@ -75,9 +75,13 @@ type Options struct {
 	LogLevel LogLevel
 
 	// Clock is the host's wall clock: proxy_get_current_time_nanoseconds and
-	// the guest's WASI realtime clock (time.Now in the guest). The guest's
-	// monotonic clock is real elapsed time plus however far Clock moved
-	// since New. Default time.Now.
+	// the guest's WASI realtime clock (time.Now in the guest). Default
+	// time.Now, with the guest's monotonic clock real elapsed time. A
+	// custom Clock is simulated time, as Envoy's SimulatedTimeSystem: the
+	// guest's monotonic clock then moves only as far as Clock moved since
+	// New (and a nanosecond per read, so it never stands still), so a
+	// guest that derives the wall time from the monotonic one (plugin/mcp
+	// does) sees exactly Clock however long a test really takes.
 	Clock func() time.Time
 
 	// Properties answers proxy_get_property for paths the host does not
@@ -529,17 +533,21 @@ func (h *Host) moduleConfig(vm *VM) wazero.ModuleConfig {
 			return t.Unix(), int32(t.Nanosecond())
 		}), sys.ClockResolution(1)).
 		WithNanotime(sys.Nanotime(func() int64 {
-			// Monotonic: real elapsed time, plus how far a custom Clock
-			// moved (so advancing it moves time.Since in the guest too);
-			// never zero (the Go runtime refuses that), never backwards.
+			// Monotonic: real elapsed time, or with a custom Clock how far
+			// it moved (see Options.Clock); never zero (the Go runtime
+			// refuses that), never backwards, and under a custom Clock a
+			// nanosecond further per read.
 			n := int64(time.Since(realStart)) + 1
 			if custom {
-				n += int64(clock().Sub(start))
+				n = int64(clock().Sub(start)) + 1
 			}
 			for {
 				last := lastMono.Load()
 				if n <= last {
-					return last
+					if !custom {
+						return last
+					}
+					n = last + 1
 				}
 				if lastMono.CompareAndSwap(last, n) {
 					return n

@@ -12,7 +12,8 @@ import (
 // that caller; served from a shared cache to someone else, it would show
 // them what their policy hides, or their pseudonyms someone else's. Every
 // such result is marked "private" (ttlMs is kept: freshness is the
-// server's to say), and the HTTP response gets Cache-Control: private.
+// server's to say), and the HTTP response gets Cache-Control: private
+// (Stream.CacheControl, stream.go).
 // Marking only the results the filter changed would tell a caller which
 // list page lost a hidden item.
 

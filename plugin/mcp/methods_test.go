@@ -87,7 +87,7 @@ func checkVocabulary(t *testing.T, rev mcpvocab.Revision, cases []vocabCase) {
 	t.Helper()
 	for _, c := range cases {
 		if got := judged(rev, c.method); got != c.judged {
-			t.Errorf("Judged(%q) = %v, want %v", c.method, got, c.judged)
+			t.Errorf("judged(%q) = %v, want %v", c.method, got, c.judged)
 		}
 		if c.judged {
 			ref := `{"type":"ref/prompt","name":"p"}`
@@ -98,7 +98,7 @@ func checkVocabulary(t *testing.T, rev mcpvocab.Revision, cases []vocabCase) {
 			}
 			tg, perr := targetOf(rev, doc, &message{Kind: kindRequest, Node: jsondoc.Root, Method: c.method})
 			if perr != nil || tg.Kind != c.target || tg.Completion != c.completion {
-				t.Errorf("TargetOf(%s) = kind %v completion %v (%v), want %v %v", c.method, tg.Kind, tg.Completion, perr, c.target, c.completion)
+				t.Errorf("targetOf(%s) = kind %v completion %v (%v), want %v %v", c.method, tg.Kind, tg.Completion, perr, c.target, c.completion)
 			}
 		}
 		if got := resultCarriesPrimitive(rev, c.method); got != c.carries {
@@ -109,7 +109,7 @@ func checkVocabulary(t *testing.T, rev mcpvocab.Revision, cases []vocabCase) {
 			t.Errorf("list of %s = %+v %v, want %q %q %v", c.method, lm, isList, c.items, c.key, c.itemKind)
 		}
 		if got := metricMethod(c.method); got != c.metric {
-			t.Errorf("MetricMethod(%q) = %q, want %q", c.method, got, c.metric)
+			t.Errorf("metricMethod(%q) = %q, want %q", c.method, got, c.metric)
 		}
 	}
 }

@@ -70,7 +70,7 @@ func TestMetricCounting(t *testing.T) {
 		}
 	}
 	if names := m.names(); len(names) != len(want) || names[0] > names[1] {
-		t.Errorf("Names() = %v", names)
+		t.Errorf("names() = %v", names)
 	}
 }
 

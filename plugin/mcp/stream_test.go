@@ -486,7 +486,7 @@ func TestNormalizePath(t *testing.T) {
 		"/mcp;x=1": "/mcp", "/mcp;x=1/": "/mcp/", "/a;b/mcp": "/a/mcp",
 	} {
 		if got := normalizePath(in); got != want {
-			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
+			t.Errorf("normalizePath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -568,7 +568,7 @@ func TestIDKey(t *testing.T) {
 			if i == 0 {
 				key = k
 			} else if k != key {
-				t.Errorf("IDKey(%s) = %q, IDKey(%s) = %q", id, k, group[0], key)
+				t.Errorf("idKey(%s) = %q, idKey(%s) = %q", id, k, group[0], key)
 			}
 		}
 		if other, dup := seen[key]; dup {
