@@ -18,6 +18,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // The mixed corpus, testdata/corpus/mixed.txt: about 1 MB of what tools
@@ -203,7 +204,7 @@ func BenchmarkScanPseudonymiseFormer(b *testing.B) { benchMixed(b, oldDetect, tr
 // detections; with pseudonymise every detection is also replaced by its
 // pseudonym.
 func benchMixed(b *testing.B, detect func(string) []Detection, pseudonymise bool) {
-	p := NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
+	p := vault.NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
 	with := func(d Detection, v string) string { return p.Pseudonym("", d.Label, v) }
 	for _, in := range mixedInputs(b) {
 		runtime.GC()
@@ -231,7 +232,7 @@ func benchMixed(b *testing.B, detect func(string) []Detection, pseudonymise bool
 // BenchmarkPseudonym is the cost of one pseudonym, to split the figures
 // above into scanning and pseudonymising.
 func BenchmarkPseudonym(b *testing.B) {
-	p := NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
+	p := vault.NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
 	b.ReportAllocs()
 	for b.Loop() {
 		p.Pseudonym("", "EMAIL", "alice.smith@example.com")
@@ -865,7 +866,7 @@ func listEngine(tb testing.TB) (*Engine, *Pipeline, []byte) {
 	}
 	p := pol.Policy
 	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // Payload says what a JSON node is, so a pipeline knows which of its
@@ -1071,7 +1072,7 @@ func structure(d *jsondoc.Doc, n int32, ts []target, projectable bool) []target 
 // hasPseudonym reports whether raw JSON holds something shaped like a
 // pseudonym.
 func hasPseudonym(raw []byte) bool {
-	return bytes.IndexByte(raw, '_') >= 0 && MayHoldPseudonym(raw) // pseudonym.go
+	return bytes.IndexByte(raw, '_') >= 0 && vault.MayHoldPseudonym(raw)
 }
 
 // looksLikeJSON is the cheap test before parsing a text as JSON: an object

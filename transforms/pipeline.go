@@ -12,38 +12,20 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
 	"github.com/cloudg/mcp-privacy/transforms/outputschema"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
-
-// PseudonymStore is what the pseudonymise and depseudonymise steps need of
-// the vault (manual 13): Vault implements it over shared data, SealedVault
-// with the key alone.
-//
-// The value and s a store is given may be views of a message's bytes,
-// valid only during the call (the pipeline scans strings in place and
-// copies only what changes): a store that keeps one copies it.
-type PseudonymStore interface {
-	// Pseudonymise returns value's pseudonym in namespace ns and stores
-	// the mapping so the depseudonymiser can resolve it.
-	Pseudonymise(ns, label, value string) string
-	// Pseudonym returns the same pseudonym without storing anything
-	// (preview_transform issues no stored pseudonyms).
-	Pseudonym(ns, label, value string) string
-	// Restore replaces the pseudonyms of s that resolve in ns and that
-	// keep accepts (all when keep is nil), and counts what it saw.
-	Restore(ns, s string, keep RestoreCheck) (string, Restored)
-}
 
 // Engine runs a policy's transforms: its detectors, the vault and the
 // hash key. It is immutable and shared by every stream of a VM.
 type Engine struct {
 	policy    *policy.Policy
 	detectors *DetectorSet
-	store     PseudonymStore
-	clocked   clockedStore // store, if it is one
+	store     vault.PseudonymStore
+	clocked   vault.ClockedStore // store, if it is one
 	hasher    *Hasher
 	// pseudonyms computes pseudonyms when there is no store (tools that
 	// only preview): nothing is stored, nothing resolves.
-	pseudonyms *Pseudonymizer
+	pseudonyms *vault.Pseudonymizer
 	// scratches holds *scratch: what a message's transforms reuse.
 	scratches sync.Pool
 	// noMemo turns the memo of scans off (tests compare with it off).
@@ -282,13 +264,13 @@ func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Det
 
 // NewEngine builds the transform engine of a policy. key is the vault key
 // (the hash transform derives its own subkey from it).
-func NewEngine(p *policy.Policy, store PseudonymStore, key []byte) (*Engine, error) {
+func NewEngine(p *policy.Policy, store vault.PseudonymStore, key []byte) (*Engine, error) {
 	ds, err := NewDetectorSet(p)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: NewPseudonymizer(key)}
-	e.clocked, _ = store.(clockedStore)
+	e := &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: vault.NewPseudonymizer(key)}
+	e.clocked, _ = store.(vault.ClockedStore)
 	return e, nil
 }
 
@@ -612,8 +594,8 @@ type Run struct {
 	Namespace string
 	// Store, when not nil, is the pseudonym store of this message in
 	// place of the engine's: plugin/mcp gives a request whose pseudonyms
-	// are sealed (policy.VaultConfig.Seals) the SealedVault.
-	Store PseudonymStore
+	// are sealed (policy.VaultConfig.Seals) the sealed vault.
+	Store vault.PseudonymStore
 	// Preview computes pseudonyms without storing them.
 	Preview bool
 	// Detections counts detections per label over every detecting step.
@@ -807,27 +789,19 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 	}
 	v := e.clocked // asserted once: in the VM an assertion to an interface is a table lookup
 	if run.Store != nil {
-		v, _ = store.(clockedStore)
+		v, _ = store.(vault.ClockedStore)
 	}
 	if v != nil && run.sc != nil {
 		if run.sc.now.IsZero() {
-			run.sc.now = v.clock()
+			run.sc.now = v.Clock()
 		}
-		return v.pseudonymiseAt(run.Namespace, label, value, run.sc.now)
+		return v.PseudonymiseAt(run.Namespace, label, value, run.sc.now)
 	}
 	return store.Pseudonymise(run.Namespace, label, value)
 }
 
-// clockedStore is a store that issues at a time it is given, so a
-// message reads the clock once (in the VM each read is two host calls):
-// the stored vault, and the sealed vault issuing stored pseudonyms.
-type clockedStore interface {
-	clock() time.Time
-	pseudonymiseAt(ns, label, value string, now time.Time) string
-}
-
 // storeOf is the store of run's message: its own, else the engine's.
-func (e *Engine) storeOf(run *Run) PseudonymStore {
+func (e *Engine) storeOf(run *Run) vault.PseudonymStore {
 	if run.Store != nil {
 		return run.Store
 	}

@@ -14,35 +14,36 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // mapStore is a pseudonym store over a map, for tests that need to see
 // what was stored.
 type mapStore struct {
-	pz     *Pseudonymizer
+	pz     *vault.Pseudonymizer
 	stored map[string]string // ns|pseudonym → value
 }
 
 func newMapStore() *mapStore {
-	return &mapStore{pz: NewPseudonymizer([]byte("test key")), stored: map[string]string{}}
+	return &mapStore{pz: vault.NewPseudonymizer([]byte("test key")), stored: map[string]string{}}
 }
 
 func (m *mapStore) Pseudonym(ns, label, value string) string { return m.pz.Pseudonym(ns, label, value) }
 
 func (m *mapStore) Pseudonymise(ns, label, value string) string {
 	p := m.pz.Pseudonym(ns, label, value)
-	m.stored[ns+"|"+p] = strings.Clone(value) // value may be a view (PseudonymStore)
+	m.stored[ns+"|"+p] = strings.Clone(value) // value may be a view (vault.PseudonymStore)
 	return p
 }
 
-func (m *mapStore) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
-	spans := FindPseudonyms(s, nil)
+func (m *mapStore) Restore(ns, s string, keep vault.RestoreCheck) (string, vault.Restored) {
+	spans := vault.FindPseudonyms(s, nil)
 	values := make([]string, len(spans))
 	ok := make([]bool, len(spans))
 	for i, sp := range spans {
 		values[i], ok[i] = m.stored[ns+"|"+s[sp.Start:sp.End]]
 	}
-	return restoreSpans(s, spans, values, ok, keep)
+	return vault.RestoreSpans(s, spans, values, ok, keep)
 }
 
 func engineFor(t testing.TB, policyYAML string) (*Engine, *policy.Policy, *mapStore) {
@@ -80,7 +81,7 @@ func normJSON(t *testing.T, s string) string {
 }
 
 func TestApplyPayloads(t *testing.T) {
-	pz := NewPseudonymizer([]byte("test key"))
+	pz := vault.NewPseudonymizer([]byte("test key"))
 	email := pz.Pseudonym("", "EMAIL", "alice@example.com")
 	cases := []struct {
 		name, policy string
@@ -293,7 +294,7 @@ func BenchmarkOutputPipeline1KB(b *testing.B) {
 	}
 	p := pol.Policy
 	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -415,9 +416,9 @@ func TestVaultsKeepNoViewOfTheMessage(t *testing.T) {
 		t.Fatal(errs)
 	}
 	key := []byte("test key")
-	vault := NewVault(key, p.Vault, NewMemoryKV(), time.Now)
+	stored := vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now)
 	sealed := newSealed(t, [][]byte{sealedKeyA}, p.Vault, "", nil, time.Now)
-	for _, store := range []PseudonymStore{vault, sealed} {
+	for _, store := range []vault.PseudonymStore{stored, sealed} {
 		e, err := NewEngine(p, store, key)
 		if err != nil {
 			t.Fatal(err)
@@ -475,7 +476,7 @@ func TestApplyInParallel(t *testing.T) {
 	}
 	p := pol.Policy
 	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -650,10 +651,10 @@ func messageReadsClockOnce(t *testing.T, p *policy.Policy, form string) {
 	clock, reads := time.Unix(1e9, 0), 0
 	now := func() time.Time { reads++; return clock }
 	key := []byte("test key, 32 bytes long ........")
-	vault := NewVault(key, p.Vault, NewMemoryKV(), now)
-	var store PseudonymStore = vault
+	stored := vault.New(key, p.Vault, vault.NewMemoryKV(), now)
+	var store vault.PseudonymStore = stored
 	if form != "vault" {
-		sealed, err := NewSealedVault([][]byte{key}, p.Vault, "", vault, time.Now)
+		sealed, err := vault.NewSealed([][]byte{key}, p.Vault, "", stored, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -683,7 +684,7 @@ func messageReadsClockOnce(t *testing.T, p *policy.Policy, form string) {
 	}
 	clock = clock.Add(50 * time.Second) // 100 s after the first, 50 after the second
 	for _, v := range []string{"a@example.com", "b@example.com", "c@example.org"} {
-		if got, _ := vault.Resolve("", vault.Pseudonym("", "EMAIL", v)); got != v {
+		if got, _ := stored.Resolve("", stored.Pseudonym("", "EMAIL", v)); got != v {
 			t.Errorf("%s: resolves to %q after the second message refreshed it", v, got)
 		}
 	}

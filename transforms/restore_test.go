@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // restoreFixture is an engine over a real vault, its output pipeline
@@ -16,7 +17,7 @@ import (
 type restoreFixture struct {
 	e       *Engine
 	out, in *Pipeline
-	store   PseudonymStore
+	store   vault.PseudonymStore
 }
 
 // restoreStores are the two kinds of vault the restore tests run over.
@@ -28,7 +29,7 @@ func newRestoreFixtureOf(t *testing.T, scope, kind string) *restoreFixture {
 	t.Helper()
 	f := newRestoreFixture(t, scope)
 	if kind == "sealed" {
-		sv, err := NewSealedVault([][]byte{testKey}, f.e.policy.Vault, "srv", f.e.store.(*Vault), newClock().now)
+		sv, err := vault.NewSealed([][]byte{testKey}, f.e.policy.Vault, "srv", f.e.store.(*vault.Vault), newClock().now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
 		t.Fatal(errs)
 	}
 	clk := newClock()
-	v := NewVault(testKey, p.Vault, NewMemoryKV(), clk.now)
+	v := vault.New(testKey, p.Vault, vault.NewMemoryKV(), clk.now)
 	e, err := NewEngine(p, v, testKey)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
 func (f *restoreFixture) pseudonymise(t *testing.T, ns, text, value string) string {
 	t.Helper()
 	out := f.e.ApplyText(f.out, text, &Run{Namespace: ns, Store: f.store})
-	sp := FindPseudonyms(out, nil)
+	sp := vault.FindPseudonyms(out, nil)
 	if len(sp) != 1 || strings.Contains(out, value) {
 		t.Fatalf("%q pseudonymised as %q", text, out)
 	}
@@ -193,7 +194,7 @@ func TestRestoreCountsRefusedAndUnresolved(t *testing.T) {
 	f := newRestoreFixture(t, "principal")
 	mine := f.pseudonymise(t, "alice", "alice@example.com", "alice@example.com")
 	bobs := f.pseudonymise(t, "bob", "bob@example.com", "bob@example.com")
-	forged := "EMAIL_" + strings.Repeat("A", TokenLen)
+	forged := "EMAIL_" + strings.Repeat("A", vault.TokenLen)
 	got, run := f.restore(t, "alice", mine+" "+mine+".5 "+bobs+" "+forged)
 	want := "alice@example.com " + mine + ".5 " + bobs + " " + forged
 	if got != want || run.Resolved != 1 || run.Refused != 1 || run.Unresolved != 2 {
@@ -224,10 +225,10 @@ func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 			// A sealed vault redacts values longer than MaxSealedValue.
 			long := false
 			for _, d := range f.e.Detectors().Detect(doc, selectAll) {
-				long = long || d.End-d.Start > MaxSealedValue
+				long = long || d.End-d.Start > vault.MaxSealedValue
 			}
 			if !long {
-				t.Fatalf("%q pseudonymised as %q: redacted, with no value longer than %d bytes", doc, out, MaxSealedValue)
+				t.Fatalf("%q pseudonymised as %q: redacted, with no value longer than %d bytes", doc, out, vault.MaxSealedValue)
 			}
 			continue
 		}
@@ -251,4 +252,43 @@ func alnum(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Through the engine: Run.Store picks the store of one message, the
+// pipeline counts what a foreign or altered sealed pseudonym is, and the
+// engine's own store stays the default.
+func TestSealedRunStore(t *testing.T) {
+	f := newRestoreFixtureOf(t, "principal", "sealed")
+	mine := f.pseudonymise(t, "alice", "write to alice@example.com", "alice@example.com")
+	if len(mine) <= len("EMAIL_")+vault.TokenLen {
+		t.Fatalf("Run.Store not used: %q", mine)
+	}
+	bobs := f.pseudonymise(t, "bob", "write to bob@example.com", "bob@example.com")
+	_, token := vault.SplitPseudonym(mine)
+	phone := "PHONE_" + token
+	swap := "A"
+	if token[10] == 'A' {
+		swap = "B"
+	}
+	altered := "EMAIL_" + token[:10] + swap + token[11:]
+	otherKey := newSealed(t, [][]byte{sealedKeyB}, f.e.policy.Vault, "srv", nil, newClock().now).Pseudonymise("alice", "EMAIL", "alice@example.com")
+	got, run := f.restore(t, "alice", mine+" "+bobs+" "+phone+" "+altered+" "+otherKey)
+	want := "alice@example.com " + bobs + " " + phone + " " + altered + " " + otherKey
+	if got != want || run.Resolved != 1 || run.Unresolved != 4 || run.Unauthentic != 4 {
+		t.Errorf("got %q resolved %d unresolved %d unauthentic %d; want %q 1 4 4", got, run.Resolved, run.Unresolved, run.Unauthentic, want)
+	}
+	// Without Run.Store the engine's store (the per-process vault) issues.
+	out := f.e.ApplyText(f.out, "write to carol@example.com", &Run{Namespace: "alice"})
+	if sp := vault.FindPseudonyms(out, nil); len(sp) != 1 || sp[0].End-sp[0].Start != len("EMAIL_")+vault.TokenLen {
+		t.Errorf("engine default issued %q, want a stored pseudonym", out)
+	}
+	// Preview issues the same sealed pseudonym, counting nothing.
+	sv := f.store.(*vault.Sealed)
+	issued := sv.Stats().Issued
+	if out := f.e.ApplyText(f.out, "write to alice@example.com", &Run{Namespace: "alice", Store: sv, Preview: true}); out != "write to "+mine {
+		t.Errorf("preview gave %q, want %q", out, "write to "+mine)
+	}
+	if sv.Stats().Issued != issued {
+		t.Error("preview counted as issued")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // Replace returns s with every detection's span replaced by what with
@@ -87,10 +88,10 @@ func NewHasher(vaultKey []byte) *Hasher {
 func (h *Hasher) Hash(label, value string, length int) string {
 	var buf [128]byte // most labels and values: longer ones allocate
 	in := append(append(buf[:0], label...), 0)
-	if normalizedLen(label, value) >= 0 {
-		in = appendNormalized(in, label, value)
+	if vault.NormalizedLen(label, value) >= 0 {
+		in = vault.AppendNormalized(in, label, value)
 	} else {
-		in = append(in, Normalize(label, value)...)
+		in = append(in, vault.Normalize(label, value)...)
 	}
 	var sum [hmacsha256.Size]byte
 	h.mac.Sum(&sum, in)

@@ -3,6 +3,8 @@ package transforms
 import (
 	"regexp"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 func TestReplaceAndPlaceholders(t *testing.T) {
@@ -57,7 +59,7 @@ func TestHash(t *testing.T) {
 	if a == NewHasher([]byte("other")).Hash("EMAIL", "alice@corp.com", 16) {
 		t.Error("the key does not matter")
 	}
-	p := NewPseudonymizer([]byte("k")).Pseudonym("", "EMAIL", "alice@corp.com")
+	p := vault.NewPseudonymizer([]byte("k")).Pseudonym("", "EMAIL", "alice@corp.com")
 	if a[6:] == p[6:] {
 		t.Error("hash and pseudonym share their derivation")
 	}

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"encoding/binary"
@@ -90,7 +90,7 @@ func newSealKey(key []byte) sealKey {
 	// HKDF gives them from a vault key of any length.
 	siv, err := subtle.NewAESSIV(hkdfKey(key, "mcp-privacy sealed pseudonym v1", subtle.AESSIVKeySize))
 	if err != nil {
-		panic("transforms: AES-SIV: " + err.Error()) // only for a bad key length
+		panic("vault: AES-SIV: " + err.Error()) // only for a bad key length
 	}
 	return sealKey{id: SealedKeyID(key), siv: siv}
 }
@@ -102,12 +102,12 @@ func SealedKeyID(key []byte) byte {
 	return hkdfKey(key, "mcp-privacy sealed key id v1", 1)[0]
 }
 
-// SealedVault issues sealed pseudonyms and restores them, and the stored
+// Sealed issues sealed pseudonyms and restores them, and the stored
 // pseudonyms of a per-process Vault when it is given one. Its first key
 // issues; every key restores (rotation: the new key issues, the old ones
 // restore until no live conversation holds their pseudonyms). It keeps no
 // state but counters and is safe for concurrent use.
-type SealedVault struct {
+type Sealed struct {
 	keys   []sealKey // keys[0] issues
 	server string    // server.id, bound like the namespace
 	scope  policy.VaultScope
@@ -152,7 +152,7 @@ func cacheWay(set *[2]sealedEntry, match func(e *sealedEntry) bool) *sealedEntry
 	return &set[0]
 }
 
-// SealedStats counts what a SealedVault did (for privacy_status and
+// SealedStats counts what a Sealed did (for privacy_status and
 // metrics). Only counts, never values.
 type SealedStats struct {
 	Issued      uint64 // Pseudonymise calls that sealed a value
@@ -166,18 +166,18 @@ type sealedCounters struct {
 	issued, tooLong, resolved, expired, unauthentic atomic.Uint64
 }
 
-// NewSealedVault returns the sealed vault of keys: keys[0] issues, all of
+// NewSealed returns the sealed vault of keys: keys[0] issues, all of
 // them restore (duplicates are dropped). cfg gives the scope and the TTL.
 // serverID (server.id, manual 2) is bound into every token, so two servers
 // sharing a key do not restore each other's pseudonyms, as their tables
 // do not (ServerKV). stored, when not nil, is the per-process vault whose
 // pseudonyms it restores too (a pseudonym a session issued earlier
 // arriving in a stateless request), and issues through with StoreIssuing.
-func NewSealedVault(keys [][]byte, cfg policy.VaultConfig, serverID string, stored *Vault, now func() time.Time) (*SealedVault, error) {
+func NewSealed(keys [][]byte, cfg policy.VaultConfig, serverID string, stored *Vault, now func() time.Time) (*Sealed, error) {
 	if len(keys) == 0 || len(keys[0]) == 0 {
 		return nil, errors.New("sealed vault: no key")
 	}
-	v := &SealedVault{server: serverID, scope: cfg.Scope, stored: stored, now: now, seed: maphash.MakeSeed()}
+	v := &Sealed{server: serverID, scope: cfg.Scope, stored: stored, now: now, seed: maphash.MakeSeed()}
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if len(k) == 0 || seen[string(k)] {
@@ -194,7 +194,7 @@ func NewSealedVault(keys [][]byte, cfg policy.VaultConfig, serverID string, stor
 }
 
 // Namespace is the vault namespace of a caller, as Vault.Namespace.
-func (v *SealedVault) Namespace(principalID string) string {
+func (v *Sealed) Namespace(principalID string) string {
 	if v.scope == policy.VaultPerPrincipal {
 		return principalID
 	}
@@ -203,7 +203,7 @@ func (v *SealedVault) Namespace(principalID string) string {
 
 // Pseudonymise returns value's sealed pseudonym in ns. Nothing is stored:
 // the pseudonym is all a proxy needs to restore it.
-func (v *SealedVault) Pseudonymise(ns, label, value string) string {
+func (v *Sealed) Pseudonymise(ns, label, value string) string {
 	p, ok := v.seal(ns, label, value)
 	if ok {
 		v.stats.issued.Add(1)
@@ -214,7 +214,7 @@ func (v *SealedVault) Pseudonymise(ns, label, value string) string {
 }
 
 // Pseudonym is Pseudonymise without counting (preview_transform).
-func (v *SealedVault) Pseudonym(ns, label, value string) string {
+func (v *Sealed) Pseudonym(ns, label, value string) string {
 	p, _ := v.seal(ns, label, value)
 	return p
 }
@@ -234,7 +234,7 @@ func sealedForm(label, value string) string {
 
 // seal returns the sealed pseudonym of value; ok false: too long, and the
 // redaction placeholder returned instead.
-func (v *SealedVault) seal(ns, label, value string) (string, bool) {
+func (v *Sealed) seal(ns, label, value string) (string, bool) {
 	plain := sealedForm(label, value)
 	if len(plain) > MaxSealedValue {
 		return "[REDACTED:" + label + "]", false
@@ -301,7 +301,7 @@ const (
 
 // open returns the value of a sealed token in ns under label, and the
 // start of its epoch (-1: none).
-func (v *SealedVault) open(ns, label, token string) (string, int64, opened) {
+func (v *Sealed) open(ns, label, token string) (string, int64, opened) {
 	var rawBuf [256]byte
 	raw, ok := decodeToken(rawBuf[:0], token)
 	if !ok || len(raw) < sealedHeader+sivSize || raw[0]>>4 != sealedVersion || raw[0]&0x0f > sealedHasEpoch {
@@ -348,7 +348,7 @@ func (v *SealedVault) open(ns, label, token string) (string, int64, opened) {
 // more than ttl after its epoch began, so never more than ttl after it was
 // issued. An epoch more than one epoch ahead of this clock is refused too
 // (clocks of a fleet differ by less than that).
-func (v *SealedVault) expired(start int64) bool {
+func (v *Sealed) expired(start int64) bool {
 	if v.ttl == 0 {
 		return false
 	}
@@ -394,7 +394,7 @@ func decodeToken(dst []byte, token string) ([]byte, bool) {
 
 // Resolve returns the value a pseudonym stands for in ns: a sealed one
 // opened, a stored one looked up in the per-process vault (if any).
-func (v *SealedVault) Resolve(ns, p string) (string, bool) {
+func (v *Sealed) Resolve(ns, p string) (string, bool) {
 	if !isPseudonym(p) {
 		return "", false
 	}
@@ -403,8 +403,8 @@ func (v *SealedVault) Resolve(ns, p string) (string, bool) {
 	return value, ok
 }
 
-func (v *SealedVault) resolve(ns, p string, r *Restored) (string, bool) {
-	label, token := splitPseudonym(p)
+func (v *Sealed) resolve(ns, p string, r *Restored) (string, bool) {
+	label, token := SplitPseudonym(p)
 	if len(token) == TokenLen {
 		if v.stored == nil {
 			return "", false
@@ -448,7 +448,7 @@ func (v *SealedVault) resolve(ns, p string, r *Restored) (string, bool) {
 // Restore replaces the pseudonyms of s that resolve in ns and that keep
 // accepts, as Vault.Restore; sealed tokens that do not authenticate are
 // counted in Restored.Unauthentic as well as Unresolved.
-func (v *SealedVault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
+func (v *Sealed) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 	var buf [8]Span
 	spans := FindPseudonyms(s, buf[:0])
 	if len(spans) == 0 {
@@ -460,20 +460,20 @@ func (v *SealedVault) Restore(ns, s string, keep RestoreCheck) (string, Restored
 	for i, sp := range spans {
 		values[i], ok[i] = v.resolve(ns, s[sp.Start:sp.End], &r)
 	}
-	out, counted := restoreSpans(s, spans, values, ok, keep)
+	out, counted := RestoreSpans(s, spans, values, ok, keep)
 	counted.Unauthentic = r.Unauthentic
 	return out, counted
 }
 
 // Depseudonymise returns s with every pseudonym that resolves in ns
 // replaced by its value, and how many it replaced (privacy_reveal).
-func (v *SealedVault) Depseudonymise(ns, s string) (string, int) {
+func (v *Sealed) Depseudonymise(ns, s string) (string, int) {
 	out, r := v.Restore(ns, s, nil)
 	return out, r.Resolved
 }
 
 // Stats returns the counters.
-func (v *SealedVault) Stats() SealedStats {
+func (v *Sealed) Stats() SealedStats {
 	return SealedStats{
 		Issued: v.stats.issued.Load(), TooLong: v.stats.tooLong.Load(), Resolved: v.stats.resolved.Load(),
 		Expired: v.stats.expired.Load(), Unauthentic: v.stats.unauthentic.Load(),
@@ -484,15 +484,15 @@ func (v *SealedVault) Stats() SealedStats {
 // like v: it issues (and previews) stored pseudonyms, and restores sealed
 // ones and stored ones alike. For requests whose pseudonyms are not sealed
 // (sessions, under vault.mode auto) while sealed pseudonyms may still
-// arrive in them. It needs the stored vault NewSealedVault was given.
-func (v *SealedVault) StoreIssuing() PseudonymStore {
+// arrive in them. It needs the stored vault NewSealed was given.
+func (v *Sealed) StoreIssuing() PseudonymStore {
 	if v.stored == nil {
-		panic("transforms: StoreIssuing of a sealed vault without a stored vault")
+		panic("vault: StoreIssuing of a sealed vault without a stored vault")
 	}
 	return storeIssuing{v}
 }
 
-type storeIssuing struct{ *SealedVault }
+type storeIssuing struct{ *Sealed }
 
 func (s storeIssuing) Pseudonymise(ns, label, value string) string {
 	return s.stored.Pseudonymise(ns, label, value)
@@ -502,8 +502,8 @@ func (s storeIssuing) Pseudonym(ns, label, value string) string {
 	return s.stored.Pseudonym(ns, label, value)
 }
 
-func (s storeIssuing) clock() time.Time { return s.stored.now() }
+func (s storeIssuing) Clock() time.Time { return s.stored.now() }
 
-func (s storeIssuing) pseudonymiseAt(ns, label, value string, now time.Time) string {
-	return s.stored.pseudonymiseAt(ns, label, value, now)
+func (s storeIssuing) PseudonymiseAt(ns, label, value string, now time.Time) string {
+	return s.stored.PseudonymiseAt(ns, label, value, now)
 }

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ type Pseudonymizer struct {
 func NewPseudonymizer(vaultKey []byte) *Pseudonymizer {
 	k, err := hkdf.Key(sha256.New, vaultKey, nil, "mcp-privacy pseudonym v1", 32)
 	if err != nil {
-		panic("transforms: HKDF: " + err.Error())
+		panic("vault: HKDF: " + err.Error())
 	}
 	return &Pseudonymizer{mac: hmacsha256.New(k)}
 }
@@ -116,9 +116,9 @@ func Normalize(label, value string) string {
 	return value
 }
 
-// normalizedLen is the length of Normalize(label, value) when
-// appendNormalized can write it without allocating (ASCII), else -1.
-func normalizedLen(label, value string) int {
+// NormalizedLen is the length of Normalize(label, value) when
+// AppendNormalized can write it without allocating (ASCII), else -1.
+func NormalizedLen(label, value string) int {
 	switch label {
 	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
 		for i := 0; i < len(value); i++ {
@@ -137,9 +137,9 @@ func normalizedLen(label, value string) int {
 	return len(value)
 }
 
-// appendNormalized appends Normalize(label, value) for the cases
-// normalizedLen accepts.
-func appendNormalized(dst []byte, label, value string) []byte {
+// AppendNormalized appends Normalize(label, value) for the cases
+// NormalizedLen accepts.
+func AppendNormalized(dst []byte, label, value string) []byte {
 	switch label {
 	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
 		for i := 0; i < len(value); i++ {
@@ -234,6 +234,9 @@ func keep(s string, ok func(byte) bool) string {
 	return b.String()
 }
 
+// Span is where a pseudonym is in a string: s[Start:End].
+type Span struct{ Start, End int }
+
 // FindPseudonyms appends to dst the spans of s that have the form of a
 // pseudonym: an upper-case label (letters, digits, underscores, starting
 // with a letter), an underscore and a base32 token (a stored pseudonym's
@@ -291,16 +294,16 @@ func tokenEnd[T string | []byte](s T, i int) int {
 	return -1
 }
 
-// splitPseudonym returns the label and the token of a pseudonym (as
+// SplitPseudonym returns the label and the token of a pseudonym (as
 // FindPseudonyms finds them: the token follows the last underscore).
-func splitPseudonym(p string) (label, token string) {
+func SplitPseudonym(p string) (label, token string) {
 	u := strings.LastIndexByte(p, '_')
 	return p[:u], p[u+1:]
 }
 
 // escapeLetter: s[i] is the letter of a JSON escape written out in text
 // (\n, \t, \r, \b, \f), which the detectors do not count as a word
-// character either (detect_pii.go): "prev\tEMAIL_…" holds a pseudonym.
+// character either (transforms/detect_pii.go): "prev\tEMAIL_…" holds a pseudonym.
 func escapeLetter(s string, i int) bool {
 	switch s[i] {
 	case 'n', 't', 'r', 'b', 'f':

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"crypto/hkdf"

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"crypto/hmac"
@@ -20,13 +20,13 @@ func TestVaultSlotsPinned(t *testing.T) {
 		ns, p string
 		want  int
 	}{
-		{DefaultVaultEntries, "", "EMAIL_UNUEQUWWXZBV", 53670},
-		{DefaultVaultEntries, "alice", "EMAIL_PQ3XO6X7FF7Z", 205},
+		{DefaultEntries, "", "EMAIL_UNUEQUWWXZBV", 53670},
+		{DefaultEntries, "alice", "EMAIL_PQ3XO6X7FF7Z", 205},
 		{1024, "", "CREDIT_CARD_GKDOIB2XVBHV", 379},
 		{7, "bob", "IBAN_YLMJ3S7GX7PV", 2},
 		{1 << 22, strings.Repeat("tenant-", 20), "AWS_SECRET_ACCESS_KEY_LK2KMNJV4TMS", 3249288},
 	} {
-		v := NewVault(testKey, vaultConfig(policy.VaultPerPrincipal, 0, c.slots), NewMemoryKV(), newClock().now)
+		v := New(testKey, vaultConfig(policy.VaultPerPrincipal, 0, c.slots), NewMemoryKV(), newClock().now)
 		if got := v.hashSlot(c.ns, c.p); got != c.want {
 			t.Errorf("%d slots, hashSlot(%q, %q) = %d, want %d", c.slots, c.ns, c.p, got, c.want)
 		}
@@ -47,9 +47,9 @@ func referenceSlot(key []byte, slots int, ns, p string) int {
 // BenchmarkVaultSlot is the home slot of a mapping missing from the
 // caches (Pseudonymise of a new value, Resolve of one not resolved lately).
 func BenchmarkVaultSlot(b *testing.B) {
-	v := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, DefaultVaultEntries), NewMemoryKV(), newClock().now)
+	v := New(testKey, vaultConfig(policy.VaultGlobal, 0, DefaultEntries), NewMemoryKV(), newClock().now)
 	const p = "EMAIL_PQ3XO6X7FF7Z"
-	if got, want := v.hashSlot("", p), referenceSlot(testKey, DefaultVaultEntries, "", p); got != want {
+	if got, want := v.hashSlot("", p), referenceSlot(testKey, DefaultEntries, "", p); got != want {
 		b.Fatalf("slot %d, want %d", got, want)
 	}
 	b.ReportAllocs()

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"bytes"
@@ -67,8 +67,8 @@ func TestMemoryKVCAS(t *testing.T) {
 
 func TestVaultIssueAndResolve(t *testing.T) {
 	kv, clk := NewMemoryKV(), newClock()
-	v := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, 1024), kv, clk.now)
-	other := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, 1024), kv, clk.now) // another worker VM
+	v := New(testKey, vaultConfig(policy.VaultGlobal, 0, 1024), kv, clk.now)
+	other := New(testKey, vaultConfig(policy.VaultGlobal, 0, 1024), kv, clk.now) // another worker VM
 
 	alice := v.Pseudonymise("", "EMAIL", "Alice@Corp.com")
 	preview := v.Pseudonym("", "EMAIL", "carol@corp.com")
@@ -111,8 +111,8 @@ func TestVaultIssueAndResolve(t *testing.T) {
 
 func TestVaultScopes(t *testing.T) {
 	kv, clk := NewMemoryKV(), newClock()
-	perPrincipal := NewVault(testKey, vaultConfig(policy.VaultPerPrincipal, 0, 1024), kv, clk.now)
-	global := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, 1024), kv, clk.now)
+	perPrincipal := New(testKey, vaultConfig(policy.VaultPerPrincipal, 0, 1024), kv, clk.now)
+	global := New(testKey, vaultConfig(policy.VaultGlobal, 0, 1024), kv, clk.now)
 	if ns := perPrincipal.Namespace("alice"); ns != "alice" {
 		t.Errorf("principal scope namespace %q", ns)
 	}
@@ -136,9 +136,9 @@ func TestVaultScopes(t *testing.T) {
 func TestVaultTTL(t *testing.T) {
 	const ttl = 100 * time.Second
 	kv, clk := NewMemoryKV(), newClock()
-	v := NewVault(testKey, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 64), kv, clk.now)
+	v := New(testKey, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 64), kv, clk.now)
 	resolver := func() *Vault { // a fresh instance: no cache, only the table
-		return NewVault(testKey, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 64), kv, clk.now)
+		return New(testKey, vaultConfig(policy.VaultGlobal, ttl.Seconds(), 64), kv, clk.now)
 	}
 	p := v.Pseudonymise("", "EMAIL", "a@corp.com")
 	steps := []struct {
@@ -183,7 +183,7 @@ func TestVaultTTL(t *testing.T) {
 // the cache spares the reads of repeated issues.
 func TestVaultRefreshWrites(t *testing.T) {
 	kv, clk := &countingKV{KV: NewMemoryKV()}, newClock()
-	v := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, 64), kv, clk.now)
+	v := New(testKey, vaultConfig(policy.VaultGlobal, 0, 64), kv, clk.now)
 	c0 := v.Changes()
 	v.Pseudonymise("", "EMAIL", "a@corp.com") // stored
 	c1 := v.Changes()
@@ -217,7 +217,7 @@ func TestVaultFullTable(t *testing.T) {
 		t.Run(strconv.Itoa(slots), func(t *testing.T) {
 			kv, clk := NewMemoryKV(), newClock()
 			cfg := vaultConfig(policy.VaultGlobal, 0, slots)
-			v := NewVault(testKey, cfg, kv, clk.now)
+			v := New(testKey, cfg, kv, clk.now)
 			hot := v.Pseudonymise("", "EMAIL", "hot@corp.com")
 			var issued []string
 			for i := range 300 {
@@ -228,7 +228,7 @@ func TestVaultFullTable(t *testing.T) {
 			if kv.Len() > slots+2 { // the slots and the two counters
 				t.Fatalf("%d keys for %d slots", kv.Len(), slots)
 			}
-			r := NewVault(testKey, cfg, kv, clk.now)
+			r := New(testKey, cfg, kv, clk.now)
 			// Every mapping is evicted only by one whose probe slots hold
 			// min(8, slots) mappings all used after it; so the hot one
 			// (used before every insert) survives once there are two
@@ -278,8 +278,8 @@ func TestVaultCASContention(t *testing.T) {
 			mem, clk := NewMemoryKV(), newClock()
 			cfg := vaultConfig(policy.VaultGlobal, 0, 4)
 			hook := &hookKV{KV: mem}
-			a := NewVault(testKey, cfg, hook, clk.now)
-			b := NewVault(testKey, cfg, mem, clk.now)
+			a := New(testKey, cfg, hook, clk.now)
+			b := New(testKey, cfg, mem, clk.now)
 			if prefilled {
 				for i := range 4 {
 					mem.Set(a.slotKey(i), []byte("sealed under some old key"), 0)
@@ -299,7 +299,7 @@ func TestVaultCASContention(t *testing.T) {
 			// a has probed and is about to write when b writes the slot.
 			hook.before = func() { b.Pseudonymise("", "EMAIL", vb) }
 			a.Pseudonymise("", "EMAIL", va)
-			r := NewVault(testKey, cfg, mem, clk.now)
+			r := New(testKey, cfg, mem, clk.now)
 			for p, want := range map[string]string{pa: va, pb: vb} {
 				if got, ok := r.Resolve("", p); !ok || got != want {
 					t.Errorf("Resolve(%s) = %q, %v; want %q", p, got, ok, want)
@@ -320,11 +320,11 @@ func TestVaultConcurrentWriters(t *testing.T) {
 	cfg := vaultConfig(policy.VaultGlobal, 0, slots)
 	var mu sync.Mutex // the fake clock
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clk.now() }
-	probe := NewVault(testKey, cfg, mem, now)
+	probe := New(testKey, cfg, mem, now)
 	for i := range slots {
 		mem.Set(probe.slotKey(i), nil, 0) // created, empty: every write is a CAS
 	}
-	writers := []*Vault{NewVault(testKey, cfg, mem, now), NewVault(testKey, cfg, mem, now)}
+	writers := []*Vault{New(testKey, cfg, mem, now), New(testKey, cfg, mem, now)}
 	var wg sync.WaitGroup
 	for w, v := range writers {
 		wg.Go(func() {
@@ -358,7 +358,7 @@ func TestVaultAuthenticity(t *testing.T) {
 	cfg := vaultConfig(policy.VaultGlobal, 0, slots)
 	setup := func() (*MemoryKV, *Vault, string, int) {
 		kv, clk := NewMemoryKV(), newClock()
-		v := NewVault(testKey, cfg, kv, clk.now)
+		v := New(testKey, cfg, kv, clk.now)
 		p := v.Pseudonymise("", "EMAIL", "a@corp.com")
 		for i := range slots {
 			raw, _, ok := kv.Get(v.slotKey(i))
@@ -382,7 +382,7 @@ func TestVaultAuthenticity(t *testing.T) {
 		{"emptied", func(kv *MemoryKV, key string, raw []byte) { kv.Set(key, nil, 0) }, false},
 		{"moved to every other slot", func(kv *MemoryKV, key string, raw []byte) {
 			for i := range slots {
-				kv.Set(VaultSlotPrefix+strconv.Itoa(i), raw, 0)
+				kv.Set(SlotPrefix+strconv.Itoa(i), raw, 0)
 			}
 			kv.Set(key, []byte("x"), 0)
 		}, true},
@@ -392,7 +392,7 @@ func TestVaultAuthenticity(t *testing.T) {
 		key := v.slotKey(slot)
 		raw, _, _ := kv.Get(key)
 		tc.change(kv, key, raw)
-		fresh := NewVault(testKey, cfg, kv, newClock().now)
+		fresh := New(testKey, cfg, kv, newClock().now)
 		if got, ok := fresh.Resolve("", p); ok {
 			t.Errorf("%s: resolved to %q", tc.name, got)
 		}
@@ -403,19 +403,19 @@ func TestVaultAuthenticity(t *testing.T) {
 
 	// Another key reads the table as empty, and reuses it.
 	kv, _, p, _ := setup()
-	wrong := NewVault([]byte("another key"), cfg, kv, newClock().now)
+	wrong := New([]byte("another key"), cfg, kv, newClock().now)
 	if _, ok := wrong.Resolve("", p); ok {
 		t.Error("another key resolved the pseudonym")
 	}
 	q := wrong.Pseudonymise("", "EMAIL", "a@corp.com")
-	if got, ok := NewVault([]byte("another key"), cfg, kv, newClock().now).Resolve("", q); !ok || got != "a@corp.com" {
+	if got, ok := New([]byte("another key"), cfg, kv, newClock().now).Resolve("", q); !ok || got != "a@corp.com" {
 		t.Errorf("another key could not use the table: %q %v", got, ok)
 	}
 }
 
 func TestDepseudonymise(t *testing.T) {
 	kv, clk := NewMemoryKV(), newClock()
-	v := NewVault(testKey, vaultConfig(policy.VaultPerPrincipal, 0, 256), kv, clk.now)
+	v := New(testKey, vaultConfig(policy.VaultPerPrincipal, 0, 256), kv, clk.now)
 	email := v.Pseudonymise("alice", "EMAIL", "alice@corp.com")
 	card := v.Pseudonymise("alice", "CREDIT_CARD", "4111 1111 1111 1111")
 	bobs := v.Pseudonymise("bob", "EMAIL", "bob@corp.com")
@@ -460,7 +460,7 @@ func TestVaultExportImport(t *testing.T) {
 		t.Run(fmt.Sprintf("encrypt %v", encrypt), func(t *testing.T) {
 			clk := newClock()
 			cfg := vaultConfig(policy.VaultPerPrincipal, ttl.Seconds(), 256)
-			src := NewVault(testKey, cfg, NewMemoryKV(), clk.now)
+			src := New(testKey, cfg, NewMemoryKV(), clk.now)
 			stale := src.Pseudonymise("alice", "EMAIL", "stale@corp.com")
 			clk.advance(ttl / 2)
 			issued := make([]string, len(values))
@@ -481,10 +481,10 @@ func TestVaultExportImport(t *testing.T) {
 				t.Error("an expired mapping was exported")
 			}
 
-			dst := NewVault(testKey, cfg, NewMemoryKV(), clk.now)
+			dst := New(testKey, cfg, NewMemoryKV(), clk.now)
 			unused := NewMemoryKV() // imported, then not used
 			for _, kv := range []KV{dst.kv, unused} {
-				if err := NewVault(testKey, cfg, kv, clk.now).Import(bytes.NewReader(file.Bytes())); err != nil {
+				if err := New(testKey, cfg, kv, clk.now).Import(bytes.NewReader(file.Bytes())); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -500,15 +500,15 @@ func TestVaultExportImport(t *testing.T) {
 			// hour after their last use, not an hour after the import
 			// (dst's resolves above used them).
 			clk.advance(ttl/2 - time.Second)
-			if _, ok := NewVault(testKey, cfg, unused, clk.now).Resolve("alice", issued[0]); ok {
+			if _, ok := New(testKey, cfg, unused, clk.now).Resolve("alice", issued[0]); ok {
 				t.Error("import reset the last use")
 			}
-			if _, ok := NewVault(testKey, cfg, dst.kv, clk.now).Resolve("alice", issued[0]); !ok {
+			if _, ok := New(testKey, cfg, dst.kv, clk.now).Resolve("alice", issued[0]); !ok {
 				t.Error("a mapping used after the import expired")
 			}
 
 			// Importing twice is harmless; a global vault takes only "".
-			global := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, 256), NewMemoryKV(), clk.now)
+			global := New(testKey, vaultConfig(policy.VaultGlobal, 0, 256), NewMemoryKV(), clk.now)
 			for range 2 {
 				if err := global.Import(bytes.NewReader(file.Bytes())); err != nil {
 					t.Fatal(err)
@@ -527,7 +527,7 @@ func TestVaultExportImport(t *testing.T) {
 func TestVaultImportErrors(t *testing.T) {
 	clk := newClock()
 	cfg := vaultConfig(policy.VaultGlobal, 0, 64)
-	src := NewVault(testKey, cfg, NewMemoryKV(), clk.now)
+	src := New(testKey, cfg, NewMemoryKV(), clk.now)
 	src.Pseudonymise("", "EMAIL", "secret-person@corp.com")
 	export := func(encrypt bool) string {
 		var b bytes.Buffer
@@ -537,7 +537,7 @@ func TestVaultImportErrors(t *testing.T) {
 		return b.String()
 	}
 	sealed, plain := export(true), export(false)
-	otherKey := NewVault([]byte("another key"), cfg, NewMemoryKV(), clk.now)
+	otherKey := New([]byte("another key"), cfg, NewMemoryKV(), clk.now)
 	wantFP := otherKey.keyFP
 	tests := []struct {
 		name   string
@@ -546,25 +546,25 @@ func TestVaultImportErrors(t *testing.T) {
 		is     error
 		detail string
 	}{
-		{"wrong key, sealed", otherKey, sealed, ErrVaultFileKey, "this key's is " + wantFP},
-		{"wrong key, clear", otherKey, plain, ErrVaultFileKey, "fingerprint is " + src.keyFP},
-		{"sealed bytes changed", nil, strings.Replace(sealed, `"sealed": "`, `"sealed": "AAAA`, 1), ErrVaultFileInvalid, "do not authenticate"},
-		{"value edited", nil, strings.Replace(plain, "secret-person", "other-person", 1), ErrVaultFileInvalid, "record 0: pseudonym is not its value's"},
-		{"fingerprint forged", otherKey, strings.Replace(plain, src.keyFP, wantFP, 1), ErrVaultFileInvalid, "record 0"},
-		{"encrypted flag flipped", nil, strings.Replace(sealed, `"encrypted": true`, `"encrypted": false`, 1), ErrVaultFileInvalid, "sealed"},
-		{"not JSON", nil, "secret-person@corp.com", ErrVaultFileInvalid, "not JSON"},
-		{"another format", nil, `{"format":"x","version":1}`, ErrVaultFileInvalid, "format"},
-		{"newer version", nil, strings.Replace(plain, `"version": 1`, `"version": 2`, 1), ErrVaultFileInvalid, "version 2"},
-		{"bad last use", nil, strings.Replace(plain, `"last_use": "2025`, `"last_use": "x2025`, 1), ErrVaultFileInvalid, "last_use"},
-		{"wrong type", nil, strings.Replace(plain, `"version": 1`, `"version": "1"`, 1), ErrVaultFileInvalid, "version"},
+		{"wrong key, sealed", otherKey, sealed, ErrFileKey, "this key's is " + wantFP},
+		{"wrong key, clear", otherKey, plain, ErrFileKey, "fingerprint is " + src.keyFP},
+		{"sealed bytes changed", nil, strings.Replace(sealed, `"sealed": "`, `"sealed": "AAAA`, 1), ErrFileInvalid, "do not authenticate"},
+		{"value edited", nil, strings.Replace(plain, "secret-person", "other-person", 1), ErrFileInvalid, "record 0: pseudonym is not its value's"},
+		{"fingerprint forged", otherKey, strings.Replace(plain, src.keyFP, wantFP, 1), ErrFileInvalid, "record 0"},
+		{"encrypted flag flipped", nil, strings.Replace(sealed, `"encrypted": true`, `"encrypted": false`, 1), ErrFileInvalid, "sealed"},
+		{"not JSON", nil, "secret-person@corp.com", ErrFileInvalid, "not JSON"},
+		{"another format", nil, `{"format":"x","version":1}`, ErrFileInvalid, "format"},
+		{"newer version", nil, strings.Replace(plain, `"version": 1`, `"version": 2`, 1), ErrFileInvalid, "version 2"},
+		{"bad last use", nil, strings.Replace(plain, `"last_use": "2025`, `"last_use": "x2025`, 1), ErrFileInvalid, "last_use"},
+		{"wrong type", nil, strings.Replace(plain, `"version": 1`, `"version": "1"`, 1), ErrFileInvalid, "version"},
 	}
 	for _, tc := range tests {
 		kv := NewMemoryKV()
 		into := tc.into
 		if into == nil {
-			into = NewVault(testKey, cfg, kv, clk.now)
+			into = New(testKey, cfg, kv, clk.now)
 		} else {
-			into = NewVault([]byte("another key"), cfg, kv, clk.now)
+			into = New([]byte("another key"), cfg, kv, clk.now)
 		}
 		err := into.Import(strings.NewReader(tc.file))
 		switch {
@@ -587,7 +587,7 @@ func BenchmarkVaultPseudonymise(b *testing.B) {
 		values[i] = fmt.Sprintf("user%d@corp.com", i)
 	}
 	b.Run("repeated", func(b *testing.B) {
-		v := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, DefaultVaultEntries), NewMemoryKV(), clk.now)
+		v := New(testKey, vaultConfig(policy.VaultGlobal, 0, DefaultEntries), NewMemoryKV(), clk.now)
 		for _, x := range values[:64] {
 			v.Pseudonymise("", "EMAIL", x)
 			v.Pseudonymise("", "EMAIL", x)
@@ -604,7 +604,7 @@ func BenchmarkVaultPseudonymise(b *testing.B) {
 		slots int
 	}{{"fresh", 1 << 22}, {"fresh into a full table", 1024}} {
 		b.Run(tc.name, func(b *testing.B) {
-			v := NewVault(testKey, vaultConfig(policy.VaultGlobal, 0, tc.slots), NewMemoryKV(), clk.now)
+			v := New(testKey, vaultConfig(policy.VaultGlobal, 0, tc.slots), NewMemoryKV(), clk.now)
 			for i := range 2 * min(tc.slots, 1024) {
 				v.Pseudonymise("", "EMAIL", "warm"+strconv.Itoa(i)+"@corp.com")
 			}
@@ -619,14 +619,14 @@ func BenchmarkVaultPseudonymise(b *testing.B) {
 func BenchmarkVaultResolve(b *testing.B) {
 	clk := newClock()
 	kv := NewMemoryKV()
-	cfg := vaultConfig(policy.VaultGlobal, 0, DefaultVaultEntries)
-	v := NewVault(testKey, cfg, kv, clk.now)
+	cfg := vaultConfig(policy.VaultGlobal, 0, DefaultEntries)
+	v := New(testKey, cfg, kv, clk.now)
 	ps := make([]string, 4096)
 	for i := range ps {
 		ps[i] = v.Pseudonymise("", "EMAIL", fmt.Sprintf("user%d@corp.com", i))
 	}
 	b.Run("cached", func(b *testing.B) {
-		r := NewVault(testKey, cfg, kv, clk.now)
+		r := New(testKey, cfg, kv, clk.now)
 		r.Resolve("", ps[0])
 		b.ReportAllocs()
 		for b.Loop() {
@@ -636,7 +636,7 @@ func BenchmarkVaultResolve(b *testing.B) {
 		}
 	})
 	b.Run("table", func(b *testing.B) { // more pseudonyms than the cache holds
-		r := NewVault(testKey, cfg, kv, clk.now)
+		r := New(testKey, cfg, kv, clk.now)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			if _, ok := r.Resolve("", ps[i%len(ps)]); !ok {
@@ -645,7 +645,7 @@ func BenchmarkVaultResolve(b *testing.B) {
 		}
 	})
 	b.Run("depseudonymise", func(b *testing.B) {
-		r := NewVault(testKey, cfg, kv, clk.now)
+		r := New(testKey, cfg, kv, clk.now)
 		text := `{"to":"` + ps[1] + `","cc":"` + ps[2] + `","body":"call me"}`
 		b.ReportAllocs()
 		for b.Loop() {

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"regexp"
@@ -79,7 +79,7 @@ func FuzzFindPseudonyms(f *testing.F) {
 			if sp.Start < 0 || sp.End > len(s) || sp.End-sp.Start < TokenLen+2 {
 				t.Fatalf("bad span %+v in %q", sp, s)
 			}
-			label, token := splitPseudonym(s[sp.Start:sp.End])
+			label, token := SplitPseudonym(s[sp.Start:sp.End])
 			if label == "" || !isUpper(label[0]) || len(token) != TokenLen && !isSealedTokenLen(len(token)) {
 				t.Fatalf("span %+v of %q: label %q, token %q", sp, s, label, token)
 			}
@@ -108,11 +108,11 @@ func TestAppendNormalizedMatchesNormalize(t *testing.T) {
 	}
 	for _, c := range cases {
 		want := Normalize(c[0], c[1])
-		n := normalizedLen(c[0], c[1])
+		n := NormalizedLen(c[0], c[1])
 		if n < 0 {
 			continue // takes Normalize itself
 		}
-		if got := string(appendNormalized(nil, c[0], c[1])); got != want || n != len(want) {
+		if got := string(AppendNormalized(nil, c[0], c[1])); got != want || n != len(want) {
 			t.Errorf("%s %q: %q (len %d), want %q", c[0], c[1], got, n, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"crypto/hkdf"
@@ -22,9 +22,9 @@ var (
 	sealedKeyB = []byte("sealed vault key B, 32 bytes...")
 )
 
-func newSealed(t testing.TB, keys [][]byte, cfg policy.VaultConfig, server string, stored *Vault, now func() time.Time) *SealedVault {
+func newSealed(t testing.TB, keys [][]byte, cfg policy.VaultConfig, server string, stored *Vault, now func() time.Time) *Sealed {
 	t.Helper()
-	v, err := NewSealedVault(keys, cfg, server, stored, now)
+	v, err := NewSealed(keys, cfg, server, stored, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ var sealedPattern = regexp.MustCompile(`^[A-Z][A-Z0-9_]*_[A-Z2-7]{29,}$`)
 
 // referenceSeal is a sealed pseudonym built from the format's description
 // alone (sealed.go), with encoding/base32 and tink's AES-SIV: what
-// SealedVault issues must be exactly this.
+// Sealed issues must be exactly this.
 func referenceSeal(key []byte, server, ns, label, value string, epochStart int64) string {
 	sivKey, _ := hkdf.Key(sha256.New, key, nil, "mcp-privacy sealed pseudonym v1", 64)
 	id, _ := hkdf.Key(sha256.New, key, nil, "mcp-privacy sealed key id v1", 1)
@@ -145,7 +145,7 @@ func TestSealedRotation(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		v    *SealedVault
+		v    *Sealed
 		p    string
 		ok   bool
 	}{
@@ -196,7 +196,7 @@ func TestSealedTamperedRefused(t *testing.T) {
 	for _, ttl := range []float64{0, 86400} {
 		v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultPerPrincipal, ttl, 0), "srv", nil, clk.now)
 		p := v.Pseudonymise("alice", "EMAIL", "alice@example.com")
-		_, token := splitPseudonym(p)
+		_, token := SplitPseudonym(p)
 		const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 		var forged []string
 		for i := range len(token) {
@@ -240,7 +240,7 @@ func TestSealedNonCanonicalRefused(t *testing.T) {
 	v := newSealed(t, [][]byte{sealedKeyA}, vaultConfig(policy.VaultGlobal, 0, 0), "srv", nil, newClock().now)
 	for _, value := range []string{"a@b.co", "alice@example.com", "bob.smith@example.org"} {
 		p := v.Pseudonymise("", "EMAIL", value)
-		_, token := splitPseudonym(p)
+		_, token := SplitPseudonym(p)
 		raw, _ := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(token)
 		extra := len(token)*5 - len(raw)*8
 		if extra == 0 {
@@ -323,7 +323,7 @@ func TestSealedWithStoredVault(t *testing.T) {
 	clk := newClock()
 	cfg := vaultConfig(policy.VaultPerPrincipal, 0, 1024)
 	kv := &countingKV{KV: NewMemoryKV()}
-	stored := NewVault(sealedKeyA, cfg, kv, clk.now)
+	stored := New(sealedKeyA, cfg, kv, clk.now)
 	sealed := newSealed(t, [][]byte{sealedKeyA}, cfg, "srv", stored, clk.now)
 	both := sealed.StoreIssuing()
 
@@ -349,45 +349,6 @@ func TestSealedWithStoredVault(t *testing.T) {
 	}
 	if _, ok := stored.Resolve("alice", sl); ok || kv.gets != gets {
 		t.Errorf("the store vault looked a sealed pseudonym up (%d reads)", kv.gets-gets)
-	}
-}
-
-// Through the engine: Run.Store picks the store of one message, the
-// pipeline counts what a foreign or altered sealed pseudonym is, and the
-// engine's own store stays the default.
-func TestSealedRunStore(t *testing.T) {
-	f := newRestoreFixtureOf(t, "principal", "sealed")
-	mine := f.pseudonymise(t, "alice", "write to alice@example.com", "alice@example.com")
-	if len(mine) <= len("EMAIL_")+TokenLen {
-		t.Fatalf("Run.Store not used: %q", mine)
-	}
-	bobs := f.pseudonymise(t, "bob", "write to bob@example.com", "bob@example.com")
-	_, token := splitPseudonym(mine)
-	phone := "PHONE_" + token
-	swap := "A"
-	if token[10] == 'A' {
-		swap = "B"
-	}
-	altered := "EMAIL_" + token[:10] + swap + token[11:]
-	otherKey := newSealed(t, [][]byte{sealedKeyB}, f.e.policy.Vault, "srv", nil, newClock().now).Pseudonymise("alice", "EMAIL", "alice@example.com")
-	got, run := f.restore(t, "alice", mine+" "+bobs+" "+phone+" "+altered+" "+otherKey)
-	want := "alice@example.com " + bobs + " " + phone + " " + altered + " " + otherKey
-	if got != want || run.Resolved != 1 || run.Unresolved != 4 || run.Unauthentic != 4 {
-		t.Errorf("got %q resolved %d unresolved %d unauthentic %d; want %q 1 4 4", got, run.Resolved, run.Unresolved, run.Unauthentic, want)
-	}
-	// Without Run.Store the engine's store (the per-process vault) issues.
-	out := f.e.ApplyText(f.out, "write to carol@example.com", &Run{Namespace: "alice"})
-	if sp := FindPseudonyms(out, nil); len(sp) != 1 || !isStoredPseudonym(out[sp[0].Start:sp[0].End]) {
-		t.Errorf("engine default issued %q, want a stored pseudonym", out)
-	}
-	// Preview issues the same sealed pseudonym, counting nothing.
-	sv := f.store.(*SealedVault)
-	issued := sv.Stats().Issued
-	if out := f.e.ApplyText(f.out, "write to alice@example.com", &Run{Namespace: "alice", Store: sv, Preview: true}); out != "write to "+mine {
-		t.Errorf("preview gave %q, want %q", out, "write to "+mine)
-	}
-	if sv.Stats().Issued != issued {
-		t.Error("preview counted as issued")
 	}
 }
 
@@ -440,10 +401,10 @@ func FuzzSealedToken(f *testing.F) {
 	v := newSealed(f, [][]byte{sealedKeyA}, cfg, "srv", nil, clk.now)
 	other := newSealed(f, [][]byte{sealedKeyB}, cfg, "srv", nil, clk.now)
 	for _, val := range []string{"alice@example.com", "", "x", strings.Repeat("y", 40)} {
-		_, tok := splitPseudonym(v.Pseudonymise("", "EMAIL", val))
+		_, tok := SplitPseudonym(v.Pseudonymise("", "EMAIL", val))
 		f.Add("EMAIL", tok)
 		f.Add("EMAIL", tok[:len(tok)-1]+"Q")
-		_, tok = splitPseudonym(other.Pseudonymise("", "EMAIL", val))
+		_, tok = SplitPseudonym(other.Pseudonymise("", "EMAIL", val))
 		f.Add("EMAIL", tok)
 	}
 	f.Add("EMAIL", strings.Repeat("A", 29))

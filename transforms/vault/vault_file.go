@@ -1,4 +1,4 @@
-package transforms
+package vault
 
 import (
 	"encoding/json"
@@ -45,10 +45,10 @@ const (
 // Errors of Import; the messages carry positions and fingerprints, never
 // values.
 var (
-	// ErrVaultFileKey: the file was written with another vault key.
-	ErrVaultFileKey = errors.New("vault file was written with another vault key")
-	// ErrVaultFileInvalid: not a vault file, or modified or damaged.
-	ErrVaultFileInvalid = errors.New("invalid vault file")
+	// ErrFileKey: the file was written with another vault key.
+	ErrFileKey = errors.New("vault file was written with another vault key")
+	// ErrFileInvalid: not a vault file, or modified or damaged.
+	ErrFileInvalid = errors.New("invalid vault file")
 )
 
 type vaultFile struct {
@@ -163,25 +163,25 @@ func (v *Vault) Import(r io.Reader) error {
 	}
 	switch {
 	case f.Format != vaultFileFormat:
-		return fmt.Errorf("%w: format is not %q", ErrVaultFileInvalid, vaultFileFormat)
+		return fmt.Errorf("%w: format is not %q", ErrFileInvalid, vaultFileFormat)
 	case f.Version != vaultFileVersion:
-		return fmt.Errorf("%w: version %d, this build reads version %d", ErrVaultFileInvalid, f.Version, vaultFileVersion)
+		return fmt.Errorf("%w: version %d, this build reads version %d", ErrFileInvalid, f.Version, vaultFileVersion)
 	case f.KeyFingerprint != v.keyFP:
 		fp := f.KeyFingerprint
 		if len(fp) != len(v.keyFP) || !isHex(fp) {
 			fp = "missing or malformed"
 		}
-		return fmt.Errorf("%w: the file's key fingerprint is %s, this key's is %s", ErrVaultFileKey, fp, v.keyFP)
+		return fmt.Errorf("%w: the file's key fingerprint is %s, this key's is %s", ErrFileKey, fp, v.keyFP)
 	case f.Encrypted && f.Records != nil:
-		return fmt.Errorf("%w: encrypted, but the records are in clear", ErrVaultFileInvalid)
+		return fmt.Errorf("%w: encrypted, but the records are in clear", ErrFileInvalid)
 	case !f.Encrypted && f.Sealed != nil:
-		return fmt.Errorf("%w: not encrypted, but the records are sealed", ErrVaultFileInvalid)
+		return fmt.Errorf("%w: not encrypted, but the records are sealed", ErrFileInvalid)
 	}
 	records := f.Records
 	if f.Encrypted {
 		plain, err := v.fileBox.open(nil, f.Sealed, fileAAD(f))
 		if err != nil {
-			return fmt.Errorf("%w: the sealed records do not authenticate under this key (modified or damaged)", ErrVaultFileInvalid)
+			return fmt.Errorf("%w: the sealed records do not authenticate under this key (modified or damaged)", ErrFileInvalid)
 		}
 		err = json.Unmarshal(plain, &records)
 		clear(plain)
@@ -193,7 +193,7 @@ func (v *Vault) Import(r io.Reader) error {
 	for i, rec := range records {
 		e, err := v.recordEntry(rec)
 		if err != nil {
-			return fmt.Errorf("%w: record %d: %s", ErrVaultFileInvalid, i, err)
+			return fmt.Errorf("%w: record %d: %s", ErrFileInvalid, i, err)
 		}
 		es = append(es, e)
 	}
@@ -270,9 +270,9 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Errorf("%w: not JSON (at byte %d)", ErrVaultFileInvalid, syn.Offset)
+		return fmt.Errorf("%w: not JSON (at byte %d)", ErrFileInvalid, syn.Offset)
 	case errors.As(err, &typ):
-		return fmt.Errorf("%w: %s is not a JSON %s", ErrVaultFileInvalid, typ.Field, typ.Type)
+		return fmt.Errorf("%w: %s is not a JSON %s", ErrFileInvalid, typ.Field, typ.Type)
 	}
-	return fmt.Errorf("%w: not a vault file", ErrVaultFileInvalid)
+	return fmt.Errorf("%w: not a vault file", ErrFileInvalid)
 }

@@ -1,4 +1,10 @@
-package transforms
+// Package vault issues pseudonyms and resolves them (manual 13): the
+// keyed pseudonyms themselves (Pseudonymizer, and finding them in text),
+// the stored vault (Vault: a table in proxy-wasm shared data, and the
+// vault file that carries it across restarts), the sealed vault (Sealed:
+// the value encrypted into the token, no shared state), and the store
+// interface the transform pipeline calls (PseudonymStore).
+package vault
 
 import (
 	"crypto/aes"
@@ -82,21 +88,21 @@ func (kv *MemoryKV) Len() int {
 	return len(kv.m)
 }
 
-// Keys in the KV. Slots are VaultSlotPrefix followed by the slot number;
+// Keys in the KV. Slots are SlotPrefix followed by the slot number;
 // the two counters tell a host (mcp-privacy serve) that the table changed,
 // without reading it: every Set gives a key a new CAS token, so the host
-// compares tokens. VaultIssuedKey changes when a new mapping is stored
-// (what autosave waits for), VaultTouchedKey when a stored mapping's last
+// compares tokens. IssuedKey changes when a new mapping is stored
+// (what autosave waits for), TouchedKey when a stored mapping's last
 // use is refreshed (what the save at shutdown also keeps).
 const (
-	VaultSlotPrefix = "mcp-privacy|vault|"
-	VaultIssuedKey  = "mcp-privacy|vault|issued"
-	VaultTouchedKey = "mcp-privacy|vault|touched"
+	SlotPrefix = "mcp-privacy|vault|"
+	IssuedKey  = "mcp-privacy|vault|issued"
+	TouchedKey = "mcp-privacy|vault|touched"
 )
 
 const (
-	// DefaultVaultEntries is max_entries when the configuration has none.
-	DefaultVaultEntries = 100000
+	// DefaultEntries is max_entries when the configuration has none.
+	DefaultEntries = 100000
 	// vaultProbes is how many slots a mapping may occupy: its home slot
 	// and the next ones. A short, bounded sequence keeps a lookup to a few
 	// Gets while letting colliding mappings live side by side.
@@ -161,7 +167,7 @@ type Vault struct {
 	seed     maphash.Seed
 	buf      []byte // hashSlot's input
 	plain    []byte // open's output
-	stats    VaultStats
+	stats    Stats
 }
 
 type cached struct {
@@ -217,9 +223,9 @@ func cacheSetOf(seed maphash.Seed, a, b, c string) int {
 	return int(h % (vaultCacheSize / 2))
 }
 
-// VaultStats counts what one Vault instance did (one worker VM), for
+// Stats counts what one Vault instance did (one worker VM), for
 // privacy_status and metrics. Only counts, never values.
-type VaultStats struct {
+type Stats struct {
 	Issued     uint64 // Pseudonymise calls
 	Stored     uint64 // new mappings written to the table
 	Refreshed  uint64 // last-use refreshes written
@@ -231,10 +237,10 @@ type VaultStats struct {
 	Unreadable uint64 // slot reads that failed authentication (another key, tampering)
 }
 
-// NewVault returns the vault of key over kv. cfg gives the scope, the TTL
+// New returns the vault of key over kv. cfg gives the scope, the TTL
 // and max_entries; now is the clock (time.Now outside tests). Every Vault
 // over one KV must be made with the same key and max_entries.
-func NewVault(key []byte, cfg policy.VaultConfig, kv KV, now func() time.Time) *Vault {
+func New(key []byte, cfg policy.VaultConfig, kv KV, now func() time.Time) *Vault {
 	v := &Vault{
 		pseudo:  NewPseudonymizer(key),
 		slotMAC: hmacsha256.New(subkey(key, "mcp-privacy vault slot v1")),
@@ -249,7 +255,7 @@ func NewVault(key []byte, cfg policy.VaultConfig, kv KV, now func() time.Time) *
 		seed:    maphash.MakeSeed(),
 	}
 	if v.slots <= 0 {
-		v.slots = DefaultVaultEntries
+		v.slots = DefaultEntries
 	}
 	// Refreshing a mapping's last use costs a seal and a shared-data write;
 	// doing it on every use would put a write on every pseudonym of every
@@ -287,7 +293,7 @@ func subkey(key []byte, info string) []byte { return hkdfKey(key, info, 32) }
 func hkdfKey(key []byte, info string, n int) []byte {
 	k, err := hkdf.Key(sha256.New, key, nil, info, n)
 	if err != nil {
-		panic("transforms: HKDF: " + err.Error()) // only for impossible lengths
+		panic("vault: HKDF: " + err.Error()) // only for impossible lengths
 	}
 	return k
 }
@@ -310,17 +316,18 @@ func (v *Vault) Pseudonym(ns, label, value string) string {
 // Pseudonymise returns value's pseudonym in ns and stores the mapping (or
 // refreshes its last use) so the depseudonymiser can resolve it. If the
 // store keeps losing write races the pseudonym is still returned; it then
-// does not resolve (VaultStats.Dropped).
+// does not resolve (Stats.Dropped).
 func (v *Vault) Pseudonymise(ns, label, value string) string {
-	return v.pseudonymiseAt(ns, label, value, v.now())
+	return v.PseudonymiseAt(ns, label, value, v.now())
 }
 
-// pseudonymiseAt is Pseudonymise at time now. The engine reads the clock
+// Clock reads the vault's clock, for PseudonymiseAt (ClockedStore).
+func (v *Vault) Clock() time.Time { return v.now() }
+
+// PseudonymiseAt is Pseudonymise at time now. The engine reads the clock
 // once per payload it transforms (scratch.now): inside the VM a reading is
 // two host calls, as much as the rest of a cached pseudonym.
-func (v *Vault) clock() time.Time { return v.now() }
-
-func (v *Vault) pseudonymiseAt(ns, label, value string, now time.Time) string {
+func (v *Vault) PseudonymiseAt(ns, label, value string, now time.Time) string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.stats.Issued++
@@ -339,7 +346,7 @@ func (v *Vault) pseudonymiseAt(ns, label, value string, now time.Time) string {
 
 // Resolve returns the value pseudonym stands for in ns, if the vault holds
 // it there, it has not expired, and its slot is authentic. A sealed
-// pseudonym is never in the table (SealedVault opens those).
+// pseudonym is never in the table (Sealed opens those).
 func (v *Vault) Resolve(ns, pseudonym string) (string, bool) {
 	if !isStoredPseudonym(pseudonym) {
 		return "", false
@@ -368,7 +375,7 @@ func (v *Vault) resolve(ns, p string) (string, bool) {
 		// most likely refreshing this very mapping.
 		if v.write(own, ns, p, own.e.value, now) {
 			v.stats.Refreshed++
-			v.bump(VaultTouchedKey)
+			v.bump(TouchedKey)
 			stored = now
 		}
 	}
@@ -386,9 +393,9 @@ func (v *Vault) Depseudonymise(ns, s string) (string, int) {
 }
 
 // Restore is Depseudonymise with a check: of the pseudonyms that resolve,
-// only those keep (when not nil) leaves marked are replaced
-// (Engine.restorable). It counts what it replaced, what it could not
-// resolve and what keep refused.
+// only those keep (when not nil) leaves marked are replaced (the
+// transforms engine's restorable). It counts what it replaced, what it
+// could not resolve and what keep refused.
 func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 	var buf [8]Span
 	spans := FindPseudonyms(s, buf[:0])
@@ -407,12 +414,13 @@ func (v *Vault) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
 		}
 	}
 	v.mu.Unlock()
-	return restoreSpans(s, spans, values, ok, keep)
+	return RestoreSpans(s, spans, values, ok, keep)
 }
 
-// restoreSpans replaces the spans marked ok by their values, after keep
-// has had its say, and counts.
-func restoreSpans(s string, spans []Span, values []string, ok []bool, keep RestoreCheck) (string, Restored) {
+// RestoreSpans replaces the spans marked ok by their values, after keep
+// has had its say, and counts: the end of Restore for a store of one's own
+// (the transforms tests' map store).
+func RestoreSpans(s string, spans []Span, values []string, ok []bool, keep RestoreCheck) (string, Restored) {
 	var r Restored
 	resolved := 0
 	for _, o := range ok {
@@ -447,22 +455,22 @@ func restoreSpans(s string, spans []Span, values []string, ok []bool, keep Resto
 }
 
 // Stats returns this instance's counters.
-func (v *Vault) Stats() VaultStats {
+func (v *Vault) Stats() Stats {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.stats
 }
 
-// VaultChanges are the CAS tokens of VaultIssuedKey and VaultTouchedKey (0
+// Changes are the CAS tokens of IssuedKey and TouchedKey (0
 // while absent): a host compares them with earlier ones to learn that the
 // table changed.
-type VaultChanges struct{ Issued, Touched uint32 }
+type Changes struct{ Issued, Touched uint32 }
 
 // Changes reads the change counters' tokens from the KV.
-func (v *Vault) Changes() VaultChanges {
-	_, issued, _ := v.kv.Get(VaultIssuedKey)
-	_, touched, _ := v.kv.Get(VaultTouchedKey)
-	return VaultChanges{issued, touched}
+func (v *Vault) Changes() Changes {
+	_, issued, _ := v.kv.Get(IssuedKey)
+	_, touched, _ := v.kv.Get(TouchedKey)
+	return Changes{issued, touched}
 }
 
 // isPseudonym reports whether p is exactly one pseudonym, stored or
@@ -493,7 +501,7 @@ func (v *Vault) hashSlot(ns, p string) int {
 	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(v.slots))
 }
 
-func (v *Vault) slotKey(i int) string { return VaultSlotPrefix + strconv.Itoa(i) }
+func (v *Vault) slotKey(i int) string { return SlotPrefix + strconv.Itoa(i) }
 
 // entry is a slot's plaintext.
 type entry struct {
@@ -572,7 +580,7 @@ func (v *Vault) store(home int, ns, p, value string, now, use time.Time, importi
 			}
 			if v.write(own, ns, p, own.e.value, use) {
 				v.stats.Refreshed++
-				v.bump(VaultTouchedKey)
+				v.bump(TouchedKey)
 				v.remember(ns, p, own.e.value, use)
 				return use, true
 			}
@@ -602,7 +610,7 @@ func (v *Vault) store(home int, ns, p, value string, now, use time.Time, importi
 			v.stats.Evicted++
 		}
 		v.stats.Stored++
-		v.bump(VaultIssuedKey)
+		v.bump(IssuedKey)
 		v.remember(ns, p, value, use)
 		return use, true
 	}
@@ -665,11 +673,11 @@ const nonceSize = 12
 func newSealer(key []byte) sealer {
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		panic("transforms: vault cipher: " + err.Error()) // only for a bad key length
+		panic("vault: vault cipher: " + err.Error()) // only for a bad key length
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
-		panic("transforms: vault cipher: " + err.Error())
+		panic("vault: vault cipher: " + err.Error())
 	}
 	return sealer{aead}
 }
