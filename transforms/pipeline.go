@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
 	"github.com/cloudg/mcp-privacy/transforms/outputschema"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
@@ -19,7 +20,7 @@ import (
 // hash key. It is immutable and shared by every stream of a VM.
 type Engine struct {
 	policy    *policy.Policy
-	detectors *DetectorSet
+	detectors *detect.Set
 	store     vault.PseudonymStore
 	clocked   vault.ClockedStore // store, if it is one
 	hasher    *Hasher
@@ -37,7 +38,7 @@ type Engine struct {
 // targets of a payload. An Engine keeps them in a pool: the streams of a
 // VM run one at a time, but tests and the CLI run messages in parallel.
 type scratch struct {
-	found   []Detection
+	found   []detect.Detection
 	buf     []byte
 	targets []target
 	// memo, when on, holds what the scans of the message found, by
@@ -102,7 +103,7 @@ type memoTable struct {
 	adding bool
 	used   []uint16 // the slots in use, so that reset clears only those
 	slots  []memoEntry
-	found  []Detection // the detections of every entry
+	found  []detect.Detection // the detections of every entry
 }
 
 type memoEntry struct {
@@ -140,7 +141,7 @@ func memoWord(s string) uint64 {
 }
 
 // lookup returns the memoised scan of s by sel.
-func (m *memoTable) lookup(sel uint16, s string) ([]Detection, bool) {
+func (m *memoTable) lookup(sel uint16, s string) ([]detect.Detection, bool) {
 	h := memoHash(sel, s)
 	for p := range memoProbes {
 		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
@@ -156,7 +157,7 @@ func (m *memoTable) lookup(sel uint16, s string) ([]Detection, bool) {
 
 // add memoises found as the scan of s by sel, if there is room near its
 // slot.
-func (m *memoTable) add(sel uint16, s string, found []Detection) {
+func (m *memoTable) add(sel uint16, s string, found []detect.Detection) {
 	if len(m.used) >= memoSlots/2 {
 		return
 	}
@@ -239,10 +240,10 @@ const (
 // detect is Detect into run's scratch, when it has one, and memoised when
 // the scratch memoises. The result is valid until the next detect of run,
 // and read only.
-func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Detection {
+func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run) []detect.Detection {
 	// A short word ("gold", an enum value, most member names) holds
-	// nothing any detector finds: no pass, no memo. surelyClean reads s.
-	if e.detectors.surelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
+	// nothing any detector finds: no pass, no memo. SurelyClean reads s.
+	if e.detectors.SurelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return nil
 	}
 	sc := run.sc
@@ -265,7 +266,7 @@ func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Det
 // NewEngine builds the transform engine of a policy. key is the vault key
 // (the hash transform derives its own subkey from it).
 func NewEngine(p *policy.Policy, store vault.PseudonymStore, key []byte) (*Engine, error) {
-	ds, err := NewDetectorSet(p)
+	ds, err := detect.NewSet(p)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +276,7 @@ func NewEngine(p *policy.Policy, store vault.PseudonymStore, key []byte) (*Engin
 }
 
 // Detectors is the policy's detector set.
-func (e *Engine) Detectors() *DetectorSet { return e.detectors }
+func (e *Engine) Detectors() *detect.Set { return e.detectors }
 
 // Pipeline is a resolved pipeline (policy.PipelineEntry list) compiled into
 // steps ready to run.
@@ -322,7 +323,7 @@ var stepKinds = map[string]stepKind{
 type step struct {
 	id   string
 	kind stepKind
-	sel  Selection
+	sel  detect.Selection
 	// fields limits where the step acts (nil: everywhere); exclude is where
 	// it does not.
 	fields, exclude fieldpath.Paths
@@ -387,7 +388,7 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
 				min, _ = policy.ParseSensitivity(v.Text)
 			}
-			st.sel = Select(stringsOption(o, "detectors"), min)
+			st.sel = detect.Select(stringsOption(o, "detectors"), min)
 		}
 		switch k {
 		case stepRedact:
@@ -440,7 +441,7 @@ type stepRun struct {
 	// anyScan selects every detector some scanning step of the run
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
-	anyScan   Selection
+	anyScan   detect.Selection
 	anyScanID uint16 // in the memo: anyScanMemo and the run's position
 	// findMask selects the detecting steps: what may change a protocol
 	// value or a member's name (the depseudonymiser leaves names alone).
@@ -475,39 +476,15 @@ func runsOf(steps []step) []stepRun {
 }
 
 // anyScan is a selection of at least the detectors the scanning steps
-// select: their names and groups together, the lowest minimum
-// sensitivity; every detector as soon as one step takes them all.
-func anyScan(steps []*step) Selection {
-	var names []string
-	min, all, any := policy.Restricted+1, false, false
+// select (detect.Union of theirs).
+func anyScan(steps []*step) detect.Selection {
+	var sels []*detect.Selection
 	for _, st := range steps {
-		if !st.detecting() || !st.scan {
-			continue
-		}
-		any = true
-		all = all || st.sel.all
-		min = minSensitivity(min, st.sel.minSensitivity)
-		for n := range st.sel.names {
-			names = append(names, n)
-		}
-		for g := range st.sel.groups {
-			names = append(names, "@"+g)
+		if st.detecting() && st.scan {
+			sels = append(sels, &st.sel)
 		}
 	}
-	if !any {
-		return Selection{}
-	}
-	if all {
-		names = nil
-	}
-	return Select(names, min)
-}
-
-func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
-	if b < a {
-		return b
-	}
-	return a
+	return detect.Union(sels)
 }
 
 // runString runs the steps of a run that mask selects over one string.
@@ -758,7 +735,7 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 // becomes the label, {detector} the detector. Labels are upper-case
 // letters, digits and underscores, so replacing both in one pass gives
 // what Placeholder's two replacements give.
-func appendPlaceholder(b []byte, template string, d *Detection) []byte {
+func appendPlaceholder(b []byte, template string, d *detect.Detection) []byte {
 	for {
 		i := strings.IndexByte(template, '{')
 		if i < 0 {

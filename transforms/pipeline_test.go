@@ -14,6 +14,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
@@ -361,7 +362,7 @@ func FuzzApply(f *testing.F) {
 
 // placeholderReference fills a placeholder the plain way: two
 // replacements, {label} first.
-func placeholderReference(template string, d Detection) string {
+func placeholderReference(template string, d detect.Detection) string {
 	return strings.ReplaceAll(strings.ReplaceAll(template, "{label}", d.Label), "{detector}", d.Detector)
 }
 
@@ -380,7 +381,7 @@ func TestAppendPlaceholder(t *testing.T) {
 		{"{lab{label}el}", "EMAIL", "email"},
 		{"", "EMAIL", "email"},
 	} {
-		d := Detection{Label: tc.label, Detector: tc.detector}
+		d := detect.Detection{Label: tc.label, Detector: tc.detector}
 		if got, want := string(appendPlaceholder([]byte("pre:"), tc.template, &d)), "pre:"+placeholderReference(tc.template, d); got != want {
 			t.Errorf("%q with %s/%s: %q, the replacements give %q", tc.template, tc.label, tc.detector, got, want)
 		}
@@ -399,7 +400,7 @@ func FuzzAppendPlaceholder(f *testing.F) {
 		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(label) {
 			return
 		}
-		d := Detection{Label: label, Detector: detector}
+		d := detect.Detection{Label: label, Detector: detector}
 		if got, want := string(appendPlaceholder(nil, template, &d)), placeholderReference(template, d); got != want {
 			t.Errorf("%q: %q, the replacements give %q", template, got, want)
 		}
@@ -567,7 +568,7 @@ func TestMemoTable(t *testing.T) {
 	var m memoTable
 	m.slots = make([]memoEntry, memoSlots)
 	const a, b = 1, anyScanMemo
-	one := []Detection{{Label: "EMAIL", Start: 1, End: 2}}
+	one := []detect.Detection{{Label: "EMAIL", Start: 1, End: 2}}
 	m.add(a, "aaaaaaaaQQaaaaaaaa", one)
 	m.add(a, "aaaaaaaaRRaaaaaaaa", nil)
 	if got, ok := m.lookup(a, "aaaaaaaaQQaaaaaaaa"); !ok || !reflect.DeepEqual(got, one) {

@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
@@ -45,7 +46,7 @@ import (
 const restoreContext = 256
 
 // selectAll selects every detector a policy enables.
-var selectAll = Select(nil, 0)
+var selectAll = detect.Select(nil, 0)
 
 // restoreRounds bounds how often restorable checks again after refusing
 // some: a refused pseudonym changes its neighbours' context. Past it,
@@ -138,7 +139,7 @@ func modifiesLast(after string) bool {
 	if unicode.IsMark(r) {
 		return true
 	}
-	to, keep := readerMap(r)
+	to, keep := detect.ReaderMap(r)
 	return !keep && to == ""
 }
 
@@ -156,8 +157,8 @@ func wordRune(r rune) bool {
 // word character, or with a joining mark and a word character.
 func joinsAfter(after string) bool {
 	t := after
-	if needsView(t) {
-		t = newView(t).text
+	if detect.NeedsView(t) {
+		t = detect.ReaderText(t)
 	}
 	r, n := utf8.DecodeRuneInString(t)
 	if n == 0 {
@@ -176,8 +177,8 @@ func joinsAfter(after string) bool {
 // joinsBefore is joinsAfter for the text before a value.
 func joinsBefore(before string) bool {
 	t := before
-	if needsView(t) {
-		t = newView(t).text
+	if detect.NeedsView(t) {
+		t = detect.ReaderText(t)
 	}
 	r, n := utf8.DecodeLastRuneInString(t)
 	if n == 0 {

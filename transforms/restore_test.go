@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
@@ -139,7 +141,7 @@ func testPseudonymGluedToAnyCharacter(t *testing.T, f *restoreFixture) {
 					t.Fatalf("%q restored as %q: not exactly the value %q", in, got, v.value)
 				}
 				at := strings.Index(got, v.value)
-				if r, _ := utf8.DecodeRuneInString(got[at+len(v.value):]); unicode.IsMark(r) || r >= utf8.RuneSelf && newView(string(r)).text == "" {
+				if r, _ := utf8.DecodeRuneInString(got[at+len(v.value):]); unicode.IsMark(r) || r >= utf8.RuneSelf && detect.ReaderText(string(r)) == "" {
 					t.Fatalf("%q restored as %q: %q changes or hides the value's last character", in, got, r)
 				}
 				for _, d := range f.e.Detectors().Detect(got, selectAll) {
@@ -149,7 +151,7 @@ func testPseudonymGluedToAnyCharacter(t *testing.T, f *restoreFixture) {
 				}
 				if alone {
 					// An echo of the restored text pseudonymises the value again.
-					if echo := f.e.ApplyText(f.out, got, &Run{Store: f.store}); strings.Contains(newView(echo).text, v.value) {
+					if echo := f.e.ApplyText(f.out, got, &Run{Store: f.store}); strings.Contains(detect.ReaderText(echo), v.value) {
 						t.Fatalf("%q restored as %q, echoed raw as %q", in, got, echo)
 					}
 				} else if joinsBefore(got[:at]) || joinsAfter(got[at+len(v.value):]) {
@@ -214,10 +216,8 @@ func TestPseudonymsWrittenRestoreInPlace(t *testing.T) {
 
 func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 	_, docs := readMixed(t)
-	for _, name := range builtinNames {
-		for _, c := range readCorpus(t, name) {
-			docs = append(docs, c.text)
-		}
+	for _, b := range policy.BuiltinDetectors {
+		docs = append(docs, detectorCorpusTexts(t, b.Name)...)
 	}
 	for _, doc := range docs {
 		out := f.e.ApplyText(f.out, doc, &Run{Store: f.store})
@@ -238,7 +238,7 @@ func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 		}
 		// The vault puts back the spelling it stored first: compare
 		// letters and digits, in lower case.
-		if alnum(back) != alnum(newView(doc).text) {
+		if alnum(back) != alnum(detect.ReaderText(doc)) {
 			t.Fatalf("%q came back as %q", doc, back)
 		}
 	}
@@ -291,4 +291,24 @@ func TestSealedRunStore(t *testing.T) {
 	if sv.Stats().Issued != issued {
 		t.Error("preview counted as issued")
 	}
+}
+
+// detectorCorpusTexts are the texts of the detector corpus of name
+// (testdata/detectors, read with its marks by transforms/detect's
+// corpus_test.go): the lines after their "+ " or "- ", marks removed.
+func detectorCorpusTexts(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/detectors/" + name + ".txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if len(line) < 2 || (line[0] != '+' && line[0] != '-') || line[1] != ' ' {
+			continue
+		}
+		text := strings.ReplaceAll(line[2:], `\n`, "\n")
+		out = append(out, strings.NewReplacer("«", "", "»", "").Replace(text))
+	}
+	return out
 }

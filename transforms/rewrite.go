@@ -8,32 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
-// Replace returns s with every detection's span replaced by what with
-// returns for it, given the value as a reader sees it (Detection.Seen).
-// Detections must not overlap and must be in order (as Detect returns
-// them).
-func Replace(s string, ds []Detection, with func(d Detection, value string) string) string {
-	if len(ds) == 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, d := range ds {
-		b.WriteString(s[last:d.Start])
-		b.WriteString(with(d, d.Seen(s)))
-		last = d.End
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
 // Placeholder fills a redact placeholder: {label} becomes the detection's
 // label, {detector} its detector (manual 11, redact).
-func Placeholder(template string, d Detection) string {
+func Placeholder(template string, d detect.Detection) string {
 	if !strings.Contains(template, "{") {
 		return template
 	}

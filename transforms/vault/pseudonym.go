@@ -303,7 +303,8 @@ func SplitPseudonym(p string) (label, token string) {
 
 // escapeLetter: s[i] is the letter of a JSON escape written out in text
 // (\n, \t, \r, \b, \f), which the detectors do not count as a word
-// character either (transforms/detect_pii.go): "prev\tEMAIL_…" holds a pseudonym.
+// character either (transforms/detect/pii.go): "prev\tEMAIL_…" holds a
+// pseudonym.
 func escapeLetter(s string, i int) bool {
 	switch s[i] {
 	case 'n', 't', 'r', 'b', 'f':

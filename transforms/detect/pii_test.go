@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// piiScanners are the scanners of detect_pii.go, by detector name.
+// piiScanners are the scanners of pii.go, by detector name.
 var piiScanners = []struct {
 	name string
 	scan scanFunc
@@ -33,7 +33,7 @@ func builtinScan(d int) scanFunc {
 	return func(s string, dst []Span) []Span { return scanBuiltin(d, s, dst) }
 }
 
-// Edge cases behind the decisions documented in detect_pii.go, beyond the
+// Edge cases behind the decisions documented in pii.go, beyond the
 // corpus: each input with the exact values each detector must find.
 func TestPIIEdgeCases(t *testing.T) {
 	cases := []struct {

@@ -1,14 +1,16 @@
-// Package transforms finds personal data and secrets in strings and
-// rewrites them (manual 10–13): the built-in detectors of manual 12, custom
-// ones, the transform pipeline and the pseudonym vault. It is pure Go: it
-// knows the policy language (package policy) but nothing of proxy-wasm,
-// HTTP or MCP framing.
-package transforms
+// Package detect finds personal data and secrets in strings (manual 12):
+// the built-in detectors, run in one pass over a string (detect.go, with
+// the personal-data steps in pii.go and the secrets' in secrets.go),
+// custom RE2 detectors (custom.go), the reader view they read through
+// (readerview.go), and the set a policy enables with its selections
+// (set.go). Package transforms rewrites what they find.
+package detect
 
 import (
 	"math/bits"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -36,6 +38,26 @@ func (d *Detection) Seen(s string) string {
 		return d.Value
 	}
 	return s[d.Start:d.End]
+}
+
+// Replace returns s with every detection's span replaced by what with
+// returns for it, given the value as a reader sees it (Detection.Seen).
+// Detections must not overlap and must be in order (as Detect returns
+// them).
+func Replace(s string, ds []Detection, with func(d Detection, value string) string) string {
+	if len(ds) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, d := range ds {
+		b.WriteString(s[last:d.Start])
+		b.WriteString(with(d, d.Seen(s)))
+		last = d.End
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // Span is a candidate a scanner found: [Start, End) in bytes.
@@ -81,11 +103,11 @@ var scanners = map[string]scanFunc{}
 
 func init() {
 	if len(policy.BuiltinDetectors) != numBuiltins {
-		panic("transforms: the built-in detector table (manual 12) changed; update the detector indices")
+		panic("detect: the built-in detector table (manual 12) changed; update the detector indices")
 	}
 	for i, name := range builtinNames {
 		if policy.BuiltinDetectors[i].Name != name {
-			panic("transforms: built-in detector " + name + " is not at its index")
+			panic("detect: built-in detector " + name + " is not at its index")
 		}
 		scanners[name] = func(s string, dst []Span) []Span { return scanBuiltin(i, s, dst) }
 	}
@@ -126,7 +148,7 @@ func spanOK(s string, sp Span) bool {
 
 // resolveOverlaps keeps, among overlapping detections, the one that starts
 // first, then the longer, then the more sensitive, then the earlier in
-// manual 12's table (rank). DetectorSet.resolve does the same on the compact
+// manual 12's table (rank). Set.resolve does the same on the compact
 // hits of Detect.
 func resolveOverlaps(ds []Detection, rank func(string) int) []Detection {
 	sort.SliceStable(ds, func(i, j int) bool {
@@ -177,7 +199,7 @@ func resolveOverlaps(ds []Detection, rank func(string) int) []Detection {
 // the same order, and leaves the same state, so the pass finds what
 // running the detectors one after the other found. TestSinglePass* and
 // FuzzSinglePass hold it to those loops, kept in detect_test.go. Steps and
-// their validators live in detect_pii.go and detect_secrets.go.
+// their validators live in pii.go and secrets.go.
 
 // Trigger classes, one bit each in a byte of the pass's words.
 const (

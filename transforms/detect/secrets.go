@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 // Secret detectors of manual 12 (group "secrets"). Every detector is a
 // hand-written trigger scan: the single pass of detect.go calls its step

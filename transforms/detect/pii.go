@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 // The personal-data detectors of manual 12: email, phone, credit_card, iban,
 // us_ssn, ipv4, ipv6, mac_address and aws_arn.

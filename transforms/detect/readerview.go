@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 import (
 	"strings"
@@ -28,7 +28,7 @@ import (
 // original, so a span found in the view maps back to the original bytes it
 // came from, the invisible characters inside it included: the rewrite
 // replaces those. Text that is ASCII without a \u escape (most text) is
-// its own view and costs one read of eight bytes at a time (needsView).
+// its own view and costs one read of eight bytes at a time (NeedsView).
 //
 // The table of characters (readerTable, generated from the Unicode tables
 // of Go and golang.org/x/text by TestReaderTable) keeps the NFKC data out
@@ -65,9 +65,9 @@ var readerBMP = func() *[0x10000 / 8]byte {
 	return &t
 }()
 
-// readerMap returns what the view makes of the non-ASCII character r: its
+// ReaderMap returns what the view makes of the non-ASCII character r: its
 // text ("" when deleted), or keep when it stays as it is.
-func readerMap(r rune) (to string, keep bool) {
+func ReaderMap(r rune) (to string, keep bool) {
 	if r < 0x10000 && readerBMP[r>>3]&(1<<(r&7)) == 0 {
 		return "", true
 	}
@@ -105,10 +105,13 @@ var asciiStrings = func() (t [128]string) {
 	return t
 }()
 
-// needsView reports whether s may read differently from its bytes: it
+// ReaderText is the reader view of s: what a reader sees of it.
+func ReaderText(s string) string { return newView(s).text }
+
+// NeedsView reports whether s may read differently from its bytes: it
 // holds a non-ASCII byte, or a backslash, '%' or '&' (which may start an
 // escape).
-func needsView(s string) bool {
+func NeedsView(s string) bool {
 	return plainRun(s) < len(s)
 }
 
@@ -176,7 +179,7 @@ func buildView(s string, buf []byte, segs []viewSeg) view {
 		case r == utf8.RuneError && size == 1:
 			keep = true // an invalid byte stays as it is
 		default:
-			to, keep = readerMap(r)
+			to, keep = ReaderMap(r)
 			if keep && size > 1 && (s[i] == '\\' || s[i] == '&') {
 				to, keep = string(r), false // a kept character written as an escape
 			}

@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 // Spans are compared exactly. Precision and recall are counted per
 // detector over spans; each must be at least 0.95, and each detector needs
 // at least 20 positive and 20 negative lines.
-const corpusDir = "../testdata/detectors"
+const corpusDir = "../../testdata/detectors"
 
 type corpusCase struct {
 	line     int

@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 // customSet builds the detector set of a policy with these custom
 // detectors, and a selection of just them (the built-ins would see cards
 // and IBANs in the same texts).
-func customSet(t *testing.T, detectors string) (*DetectorSet, Selection) {
+func customSet(t *testing.T, detectors string) (*Set, Selection) {
 	t.Helper()
 	p, errs := policy.ParsePolicy([]byte(`{"detectors": `+detectors+`}`), policy.Options{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	ds, err := NewDetectorSet(p)
+	ds, err := NewSet(p)
 	if err != nil {
 		t.Fatal(err)
 	}

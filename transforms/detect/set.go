@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 import (
 	"runtime"
@@ -9,10 +9,10 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// DetectorSet is the detectors a policy runs: the built-ins of manual 12 not
+// Set is the detectors a policy runs: the built-ins of manual 12 not
 // switched off by disabled_detectors, in table order, and its custom
 // detectors (manual 12.5).
-type DetectorSet struct {
+type Set struct {
 	builtins uint32 // bit i: policy.BuiltinDetectors[i] runs
 	custom   []*customDetector
 	// meta is every detector a hit can name: the built-ins by index, then
@@ -33,14 +33,14 @@ type detectorMeta struct {
 	rank        int
 }
 
-// NewDetectorSet builds the detector set of a policy.
-func NewDetectorSet(p *policy.Policy) (*DetectorSet, error) {
+// NewSet builds the detector set of a policy.
+func NewSet(p *policy.Policy) (*Set, error) {
 	off := map[string]bool{}
 	for _, n := range p.DisabledDetectors {
 		off[n] = true
 	}
 	rank := map[string]int{}
-	ds := &DetectorSet{rank: rank}
+	ds := &Set{rank: rank}
 	for i := range policy.BuiltinDetectors {
 		b := &policy.BuiltinDetectors[i]
 		rank[b.Name] = i
@@ -113,7 +113,7 @@ func (s Selection) wants(name, group string, sens policy.Sensitivity) bool {
 
 // Detect finds what the selected detectors see in s, overlaps resolved
 // (manual 12), in order.
-func (ds *DetectorSet) Detect(s string, sel Selection) []Detection {
+func (ds *Set) Detect(s string, sel Selection) []Detection {
 	return ds.DetectAppend(nil, s, sel)
 }
 
@@ -131,14 +131,53 @@ var wordish = func() (t [256]bool) {
 	return t
 }()
 
-// hasCustom reports whether the policy has custom detectors.
-func (ds *DetectorSet) hasCustom() bool { return len(ds.custom) > 0 }
+// Union is a selection of at least the detectors of sels: their names
+// and groups together, the lowest minimum sensitivity; every detector as
+// soon as one of them takes them all. No selection: nothing selected.
+func Union(sels []*Selection) Selection {
+	if len(sels) == 0 {
+		return Selection{}
+	}
+	var names []string
+	min, all := policy.Restricted+1, false
+	for _, s := range sels {
+		all = all || s.all
+		min = minSensitivity(min, s.minSensitivity)
+		for n := range s.names {
+			names = append(names, n)
+		}
+		for g := range s.groups {
+			names = append(names, "@"+g)
+		}
+	}
+	if all {
+		names = nil
+	}
+	return Select(names, min)
+}
 
-// surelyClean reports whether no detector of ds can find anything in s:
+func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+// ResolveOverlaps resolves the overlaps among detections of several
+// selections (manual 12): the first, the longest, the most sensitive, else
+// the detector first in manual 12's table.
+func (ds *Set) ResolveOverlaps(dets []Detection) []Detection {
+	return resolveOverlaps(dets, func(name string) int { return ds.rank[name] })
+}
+
+// HasCustom reports whether the policy has custom detectors.
+func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
+
+// SurelyClean reports whether no detector of ds can find anything in s:
 // a short word such as most member names and schema keywords ("type",
 // "inputSchema", "string"), looked at without starting a pass. Never with
 // custom detectors, whose patterns may match anything.
-func (ds *DetectorSet) surelyClean(s []byte) bool {
+func (ds *Set) SurelyClean(s []byte) bool {
 	if len(s) >= 20 || len(ds.custom) > 0 {
 		return false
 	}
@@ -153,12 +192,12 @@ func (ds *DetectorSet) surelyClean(s []byte) bool {
 // DetectAppend is Detect appending to dst, so that a caller scanning many
 // strings can reuse one slice: ds.DetectAppend(found[:0], s, sel). It
 // allocates only when dst lacks room for what it finds (the view, the
-// spans and the hits live in the DetectorSet's scratch, reused from call
+// spans and the hits live in the Set's scratch, reused from call
 // to call); for a string without findings it allocates nothing.
 //
 // The detectors read the reader view of s (readerview.go): spans are
 // found in what a reader sees and reported in the bytes of s.
-func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
+func (ds *Set) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
 	sc := ds.takeScratch()
 	v := buildView(s, sc.text, sc.segs)
 	keepLarger(&sc.text, v.buf)
@@ -175,7 +214,7 @@ func (ds *DetectorSet) DetectAppend(dst []Detection, s string, sel Selection) []
 }
 
 // scratch is the memory one Detect call works in: the reader view's text
-// and segments, the pass's spans and the hits. A DetectorSet keeps one
+// and segments, the pass's spans and the hits. A Set keeps one
 // between calls, so that scanning string after string allocates only the
 // detections it returns (in the VM an allocation and its collection cost
 // far more than reusing a buffer). Nothing in it outlives the call that
@@ -188,7 +227,7 @@ type detectScratch struct {
 	hits  []hit
 }
 
-// scratchKeep is the largest view text a DetectorSet keeps for the next
+// scratchKeep is the largest view text a Set keeps for the next
 // call; a larger one is left to the collector.
 const scratchKeep = 1 << 20
 
@@ -201,7 +240,7 @@ func keepLarger[T any](buf *[]T, used []T) {
 	}
 }
 
-// takeScratch takes the DetectorSet's scratch, or makes one if another
+// takeScratch takes the Set's scratch, or makes one if another
 // goroutine holds it (never in the VM, which runs one).
 //
 // In the VM the scratch is a plain field: the module runs one thread,
@@ -209,7 +248,7 @@ func keepLarger[T any](buf *[]T, used []T) {
 // a pointer there is two runtime calls (its write barrier and the
 // exchange) per Detect, which add up over the many short strings of a
 // message. Elsewhere it is swapped atomically.
-func (ds *DetectorSet) takeScratch() *detectScratch {
+func (ds *Set) takeScratch() *detectScratch {
 	var sc *detectScratch
 	if singleThreaded {
 		sc, ds.plainScratch = ds.plainScratch, nil
@@ -222,7 +261,7 @@ func (ds *DetectorSet) takeScratch() *detectScratch {
 	return sc
 }
 
-func (ds *DetectorSet) putScratch(sc *detectScratch) {
+func (ds *Set) putScratch(sc *detectScratch) {
 	if cap(sc.text) > scratchKeep {
 		sc.text = nil
 	}
@@ -238,7 +277,7 @@ func (ds *DetectorSet) putScratch(sc *detectScratch) {
 const singleThreaded = runtime.GOARCH == "wasm"
 
 // detectText is DetectAppend on text as it is.
-func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
+func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
 	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
@@ -282,7 +321,7 @@ func (ds *DetectorSet) detectText(dst []Detection, s string, sel Selection, sc *
 }
 
 // hit is a finding before overlaps are resolved: a span and the index of
-// its detector in DetectorSet.meta.
+// its detector in Set.meta.
 type hit struct {
 	start, end int
 	det        uint16
@@ -291,7 +330,7 @@ type hit struct {
 // resolve keeps, among overlapping hits, the one that starts first, then
 // the longer, then the more sensitive, then the earlier in manual 12's table
 // (as resolveOverlaps does with Detections).
-func (ds *DetectorSet) resolve(hs []hit) []hit {
+func (ds *Set) resolve(hs []hit) []hit {
 	meta := ds.meta
 	slices.SortFunc(hs, func(a, b hit) int {
 		switch {

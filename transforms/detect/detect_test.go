@@ -1,4 +1,4 @@
-package transforms
+package detect
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ var oldScanners = [numBuiltins]scanFunc{
 	oldScanPrivateKey, oldScanURLCredentials, oldScanBearerToken, oldScanGenericSecret,
 }
 
-// oldDetect is the former DetectorSet.Detect with every built-in detector:
+// oldDetect is the former Set.Detect with every built-in detector:
 // each driver over the whole string, then the overlaps resolved.
 func oldDetect(s string) []Detection {
 	var out []Detection
@@ -784,7 +784,7 @@ var groupSelections = map[string]Selection{"pii": Select([]string{"@pii"}, 0), "
 // pass, exactly what its former driver found, and Detect with every
 // detector equals oldDetect (both on s as it is: the reader view in front
 // of them has tests of its own).
-func singlePassSame(t *testing.T, ds *DetectorSet, sel Selection, s string) {
+func singlePassSame(t *testing.T, ds *Set, sel Selection, s string) {
 	t.Helper()
 	for d := 0; d < numBuiltins; d++ {
 		got, want := scanBuiltin(d, s, nil), oldScanners[d](s, nil)
@@ -918,9 +918,9 @@ func FuzzSinglePass(f *testing.F) {
 	})
 }
 
-// TestDetectScratchReuse: a DetectorSet reuses one scratch (view text,
+// TestDetectScratchReuse: a Set reuses one scratch (view text,
 // spans, hits) from call to call. Detections of strings scanned one after
-// the other, kept across the calls, equal those of a fresh DetectorSet per
+// the other, kept across the calls, equal those of a fresh Set per
 // string: Value (cut from the view's text) survives the next call writing
 // that memory, and no span or hit of one string leaks into the next.
 func TestDetectScratchReuse(t *testing.T) {
@@ -970,7 +970,7 @@ func TestDetectScratchReuse(t *testing.T) {
 	}
 }
 
-// TestDetectConcurrent: goroutines sharing a DetectorSet each get a
+// TestDetectConcurrent: goroutines sharing a Set each get a
 // scratch of their own (the kept one, or a new one while it is taken):
 // under -race, no two write the same memory, and each finds what a fresh
 // set finds.
