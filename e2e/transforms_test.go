@@ -15,7 +15,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/proxy"
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	schemav6 "github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -206,12 +206,12 @@ func TestVaultEndToEnd(t *testing.T) {
 
 // hostVault is the vault as the host sees it in the proxy's shared data,
 // with the key the plugin uses: what serve saves and loads.
-func hostVault(p *proxy.Proxy) *transforms.Vault {
+func hostVault(p *proxy.Proxy) *vault.Vault {
 	pol, errs := policy.ParseEnvelope([]byte(vaultEnvelope), policy.Options{})
 	if len(errs) > 0 {
 		panic(errs)
 	}
-	return transforms.NewVault([]byte("an e2e key, not a secret"), pol.Policy.Vault, transforms.ServerKV(sharedKV{p.Host().SharedData()}, pol.Server.ID), time.Now)
+	return vault.New([]byte("an e2e key, not a secret"), pol.Policy.Vault, vault.ServerKV(sharedKV{p.Host().SharedData()}, pol.Server.ID), time.Now)
 }
 
 // sharedKV adapts the host's shared data to the vault's store.

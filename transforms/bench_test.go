@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"hash/crc32"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +16,8 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // The mixed corpus, testdata/corpus/mixed.txt: about 1 MB of what tools
@@ -36,7 +36,7 @@ import (
 //	go test -run TestMixedCorpus ./transforms/ -update-corpus
 const (
 	mixedCorpusPath = "../testdata/corpus/mixed.txt"
-	mixedSep        = "\n\f\n"
+	mixedSep        = benchdata.MixedSep
 	mixedSize       = 1_000_000
 )
 
@@ -57,17 +57,21 @@ const mixedFingerprint = 0x27fcba47cb6ec84d
 
 func readMixed(tb testing.TB) (whole string, docs []string) {
 	tb.Helper()
-	b, err := os.ReadFile(mixedCorpusPath)
+	whole, docs, err := benchdata.ReadMixed(mixedCorpusPath)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	whole = string(b)
-	return whole, strings.Split(whole, mixedSep)
+	return whole, docs
 }
 
-func allDetectors(tb testing.TB) *DetectorSet {
+func mixedInputs(tb testing.TB) []benchdata.MixedInput {
+	whole, docs := readMixed(tb)
+	return benchdata.MixedInputs(whole, docs)
+}
+
+func allDetectors(tb testing.TB) *detect.Set {
 	tb.Helper()
-	ds, err := NewDetectorSet(&policy.Policy{})
+	ds, err := detect.NewSet(&policy.Policy{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -88,7 +92,7 @@ func TestMixedCorpus(t *testing.T) {
 	if whole != gen {
 		t.Fatalf("%s differs from genMixedCorpus: run with -update-corpus", mixedCorpusPath)
 	}
-	ds, sel := allDetectors(t), Select(nil, 0)
+	ds, sel := allDetectors(t), detect.Select(nil, 0)
 	counts := map[string]int{}
 	h := fnv.New64a()
 	n := 0
@@ -115,109 +119,40 @@ func TestMixedCorpus(t *testing.T) {
 	}
 }
 
-// mixedStrings is what the pipeline scans in the corpus: every string
-// value of a JSON document (a text item holding JSON is parsed and its
-// strings rewritten one by one), other documents whole.
-func mixedStrings(tb testing.TB, docs []string) []string {
-	tb.Helper()
-	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			out = append(out, v)
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				walk(v[k])
-			}
-		}
-	}
-	for _, doc := range docs {
-		var v any
-		if doc[0] == '{' || doc[0] == '[' {
-			if err := json.Unmarshal([]byte(doc), &v); err == nil {
-				walk(v)
-				continue
-			}
-		}
-		out = append(out, doc)
-	}
-	return out
-}
-
-// mixedInputs are the three ways of scanning the corpus the benchmarks
-// measure: strings (mixedStrings: how the pipeline calls Detect), doc (a
-// document per call) and whole (the megabyte in one call).
-func mixedInputs(tb testing.TB) []struct {
-	name  string
-	texts []string
-} {
-	whole, docs := readMixed(tb)
-	return []struct {
-		name  string
-		texts []string
-	}{{"strings", mixedStrings(tb, docs)}, {"doc", docs}, {"whole", []string{whole}}}
-}
-
-func totalLen(texts []string) (n int64) {
-	for _, t := range texts {
-		n += int64(len(t))
-	}
-	return n
-}
-
-// BenchmarkDetectMixed: Detect with every detector over the mixed corpus.
+// BenchmarkDetectMixed: Detect with every detector over the mixed corpus
+// (BenchmarkDetectMixedFormer in package detect: the former drivers).
 func BenchmarkDetectMixed(b *testing.B) {
-	ds, sel := allDetectors(b), Select(nil, 0)
-	benchMixed(b, func(s string) []Detection { return ds.Detect(s, sel) }, false)
+	ds, sel := allDetectors(b), detect.Select(nil, 0)
+	benchMixed(b, func(s string) []detect.Detection { return ds.Detect(s, sel) }, false)
 }
 
 // BenchmarkScanPseudonymise: what the pseudonymise transform does to each
 // string: Detect with every detector, then Replace every detection by its
 // pseudonym (Pseudonymizer, global namespace, no vault).
 func BenchmarkScanPseudonymise(b *testing.B) {
-	ds, sel := allDetectors(b), Select(nil, 0)
-	benchMixed(b, func(s string) []Detection { return ds.Detect(s, sel) }, true)
+	ds, sel := allDetectors(b), detect.Select(nil, 0)
+	benchMixed(b, func(s string) []detect.Detection { return ds.Detect(s, sel) }, true)
 }
-
-// BenchmarkDetectMixedFormer is BenchmarkDetectMixed with the detectors'
-// former drivers, one after the other over each string (oldDetect in
-// detect_test.go): the "before" of the single pass, measured in the same
-// run.
-func BenchmarkDetectMixedFormer(b *testing.B) { benchMixed(b, oldDetect, false) }
-
-// BenchmarkScanPseudonymiseFormer is BenchmarkScanPseudonymise with the
-// former drivers (oldDetect).
-func BenchmarkScanPseudonymiseFormer(b *testing.B) { benchMixed(b, oldDetect, true) }
 
 // benchMixed runs detect over the mixed corpus's inputs, reporting the
 // detections; with pseudonymise every detection is also replaced by its
-// pseudonym.
-func benchMixed(b *testing.B, detect func(string) []Detection, pseudonymise bool) {
-	p := NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
-	with := func(d Detection, v string) string { return p.Pseudonym("", d.Label, v) }
+// pseudonym. Package detect has a copy for the former drivers.
+func benchMixed(b *testing.B, scan func(string) []detect.Detection, pseudonymise bool) {
+	p := vault.NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
+	with := func(d detect.Detection, v string) string { return p.Pseudonym("", d.Label, v) }
 	for _, in := range mixedInputs(b) {
 		runtime.GC()
-		b.Run(in.name, func(b *testing.B) {
-			b.SetBytes(totalLen(in.texts))
+		b.Run(in.Name, func(b *testing.B) {
+			b.SetBytes(benchdata.TotalLen(in.Texts))
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
 				n = 0
-				for _, s := range in.texts {
-					ds := detect(s)
+				for _, s := range in.Texts {
+					ds := scan(s)
 					n += len(ds)
 					if pseudonymise {
-						Replace(s, ds, with)
+						detect.Replace(s, ds, with)
 					}
 				}
 			}
@@ -231,7 +166,7 @@ func benchMixed(b *testing.B, detect func(string) []Detection, pseudonymise bool
 // BenchmarkPseudonym is the cost of one pseudonym, to split the figures
 // above into scanning and pseudonymising.
 func BenchmarkPseudonym(b *testing.B) {
-	p := NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
+	p := vault.NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
 	b.ReportAllocs()
 	for b.Loop() {
 		p.Pseudonym("", "EMAIL", "alice.smith@example.com")
@@ -865,7 +800,7 @@ func listEngine(tb testing.TB) (*Engine, *Pipeline, []byte) {
 	}
 	p := pol.Policy
 	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
 	if err != nil {
 		tb.Fatal(err)
 	}

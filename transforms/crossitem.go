@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 )
 
 // Values split across text items.
@@ -145,7 +146,7 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 // replacement is what a rewriting step puts in place of detection d of
 // value v; ok is false for steps that rewrite nothing (detect, annotate,
 // block).
-func (e *Engine) replacement(st *step, d Detection, v string, run *Run) (string, bool) {
+func (e *Engine) replacement(st *step, d detect.Detection, v string, run *Run) (string, bool) {
 	switch st.kind {
 	case stepRedact:
 		return Placeholder(st.placeholder, d), true

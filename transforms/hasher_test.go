@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // TestHashesPinned pins the hash transform's output as the first
@@ -47,7 +49,7 @@ func referenceHash(vaultKey []byte, label, value string, length int) string {
 	m := hmac.New(sha256.New, k)
 	m.Write([]byte(label))
 	m.Write([]byte{0})
-	m.Write([]byte(Normalize(label, value)))
+	m.Write([]byte(vault.Normalize(label, value)))
 	sum := hex.EncodeToString(m.Sum(nil))
 	length = max(1, min(length, len(sum)))
 	return label + ":" + sum[:length]

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // Payload says what a JSON node is, so a pipeline knows which of its
@@ -526,7 +528,7 @@ func (w *docWalk) unchanged(raw []byte, mask uint64) bool {
 		return false
 	}
 	e := w.e
-	return !l.scans || e.detectors.surelyClean(raw) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
+	return !l.scans || e.detectors.SurelyClean(raw) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
 }
 
 func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool) {
@@ -593,7 +595,7 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 		default:
 			csh = table.shapeOf(d, c)
 		}
-		if nameMask != 0 && nameIsData(sh, csh) && (!plain || !w.e.detectors.surelyClean(key)) {
+		if nameMask != 0 && nameIsData(sh, csh) && (!plain || !w.e.detectors.SurelyClean(key)) {
 			// Most names are short words, settled here as runName
 			// would first (only detecting steps read names).
 			w.e.runName(w.sg, d, c, nameMask, &w.names, run)
@@ -722,7 +724,7 @@ func (w *docWalk) str(n int32, sh shape, mask uint64) {
 func (w *docWalk) number(n int32, sh shape, mask uint64) {
 	e, sg, d, run := w.e, w.sg, w.d, w.run
 	if mask &= sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
-		(len(d.Raw(n)) >= minDetectedNumber || e.detectors.hasCustom()) {
+		(len(d.Raw(n)) >= minDetectedNumber || e.detectors.HasCustom()) {
 		raw := d.Raw(n)
 		if e.mayChange(sg, raw, mask, run) {
 			if r := e.runString(sg, bytesView(raw), mask, run); r != bytesView(raw) {
@@ -770,7 +772,7 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, name
 	if raw, ok := d.KeyRaw(n); ok {
 		// Most names are short words: settled before mayChange looks at
 		// the steps (only detecting steps read names).
-		if e.detectors.surelyClean(raw) || !e.mayChange(sg, raw, mask, run) {
+		if e.detectors.SurelyClean(raw) || !e.mayChange(sg, raw, mask, run) {
 			return // the common case: nothing to find
 		}
 		k = bytesView(raw) // copied only if the steps change it
@@ -882,7 +884,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && !e.detectors.surelyClean(raw) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
+	return scans && !e.detectors.SurelyClean(raw) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
 }
 
 // project applies a project step: exclude removes what its paths reach;
@@ -892,7 +894,7 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 // parse and meets a project step.
 const unprojectable = "[withheld by privacy policy: JSON that cannot be parsed unambiguously]"
 
-func project(d *jsondoc.Doc, root int32, include, exclude Paths) {
+func project(d *jsondoc.Doc, root int32, include, exclude fieldpath.Paths) {
 	if len(exclude) > 0 {
 		drop := exclude.Nodes(d, root)
 		if drop[root] {
@@ -1070,7 +1072,7 @@ func structure(d *jsondoc.Doc, n int32, ts []target, projectable bool) []target 
 // hasPseudonym reports whether raw JSON holds something shaped like a
 // pseudonym.
 func hasPseudonym(raw []byte) bool {
-	return bytes.IndexByte(raw, '_') >= 0 && MayHoldPseudonym(raw) // pseudonym.go
+	return bytes.IndexByte(raw, '_') >= 0 && vault.MayHoldPseudonym(raw)
 }
 
 // looksLikeJSON is the cheap test before parsing a text as JSON: an object

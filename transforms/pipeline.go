@@ -10,38 +10,23 @@ import (
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
+	"github.com/cloudg/mcp-privacy/transforms/outputschema"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
-
-// PseudonymStore is what the pseudonymise and depseudonymise steps need of
-// the vault (manual 13): Vault implements it over shared data, SealedVault
-// with the key alone.
-//
-// The value and s a store is given may be views of a message's bytes,
-// valid only during the call (the pipeline scans strings in place and
-// copies only what changes): a store that keeps one copies it.
-type PseudonymStore interface {
-	// Pseudonymise returns value's pseudonym in namespace ns and stores
-	// the mapping so the depseudonymiser can resolve it.
-	Pseudonymise(ns, label, value string) string
-	// Pseudonym returns the same pseudonym without storing anything
-	// (preview_transform issues no stored pseudonyms).
-	Pseudonym(ns, label, value string) string
-	// Restore replaces the pseudonyms of s that resolve in ns and that
-	// keep accepts (all when keep is nil), and counts what it saw.
-	Restore(ns, s string, keep RestoreCheck) (string, Restored)
-}
 
 // Engine runs a policy's transforms: its detectors, the vault and the
 // hash key. It is immutable and shared by every stream of a VM.
 type Engine struct {
 	policy    *policy.Policy
-	detectors *DetectorSet
-	store     PseudonymStore
-	clocked   clockedStore // store, if it is one
+	detectors *detect.Set
+	store     vault.PseudonymStore
+	clocked   vault.ClockedStore // store, if it is one
 	hasher    *Hasher
 	// pseudonyms computes pseudonyms when there is no store (tools that
 	// only preview): nothing is stored, nothing resolves.
-	pseudonyms *Pseudonymizer
+	pseudonyms *vault.Pseudonymizer
 	// scratches holds *scratch: what a message's transforms reuse.
 	scratches sync.Pool
 	// noMemo turns the memo of scans off (tests compare with it off).
@@ -53,7 +38,7 @@ type Engine struct {
 // targets of a payload. An Engine keeps them in a pool: the streams of a
 // VM run one at a time, but tests and the CLI run messages in parallel.
 type scratch struct {
-	found   []Detection
+	found   []detect.Detection
 	buf     []byte
 	targets []target
 	// memo, when on, holds what the scans of the message found, by
@@ -118,7 +103,7 @@ type memoTable struct {
 	adding bool
 	used   []uint16 // the slots in use, so that reset clears only those
 	slots  []memoEntry
-	found  []Detection // the detections of every entry
+	found  []detect.Detection // the detections of every entry
 }
 
 type memoEntry struct {
@@ -156,7 +141,7 @@ func memoWord(s string) uint64 {
 }
 
 // lookup returns the memoised scan of s by sel.
-func (m *memoTable) lookup(sel uint16, s string) ([]Detection, bool) {
+func (m *memoTable) lookup(sel uint16, s string) ([]detect.Detection, bool) {
 	h := memoHash(sel, s)
 	for p := range memoProbes {
 		e := &m.slots[(h+uint64(p))&(memoSlots-1)]
@@ -172,7 +157,7 @@ func (m *memoTable) lookup(sel uint16, s string) ([]Detection, bool) {
 
 // add memoises found as the scan of s by sel, if there is room near its
 // slot.
-func (m *memoTable) add(sel uint16, s string, found []Detection) {
+func (m *memoTable) add(sel uint16, s string, found []detect.Detection) {
 	if len(m.used) >= memoSlots/2 {
 		return
 	}
@@ -255,10 +240,10 @@ const (
 // detect is Detect into run's scratch, when it has one, and memoised when
 // the scratch memoises. The result is valid until the next detect of run,
 // and read only.
-func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Detection {
+func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run) []detect.Detection {
 	// A short word ("gold", an enum value, most member names) holds
-	// nothing any detector finds: no pass, no memo. surelyClean reads s.
-	if e.detectors.surelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
+	// nothing any detector finds: no pass, no memo. SurelyClean reads s.
+	if e.detectors.SurelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return nil
 	}
 	sc := run.sc
@@ -280,18 +265,18 @@ func (e *Engine) detect(s string, sel *Selection, memoID uint16, run *Run) []Det
 
 // NewEngine builds the transform engine of a policy. key is the vault key
 // (the hash transform derives its own subkey from it).
-func NewEngine(p *policy.Policy, store PseudonymStore, key []byte) (*Engine, error) {
-	ds, err := NewDetectorSet(p)
+func NewEngine(p *policy.Policy, store vault.PseudonymStore, key []byte) (*Engine, error) {
+	ds, err := detect.NewSet(p)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: NewPseudonymizer(key)}
-	e.clocked, _ = store.(clockedStore)
+	e := &Engine{policy: p, detectors: ds, store: store, hasher: NewHasher(key), pseudonyms: vault.NewPseudonymizer(key)}
+	e.clocked, _ = store.(vault.ClockedStore)
 	return e, nil
 }
 
 // Detectors is the policy's detector set.
-func (e *Engine) Detectors() *DetectorSet { return e.detectors }
+func (e *Engine) Detectors() *detect.Set { return e.detectors }
 
 // Pipeline is a resolved pipeline (policy.PipelineEntry list) compiled into
 // steps ready to run.
@@ -338,16 +323,16 @@ var stepKinds = map[string]stepKind{
 type step struct {
 	id   string
 	kind stepKind
-	sel  Selection
+	sel  detect.Selection
 	// fields limits where the step acts (nil: everywhere); exclude is where
 	// it does not.
-	fields, exclude Paths
+	fields, exclude fieldpath.Paths
 	placeholder     string
 	keepLast        int
 	char            string
 	length          int // hash hex digits
 	maxChars        int
-	include, drop   Paths // project
+	include, drop   fieldpath.Paths // project
 	note            string
 	// memoID tells the step's scans apart from others in the memo
 	// (scratch.memo): its position in the pipeline, from 1.
@@ -403,7 +388,7 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
 				min, _ = policy.ParseSensitivity(v.Text)
 			}
-			st.sel = Select(stringsOption(o, "detectors"), min)
+			st.sel = detect.Select(stringsOption(o, "detectors"), min)
 		}
 		switch k {
 		case stepRedact:
@@ -456,7 +441,7 @@ type stepRun struct {
 	// anyScan selects every detector some scanning step of the run
 	// selects (at least): one pass over a string tells whether any of
 	// them could act (Engine.mayChange).
-	anyScan   Selection
+	anyScan   detect.Selection
 	anyScanID uint16 // in the memo: anyScanMemo and the run's position
 	// findMask selects the detecting steps: what may change a protocol
 	// value or a member's name (the depseudonymiser leaves names alone).
@@ -491,39 +476,15 @@ func runsOf(steps []step) []stepRun {
 }
 
 // anyScan is a selection of at least the detectors the scanning steps
-// select: their names and groups together, the lowest minimum
-// sensitivity; every detector as soon as one step takes them all.
-func anyScan(steps []*step) Selection {
-	var names []string
-	min, all, any := policy.Restricted+1, false, false
+// select (detect.Union of theirs).
+func anyScan(steps []*step) detect.Selection {
+	var sels []*detect.Selection
 	for _, st := range steps {
-		if !st.detecting() || !st.scan {
-			continue
-		}
-		any = true
-		all = all || st.sel.all
-		min = minSensitivity(min, st.sel.minSensitivity)
-		for n := range st.sel.names {
-			names = append(names, n)
-		}
-		for g := range st.sel.groups {
-			names = append(names, "@"+g)
+		if st.detecting() && st.scan {
+			sels = append(sels, &st.sel)
 		}
 	}
-	if !any {
-		return Selection{}
-	}
-	if all {
-		names = nil
-	}
-	return Select(names, min)
-}
-
-func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
-	if b < a {
-		return b
-	}
-	return a
+	return detect.Union(sels)
 }
 
 // runString runs the steps of a run that mask selects over one string.
@@ -548,8 +509,8 @@ func (p *Pipeline) Empty() bool { return p == nil || len(p.steps) == 0 }
 
 // SchemaEffects summarises what the pipeline does to structuredContent, for
 // rewriting outputSchema (manual 8).
-func (p *Pipeline) SchemaEffects() SchemaEffects {
-	var eff SchemaEffects
+func (p *Pipeline) SchemaEffects() outputschema.Effects {
+	var eff outputschema.Effects
 	if p == nil {
 		return eff
 	}
@@ -560,18 +521,18 @@ func (p *Pipeline) SchemaEffects() SchemaEffects {
 			eff.Include = append(eff.Include, st.include...)
 			eff.Exclude = append(eff.Exclude, st.drop...)
 		case st.rewritesStrings():
-			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: st.fields, Exclude: st.exclude})
+			eff.Rewrites = append(eff.Rewrites, outputschema.FieldScope{Fields: st.fields, Exclude: st.exclude})
 		}
 	}
 	return eff
 }
 
-func pathsOption(o *policy.Value, key string) (Paths, error) {
+func pathsOption(o *policy.Value, key string) (fieldpath.Paths, error) {
 	list := stringsOption(o, key)
 	if len(list) == 0 {
 		return nil, nil
 	}
-	return CompilePaths(list)
+	return fieldpath.CompileAll(list)
 }
 
 func stringsOption(o *policy.Value, key string) []string {
@@ -610,8 +571,8 @@ type Run struct {
 	Namespace string
 	// Store, when not nil, is the pseudonym store of this message in
 	// place of the engine's: plugin/mcp gives a request whose pseudonyms
-	// are sealed (policy.VaultConfig.Seals) the SealedVault.
-	Store PseudonymStore
+	// are sealed (policy.VaultConfig.Seals) the sealed vault.
+	Store vault.PseudonymStore
 	// Preview computes pseudonyms without storing them.
 	Preview bool
 	// Detections counts detections per label over every detecting step.
@@ -774,7 +735,7 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 // becomes the label, {detector} the detector. Labels are upper-case
 // letters, digits and underscores, so replacing both in one pass gives
 // what Placeholder's two replacements give.
-func appendPlaceholder(b []byte, template string, d *Detection) []byte {
+func appendPlaceholder(b []byte, template string, d *detect.Detection) []byte {
 	for {
 		i := strings.IndexByte(template, '{')
 		if i < 0 {
@@ -805,27 +766,19 @@ func (e *Engine) pseudonym(run *Run, label, value string) string {
 	}
 	v := e.clocked // asserted once: in the VM an assertion to an interface is a table lookup
 	if run.Store != nil {
-		v, _ = store.(clockedStore)
+		v, _ = store.(vault.ClockedStore)
 	}
 	if v != nil && run.sc != nil {
 		if run.sc.now.IsZero() {
-			run.sc.now = v.clock()
+			run.sc.now = v.Clock()
 		}
-		return v.pseudonymiseAt(run.Namespace, label, value, run.sc.now)
+		return v.PseudonymiseAt(run.Namespace, label, value, run.sc.now)
 	}
 	return store.Pseudonymise(run.Namespace, label, value)
 }
 
-// clockedStore is a store that issues at a time it is given, so a
-// message reads the clock once (in the VM each read is two host calls):
-// the stored vault, and the sealed vault issuing stored pseudonyms.
-type clockedStore interface {
-	clock() time.Time
-	pseudonymiseAt(ns, label, value string, now time.Time) string
-}
-
 // storeOf is the store of run's message: its own, else the engine's.
-func (e *Engine) storeOf(run *Run) PseudonymStore {
+func (e *Engine) storeOf(run *Run) vault.PseudonymStore {
 	if run.Store != nil {
 		return run.Store
 	}

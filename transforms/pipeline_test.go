@@ -14,35 +14,37 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // mapStore is a pseudonym store over a map, for tests that need to see
 // what was stored.
 type mapStore struct {
-	pz     *Pseudonymizer
+	pz     *vault.Pseudonymizer
 	stored map[string]string // ns|pseudonym → value
 }
 
 func newMapStore() *mapStore {
-	return &mapStore{pz: NewPseudonymizer([]byte("test key")), stored: map[string]string{}}
+	return &mapStore{pz: vault.NewPseudonymizer([]byte("test key")), stored: map[string]string{}}
 }
 
 func (m *mapStore) Pseudonym(ns, label, value string) string { return m.pz.Pseudonym(ns, label, value) }
 
 func (m *mapStore) Pseudonymise(ns, label, value string) string {
 	p := m.pz.Pseudonym(ns, label, value)
-	m.stored[ns+"|"+p] = strings.Clone(value) // value may be a view (PseudonymStore)
+	m.stored[ns+"|"+p] = strings.Clone(value) // value may be a view (vault.PseudonymStore)
 	return p
 }
 
-func (m *mapStore) Restore(ns, s string, keep RestoreCheck) (string, Restored) {
-	spans := FindPseudonyms(s, nil)
+func (m *mapStore) Restore(ns, s string, keep vault.RestoreCheck) (string, vault.Restored) {
+	spans := vault.FindPseudonyms(s, nil)
 	values := make([]string, len(spans))
 	ok := make([]bool, len(spans))
 	for i, sp := range spans {
 		values[i], ok[i] = m.stored[ns+"|"+s[sp.Start:sp.End]]
 	}
-	return restoreSpans(s, spans, values, ok, keep)
+	return vault.RestoreSpans(s, spans, values, ok, keep)
 }
 
 func engineFor(t testing.TB, policyYAML string) (*Engine, *policy.Policy, *mapStore) {
@@ -80,7 +82,7 @@ func normJSON(t *testing.T, s string) string {
 }
 
 func TestApplyPayloads(t *testing.T) {
-	pz := NewPseudonymizer([]byte("test key"))
+	pz := vault.NewPseudonymizer([]byte("test key"))
 	email := pz.Pseudonym("", "EMAIL", "alice@example.com")
 	cases := []struct {
 		name, policy string
@@ -293,7 +295,7 @@ func BenchmarkOutputPipeline1KB(b *testing.B) {
 	}
 	p := pol.Policy
 	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -360,7 +362,7 @@ func FuzzApply(f *testing.F) {
 
 // placeholderReference fills a placeholder the plain way: two
 // replacements, {label} first.
-func placeholderReference(template string, d Detection) string {
+func placeholderReference(template string, d detect.Detection) string {
 	return strings.ReplaceAll(strings.ReplaceAll(template, "{label}", d.Label), "{detector}", d.Detector)
 }
 
@@ -379,7 +381,7 @@ func TestAppendPlaceholder(t *testing.T) {
 		{"{lab{label}el}", "EMAIL", "email"},
 		{"", "EMAIL", "email"},
 	} {
-		d := Detection{Label: tc.label, Detector: tc.detector}
+		d := detect.Detection{Label: tc.label, Detector: tc.detector}
 		if got, want := string(appendPlaceholder([]byte("pre:"), tc.template, &d)), "pre:"+placeholderReference(tc.template, d); got != want {
 			t.Errorf("%q with %s/%s: %q, the replacements give %q", tc.template, tc.label, tc.detector, got, want)
 		}
@@ -398,7 +400,7 @@ func FuzzAppendPlaceholder(f *testing.F) {
 		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(label) {
 			return
 		}
-		d := Detection{Label: label, Detector: detector}
+		d := detect.Detection{Label: label, Detector: detector}
 		if got, want := string(appendPlaceholder(nil, template, &d)), placeholderReference(template, d); got != want {
 			t.Errorf("%q: %q, the replacements give %q", template, got, want)
 		}
@@ -415,9 +417,9 @@ func TestVaultsKeepNoViewOfTheMessage(t *testing.T) {
 		t.Fatal(errs)
 	}
 	key := []byte("test key")
-	vault := NewVault(key, p.Vault, NewMemoryKV(), time.Now)
+	stored := vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now)
 	sealed := newSealed(t, [][]byte{sealedKeyA}, p.Vault, "", nil, time.Now)
-	for _, store := range []PseudonymStore{vault, sealed} {
+	for _, store := range []vault.PseudonymStore{stored, sealed} {
 		e, err := NewEngine(p, store, key)
 		if err != nil {
 			t.Fatal(err)
@@ -475,7 +477,7 @@ func TestApplyInParallel(t *testing.T) {
 	}
 	p := pol.Policy
 	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, NewVault(key, p.Vault, NewMemoryKV(), time.Now), key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -566,7 +568,7 @@ func TestMemoTable(t *testing.T) {
 	var m memoTable
 	m.slots = make([]memoEntry, memoSlots)
 	const a, b = 1, anyScanMemo
-	one := []Detection{{Label: "EMAIL", Start: 1, End: 2}}
+	one := []detect.Detection{{Label: "EMAIL", Start: 1, End: 2}}
 	m.add(a, "aaaaaaaaQQaaaaaaaa", one)
 	m.add(a, "aaaaaaaaRRaaaaaaaa", nil)
 	if got, ok := m.lookup(a, "aaaaaaaaQQaaaaaaaa"); !ok || !reflect.DeepEqual(got, one) {
@@ -650,10 +652,10 @@ func messageReadsClockOnce(t *testing.T, p *policy.Policy, form string) {
 	clock, reads := time.Unix(1e9, 0), 0
 	now := func() time.Time { reads++; return clock }
 	key := []byte("test key, 32 bytes long ........")
-	vault := NewVault(key, p.Vault, NewMemoryKV(), now)
-	var store PseudonymStore = vault
+	stored := vault.New(key, p.Vault, vault.NewMemoryKV(), now)
+	var store vault.PseudonymStore = stored
 	if form != "vault" {
-		sealed, err := NewSealedVault([][]byte{key}, p.Vault, "", vault, time.Now)
+		sealed, err := vault.NewSealed([][]byte{key}, p.Vault, "", stored, time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -683,7 +685,7 @@ func messageReadsClockOnce(t *testing.T, p *policy.Policy, form string) {
 	}
 	clock = clock.Add(50 * time.Second) // 100 s after the first, 50 after the second
 	for _, v := range []string{"a@example.com", "b@example.com", "c@example.org"} {
-		if got, _ := vault.Resolve("", vault.Pseudonym("", "EMAIL", v)); got != v {
+		if got, _ := stored.Resolve("", stored.Pseudonym("", "EMAIL", v)); got != v {
 			t.Errorf("%s: resolves to %q after the second message refreshed it", v, got)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 )
 
 // PayloadDetection is a detection in one string of a JSON payload (what
@@ -17,7 +18,7 @@ import (
 // value, in bytes.
 type PayloadDetection struct {
 	Path string
-	Detection
+	detect.Detection
 }
 
 // Detections returns what the detecting steps of p find in plain text s,
@@ -25,11 +26,11 @@ type PayloadDetection struct {
 // on): the union of the steps' selections over s as given, before any step
 // rewrote it, overlaps resolved as manual 12 says, in order. It stores and
 // changes nothing.
-func (e *Engine) Detections(p *Pipeline, s string) []Detection {
+func (e *Engine) Detections(p *Pipeline, s string) []detect.Detection {
 	if p.Empty() {
 		return nil
 	}
-	var out []Detection
+	var out []detect.Detection
 	for i := range p.steps {
 		st := &p.steps[i]
 		if st.detecting() && len(st.fields) == 0 {
@@ -40,11 +41,11 @@ func (e *Engine) Detections(p *Pipeline, s string) []Detection {
 }
 
 // union resolves the overlaps among detections several steps made.
-func (e *Engine) union(ds []Detection) []Detection {
+func (e *Engine) union(ds []detect.Detection) []detect.Detection {
 	if len(ds) < 2 {
 		return ds
 	}
-	return resolveOverlaps(ds, func(name string) int { return e.detectors.rank[name] })
+	return e.detectors.ResolveOverlaps(ds)
 }
 
 // PayloadDetections returns what the detecting steps of p find in the
@@ -64,7 +65,7 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 		return nil
 	}
 	ts := collect(d, jsondoc.Root, kind, nil)
-	f := &finder{paths: map[place]string{}, hits: map[place][]Detection{}, target: map[place]int{}}
+	f := &finder{paths: map[place]string{}, hits: map[place][]detect.Detection{}, target: map[place]int{}}
 	readTexts(d, ts)
 	for i := range ts {
 		switch t := &ts[i]; t.kind {
@@ -129,7 +130,7 @@ type place struct {
 // the index of the target it belongs to (for ordering).
 type finder struct {
 	paths  map[place]string
-	hits   map[place][]Detection
+	hits   map[place][]detect.Detection
 	target map[place]int
 }
 

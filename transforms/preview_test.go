@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 )
 
 func TestDetections(t *testing.T) {
@@ -12,14 +13,14 @@ func TestDetections(t *testing.T) {
 		name   string
 		policy string
 		text   string
-		want   []Detection
+		want   []detect.Detection
 	}{
 		{
 			name:   "union of the steps' selections, byte offsets",
 			policy: "transforms: [{type: redact, options: {detectors: ['@secrets']}}, {type: pseudonymise, options: {detectors: [email]}}]\n",
 			// "ü" is two bytes.
 			text: "Grüße jo@example.com password=hunter22 ip 10.0.0.1",
-			want: []Detection{
+			want: []detect.Detection{
 				{Detector: "email", Label: "EMAIL", Start: 8, End: 22},
 				{Detector: "generic_secret", Label: "SECRET", Start: 32, End: 40},
 			},
@@ -28,13 +29,13 @@ func TestDetections(t *testing.T) {
 			name:   "a step limited by fields does not act on plain text",
 			policy: "transforms: [{type: redact, options: {fields: [email]}}, {type: mask, options: {detectors: [ipv4]}}]\n",
 			text:   "jo@example.com 10.0.0.1",
-			want:   []Detection{{Detector: "ipv4", Label: "IP_ADDRESS", Start: 15, End: 23}},
+			want:   []detect.Detection{{Detector: "ipv4", Label: "IP_ADDRESS", Start: 15, End: 23}},
 		},
 		{
 			name:   "the same finding by two steps is listed once",
 			policy: "transforms: [detect, {type: block, options: {detectors: [email]}}]\n",
 			text:   "jo@example.com",
-			want:   []Detection{{Detector: "email", Label: "EMAIL", Start: 0, End: 14}},
+			want:   []detect.Detection{{Detector: "email", Label: "EMAIL", Start: 0, End: 14}},
 		},
 		{
 			name:   "steps that do not detect find nothing",

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // Where a pseudonym may be restored.
@@ -37,26 +40,13 @@ import (
 // A refused pseudonym stays as it is (the safe direction) and is counted
 // (Run.Refused).
 
-// RestoreCheck is given the pseudonyms found in s, their values and
-// which of them resolved (ok), and clears ok for those it refuses.
-type RestoreCheck func(s string, spans []Span, values []string, ok []bool)
-
-// Restored counts what one Restore saw: pseudonyms replaced, well-formed
-// pseudonyms that did not resolve in the caller's namespace, and resolved
-// ones the check refused. Unauthentic counts the unresolved ones that are
-// sealed tokens no key opens for their label and namespace (altered,
-// another principal's or label's, an unknown key): part of Unresolved,
-// told apart because the store vault cannot tell a forged pseudonym from
-// an evicted one, and a sealed vault can.
-type Restored struct{ Resolved, Unresolved, Refused, Unauthentic int }
-
 // restoreContext is how many bytes of text on either side of a pseudonym
 // the check reads (more than any detector looks back for a keyword or
 // forward past a separator).
 const restoreContext = 256
 
 // selectAll selects every detector a policy enables.
-var selectAll = Select(nil, 0)
+var selectAll = detect.Select(nil, 0)
 
 // restoreRounds bounds how often restorable checks again after refusing
 // some: a refused pseudonym changes its neighbours' context. Past it,
@@ -68,7 +58,7 @@ const restoreRounds = 4
 // place ("10.0.0.1-IP_ADDRESS_…" is no address, "10.0.0.1-10.0.0.255" is
 // two); refusing one changes its neighbours' context, so the check runs
 // again until nothing more is refused.
-func (e *Engine) restorable(s string, spans []Span, values []string, ok []bool) {
+func (e *Engine) restorable(s string, spans []vault.Span, values []string, ok []bool) {
 	at := make([]int, len(spans))
 	for round := 0; ; round++ {
 		var b strings.Builder
@@ -85,7 +75,7 @@ func (e *Engine) restorable(s string, spans []Span, values []string, ok []bool) 
 		t := b.String()
 		refused := false
 		for i, sp := range spans {
-			if label, _ := splitPseudonym(s[sp.Start:sp.End]); ok[i] && !e.restoresAt(t, at[i], at[i]+len(values[i]), label) {
+			if label, _ := vault.SplitPseudonym(s[sp.Start:sp.End]); ok[i] && !e.restoresAt(t, at[i], at[i]+len(values[i]), label) {
 				ok[i], refused = false, true
 			}
 		}
@@ -149,7 +139,7 @@ func modifiesLast(after string) bool {
 	if unicode.IsMark(r) {
 		return true
 	}
-	to, keep := readerMap(r)
+	to, keep := detect.ReaderMap(r)
 	return !keep && to == ""
 }
 
@@ -167,8 +157,8 @@ func wordRune(r rune) bool {
 // word character, or with a joining mark and a word character.
 func joinsAfter(after string) bool {
 	t := after
-	if needsView(t) {
-		t = newView(t).text
+	if detect.NeedsView(t) {
+		t = detect.ReaderText(t)
 	}
 	r, n := utf8.DecodeRuneInString(t)
 	if n == 0 {
@@ -187,8 +177,8 @@ func joinsAfter(after string) bool {
 // joinsBefore is joinsAfter for the text before a value.
 func joinsBefore(before string) bool {
 	t := before
-	if needsView(t) {
-		t = newView(t).text
+	if detect.NeedsView(t) {
+		t = detect.ReaderText(t)
 	}
 	r, n := utf8.DecodeLastRuneInString(t)
 	if n == 0 {

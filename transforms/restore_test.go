@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // restoreFixture is an engine over a real vault, its output pipeline
@@ -16,7 +19,7 @@ import (
 type restoreFixture struct {
 	e       *Engine
 	out, in *Pipeline
-	store   PseudonymStore
+	store   vault.PseudonymStore
 }
 
 // restoreStores are the two kinds of vault the restore tests run over.
@@ -28,7 +31,7 @@ func newRestoreFixtureOf(t *testing.T, scope, kind string) *restoreFixture {
 	t.Helper()
 	f := newRestoreFixture(t, scope)
 	if kind == "sealed" {
-		sv, err := NewSealedVault([][]byte{testKey}, f.e.policy.Vault, "srv", f.e.store.(*Vault), newClock().now)
+		sv, err := vault.NewSealed([][]byte{testKey}, f.e.policy.Vault, "srv", f.e.store.(*vault.Vault), newClock().now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +47,7 @@ func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
 		t.Fatal(errs)
 	}
 	clk := newClock()
-	v := NewVault(testKey, p.Vault, NewMemoryKV(), clk.now)
+	v := vault.New(testKey, p.Vault, vault.NewMemoryKV(), clk.now)
 	e, err := NewEngine(p, v, testKey)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +67,7 @@ func newRestoreFixture(t *testing.T, scope string) *restoreFixture {
 func (f *restoreFixture) pseudonymise(t *testing.T, ns, text, value string) string {
 	t.Helper()
 	out := f.e.ApplyText(f.out, text, &Run{Namespace: ns, Store: f.store})
-	sp := FindPseudonyms(out, nil)
+	sp := vault.FindPseudonyms(out, nil)
 	if len(sp) != 1 || strings.Contains(out, value) {
 		t.Fatalf("%q pseudonymised as %q", text, out)
 	}
@@ -138,7 +141,7 @@ func testPseudonymGluedToAnyCharacter(t *testing.T, f *restoreFixture) {
 					t.Fatalf("%q restored as %q: not exactly the value %q", in, got, v.value)
 				}
 				at := strings.Index(got, v.value)
-				if r, _ := utf8.DecodeRuneInString(got[at+len(v.value):]); unicode.IsMark(r) || r >= utf8.RuneSelf && newView(string(r)).text == "" {
+				if r, _ := utf8.DecodeRuneInString(got[at+len(v.value):]); unicode.IsMark(r) || r >= utf8.RuneSelf && detect.ReaderText(string(r)) == "" {
 					t.Fatalf("%q restored as %q: %q changes or hides the value's last character", in, got, r)
 				}
 				for _, d := range f.e.Detectors().Detect(got, selectAll) {
@@ -148,7 +151,7 @@ func testPseudonymGluedToAnyCharacter(t *testing.T, f *restoreFixture) {
 				}
 				if alone {
 					// An echo of the restored text pseudonymises the value again.
-					if echo := f.e.ApplyText(f.out, got, &Run{Store: f.store}); strings.Contains(newView(echo).text, v.value) {
+					if echo := f.e.ApplyText(f.out, got, &Run{Store: f.store}); strings.Contains(detect.ReaderText(echo), v.value) {
 						t.Fatalf("%q restored as %q, echoed raw as %q", in, got, echo)
 					}
 				} else if joinsBefore(got[:at]) || joinsAfter(got[at+len(v.value):]) {
@@ -193,7 +196,7 @@ func TestRestoreCountsRefusedAndUnresolved(t *testing.T) {
 	f := newRestoreFixture(t, "principal")
 	mine := f.pseudonymise(t, "alice", "alice@example.com", "alice@example.com")
 	bobs := f.pseudonymise(t, "bob", "bob@example.com", "bob@example.com")
-	forged := "EMAIL_" + strings.Repeat("A", TokenLen)
+	forged := "EMAIL_" + strings.Repeat("A", vault.TokenLen)
 	got, run := f.restore(t, "alice", mine+" "+mine+".5 "+bobs+" "+forged)
 	want := "alice@example.com " + mine + ".5 " + bobs + " " + forged
 	if got != want || run.Resolved != 1 || run.Refused != 1 || run.Unresolved != 2 {
@@ -213,10 +216,8 @@ func TestPseudonymsWrittenRestoreInPlace(t *testing.T) {
 
 func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 	_, docs := readMixed(t)
-	for _, name := range builtinNames {
-		for _, c := range readCorpus(t, name) {
-			docs = append(docs, c.text)
-		}
+	for _, b := range policy.BuiltinDetectors {
+		docs = append(docs, detectorCorpusTexts(t, b.Name)...)
 	}
 	for _, doc := range docs {
 		out := f.e.ApplyText(f.out, doc, &Run{Store: f.store})
@@ -224,10 +225,10 @@ func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 			// A sealed vault redacts values longer than MaxSealedValue.
 			long := false
 			for _, d := range f.e.Detectors().Detect(doc, selectAll) {
-				long = long || d.End-d.Start > MaxSealedValue
+				long = long || d.End-d.Start > vault.MaxSealedValue
 			}
 			if !long {
-				t.Fatalf("%q pseudonymised as %q: redacted, with no value longer than %d bytes", doc, out, MaxSealedValue)
+				t.Fatalf("%q pseudonymised as %q: redacted, with no value longer than %d bytes", doc, out, vault.MaxSealedValue)
 			}
 			continue
 		}
@@ -237,7 +238,7 @@ func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 		}
 		// The vault puts back the spelling it stored first: compare
 		// letters and digits, in lower case.
-		if alnum(back) != alnum(newView(doc).text) {
+		if alnum(back) != alnum(detect.ReaderText(doc)) {
 			t.Fatalf("%q came back as %q", doc, back)
 		}
 	}
@@ -251,4 +252,63 @@ func alnum(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Through the engine: Run.Store picks the store of one message, the
+// pipeline counts what a foreign or altered sealed pseudonym is, and the
+// engine's own store stays the default.
+func TestSealedRunStore(t *testing.T) {
+	f := newRestoreFixtureOf(t, "principal", "sealed")
+	mine := f.pseudonymise(t, "alice", "write to alice@example.com", "alice@example.com")
+	if len(mine) <= len("EMAIL_")+vault.TokenLen {
+		t.Fatalf("Run.Store not used: %q", mine)
+	}
+	bobs := f.pseudonymise(t, "bob", "write to bob@example.com", "bob@example.com")
+	_, token := vault.SplitPseudonym(mine)
+	phone := "PHONE_" + token
+	swap := "A"
+	if token[10] == 'A' {
+		swap = "B"
+	}
+	altered := "EMAIL_" + token[:10] + swap + token[11:]
+	otherKey := newSealed(t, [][]byte{sealedKeyB}, f.e.policy.Vault, "srv", nil, newClock().now).Pseudonymise("alice", "EMAIL", "alice@example.com")
+	got, run := f.restore(t, "alice", mine+" "+bobs+" "+phone+" "+altered+" "+otherKey)
+	want := "alice@example.com " + bobs + " " + phone + " " + altered + " " + otherKey
+	if got != want || run.Resolved != 1 || run.Unresolved != 4 || run.Unauthentic != 4 {
+		t.Errorf("got %q resolved %d unresolved %d unauthentic %d; want %q 1 4 4", got, run.Resolved, run.Unresolved, run.Unauthentic, want)
+	}
+	// Without Run.Store the engine's store (the per-process vault) issues.
+	out := f.e.ApplyText(f.out, "write to carol@example.com", &Run{Namespace: "alice"})
+	if sp := vault.FindPseudonyms(out, nil); len(sp) != 1 || sp[0].End-sp[0].Start != len("EMAIL_")+vault.TokenLen {
+		t.Errorf("engine default issued %q, want a stored pseudonym", out)
+	}
+	// Preview issues the same sealed pseudonym, counting nothing.
+	sv := f.store.(*vault.Sealed)
+	issued := sv.Stats().Issued
+	if out := f.e.ApplyText(f.out, "write to alice@example.com", &Run{Namespace: "alice", Store: sv, Preview: true}); out != "write to "+mine {
+		t.Errorf("preview gave %q, want %q", out, "write to "+mine)
+	}
+	if sv.Stats().Issued != issued {
+		t.Error("preview counted as issued")
+	}
+}
+
+// detectorCorpusTexts are the texts of the detector corpus of name
+// (testdata/detectors, read with its marks by transforms/detect's
+// corpus_test.go): the lines after their "+ " or "- ", marks removed.
+func detectorCorpusTexts(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/detectors/" + name + ".txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if len(line) < 2 || (line[0] != '+' && line[0] != '-') || line[1] != ' ' {
+			continue
+		}
+		text := strings.ReplaceAll(line[2:], `\n`, "\n")
+		out = append(out, strings.NewReplacer("«", "", "»", "").Replace(text))
+	}
+	return out
 }

@@ -8,31 +8,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
-
-// Replace returns s with every detection's span replaced by what with
-// returns for it, given the value as a reader sees it (Detection.Seen).
-// Detections must not overlap and must be in order (as Detect returns
-// them).
-func Replace(s string, ds []Detection, with func(d Detection, value string) string) string {
-	if len(ds) == 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, d := range ds {
-		b.WriteString(s[last:d.Start])
-		b.WriteString(with(d, d.Seen(s)))
-		last = d.End
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
 
 // Placeholder fills a redact placeholder: {label} becomes the detection's
 // label, {detector} its detector (manual 11, redact).
-func Placeholder(template string, d Detection) string {
+func Placeholder(template string, d detect.Detection) string {
 	if !strings.Contains(template, "{") {
 		return template
 	}
@@ -87,10 +69,10 @@ func NewHasher(vaultKey []byte) *Hasher {
 func (h *Hasher) Hash(label, value string, length int) string {
 	var buf [128]byte // most labels and values: longer ones allocate
 	in := append(append(buf[:0], label...), 0)
-	if normalizedLen(label, value) >= 0 {
-		in = appendNormalized(in, label, value)
+	if vault.NormalizedLen(label, value) >= 0 {
+		in = vault.AppendNormalized(in, label, value)
 	} else {
-		in = append(in, Normalize(label, value)...)
+		in = append(in, vault.Normalize(label, value)...)
 	}
 	var sum [hmacsha256.Size]byte
 	h.mac.Sum(&sum, in)

@@ -3,23 +3,26 @@ package transforms
 import (
 	"regexp"
 	"testing"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 func TestReplaceAndPlaceholders(t *testing.T) {
 	s := "mail alice@corp.com or call +44 20 7946 0958."
-	ds := []Detection{
+	ds := []detect.Detection{
 		{Detector: "email", Label: "EMAIL", Start: 5, End: 19},
 		{Detector: "phone", Label: "PHONE", Start: 28, End: 44},
 	}
-	got := Replace(s, ds, func(d Detection, _ string) string { return Placeholder("[REDACTED:{label}]", d) })
+	got := detect.Replace(s, ds, func(d detect.Detection, _ string) string { return Placeholder("[REDACTED:{label}]", d) })
 	if want := "mail [REDACTED:EMAIL] or call [REDACTED:PHONE]."; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	got = Replace(s, ds, func(d Detection, _ string) string { return Placeholder("<{detector}>", d) })
+	got = detect.Replace(s, ds, func(d detect.Detection, _ string) string { return Placeholder("<{detector}>", d) })
 	if want := "mail <email> or call <phone>."; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if Replace(s, nil, nil) != s {
+	if detect.Replace(s, nil, nil) != s {
 		t.Error("no detections changed the string")
 	}
 }
@@ -57,7 +60,7 @@ func TestHash(t *testing.T) {
 	if a == NewHasher([]byte("other")).Hash("EMAIL", "alice@corp.com", 16) {
 		t.Error("the key does not matter")
 	}
-	p := NewPseudonymizer([]byte("k")).Pseudonym("", "EMAIL", "alice@corp.com")
+	p := vault.NewPseudonymizer([]byte("k")).Pseudonym("", "EMAIL", "alice@corp.com")
 	if a[6:] == p[6:] {
 		t.Error("hash and pseudonym share their derivation")
 	}

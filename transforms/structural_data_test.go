@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 )
 
 // leakCase is a message a server sends (answers: the method a result
@@ -201,10 +202,10 @@ func FuzzSurelyClean(f *testing.F) {
 	}
 	e, _, _ := engineFor(f, `{name: p, transforms: [redact]}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		if !e.detectors.surelyClean([]byte(s)) {
+		if !e.detectors.SurelyClean([]byte(s)) {
 			return
 		}
-		if ds := e.Detectors().Detect(s, Select(nil, 0)); len(ds) > 0 {
+		if ds := e.Detectors().Detect(s, detect.Select(nil, 0)); len(ds) > 0 {
 			t.Fatalf("%q called clean, but %+v", s, ds)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 const previewUsage = `usage: mcp-privacy preview --policy FILE [--principal ID] [--roles a,b] [--tool NAME] [--json] < INPUT
@@ -139,8 +140,8 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "preview: warning: no vault key (vault.key, or the environment variable %s): "+
 			"using a random key; pseudonyms will differ from the proxy's\n", p.Vault.KeyEnv)
 	}
-	vault := transforms.NewVault(key, p.Vault, transforms.NewMemoryKV(), time.Now)
-	engine, err := transforms.NewEngine(p, vault, key)
+	store := vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now)
+	engine, err := transforms.NewEngine(p, store, key)
 	if err != nil {
 		fmt.Fprintf(stderr, "preview: detectors: %v\n", err)
 		return 1
@@ -156,7 +157,7 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "preview: reading stdin: %v\n", err)
 		return 1
 	}
-	run := &transforms.Run{Namespace: vault.Namespace(pr.ID), Preview: true}
+	run := &transforms.Run{Namespace: store.Namespace(pr.ID), Preview: true}
 	out := previewOutput{Detections: []previewDetection{}}
 	text := "" // the output for text input
 	doc, result, note := toolResult(input)

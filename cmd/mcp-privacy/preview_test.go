@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 const previewKey = "preview-test-vault-key-material"
@@ -77,12 +77,12 @@ func TestPreview(t *testing.T) {
 	env := filepath.Join(dir, "env.yaml")
 	keyEnv := filepath.Join(dir, "keyenv.yaml")
 
-	pz := transforms.NewPseudonymizer([]byte(previewKey))
+	pz := vault.NewPseudonymizer([]byte(previewKey))
 	email := pz.Pseudonym("", "EMAIL", "jo@example.com")
 	card := pz.Pseudonym("", "CREDIT_CARD", "4111 1111 1111 1111")
 	emailAlice := pz.Pseudonym("alice", "EMAIL", "jo@example.com")
 	envKey := "a-key-from-the-environment"
-	emailEnvKey := transforms.NewPseudonymizer([]byte(envKey)).Pseudonym("", "EMAIL", "jo@example.com")
+	emailEnvKey := vault.NewPseudonymizer([]byte(envKey)).Pseudonym("", "EMAIL", "jo@example.com")
 
 	// "é" is two bytes: the email starts at byte 13 (rune 12).
 	const text = "Café owner: jo@example.com, card 4111 1111 1111 1111\n"

@@ -19,7 +19,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/proxy"
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // serve runs build/mcp-privacy.wasm under the Envoy-like host of e2e/ in
@@ -85,7 +85,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	// vault.path: the host keeps the vault file (the VM has no filesystem),
 	// loaded before the first request and saved at shutdown.
-	vault, err := loadVaultFile(env.Policy.Vault, os.LookupEnv, transforms.ServerKV(hostKV(p.Host().SharedData()), env.Server.ID), stderr)
+	vf, err := loadVaultFile(env.Policy.Vault, os.LookupEnv, vault.ServerKV(hostKV(p.Host().SharedData()), env.Server.ID), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
 		_ = p.Close(context.Background())
@@ -96,7 +96,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
 		return 1
 	}
-	srv := &http.Server{Handler: autosaveHandler(vault, p), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: autosaveHandler(vf, p), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "mcp-privacy serve: http://%s -> %s (policy %q, %d workers)\n", ln.Addr(), up, env.Policy.Name, *workers)
 	// The plugin's metrics: on the admin listener while serving, and the
 	// counters in use in the log at shutdown.
@@ -137,7 +137,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		defer cancelClose()
 		_ = p.Close(closing)
 	}
-	if serr := saveVaultFile(vault); serr != nil {
+	if serr := saveVaultFile(vf); serr != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", serr)
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {

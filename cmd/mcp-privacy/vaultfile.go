@@ -12,7 +12,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // The vault file of `serve` (manual 13: vault.path, autosave, encrypt). The
@@ -21,21 +21,21 @@ import (
 // file into shared data before the first request, saves it at shutdown
 // when the table changed, and with autosave after every request that
 // stored new pseudonyms. It learns of changes from the vault's two counter
-// keys (transforms.VaultIssuedKey, VaultTouchedKey), whose CAS tokens move
+// keys (vault.IssuedKey, TouchedKey), whose CAS tokens move
 // with every write, without reading the table.
 type vaultFile struct {
 	path     string
 	autosave bool
 	encrypt  bool
-	vault    *transforms.Vault // over the host's shared data; reads and writes the table
+	vault    *vault.Vault // over the host's shared data; reads and writes the table
 	log      io.Writer
 
 	mu    sync.Mutex
-	saved transforms.VaultChanges // the counters at the last load or save
+	saved vault.Changes // the counters at the last load or save
 }
 
 // hostKV is the host's shared data (the VMs' vm_id) as the vault's store.
-func hostKV(d *wasmhost.SharedData) transforms.KV { return sharedDataKV{d} }
+func hostKV(d *wasmhost.SharedData) vault.KV { return sharedDataKV{d} }
 
 type sharedDataKV struct{ d *wasmhost.SharedData }
 
@@ -54,7 +54,7 @@ func (k sharedDataKV) Set(key string, value []byte, cas uint32) bool {
 // then makes a random key per process, and a file could never be read
 // back; a warning says so). An existing file that does not load is an
 // error: serving on would overwrite it at shutdown.
-func loadVaultFile(cfg policy.VaultConfig, lookupEnv func(string) (string, bool), kv transforms.KV, log io.Writer) (*vaultFile, error) {
+func loadVaultFile(cfg policy.VaultConfig, lookupEnv func(string) (string, bool), kv vault.KV, log io.Writer) (*vaultFile, error) {
 	if cfg.Path == "" {
 		return nil, nil
 	}
@@ -65,7 +65,7 @@ func loadVaultFile(cfg policy.VaultConfig, lookupEnv func(string) (string, bool)
 	}
 	f := &vaultFile{
 		path: cfg.Path, autosave: cfg.Autosave, encrypt: cfg.Encrypt, log: log,
-		vault: transforms.NewVault(key, cfg, kv, time.Now),
+		vault: vault.New(key, cfg, kv, time.Now),
 	}
 	if !cfg.Encrypt {
 		fmt.Fprintf(log, "mcp-privacy serve: warning: vault.encrypt is false: %s holds the pseudonymised values in clear\n", cfg.Path)
@@ -133,7 +133,7 @@ func autosaveHandler(f *vaultFile, h http.Handler) http.Handler {
 // not), synced, then renamed over it, so a crash never leaves half a file.
 // c, read before the table, becomes the saved state: a change during the
 // write is saved next time.
-func (f *vaultFile) writeLocked(c transforms.VaultChanges) (err error) {
+func (f *vaultFile) writeLocked(c vault.Changes) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("saving the vault: %w", err)

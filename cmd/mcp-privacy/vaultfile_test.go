@@ -13,7 +13,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 const testVaultEnv = "TEST_MCP_VAULT_KEY"
@@ -33,9 +33,9 @@ func fileVaultConfig(path string, autosave, encrypt bool) policy.VaultConfig {
 
 // hostProcess is what serve runs: the shared data of the VMs' vm_id, and a
 // vault over it as a worker VM's would be.
-func hostProcess(cfg policy.VaultConfig, key string) (transforms.KV, *transforms.Vault) {
+func hostProcess(cfg policy.VaultConfig, key string) (vault.KV, *vault.Vault) {
 	kv := hostKV(wasmhost.NewProcess().SharedData("mcp-privacy"))
-	return kv, transforms.NewVault([]byte(key), cfg, kv, time.Now)
+	return kv, vault.New([]byte(key), cfg, kv, time.Now)
 }
 
 func TestVaultFileAcrossRestarts(t *testing.T) {
@@ -132,7 +132,7 @@ func TestVaultFileAutosave(t *testing.T) {
 		}
 		// A resolve refreshing a last use changes the table, but only the
 		// save at shutdown writes that.
-		later := transforms.NewVault([]byte("k1"), cfg, kv, func() time.Time { return time.Now().Add(10 * time.Minute) })
+		later := vault.New([]byte("k1"), cfg, kv, func() time.Time { return time.Now().Add(10 * time.Minute) })
 		if request(func() { later.Resolve("", p) }) {
 			t.Errorf("autosave %v: a refresh was autosaved", autosave)
 		}
@@ -178,12 +178,12 @@ func TestVaultFileRefusals(t *testing.T) {
 	// Another key: serve must not start (it would overwrite the file).
 	kv2, _ := hostProcess(cfg, "k2")
 	_, err = loadVaultFile(cfg, vaultEnv("k2"), kv2, &log)
-	if !errors.Is(err, transforms.ErrVaultFileKey) || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "k2") {
+	if !errors.Is(err, vault.ErrFileKey) || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "k2") {
 		t.Errorf("another key: %v", err)
 	}
 	// A damaged file.
 	os.WriteFile(path, written[:len(written)/2], 0o600)
-	if _, err := loadVaultFile(cfg, vaultEnv("k1"), kv2, &log); !errors.Is(err, transforms.ErrVaultFileInvalid) {
+	if _, err := loadVaultFile(cfg, vaultEnv("k1"), kv2, &log); !errors.Is(err, vault.ErrFileInvalid) {
 		t.Errorf("damaged file: %v", err)
 	}
 	// A file that cannot be read.

@@ -1,7 +1,8 @@
 // Package benchdata generates the inputs of the response benchmarks (a
 // 500-tool tools/list, a 1 MiB event stream) and the envelope they run
 // with, so the native benchmarks (plugin/mcp) and the wasm ones (e2e)
-// measure the same bytes. See docs/BENCHMARKS.md.
+// measure the same bytes, and reads the mixed corpus the detectors'
+// tests and benchmarks scan (mixed.go). See docs/BENCHMARKS.md.
 package benchdata
 
 import (

@@ -4,7 +4,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/outputschema"
 )
 
 // filterList removes from a list result the items the caller may not use
@@ -148,5 +148,5 @@ func (s *exchange) rewriteOutputSchema(doc *jsondoc.Doc, schema int32, d *policy
 	if err != nil || out.Empty() {
 		return // a call would fail closed: its schema does not matter
 	}
-	transforms.RewriteOutputSchema(doc, schema, out.SchemaEffects())
+	outputschema.Rewrite(doc, schema, out.SchemaEffects())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 )
 
 // What each client message leaves behind (manual 14): the requests counter
@@ -263,7 +264,7 @@ func (c *Config) scrubQuoted(reason string) string {
 }
 
 // scrubAll selects every detector of the policy.
-var scrubAll = transforms.Select(nil, policy.SensitivityUnset)
+var scrubAll = detect.Select(nil, policy.SensitivityUnset)
 
 // scrub replaces what the policy's detectors find in a text the audit
 // keeps (a name, a reason, a session id) by its label, e.g. "[EMAIL]": a

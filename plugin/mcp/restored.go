@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
-	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // A server quotes what it received in its errors ("Resource not found"
@@ -31,7 +31,7 @@ const minRestoredSpan = 3
 // order, from its start to its end. A value a detecting step changed (a
 // redaction) is not.
 func restoredOnly(sent, now string) bool {
-	spans := transforms.FindPseudonyms(sent, nil)
+	spans := vault.FindPseudonyms(sent, nil)
 	if len(spans) == 0 || sent == now {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // transformer is a VM's transform state: the engine (detectors, vault,
@@ -19,11 +20,11 @@ import (
 // the first one stored (see vaultKey).
 type transformer struct {
 	engine *transforms.Engine
-	vault  *transforms.Vault
+	vault  *vault.Vault
 	// sealed issues sealed pseudonyms (manual 13: any proxy holding the key
 	// restores them) for the requests vault.mode seals, and restores both
 	// kinds for every request.
-	sealed *transforms.SealedVault
+	sealed *vault.Sealed
 	// keyConfigured: the key is configured, not this process's random one.
 	keyConfigured bool
 	keySource     string
@@ -63,11 +64,11 @@ func (c *Config) transforms() (*transformer, error) {
 		key = c.ephemeralKey()
 	}
 	t.keySource, t.keyFingerprint = source, policy.KeyFingerprint(key)
-	var kv transforms.KV = transforms.NewMemoryKV()
+	var kv vault.KV = vault.NewMemoryKV()
 	if c.catalog.Shared != nil {
 		kv = c.catalog.Shared
 	}
-	t.vault = transforms.NewVault(key, p.Vault, transforms.ServerKV(kv, c.Env.Server.ID), time.Now)
+	t.vault = vault.New(key, p.Vault, vault.ServerKV(kv, c.Env.Server.ID), time.Now)
 	t.keyConfigured = source != policy.KeySourceEphemeral
 	keys := [][]byte{key}
 	for _, pk := range p.Vault.ResolvePreviousKeys(lookupEnv) {
@@ -76,7 +77,7 @@ func (c *Config) transforms() (*transformer, error) {
 		}
 	}
 	t.tasks = newTaskSealer(keys...)
-	if t.sealed, t.err = transforms.NewSealedVault(keys, p.Vault, c.Env.Server.ID, t.vault, time.Now); t.err != nil {
+	if t.sealed, t.err = vault.NewSealed(keys, p.Vault, c.Env.Server.ID, t.vault, time.Now); t.err != nil {
 		return t, t.err
 	}
 	t.engine, t.err = transforms.NewEngine(p, t.sealed.StoreIssuing(), key)

@@ -1,0 +1,357 @@
+package detect
+
+import (
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// Set is the detectors a policy runs: the built-ins of manual 12 not
+// switched off by disabled_detectors, in table order, and its custom
+// detectors (manual 12.5).
+type Set struct {
+	builtins uint32 // bit i: policy.BuiltinDetectors[i] runs
+	custom   []*customDetector
+	// meta is every detector a hit can name: the built-ins by index, then
+	// the custom detectors. rank is the position in manual 12's table (then
+	// the policy's order), which breaks overlap ties; rank maps each name
+	// to it (for resolveOverlaps).
+	meta []detectorMeta
+	rank map[string]int
+	// scratch is the memory of the last Detect call, for the next
+	// (plainScratch in the VM: see takeScratch).
+	scratch      atomic.Pointer[detectScratch]
+	plainScratch *detectScratch
+}
+
+type detectorMeta struct {
+	name, label string
+	sensitivity policy.Sensitivity
+	rank        int
+}
+
+// NewSet builds the detector set of a policy.
+func NewSet(p *policy.Policy) (*Set, error) {
+	off := map[string]bool{}
+	for _, n := range p.DisabledDetectors {
+		off[n] = true
+	}
+	rank := map[string]int{}
+	ds := &Set{rank: rank}
+	for i := range policy.BuiltinDetectors {
+		b := &policy.BuiltinDetectors[i]
+		rank[b.Name] = i
+		if !off[b.Name] {
+			ds.builtins |= 1 << i
+		}
+	}
+	for i := range p.Detectors {
+		c := &p.Detectors[i]
+		rank[c.Name] = len(policy.BuiltinDetectors) + i
+		if off[c.Name] {
+			continue
+		}
+		cd, err := newCustomDetector(c)
+		if err != nil {
+			return nil, err
+		}
+		ds.custom = append(ds.custom, cd)
+	}
+	for i := range policy.BuiltinDetectors {
+		b := &policy.BuiltinDetectors[i]
+		ds.meta = append(ds.meta, detectorMeta{b.Name, b.Label, b.Sensitivity, rank[b.Name]})
+	}
+	for _, c := range ds.custom {
+		ds.meta = append(ds.meta, detectorMeta{c.cfg.Name, c.cfg.Label, c.cfg.Sensitivity, rank[c.cfg.Name]})
+	}
+	return ds, nil
+}
+
+// Selection is which detectors a transform uses: its `detectors` option
+// (names, @pii, @secrets; empty = all) and `min_sensitivity`.
+type Selection struct {
+	names          map[string]bool
+	groups         map[string]bool
+	all            bool
+	minSensitivity policy.Sensitivity
+	builtins       uint32     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
+	tab            *trigTable // their triggers
+}
+
+// Select builds a selection from a transform's options.
+func Select(names []string, minSensitivity policy.Sensitivity) Selection {
+	s := Selection{minSensitivity: minSensitivity, all: len(names) == 0, names: map[string]bool{}, groups: map[string]bool{}}
+	for _, n := range names {
+		if g, ok := strings.CutPrefix(n, "@"); ok {
+			s.groups[g] = true
+		} else {
+			s.names[n] = true
+		}
+	}
+	for i := range policy.BuiltinDetectors {
+		b := &policy.BuiltinDetectors[i]
+		if s.wants(b.Name, b.Group, b.Sensitivity) {
+			s.builtins |= 1 << i
+		}
+	}
+	s.tab = allTable
+	if s.builtins != allBuiltins {
+		s.tab = newTrigTable(s.builtins)
+	}
+	return s
+}
+
+func (s Selection) wants(name, group string, sens policy.Sensitivity) bool {
+	if sens < s.minSensitivity {
+		return false
+	}
+	return s.all || s.names[name] || (group != "" && s.groups[group])
+}
+
+// Detect finds what the selected detectors see in s, overlaps resolved
+// (manual 12), in order.
+func (ds *Set) Detect(s string, sel Selection) []Detection {
+	return ds.DetectAppend(nil, s, sel)
+}
+
+// wordish marks the bytes of short strings no built-in detector finds
+// anything in: letters and _ $ . / #. Every built-in needs a digit, '@',
+// ':', '=', '-', a space, an escape or a non-ASCII character, or at least
+// 20 characters (an AWS key, a token of letters).
+var wordish = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "_$./#" {
+		t[c] = true
+	}
+	return t
+}()
+
+// Union is a selection of at least the detectors of sels: their names
+// and groups together, the lowest minimum sensitivity; every detector as
+// soon as one of them takes them all. No selection: nothing selected.
+func Union(sels []*Selection) Selection {
+	if len(sels) == 0 {
+		return Selection{}
+	}
+	var names []string
+	min, all := policy.Restricted+1, false
+	for _, s := range sels {
+		all = all || s.all
+		min = minSensitivity(min, s.minSensitivity)
+		for n := range s.names {
+			names = append(names, n)
+		}
+		for g := range s.groups {
+			names = append(names, "@"+g)
+		}
+	}
+	if all {
+		names = nil
+	}
+	return Select(names, min)
+}
+
+func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+// ResolveOverlaps resolves the overlaps among detections of several
+// selections (manual 12): the first, the longest, the most sensitive, else
+// the detector first in manual 12's table.
+func (ds *Set) ResolveOverlaps(dets []Detection) []Detection {
+	return resolveOverlaps(dets, func(name string) int { return ds.rank[name] })
+}
+
+// HasCustom reports whether the policy has custom detectors.
+func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
+
+// SurelyClean reports whether no detector of ds can find anything in s:
+// a short word such as most member names and schema keywords ("type",
+// "inputSchema", "string"), looked at without starting a pass. Never with
+// custom detectors, whose patterns may match anything.
+func (ds *Set) SurelyClean(s []byte) bool {
+	if len(s) >= 20 || len(ds.custom) > 0 {
+		return false
+	}
+	for _, c := range s {
+		if !wordish[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// DetectAppend is Detect appending to dst, so that a caller scanning many
+// strings can reuse one slice: ds.DetectAppend(found[:0], s, sel). It
+// allocates only when dst lacks room for what it finds (the view, the
+// spans and the hits live in the Set's scratch, reused from call
+// to call); for a string without findings it allocates nothing.
+//
+// The detectors read the reader view of s (readerview.go): spans are
+// found in what a reader sees and reported in the bytes of s.
+func (ds *Set) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
+	sc := ds.takeScratch()
+	v := buildView(s, sc.text, sc.segs)
+	keepLarger(&sc.text, v.buf)
+	keepLarger(&sc.segs, v.segs)
+	if len(v.segs) == 0 {
+		dst = ds.detectText(dst, s, sel, sc) // nothing a reader reads differently
+	} else {
+		k := len(dst)
+		dst = ds.detectText(dst, v.text, sel, sc)
+		dst = append(dst[:k], v.mapBack(s, dst[k:])...)
+	}
+	ds.putScratch(sc)
+	return dst
+}
+
+// scratch is the memory one Detect call works in: the reader view's text
+// and segments, the pass's spans and the hits. A Set keeps one
+// between calls, so that scanning string after string allocates only the
+// detections it returns (in the VM an allocation and its collection cost
+// far more than reusing a buffer). Nothing in it outlives the call that
+// uses it: Detection.Value is cloned out of the view's text.
+type detectScratch struct {
+	text  []byte
+	segs  []viewSeg
+	spans []Span
+	dets  []uint8
+	hits  []hit
+}
+
+// scratchKeep is the largest view text a Set keeps for the next
+// call; a larger one is left to the collector.
+const scratchKeep = 1 << 20
+
+// keepLarger makes used the scratch's buffer *buf if it has more room.
+// Storing a slice that did not grow would only cost a write barrier (a
+// call in the VM while the collector marks).
+func keepLarger[T any](buf *[]T, used []T) {
+	if cap(used) > cap(*buf) {
+		*buf = used
+	}
+}
+
+// takeScratch takes the Set's scratch, or makes one if another
+// goroutine holds it (never in the VM, which runs one).
+//
+// In the VM the scratch is a plain field: the module runs one thread,
+// goroutines change only where one blocks, and an atomic swap or store of
+// a pointer there is two runtime calls (its write barrier and the
+// exchange) per Detect, which add up over the many short strings of a
+// message. Elsewhere it is swapped atomically.
+func (ds *Set) takeScratch() *detectScratch {
+	var sc *detectScratch
+	if singleThreaded {
+		sc, ds.plainScratch = ds.plainScratch, nil
+	} else {
+		sc = ds.scratch.Swap(nil)
+	}
+	if sc == nil {
+		sc = new(detectScratch)
+	}
+	return sc
+}
+
+func (ds *Set) putScratch(sc *detectScratch) {
+	if cap(sc.text) > scratchKeep {
+		sc.text = nil
+	}
+	if singleThreaded {
+		ds.plainScratch = sc
+	} else {
+		ds.scratch.Store(sc)
+	}
+}
+
+// singleThreaded is true in the wasm module (a constant: the other branch
+// is compiled out).
+const singleThreaded = runtime.GOARCH == "wasm"
+
+// detectText is DetectAppend on text as it is.
+func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
+	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	if p.on != 0 {
+		p.run()
+	}
+	keepLarger(&sc.spans, p.spans)
+	keepLarger(&sc.dets, p.dets)
+	if len(p.spans) == 0 && len(ds.custom) == 0 {
+		return dst
+	}
+	hits := sc.hits[:0]
+	for k, sp := range p.spans {
+		if spanOK(s, sp) {
+			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k])})
+		}
+	}
+	if len(ds.custom) > 0 {
+		var found []Detection
+		for k, c := range ds.custom {
+			if !sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
+				continue
+			}
+			found = c.detect(s, found[:0])
+			for _, d := range found {
+				hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k)})
+			}
+		}
+	}
+	keepLarger(&sc.hits, hits)
+	if len(hits) == 0 {
+		return dst
+	}
+	if len(hits) > 1 {
+		hits = ds.resolve(hits)
+	}
+	dst = slices.Grow(dst, len(hits))
+	for _, h := range hits {
+		m := &ds.meta[h.det]
+		dst = append(dst, Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: h.start, End: h.end})
+	}
+	return dst
+}
+
+// hit is a finding before overlaps are resolved: a span and the index of
+// its detector in Set.meta.
+type hit struct {
+	start, end int
+	det        uint16
+}
+
+// resolve keeps, among overlapping hits, the one that starts first, then
+// the longer, then the more sensitive, then the earlier in manual 12's table
+// (as resolveOverlaps does with Detections).
+func (ds *Set) resolve(hs []hit) []hit {
+	meta := ds.meta
+	slices.SortFunc(hs, func(a, b hit) int {
+		switch {
+		case a.start != b.start:
+			return a.start - b.start
+		case a.end-a.start != b.end-b.start:
+			return (b.end - b.start) - (a.end - a.start)
+		}
+		ma, mb := &meta[a.det], &meta[b.det]
+		if ma.sensitivity != mb.sensitivity {
+			return int(mb.sensitivity) - int(ma.sensitivity)
+		}
+		return ma.rank - mb.rank
+	})
+	out := hs[:0]
+	end := -1
+	for _, h := range hs {
+		if h.start >= end {
+			out = append(out, h)
+			end = h.end
+		}
+	}
+	return out
+}
