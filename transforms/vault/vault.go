@@ -29,9 +29,9 @@ import (
 // (one per Envoy process, shared by every worker VM), with its semantics:
 // Get returns a value and its CAS token; Set stores a value only if cas
 // still matches (0: unconditionally; a key that does not exist yet is
-// always set) and reports whether it did; there is no delete. The
-// plugin's SharedData (plugin/mcp) satisfies it, and so does the host side
-// of `mcp-privacy serve`.
+// always set) and reports whether it did; there is no delete.
+// internal/shareddata's Store (package main's shared data) satisfies it,
+// and so does the host side of `mcp-privacy serve`.
 type KV interface {
 	Get(key string) (value []byte, cas uint32, ok bool)
 	Set(key string, value []byte, cas uint32) bool
