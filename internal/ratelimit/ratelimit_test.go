@@ -36,37 +36,9 @@ func rlTool(principal, name string) policy.Call {
 // newRLHost is shared data with proxy-wasm-cpp-host's exact semantics.
 func newRLHost() *shareddatatest.Host { return shareddatatest.NewHost() }
 
-// memShared is a store that, unlike proxy-wasm hosts, refuses a CAS for a
-// missing key, and keeps a CAS per key.
-type memShared struct {
-	mu sync.Mutex
-	m  map[string]memEntry
-}
-
-type memEntry struct {
-	v   []byte
-	cas uint32
-}
-
-func newMemShared() *memShared { return &memShared{m: map[string]memEntry{}} }
-
-func (s *memShared) Get(key string) ([]byte, uint32, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.m[key]
-	return e.v, e.cas, ok
-}
-
-func (s *memShared) Set(key string, v []byte, cas uint32) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.m[key]
-	if cas != 0 && cas != e.cas {
-		return false
-	}
-	s.m[key] = memEntry{append([]byte(nil), v...), e.cas + 1}
-	return true
-}
+// newMemShared is shared data stricter than the host's
+// (shareddatatest.PerKey).
+func newMemShared() *shareddatatest.PerKey { return shareddatatest.NewPerKey() }
 
 // rlView is one VM's view of a store, with a hook before its own sets.
 type rlView struct {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/cloudg/mcp-privacy/internal/shareddata/shareddatatest"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ identity:
 `
 
 // sessionVMs are two worker VMs over one shared data.
-func sessionVMs(t *testing.T) (*memShared, *Config, *Config) {
+func sessionVMs(t *testing.T) (*shareddatatest.PerKey, *Config, *Config) {
 	t.Helper()
 	shared := newMemShared()
 	vm1, errs := NewConfig([]byte(sessionEnvelope), shared)
@@ -277,11 +278,11 @@ func TestSessionBindingTable(t *testing.T) {
 		c.bindSession("many"+strconv.Itoa(i), "p"+strconv.Itoa(i), t0)
 	}
 	keys := 0
-	for k := range shared.m {
+	for _, k := range shared.Keys() {
 		if strings.Contains(k, "|session|") {
 			keys++
-			if n := len(shared.m[k].v); n > sessionWays*sessionEntry {
-				t.Errorf("bucket %s holds %d bytes", k, n)
+			if v, _, _ := shared.Get(k); len(v) > sessionWays*sessionEntry {
+				t.Errorf("bucket %s holds %d bytes", k, len(v))
 			}
 		}
 	}
@@ -292,8 +293,8 @@ func TestSessionBindingTable(t *testing.T) {
 	long := strings.Repeat("s", 60000)
 	c.bindSession(long, "ann", t0)
 	k, _ := c.sessionBucket(long)
-	if n := len(shared.m[k].v); n > sessionWays*sessionEntry {
-		t.Errorf("a 60 kB session id took %d bytes", n)
+	if v, _, _ := shared.Get(k); len(v) > sessionWays*sessionEntry {
+		t.Errorf("a 60 kB session id took %d bytes", len(v))
 	}
 }
 

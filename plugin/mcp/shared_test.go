@@ -1,47 +1,19 @@
 package mcp
 
 import (
+	"github.com/cloudg/mcp-privacy/internal/shareddata/shareddatatest"
 	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// memShared is shared data as the host keeps it: CAS bumped on every set,
-// no delete.
-type memShared struct {
-	mu sync.Mutex
-	m  map[string]memEntry
-}
-
-type memEntry struct {
-	v   []byte
-	cas uint32
-}
-
-func newMemShared() *memShared { return &memShared{m: map[string]memEntry{}} }
-
-func (s *memShared) Get(key string) ([]byte, uint32, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.m[key]
-	return e.v, e.cas, ok
-}
-
-func (s *memShared) Set(key string, v []byte, cas uint32) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.m[key]
-	if cas != 0 && cas != e.cas {
-		return false
-	}
-	s.m[key] = memEntry{append([]byte(nil), v...), e.cas + 1}
-	return true
-}
+// newMemShared is shared data stricter than the host's
+// (shareddatatest.PerKey).
+func newMemShared() *shareddatatest.PerKey { return shareddatatest.NewPerKey() }
 
 // What one worker VM learns from a list, another uses to judge a call.
 func TestLearningSharedAcrossWorkers(t *testing.T) {
@@ -97,7 +69,7 @@ func TestLearnedSlots(t *testing.T) {
 	for i := range 20000 {
 		cfg.catalog.learn(policy.KindTool, "t"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), policy.Metadata{}, 1)
 	}
-	if n := len(shared.m); n > learnedSlots {
+	if n := len(shared.Keys()); n > learnedSlots {
 		t.Errorf("%d shared keys for 20000 learned tools, want at most %d", n, learnedSlots)
 	}
 }

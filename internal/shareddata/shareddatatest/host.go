@@ -4,6 +4,8 @@
 package shareddatatest
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,4 +71,42 @@ func (s *Host) Keys(prefix string) int {
 		}
 	}
 	return n
+}
+
+// PerKey is a stricter store than the host: a CAS per key, and a set with
+// a CAS for a key that does not exist is refused (proxy-wasm-cpp-host
+// sets it). Code that holds to both behaviours is right on either.
+type PerKey struct {
+	mu sync.Mutex
+	m  map[string]entry
+}
+
+// NewPerKey returns an empty store.
+func NewPerKey() *PerKey { return &PerKey{m: map[string]entry{}} }
+
+// Get returns the value and its CAS; ok is false when absent.
+func (s *PerKey) Get(key string) ([]byte, uint32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[key]
+	return e.v, e.cas, ok
+}
+
+// Set stores a copy of v if cas is 0 or the key's current CAS.
+func (s *PerKey) Set(key string, v []byte, cas uint32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[key]
+	if cas != 0 && cas != e.cas {
+		return false
+	}
+	s.m[key] = entry{append([]byte(nil), v...), e.cas + 1}
+	return true
+}
+
+// Keys returns every key, sorted.
+func (s *PerKey) Keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.m))
 }
