@@ -1,6 +1,8 @@
 // Package detect finds personal data and secrets in strings (manual 12):
 // the built-in detectors, run in one pass over a string (detect.go, with
-// the personal-data steps in pii.go and the secrets' in secrets.go),
+// the personal-data steps in pii.go, email.go, phone.go, card.go and
+// network.go, and the secrets' in secrets.go, tokens.go, encoded.go and
+// credentials.go),
 // custom RE2 detectors (custom.go), the reader view they read through
 // (readerview.go), and the set a policy enables with its selections
 // (set.go). Package transforms rewrites what they find.
@@ -199,7 +201,7 @@ func resolveOverlaps(ds []Detection, rank func(string) int) []Detection {
 // the same order, and leaves the same state, so the pass finds what
 // running the detectors one after the other found. TestSinglePass* and
 // FuzzSinglePass hold it to those loops, kept in detect_test.go. Steps and
-// their validators live in pii.go and secrets.go.
+// their validators live in the detector families' files (package doc).
 
 // Trigger classes, one bit each in a byte of the pass's words.
 const (
