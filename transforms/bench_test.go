@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -140,27 +139,13 @@ func BenchmarkScanPseudonymise(b *testing.B) {
 func benchMixed(b *testing.B, scan func(string) []detect.Detection, pseudonymise bool) {
 	p := vault.NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
 	with := func(d detect.Detection, v string) string { return p.Pseudonym("", d.Label, v) }
-	for _, in := range mixedInputs(b) {
-		runtime.GC()
-		b.Run(in.Name, func(b *testing.B) {
-			b.SetBytes(benchdata.TotalLen(in.Texts))
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				n = 0
-				for _, s := range in.Texts {
-					ds := scan(s)
-					n += len(ds)
-					if pseudonymise {
-						detect.Replace(s, ds, with)
-					}
-				}
-			}
-			if !pseudonymise {
-				b.ReportMetric(float64(n), "detections")
-			}
-		})
-	}
+	benchdata.RunMixed(b, mixedInputs(b), func(s string) int {
+		ds := scan(s)
+		if pseudonymise {
+			detect.Replace(s, ds, with)
+		}
+		return len(ds)
+	}, !pseudonymise)
 }
 
 // BenchmarkPseudonym is the cost of one pseudonym, to split the figures

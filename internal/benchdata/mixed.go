@@ -3,8 +3,10 @@ package benchdata
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"testing"
 )
 
 // The mixed corpus, testdata/corpus/mixed.txt: about 1 MB of what tools
@@ -84,4 +86,28 @@ func TotalLen(texts []string) (n int64) {
 		n += int64(len(t))
 	}
 	return n
+}
+
+// RunMixed benchmarks scan over every input of MixedInputs, one call per
+// text; scan returns how many values it found (and rewrites them itself
+// when the benchmark pseudonymises). The count is reported as
+// "detections" when report is set.
+func RunMixed(b *testing.B, inputs []MixedInput, scan func(string) int, report bool) {
+	for _, in := range inputs {
+		runtime.GC()
+		b.Run(in.Name, func(b *testing.B) {
+			b.SetBytes(TotalLen(in.Texts))
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n = 0
+				for _, s := range in.Texts {
+					n += scan(s)
+				}
+			}
+			if report {
+				b.ReportMetric(float64(n), "detections")
+			}
+		})
+	}
 }

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/benchdata"
@@ -52,25 +51,11 @@ func benchMixed(b *testing.B, scan func(string) []Detection, pseudonymise bool) 
 	p := vault.NewPseudonymizer([]byte("benchmark vault key, 32 bytes.."))
 	with := func(d Detection, v string) string { return p.Pseudonym("", d.Label, v) }
 	whole, docs := readMixed(b)
-	for _, in := range benchdata.MixedInputs(whole, docs) {
-		runtime.GC()
-		b.Run(in.Name, func(b *testing.B) {
-			b.SetBytes(benchdata.TotalLen(in.Texts))
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				n = 0
-				for _, s := range in.Texts {
-					ds := scan(s)
-					n += len(ds)
-					if pseudonymise {
-						Replace(s, ds, with)
-					}
-				}
-			}
-			if !pseudonymise {
-				b.ReportMetric(float64(n), "detections")
-			}
-		})
-	}
+	benchdata.RunMixed(b, benchdata.MixedInputs(whole, docs), func(s string) int {
+		ds := scan(s)
+		if pseudonymise {
+			Replace(s, ds, with)
+		}
+		return len(ds)
+	}, !pseudonymise)
 }
