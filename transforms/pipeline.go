@@ -241,9 +241,10 @@ const (
 // the scratch memoises. The result is valid until the next detect of run,
 // and read only.
 func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run) []detect.Detection {
-	// A short word ("gold", an enum value, most member names) holds
-	// nothing any detector finds: no pass, no memo. SurelyClean reads s.
-	if e.detectors.SurelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
+	// Most strings hold no trigger of sel's detectors (prose, names,
+	// "gold"), or are a short word no detector finds anything in (an enum
+	// value, most member names): no pass, no memo.
+	if e.detectors.Clean(s, sel) || e.detectors.SurelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
 		return nil
 	}
 	sc := run.sc
