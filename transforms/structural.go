@@ -172,7 +172,7 @@ func (t *memberTable) shapeOf(d *jsondoc.Doc, c int32) shape {
 	if raw, ok := d.KeyRaw(c); ok {
 		if len(raw) > 0 {
 			for _, m := range t[bucket(raw)] {
-				if sameBytes(raw, m.key) {
+				if len(raw) == len(m.key) && jsondoc.SameBytes(raw, m.key) {
 					return m.sh
 				}
 			}
@@ -188,21 +188,6 @@ func (t *memberTable) shapeOf(d *jsondoc.Doc, c int32) shape {
 		}
 	}
 	return shData
-}
-
-// sameBytes reports whether b holds the bytes of s, compared in line: the
-// names compared are short, and a call to the runtime's comparison costs
-// more than they do inside the VM.
-func sameBytes(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if b[i] != s[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // tokens are the values of each enumeration the schema defines (a few
@@ -549,7 +534,7 @@ func readingAt(d *jsondoc.Doc, n int32, sh shape, separate bool) reading {
 		return readText
 	}
 	for _, t := range tokens[sh] {
-		if sameBytes(raw, t) {
+		if len(raw) == len(t) && jsondoc.SameBytes(raw, t) {
 			return readNone
 		}
 	}

@@ -178,7 +178,7 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 			// memberTable.shapeOf, in line.
 			csh = shData
 			for _, m := range table[bucket(key)] {
-				if sameBytes(key, m.key) {
+				if len(key) == len(m.key) && jsondoc.SameBytes(key, m.key) {
 					csh = m.sh
 					break
 				}
@@ -252,7 +252,7 @@ func (w *docWalk) str(n int32, sh shape, mask uint64) {
 				// in line.
 				rd = readText
 				for _, t := range toks {
-					if sameBytes(raw, t) {
+					if len(raw) == len(t) && jsondoc.SameBytes(raw, t) {
 						rd = readNone
 						break
 					}

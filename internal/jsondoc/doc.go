@@ -171,7 +171,7 @@ func (d *Doc) Get(n int32, key string) int32 {
 	for c, end := n+1, d.nodes[n].after; c < end; c = d.nodes[c].after {
 		m := &d.nodes[c]
 		if m.flags&(deleted|renamed|keyEscaped) == 0 {
-			if int(m.keyEnd-m.keyStart)-2 == len(key) && sameKey(d.src[m.keyStart+1:m.keyEnd-1], key) {
+			if int(m.keyEnd-m.keyStart)-2 == len(key) && SameBytes(d.src[m.keyStart+1:m.keyEnd-1], key) {
 				return c
 			}
 			continue
@@ -187,21 +187,6 @@ func (d *Doc) Get(n int32, key string) int32 {
 		}
 	}
 	return None
-}
-
-// sameKey reports whether raw is key: byte by byte for the short keys
-// objects are read by (a comparison of strings is a call inside the VM,
-// most of whose work here would be the call).
-func sameKey(raw []byte, key string) bool {
-	if len(raw) != len(key) || len(key) > 16 {
-		return string(raw) == key
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != key[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // GetMany finds several members of object n in one pass: found[i] is
@@ -222,7 +207,7 @@ func (d *Doc) GetMany(n int32, keys []string, found []int32) {
 		case m.flags&(renamed|keyEscaped) == 0:
 			raw := d.src[m.keyStart+1 : m.keyEnd-1]
 			for i, key := range keys {
-				if found[i] == None && len(raw) == len(key) && sameKey(raw, key) {
+				if found[i] == None && len(raw) == len(key) && SameBytes(raw, key) {
 					found[i] = c
 					break
 				}
