@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -535,55 +536,80 @@ func decodeString(q []byte) string {
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // <, > and & stay as they are (this is not HTML).
 func AppendString(out []byte, s string) []byte {
+	// Eight bytes at a time, stored whole, as long as none needs a look
+	// (plainEnd's test): '"', '\\', a control character or the first
+	// byte of a non-ASCII rune. A body's JSON text is mostly such bytes
+	// between quotes; copying each stretch with append would be a call
+	// to the runtime per stretch, which inside the VM costs more than
+	// the stretch. out keeps room for a word and the longest escape
+	// (room), so no write below checks it.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	const room = 16
 	out = append(out, '"')
-	// plainEnd stops at exactly the bytes that need a look here: '"',
-	// '\\', control characters, and the first byte of any non-ASCII rune.
-	b := unsafe.Slice(unsafe.StringData(s), len(s))
-	start := 0
-	for i := plainEnd(b, 0); i < len(s); i = plainEnd(b, i) {
-		c := s[i]
-		if c >= 0x80 {
+	n := len(out)
+	out = slices.Grow(out, len(s)+room)
+	out = out[:cap(out)]
+	for i := 0; i < len(s); {
+		if len(out)-n < room {
+			out = slices.Grow(out[:n], len(s)-i+room)
+			out = out[:cap(out)]
+		}
+		if i+8 <= len(s) {
+			w := *(*uint64)(unsafe.Pointer(unsafe.StringData(s[i:])))
+			t := ((w - 0x20*ones) | ((w ^ '"'*ones) - ones) | ((w ^ '\\'*ones) - ones) | w) & highs
+			*(*uint64)(unsafe.Pointer(&out[n])) = w // only the bytes before the first flagged one count
+			if t == 0 {
+				n, i = n+8, i+8
+				continue
+			}
+			k := bits.TrailingZeros64(t) >> 3
+			n, i = n+k, i+k
+		}
+		switch c := s[i]; {
+		case c >= 0x80:
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = append(out, s[start:i]...)
-				out = append(out, "\ufffd"...)
+			switch {
+			case r == utf8.RuneError && size == 1:
+				n += copy(out[n:], "\ufffd")
 				i++
-				start = i
-				continue
+			case r == '\u2028' || r == '\u2029':
+				// Valid JSON, but it breaks JavaScript parsers that
+				// treat JSON as code: escaped.
+				n += copy(out[n:], `\u202`)
+				out[n] = "89"[r-'\u2028']
+				n, i = n+1, i+size
+			default:
+				for end := i + size; i < end; i++ {
+					out[n] = s[i]
+					n++
+				}
 			}
-			// U+2028 and U+2029 are valid JSON but break JavaScript
-			// parsers that treat JSON as code; escape them.
-			if r == '\u2028' || r == '\u2029' {
-				out = append(out, s[start:i]...)
-				out = append(out, `\u202`...)
-				out = append(out, "89"[r-'\u2028'])
-				i += size
-				start = i
-				continue
+		case c == '"' || c == '\\':
+			out[n], out[n+1] = '\\', c
+			n, i = n+2, i+1
+		case c < 0x20:
+			switch c {
+			case '\n':
+				out[n], out[n+1] = '\\', 'n'
+				n += 2
+			case '\r':
+				out[n], out[n+1] = '\\', 'r'
+				n += 2
+			case '\t':
+				out[n], out[n+1] = '\\', 't'
+				n += 2
+			default:
+				n += copy(out[n:], `\u00`)
+				out[n], out[n+1] = hexDigits[c>>4], hexDigits[c&0xF]
+				n += 2
 			}
-			i += size
-			continue
+			i++
+		default: // a byte of the last, short, word
+			out[n] = c
+			n, i = n+1, i+1
 		}
-		out = append(out, s[start:i]...)
-		switch c {
-		case '"':
-			out = append(out, `\"`...)
-		case '\\':
-			out = append(out, `\\`...)
-		case '\n':
-			out = append(out, `\n`...)
-		case '\r':
-			out = append(out, `\r`...)
-		case '\t':
-			out = append(out, `\t`...)
-		default:
-			out = append(out, `\u00`...)
-			out = append(out, hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		i++
-		start = i
 	}
-	out = append(out, s[start:]...)
+	out = out[:n]
 	return append(out, '"')
 }
 
