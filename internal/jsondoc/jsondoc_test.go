@@ -713,3 +713,36 @@ func TestDecodeString(t *testing.T) {
 		t.Errorf("empty: %q", got)
 	}
 }
+
+// FuzzDecodeString: any string written as JSON (by AppendString, and with
+// every third ASCII byte escaped as \u00XX) decodes as
+// encoding/json decodes it.
+func FuzzDecodeString(f *testing.F) {
+	for _, s := range []string{"", `{"a":"b \"c\" d"}`, "tab\there\nline é€ \u2028", strings.Repeat(`\"x`, 9)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return // the parser refuses it before anything is decoded
+		}
+		escaped := []byte{'"'}
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x80 && (i%3 == 0 || c < 0x20 || c == '"' || c == '\\') {
+				escaped = append(escaped, `\u00`...)
+				escaped = append(escaped, hexDigits[c>>4], hexDigits[c&0xF])
+			} else {
+				escaped = append(escaped, c)
+			}
+		}
+		escaped = append(escaped, '"')
+		for _, q := range [][]byte{AppendString(nil, s), escaped} {
+			var want string
+			if err := json.Unmarshal(q, &want); err != nil {
+				t.Fatal(err)
+			}
+			if got := decodeString(q); got != want {
+				t.Fatalf("decodeString(%s) = %q, want %q", q, got, want)
+			}
+		}
+	})
+}
