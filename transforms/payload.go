@@ -277,7 +277,11 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	if sc != nil {
 		sc.targets = ts[:0]
 	}
-	readTexts(doc, ts)
+	var docs *[]*jsondoc.Doc
+	if run.sc != nil {
+		docs = &run.sc.docs
+	}
+	readTexts(doc, ts, docs)
 	if sc != nil && !e.noMemo && !p.noMemo && repeatsData(ts) {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
@@ -312,8 +316,12 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		if t.kind == jsonText {
 			// Nothing reads the JSON text's nodes after this (its strings
 			// are copies or views of the text, not of the nodes): the
-			// next parse takes the array.
+			// next parse takes the array, and the next JSON text the Doc.
 			t.sub.Release()
+			if docs != nil {
+				*docs = append(*docs, t.sub)
+			}
+			t.sub = nil
 		}
 	}
 	if p.annotates && annotated(kind, doc, n) {
@@ -356,8 +364,11 @@ func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 
 // readTexts reads the text targets: text that is JSON is parsed, so paths
 // and projections reach into it; text that looks like JSON but fails the
-// strict parse is plain text marked unparsed.
-func readTexts(doc *jsondoc.Doc, ts []target) {
+// strict parse is plain text marked unparsed. A text is parsed into a Doc
+// taken from docs when it has one (a scratch's, given back released by
+// Apply), else a new one: in the VM an allocation costs about a
+// microsecond, more than parsing a short text.
+func readTexts(doc *jsondoc.Doc, ts []target, docs *[]*jsondoc.Doc) {
 	for i := range ts {
 		t := &ts[i]
 		if t.kind != plainText && t.kind != jsonText {
@@ -373,10 +384,20 @@ func readTexts(doc *jsondoc.Doc, ts []target) {
 			if looksLikeJSON(t.text) {
 				// Strings are never written to, and jsondoc never writes
 				// to its source: the text's own bytes can be parsed.
-				if sub, err := jsondoc.Parse(unsafe.Slice(unsafe.StringData(t.text), len(t.text))); err == nil {
+				var sub *jsondoc.Doc
+				if docs != nil && len(*docs) > 0 {
+					sub = (*docs)[len(*docs)-1]
+					*docs = (*docs)[:len(*docs)-1]
+				} else {
+					sub = new(jsondoc.Doc)
+				}
+				if err := jsondoc.ParseInto(sub, unsafe.Slice(unsafe.StringData(t.text), len(t.text))); err == nil {
 					t.kind, t.sub = jsonText, sub
 				} else {
 					t.unparsed = true
+					if docs != nil {
+						*docs = append(*docs, sub) // left empty by ParseInto
+					}
 				}
 			}
 		}

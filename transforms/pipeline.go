@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
@@ -27,8 +29,10 @@ type Engine struct {
 	// pseudonyms computes pseudonyms when there is no store (tools that
 	// only preview): nothing is stored, nothing resolves.
 	pseudonyms *vault.Pseudonymizer
-	// scratches holds *scratch: what a message's transforms reuse.
-	scratches sync.Pool
+	// scratches holds *scratch: what a message's transforms reuse; in the
+	// VM, plainScratch (see takeScratch).
+	scratches    sync.Pool
+	plainScratch *scratch
 	// noMemo turns the memo of scans off (tests compare with it off).
 	noMemo bool
 }
@@ -49,6 +53,9 @@ type scratch struct {
 	memo memoTable
 	// strs is where rewritten strings are carved from (carve).
 	strs []byte
+	// docs are released documents the next JSON texts are parsed into
+	// (readTexts): empty, holding nothing of a message.
+	docs []*jsondoc.Doc
 	// now is the time of the payload for the Vault, read at its first
 	// pseudonym: every mapping the payload issues or refreshes is used at
 	// that time (zero: not read yet).
@@ -189,7 +196,15 @@ func (e *Engine) takeScratch(run *Run) (taken *scratch) {
 	if run.sc != nil {
 		return nil
 	}
-	sc, _ := e.scratches.Get().(*scratch)
+	// In the VM, one thread runs every message to its end: the scratch is
+	// a plain field, where a sync.Pool's every Get and Put is a few
+	// runtime calls and atomic operations (detect.Set does the same).
+	var sc *scratch
+	if singleThreaded {
+		sc, e.plainScratch = e.plainScratch, nil
+	} else {
+		sc, _ = e.scratches.Get().(*scratch)
+	}
 	if sc == nil {
 		sc = &scratch{}
 	}
@@ -223,18 +238,32 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	if cap(taken.targets) > maxScratchFound {
 		taken.targets = nil
 	}
-	e.scratches.Put(taken)
+	if len(taken.docs) > maxScratchDocs {
+		clear(taken.docs[maxScratchDocs:])
+		taken.docs = taken.docs[:maxScratchDocs]
+	}
+	if singleThreaded {
+		e.plainScratch = taken
+	} else {
+		e.scratches.Put(taken)
+	}
 }
+
+// singleThreaded is true in the wasm module (a constant: the other branch
+// is compiled out).
+const singleThreaded = runtime.GOARCH == "wasm"
 
 // anyScanMemo is the first memoID of a run's anyScan; the steps' are
 // below.
 const anyScanMemo = 1 << 15
 
-// maxScratchBuf is the largest rewrite buffer a scratch keeps, and
-// maxScratchFound the most detections (and targets) it keeps room for.
+// maxScratchBuf is the largest rewrite buffer a scratch keeps,
+// maxScratchFound the most detections (and targets) it keeps room for,
+// maxScratchDocs the most documents for JSON texts.
 const (
 	maxScratchBuf   = 64 << 10
 	maxScratchFound = 1024
+	maxScratchDocs  = 8
 )
 
 // detect is Detect into run's scratch, when it has one, and memoised when

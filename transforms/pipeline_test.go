@@ -710,3 +710,38 @@ func TestCountsFlushed(t *testing.T) {
 		t.Errorf("%v, want %v", run.Detections, want)
 	}
 }
+
+// TestJSONTextDocsReused: the documents JSON texts are parsed into are
+// reused from message to message (the scratch keeps them released): a
+// run of messages through one engine, with one, several or no JSON
+// texts, texts the strict parse refuses and texts that change or not,
+// gives each what a fresh engine gives it.
+func TestJSONTextDocsReused(t *testing.T) {
+	const pol = `{name: p, transforms: [pseudonymise, {type: project, options: {exclude: ["$.secret"]}}]}`
+	text := func(s string) string { return `{"type":"text","text":` + jsondoc.Quote(s) + `}` }
+	results := []string{
+		`{"content":[` + text(`{"email":"a@example.com","secret":"x"}`) + `]}`,
+		`{"content":[` + text(`{"n":1}`) + `,` + text(`{"mail":"b@example.org","secret":"y"}`) + `,` + text(`not json`) + `]}`,
+		`{"content":[` + text(`{"a":1,"a":2,"mail":"c@example.net"}`) + `]}`,
+		`{"content":[` + text(`{"x":"plain"}`) + `],"structuredContent":{"x":"plain"}}`,
+		`{"content":[]}`,
+		`{"content":[` + text(`[{"email":"d@example.com"},{"email":"d@example.com"}]`) + `]}`,
+	}
+	apply := func(e *Engine, p *policy.Policy, src string) string {
+		doc, err := jsondoc.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(compileOutput(t, e, p), doc, jsondoc.Root, ToolResult, &Run{})
+		return string(doc.Bytes())
+	}
+	shared, sp, _ := engineFor(t, pol)
+	for round := range 3 {
+		for i, src := range results {
+			fresh, fp, _ := engineFor(t, pol)
+			if got, want := apply(shared, sp, src), apply(fresh, fp, src); got != want {
+				t.Errorf("round %d, result %d: %s, a fresh engine gives %s", round, i, got, want)
+			}
+		}
+	}
+}
