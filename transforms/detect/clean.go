@@ -39,14 +39,7 @@ func (ds *Set) Clean(s string, sel *Selection) bool {
 	}
 	// The last bytes as the low lanes of x, NUL above them: no pair ending
 	// in NUL triggers, and special8 flags no NUL.
-	var x uint64
-	if n >= 8 {
-		x = load64(s, n-8) >> (8 * uint(i+8-n))
-	} else {
-		for k := 0; k < n; k++ {
-			x |= uint64(s[k]) << (8 * k)
-		}
-	}
+	x := tailWord(s, i)
 	m := uint64(tab[uint16(x<<8|prev)]) | uint64(tab[uint16(x)]) | uint64(tab[uint16(x>>8)]) | uint64(tab[uint16(x>>16)]) |
 		uint64(tab[uint16(x>>24)]) | uint64(tab[uint16(x>>32)]) | uint64(tab[uint16(x>>40)])
 	return m|special8(x)&swarHigh == 0

@@ -430,14 +430,7 @@ func (p *pass) run() {
 		} else {
 			// The last bytes, as the low lanes of x (NUL above them:
 			// no pair ending in NUL triggers).
-			var x uint64
-			if n >= 8 {
-				x = load64(s, n-8) >> (8 * uint(i+8-n))
-			} else {
-				for k := 0; k < n; k++ {
-					x |= uint64(s[k]) << (8 * k)
-				}
-			}
+			x := tailWord(s, i)
 			m = uint64(tab[uint16(x<<8|prev)]) | uint64(tab[uint16(x)])<<8 | uint64(tab[uint16(x>>8)])<<16 | uint64(tab[uint16(x>>16)])<<24 |
 				uint64(tab[uint16(x>>24)])<<32 | uint64(tab[uint16(x>>32)])<<40 | uint64(tab[uint16(x>>40)])<<48
 		}
@@ -568,6 +561,20 @@ func (p *pass) run() {
 			}
 		}
 	}
+}
+
+// tailWord returns the bytes of s from i (fewer than eight) as the low
+// lanes of a little-endian word, NUL above them.
+func tailWord(s string, i int) uint64 {
+	n := len(s)
+	if n >= 8 {
+		return load64(s, n-8) >> (8 * uint(i+8-n))
+	}
+	var x uint64
+	for k := i; k < n; k++ {
+		x |= uint64(s[k]) << (8 * (k - i))
+	}
+	return x
 }
 
 // load64 returns s[i:i+8] as a little-endian word (i+8 <= len(s)): one

@@ -851,6 +851,19 @@ func pairPassSame(t *testing.T, s string) {
 	}
 }
 
+// detectorAlphabets are the alphabets random strings for the detectors'
+// tests are drawn from: each detector's triggers, separators and the
+// characters around its values.
+var detectorAlphabets = []string{
+	"0123456789 -.()+/:DEGBNL x@é",
+	"0123456789abcdefABCDEF:-. [ ]%/",
+	"arn:aws:s3:::-{}/ .:1234567890",
+	"AKIA0123456789XYZ_ghpsk_live_xoxb-AIzaeyJ.-----BEGIN PRIVATE KEY-----\\n",
+	"Bearer bearer BEARER token=password: \"'abcXYZ0123456789._~+/",
+	"://user:pass@host#@ \\\"0123",
+	"a@b.c.d-_+%' \\nx@y.zz",
+}
+
 // The pass finds what the former drivers found: on the detector corpus,
 // the mixed corpus (each document, and whole), the benchmark texts, and
 // random strings over the detectors' alphabets.
@@ -869,17 +882,8 @@ func TestSinglePassMatchesDrivers(t *testing.T) {
 	singlePassSame(t, ds, sel, piiBenchText(256<<10))
 	singlePassSame(t, ds, sel, secBenchText(256<<10))
 	r := rand.New(rand.NewPCG(5, 6))
-	alphabets := []string{
-		"0123456789 -.()+/:DEGBNL x@é",
-		"0123456789abcdefABCDEF:-. [ ]%/",
-		"arn:aws:s3:::-{}/ .:1234567890",
-		"AKIA0123456789XYZ_ghpsk_live_xoxb-AIzaeyJ.-----BEGIN PRIVATE KEY-----\\n",
-		"Bearer bearer BEARER token=password: \"'abcXYZ0123456789._~+/",
-		"://user:pass@host#@ \\\"0123",
-		"a@b.c.d-_+%' \\nx@y.zz",
-	}
 	for range 20000 {
-		alpha := alphabets[r.IntN(len(alphabets))]
+		alpha := detectorAlphabets[r.IntN(len(detectorAlphabets))]
 		b := make([]byte, 1+r.IntN(120))
 		for i := range b {
 			b[i] = alpha[r.IntN(len(alpha))]
@@ -901,8 +905,8 @@ func TestSinglePassMatchesDrivers(t *testing.T) {
 	}
 }
 
-// FuzzSinglePass: the pass and the former drivers agree on any input.
-func FuzzSinglePass(f *testing.F) {
+// addCorpusSeeds adds every case of the detector corpus as a seed of f.
+func addCorpusSeeds(f *testing.F) {
 	for _, name := range builtinNames {
 		if b, err := os.ReadFile(filepath.Join(corpusDir, name+".txt")); err == nil {
 			for _, l := range strings.Split(string(b), "\n") {
@@ -912,6 +916,11 @@ func FuzzSinglePass(f *testing.F) {
 			}
 		}
 	}
+}
+
+// FuzzSinglePass: the pass and the former drivers agree on any input.
+func FuzzSinglePass(f *testing.F) {
+	addCorpusSeeds(f)
 	ds, sel := allDetectors(f), Select(nil, 0)
 	f.Fuzz(func(t *testing.T, s string) {
 		singlePassSame(t, ds, sel, s)
