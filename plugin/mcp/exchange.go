@@ -19,10 +19,6 @@ import (
 type exchange struct {
 	cfg *Config
 	id  identity
-	// exported is where exportHeaders writes the headers it exports, read
-	// by the callback that asked for them before the next call (in the
-	// VM an allocation costs about a microsecond).
-	exported [8][2]string
 	// pending holds local answers to denied elements of a batch whose
 	// other elements went upstream; they are merged into the response.
 	pending [][]byte
@@ -522,13 +518,12 @@ func (s *exchange) judge(doc *jsondoc.Doc, m *message) judgement {
 }
 
 // exportHeaders builds the export_headers values: identity always, the
-// call's fields once a request was judged. They are written into
-// s.exported while they fit (the result is valid until the next call).
+// call's fields once a request was judged.
 func (s *exchange) exportHeaders(j *judgement) [][2]string {
 	if len(s.cfg.exports) == 0 {
 		return nil
 	}
-	out := s.exported[:0]
+	out := make([][2]string, 0, len(s.cfg.exports))
 	for _, h := range s.cfg.exports {
 		var v string
 		switch h.field {

@@ -81,7 +81,7 @@ func NewStream(cfg *Config) *Stream { return &Stream{cfg: cfg, ex: exchange{cfg:
 type HeadersResult struct {
 	Action Action
 	// Remove lists request headers to delete; Set lists headers to set
-	// (after removal): the Stream's memory, valid until its next call.
+	// (after removal).
 	Remove []string
 	Set    [][2]string
 	Reply  *LocalReply
@@ -336,8 +336,7 @@ type BodyResult struct {
 	// Set lists request headers to set (export_headers, and mirrored
 	// headers the plugin rewrote, headers.go); Remove lists headers to
 	// delete (before Set). Both take effect only while the headers are
-	// held (gateway.hold_headers). Set is the Stream's memory, valid
-	// until its next call.
+	// held (gateway.hold_headers).
 	Set    [][2]string
 	Remove []string
 }
