@@ -505,13 +505,13 @@ func decodeString(q []byte) string {
 			w := *(*uint64)(unsafe.Pointer(&s[i]))
 			*(*uint64)(unsafe.Pointer(&buf[n])) = w
 			x := w ^ '\\'*ones
-			if t := (x - ones) &^ x & highs; t == 0 {
+			t := (x - ones) &^ x & highs
+			if t == 0 {
 				n, i = n+8, i+8
 				continue
-			} else {
-				k := bits.TrailingZeros64(t) >> 3
-				n, i = n+k, i+k
 			}
+			k := bits.TrailingZeros64(t) >> 3
+			n, i = n+k, i+k
 		} else if s[i] != '\\' {
 			buf[n] = s[i]
 			n, i = n+1, i+1
