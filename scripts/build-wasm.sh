@@ -15,7 +15,8 @@
 #        relative paths are relative to the repository root)
 # Env:   GO (go command, default go), BUILD (build directory, default build),
 #        TAGS (extra build tags, e.g. mcpprivacy_testhooks for the harness's
-#        failure-injection build), WASM_LDFLAGS (linker flags, default -s: no
+#        failure-injection build), WASMJUMP (off: leave Go's jumps as the
+#        compiler wrote them, see below), WASM_LDFLAGS (linker flags, default -s: no
 #        name section, which only engines' trap traces read; Go's own
 #        tracebacks come from its function table, which stays. make
 #        wasm-size builds with WASM_LDFLAGS= to name what is in the module)
@@ -110,5 +111,13 @@ tmpfiles+=("$OUT.$$")
 GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 "$GO" build \
   -modfile="$BUILD/wasm.mod" -mod=readonly -buildmode=c-shared -trimpath -buildvcs=false \
   -tags="${TAGS:-}" -ldflags="${WASM_LDFLAGS--s}" -o "$OUT.$$" ./plugin
+# Go's jumps between basic blocks all go through a dispatch loop at the
+# top of each function; internal/wasmjump makes them direct branches and
+# the loops wasm loops of their own (the same program, faster in V8 and
+# wazero; docs/RATIONALE.md, "Go's jumps are made direct").
+# WASMJUMP=off builds the module as the compiler wrote it.
+if [ "${WASMJUMP:-on}" != off ]; then
+  "$GO" run ./internal/tools/wasmjump "$OUT.$$" "$OUT.$$"
+fi
 mv "$OUT.$$" "$OUT"
 echo "build-wasm: $OUT ($(wc -c <"$OUT" | tr -d ' ') bytes)"
