@@ -8,6 +8,10 @@
 // the counts say where a benchmark's time can go. See docs/BENCHMARKS.md.
 //
 //	go run ./internal/tools/wasmcalls -bench 'ParseInputs/list500' ./internal/jsondoc/
+//
+// -callers REGEXP also counts the calls to the matching functions by their
+// caller ("runtime.memmove <- jsondoc.(*Doc).write"): who makes the
+// runtime calls.
 package main
 
 import (
@@ -18,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	"github.com/tetratelabs/wazero"
@@ -30,7 +35,11 @@ func main() {
 	bench := flag.String("bench", "", "benchmark pattern (go test -bench); it should match one benchmark")
 	n := flag.Int("n", 20, "extra iterations the counts are averaged over")
 	top := flag.Int("top", 40, "functions to print")
+	callers := flag.String("callers", "", "also count the calls to functions matching this regexp by their caller (callee <- caller)")
 	flag.Parse()
+	if *callers != "" {
+		byCaller = regexp.MustCompile(*callers)
+	}
 	if *bench == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: wasmcalls -bench PATTERN [-n N] [-top K] PACKAGE")
 		os.Exit(2)
@@ -100,10 +109,17 @@ func count(wasm []byte, bench string, iterations int) map[string]int {
 
 type listener map[string]int
 
+// byCaller (-callers): the callees whose calls are also counted per caller.
+var byCaller *regexp.Regexp
+
 func (l listener) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
 	name := def.DebugName()
-	return experimental.FunctionListenerFunc(func(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
+	perCaller := byCaller != nil && byCaller.MatchString(name)
+	return experimental.FunctionListenerFunc(func(_ context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, stack experimental.StackIterator) {
 		l[name]++
+		if perCaller && stack.Next() && stack.Next() {
+			l[name+" <- "+stack.Function().Definition().DebugName()]++
+		}
 	})
 }
 
