@@ -108,16 +108,24 @@ mv "$mod" "$BUILD/wasm.mod"
 
 mkdir -p "$(dirname "$OUT")"
 tmpfiles+=("$OUT.$$")
-GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 "$GO" build \
-  -modfile="$BUILD/wasm.mod" -mod=readonly -buildmode=c-shared -trimpath -buildvcs=false \
-  -tags="${TAGS:-}" -ldflags="${WASM_LDFLAGS--s}" -o "$OUT.$$" ./plugin
 # Go's jumps between basic blocks all go through a dispatch loop at the
 # top of each function; internal/wasmjump makes them direct branches and
 # the loops wasm loops of their own (the same program, faster in V8 and
 # wazero; docs/RATIONALE.md, "Go's jumps are made direct").
-# WASMJUMP=off builds the module as the compiler wrote it.
+# WASMJUMP=off builds the module as the compiler wrote it. The rewrite
+# reads the function names (which calls never return), so the default -s
+# (no name section) is applied by it, after reading them.
+ldflags=${WASM_LDFLAGS--s}
+strip=()
+if [ "${WASMJUMP:-on}" != off ] && [ "$ldflags" = -s ]; then
+  ldflags=
+  strip=(-strip-names)
+fi
+GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 "$GO" build \
+  -modfile="$BUILD/wasm.mod" -mod=readonly -buildmode=c-shared -trimpath -buildvcs=false \
+  -tags="${TAGS:-}" -ldflags="$ldflags" -o "$OUT.$$" ./plugin
 if [ "${WASMJUMP:-on}" != off ]; then
-  "$GO" run ./internal/tools/wasmjump "$OUT.$$" "$OUT.$$"
+  "$GO" run ./internal/tools/wasmjump ${strip[@]+"${strip[@]}"} "$OUT.$$" "$OUT.$$"
 fi
 mv "$OUT.$$" "$OUT"
 echo "build-wasm: $OUT ($(wc -c <"$OUT" | tr -d ' ') bytes)"

@@ -20,16 +20,19 @@
 // A forward jump needs none of that: the target's code starts at the end
 // of a block that still encloses the jump, so `br` to that block lands
 // exactly where the table would have sent it. A loop (the regions from a
-// back edge's target to its last back edge) is moved into a wasm loop
-// with a dispatch of its own over its regions only (layout). The value of
-// PC_B after a direct jump is stale, and that is safe: the tables are the
-// only readers of PC_B, and every path that reaches one sets it first (the
-// caller at entry, a goroutine's resumption calling the function again,
-// a jump to a made loop keeping Go's local.set); a jump is made direct
-// only where its target's code does not read PC_B. Return addresses are
-// constants the compiler wrote, not read from PC_B, so tracebacks, the
-// collector's stack maps and goroutine switches see the same program
-// counters as before.
+// back edge's target to its last back edge) is moved into a wasm loop:
+// written from the one region it is entered at when nothing can enter it
+// elsewhere (a leaf loop), else with a dispatch of its own over its
+// regions only (layout).
+//
+// The value of PC_B after a direct jump is stale, and that is safe: the
+// tables are the only readers of PC_B, and every path that reaches one
+// sets it first (the caller at entry, a goroutine's resumption calling
+// the function again, a jump to a loop's dispatch keeping Go's
+// local.set); a jump is made direct only where its target's code does not
+// read PC_B. Return addresses are constants the compiler wrote, not read
+// from PC_B, so tracebacks, the collector's stack maps and goroutine
+// switches see the same program counters as before.
 //
 // Functions not laid out this way (Go's hand-written assembly without
 // resume points, functions with no jumps) are copied unchanged, and so are
@@ -42,6 +45,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Stats counts what Rewrite did.
@@ -50,19 +54,33 @@ type Stats struct {
 	Laid      int // bodies laid out as Go's dispatch loop
 	Forward   int // jumps made direct
 	Loops     int // loops made (each a wasm loop of its own)
+	Leaf      int // of Loops, those that need no dispatch (loop.leaf)
 	LoopJumps int // jumps to a made loop (its back edges) or into one
 	Backward  int // jumps left to the dispatch loop
 }
 
+// Options say what Rewrite does besides the jumps.
+type Options struct {
+	// StripNames drops the name section (function names), as the
+	// linker's -s does for wasm. Rewrite reads the names first: they say
+	// which calls never return (noResume), so that loops making only
+	// those calls need no dispatch.
+	StripNames bool
+}
+
 // Rewrite returns module with the jumps and loops of its Go functions
 // rewritten (see the package comment). The input is not modified.
-func Rewrite(module []byte) ([]byte, Stats, error) {
+func Rewrite(module []byte, opt Options) ([]byte, Stats, error) {
 	var st Stats
 	if len(module) < 8 || string(module[:4]) != "\x00asm" || binary.LittleEndian.Uint32(module[4:8]) != 1 {
 		return nil, st, errors.New("not a WebAssembly module (version 1)")
 	}
-	out := make([]byte, 0, len(module))
-	out = append(out, module[:8]...)
+	type section struct {
+		id   byte
+		body []byte
+	}
+	var sections []section
+	var m moduleInfo
 	r := reader{b: module, i: 8}
 	for r.i < len(r.b) {
 		id := r.byte()
@@ -72,28 +90,105 @@ func Rewrite(module []byte) ([]byte, Stats, error) {
 		}
 		body := r.b[r.i : r.i+int(size)]
 		r.i += int(size)
-		if id != 10 { // not the code section: as it is
-			out = append(out, id)
-			out = appendU32(out, uint32(len(body)))
-			out = append(out, body...)
-			continue
+		sections = append(sections, section{id, body})
+		if id == 0 && customName(body) == "name" {
+			m.noResume = noResume(body)
 		}
-		code, err := rewriteCode(body, &st)
-		if err != nil {
-			return nil, st, fmt.Errorf("code section: %w", err)
-		}
-		out = append(out, id)
-		out = appendU32(out, uint32(len(code)))
-		out = append(out, code...)
 	}
 	if r.err != nil {
 		return nil, st, r.err
 	}
+	out := make([]byte, 0, len(module))
+	out = append(out, module[:8]...)
+	for _, sec := range sections {
+		body := sec.body
+		switch {
+		case sec.id == 0 && opt.StripNames && customName(body) == "name":
+			continue
+		case sec.id == 10:
+			code, err := m.rewriteCode(body, &st)
+			if err != nil {
+				return nil, st, fmt.Errorf("code section: %w", err)
+			}
+			body = code
+		}
+		out = append(out, sec.id)
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
 	return out, st, nil
 }
 
+// moduleInfo is what Rewrite knows of the module around the code.
+type moduleInfo struct {
+	// noResume: the functions (by index) a call to which never returns
+	// to its caller, so no goroutine is ever resumed after it: the
+	// runtime's panics for failed bounds, nil, division, shift and type
+	// checks. Empty without a name section.
+	noResume map[uint32]bool
+}
+
+// customName is the name of a custom section.
+func customName(body []byte) string {
+	r := reader{b: body}
+	n := r.u32()
+	if r.err != nil || int(n) > len(body)-r.i {
+		return ""
+	}
+	return string(body[r.i : r.i+int(n)])
+}
+
+// noResume reads the function names of a name section and returns the
+// functions that never return (moduleInfo.noResume).
+func noResume(body []byte) map[uint32]bool {
+	r := reader{b: body}
+	r.i += int(r.u32()) // the section's name
+	out := map[uint32]bool{}
+	for r.i < len(r.b) && r.err == nil {
+		id := r.byte()
+		size := int(r.u32())
+		if r.err != nil || size > len(r.b)-r.i {
+			break
+		}
+		sub := reader{b: r.b[r.i : r.i+size]}
+		r.i += size
+		if id != 1 { // function names
+			continue
+		}
+		for n := sub.u32(); n > 0 && sub.err == nil; n-- {
+			idx := sub.u32()
+			l := int(sub.u32())
+			if sub.err != nil || l > len(sub.b)-sub.i {
+				break
+			}
+			if neverReturns(string(sub.b[sub.i : sub.i+l])) {
+				out[idx] = true
+			}
+			sub.i += l
+		}
+	}
+	return out
+}
+
+// neverReturns reports whether the Go function of that name (as the
+// linker names it in wasm) never returns to its caller: it panics. Such
+// a call's resume point is never used; a goroutine switch inside the
+// panic (a deferred call blocking) resumes in the deferred call and goes
+// on to the recovering frame, never back to the panicking one.
+func neverReturns(name string) bool {
+	switch name {
+	case "runtime.gopanic", "runtime.sigpanic", "runtime.throw", "runtime.fatal",
+		"runtime.panicdivide", "runtime.panicshift", "runtime.panicmem", "runtime.panicmemAddr",
+		"runtime.panicdottypeE", "runtime.panicdottypeI", "runtime.panicnildottype", "runtime.panicwrap",
+		"runtime.panicrangestate", "runtime.panicunsafestringlen", "runtime.panicunsafestringnilptr",
+		"runtime.panicunsafeslicelen", "runtime.panicunsafeslicenilptr":
+		return true
+	}
+	return strings.HasPrefix(name, "runtime.goPanic") // bounds: goPanicIndex, goPanicSliceB, ...
+}
+
 // rewriteCode rewrites the code section's function bodies.
-func rewriteCode(sec []byte, st *Stats) ([]byte, error) {
+func (m *moduleInfo) rewriteCode(sec []byte, st *Stats) ([]byte, error) {
 	r := reader{b: sec}
 	n := r.u32()
 	out := appendU32(make([]byte, 0, len(sec)), n)
@@ -105,7 +200,7 @@ func rewriteCode(sec []byte, st *Stats) ([]byte, error) {
 		body := r.b[r.i : r.i+int(size)]
 		r.i += int(size)
 		st.Functions++
-		nb, err := rewriteBody(body, st)
+		nb, err := m.rewriteBody(body, st)
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", f, err)
 		}
@@ -121,25 +216,27 @@ func rewriteCode(sec []byte, st *Stats) ([]byte, error) {
 	return out, nil
 }
 
-// Opcodes this package looks at; every other instruction is only skipped
-// over (skipImmediates).
+// The opcodes this package reads or writes; every other instruction is
+// only stepped over (reader.next).
 const (
-	opBlock    = 0x02
-	opLoop     = 0x03
-	opIf       = 0x04
-	opEnd      = 0x0b
-	opBr       = 0x0c
-	opBrTable  = 0x0e
-	opLocalGet = 0x20
-	opLocalSet = 0x21
-	opLocalTee = 0x22
-	opI32Const = 0x41
-
-	opUnreachable = 0x00
-	opBrIf        = 0x0d
-	opGlobalGet   = 0x23
-	opI32Eq       = 0x46
-	opI32Sub      = 0x6b
+	opUnreachable  = 0x00
+	opBlock        = 0x02
+	opLoop         = 0x03
+	opIf           = 0x04
+	opEnd          = 0x0b
+	opBr           = 0x0c
+	opBrIf         = 0x0d
+	opBrTable      = 0x0e
+	opReturn       = 0x0f
+	opCall         = 0x10
+	opCallIndirect = 0x11
+	opLocalGet     = 0x20
+	opLocalSet     = 0x21
+	opLocalTee     = 0x22
+	opGlobalGet    = 0x23
+	opI32Const     = 0x41
+	opI32Eq        = 0x46
+	opI32Sub       = 0x6b
 )
 
 // rewriteBody rewrites one function body (locals and expression). A body
@@ -150,9 +247,12 @@ const (
 // the loop around it is made in the next round. Rounds go on until one
 // makes no loop (at most maxRounds). A round whose branches the loops
 // would not let it encode is made again with forward jumps only.
-func rewriteBody(body []byte, st *Stats) ([]byte, error) {
+func (m *moduleInfo) rewriteBody(body []byte, st *Stats) ([]byte, error) {
 	for round := 0; round < maxRounds; round++ {
 		f, ok, err := parseBody(body)
+		if ok {
+			f.noResume = m.noResume
+		}
 		if err != nil || !ok {
 			return body, err
 		}
@@ -169,6 +269,7 @@ func rewriteBody(body []byte, st *Stats) ([]byte, error) {
 		}
 		st.Forward += s.Forward
 		st.Loops += s.Loops
+		st.Leaf += s.Leaf
 		st.LoopJumps += s.LoopJumps
 		body = out
 		if s.Loops == 0 {
@@ -197,6 +298,8 @@ type goFunc struct {
 	// (a loop an earlier round made, whose dispatch reads it); every jump
 	// there keeps setting PC_B, and it heads no loop.
 	readsPCB []bool
+	noResume map[uint32]bool // moduleInfo.noResume
+	starts   []int           // per region (and B): the index in code of its first instruction
 }
 
 // parseBody recognises Go's layout: [global.get; local.set; block] loop,
@@ -277,9 +380,15 @@ func parseBody(body []byte) (*goFunc, bool, error) {
 			} else {
 				in.boundary = true
 				region++
+				if region <= f.blocks {
+					f.starts = append(f.starts, len(f.code)+1)
+				}
 			}
 		}
 		f.code = append(f.code, in)
+	}
+	if len(f.starts) != f.blocks+1 {
+		return nil, false, nil
 	}
 	if len(f.code) == 0 || !f.code[0].boundary || nested != 0 {
 		return nil, false, nil
@@ -299,6 +408,16 @@ func parseBody(body []byte) (*goFunc, bool, error) {
 	return f, true, nil
 }
 
+// tableEntry is a table entry that sends the dispatch to region t.
+func (f *goFunc) tableEntry(t int) (int64, bool) {
+	for k, u := range f.table {
+		if int(u) == t {
+			return int64(k), true // the last: the default's
+		}
+	}
+	return 0, false
+}
+
 // regionOf is the region table entry k sends the dispatch to.
 func (f *goFunc) regionOf(k int64) int {
 	if k >= 0 && k < int64(len(f.table)-1) {
@@ -314,11 +433,20 @@ type loop struct {
 	h, i       int
 	kh         int64 // the table entry of region h the back edges set
 	kmin, kmax int64 // the table entries of regions h..i
+	// leaf: the loop is entered at one region only (entry: no call
+	// inside it that a goroutine could be resumed after, every jump from
+	// outside to entry), and its regions can be ordered from entry so
+	// that every edge inside goes forward or back to entry
+	// (goFunc.leafEntry): it needs no dispatch, its back edges branch to
+	// entry's code itself.
+	leaf  bool
+	entry int
 }
 
 // jump is Go's jump at code[j]: i32.const K (code[j-2]), local.set PC_B
-// (code[j-1]), br to the dispatch loop (code[j]).
-func (f *goFunc) jump(j int) (k int64, ok bool) {
+// (code[j-1]), br to the dispatch loop (code[j]), or to the region K
+// stands for (a jump an earlier round kept setting PC_B).
+func (f *goFunc) jump(j int) (int64, bool) {
 	if j < 2 || f.code[j].op != opBr || f.code[j].region < 0 || f.code[j].region >= f.blocks {
 		return 0, false
 	}
@@ -327,10 +455,13 @@ func (f *goFunc) jump(j int) (k int64, ok bool) {
 		c.region != br.region || set.region != br.region {
 		return 0, false
 	}
-	if tgt, _ := f.label(br.region, br.nested, int(br.imm)); tgt != targetE {
+	// To the dispatch loop as Go wrote it, or (an earlier round's) to
+	// the region PC_B sends the dispatch to.
+	k := int64(int32(c.imm))
+	if tgt, _ := f.label(br.region, br.nested, int(br.imm)); tgt != targetE && (tgt < 0 || tgt != f.regionOf(k)) {
 		return 0, false
 	}
-	return int64(int32(c.imm)), true
+	return k, true
 }
 
 // Targets of a branch in Go's layout, as label reads them: a region's
@@ -395,6 +526,7 @@ func (f *goFunc) chooseLoops() []loop {
 	slices.SortFunc(chosen, func(a, b loop) int { return cmp.Compare(a.h, b.h) })
 	for n := range chosen {
 		l := &chosen[n]
+		l.entry, l.leaf = f.leafEntry(l.h, l.i)
 		l.kh, l.kmin, l.kmax = -1, -1, -1
 		for k, t := range f.table[:len(f.table)-1] {
 			if int(t) == l.h && l.kh < 0 {
@@ -411,12 +543,137 @@ func (f *goFunc) chooseLoops() []loop {
 	return chosen
 }
 
+// leafEntry reports whether regions [h, i] can be a loop without a
+// dispatch (loop.leaf), and the one region anything outside enters it at:
+// no region of it reads PC_B; no call in regions h..i-1 that a goroutine
+// could be resumed after; one region entered from outside (by a jump, a
+// branch, or falling through or returning from a call at the end of
+// region h-1); every jump and branch inside going forward in the loop's
+// order (entry .. i, then h .. entry-1) or to its entry; and a region
+// after it (i < B-1) for region i to leave to.
+func (f *goFunc) leafEntry(h, i int) (int, bool) {
+	if i >= f.blocks-1 {
+		return 0, false
+	}
+	for r := h; r <= i; r++ {
+		if f.readsPCB[r] {
+			return 0, false
+		}
+	}
+	entry := -1
+	enter := func(t int) bool {
+		if entry >= 0 && entry != t {
+			return false
+		}
+		entry = t
+		return true
+	}
+	if f.mayFallThrough(h-1) && !enter(h) {
+		return 0, false
+	}
+	type edge struct{ from, to int }
+	var inner []edge
+	for j := range f.code {
+		in := &f.code[j]
+		r := in.region
+		if r < 0 || r >= f.blocks || in.boundary {
+			continue
+		}
+		inside := r >= h && r <= i
+		if f.resumable(in) && r >= h && r < i {
+			return 0, false
+		}
+		var targets []int
+		if k, ok := f.jump(j); ok {
+			targets = append(targets, f.regionOf(k))
+		} else {
+			switch in.op {
+			case opBr, opBrIf:
+				if t, _ := f.label(r, in.nested, int(in.imm)); t >= 0 {
+					targets = append(targets, t)
+				}
+			case opBrTable:
+				for _, d := range in.table {
+					if t, _ := f.label(r, in.nested, int(d)); t >= 0 {
+						targets = append(targets, t)
+					}
+				}
+			}
+		}
+		for _, t := range targets {
+			switch {
+			case t < h || t > i:
+			case !inside:
+				if !enter(t) {
+					return 0, false
+				}
+			default:
+				inner = append(inner, edge{r, t})
+			}
+		}
+	}
+	if entry < 0 {
+		entry = h
+	}
+	pos := func(r int) int {
+		if r >= entry {
+			return r - entry
+		}
+		return r - h + i - entry + 1
+	}
+	for _, e := range inner {
+		if e.to != entry && pos(e.to) <= pos(e.from) {
+			return 0, false
+		}
+	}
+	return entry, true
+}
+
+// resumable reports whether in is a call a goroutine may be resumed
+// after (any call but to the functions that never return, noResume).
+func (f *goFunc) resumable(in *inst) bool {
+	return in.op == opCallIndirect || in.op == opCall && !f.noResume[uint32(in.imm)]
+}
+
+// mayFallThrough reports whether region r's code may go on into region
+// r+1: it does not end in an unconditional branch, and it does not end
+// in a call either (whose resume point is region r+1).
+func (f *goFunc) mayFallThrough(r int) bool {
+	start, end := f.regionSpan(r)
+	if end <= start {
+		return true
+	}
+	switch last := &f.code[end-1]; last.op {
+	case opBr, opBrTable, opReturn, opUnreachable:
+		return last.nested != 0
+	}
+	return true
+}
+
+// regionSpan is the index range of region r's instructions in code (the
+// boundary that begins it excluded, the one that ends it too).
+func (f *goFunc) regionSpan(r int) (start, end int) {
+	return f.starts[r], f.starts[r+1] - 1
+}
+
 // layout is where everything lands once loops are made. The resume
 // blocks left around the dispatch table ("outer" blocks, in the order of
-// their ends) are those of the regions outside loops and of loop heads,
-// each loop head's followed by a block of the loop's own (its entry,
-// where the table sends a resumption inside the loop with PC_B set); the
-// regions after a loop's head are blocks inside the loop:
+// their ends) are those of the regions outside loops, and for each loop
+// one or two: a leaf loop's (loop.leaf) ends where the loop begins, and
+// its regions follow in the loop's order (entry .. i, h .. entry-1), each
+// but the first after a block of the loop's own:
+//
+//	end        ;; the loop's block: jumps to its entry land here
+//	loop
+//	  block (one per region after the entry, the last first)
+//	    code of the entry region
+//	  end
+//	  code of the next region ...
+//	end        ;; the loop: its last region branches out or back
+//
+// A dispatch loop's regions stay in their order, after its head's block
+// and a block of the loop's own (its entry, where the table sends a
+// resumption inside the loop with PC_B set):
 //
 //	end        ;; region h-1 ends: fallthrough and jumps to h land here
 //	i32.const kh
@@ -435,15 +692,18 @@ type layout struct {
 	loops   []loop
 	reads   []bool // per region: goFunc.readsPCB
 	loopOf  []int  // per region: the loop it is in, or -1
-	outerOf []int  // per region: its outer block's index, or -1 (inside a loop)
-	entryOf []int  // per loop: its entry block's index
+	pos     []int  // per region in a loop: its place in the loop's order
+	outerOf []int  // per region: its outer block's index, or -1 (inside a loop but its head or entry)
+	entryOf []int  // per dispatch loop: its entry block's index
+	order   []int  // the regions in the order they are written
 	nOuter  int
 }
 
 func (f *goFunc) layout(loops []loop) *layout {
-	l := &layout{loops: loops, reads: f.readsPCB, loopOf: make([]int, f.blocks), outerOf: make([]int, f.blocks), entryOf: make([]int, len(loops))}
+	l := &layout{loops: loops, reads: f.readsPCB, loopOf: make([]int, f.blocks), pos: make([]int, f.blocks),
+		outerOf: make([]int, f.blocks), entryOf: make([]int, len(loops))}
 	for r := range l.loopOf {
-		l.loopOf[r] = -1
+		l.loopOf[r], l.outerOf[r] = -1, -1
 	}
 	for n, lp := range loops {
 		for r := lp.h; r <= lp.i; r++ {
@@ -451,34 +711,61 @@ func (f *goFunc) layout(loops []loop) *layout {
 		}
 	}
 	for r := 0; r < f.blocks; r++ {
-		l.outerOf[r] = -1
 		n := l.loopOf[r]
-		if n >= 0 && r > loops[n].h {
-			continue
-		}
-		l.outerOf[r] = l.nOuter
-		l.nOuter++
-		if n >= 0 {
-			l.entryOf[n] = l.nOuter
+		switch {
+		case n < 0:
+			l.outerOf[r] = l.nOuter
 			l.nOuter++
+			l.order = append(l.order, r)
+		case r != loops[n].h:
+		case loops[n].leaf:
+			lp := &loops[n]
+			l.outerOf[lp.entry] = l.nOuter
+			l.nOuter++
+			for t := lp.entry; t <= lp.i; t++ {
+				l.order = append(l.order, t)
+			}
+			for t := lp.h; t < lp.entry; t++ {
+				l.order = append(l.order, t)
+			}
+			for p, t := range l.order[len(l.order)-(lp.i-lp.h+1):] {
+				l.pos[t] = p
+			}
+		default:
+			lp := &loops[n]
+			l.outerOf[r] = l.nOuter
+			l.entryOf[n] = l.nOuter + 1
+			l.nOuter += 2
+			for t := lp.h; t <= lp.i; t++ {
+				l.pos[t] = t - lp.h
+				l.order = append(l.order, t)
+			}
 		}
 	}
 	return l
 }
 
+// size is the number of regions of loop n.
+func (l *layout) size(n int) int { return l.loops[n].i - l.loops[n].h + 1 }
+
 // openBase is the index of the first outer block still open in region r.
 func (l *layout) openBase(r int) int {
-	if n := l.loopOf[r]; n >= 0 {
+	n := l.loopOf[r]
+	switch {
+	case n < 0:
+		return l.outerOf[r] + 1
+	case l.loops[n].leaf:
+		return l.outerOf[l.loops[n].entry] + 1
+	default:
 		return l.entryOf[n] + 1
 	}
-	return l.outerOf[r] + 1
 }
 
 // inner is the number of the loop's own structures open in region r:
 // the blocks of the loop's later regions, and the loop.
 func (l *layout) inner(r int) int {
 	if n := l.loopOf[r]; n >= 0 {
-		return l.loops[n].i - r + 1
+		return l.size(n) - l.pos[r]
 	}
 	return 0
 }
@@ -493,17 +780,26 @@ func (l *layout) toOuter(r, e, x int) int {
 }
 
 // landing is how a branch in region r at nesting e reaches region t: the
-// label, and whether PC_B must hold t's table entry (a branch to a loop
-// or to a loop's entry, which dispatch). ok is false when only the
-// dispatch loop reaches t (a backward jump outside loops).
+// label, and whether PC_B must hold t's table entry (a branch to a
+// dispatch loop or its entry, or to a region whose code reads PC_B). ok
+// is false when only the function's dispatch reaches t (a backward jump
+// outside loops), or nothing does.
 func (l *layout) landing(r, e, t int) (d int, viaPCB, ok bool) {
 	n, m := l.loopOf[r], l.loopOf[t]
 	switch {
-	case m >= 0 && m == n && t > r: // ahead in the same loop
-		return e + t - r - 1, l.reads[t], true
-	case m >= 0 && m == n: // back in the same loop
-		return e + l.loops[n].i - r, true, true
-	case m >= 0 && t > l.loops[m].h: // into another loop: its entry
+	case m >= 0 && m == n && l.pos[t] > l.pos[r]: // ahead in the same loop
+		return e + l.pos[t] - l.pos[r] - 1, l.reads[t], true
+	case m >= 0 && m == n && l.loops[n].leaf: // to its entry, straight
+		return e + l.size(n) - 1 - l.pos[r], false, t == l.loops[n].entry
+	case m >= 0 && m == n: // back in the same dispatch loop
+		return e + l.size(n) - 1 - l.pos[r], true, true
+	case m >= 0 && l.loops[m].leaf: // into a leaf loop: at its entry only
+		if t != l.loops[m].entry {
+			return -1, false, false
+		}
+		d = l.toOuter(r, e, l.outerOf[t])
+		return d, false, d >= 0
+	case m >= 0 && t > l.loops[m].h: // into a dispatch loop: its entry
 		d = l.toOuter(r, e, l.entryOf[m])
 		return d, true, d >= 0
 	default:
@@ -514,7 +810,7 @@ func (l *layout) landing(r, e, t int) (d int, viaPCB, ok bool) {
 
 // emit writes the body with loops made and the jumps they and the
 // layout allow made direct. It reports false when a branch cannot be
-// encoded (a direct branch Go did not write, into a loop).
+// encoded (a branch Go did not write, into a loop).
 func (f *goFunc) emit(loops []loop, st *Stats) ([]byte, bool) {
 	l := f.layout(loops)
 	out := make([]byte, 0, len(f.body)+64)
@@ -528,34 +824,61 @@ func (f *goFunc) emit(loops []loop, st *Stats) ([]byte, bool) {
 	out = appendU32(out, uint32(len(f.table)-1))
 	for _, t := range f.table {
 		x := l.outerOf[t]
-		if n := l.loopOf[t]; n >= 0 && int(t) > loops[n].h {
-			x = l.entryOf[n]
+		if n := l.loopOf[t]; n >= 0 && x < 0 {
+			// Inside a leaf loop nothing is resumed (leafEntry): those
+			// entries are never taken, and go to the loop's entry.
+			x = l.outerOf[loops[n].entry]
+			if !loops[n].leaf {
+				x = l.entryOf[n]
+			}
 		}
 		out = appendU32(out, uint32(x))
 	}
 	st.Loops = len(loops)
-	for j := 0; j < len(f.code); j++ {
+	for _, lp := range loops {
+		if lp.leaf {
+			st.Leaf++
+		}
+	}
+	for p, r := range l.order {
+		// What comes before region r's code: the end of its block, and a
+		// loop's beginning.
+		out = append(out, opEnd)
+		if n := l.loopOf[r]; n >= 0 && l.pos[r] == 0 {
+			out = f.loopHead(out, loops[n])
+		}
+		start, end := f.regionSpan(r)
+		var ok bool
+		if out, ok = f.emitRegion(out, l, start, end, st); !ok {
+			return nil, false
+		}
+		// Where region r went on to the next region it may now have to
+		// branch there.
+		next := r + 1
+		if (p+1 == len(l.order) || l.order[p+1] != next) && next < f.blocks && f.mayFallThrough(r) {
+			d, viaPCB, ok := l.landing(r, 0, next)
+			if !ok || viaPCB {
+				return nil, false
+			}
+			out = append(out, opBr)
+			out = appendU32(out, uint32(d))
+		}
+		if n := l.loopOf[r]; n >= 0 && l.pos[r] == l.size(n)-1 {
+			out = append(out, opEnd) // the loop
+		}
+	}
+	// The dispatch loop's end and what follows it, as they are.
+	_, end := f.regionSpan(f.blocks - 1)
+	return append(out, f.body[f.code[end].at:]...), true
+}
+
+// emitRegion writes the instructions code[start:end] of one region.
+func (f *goFunc) emitRegion(out []byte, l *layout, start, end int, st *Stats) ([]byte, bool) {
+	for j := start; j < end; j++ {
 		in := &f.code[j]
 		r, e := in.region, in.nested
-		if r >= f.blocks { // past the dispatch loop: as it is
-			out = append(out, f.body[in.at:]...)
-			break
-		}
-		if in.boundary {
-			// Region r ends (r+1 begins, or the dispatch loop ends).
-			if n := l.loopOf[max(r, 0)]; r >= 0 && n >= 0 && loops[n].i == r {
-				out = append(out, opEnd) // the loop
-			}
-			out = append(out, opEnd)
-			if r+1 < f.blocks {
-				if n := l.loopOf[r+1]; n >= 0 && loops[n].h == r+1 {
-					out = f.loopHead(out, loops[n])
-				}
-			}
-			continue
-		}
-		if j+2 < len(f.code) {
-			if k, ok := f.jump(j + 2); ok && in.op == opI32Const {
+		if j+2 < end {
+			if k, ok := f.jump(j + 2); ok {
 				// Go's jump: made direct where the layout allows it.
 				br := &f.code[j+2]
 				t := f.regionOf(k)
@@ -563,8 +886,11 @@ func (f *goFunc) emit(loops []loop, st *Stats) ([]byte, bool) {
 				switch {
 				case !ok: // back to the dispatch loop, as Go wrote it
 					d, viaPCB = l.toOuter(r, br.nested, l.nOuter), true
+					if m := l.loopOf[t]; m >= 0 && l.loops[m].leaf && t != l.loops[m].entry {
+						return nil, false // never: leafEntry saw the jump
+					}
 					st.Backward++
-				case viaPCB:
+				case viaPCB || l.loopOf[t] >= 0 && l.loopOf[t] == l.loopOf[r] && l.pos[t] <= l.pos[r]:
 					st.LoopJumps++
 				default:
 					st.Forward++
@@ -579,7 +905,36 @@ func (f *goFunc) emit(loops []loop, st *Stats) ([]byte, bool) {
 			}
 		}
 		switch in.op {
-		case opBr, 0x0d: // br, br_if
+		case opBr:
+			// A direct branch to a region (an earlier round's jump) may
+			// now need PC_B, as Go's jumps do: it gets Go's local.set back.
+			t, _ := f.label(r, e, int(in.imm))
+			if t < 0 {
+				d, _ := f.relabel(l, r, e, int(in.imm))
+				out = append(out, opBr)
+				out = appendU32(out, uint32(d))
+				break
+			}
+			d, viaPCB, ok := l.landing(r, e, t)
+			if !ok {
+				if m := l.loopOf[t]; m >= 0 && l.loops[m].leaf && t != l.loops[m].entry {
+					return nil, false
+				}
+				d, viaPCB = l.toOuter(r, e, l.nOuter), true
+			}
+			if viaPCB {
+				k, ok := f.tableEntry(t)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, opI32Const)
+				out = appendS32(out, int32(k))
+				out = append(out, opLocalSet)
+				out = appendU32(out, uint32(f.pcb))
+			}
+			out = append(out, opBr)
+			out = appendU32(out, uint32(d))
+		case opBrIf:
 			d, ok := f.relabel(l, r, e, int(in.imm))
 			if !ok {
 				return nil, false
@@ -619,9 +974,16 @@ func (f *goFunc) relabel(l *layout, r, e, d int) (int, bool) {
 	return nd, ok && !viaPCB
 }
 
-// loopHead writes what comes between region h-1's end and region h's
-// code for loop lp (see layout).
+// loopHead writes what comes between the end of the block before loop
+// lp's first region and that region's code (see layout).
 func (f *goFunc) loopHead(out []byte, lp loop) []byte {
+	if lp.leaf {
+		out = append(out, opLoop, 0x40)
+		for range lp.i - lp.h { // the regions after the first
+			out = append(out, opBlock, 0x40)
+		}
+		return out
+	}
 	setPCB := func(out []byte, k int64) []byte {
 		out = append(out, opI32Const)
 		out = appendS32(out, int32(k))
@@ -767,8 +1129,8 @@ func (r *reader) next(in *inst) error {
 		for j := uint32(0); j <= n && r.err == nil; j++ {
 			in.table = append(in.table, r.u32())
 		}
-	case op == 0x10: // call
-		r.u32()
+	case op == opCall:
+		in.imm = r.leb(32)
 	case op == 0x11: // call_indirect: type, table
 		r.u32()
 		r.u32()

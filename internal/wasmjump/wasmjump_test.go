@@ -3,26 +3,33 @@ package wasmjump
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // buildProg builds testdata/prog for wasip1.
 func buildProg(t *testing.T) []byte {
+	return build(t, "testdata/prog", "build")
+}
+
+// build runs go build (or go test -c) for wasip1 in dir and returns the
+// module.
+func build(t *testing.T, dir string, verb ...string) []byte {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a wasm module")
 	}
-	out := filepath.Join(t.TempDir(), "prog.wasm")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
-	cmd.Dir = "testdata/prog"
+	out := filepath.Join(t.TempDir(), "module.wasm")
+	cmd := exec.Command("go", append(verb, "-o", out, ".")...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOFLAGS=", "GOWORK=off", "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, msg)
@@ -37,16 +44,32 @@ func buildProg(t *testing.T) []byte {
 // run runs module under wazero and returns what it wrote.
 func run(t *testing.T, module []byte) string {
 	t.Helper()
+	out, err := runIn(module, "", "prog")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	return out
+}
+
+// runIn runs module under wazero with args, with the file system mounted
+// and dir its working directory (PWD, as Go's wasip1 programs take it)
+// when dir is not empty, and returns what it wrote.
+func runIn(module []byte, dir string, args ...string) (string, error) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-	var stdout, stderr bytes.Buffer
-	cfg := wazero.NewModuleConfig().WithStdout(&stdout).WithStderr(&stderr).WithArgs("prog")
-	if _, err := rt.InstantiateWithConfig(ctx, module, cfg); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
+	var out bytes.Buffer
+	cfg := wazero.NewModuleConfig().WithStdout(&out).WithStderr(&out).WithArgs(args...).
+		WithSysWalltime().WithSysNanotime().WithRandSource(rand.Reader)
+	if dir != "" {
+		cfg = cfg.WithFSConfig(wazero.NewFSConfig().WithDirMount("/", "/")).WithEnv("PWD", dir)
 	}
-	return stdout.String()
+	_, err := rt.InstantiateWithConfig(ctx, module, cfg)
+	if exit, ok := err.(*sys.ExitError); ok && exit.ExitCode() == 0 {
+		err = nil
+	}
+	return out.String(), err
 }
 
 // TestRewrittenProgramBehavesTheSame: a Go program built for wasip1 and
@@ -55,7 +78,7 @@ func run(t *testing.T, module []byte) string {
 // most of its loops wasm loops of their own.
 func TestRewrittenProgramBehavesTheSame(t *testing.T) {
 	module := buildProg(t)
-	rewritten, st, err := Rewrite(module)
+	rewritten, st, err := Rewrite(module, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +99,37 @@ func TestRewrittenProgramBehavesTheSame(t *testing.T) {
 	}
 
 	// Rounds went on to a fixed point: a second pass finds nothing to do.
-	again, st2, err := Rewrite(rewritten)
+	again, st2, err := Rewrite(rewritten, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st2.Forward != 0 || st2.Backward != st.Backward || !bytes.Equal(again, rewritten) {
 		t.Errorf("second pass: %+v (first %+v), changed %v", st2, st, !bytes.Equal(again, rewritten))
+	}
+}
+
+// TestRewrittenTestSuitesPass: packages' own test suites (the JSON parser
+// against encoding/json, the detectors against their corpora and former
+// scanners), built for wasip1 and rewritten, pass under wazero: the
+// rewrite keeps what the hot paths compute, loop by loop.
+func TestRewrittenTestSuitesPass(t *testing.T) {
+	for _, pkg := range []string{"../jsondoc", "../../transforms/detect"} {
+		t.Run(filepath.Base(pkg), func(t *testing.T) {
+			dir, err := filepath.Abs(pkg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rewritten, st, err := Rewrite(build(t, dir, "test", "-c"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Forward == 0 || st.Leaf == 0 || st.Loops == st.Leaf {
+				t.Errorf("stats %+v: expected direct jumps, and loops of both kinds", st)
+			}
+			out, err := runIn(rewritten, dir, "pkg.test", "-test.count=1")
+			if err != nil || !strings.HasSuffix(strings.TrimSpace(out), "PASS") {
+				t.Fatalf("%v\n%s", err, out)
+			}
+		})
 	}
 }
