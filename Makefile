@@ -13,7 +13,8 @@ build: wasm
 	$(GO) build -o $(BUILD)/mcp-privacy ./cmd/mcp-privacy
 
 ## wasm: the plugin into build/mcp-privacy.wasm (standard Go, wasip1, with a
-## patched copy of the proxy-wasm SDK; see scripts/build-wasm.sh)
+## patched copy of the proxy-wasm SDK, Go's jumps rewritten into direct
+## branches by internal/wasmjump; see scripts/build-wasm.sh)
 wasm:
 	GO="$(GO)" BUILD="$(BUILD)" bash scripts/build-wasm.sh
 
@@ -49,7 +50,9 @@ bench:
 ## libraries they call per message) natively, in V8
 ## (Node 22's WASI) and in wazero, tabled into docs/BENCHMARKS.md
 ## (scripts/bench-wasm.sh; BENCH, BENCHTIME, COUNT, PKGS narrow it; BASE=commit
-## adds that commit's figures, run alternately with these, and the speed-up)
+## adds that commit's figures, run alternately with these, and the speed-up;
+## WASMJUMP=off measures the wasm test binaries without make wasm's jump
+## rewrite, internal/wasmjump)
 # $(value BENCH): the regexp as typed ('ToolsCall$|ToolsList500$' would
 # otherwise lose its $| to make's expansion)
 bench-wasm:
