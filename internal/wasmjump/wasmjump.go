@@ -408,11 +408,12 @@ func parseBody(body []byte) (*goFunc, bool, error) {
 	return f, true, nil
 }
 
-// tableEntry is a table entry that sends the dispatch to region t.
+// tableEntry is a table entry that sends the dispatch to region t (the
+// last one, len-1, is the default's: every value from it on reads it).
 func (f *goFunc) tableEntry(t int) (int64, bool) {
 	for k, u := range f.table {
 		if int(u) == t {
-			return int64(k), true // the last: the default's
+			return int64(k), true
 		}
 	}
 	return 0, false
@@ -427,8 +428,9 @@ func (f *goFunc) regionOf(k int64) int {
 }
 
 // loop is a range of regions [h, i] made into a wasm loop of its own:
-// its back edges branch to the loop, which dispatches among its regions
-// only (and goes straight to its head for the head's table entry kh).
+// its back edges branch to the loop, which goes straight to the region
+// they return to (a leaf loop) or dispatches among its own regions only
+// (and straight to its head for the head's table entry kh).
 type loop struct {
 	h, i       int
 	kh         int64 // the table entry of region h the back edges set
