@@ -133,3 +133,80 @@ func TestRewrittenTestSuitesPass(t *testing.T) {
 		})
 	}
 }
+
+// goLayoutModule is a module of one function laid out as Go's backend
+// lays functions out: a dispatch loop around a table of two regions,
+// region 0 jumping forward to region 1, which returns 7.
+func goLayoutModule() []byte {
+	body := []byte{
+		0x00,         // no locals
+		opLoop, 0x40, // the dispatch loop
+		opBlock, 0x40, // region 1's block
+		opBlock, 0x40, // region 0's block
+		opLocalGet, 0x00, // PC_B
+		opBrTable, 0x01, 0x00, 0x01, // [0] default 1
+		opEnd,                                          // region 0
+		opI32Const, 0x01, opLocalSet, 0x00, opBr, 0x01, // Go's jump to region 1
+		opEnd, // region 1
+		opI32Const, 0x07, opReturn,
+		opEnd,         // the dispatch loop
+		opUnreachable, // as Go ends a function
+		opEnd,
+	}
+	m := []byte("\x00asm\x01\x00\x00\x00")
+	m = append(m, 1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f)                   // type (i32) -> i32
+	m = append(m, 3, 2, 1, 0)                                        // one function of it
+	m = append(m, 7, 5, 1, 1, 'f', 0, 0)                             // exported as f
+	code := append(appendU32([]byte{1}, uint32(len(body))), body...) // one body
+	m = append(m, 10)
+	m = appendU32(m, uint32(len(code)))
+	return append(m, code...)
+}
+
+// TestGoLayoutModule: the smallest Go-shaped function gets its jump made
+// direct and still returns what it returned.
+func TestGoLayoutModule(t *testing.T) {
+	in := goLayoutModule()
+	out, st, err := Rewrite(in, Options{})
+	if err != nil || st.Laid != 1 || st.Forward != 1 {
+		t.Fatalf("stats %+v, err %v", st, err)
+	}
+	if !bytes.Contains(out, []byte{opEnd, opBr, 0x00, opEnd}) || bytes.Contains(out, []byte{opI32Const, 0x01, opLocalSet}) {
+		t.Errorf("jump not made direct: % x", out)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	for _, m := range [][]byte{in, out} {
+		mod, err := rt.Instantiate(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := mod.ExportedFunction("f").Call(ctx, 0); err != nil || res[0] != 7 {
+			t.Errorf("f(0) = %v, %v; want 7", res, err)
+		}
+		mod.Close(ctx)
+	}
+}
+
+// FuzzRewrite: Rewrite never panics, and never makes a module wazero
+// accepts into one it refuses.
+func FuzzRewrite(f *testing.F) {
+	f.Add(goLayoutModule())
+	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, _, err := Rewrite(in, Options{})
+		if err != nil {
+			return
+		}
+		ctx := context.Background()
+		rt := wazero.NewRuntime(ctx)
+		defer rt.Close(ctx)
+		if _, err := rt.CompileModule(ctx, in); err != nil {
+			return
+		}
+		if _, err := rt.CompileModule(ctx, out); err != nil {
+			t.Fatalf("valid module rewritten into an invalid one: %v", err)
+		}
+	})
+}
