@@ -20,12 +20,20 @@ func buildProg(t *testing.T) []byte {
 	return build(t, "testdata/prog", "build")
 }
 
+// raceBuild is set by race_on_test.go in a -race build.
+var raceBuild bool
+
 // build runs go build (or go test -c) for wasip1 in dir and returns the
 // module.
 func build(t *testing.T, dir string, verb ...string) []byte {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a wasm module")
+	}
+	if raceBuild {
+		// The rewrite runs on one goroutine; the race detector would
+		// only make wazero compile the modules ten times slower.
+		t.Skip("builds and runs wasm modules: the plain run covers it")
 	}
 	out := filepath.Join(t.TempDir(), "module.wasm")
 	cmd := exec.Command("go", append(verb, "-o", out, ".")...)

@@ -1,0 +1,5 @@
+//go:build race
+
+package wasmjump
+
+func init() { raceBuild = true }
