@@ -526,8 +526,8 @@ func (f *goFunc) chooseLoops() []loop {
 		}
 	}
 	slices.SortFunc(chosen, func(a, b loop) int { return cmp.Compare(a.h, b.h) })
-	for n := range chosen {
-		l := &chosen[n]
+	made := chosen[:0]
+	for _, l := range chosen {
 		l.entry, l.leaf = f.leafEntry(l.h, l.i)
 		l.kh, l.kmin, l.kmax = -1, -1, -1
 		for k, t := range f.table[:len(f.table)-1] {
@@ -541,8 +541,14 @@ func (f *goFunc) chooseLoops() []loop {
 				l.kmax = int64(k)
 			}
 		}
+		// A dispatch reads the loop's entries kmin..kmax, so none of its
+		// regions may be reached by the table's default (the last
+		// region's, read by every entry from len-1 on).
+		if l.leaf || l.kh >= 0 && l.i < f.blocks-1 {
+			made = append(made, l)
+		}
 	}
-	return chosen
+	return made
 }
 
 // leafEntry reports whether regions [h, i] can be a loop without a
