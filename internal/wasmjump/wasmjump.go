@@ -250,12 +250,10 @@ const (
 func (m *moduleInfo) rewriteBody(body []byte, st *Stats) ([]byte, error) {
 	for round := 0; round < maxRounds; round++ {
 		f, ok, err := parseBody(body)
-		if ok {
-			f.noResume = m.noResume
-		}
 		if err != nil || !ok {
 			return body, err
 		}
+		f.noResume = m.noResume
 		if round == 0 {
 			st.Laid++
 		}
@@ -394,13 +392,11 @@ func parseBody(body []byte) (*goFunc, bool, error) {
 		return nil, false, nil
 	}
 	f.readsPCB = make([]bool, f.blocks)
-	for j := 0; j < len(f.code); j++ {
-		if !f.code[j].boundary || f.code[j].region+1 >= f.blocks {
-			continue
-		}
-		for k := j + 1; k < len(f.code) && !f.code[k].boundary; k++ {
-			if in := &f.code[k]; in.imm == f.pcb && (in.op == opLocalSet || in.op == opLocalGet || in.op == opLocalTee) {
-				f.readsPCB[f.code[j].region+1] = in.op == opLocalGet
+	for r := range f.readsPCB {
+		start, end := f.regionSpan(r)
+		for _, in := range f.code[start:end] {
+			if in.imm == f.pcb && (in.op == opLocalSet || in.op == opLocalGet || in.op == opLocalTee) {
+				f.readsPCB[r] = in.op == opLocalGet
 				break
 			}
 		}
@@ -623,18 +619,21 @@ func (f *goFunc) leafEntry(h, i int) (int, bool) {
 	if entry < 0 {
 		entry = h
 	}
-	pos := func(r int) int {
-		if r >= entry {
-			return r - entry
-		}
-		return r - h + i - entry + 1
-	}
 	for _, e := range inner {
-		if e.to != entry && pos(e.to) <= pos(e.from) {
+		if e.to != entry && leafPos(e.to, h, i, entry) <= leafPos(e.from, h, i, entry) {
 			return 0, false
 		}
 	}
 	return entry, true
+}
+
+// leafPos is region r's place in the order a leaf loop over [h, i]
+// entered at entry is written in: entry .. i, then h .. entry-1.
+func leafPos(r, h, i, entry int) int {
+	if r >= entry {
+		return r - entry
+	}
+	return r - h + i - entry + 1
 }
 
 // resumable reports whether in is a call a goroutine may be resumed
@@ -644,8 +643,9 @@ func (f *goFunc) resumable(in *inst) bool {
 }
 
 // mayFallThrough reports whether region r's code may go on into region
-// r+1: it does not end in an unconditional branch, and it does not end
-// in a call either (whose resume point is region r+1).
+// r+1, by falling through or by returning from a call at its end (whose
+// resume point is region r+1): unless it ends in an unconditional branch
+// of its own level.
 func (f *goFunc) mayFallThrough(r int) bool {
 	start, end := f.regionSpan(r)
 	if end <= start {
@@ -730,14 +730,11 @@ func (f *goFunc) layout(loops []loop) *layout {
 			lp := &loops[n]
 			l.outerOf[lp.entry] = l.nOuter
 			l.nOuter++
-			for t := lp.entry; t <= lp.i; t++ {
-				l.order = append(l.order, t)
-			}
-			for t := lp.h; t < lp.entry; t++ {
-				l.order = append(l.order, t)
-			}
-			for p, t := range l.order[len(l.order)-(lp.i-lp.h+1):] {
-				l.pos[t] = p
+			base := len(l.order)
+			l.order = append(l.order, make([]int, lp.i-lp.h+1)...)
+			for t := lp.h; t <= lp.i; t++ {
+				l.pos[t] = leafPos(t, lp.h, lp.i, lp.entry)
+				l.order[base+l.pos[t]] = t
 			}
 		default:
 			lp := &loops[n]
@@ -888,26 +885,18 @@ func (f *goFunc) emitRegion(out []byte, l *layout, start, end int, st *Stats) ([
 		if j+2 < end {
 			if k, ok := f.jump(j + 2); ok {
 				// Go's jump: made direct where the layout allows it.
-				br := &f.code[j+2]
-				t := f.regionOf(k)
-				d, viaPCB, ok := l.landing(r, br.nested, t)
-				switch {
-				case !ok: // back to the dispatch loop, as Go wrote it
-					d, viaPCB = l.toOuter(r, br.nested, l.nOuter), true
-					if m := l.loopOf[t]; m >= 0 && l.loops[m].leaf && t != l.loops[m].entry {
-						return nil, false // never: leafEntry saw the jump
-					}
-					st.Backward++
-				case viaPCB || l.loopOf[t] >= 0 && l.loopOf[t] == l.loopOf[r] && l.pos[t] <= l.pos[r]:
+				var kind jumpKind
+				if out, kind, ok = f.branchTo(out, l, r, f.code[j+2].nested, f.regionOf(k), k, true); !ok {
+					return nil, false // never: leafEntry saw the jump
+				}
+				switch kind {
+				case jumpDirect:
+					st.Forward++
+				case jumpToLoop:
 					st.LoopJumps++
 				default:
-					st.Forward++
+					st.Backward++
 				}
-				if viaPCB {
-					out = append(out, f.body[in.at:f.code[j+1].end]...)
-				}
-				out = append(out, opBr)
-				out = appendU32(out, uint32(d))
 				j += 2
 				continue
 			}
@@ -916,30 +905,14 @@ func (f *goFunc) emitRegion(out []byte, l *layout, start, end int, st *Stats) ([
 		case opBr:
 			// A direct branch to a region (an earlier round's jump) may
 			// now need PC_B, as Go's jumps do: it gets Go's local.set back.
-			t, _ := f.label(r, e, int(in.imm))
-			if t < 0 {
-				d, _ := f.relabel(l, r, e, int(in.imm))
-				out = append(out, opBr)
-				out = appendU32(out, uint32(d))
+			if t, _ := f.label(r, e, int(in.imm)); t >= 0 {
+				var ok bool
+				if out, _, ok = f.branchTo(out, l, r, e, t, 0, false); !ok {
+					return nil, false
+				}
 				break
 			}
-			d, viaPCB, ok := l.landing(r, e, t)
-			if !ok {
-				if m := l.loopOf[t]; m >= 0 && l.loops[m].leaf && t != l.loops[m].entry {
-					return nil, false
-				}
-				d, viaPCB = l.toOuter(r, e, l.nOuter), true
-			}
-			if viaPCB {
-				k, ok := f.tableEntry(t)
-				if !ok {
-					return nil, false
-				}
-				out = append(out, opI32Const)
-				out = appendS32(out, int32(k))
-				out = append(out, opLocalSet)
-				out = appendU32(out, uint32(f.pcb))
-			}
+			d, _ := f.relabel(l, r, e, int(in.imm))
 			out = append(out, opBr)
 			out = appendU32(out, uint32(d))
 		case opBrIf:
@@ -964,6 +937,47 @@ func (f *goFunc) emitRegion(out []byte, l *layout, start, end int, st *Stats) ([
 		}
 	}
 	return out, true
+}
+
+// jumpKind is how branchTo reached its target.
+type jumpKind uint8
+
+const (
+	jumpDirect   jumpKind = iota // one br
+	jumpToLoop                   // PC_B set, br to a made loop's dispatch or entry, or back in a leaf loop
+	jumpDispatch                 // PC_B set, br to the function's dispatch, as Go wrote it
+)
+
+// branchTo writes a branch from region r at nesting e to region t: one
+// br where the layout allows it, else PC_B set to k and a br to a
+// dispatch (a made loop's, or the function's). k is Go's own table entry
+// for a jump; without one (known false) tableEntry finds one. It reports
+// false when no branch reaches t (inside a leaf loop but at its entry).
+func (f *goFunc) branchTo(out []byte, l *layout, r, e, t int, k int64, known bool) ([]byte, jumpKind, bool) {
+	d, viaPCB, ok := l.landing(r, e, t)
+	kind := jumpDirect
+	switch {
+	case !ok:
+		if m := l.loopOf[t]; m >= 0 && l.loops[m].leaf && t != l.loops[m].entry {
+			return nil, 0, false
+		}
+		d, viaPCB, kind = l.toOuter(r, e, l.nOuter), true, jumpDispatch
+	case viaPCB || l.loopOf[t] >= 0 && l.loopOf[t] == l.loopOf[r] && l.pos[t] <= l.pos[r]:
+		kind = jumpToLoop
+	}
+	if viaPCB {
+		if !known {
+			if k, ok = f.tableEntry(t); !ok {
+				return nil, 0, false
+			}
+		}
+		out = append(out, opI32Const)
+		out = appendS32(out, int32(k))
+		out = append(out, opLocalSet)
+		out = appendU32(out, uint32(f.pcb))
+	}
+	out = append(out, opBr)
+	return appendU32(out, uint32(d)), kind, true
 }
 
 // relabel is label d of a branch (not one of Go's jumps) in region r at
