@@ -3,7 +3,6 @@ package vault
 import (
 	"encoding/binary"
 	"errors"
-	"hash/maphash"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -126,7 +125,7 @@ type Sealed struct {
 	mu       sync.Mutex
 	issued   [vaultCacheSize / 2][2]sealedEntry
 	resolved [vaultCacheSize / 2][2]sealedEntry
-	seed     maphash.Seed
+	seed     cacheSeed
 	tick     uint64
 }
 
@@ -177,7 +176,7 @@ func NewSealed(keys [][]byte, cfg policy.VaultConfig, serverID string, stored *V
 	if len(keys) == 0 || len(keys[0]) == 0 {
 		return nil, errors.New("sealed vault: no key")
 	}
-	v := &Sealed{server: serverID, scope: cfg.Scope, stored: stored, now: now, seed: maphash.MakeSeed()}
+	v := &Sealed{server: serverID, scope: cfg.Scope, stored: stored, now: now, seed: newCacheSeed()}
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if len(k) == 0 || seen[string(k)] {
@@ -247,7 +246,7 @@ func (v *Sealed) seal(ns, label, value string) (string, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.tick++
-	set := &v.issued[cacheSetOf(v.seed, ns, label, plain)]
+	set := &v.issued[cacheSetOf(cacheHash(v.seed, ns, label, plain))]
 	e := cacheWay(set, func(e *sealedEntry) bool { return e.value == plain && e.label == label && e.ns == ns })
 	if e.pseudonym != "" && e.value == plain && e.label == label && e.ns == ns && e.epoch == epoch {
 		e.used = v.tick
@@ -413,7 +412,7 @@ func (v *Sealed) resolve(ns, p string, r *Restored) (string, bool) {
 	}
 	v.mu.Lock()
 	v.tick++
-	set := &v.resolved[cacheSetOf(v.seed, ns, p, "")]
+	set := &v.resolved[cacheSetOf(cacheHash(v.seed, ns, p, ""))]
 	e := cacheWay(set, func(e *sealedEntry) bool { return e.pseudonym == p && e.ns == ns })
 	if e.pseudonym == p && e.ns == ns && !v.expired(e.epoch) {
 		e.used = v.tick

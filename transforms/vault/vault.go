@@ -13,7 +13,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"hash/maphash"
 	"math"
 	"strconv"
 	"strings"
@@ -164,7 +163,7 @@ type Vault struct {
 	// than vaultCacheSize each.
 	issued   [vaultCacheSize / 2][2]cached
 	resolved [vaultCacheSize / 2][2]cached
-	seed     maphash.Seed
+	seed     cacheSeed
 	buf      []byte // hashSlot's input
 	plain    []byte // open's output
 	stats    Stats
@@ -172,6 +171,7 @@ type Vault struct {
 
 type cached struct {
 	ns, label, value, pseudonym string
+	hash                        uint64 // cacheHash of what it is looked up by
 	stored                      time.Time
 }
 
@@ -181,10 +181,11 @@ func (c *cached) fresh(now time.Time, refresh time.Duration) bool {
 	return now.Sub(c.stored) < refresh
 }
 
-// find returns the way of set holding the mapping (-1: none).
-func find(set *[2]cached, match func(c *cached) bool) int {
+// find returns the way of set holding the mapping of hash h that match
+// accepts (-1: none).
+func find(set *[2]cached, h uint64, match func(c *cached) bool) int {
 	for i := range set {
-		if set[i].pseudonym != "" && match(&set[i]) {
+		if set[i].hash == h && set[i].pseudonym != "" && match(&set[i]) {
 			return i
 		}
 	}
@@ -203,25 +204,9 @@ func replace(set *[2]cached, way int) *cached {
 	return &set[0]
 }
 
-func (v *Vault) cacheSet(a, b, c string) int { return cacheSetOf(v.seed, a, b, c) }
-
-// cacheSetOf is the set of a cache of vaultCacheSize/2 sets that the
-// strings a, b, c map to under seed.
-func cacheSetOf(seed maphash.Seed, a, b, c string) int {
-	// Each string hashed on its own and the three mixed: a maphash.Hash
-	// (zeroed, filled and hashed through its buffer) costs several times
-	// more inside the VM, once per pseudonym issued or resolved. The
-	// namespace and the third string are often empty.
-	h := maphash.String(seed, b)
-	if a != "" {
-		h = (h ^ maphash.String(seed, a)) * 0x9e3779b97f4a7c15
-	}
-	if c != "" {
-		h = (h ^ maphash.String(seed, c)*0xc2b2ae3d27d4eb4f) * 0x9e3779b97f4a7c15
-	}
-	h ^= h >> 32
-	return int(h % (vaultCacheSize / 2))
-}
+// cacheSetOf is the set of a cache of vaultCacheSize/2 sets that a
+// mapping of cacheHash h goes to.
+func cacheSetOf(h uint64) int { return int(h % (vaultCacheSize / 2)) }
 
 // Stats counts what one Vault instance did (one worker VM), for
 // privacy_status and metrics. Only counts, never values.
@@ -252,7 +237,7 @@ func New(key []byte, cfg policy.VaultConfig, kv KV, now func() time.Time) *Vault
 		slots:   cfg.MaxEntries,
 		kv:      kv,
 		now:     now,
-		seed:    maphash.MakeSeed(),
+		seed:    newCacheSeed(),
 	}
 	if v.slots <= 0 {
 		v.slots = DefaultEntries
@@ -328,18 +313,23 @@ func (v *Vault) Clock() time.Time { return v.now() }
 // once per payload it transforms (scratch.now): inside the VM a reading is
 // two host calls, as much as the rest of a cached pseudonym.
 func (v *Vault) PseudonymiseAt(ns, label, value string, now time.Time) string {
+	h := cacheHash(v.seed, ns, label, value)
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.stats.Issued++
-	set := &v.issued[v.cacheSet(ns, label, value)]
-	way := find(set, func(c *cached) bool { return c.value == value && c.label == label && c.ns == ns })
+	set := &v.issued[cacheSetOf(h)]
+	way := find(set, h, func(c *cached) bool { return same(c.value, value) && same(c.label, label) && same(c.ns, ns) })
 	if way >= 0 && set[way].fresh(now, v.refresh) {
-		return set[way].pseudonym
+		// Most calls end here: without a deferred unlock, which costs
+		// more inside the VM than the lookup.
+		p := set[way].pseudonym
+		v.mu.Unlock()
+		return p
 	}
+	defer v.mu.Unlock()
 	p := v.pseudo.Pseudonym(ns, label, value)
 	if stored, ok := v.store(v.hashSlot(ns, p), ns, p, value, now, now, false); ok {
 		// value may be a view of a message's bytes (PseudonymStore).
-		*replace(set, way) = cached{ns: ns, label: label, value: strings.Clone(value), pseudonym: p, stored: stored}
+		*replace(set, way) = cached{ns: ns, label: label, value: strings.Clone(value), pseudonym: p, hash: h, stored: stored}
 	}
 	return p
 }
@@ -358,8 +348,9 @@ func (v *Vault) Resolve(ns, pseudonym string) (string, bool) {
 
 func (v *Vault) resolve(ns, p string) (string, bool) {
 	now := v.now()
-	set := &v.resolved[v.cacheSet(ns, p, "")]
-	if way := find(set, func(c *cached) bool { return c.pseudonym == p && c.ns == ns }); way >= 0 && set[way].fresh(now, v.refresh) {
+	h := cacheHash(v.seed, ns, p, "")
+	set := &v.resolved[cacheSetOf(h)]
+	if way := find(set, h, func(c *cached) bool { return c.pseudonym == p && c.ns == ns }); way >= 0 && set[way].fresh(now, v.refresh) {
 		v.stats.Resolved++
 		return set[way].value, true
 	}
@@ -620,10 +611,11 @@ func (v *Vault) store(home int, ns, p, value string, now, use time.Time, importi
 
 // remember puts a mapping the table holds in the resolve cache.
 func (v *Vault) remember(ns, p, value string, stored time.Time) {
-	set := &v.resolved[v.cacheSet(ns, p, "")]
-	way := find(set, func(c *cached) bool { return c.pseudonym == p && c.ns == ns })
+	h := cacheHash(v.seed, ns, p, "")
+	set := &v.resolved[cacheSetOf(h)]
+	way := find(set, h, func(c *cached) bool { return c.pseudonym == p && c.ns == ns })
 	// value or p may be a view of a message's bytes (PseudonymStore).
-	*replace(set, way) = cached{ns: ns, value: strings.Clone(value), pseudonym: strings.Clone(p), stored: stored}
+	*replace(set, way) = cached{ns: ns, value: strings.Clone(value), pseudonym: strings.Clone(p), hash: h, stored: stored}
 }
 
 // write seals the mapping into s if s is still as probed. (Without
