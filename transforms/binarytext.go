@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/streq"
 )
 
 // Text carried as base64.
@@ -134,7 +135,7 @@ func base64Word[S string | []byte](s S) bool {
 // decodes it reads that text), then over s itself.
 func (e *Engine) runText(sg *stepRun, s string, mask uint64, run *Run) string {
 	if base64Word(s) && mask&sg.findMask != 0 {
-		if out, _ := e.base64Steps(sg, s, mask&sg.findMask, true, run); out != s && !run.Blocked {
+		if out, _ := e.base64Steps(sg, s, mask&sg.findMask, true, run); !streq.Same(out, s) && !run.Blocked {
 			s = out
 		}
 		if run.Blocked {

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/streq"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/fieldpath"
@@ -273,7 +274,7 @@ func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run
 	// Most strings hold no trigger of sel's detectors (prose, names,
 	// "gold"), or are a short word no detector finds anything in (an enum
 	// value, most member names): no pass, no memo.
-	if e.detectors.Clean(s, sel) || e.detectors.SurelyClean(unsafe.Slice(unsafe.StringData(s), len(s))) {
+	if e.detectors.Clean(s, sel) || e.detectors.SurelyClean(s) {
 		return nil
 	}
 	sc := run.sc
@@ -633,7 +634,7 @@ type Run struct {
 func (r *Run) count(label string) {
 	if sc := r.sc; sc != nil {
 		for i := range sc.counts {
-			if sc.counts[i].label == label {
+			if streq.Same(sc.counts[i].label, label) {
 				sc.counts[i].n++
 				return
 			}

@@ -202,7 +202,7 @@ func FuzzSurelyClean(f *testing.F) {
 	}
 	e, _, _ := engineFor(f, `{name: p, transforms: [redact]}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		if !e.detectors.SurelyClean([]byte(s)) {
+		if !e.detectors.SurelyClean(s) {
 			return
 		}
 		if ds := e.Detectors().Detect(s, detect.Select(nil, 0)); len(ds) > 0 {

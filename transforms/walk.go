@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/streq"
 )
 
 // The walk of a JSON document by a run of string steps (runDocument): each
@@ -119,7 +120,7 @@ func (w *docWalk) unchanged(raw []byte, mask uint64) bool {
 		return false
 	}
 	e := w.e
-	return !l.scans || e.detectors.SurelyClean(raw) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
+	return !l.scans || e.detectors.SurelyClean(bytesView(raw)) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
 }
 
 func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool) {
@@ -186,7 +187,7 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 		default:
 			csh = table.shapeOf(d, c)
 		}
-		if nameMask != 0 && nameIsData(sh, csh) && (!plain || !w.e.detectors.SurelyClean(key)) {
+		if nameMask != 0 && nameIsData(sh, csh) && (!plain || !w.e.detectors.SurelyClean(bytesView(key))) {
 			// Most names are short words, settled here as runName
 			// would first (only detecting steps read names).
 			w.e.runName(w.sg, d, c, nameMask, &w.names, run)
@@ -303,7 +304,7 @@ func (w *docWalk) str(n int32, sh shape, mask uint64) {
 	} else {
 		s, _ = d.Str(n)
 	}
-	if r := e.runText(sg, s, mask, run); r != s {
+	if r := e.runText(sg, s, mask, run); !streq.Same(r, s) {
 		d.SetString(n, r)
 	}
 }
@@ -363,7 +364,7 @@ func (e *Engine) runName(sg *stepRun, d *jsondoc.Doc, n int32, mask uint64, name
 	if raw, ok := d.KeyRaw(n); ok {
 		// Most names are short words: settled before mayChange looks at
 		// the steps (only detecting steps read names).
-		if e.detectors.SurelyClean(raw) || !e.mayChange(sg, raw, mask, run) {
+		if e.detectors.SurelyClean(bytesView(raw)) || !e.mayChange(sg, raw, mask, run) {
 			return // the common case: nothing to find
 		}
 		k = bytesView(raw) // copied only if the steps change it
@@ -475,5 +476,5 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && !e.detectors.SurelyClean(raw) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
+	return scans && !e.detectors.SurelyClean(bytesView(raw)) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
 }

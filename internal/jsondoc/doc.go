@@ -404,6 +404,16 @@ func (d *Doc) Append(n int32, key string, raw []byte) {
 	d.touch(n)
 }
 
+// appendedTo returns what Append added to container n. Most documents
+// have no appended values: the map, nil, is not read (inside the VM a
+// read of even a nil map is a call).
+func (d *Doc) appendedTo(n int32) []appended {
+	if d.extra == nil {
+		return nil
+	}
+	return d.extra[n]
+}
+
 // Bytes returns the document: the original bytes when unchanged; otherwise
 // the edited parts serialized canonically (no insignificant space, strings
 // re-escaped from their decoded values, numbers as written) around the
@@ -457,7 +467,7 @@ func (d *Doc) write(out []byte, n int32) []byte {
 			out = append(out, ':')
 			out = d.write(out, c)
 		}
-		for _, e := range d.extra[n] {
+		for _, e := range d.appendedTo(n) {
 			if !first {
 				out = append(out, ',')
 			}
@@ -477,7 +487,7 @@ func (d *Doc) write(out []byte, n int32) []byte {
 			first = false
 			out = d.write(out, c)
 		}
-		for _, e := range d.extra[n] {
+		for _, e := range d.appendedTo(n) {
 			if !first {
 				out = append(out, ',')
 			}

@@ -629,11 +629,25 @@ func foldKey(s string) string {
 // It leaves p.pos past the closing quote and reports whether the string
 // has escapes; p.nonASCII says whether it has bytes >= 0x80.
 func (p *parser) str(i int) (bool, error) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	src := p.src
 	esc := false
 	p.nonASCII = false
 	for {
-		i = plainEnd(src, i)
+		// plainEnd, in line: the strings that come here are mostly JSON
+		// texts, with an escape every few bytes.
+		for {
+			if i+8 > len(src) {
+				i = plainEnd(src, i)
+				break
+			}
+			w := binary.LittleEndian.Uint64(src[i:])
+			if t := ((w - 0x20*ones) | ((w ^ '"'*ones) - ones) | ((w ^ '\\'*ones) - ones) | w) & highs; t != 0 {
+				i += bits.TrailingZeros64(t) >> 3
+				break
+			}
+			i += 8
+		}
 		if i >= len(src) {
 			p.pos = i
 			return esc, p.fail("unterminated string")

@@ -177,12 +177,12 @@ func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
 // a short word such as most member names and schema keywords ("type",
 // "inputSchema", "string"), looked at without starting a pass. Never with
 // custom detectors, whose patterns may match anything.
-func (ds *Set) SurelyClean(s []byte) bool {
+func (ds *Set) SurelyClean(s string) bool {
 	if len(s) >= 20 || len(ds.custom) > 0 {
 		return false
 	}
-	for _, c := range s {
-		if !wordish[c] {
+	for i := 0; i < len(s); i++ {
+		if !wordish[s[i]] {
 			return false
 		}
 	}

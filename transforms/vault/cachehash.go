@@ -3,7 +3,6 @@ package vault
 import (
 	"math/bits"
 	"math/rand/v2"
-	"unsafe"
 )
 
 // The in-process caches (Vault.issued and .resolved, Sealed's) choose a
@@ -54,10 +53,4 @@ func littleEndian(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// same is a == b, settled without a call when the two are empty or the
-// same bytes (a cached label is the detector's own string).
-func same(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }

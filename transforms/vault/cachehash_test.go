@@ -52,23 +52,3 @@ func TestCacheHashTellsTriplesApart(t *testing.T) {
 		t.Errorf("only %d of %d triples change sets with the seed", moved, len(triples))
 	}
 }
-
-func TestSame(t *testing.T) {
-	s := "alice@example.com"
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{
-		{"", "", true},
-		{s, s, true},                    // the same bytes
-		{s, strings.Clone(s), true},     // equal bytes elsewhere
-		{s, "alice@example.con", false}, // same length
-		{s, s[:len(s)-1], false},        // a prefix
-		{s[:5], strings.Clone(s[:5]), true},
-		{"", s[:0], true},
-	} {
-		if got := same(c.a, c.b); got != c.want {
-			t.Errorf("same(%q, %q) = %v", c.a, c.b, got)
-		}
-	}
-}

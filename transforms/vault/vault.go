@@ -21,6 +21,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/entropy"
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
+	"github.com/cloudg/mcp-privacy/internal/streq"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -172,14 +173,15 @@ type Vault struct {
 type cached struct {
 	ns, label, value, pseudonym string
 	hash                        uint64 // cacheHash of what it is looked up by
-	stored                      time.Time
+	// staleAt is the last use the table holds for the mapping plus the
+	// refresh interval: from then on a use is written. (Kept as the sum,
+	// so a lookup compares times without a call.)
+	staleAt time.Time
 }
 
 // fresh reports whether the table holds c with a last use recent enough
 // that using it again needs no write.
-func (c *cached) fresh(now time.Time, refresh time.Duration) bool {
-	return now.Sub(c.stored) < refresh
-}
+func (c *cached) fresh(now time.Time) bool { return now.Before(c.staleAt) }
 
 // find returns the way of set holding the mapping of hash h that match
 // accepts (-1: none).
@@ -198,7 +200,7 @@ func replace(set *[2]cached, way int) *cached {
 	if way >= 0 {
 		return &set[way]
 	}
-	if set[1].stored.Before(set[0].stored) {
+	if set[1].staleAt.Before(set[0].staleAt) {
 		return &set[1]
 	}
 	return &set[0]
@@ -317,8 +319,10 @@ func (v *Vault) PseudonymiseAt(ns, label, value string, now time.Time) string {
 	v.mu.Lock()
 	v.stats.Issued++
 	set := &v.issued[cacheSetOf(h)]
-	way := find(set, h, func(c *cached) bool { return same(c.value, value) && same(c.label, label) && same(c.ns, ns) })
-	if way >= 0 && set[way].fresh(now, v.refresh) {
+	way := find(set, h, func(c *cached) bool {
+		return streq.Same(c.value, value) && streq.Same(c.label, label) && streq.Same(c.ns, ns)
+	})
+	if way >= 0 && set[way].fresh(now) {
 		// Most calls end here: without a deferred unlock, which costs
 		// more inside the VM than the lookup.
 		p := set[way].pseudonym
@@ -329,7 +333,7 @@ func (v *Vault) PseudonymiseAt(ns, label, value string, now time.Time) string {
 	p := v.pseudo.Pseudonym(ns, label, value)
 	if stored, ok := v.store(v.hashSlot(ns, p), ns, p, value, now, now, false); ok {
 		// value may be a view of a message's bytes (PseudonymStore).
-		*replace(set, way) = cached{ns: ns, label: label, value: strings.Clone(value), pseudonym: p, hash: h, stored: stored}
+		*replace(set, way) = cached{ns: ns, label: label, value: strings.Clone(value), pseudonym: p, hash: h, staleAt: stored.Add(v.refresh)}
 	}
 	return p
 }
@@ -350,7 +354,7 @@ func (v *Vault) resolve(ns, p string) (string, bool) {
 	now := v.now()
 	h := cacheHash(v.seed, ns, p, "")
 	set := &v.resolved[cacheSetOf(h)]
-	if way := find(set, h, func(c *cached) bool { return c.pseudonym == p && c.ns == ns }); way >= 0 && set[way].fresh(now, v.refresh) {
+	if way := find(set, h, func(c *cached) bool { return c.pseudonym == p && c.ns == ns }); way >= 0 && set[way].fresh(now) {
 		v.stats.Resolved++
 		return set[way].value, true
 	}
@@ -615,7 +619,7 @@ func (v *Vault) remember(ns, p, value string, stored time.Time) {
 	set := &v.resolved[cacheSetOf(h)]
 	way := find(set, h, func(c *cached) bool { return c.pseudonym == p && c.ns == ns })
 	// value or p may be a view of a message's bytes (PseudonymStore).
-	*replace(set, way) = cached{ns: ns, value: strings.Clone(value), pseudonym: strings.Clone(p), hash: h, stored: stored}
+	*replace(set, way) = cached{ns: ns, value: strings.Clone(value), pseudonym: strings.Clone(p), hash: h, staleAt: stored.Add(v.refresh)}
 }
 
 // write seals the mapping into s if s is still as probed. (Without
