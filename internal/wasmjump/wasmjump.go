@@ -57,6 +57,7 @@ type Stats struct {
 	Leaf      int // of Loops, those that need no dispatch (loop.leaf)
 	LoopJumps int // jumps to a made loop (its back edges) or into one
 	Backward  int // jumps left to the dispatch loop
+	Copies    int // runtime.memmove given short copies (smallCopies): 0 or 1
 }
 
 // Options say what Rewrite does besides the jumps.
@@ -80,7 +81,7 @@ func Rewrite(module []byte, opt Options) ([]byte, Stats, error) {
 		body []byte
 	}
 	var sections []section
-	var m moduleInfo
+	m := moduleInfo{memmove: -1}
 	r := reader{b: module, i: 8}
 	for r.i < len(r.b) {
 		id := r.byte()
@@ -93,10 +94,27 @@ func Rewrite(module []byte, opt Options) ([]byte, Stats, error) {
 		sections = append(sections, section{id, body})
 		if id == 0 && customName(body) == "name" {
 			m.noResume = noResume(body)
+			m.memmove = functionNamed(body, memmoveName)
 		}
 	}
 	if r.err != nil {
 		return nil, st, r.err
+	}
+	if m.memmove >= 0 {
+		var types, imports, funcs []byte
+		for _, sec := range sections {
+			switch sec.id {
+			case 1:
+				types = sec.body
+			case 2:
+				imports = sec.body
+			case 3:
+				funcs = sec.body
+			}
+		}
+		if err := m.locate(types, imports, funcs); err != nil {
+			return nil, st, err
+		}
 	}
 	out := make([]byte, 0, len(module))
 	out = append(out, module[:8]...)
@@ -126,6 +144,11 @@ type moduleInfo struct {
 	// runtime's panics for failed bounds, nil, division, shift and type
 	// checks. Empty without a name section.
 	noResume map[uint32]bool
+	// memmove is the index of runtime.memmove among the functions of the
+	// code section (-1: none, or no name section), memmoveParams the
+	// number of its parameters.
+	memmove       int64
+	memmoveParams uint32
 }
 
 // customName is the name of a custom section.
@@ -141,9 +164,32 @@ func customName(body []byte) string {
 // noResume reads the function names of a name section and returns the
 // functions that never return (moduleInfo.noResume).
 func noResume(body []byte) map[uint32]bool {
+	out := map[uint32]bool{}
+	functionNames(body, func(idx uint32, name string) {
+		if neverReturns(name) {
+			out[idx] = true
+		}
+	})
+	return out
+}
+
+// functionNamed returns the index of the function of that name in a
+// name section (-1: none).
+func functionNamed(body []byte, name string) int64 {
+	found := int64(-1)
+	functionNames(body, func(idx uint32, n string) {
+		if n == name {
+			found = int64(idx)
+		}
+	})
+	return found
+}
+
+// functionNames calls each with the index and name of every function a
+// name section names.
+func functionNames(body []byte, each func(idx uint32, name string)) {
 	r := reader{b: body}
 	r.i += int(r.u32()) // the section's name
-	out := map[uint32]bool{}
 	for r.i < len(r.b) && r.err == nil {
 		id := r.byte()
 		size := int(r.u32())
@@ -161,13 +207,10 @@ func noResume(body []byte) map[uint32]bool {
 			if sub.err != nil || l > len(sub.b)-sub.i {
 				break
 			}
-			if neverReturns(string(sub.b[sub.i : sub.i+l])) {
-				out[idx] = true
-			}
+			each(idx, string(sub.b[sub.i:sub.i+l]))
 			sub.i += l
 		}
 	}
-	return out
 }
 
 // neverReturns reports whether the Go function of that name (as the
@@ -200,6 +243,18 @@ func (m *moduleInfo) rewriteCode(sec []byte, st *Stats) ([]byte, error) {
 		body := r.b[r.i : r.i+int(size)]
 		r.i += int(size)
 		st.Functions++
+		if int64(f) == m.memmove {
+			nb, ok, err := smallCopies(body, m.memmoveParams)
+			if err != nil {
+				return nil, fmt.Errorf("function %d (%s): %w", f, memmoveName, err)
+			}
+			if ok {
+				st.Copies++
+				out = appendU32(out, uint32(len(nb)))
+				out = append(out, nb...)
+				continue
+			}
+		}
 		nb, err := m.rewriteBody(body, st)
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", f, err)

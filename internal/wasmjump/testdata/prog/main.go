@@ -66,6 +66,39 @@ func deep(n int) int {
 	return deep(n-1) + pad[n%64]%7
 }
 
+// copies checks copy (runtime.memmove) against a byte-at-a-time move
+// for every length up to 70 and every overlap of a source and a
+// destination up to 40 bytes apart, either way, and returns the number
+// of copies checked or the first that differs.
+func copies() string {
+	var buf, want [200]byte
+	checked := 0
+	for n := 0; n <= 70; n++ {
+		for from := 40; from <= 80; from += 1 + from%3 {
+			for to := from - 40; to <= from+40; to += 1 + to%5 {
+				for i := range buf {
+					buf[i] = byte(i*7 + n)
+				}
+				want = buf
+				if to < from {
+					for i := 0; i < n; i++ {
+						want[to+i] = want[from+i]
+					}
+				} else {
+					for i := n - 1; i >= 0; i-- {
+						want[to+i] = want[from+i]
+					}
+				}
+				if copy(buf[to:to+n], buf[from:from+n]) != n || buf != want {
+					return fmt.Sprintf("copy of %d bytes from %d to %d: got %v, want %v", n, from, to, buf[:], want[:])
+				}
+				checked++
+			}
+		}
+	}
+	return fmt.Sprintf("copies %d", checked)
+}
+
 func where() string {
 	_, file, line, _ := runtime.Caller(1)
 	return fmt.Sprintf("%s:%d", file[strings.LastIndex(file, "/")+1:], line)
@@ -95,6 +128,7 @@ func main() {
 		fmt.Fprintln(&out, strconv.Quote(s), classify(s))
 	}
 	fmt.Fprintln(&out, "deep", deep(20000))
+	fmt.Fprintln(&out, copies())
 	for i := 0; i < 5; i++ {
 		fmt.Fprintln(&out, mayPanic(i))
 	}
