@@ -274,7 +274,15 @@ func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run
 	// Most strings hold no trigger of sel's detectors (prose, names,
 	// "gold"), or are a short word no detector finds anything in (an enum
 	// value, most member names): no pass, no memo.
-	if e.detectors.Clean(s, sel) || e.detectors.SurelyClean(s) {
+	if e.detectors.Clean(s, sel) {
+		return nil
+	}
+	return e.detectUnclean(s, sel, memoID, run)
+}
+
+// detectUnclean is detect of a string Clean has said holds a trigger.
+func (e *Engine) detectUnclean(s string, sel *detect.Selection, memoID uint16, run *Run) []detect.Detection {
+	if e.detectors.SurelyClean(s) {
 		return nil
 	}
 	sc := run.sc
@@ -524,7 +532,17 @@ func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string 
 		if mask&(1<<i) == 0 {
 			continue
 		}
-		s = e.rewriteString(st, s, run)
+		if st.scan {
+			// rewriteString, with what detect would settle first
+			// settled before the calls: most strings hold no trigger of
+			// a step's detectors.
+			if e.detectors.Clean(s, &st.sel) {
+				continue
+			}
+			s = e.rewriteFound(st, s, e.detectUnclean(s, &st.sel, st.memoID, run), run)
+		} else {
+			s = e.rewriteString(st, s, run)
+		}
 		if run.Blocked {
 			break
 		}
@@ -720,7 +738,11 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 	if !st.scan {
 		return s
 	}
-	ds := e.detect(s, &st.sel, st.memoID, run)
+	return e.rewriteFound(st, s, e.detect(s, &st.sel, st.memoID, run), run)
+}
+
+// rewriteFound is rewriteString of a scanning step that found ds in s.
+func (e *Engine) rewriteFound(st *step, s string, ds []detect.Detection, run *Run) string {
 	if len(ds) == 0 {
 		return s
 	}

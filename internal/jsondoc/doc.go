@@ -465,7 +465,11 @@ func (d *Doc) write(out []byte, n int32) []byte {
 				out = AppendString(out, decodeString(d.src[cm.keyStart:cm.keyEnd]))
 			}
 			out = append(out, ':')
-			out = d.write(out, c)
+			if cm.flags&dirty == 0 {
+				out = append(out, d.src[cm.start:cm.end]...) // write's first case, without the call
+			} else {
+				out = d.write(out, c)
+			}
 		}
 		for _, e := range d.appendedTo(n) {
 			if !first {
@@ -485,7 +489,11 @@ func (d *Doc) write(out []byte, n int32) []byte {
 				out = append(out, ',')
 			}
 			first = false
-			out = d.write(out, c)
+			if cm := &d.nodes[c]; cm.flags&dirty == 0 {
+				out = append(out, d.src[cm.start:cm.end]...)
+			} else {
+				out = d.write(out, c)
+			}
 		}
 		for _, e := range d.appendedTo(n) {
 			if !first {
