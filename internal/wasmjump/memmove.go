@@ -56,6 +56,7 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 	r := reader{b: body}
 	locals := params
 	groups := r.u32()
+	groupsStart := r.i
 	for g := uint32(0); g < groups && r.err == nil; g++ {
 		locals += r.u32()
 		r.byte()
@@ -105,7 +106,7 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 	w := [4]uint32{locals + 4, locals + 5, locals + 6, locals + 7}
 
 	out = appendU32(make([]byte, 0, len(body)+256), groups+2)
-	out = append(out, body[len(appendU32(nil, groups)):declEnd]...)
+	out = append(out, body[groupsStart:declEnd]...)
 	out = appendU32(out, 4)
 	out = append(out, typeI32)
 	out = appendU32(out, 4)
