@@ -218,3 +218,85 @@ func FuzzRewrite(f *testing.F) {
 		}
 	})
 }
+
+// memmoveModule is a module whose one function is shaped as Go's
+// runtime.memmove and named so: f(n) copies n bytes from 60 to 64 in a
+// memory whose first 128 bytes are 0, 1, 2, ... Its locals' count is
+// written in two bytes when paddedCount is set (LEB128 allows it).
+func memmoveModule(paddedCount bool) []byte {
+	count := []byte{0x01}
+	if paddedCount {
+		count = []byte{0x81, 0x00}
+	}
+	body := append(count, 0x03, 0x7e) // three i64 locals: 1, 2, 3
+	body = append(body,
+		0x42, 0xc0, 0x00, opLocalSet, 1, // dst: i64.const 64
+		0x42, 60, opLocalSet, 2, // src
+		opLocalGet, 0, 0xad, opLocalSet, 3, // n: i64.extend_i32_u
+		opLocalGet, 1, opI32WrapI64, opLocalGet, 2, opI32WrapI64, opLocalGet, 3, opI32WrapI64,
+		opPrefixFC, fcMemoryCopy, 0, 0,
+		opI32Const, 0, opEnd)
+	m := []byte("\x00asm\x01\x00\x00\x00")
+	m = append(m, 1, 6, 1, 0x60, 1, 0x7f, 1, 0x7f) // type (i32) -> i32
+	m = append(m, 3, 2, 1, 0)                      // one function of it
+	m = append(m, 5, 3, 1, 0, 1)                   // one page of memory
+	m = append(m, 7, 11, 2, 1, 'f', 0, 0, 3, 'm', 'e', 'm', 2, 0)
+	code := append(appendU32([]byte{1}, uint32(len(body))), body...)
+	m = append(m, 10)
+	m = appendU32(m, uint32(len(code)))
+	m = append(m, code...)
+	data := appendU32([]byte{1, 0, opI32Const, 0, opEnd}, 128)
+	for i := range 128 {
+		data = append(data, byte(i))
+	}
+	m = append(m, 11)
+	m = appendU32(m, uint32(len(data)))
+	m = append(m, data...)
+	names := []byte{1} // function names
+	fn := append([]byte{1, 0, byte(len(memmoveName))}, memmoveName...)
+	names = append(appendU32(names, uint32(len(fn))), fn...)
+	sec := append([]byte{4, 'n', 'a', 'm', 'e'}, names...)
+	m = append(m, 0)
+	m = appendU32(m, uint32(len(sec)))
+	return append(m, sec...)
+}
+
+// TestSmallCopies: runtime.memmove rewritten copies every length from 0 to
+// 40 (short and long paths, overlapping) as memory.copy does, whether its
+// locals' count was written in one byte or more; a second pass leaves it.
+func TestSmallCopies(t *testing.T) {
+	if raceBuild {
+		t.Skip("runs wasm modules: the plain run covers it")
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	memory := func(module []byte, n uint64) []byte {
+		t.Helper()
+		mod, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithName(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mod.Close(ctx)
+		if _, err := mod.ExportedFunction("f").Call(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := mod.Memory().Read(0, 128)
+		return bytes.Clone(b)
+	}
+	for _, padded := range []bool{false, true} {
+		in := memmoveModule(padded)
+		out, st, err := Rewrite(in, Options{})
+		if err != nil || st.Copies != 1 {
+			t.Fatalf("padded %v: stats %+v, err %v", padded, st, err)
+		}
+		if again, st2, err := Rewrite(out, Options{}); err != nil || st2.Copies != 0 || !bytes.Equal(again, out) {
+			t.Errorf("padded %v: second pass %+v, err %v", padded, st2, err)
+		}
+		for n := uint64(0); n <= 40; n++ {
+			if got, want := memory(out, n), memory(in, n); !bytes.Equal(got, want) {
+				t.Errorf("padded %v: copy of %d bytes gives\n% x\nwant\n% x", padded, n, got, want)
+			}
+		}
+	}
+}
