@@ -118,12 +118,9 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 	out = setLocal(out, src)
 	out = setLocal(out, dst)
 
-	// at appends the address local+len-k (k > 0) or local (k == 0).
-	at := func(out []byte, local uint32, k int32) []byte {
+	// back appends the address local+n-k: k bytes back from the end.
+	back := func(out []byte, local uint32, k int32) []byte {
 		out = getLocal(out, local)
-		if k == 0 {
-			return out
-		}
 		out = getLocal(out, n)
 		out = append(out, opI32Add)
 		out = append(out, opI32Const)
@@ -143,7 +140,7 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 				out = getLocal(out, src)
 				out = mem(out, load, uint32(p))
 			} else {
-				out = at(out, src, -p)
+				out = back(out, src, -p)
 				out = mem(out, load, 0)
 			}
 			out = setLocal(out, w[i])
@@ -154,7 +151,7 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 				out = getLocal(out, w[i])
 				out = mem(out, store, uint32(p))
 			} else {
-				out = at(out, dst, -p)
+				out = back(out, dst, -p)
 				out = getLocal(out, w[i])
 				out = mem(out, store, 0)
 			}
@@ -198,7 +195,7 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 	out = append(out, opI32Const, 1, opI32ShrU, opI32Add)
 	out = mem(out, opI64Load8U, 0)
 	out = setLocal(out, w[1])
-	out = at(out, src, 1)
+	out = back(out, src, 1)
 	out = mem(out, opI32Load8U, 0)
 	out = setLocal(out, b3)
 	out = getLocal(out, dst)
@@ -209,7 +206,7 @@ func smallCopies(body []byte, params uint32) (out []byte, ok bool, err error) {
 	out = append(out, opI32Const, 1, opI32ShrU, opI32Add)
 	out = getLocal(out, w[1])
 	out = mem(out, opI64Store8, 0)
-	out = at(out, dst, 1)
+	out = back(out, dst, 1)
 	out = getLocal(out, b3)
 	out = mem(out, opI32Store8, 0)
 	out = append(out, opBr, 1)
