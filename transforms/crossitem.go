@@ -151,7 +151,7 @@ func (e *Engine) replacement(st *step, d detect.Detection, v string, run *Run) (
 	case stepRedact:
 		return Placeholder(st.placeholder, d), true
 	case stepPseudonymise:
-		run.Pseudonyms++
+		run.Pseudonyms += run.weight()
 		return e.pseudonym(run, d.Label, v), true
 	case stepMask:
 		return Mask(d.Label, v, st.keepLast, st.char), true

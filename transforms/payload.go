@@ -222,6 +222,12 @@ const (
 	jsonText                     // a string node whose text is JSON: parsed into sub
 	document                     // a JSON structure in the message itself
 	binaryItem                   // an image, audio or blob item (drop_binary)
+	// mirrorText: a string node whose text is, byte for byte, the JSON
+	// of a place of data of the same payload (mirror): a tool result's
+	// content text written as the JSON of its structuredContent, as
+	// go-sdk servers write it. The steps run over that place alone, each
+	// detection counted for both; the text becomes its result.
+	mirrorText
 )
 
 // target is one place of a payload the steps act on.
@@ -251,6 +257,10 @@ type target struct {
 	// replaced.
 	bin        string
 	binContent bool // a content item (else a resources/read contents entry)
+	// mirror is the index (in the payload's targets) of what a mirrorText
+	// repeats; mirrored how many mirrorTexts repeat this target.
+	mirror   int
+	mirrored int
 }
 
 // Apply runs pipeline p over the payload at node n of doc, editing doc in
@@ -281,7 +291,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	if run.sc != nil {
 		docs = &run.sc.docs
 	}
-	readTexts(doc, ts, docs)
+	readTexts(doc, ts, docs, p.mirrorable && !e.noMirror)
 	if sc != nil && !e.noMemo && !p.noMemo && repeatsData(ts) {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
@@ -293,10 +303,16 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		sg := &p.runs[i]
 		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
 		for j := range ts {
+			t := &ts[j]
+			if t.kind == mirrorText {
+				continue // its place runs for it
+			}
 			if sc != nil && sc.memo.on {
 				sc.memo.adding = j < lastData
 			}
-			e.applySegment(sg, doc, &ts[j], run)
+			run.times = 1 + t.mirrored
+			e.applySegment(sg, doc, t, run)
+			run.times = 0
 			if run.Blocked {
 				return false
 			}
@@ -312,6 +328,11 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			// A changed document's Bytes are a new buffer, which nothing
 			// else holds or writes: the string can be a view of it.
 			doc.SetString(t.node, bytesView(t.sub.Bytes()))
+		case t.kind == mirrorText && doc.Edited(ts[t.mirror].node):
+			// The text is what its structure became, written as Bytes
+			// writes a document, into a buffer of its own.
+			raw := doc.Raw(ts[t.mirror].node)
+			doc.SetString(t.node, bytesView(doc.AppendValue(make([]byte, 0, len(raw)+len(raw)/8), ts[t.mirror].node)))
 		}
 		if t.kind == jsonText {
 			// Nothing reads the JSON text's nodes after this (its strings
@@ -367,8 +388,10 @@ func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 // strict parse is plain text marked unparsed. A text is parsed into a Doc
 // taken from docs when it has one (a scratch's, given back released by
 // Apply), else a new one: in the VM an allocation costs about a
-// microsecond, more than parsing a short text.
-func readTexts(doc *jsondoc.Doc, ts []target, docs *[]*jsondoc.Doc) {
+// microsecond, more than parsing a short text. With mirror, a JSON text
+// that is byte for byte the JSON of a place of data becomes its
+// mirrorText, neither decoded nor parsed.
+func readTexts(doc *jsondoc.Doc, ts []target, docs *[]*jsondoc.Doc, mirror bool) {
 	for i := range ts {
 		t := &ts[i]
 		if t.kind != plainText && t.kind != jsonText {
@@ -378,6 +401,13 @@ func readTexts(doc *jsondoc.Doc, ts []target, docs *[]*jsondoc.Doc) {
 			t.text = bytesView(raw) // nothing to decode: no copy
 		} else {
 			t.text, _ = doc.Str(t.node)
+		}
+		if t.kind == jsonText && mirror {
+			if m := mirrorOf(doc, ts, t.text); m >= 0 {
+				t.kind, t.mirror = mirrorText, m
+				ts[m].mirrored++
+				continue
+			}
 		}
 		if t.kind == jsonText {
 			t.kind = plainText
@@ -402,6 +432,20 @@ func readTexts(doc *jsondoc.Doc, ts []target, docs *[]*jsondoc.Doc) {
 			}
 		}
 	}
+}
+
+// mirrorOf is the index of the place of data in ts whose JSON is text,
+// byte for byte (-1: none). Such a place is walked as the JSON text would
+// be (as data, from its root), so every step does to it what it would do
+// to the text, and its JSON, written out, is the text's result. A text
+// of another length costs one comparison.
+func mirrorOf(doc *jsondoc.Doc, ts []target, text string) int {
+	for i := range ts {
+		if t := &ts[i]; t.kind == document && t.shape == shData && !t.separate && text == bytesView(doc.Raw(t.node)) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) {

@@ -34,8 +34,10 @@ type Engine struct {
 	// VM, plainScratch (see takeScratch).
 	scratches    sync.Pool
 	plainScratch *scratch
-	// noMemo turns the memo of scans off (tests compare with it off).
-	noMemo bool
+	// noMemo turns the memo of scans off, noMirror the reading of JSON
+	// texts as the place of data they repeat (mirrorText): tests compare
+	// with them off.
+	noMemo, noMirror bool
 }
 
 // scratch is what the transforms of one message reuse from string to
@@ -333,6 +335,11 @@ type Pipeline struct {
 	onlyDepseudonymise bool
 	// noMemo: too many steps for the memo's ids (anyScanMemo).
 	noMemo bool
+	// mirrorable: every step does to a JSON text what it does to the
+	// place of data the text repeats (mirrorText): no project step, no
+	// fields or exclude_fields, whose paths could reach one and not the
+	// other.
+	mirrorable bool
 }
 
 type stepKind uint8
@@ -462,6 +469,13 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 	for i := range p.runs {
 		p.runs[i].anyScan = anyScan(p.runs[i].steps)
 		p.runs[i].anyScanID = anyScanMemo + uint16(i)
+	}
+	p.mirrorable = true
+	for i := range p.runs {
+		sg := &p.runs[i]
+		if sg.scoped || sg.structural && sg.steps[0].kind == stepProject {
+			p.mirrorable = false
+		}
 	}
 	p.onlyDepseudonymise = len(p.steps) > 0
 	for i := range p.steps {
@@ -647,25 +661,33 @@ type Run struct {
 	// sc is the scratch of the message being transformed (Engine.Apply
 	// takes one from the engine's pool), or nil.
 	sc *scratch
+	// times is how many places of the message the place being walked
+	// stands for (itself and the JSON texts that repeat it, mirrorText):
+	// each of its counts counts that many times. 0 is 1.
+	times int
 }
 
+// weight is how many times a count of the place being walked counts.
+func (r *Run) weight() int { return max(r.times, 1) }
+
 func (r *Run) count(label string) {
+	w := r.weight()
 	if sc := r.sc; sc != nil {
 		for i := range sc.counts {
 			if streq.Same(sc.counts[i].label, label) {
-				sc.counts[i].n++
+				sc.counts[i].n += w
 				return
 			}
 		}
 		if len(sc.counts) < maxCounts {
-			sc.counts = append(sc.counts, labelCount{label, 1})
+			sc.counts = append(sc.counts, labelCount{label, w})
 			return
 		}
 	}
 	if r.Detections == nil {
 		r.Detections = map[string]int{}
 	}
-	r.Detections[label]++
+	r.Detections[label] += w
 }
 
 // flushCounts adds the counts of r's scratch to Detections: before
@@ -729,10 +751,11 @@ func (e *Engine) rewriteString(st *step, s string, run *Run) string {
 			return s
 		}
 		out, r := store.Restore(run.Namespace, s, e.restorable)
-		run.Resolved += r.Resolved
-		run.Unresolved += r.Unresolved
-		run.Refused += r.Refused
-		run.Unauthentic += r.Unauthentic
+		w := run.weight()
+		run.Resolved += w * r.Resolved
+		run.Unresolved += w * r.Unresolved
+		run.Refused += w * r.Refused
+		run.Unauthentic += w * r.Unauthentic
 		return out
 	}
 	if !st.scan {

@@ -300,7 +300,29 @@ func BenchmarkOutputPipeline1KB(b *testing.B) {
 		b.Fatal(err)
 	}
 	pl := compileOutput(b, e, p)
-	src := []byte(benchdata.ToolResult1KB)
+	benchOutputPipeline(b, e, pl, []byte(benchdata.ToolResult1KB))
+}
+
+// BenchmarkOutputPipelineMirrored1KB is BenchmarkOutputPipeline1KB on a
+// result whose content text is its structuredContent byte for byte, as
+// go-sdk servers write one: the text is read as the structure
+// (mirrorText).
+func BenchmarkOutputPipelineMirrored1KB(b *testing.B) {
+	pol, errs := policy.ParseEnvelope([]byte(benchdata.TransformEnvelope), policy.Options{})
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	p := pol.Policy
+	key := []byte(p.Vault.Key)
+	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := []byte(`{"jsonrpc":"2.0","id":42,"result":` + mirrored(benchdata.StructuredContent1KB, 1) + `}`)
+	benchOutputPipeline(b, e, compileOutput(b, e, p), src)
+}
+
+func benchOutputPipeline(b *testing.B, e *Engine, pl *Pipeline, src []byte) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -513,7 +535,11 @@ func TestApplyInParallel(t *testing.T) {
 // FuzzMemo: a message transformed with its scans memoised (a result
 // with a JSON text and structuredContent) comes out exactly as without the
 // memo, with the same counts, for the standard profile's steps and for
-// steps that share detectors, mask, hash, block and truncate.
+// steps that share detectors, mask, hash, block and truncate. And a JSON
+// text that repeats structuredContent byte for byte (mirrorText: every
+// input that is JSON becomes one) comes out as when it is parsed and
+// walked on its own, with the same counts; a blocked message, which the
+// caller replaces, with the same labels.
 func FuzzMemo(f *testing.F) {
 	for _, seed := range []string{
 		benchdata.ToolResult1KB[strings.Index(benchdata.ToolResult1KB, `"result":`)+len(`"result":`) : len(benchdata.ToolResult1KB)-1],
@@ -521,44 +547,122 @@ func FuzzMemo(f *testing.F) {
 		`{"content":[{"type":"text","text":"{\"k\":\"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"}"}],"structuredContent":{"k":"sk_live_4eC39HqLyjWDarjtT1zdp7dc","n":4111111111111111}}`,
 		`{"content":[{"type":"text","text":"{\"x\":\"aaaaaaaaQQaaaaaaaa\",\"y\":\"aaaaaaaaRRaaaaaaaa\"}"}],"structuredContent":{"x":"aaaaaaaaRRaaaaaaaa","y":"aaaaaaaaQQaaaaaaaa"}}`,
 		`{"code":1,"message":"m","data":"{\"k\":\"10.0.0.1\"}"}`,
+		`{"bob@example.com":"x","BOB@example.com":"y","a":[4111111111111111,"data:text/plain;base64,Ym9iQGV4YW1wbGUuY29t",{"k":"sk_live_4eC39HqLyjWDarjtT1zdp7dc"}]}`,
+		mirrored(`{"customers":[{"email":"alice.martin@example.com","phone":"+44 20 7946 0958","notes":"card 4111 1111 1111 1111"}]}`, 2),
 	} {
 		f.Add([]byte(seed))
 	}
-	var engines [][2]*Engine
+	const (
+		fast     = iota // memo and mirror
+		memoOnly        // noMirror
+		plain           // noMemo, noMirror
+	)
+	var engines [][3]*Engine
 	var pipelines []*Pipeline
 	for _, yaml := range []string{
 		`{name: p, transforms: [{type: redact, options: {detectors: ["@secrets"]}}, {type: pseudonymise, options: {detectors: ["@pii"]}}]}`,
 		`{name: p, transforms: [detect, {type: mask, options: {detectors: [email]}}, {type: hash, options: {fields: ["a"]}}, {type: redact, options: {exclude_fields: ["x"]}}, {type: truncate, options: {max_chars: 12}}, annotate]}`,
 		`{name: p, transforms: [{type: block, options: {detectors: [stripe_key]}}, pseudonymise]}`,
+		`{name: p, transforms: [drop_binary, detect, {type: mask, options: {detectors: [email]}}, {type: hash, options: {detectors: [ipv4]}}, {type: truncate, options: {max_chars: 12}}, redact, annotate]}`,
+		`{name: p, transforms: [{type: project, options: {exclude: ["**.k"]}}, pseudonymise]}`,
 	} {
-		var pair [2]*Engine
+		var set [3]*Engine
 		var pl *Pipeline
-		for i := range pair {
+		for i := range set {
 			e, p, _ := engineFor(f, yaml)
-			e.noMemo = i == 1
-			pair[i], pl = e, compileOutput(f, e, p)
+			e.noMemo, e.noMirror = i == plain, i != fast
+			set[i], pl = e, compileOutput(f, e, p)
 		}
-		engines, pipelines = append(engines, pair), append(pipelines, pl)
+		engines, pipelines = append(engines, set), append(pipelines, pl)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for k, pair := range engines {
-			for kind := ToolResult; kind <= Text; kind++ {
-				var out [2]string
-				var runs [2]Run
-				for i, e := range pair {
-					doc, err := jsondoc.Parse(data)
-					if err != nil {
-						return
+		if _, err := jsondoc.Parse(data); err != nil {
+			return
+		}
+		inputs := [][]byte{data}
+		if data[0] == '{' || data[0] == '[' { // data is JSON: mirrored by a JSON text
+			inputs = append(inputs, []byte(mirrored(string(data), 1)))
+		}
+		for _, in := range inputs {
+			for k, set := range engines {
+				for kind := ToolResult; kind <= Text; kind++ {
+					var out [3]string
+					var runs [3]Run
+					for i, e := range set {
+						doc, err := jsondoc.Parse(in)
+						if err != nil {
+							t.Fatal(err)
+						}
+						e.Apply(pipelines[k], doc, jsondoc.Root, kind, &runs[i])
+						out[i] = string(doc.Bytes())
 					}
-					e.Apply(pipelines[k], doc, jsondoc.Root, kind, &runs[i])
-					out[i] = string(doc.Bytes())
-				}
-				if out[0] != out[1] || !reflect.DeepEqual(runs[0], runs[1]) {
-					t.Fatalf("pipeline %d, kind %d: memoised\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[0], runs[0], out[1], runs[1])
+					if out[memoOnly] != out[plain] || !reflect.DeepEqual(runs[memoOnly], runs[plain]) {
+						t.Fatalf("pipeline %d, kind %d: memoised\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[memoOnly], runs[memoOnly], out[plain], runs[plain])
+					}
+					if runs[plain].Blocked {
+						if !runs[fast].Blocked || !reflect.DeepEqual(runs[fast].BlockLabels, runs[plain].BlockLabels) {
+							t.Fatalf("pipeline %d, kind %d: mirrored, blocked by %v, not %v", k, kind, runs[fast].BlockLabels, runs[plain].BlockLabels)
+						}
+						continue
+					}
+					if out[fast] != out[plain] || !reflect.DeepEqual(runs[fast], runs[plain]) {
+						t.Fatalf("pipeline %d, kind %d: mirrored\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[fast], runs[fast], out[plain], runs[plain])
+					}
 				}
 			}
 		}
 	})
+}
+
+// mirrored is a tool result whose structuredContent is the JSON data and
+// whose content has n text items of it, as go-sdk servers write one.
+func mirrored(data string, n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = `{"type":"text","text":` + jsondoc.Quote(data) + `}`
+	}
+	return `{"content":[` + strings.Join(items, ",") + `],"structuredContent":` + data + `}`
+}
+
+// A JSON text that is its structuredContent byte for byte is read as
+// that structure (mirrorText), not parsed again; one a byte away, or
+// with a pipeline whose steps could tell the two apart (project, fields),
+// is parsed.
+func TestMirroredTexts(t *testing.T) {
+	const data = `{"email":"bob@example.com","n":4111111111111111}`
+	std := `{name: p, transforms: [redact, pseudonymise]}`
+	for _, c := range []struct {
+		policy, payload string
+		mirrors         int
+	}{
+		{std, mirrored(data, 1), 1},
+		{std, mirrored(data, 3), 3},
+		{std, strings.Replace(mirrored(data, 1), `"n":4111111111111111}`, `"n":4111111111111112}`, 1), 0},
+		{std, strings.Replace(mirrored(data, 1), `}"}`, `} "}`, 1), 0},
+		{`{name: p, transforms: [{type: project, options: {exclude: ["n"]}}, pseudonymise]}`, mirrored(data, 1), 0},
+		{`{name: p, transforms: [{type: pseudonymise, options: {fields: ["email"]}}]}`, mirrored(data, 1), 0},
+	} {
+		e, p, _ := engineFor(t, c.policy)
+		pl := compileOutput(t, e, p)
+		doc, err := jsondoc.Parse([]byte(c.payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := collect(doc, jsondoc.Root, ToolResult, nil)
+		readTexts(doc, ts, nil, pl.mirrorable)
+		n := 0
+		for i := range ts {
+			if ts[i].kind == mirrorText {
+				n++
+				if src := &ts[ts[i].mirror]; src.kind != document || src.mirrored != c.mirrors {
+					t.Errorf("%s: mirror of %+v", c.payload, src)
+				}
+			}
+		}
+		if n != c.mirrors {
+			t.Errorf("%s with %s: %d mirrored texts, want %d", c.payload, c.policy, n, c.mirrors)
+		}
+	}
 }
 
 // The memo's hash reads a string's length and first and last 8 bytes:

@@ -66,7 +66,7 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 	}
 	ts := collect(d, jsondoc.Root, kind, nil)
 	f := &finder{paths: map[place]string{}, hits: map[place][]detect.Detection{}, target: map[place]int{}}
-	readTexts(d, ts, nil)
+	readTexts(d, ts, nil, false)
 	for i := range ts {
 		switch t := &ts[i]; t.kind {
 		case document:

@@ -571,6 +571,10 @@ func decodeString(q []byte) string {
 	return unsafe.String(&buf[0], n)
 }
 
+// Edited reports whether node n or anything in it was edited (set,
+// renamed, deleted, appended to).
+func (d *Doc) Edited(n int32) bool { return d.nodes[n].flags&dirty != 0 }
+
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
 // <, > and & stay as they are (this is not HTML).
 func AppendString(out []byte, s string) []byte {
