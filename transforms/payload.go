@@ -1,6 +1,8 @@
 package transforms
 
 import (
+	"cmp"
+	"slices"
 	"bytes"
 	"strconv"
 	"strings"
@@ -258,9 +260,23 @@ type target struct {
 	bin        string
 	binContent bool // a content item (else a resources/read contents entry)
 	// mirror is the index (in the payload's targets) of what a mirrorText
-	// repeats; mirrored how many mirrorTexts repeat this target.
+	// repeats, or of where a jsonText's twins are (shares); mirrored how
+	// many mirrorTexts repeat this target.
 	mirror   int
 	mirrored int
+	// shares are the subtrees of a place of data that another repeats
+	// byte for byte (twins, pairTwins), in node order: a jsonText's
+	// twins, which its walk leaves to their sources; a document's
+	// sources, whose counts count for their twins too.
+	shares []share
+}
+
+// share is a subtree of a place of data that another place repeats
+// byte for byte: in a JSON text, a twin (src is its source, in the
+// message); in the message, a source (twins: how many twins it has).
+type share struct {
+	node, src int32
+	twins     int
 }
 
 // Apply runs pipeline p over the payload at node n of doc, editing doc in
@@ -292,7 +308,8 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 		docs = &run.sc.docs
 	}
 	readTexts(doc, ts, docs, p.mirrorable && !e.noMirror)
-	if sc != nil && !e.noMemo && !p.noMemo && repeatsData(ts) {
+	twinned := p.mirrorable && !e.noMirror && pairTexts(doc, ts, sc)
+	if sc != nil && !e.noMemo && !p.noMemo && !twinned && repeatsData(ts) {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
 		}
@@ -318,6 +335,9 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			}
 		}
 		joints.rejoin()
+	}
+	if twinned {
+		writeTwins(doc, ts)
 	}
 	for i := range ts {
 		t := &ts[i]
@@ -448,6 +468,147 @@ func mirrorOf(doc *jsondoc.Doc, ts []target, text string) int {
 	return -1
 }
 
+// pairTexts pairs each JSON text of ts with the first place of data of
+// the message of its kind (object or array): the subtrees they repeat
+// byte for byte, member by member and element by element (pairTwins), are
+// walked once, in the message, and written into the text afterwards
+// (writeTwins). Like mirrorText, for a result whose text is the JSON of
+// its structuredContent but for a few values. It reports whether any
+// subtree was paired. sc, when not nil, lends its buffer.
+func pairTexts(doc *jsondoc.Doc, ts []target, sc *scratch) bool {
+	var buf []share
+	if sc != nil {
+		buf = sc.shares[:0]
+	}
+	paired := false
+	for i := range ts {
+		t := &ts[i]
+		if t.kind != jsonText {
+			continue
+		}
+		for j := range ts {
+			o := &ts[j]
+			if o.kind != document || o.shape != shData || o.separate || doc.Kind(o.node) != t.sub.Kind(jsondoc.Root) {
+				continue
+			}
+			from := len(buf)
+			buf = pairTwins(doc, o.node, t.sub, jsondoc.Root, buf)
+			t.shares, t.mirror = buf[from:len(buf):len(buf)], j
+			paired = paired || len(t.shares) > 0
+			break
+		}
+	}
+	if !paired {
+		if sc != nil {
+			sc.shares = buf[:0]
+		}
+		return false
+	}
+	// The sources, per document: each twin's source, in node order, once.
+	for j := range ts {
+		o := &ts[j]
+		if o.kind != document {
+			continue
+		}
+		from := len(buf)
+		for i := range ts {
+			t := &ts[i]
+			if t.kind != jsonText || len(t.shares) == 0 || t.mirror != j {
+				continue
+			}
+			for _, tw := range t.shares {
+				buf = append(buf, share{node: tw.src, twins: 1})
+			}
+		}
+		if len(buf) == from {
+			continue
+		}
+		srcs := buf[from:]
+		slices.SortFunc(srcs, func(a, b share) int { return cmp.Compare(a.node, b.node) })
+		k := 0
+		for _, x := range srcs {
+			if k > 0 && srcs[k-1].node == x.node {
+				srcs[k-1].twins++
+				continue
+			}
+			srcs[k] = x
+			k++
+		}
+		buf = buf[:from+k]
+		o.shares = buf[from:len(buf):len(buf)]
+	}
+	if sc != nil {
+		sc.shares = buf[:0]
+	}
+	return true
+}
+
+// pairTwins appends the subtrees of b (in sub) whose JSON is byte for
+// byte that of the subtree at the same place under a (in doc): b itself,
+// else, in objects, the members of the same name at the same position,
+// in arrays the elements at the same index, and so on down. Position, not
+// search: the two are written by one encoder, and a search per member
+// would make pairing two large objects quadratic. Before any step runs:
+// the bytes are the message's.
+func pairTwins(doc *jsondoc.Doc, a int32, sub *jsondoc.Doc, b int32, pairs []share) []share {
+	if bytesView(doc.Raw(a)) == bytesView(sub.Raw(b)) {
+		return append(pairs, share{node: b, src: a})
+	}
+	switch k := doc.Kind(a); {
+	case k != sub.Kind(b):
+	case k == jsondoc.Object:
+		ca := doc.First(a)
+		for cb := sub.First(b); cb != jsondoc.None && ca != jsondoc.None; cb = sub.Next(cb) {
+			if sameKey(doc, ca, sub, cb) {
+				pairs = pairTwins(doc, ca, sub, cb, pairs)
+			}
+			ca = doc.Next(ca)
+		}
+	case k == jsondoc.Array:
+		ca := doc.First(a)
+		for cb := sub.First(b); cb != jsondoc.None && ca != jsondoc.None; cb = sub.Next(cb) {
+			pairs = pairTwins(doc, ca, sub, cb, pairs)
+			ca = doc.Next(ca)
+		}
+	}
+	return pairs
+}
+
+// sameKey reports whether members a (in doc) and b (in sub) have one
+// name.
+func sameKey(doc *jsondoc.Doc, a int32, sub *jsondoc.Doc, b int32) bool {
+	ka, plainA := doc.KeyRaw(a)
+	kb, plainB := sub.KeyRaw(b)
+	if plainA && plainB {
+		return bytesView(ka) == bytesView(kb)
+	}
+	return doc.Key(a) == sub.Key(b)
+}
+
+// writeTwins writes into each JSON text the twins whose sources the steps
+// changed, as the sources now are: one buffer for them all (a view of
+// what is written stays valid when the buffer grows into a new array).
+func writeTwins(doc *jsondoc.Doc, ts []target) {
+	var buf []byte
+	for i := range ts {
+		t := &ts[i]
+		if t.kind != jsonText {
+			continue
+		}
+		for _, tw := range t.shares {
+			if !doc.Edited(tw.src) {
+				continue
+			}
+			if buf == nil {
+				buf = make([]byte, 0, len(doc.Raw(tw.src))*2+64)
+			}
+			start := len(buf)
+			buf = doc.AppendValue(buf, tw.src)
+			t.sub.SetRaw(tw.node, buf[start:len(buf):len(buf)])
+		}
+	}
+}
+
 func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run) {
 	if sg.structural {
 		st := sg.steps[0]
@@ -480,9 +641,9 @@ func (e *Engine) applySegment(sg *stepRun, doc *jsondoc.Doc, t *target, run *Run
 			t.text, t.changed = out, true
 		}
 	case jsonText:
-		e.runDocument(sg, t.sub, jsondoc.Root, shData, false, run)
+		e.runDocument(sg, t.sub, jsondoc.Root, shData, false, t.shares, run)
 	case document:
-		e.runDocument(sg, doc, t.node, t.shape, t.separate, run)
+		e.runDocument(sg, doc, t.node, t.shape, t.separate, t.shares, run)
 	case binaryItem:
 		e.binaryText(sg, doc, t, run) // text carried as base64 (binarytext.go)
 	}

@@ -63,6 +63,8 @@ type scratch struct {
 	// pseudonym: every mapping the payload issues or refreshes is used at
 	// that time (zero: not read yet).
 	now time.Time
+	// shares holds the targets' shares (pairTexts).
+	shares []share
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.
@@ -226,6 +228,7 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	taken.now = time.Time{}
 	clear(taken.found[:cap(taken.found)])
 	clear(taken.targets[:cap(taken.targets)])
+	taken.shares = taken.shares[:0]
 	taken.found, taken.targets = taken.found[:0], taken.targets[:0]
 	taken.memo.reset()
 	// One huge message does not pin its buffers in the pool.
@@ -240,6 +243,9 @@ func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	}
 	if cap(taken.targets) > maxScratchFound {
 		taken.targets = nil
+	}
+	if cap(taken.shares) > maxScratchFound {
+		taken.shares = nil
 	}
 	if len(taken.docs) > maxScratchDocs {
 		clear(taken.docs[maxScratchDocs:])

@@ -537,9 +537,10 @@ func TestApplyInParallel(t *testing.T) {
 // memo, with the same counts, for the standard profile's steps and for
 // steps that share detectors, mask, hash, block and truncate. And a JSON
 // text that repeats structuredContent byte for byte (mirrorText: every
-// input that is JSON becomes one) comes out as when it is parsed and
-// walked on its own, with the same counts; a blocked message, which the
-// caller replaces, with the same labels.
+// input that is JSON becomes one), or repeats parts of it (twins,
+// pairTexts: the seeds' texts, mutated), comes out as when it is parsed
+// and walked on its own, with the same counts; a blocked message, which
+// the caller replaces, with the same labels.
 func FuzzMemo(f *testing.F) {
 	for _, seed := range []string{
 		benchdata.ToolResult1KB[strings.Index(benchdata.ToolResult1KB, `"result":`)+len(`"result":`) : len(benchdata.ToolResult1KB)-1],
@@ -846,6 +847,69 @@ func TestJSONTextDocsReused(t *testing.T) {
 			if got, want := apply(shared, sp, src), apply(fresh, fp, src); got != want {
 				t.Errorf("round %d, result %d: %s, a fresh engine gives %s", round, i, got, want)
 			}
+		}
+	}
+}
+
+// pairTexts pairs the subtrees a JSON text repeats byte for byte at the
+// same place of structuredContent (member by member of the same name and
+// position, element by element), and no others.
+func TestPairTexts(t *testing.T) {
+	result := func(text, structured string) string {
+		return `{"content":[{"type":"text","text":` + jsondoc.Quote(text) + `}],"structuredContent":` + structured + `}`
+	}
+	bench := benchdata.ToolResult1KB[strings.Index(benchdata.ToolResult1KB, `"result":`)+len(`"result":`) : len(benchdata.ToolResult1KB)-1]
+	for _, c := range []struct {
+		payload string
+		twins   []string
+	}{
+		{bench, []string{
+			`{"id":"c-1","name":"Alice Martin","email":"alice.martin@example.com","phone":"+44 20 7946 0958","tier":"gold","since":"2019-04-01","notes":"prefers email, renewal due in March"}`,
+			`"c-2"`, `"Bob Keller"`, `"bob.keller@example.org"`, `"+1 415 555 0132"`, `"silver"`, `"2021-11-15"`, `2`,
+		}},
+		{result(`{"b":"x","a":"y"}`, `{"a":"y","b":"x"}`), nil},                 // same members elsewhere: not searched for
+		{result(`{"a":"y","b":"x","c":1}`, `{"a":"y","c":1}`), []string{`"y"`}}, // position and name
+		{result(`[1,[2,3],{"k":4}]`, `[1,[2,5],{"k":4},6]`), []string{`1`, `2`, `{"k":4}`}},
+		{result(`[{"a":1}]`, `{"a":1}`), nil},
+		{result(`{"a":"b\u0063"}`, `{"a":"bc"}`), nil}, // one value, written otherwise
+		{`{"content":[{"type":"text","text":"[1]"},{"type":"text","text":"[1,2]"}],"structuredContent":[1,3]}`, []string{`1`, `1`}},
+	} {
+		doc, err := jsondoc.Parse([]byte(c.payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := collect(doc, jsondoc.Root, ToolResult, nil)
+		readTexts(doc, ts, nil, false)
+		pairTexts(doc, ts, nil)
+		var got []string
+		for i := range ts {
+			if ts[i].kind != jsonText {
+				continue
+			}
+			for _, tw := range ts[i].shares {
+				if string(ts[i].sub.Raw(tw.node)) != string(doc.Raw(tw.src)) {
+					t.Errorf("%s: twin %s of %s", c.payload, ts[i].sub.Raw(tw.node), doc.Raw(tw.src))
+				}
+				got = append(got, string(ts[i].sub.Raw(tw.node)))
+			}
+		}
+		if !reflect.DeepEqual(got, c.twins) {
+			t.Errorf("%s: twins %q, want %q", c.payload, got, c.twins)
+		}
+		// Each source once, in node order, counting its twins.
+		sources := 0
+		for i := range ts {
+			for k, sh := range ts[i].shares {
+				if ts[i].kind == document {
+					sources += sh.twins
+					if k > 0 && ts[i].shares[k-1].node >= sh.node {
+						t.Errorf("%s: sources out of order", c.payload)
+					}
+				}
+			}
+		}
+		if sources != len(c.twins) {
+			t.Errorf("%s: sources count %d twins, want %d", c.payload, sources, len(c.twins))
 		}
 	}
 }

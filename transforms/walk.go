@@ -22,12 +22,16 @@ import (
 // fields reach it and whose exclude_fields do not. The walk reads the
 // structure as the schema shape sh: structural strings are left alone
 // (structural.go), and so are the places that are targets of their own.
-func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, separate bool, run *Run) {
+//
+// shares (pairTexts), in node order, are the subtrees of the structure
+// another place repeats: in a JSON text, twins, left to their sources; in
+// the message, sources, whose counts count for their twins too.
+func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, separate bool, shares []share, run *Run) {
 	// Protocol text (descriptions, titles, a message's other members) is
 	// mostly clean: each string is looked at in place before it is
 	// copied. Data (structuredContent, arguments, JSON text) often holds
 	// findings, which the look would only scan twice.
-	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg)}
+	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg), shares: shares}
 	if sg.scoped {
 		w.in, w.out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
 		for i, st := range sg.steps {
@@ -38,6 +42,9 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 				w.out[i] = st.exclude.Nodes(d, root)
 			}
 		}
+	}
+	if shares != nil && w.shared(root, sh, ^sg.fieldMask, 0) {
+		return
 	}
 	w.visit(root, sh, ^sg.fieldMask, 0, false)
 }
@@ -59,6 +66,43 @@ type docWalk struct {
 	names    map[int32]*nameSet // the objects whose members were renamed
 	looks    [2]stepLook        // what the steps of the last two masks do (look)
 	nextLook uint8              // the slot of looks the next new mask takes
+	// shares are the twins or sources of the structure (runDocument), in
+	// node order, which is the walk's; next is the first not passed.
+	shares []share
+	next   int
+}
+
+// shared walks node n, reached as sh, if it is a share, and reports
+// whether it was: a twin is left alone (writeTwins writes it), a source
+// walked with its counts counting for its twins as well. Walks without
+// fields or exclude_fields only (Pipeline.mirrorable).
+func (w *docWalk) shared(n int32, sh shape, reached, excluded uint64) bool {
+	for w.next < len(w.shares) && w.shares[w.next].node < n {
+		w.next++
+	}
+	if w.next == len(w.shares) || w.shares[w.next].node != n {
+		return false
+	}
+	twins := w.shares[w.next].twins
+	if twins == 0 {
+		return true
+	}
+	run := w.run
+	times := run.times
+	run.times = run.weight() + twins
+	mask := reached &^ excluded
+	switch w.d.Kind(n) {
+	case jsondoc.String:
+		w.str(n, sh, mask)
+	case jsondoc.Number:
+		w.number(n, sh, mask)
+	case jsondoc.Object:
+		w.object(n, sh, reached, excluded)
+	case jsondoc.Array:
+		w.array(n, sh, reached, excluded)
+	}
+	run.times = times
+	return true
 }
 
 // stepLook is what the steps of one mask may do to a string, as
@@ -192,6 +236,9 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 			// would first (only detecting steps read names).
 			w.e.runName(w.sg, d, c, nameMask, &w.names, run)
 		}
+		if w.shares != nil && w.shared(c, csh, reached, excluded) {
+			continue
+		}
 		switch d.Kind(c) {
 		case jsondoc.String:
 			w.str(c, csh, mask)
@@ -225,6 +272,9 @@ func (w *docWalk) array(n int32, sh shape, reached, excluded uint64) {
 	}
 	mask := reached &^ excluded
 	for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+		if w.shares != nil && w.shared(c, sh, reached, excluded) {
+			continue
+		}
 		switch d.Kind(c) {
 		case jsondoc.String:
 			w.str(c, sh, mask)
