@@ -559,7 +559,9 @@ func pairTwins(doc *jsondoc.Doc, a int32, sub *jsondoc.Doc, b int32, pairs []sha
 	case k == jsondoc.Object:
 		ca := doc.First(a)
 		for cb := sub.First(b); cb != jsondoc.None && ca != jsondoc.None; cb = sub.Next(cb) {
-			if sameKey(doc, ca, sub, cb) {
+			ka, plainA := doc.KeyRaw(ca)
+			kb, plainB := sub.KeyRaw(cb)
+			if plainA && plainB && bytesView(ka) == bytesView(kb) || (!plainA || !plainB) && doc.Key(ca) == sub.Key(cb) {
 				pairs = pairTwins(doc, ca, sub, cb, pairs)
 			}
 			ca = doc.Next(ca)
@@ -572,17 +574,6 @@ func pairTwins(doc *jsondoc.Doc, a int32, sub *jsondoc.Doc, b int32, pairs []sha
 		}
 	}
 	return pairs
-}
-
-// sameKey reports whether members a (in doc) and b (in sub) have one
-// name.
-func sameKey(doc *jsondoc.Doc, a int32, sub *jsondoc.Doc, b int32) bool {
-	ka, plainA := doc.KeyRaw(a)
-	kb, plainB := sub.KeyRaw(b)
-	if plainA && plainB {
-		return bytesView(ka) == bytesView(kb)
-	}
-	return doc.Key(a) == sub.Key(b)
 }
 
 // writeTwins writes into each JSON text the twins whose sources the steps

@@ -236,8 +236,8 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 			// would first (only detecting steps read names).
 			w.e.runName(w.sg, d, c, nameMask, &w.names, run)
 		}
-		if w.shares != nil && w.shared(c, csh, reached, excluded) {
-			continue
+		if w.shares != nil && w.next < len(w.shares) && w.shares[w.next].node <= c && w.shared(c, csh, reached, excluded) {
+			continue // a share (shared's first test, in line)
 		}
 		switch d.Kind(c) {
 		case jsondoc.String:
@@ -272,8 +272,8 @@ func (w *docWalk) array(n int32, sh shape, reached, excluded uint64) {
 	}
 	mask := reached &^ excluded
 	for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
-		if w.shares != nil && w.shared(c, sh, reached, excluded) {
-			continue
+		if w.shares != nil && w.next < len(w.shares) && w.shares[w.next].node <= c && w.shared(c, sh, reached, excluded) {
+			continue // a share (shared's first test, in line)
 		}
 		switch d.Kind(c) {
 		case jsondoc.String:
