@@ -1,9 +1,9 @@
 package transforms
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
-	"bytes"
 	"strconv"
 	"strings"
 	"unsafe"
