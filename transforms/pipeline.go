@@ -342,9 +342,10 @@ type Pipeline struct {
 	// noMemo: too many steps for the memo's ids (anyScanMemo).
 	noMemo bool
 	// mirrorable: every step does to a JSON text what it does to the
-	// place of data the text repeats (mirrorText): no project step, no
-	// fields or exclude_fields, whose paths could reach one and not the
-	// other.
+	// place of data the text repeats (mirrorText, twins): no project
+	// step, no fields or exclude_fields, whose paths could reach one and
+	// not the other; and no block step, whose labels are those of the
+	// first string it fires on, in the order of the places.
 	mirrorable bool
 }
 
@@ -480,6 +481,11 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 	for i := range p.runs {
 		sg := &p.runs[i]
 		if sg.scoped || sg.structural && sg.steps[0].kind == stepProject {
+			p.mirrorable = false
+		}
+	}
+	for i := range p.steps {
+		if p.steps[i].kind == stepBlock {
 			p.mirrorable = false
 		}
 	}

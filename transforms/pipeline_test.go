@@ -539,8 +539,8 @@ func TestApplyInParallel(t *testing.T) {
 // text that repeats structuredContent byte for byte (mirrorText: every
 // input that is JSON becomes one), or repeats parts of it (twins,
 // pairTexts: the seeds' texts, mutated), comes out as when it is parsed
-// and walked on its own, with the same counts; a blocked message, which
-// the caller replaces, with the same labels.
+// and walked on its own, with the same counts (a pipeline with a block
+// step is not mirrorable: its labels would depend on the places' order).
 func FuzzMemo(f *testing.F) {
 	for _, seed := range []string{
 		benchdata.ToolResult1KB[strings.Index(benchdata.ToolResult1KB, `"result":`)+len(`"result":`) : len(benchdata.ToolResult1KB)-1],
@@ -550,6 +550,10 @@ func FuzzMemo(f *testing.F) {
 		`{"code":1,"message":"m","data":"{\"k\":\"10.0.0.1\"}"}`,
 		`{"bob@example.com":"x","BOB@example.com":"y","a":[4111111111111111,"data:text/plain;base64,Ym9iQGV4YW1wbGUuY29t",{"k":"sk_live_4eC39HqLyjWDarjtT1zdp7dc"}]}`,
 		mirrored(`{"customers":[{"email":"alice.martin@example.com","phone":"+44 20 7946 0958","notes":"card 4111 1111 1111 1111"}]}`, 2),
+		// A block step fires on the first string of the first place it
+		// walks: a twin (a) is left to structuredContent, so a text walked
+		// with twins would block on b, with another label.
+		`{"content":[{"type":"text","text":"{\"a\":\"AKIAYPKZVCGCKMHTXPVQ\",\"b\":\"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"}"}],"structuredContent":{"a":"AKIAYPKZVCGCKMHTXPVQ","b":"x"}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -563,7 +567,7 @@ func FuzzMemo(f *testing.F) {
 	for _, yaml := range []string{
 		`{name: p, transforms: [{type: redact, options: {detectors: ["@secrets"]}}, {type: pseudonymise, options: {detectors: ["@pii"]}}]}`,
 		`{name: p, transforms: [detect, {type: mask, options: {detectors: [email]}}, {type: hash, options: {fields: ["a"]}}, {type: redact, options: {exclude_fields: ["x"]}}, {type: truncate, options: {max_chars: 12}}, annotate]}`,
-		`{name: p, transforms: [{type: block, options: {detectors: [stripe_key]}}, pseudonymise]}`,
+		`{name: p, transforms: [{type: block, options: {detectors: [stripe_key, aws_access_key]}}, pseudonymise]}`,
 		`{name: p, transforms: [drop_binary, detect, {type: mask, options: {detectors: [email]}}, {type: hash, options: {detectors: [ipv4]}}, {type: truncate, options: {max_chars: 12}}, redact, annotate]}`,
 		`{name: p, transforms: [{type: project, options: {exclude: ["**.k"]}}, pseudonymise]}`,
 	} {
@@ -599,12 +603,6 @@ func FuzzMemo(f *testing.F) {
 					}
 					if out[memoOnly] != out[plain] || !reflect.DeepEqual(runs[memoOnly], runs[plain]) {
 						t.Fatalf("pipeline %d, kind %d: memoised\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[memoOnly], runs[memoOnly], out[plain], runs[plain])
-					}
-					if runs[plain].Blocked {
-						if !runs[fast].Blocked || !reflect.DeepEqual(runs[fast].BlockLabels, runs[plain].BlockLabels) {
-							t.Fatalf("pipeline %d, kind %d: mirrored, blocked by %v, not %v", k, kind, runs[fast].BlockLabels, runs[plain].BlockLabels)
-						}
-						continue
 					}
 					if out[fast] != out[plain] || !reflect.DeepEqual(runs[fast], runs[plain]) {
 						t.Fatalf("pipeline %d, kind %d: mirrored\n%s\n%+v\nnot\n%s\n%+v", k, kind, out[fast], runs[fast], out[plain], runs[plain])
@@ -642,6 +640,7 @@ func TestMirroredTexts(t *testing.T) {
 		{std, strings.Replace(mirrored(data, 1), `}"}`, `} "}`, 1), 0},
 		{`{name: p, transforms: [{type: project, options: {exclude: ["n"]}}, pseudonymise]}`, mirrored(data, 1), 0},
 		{`{name: p, transforms: [{type: pseudonymise, options: {fields: ["email"]}}]}`, mirrored(data, 1), 0},
+		{`{name: p, transforms: [{type: block, options: {detectors: [stripe_key]}}, pseudonymise]}`, mirrored(data, 1), 0},
 	} {
 		e, p, _ := engineFor(t, c.policy)
 		pl := compileOutput(t, e, p)
