@@ -2,8 +2,7 @@ package transforms
 
 import (
 	"bytes"
-	"cmp"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -524,7 +523,13 @@ func pairTexts(doc *jsondoc.Doc, ts []target, sc *scratch) bool {
 			continue
 		}
 		srcs := buf[from:]
-		slices.SortFunc(srcs, func(a, b share) int { return cmp.Compare(a.node, b.node) })
+		for k := 1; k < len(srcs); k++ {
+			if srcs[k].node < srcs[k-1].node {
+				// Twins of several texts (one text's are in order).
+				sort.Slice(srcs, func(a, b int) bool { return srcs[a].node < srcs[b].node })
+				break
+			}
+		}
 		k := 0
 		for _, x := range srcs {
 			if k > 0 && srcs[k-1].node == x.node {
