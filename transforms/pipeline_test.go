@@ -289,6 +289,20 @@ func TestUntouchedBytesStay(t *testing.T) {
 // result (parse, standard profile's steps, serialize), with the vault over
 // an in-memory store.
 func BenchmarkOutputPipeline1KB(b *testing.B) {
+	benchOutputPipeline(b, []byte(benchdata.ToolResult1KB))
+}
+
+// BenchmarkOutputPipelineMirrored1KB is BenchmarkOutputPipeline1KB on a
+// result whose content text is its structuredContent byte for byte, as
+// go-sdk servers write one: the text is read as the structure
+// (mirrorText).
+func BenchmarkOutputPipelineMirrored1KB(b *testing.B) {
+	benchOutputPipeline(b, []byte(`{"jsonrpc":"2.0","id":42,"result":`+mirrored(benchdata.StructuredContent1KB, 1)+`}`))
+}
+
+// benchOutputPipeline runs the standard profile's output pipeline over
+// the result of response src.
+func benchOutputPipeline(b *testing.B, src []byte) {
 	pol, errs := policy.ParseEnvelope([]byte(benchdata.TransformEnvelope), policy.Options{})
 	if len(errs) > 0 {
 		b.Fatal(errs)
@@ -300,29 +314,6 @@ func BenchmarkOutputPipeline1KB(b *testing.B) {
 		b.Fatal(err)
 	}
 	pl := compileOutput(b, e, p)
-	benchOutputPipeline(b, e, pl, []byte(benchdata.ToolResult1KB))
-}
-
-// BenchmarkOutputPipelineMirrored1KB is BenchmarkOutputPipeline1KB on a
-// result whose content text is its structuredContent byte for byte, as
-// go-sdk servers write one: the text is read as the structure
-// (mirrorText).
-func BenchmarkOutputPipelineMirrored1KB(b *testing.B) {
-	pol, errs := policy.ParseEnvelope([]byte(benchdata.TransformEnvelope), policy.Options{})
-	if len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	p := pol.Policy
-	key := []byte(p.Vault.Key)
-	e, err := NewEngine(p, vault.New(key, p.Vault, vault.NewMemoryKV(), time.Now), key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	src := []byte(`{"jsonrpc":"2.0","id":42,"result":` + mirrored(benchdata.StructuredContent1KB, 1) + `}`)
-	benchOutputPipeline(b, e, compileOutput(b, e, p), src)
-}
-
-func benchOutputPipeline(b *testing.B, e *Engine, pl *Pipeline, src []byte) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {

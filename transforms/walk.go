@@ -90,17 +90,7 @@ func (w *docWalk) shared(n int32, sh shape, reached, excluded uint64) bool {
 	run := w.run
 	times := run.times
 	run.times = run.weight() + twins
-	mask := reached &^ excluded
-	switch w.d.Kind(n) {
-	case jsondoc.String:
-		w.str(n, sh, mask)
-	case jsondoc.Number:
-		w.number(n, sh, mask)
-	case jsondoc.Object:
-		w.object(n, sh, reached, excluded)
-	case jsondoc.Array:
-		w.array(n, sh, reached, excluded)
-	}
+	w.visit(n, sh, reached, excluded, false) // its name is its parent's to read
 	run.times = times
 	return true
 }
