@@ -674,8 +674,8 @@ type Run struct {
 	// takes one from the engine's pool), or nil.
 	sc *scratch
 	// times is how many places of the message the place being walked
-	// stands for (itself and the JSON texts that repeat it, mirrorText):
-	// each of its counts counts that many times. 0 is 1.
+	// stands for (itself and what JSON texts repeat of it: mirrorText,
+	// twins): each of its counts counts that many times. 0 is 1.
 	times int
 }
 
