@@ -259,14 +259,13 @@ type target struct {
 	bin        string
 	binContent bool // a content item (else a resources/read contents entry)
 	// mirror is the index (in the payload's targets) of what a mirrorText
-	// repeats, or of where a jsonText's twins are (shares); mirrored how
-	// many mirrorTexts repeat this target.
-	mirror   int
-	mirrored int
+	// repeats, or of where a jsonText's twins are (shares).
+	mirror int
 	// shares are the subtrees of a place of data that another repeats
 	// byte for byte (twins, pairTwins), in node order: a jsonText's
 	// twins, which its walk leaves to their sources; a document's
-	// sources, whose counts count for their twins too.
+	// sources, whose counts count for their twins too (a mirrorText's
+	// source is the document's root).
 	shares []share
 }
 
@@ -326,9 +325,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 			if sc != nil && sc.memo.on {
 				sc.memo.adding = j < lastData
 			}
-			run.times = 1 + t.mirrored
 			e.applySegment(sg, doc, t, run)
-			run.times = 0
 			if run.Blocked {
 				return false
 			}
@@ -424,7 +421,6 @@ func readTexts(doc *jsondoc.Doc, ts []target, docs *[]*jsondoc.Doc, mirror bool)
 		if t.kind == jsonText && mirror {
 			if m := mirrorOf(doc, ts, t.text); m >= 0 {
 				t.kind, t.mirror = mirrorText, m
-				ts[m].mirrored++
 				continue
 			}
 		}
@@ -472,8 +468,9 @@ func mirrorOf(doc *jsondoc.Doc, ts []target, text string) int {
 // byte for byte, member by member and element by element (pairTwins), are
 // walked once, in the message, and written into the text afterwards
 // (writeTwins). Like mirrorText, for a result whose text is the JSON of
-// its structuredContent but for a few values. It reports whether any
-// subtree was paired. sc, when not nil, lends its buffer.
+// its structuredContent but for a few values; a mirrorText's source is
+// the whole place. It reports whether anything is shared. sc, when not
+// nil, lends its buffer.
 func pairTexts(doc *jsondoc.Doc, ts []target, sc *scratch) bool {
 	var buf []share
 	if sc != nil {
@@ -482,6 +479,7 @@ func pairTexts(doc *jsondoc.Doc, ts []target, sc *scratch) bool {
 	paired := false
 	for i := range ts {
 		t := &ts[i]
+		paired = paired || t.kind == mirrorText
 		if t.kind != jsonText {
 			continue
 		}
@@ -511,12 +509,14 @@ func pairTexts(doc *jsondoc.Doc, ts []target, sc *scratch) bool {
 		}
 		from := len(buf)
 		for i := range ts {
-			t := &ts[i]
-			if t.kind != jsonText || len(t.shares) == 0 || t.mirror != j {
-				continue
-			}
-			for _, tw := range t.shares {
-				buf = append(buf, share{node: tw.src, twins: 1})
+			switch t := &ts[i]; {
+			case t.mirror != j:
+			case t.kind == mirrorText:
+				buf = append(buf, share{node: o.node, twins: 1})
+			case t.kind == jsonText:
+				for _, tw := range t.shares {
+					buf = append(buf, share{node: tw.src, twins: 1})
+				}
 			}
 		}
 		if len(buf) == from {

@@ -478,14 +478,9 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 		p.runs[i].anyScanID = anyScanMemo + uint16(i)
 	}
 	p.mirrorable = true
-	for i := range p.runs {
-		sg := &p.runs[i]
-		if sg.scoped || sg.structural && sg.steps[0].kind == stepProject {
-			p.mirrorable = false
-		}
-	}
 	for i := range p.steps {
-		if p.steps[i].kind == stepBlock {
+		st := &p.steps[i]
+		if st.kind == stepProject || st.kind == stepBlock || len(st.fields) > 0 || len(st.exclude) > 0 {
 			p.mirrorable = false
 		}
 	}

@@ -641,11 +641,16 @@ func TestMirroredTexts(t *testing.T) {
 		}
 		ts := collect(doc, jsondoc.Root, ToolResult, nil)
 		readTexts(doc, ts, nil, pl.mirrorable)
+		if pl.mirrorable {
+			pairTexts(doc, ts, nil)
+		}
 		n := 0
 		for i := range ts {
 			if ts[i].kind == mirrorText {
 				n++
-				if src := &ts[ts[i].mirror]; src.kind != document || src.mirrored != c.mirrors {
+				// The source counts its mirrors: one share, at its root.
+				src := &ts[ts[i].mirror]
+				if src.kind != document || len(src.shares) != 1 || src.shares[0].node != src.node || src.shares[0].twins != c.mirrors {
 					t.Errorf("%s: mirror of %+v", c.payload, src)
 				}
 			}
