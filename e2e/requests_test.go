@@ -2,14 +2,10 @@ package e2e_test
 
 import (
 	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -280,8 +276,8 @@ var (
 )
 
 // rqTSInstall installs @modelcontextprotocol/sdk and express with npm into
-// build/ts-sdk (reused while the versions match), beside a copy of
-// testdata/tsserver/server.mjs, and returns that directory.
+// build/ts-sdk (reused while the versions match) and returns that
+// directory (nodeservers_test.go).
 func rqTSInstall() (string, error) {
 	rqTSOnce.Do(func() {
 		root, err := wasmtest.RepoRoot()
@@ -289,87 +285,15 @@ func rqTSInstall() (string, error) {
 			rqTSErr = err
 			return
 		}
-		dir := filepath.Join(root, "build", "ts-sdk")
-		pkg := fmt.Sprintf(`{
-  "private": true,
-  "description": "mcp-privacy: e2e/requests_test.go installs this; not committed",
-  "dependencies": {"@modelcontextprotocol/sdk": %q, "express": %q}
-}
-`, rqTSSDKVersion, rqExpressVersion)
-		installed := func(name, version string) bool {
-			b, err := os.ReadFile(filepath.Join(dir, "node_modules", name, "package.json"))
-			var p struct{ Version string }
-			return err == nil && json.Unmarshal(b, &p) == nil && p.Version == version
-		}
-		if !installed("@modelcontextprotocol/sdk", rqTSSDKVersion) || !installed("express", rqExpressVersion) {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				rqTSErr = err
-				return
-			}
-			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
-				rqTSErr = err
-				return
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), rqTSInstallTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				rqTSErr = fmt.Errorf("npm install into %s: %v\n%s", dir, err, out)
-				return
-			}
-		}
-		src, err := os.ReadFile(filepath.Join(root, "e2e", "testdata", "tsserver", "server.mjs"))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, "server.mjs"), src, 0o644)
-		}
-		rqTSDir, rqTSErr = dir, err
+		rqTSDir = filepath.Join(root, "build", "ts-sdk")
+		rqTSErr = npmInstall(rqTSDir, "e2e/requests_test.go",
+			map[string]string{"@modelcontextprotocol/sdk": rqTSSDKVersion, "express": rqExpressVersion})
 	})
 	return rqTSDir, rqTSErr
 }
 
 // rqTSServer starts the TypeScript server and returns its base URL.
-func rqTSServer(t *testing.T) string {
-	t.Helper()
-	dir, err := rqTSInstall()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", "server.mjs")
-	cmd.Dir = dir
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("node: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	port := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if p, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
-				port <- p
-			}
-		}
-		close(port)
-	}()
-	select {
-	case p, ok := <-port:
-		if !ok {
-			t.Fatalf("the TypeScript server exited: %s", stderr.String())
-		}
-		return "http://127.0.0.1:" + p
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the TypeScript server did not start: %s", stderr.String())
-	}
-	return ""
-}
+func rqTSServer(t *testing.T) string { return tsV1Server(t, "server.mjs") }
 
 // rqTSCalls are the tool calls the TypeScript server executed.
 func rqTSCalls(t *testing.T, base string) string {
