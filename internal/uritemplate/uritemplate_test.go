@@ -33,7 +33,7 @@ func TestMatchReadings(t *testing.T) {
 		{"m://x{;p}", "m://xanything", false, true}, // TS [^/]+, no ";"
 		{"q://x{?a,b}", "q://x?a=1&b=2", true, true},
 		{"q://x{?a,b}", "q://x?b=@&a=/", false, true}, // Python: any order
-		{"q://x{?a}", "q://x#frag", false, true},       // Python strips it
+		{"q://x{?a}", "q://x#frag", false, true},      // Python strips it
 		{"q://x{?a}", "q://xy", false, false},
 		{"q://x{&a}", "q://x&a=1", true, true},
 		// Python 1.x: a literal "." matches any character.
