@@ -1,14 +1,13 @@
 package mcp
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/shareddata"
+	"github.com/cloudg/mcp-privacy/internal/uritemplate"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/yosida95/uritemplate/v3"
 )
 
 // catalog knows the upstream server's primitives and their metadata (spec
@@ -18,8 +17,10 @@ import (
 type catalog struct {
 	server *policy.ServerConfig
 	// templates are known resource templates in the order they became
-	// known; the first that matches a concrete URI wins.
-	templates []uriTemplate
+	// known: a concrete URI is the first that matches it strictly, else
+	// the first that matches it loosely, and is judged by every one that
+	// matches it loosely too (manual 4).
+	templates []*uritemplate.Template
 	// resources are known static resource URIs.
 	resources map[string]bool
 	// learned is metadata learned from list results (manual 4, source 2):
@@ -99,12 +100,6 @@ const learnedResync = 30 * time.Second
 // cannot grow the VM's memory without limit.
 const maxCatalog = 10000
 
-type uriTemplate struct {
-	text   string
-	prefix string // literal prefix: a cheap filter before the regexp
-	re     *regexp.Regexp
-}
-
 // newCatalog builds a catalog from the envelope's server block. Entries of
 // kind resource_template whose names are literal template texts make those
 // templates known; literal resource names make static resources known.
@@ -142,24 +137,19 @@ func (c *catalog) addTemplate(text string) bool {
 }
 
 func (c *catalog) addLocalTemplate(text string) bool {
-	for _, t := range c.templates {
-		if t.text == text {
-			return true
-		}
+	if c.isTemplate(text) {
+		return true
 	}
-	// A copy: text may be a view of a list's body (filterList), and the
-	// template and its regexp keep parts of it.
-	text = strings.Clone(text)
-	tmpl, err := uritemplate.New(text)
-	if err != nil || !strings.Contains(text, "{") || len(c.templates) >= maxCatalog {
+	if !strings.Contains(text, "{") || len(c.templates) >= maxCatalog {
 		return false
 	}
-	re := tmpl.Regexp()
-	prefix, _ := re.LiteralPrefix()
-	if i := strings.IndexByte(text, '{'); i >= 0 && len(prefix) < i {
-		prefix = text[:i]
+	// A copy: text may be a view of a list's body (filterList), and the
+	// template and its regexps keep parts of it.
+	tmpl, err := uritemplate.Parse(strings.Clone(text))
+	if err != nil {
+		return false
 	}
-	c.templates = append(c.templates, uriTemplate{text: text, prefix: prefix, re: re})
+	c.templates = append(c.templates, tmpl)
 	return true
 }
 
@@ -237,8 +227,8 @@ func (c *catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 // resolve turns a request's target into the primitive the policy judges,
 // with its metadata, and reports whether any source knows it (for
 // server.require_known). A concrete URI is a known static resource, else
-// the first known template that matches it, else a resource named by the
-// URI (manual 4).
+// the known template it is an instance of (matchTemplate), else a
+// resource named by the URI (manual 4).
 func (c *catalog) resolve(t target) (x policy.Primitive, known bool) {
 	x.Kind, x.Name = t.Kind, t.Name
 	if t.Kind == policy.KindResource {
@@ -251,8 +241,8 @@ func (c *catalog) resolve(t target) (x policy.Primitive, known bool) {
 			x.Kind = policy.KindResourceTemplate
 		} else if !c.resources[t.Name] {
 			if _, static := c.lookup(policy.KindResource, t.Name); !static {
-				if tmpl := c.matchTemplate(t.Name); tmpl != "" {
-					x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl, t.Name
+				if tmpl := c.matchTemplate(t.Name); tmpl != nil {
+					x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl.Text(), t.Name
 				}
 			}
 		}
@@ -267,22 +257,40 @@ func (c *catalog) resolve(t target) (x policy.Primitive, known bool) {
 // last refreshTemplates).
 func (c *catalog) isTemplate(text string) bool {
 	for _, t := range c.templates {
-		if t.text == text {
+		if t.Text() == text {
 			return true
 		}
 	}
 	return false
 }
 
-// matchTemplate is the first known template (as of the last
-// refreshTemplates) that matches uri, or "".
-func (c *catalog) matchTemplate(uri string) string {
+// matchTemplate is the known template (as of the last refreshTemplates)
+// a concrete URI is an instance of, or nil: the first that matches it
+// under the strict reading, else the first under the loose one (a
+// TypeScript or Python server reads it so: manual 4).
+func (c *catalog) matchTemplate(uri string) *uritemplate.Template {
 	for _, t := range c.templates {
-		if strings.HasPrefix(uri, t.prefix) && t.re.MatchString(uri) {
-			return t.text
+		if t.Match(uri, uritemplate.Strict) {
+			return t
 		}
 	}
-	return ""
+	for _, t := range c.templates {
+		if t.Match(uri, uritemplate.Loose) {
+			return t
+		}
+	}
+	return nil
+}
+
+// eachLooseMatch calls fn with every known template that can match uri
+// under some server's reading (the loose one), in order, until fn
+// returns false.
+func (c *catalog) eachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
+	for _, t := range c.templates {
+		if t.Match(uri, uritemplate.Loose) && !fn(t) {
+			return
+		}
+	}
 }
 
 // count judges every primitive learned from list results with visible and

@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/internal/ratelimit"
+	"github.com/cloudg/mcp-privacy/internal/uritemplate"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 )
@@ -597,27 +599,68 @@ func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision
 	return x, d
 }
 
-// decideConcrete judges x and, when x is a static resource whose URI a
-// known template also matches, that template too, whose denial wins: a
-// template's deny covers every instance, also one a list made known as a
-// static resource (which manual 4 alone would judge by its URI only). The
-// templates are as Resolve or filterList last refreshed them.
+// decideConcrete judges x and, when x names a concrete URI (a static
+// resource, or an instance of a template), every other known template
+// that can match that URI under some server's reading (the loose one,
+// manual 4): a server may run any of their handlers for it, so a denial
+// of any wins (the first), also for a static resource a list made known.
+// When all allow, the rules matching any of them shape the request (each
+// one's transforms and limits apply). The templates are as Resolve or
+// filterList last refreshed them.
 func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
 	d := s.decide(x, known)
-	if x.Kind != policy.KindResource || !d.Allowed {
+	c := s.cfg.catalog
+	if !d.Allowed || len(c.templates) == 0 {
 		return d
 	}
-	tmpl := s.cfg.catalog.matchTemplate(x.Name)
-	if tmpl == "" {
+	uri, own := x.Name, ""
+	switch {
+	case x.Kind == policy.KindResourceTemplate && x.URI != "":
+		uri, own = x.URI, x.Name
+	case x.Kind != policy.KindResource:
 		return d
 	}
-	tx, tknown := s.cfg.catalog.resolve(target{Kind: policy.KindResourceTemplate, Name: tmpl, Args: jsondoc.None})
-	tx.URI = x.Name
-	if td := s.decide(&tx, tknown); !td.Allowed {
-		*x = tx
-		return td
+	var denied *policy.Decision
+	c.eachLooseMatch(uri, func(t *uritemplate.Template) bool {
+		if t.Text() == own {
+			return true
+		}
+		tx, tknown := c.resolve(target{Kind: policy.KindResourceTemplate, Name: t.Text(), Args: jsondoc.None})
+		tx.URI = uri
+		td := s.decide(&tx, tknown)
+		if !td.Allowed {
+			*x, denied = tx, &td
+			return false
+		}
+		d.Matched = unionRules(s.cfg.Env.Policy.Rules, d.Matched, td.Matched)
+		return true
+	})
+	if denied != nil {
+		return *denied
 	}
 	return d
+}
+
+// unionRules is the rules of a or b in the policy's order (the order
+// Match gives them); a itself when b adds none.
+func unionRules(rules, a, b []*policy.Rule) []*policy.Rule {
+	adds := false
+	for _, r := range b {
+		if !slices.Contains(a, r) {
+			adds = true
+			break
+		}
+	}
+	if !adds {
+		return a
+	}
+	out := make([]*policy.Rule, 0, len(a)+len(b))
+	for _, r := range rules {
+		if slices.Contains(a, r) || slices.Contains(b, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // decide judges a resolved primitive for the caller; with require_known, one

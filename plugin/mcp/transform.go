@@ -311,11 +311,27 @@ func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *j
 	case mcpvocab.InputURI:
 		u := doc.Get(params, "uri")
 		sent, _ := doc.Str(u)
-		if !tr.engine.Apply(in, doc, u, transforms.Text, run) || run.Blocked {
+		// With templates known, a value goes back encoded for its place
+		// in the template the URI is an instance of (urirestore.go).
+		var ur *uriRestorer
+		store := run.Store
+		if len(s.cfg.catalog.templates) > 0 && vault.MayHoldPseudonym(doc.Raw(u)) {
+			if store == nil {
+				store = tr.sealed.StoreIssuing() // the engine's
+			}
+			ur = &uriRestorer{PseudonymStore: store, catalog: s.cfg.catalog}
+			store, run.Store = run.Store, ur
+		}
+		applied := tr.engine.Apply(in, doc, u, transforms.Text, run)
+		run.Store = store
+		if !applied || run.Blocked {
 			break
 		}
 		uri, _ := doc.Str(u)
 		j.restored = appendRestored(j.restored, uri, sent)
+		if ur != nil && ur.raw != "" {
+			j.restored = append(appendRestored(j.restored, ur.raw, sent), ur.pairs...)
+		}
 		t.Name = uri
 		x2, d := s.resolveAndDecide(t)
 		if !d.Allowed {

@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+)
+
+// A concrete URI is judged by every known template some server's reading
+// makes it an instance of (manual 4): TypeScript reads {id} as [^/,]+,
+// Python as [^/]+, so customers://c-1@x/profile is the denied template's,
+// though RFC 6570's strict classes (go-sdk) do not match "@". Regression
+// (issue 26, class 5): it was judged an unlisted static resource and
+// allowed under allow_resources ["*"].
+func TestConcreteURIJudgedByLooseReadings(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		cfg, _, _, _ := wrConfig(t, `
+policy:
+  name: loose
+  hide_denied: `+map[bool]string{false: "false", true: "true"}[hide]+`
+  allow_tools: ["*"]
+  allow_resources: ["*"]
+  deny_resources: ["customers://{id}/profile", "files://{name}.txt", "notes://{;x}"]
+server:
+  primitives:
+    - match: {kinds: [resource_template], names: ["customers://{id}/profile", "files://{name}.txt", "files://{+path}", "notes://{;x}", "orders://{id}"]}
+    - match: {kinds: [resource], names: ["customers://listed@x/profile"]}
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+		ann := hdr("x-mcp-principal", "ann")
+		for _, tt := range []struct {
+			uri     string
+			allowed bool
+		}{
+			{"customers://c-1/profile", false},
+			{"customers://c-1@x/profile", false},    // TS, Python
+			{"customers://c%2C1/profile", false},    // every reading
+			{"customers://a,b/profile", false},      // go-sdk: "," in {id}
+			{"customers://listed@x/profile", false}, // a listed static one too
+			{"customers://c 1/profile", false},      // TS, Python
+			{"files://report@2024.txt", false},      // {name}.txt loosely, {+path} strictly
+			{"files://reportXtxt", false},           // Python 1.x: "." any character
+			{"notes://anything@x", false},           // TS {;x}: [^/]+, no ";"
+			{"customers://c-1/other", true},         // no template
+			{"customers://a/b/profile", true},       // {id} never holds "/"
+			{"files://dir/report.pdf", true},        // {+path} only
+			{"orders://o@1", true},                  // an allowed template, loosely
+			{"customers://c-1/profile/x", true},     // no template
+			{"https://example.com/customers/c@1/profile", true},
+		} {
+			s, r := post(t, cfg, ann, call("2", "resources/read", `{"uri":`+jsondoc.Quote(tt.uri)+`}`))
+			s.Done()
+			// Hidden, the read goes to the server as its stand-in's
+			// (hidden.go): the URI does not reach it.
+			if hide && r.Reply == nil && r.Body != nil && !strings.Contains(string(r.Body), jsondoc.Quote(tt.uri)) {
+				if tt.allowed {
+					t.Errorf("read %s: sent as a stand-in %s", tt.uri, r.Body)
+				}
+				continue
+			}
+			if allowed := r.Reply == nil; allowed != tt.allowed {
+				reply := ""
+				if r.Reply != nil {
+					reply = string(r.Reply.Body)
+				}
+				t.Errorf("hide %v: read %s: allowed %v, want %v (%s)", hide, tt.uri, allowed, tt.allowed, reply)
+				continue
+			}
+			if !tt.allowed {
+				code, _, _ := wrError(t, r.Reply)
+				if want := map[bool]int{false: -32003, true: -32002}[hide]; code != want {
+					t.Errorf("hide %v: read %s: code %d, want %d (%s)", hide, tt.uri, code, want, r.Reply.Body)
+				}
+			}
+		}
+	}
+}
+
+// A pseudonym restored into a resource URI goes in as the template's
+// expansion would write its value, so the server receives what a client
+// holding the value would send, and an error quoting the URI, encoded or
+// not, or the value, goes back as the client sent it. Regression (issue
+// 26, class 4): customers://alice@example.com/profile went out raw and
+// matched no template of the server.
+func TestRestoredURIEncodedForItsTemplate(t *testing.T) {
+	cfg, _, _, _ := wrConfig(t, `
+policy:
+  name: restore-uri
+  allow_tools: ["*"]
+  allow_resources: ["*"]
+  vault: {key: "test key, not secret"}
+  # Tool results only: the reads' errors are no output pipeline's.
+  rules: [{name: tools, match: {kinds: [tool]}, transforms: [pseudonymise]}]
+server:
+  primitives:
+    - match: {kinds: [resource_template], names: ["customers://{id}/profile", "notes://{+path}", "tags://{.t}"]}
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	// Templates a configured name cannot give (it would be a glob).
+	cfg.catalog.addTemplate("search://q{?who,page}")
+	cfg.catalog.addTemplate("mail://x{/box*}")
+	ann := hdr("x-mcp-principal", "ann")
+	out := respond(t, cfg, ann, call("1", "tools/call", `{"name":"lookup"}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"alice@example.com"}]}}`)
+	p := pseudonymRE.FindString(out)
+	if p == "" {
+		t.Fatalf("no pseudonym in %s", out)
+	}
+	for _, tt := range []struct{ sent, want string }{
+		{"customers://" + p + "/profile", "customers://alice%40example.com/profile"},
+		{"customers://" + p + ",x/profile", "customers://alice%40example.com,x/profile"},
+		{"notes://dir/" + p + "/a", "notes://dir/alice@example.com/a"}, // reserved: kept
+		{"search://q?who=" + p + "&page=2", "search://q?who=alice%40example.com&page=2"},
+		{"mail://x/inbox/" + p, "mail://x/inbox/alice%40example.com"},
+		{"tags://." + p, "tags://.alice%40example.com"},
+		{"unknown://" + p, "unknown://alice@example.com"}, // no template: as text
+	} {
+		s, r := post(t, cfg, ann, call("2", "resources/read", `{"uri":`+jsondoc.Quote(tt.sent)+`}`))
+		if r.Reply != nil {
+			t.Fatalf("read %s answered locally: %s", tt.sent, r.Reply.Body)
+		}
+		got := string(r.Body)
+		if !strings.Contains(got, `"uri":`+string(jsondoc.Quote(tt.want))) {
+			t.Errorf("read %s: forwarded %s, want uri %s", tt.sent, got, tt.want)
+		}
+		s.Done()
+		// The server's error quotes the URI it received, decoded, and the
+		// value alone: the client reads what it sent.
+		resp := `{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Resource ` + tt.want +
+			` not found","data":{"uri":` + string(jsondoc.Quote(tt.want)) + `,"decoded":"` +
+			strings.ReplaceAll(tt.want, "%40", "@") + `","id":"alice@example.com"}}}`
+		back := respond(t, cfg, ann, call("3", "resources/read", `{"uri":`+jsondoc.Quote(tt.sent)+`}`), strings.Replace(resp, `"id":2`, `"id":3`, 1))
+		if strings.Contains(back, "alice") || !strings.Contains(back, p) {
+			t.Errorf("read %s: error back as %s", tt.sent, back)
+		}
+	}
+}
