@@ -78,8 +78,8 @@ func TestHigressRulesPerRequest(t *testing.T) {
 		{"mcp.example", "", "", "delete_x", true},
 		{"mcp.example", "route-a", "", "search", true}, // rule 0
 		{"mcp.example", "route-a", "", "delete_x", false},
-		{"mcp.example", "route-b", "", "delete_x", false}, // rule 1
-		{"acme.tenant.example:8443", "", "", "search", true}, // rule 2, port stripped
+		{"mcp.example", "route-b", "", "delete_x", false},       // rule 1
+		{"acme.tenant.example:8443", "", "", "search", true},    // rule 2, port stripped
 		{"acme.tenant.example", "route-b", "", "search", false}, // rule 1 comes first
 		{"mcp.example", "", crm, "lookup", true},                // rule 3
 		{"mcp.example", "", "outbound|80||crm.ns.svc.cluster.local", "lookup", false},
