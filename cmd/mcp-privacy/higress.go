@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
@@ -76,4 +79,130 @@ func (l *loaded) selectRule(route, domain, service string) (string, bool) {
 	r := &l.Rules.Rules[i]
 	l.Envelope, l.Policy = r.Env, r.Env.Policy
 	return r.Path, true
+}
+
+// routeFlags are serve's --route flags.
+type routeFlags []wasmhost.HigressRoute
+
+func (r *routeFlags) String() string { return fmt.Sprint(*r) }
+
+func (r *routeFlags) Set(s string) error {
+	route, err := wasmhost.ParseHigressRoute(s)
+	if err == nil {
+		*r = append(*r, route)
+	}
+	return err
+}
+
+// hostProfile is serve --host's profile and the per-request properties it
+// gives the plugin: under higress, route_name from --route (the request's
+// Host and path) and cluster_name of the upstream (outbound|PORT||HOST).
+func hostProfile(name string, routes routeFlags, upstream string) (*wasmhost.Profile, func(*http.Request) map[string][]byte, error) {
+	profile, ok := wasmhost.Profiles[name]
+	if !ok {
+		return nil, nil, fmt.Errorf("--host %q: want envoy or higress", name)
+	}
+	if len(routes) > 0 && profile.Properties == nil {
+		return nil, nil, fmt.Errorf("--route names Higress routes: add --host higress")
+	}
+	if profile.Properties == nil {
+		return profile, nil, nil
+	}
+	up, err := url.Parse(upstream)
+	if err != nil {
+		return profile, nil, nil // serve reports the upstream
+	}
+	cluster := wasmhost.HigressClusterName(up)
+	return profile, func(r *http.Request) map[string][]byte {
+		return profile.Properties(wasmhost.RouteFor(routes, r.Host, r.URL.Path), cluster)
+	}, nil
+}
+
+// routedPluginConfig is the configuration serve hands the plugin for a
+// Higress configuration: each part's policy flattened (the plugin resolves
+// profile names only), the match keys kept. The envelope returned is the
+// global part's, else the first rule's (serve's banner and limits).
+func routedPluginConfig(l *loaded) (*policy.Envelope, []byte, policy.Errors) {
+	doc := l.Doc.Clone()
+	flatten := func(part *policy.Value, p *policy.Policy) *policy.Value {
+		if !policy.IsEnvelope(part) {
+			part = policy.Object()
+		}
+		part.Set("policy", p.Document())
+		return part
+	}
+	out := policy.Object()
+	if l.Rules.Global != nil {
+		out = flatten(l.Rules.GlobalDoc.Clone(), l.Rules.Global.Policy)
+	}
+	rules := policy.Array()
+	for i, r := range l.Rules.Rules {
+		part := flatten(r.Doc.Clone(), r.Env.Policy)
+		for _, m := range doc.Get(policy.HigressRulesKey).Array[i].Object {
+			if strings.HasPrefix(m.Key, "_match_") {
+				part.Set(m.Key, m.Value)
+			}
+		}
+		rules.Array = append(rules.Array, part)
+	}
+	out.Set(policy.HigressRulesKey, rules)
+	config := []byte(out.JSON(""))
+	envs := configEnvelopes(config)
+	if len(envs) == 0 {
+		return nil, nil, policy.Errors{{Msg: "no configuration"}}
+	}
+	return envs[0], config, nil
+}
+
+// configEnvelopes are the envelopes of a plugin configuration: its one, or
+// a Higress configuration's global part and rules.
+func configEnvelopes(config []byte) []*policy.Envelope {
+	doc, err := policy.ParseDocument(config)
+	if err != nil {
+		return nil
+	}
+	if !policy.HasHostRules(doc) {
+		env, errs := policy.DecodeEnvelope(doc, policy.Options{})
+		if len(errs) > 0 {
+			return nil
+		}
+		return []*policy.Envelope{env}
+	}
+	h, errs := policy.DecodeHostRules(doc, policy.Options{})
+	if len(errs) > 0 {
+		return nil
+	}
+	var envs []*policy.Envelope
+	if h.Global != nil {
+		envs = append(envs, h.Global)
+	}
+	for _, r := range h.Rules {
+		envs = append(envs, r.Env)
+	}
+	return envs
+}
+
+// vaultKeyEnvs are the environment variables of every part's vault keys:
+// the VMs get them as Envoy's host_env_keys would pass them.
+func vaultKeyEnvs(config []byte) []string {
+	var keys []string
+	for _, env := range configEnvelopes(config) {
+		for _, k := range append([]string{env.Policy.Vault.KeyEnv}, env.Policy.Vault.PreviousKeysEnv...) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// holdsHeaders reports whether any part sets gateway.hold_headers (the
+// host then needs allow_on_headers_stop_iteration).
+func holdsHeaders(config []byte) bool {
+	for _, env := range configEnvelopes(config) {
+		if env.Gateway.HoldHeaders {
+			return true
+		}
+	}
+	return false
 }

@@ -37,7 +37,7 @@ spec:
 
 func TestPolicyCheckHigress(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"h.json": higressCLIConfig, "base.yaml": basePolicy, "wp.yaml": higressWasmPlugin,
-		"bad.json": `{"policy": "standard", "_rules_": [{"_match_route_": ["a"], "policy": {"roles": {"r": {"allow_tools": 3}}}}]}`,
+		"bad.json":  `{"policy": "standard", "_rules_": [{"_match_route_": ["a"], "policy": {"roles": {"r": {"allow_tools": 3}}}}]}`,
 		"only.json": `{"_rules_": [{"_match_route_": ["a"], "policy": "standard"}]}`})
 	code, out, errOut := runCLI("policy", "check", filepath.Join(dir, "h.json"))
 	if code != 0 {

@@ -29,6 +29,7 @@ Usage:
                                        what the caller would receive for a tools/call
                                        result or plain text (mcp-privacy preview -h)
   mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR]
+        [--host envoy|higress] [--route NAME=[HOST]/PATH-PREFIX]...
                                        run the plugin (build/mcp-privacy.wasm) under an
                                        Envoy-like host in front of an MCP server
   mcp-privacy image build [-o DIR] [WASM] | image push [--insecure] REF
