@@ -122,6 +122,10 @@ func HasHostRules(doc *Value) bool {
 func DecodeHostRules(doc *Value, opt Options) (*HostRules, Errors) {
 	h := &HostRules{}
 	var errs Errors
+	if doc == nil || doc.Kind != ObjectValue {
+		errs.add("", "want an object with %s", HigressRulesKey)
+		return nil, errs
+	}
 	global := Object()
 	for _, m := range doc.Object {
 		if m.Key != HigressRulesKey {
@@ -134,6 +138,10 @@ func DecodeHostRules(doc *Value, opt Options) (*HostRules, Errors) {
 		errs = append(errs, gerrs...)
 	}
 	rules := doc.Get(HigressRulesKey)
+	if rules == nil {
+		errs.add("", "no %s: not a configuration with Higress rules", HigressRulesKey)
+		return nil, errs
+	}
 	if rules.Kind != ArrayValue {
 		errs.add(HigressRulesKey, "want a list of rules, got %s", rules.describe())
 		return nil, errs

@@ -233,3 +233,31 @@ func FuzzHigressServiceMatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeHostRules: any document is refused with errors or accepted
+// with every rule compiled, never a crash (DecodeHostRules is exported: a
+// document without _rules_ too).
+func FuzzDecodeHostRules(f *testing.F) {
+	f.Add(`{"policy": "standard", "_rules_": [{"_match_route_": ["a"], "policy": {"deny_tools": ["x"]}}]}`)
+	f.Add(`{"_rules_": [{"_match_domain_": ["*.a", "b*"], "_match_service_": ["s:1"], "server": {"id": "s"}, "policy": "strict"}]}`)
+	f.Add(`{"_rules_": {}}`)
+	f.Add(`{"policy": "standard"}`)
+	f.Fuzz(func(t *testing.T, src string) {
+		doc, err := ParseDocument([]byte(src))
+		if err != nil {
+			return
+		}
+		h, errs := DecodeHostRules(doc, Options{})
+		if (h == nil) == (len(errs) == 0) {
+			t.Fatalf("rules %v with errors %v", h, errs)
+		}
+		if h != nil {
+			for _, r := range h.Rules {
+				if r.Env == nil || r.Env.Policy == nil {
+					t.Fatalf("%s accepted without a configuration", r.Path)
+				}
+			}
+			h.Select(place{authority: "a:1", route: "a", cluster: "outbound|1||s"})
+		}
+	})
+}

@@ -8,13 +8,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cloudg/mcp-privacy/internal/higress"
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // higressResource returns the plugin configuration of a Higress WasmPlugin
 // resource (apiVersion extensions.higress.io/...) as Higress's controller
-// injects it (wasmhost.HigressPluginConfig); any other document as it is.
+// injects it (higress.PluginConfig); any other document as it is.
 func higressResource(doc *policy.Value) (*policy.Value, error) {
 	av := doc.Get("apiVersion")
 	if av == nil || av.Kind != policy.StringValue || !strings.HasPrefix(av.Text, "extensions.higress.io/") {
@@ -23,7 +24,7 @@ func higressResource(doc *policy.Value) (*policy.Value, error) {
 	if k := doc.Get("kind"); k == nil || k.Text != "WasmPlugin" {
 		return nil, fmt.Errorf("a Higress resource other than WasmPlugin")
 	}
-	config, err := wasmhost.HigressPluginConfig([]byte(doc.JSON("")))
+	config, err := higress.PluginConfig([]byte(doc.JSON("")))
 	if err != nil {
 		return nil, err
 	}
