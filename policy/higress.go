@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Higress (manual 2.7) hands a plugin one JSON: the WasmPlugin's
+// Higress (manual 2, "Higress") hands a plugin one JSON: the WasmPlugin's
 // defaultConfig (the global configuration) plus "_rules_", one entry per
 // matchRule, each the rule's config with "_match_route_", "_match_domain_"
 // or "_match_service_" beside its own keys. What follows reads that form and
@@ -251,7 +251,7 @@ func newRuleMatch(names map[string][]string) HostMatch {
 // vaultConflicts refuses two configurations of one server.id with
 // different vault settings: the vault, the ephemeral key and the stand-in
 // key live in shared data under the server.id, so a pseudonym issued on
-// one route must restore on another (manual 2.7).
+// one route must restore on another (manual 2, "Higress").
 func (h *HostRules) vaultConflicts() Errors {
 	var errs Errors
 	type owner struct {

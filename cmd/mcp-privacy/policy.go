@@ -123,7 +123,7 @@ func policyFlatten(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if l.Rules != nil {
-		fmt.Fprintf(stderr, "%s has Higress _rules_: policy flatten works on one policy; policy check lists the rules (docs/MCP_PRIVACY.md, 2.7)\n", file)
+		fmt.Fprintf(stderr, "%s has Higress _rules_: policy flatten works on one policy; policy check lists the rules (docs/MCP_PRIVACY.md, section 2, Higress)\n", file)
 		return 2
 	}
 	if l.Policy.Vault.Key != "" {
@@ -147,7 +147,7 @@ func policyDescribe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if l.Rules != nil {
-		fmt.Fprintf(stderr, "%s has Higress _rules_: policy describe works on one policy; policy check lists the rules (docs/MCP_PRIVACY.md, 2.7)\n", file)
+		fmt.Fprintf(stderr, "%s has Higress _rules_: policy describe works on one policy; policy check lists the rules (docs/MCP_PRIVACY.md, section 2, Higress)\n", file)
 		return 2
 	}
 	d := l.Policy.Describe(os.LookupEnv)

@@ -6,7 +6,7 @@ import (
 )
 
 // Configs is a plugin configuration as the host hands it over: one Config,
-// or, with Higress's _rules_ (manual 2.7), a Config for the global part and
+// or, with Higress's _rules_ (manual 2, "Higress"), a Config for the global part and
 // one per rule, the request's picked at its headers as Higress's own
 // plugins pick theirs (policy.HostRules.Select).
 //
