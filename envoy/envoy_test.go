@@ -635,6 +635,7 @@ var deployments = []struct {
 	{"istio", []string{"istio/wasmplugin.yaml", "istio/requestauthentication.yaml"}, checkIstio},
 	{"gateway", []string{"gateway/envoyextensionpolicy.yaml", "gateway/securitypolicy.yaml",
 		"gateway/clienttrafficpolicy.yaml", "gateway/envoyproxy.yaml", "gateway/httproute.yaml"}, checkGateway},
+	{"higress", []string{"higress/wasmplugin.yaml", "higress/wasmplugin-crd.yaml"}, checkHigress},
 }
 
 func loadDeployment(t *testing.T, name string) (map[string][]byte, func(map[string][]byte) problems) {
@@ -686,6 +687,15 @@ func TestBrokenCopiesFail(t *testing.T) {
 		old, new               string
 		want                   string // in one of the problems reported
 	}{
+		// Higress: the CRD schema, and every part of the injected configuration.
+		{"higress misspelled field", "higress", "higress/wasmplugin.yaml",
+			"  matchRules:", "  matchRule:", "matchRule"}, // and then no _rules_
+		{"higress bad enum", "higress", "higress/wasmplugin.yaml",
+			"failStrategy: FAIL_CLOSE", "failStrategy: FAIL_CLOSED", "FAIL_CLOSED"},
+		{"higress bad rule", "higress", "higress/wasmplugin.yaml",
+			"extends: strict", "extends: strictest", "_rules_[0].policy.extends"},
+		{"higress rule without a condition", "higress", "higress/wasmplugin.yaml",
+			"  - ingress: [higress-system/mcp-docs]", "  - ingress: []", "no match condition"},
 		// Envoy: proto field names, enums, validation rules, Any types.
 		{"envoy misspelled field", "envoy", "envoy.yaml",
 			"per_connection_buffer_limit_bytes:", "per_connection_buffer_limit_byte:", "unknown field"},

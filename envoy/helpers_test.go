@@ -245,9 +245,14 @@ func crdSchema(module, file, kind, version string) (map[string]any, error) {
 	if s, ok := crdCache[key]; ok {
 		return s, nil
 	}
-	dir, err := moduleDir(module)
-	if err != nil {
-		return nil, err
+	// module "": a CRD file of this directory (one copied from a project
+	// whose Go module cannot be required).
+	dir := "."
+	if module != "" {
+		var err error
+		if dir, err = moduleDir(module); err != nil {
+			return nil, err
+		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
 	if err != nil {

@@ -34,10 +34,12 @@ func (*vmContext) NewPluginContext(uint32) types.PluginContext {
 	return &pluginContext{}
 }
 
-// pluginContext holds one filter configuration.
+// pluginContext holds one filter configuration: cfg, or with Higress's
+// _rules_ (cfgs routed) a Config per rule, picked at each request's headers.
 type pluginContext struct {
 	types.DefaultPluginContext
-	cfg *mcp.Config
+	cfg  *mcp.Config
+	cfgs *mcp.Configs
 }
 
 // OnPluginStart validates the configuration as a whole: on any error it
@@ -58,7 +60,7 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 		proxywasm.LogError("mcp-privacy: no plugin configuration (want a JSON envelope, e.g. {\"policy\": \"standard\"})")
 		return types.OnPluginStartStatusFailed
 	}
-	cfg, errs := mcp.NewConfig(data, sharedData{})
+	cfgs, errs := mcp.NewConfigs(data, sharedData{})
 	if len(errs) > 0 {
 		proxywasm.LogErrorf("mcp-privacy: configuration rejected, %d error(s):", len(errs))
 		for _, e := range errs {
@@ -69,17 +71,43 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 	// Audit lines go to the log at info level (manual 14); counters to
 	// proxy-wasm metrics, every name defined now so that stats exist, at 0,
 	// before the first request.
-	cfg.Audit.Log = proxywasm.LogInfo
-	cfg.Metrics = defineMetrics(mcp.MetricNames(cfg.Env.Policy))
-	p.cfg = cfg
-	proxywasm.LogInfof("mcp-privacy: policy %q for server %q", cfg.Env.Policy.Name, cfg.Env.Server.ID)
-	for _, w := range cfg.Warnings() {
-		proxywasm.LogWarn(w)
+	var names []string
+	for _, cfg := range cfgs.All() {
+		names = append(names, mcp.MetricNames(cfg.Env.Policy)...)
+	}
+	metrics := defineMetrics(names)
+	warned := map[string]bool{}
+	for _, cfg := range cfgs.All() {
+		cfg.Audit.Log = proxywasm.LogInfo
+		cfg.Metrics = metrics
+		for _, w := range cfg.Warnings() {
+			if !warned[w] {
+				warned[w] = true
+				proxywasm.LogWarn(w)
+			}
+		}
+	}
+	if !cfgs.Routed() {
+		p.cfg = cfgs.Global
+		proxywasm.LogInfof("mcp-privacy: policy %q for server %q", p.cfg.Env.Policy.Name, p.cfg.Env.Server.ID)
+		return types.OnPluginStartStatusOK
+	}
+	p.cfgs = cfgs
+	if g := cfgs.Global; g != nil {
+		proxywasm.LogInfof("mcp-privacy: policy %q for server %q where no rule matches", g.Env.Policy.Name, g.Env.Server.ID)
+	} else {
+		proxywasm.LogInfo("mcp-privacy: no global configuration: requests no rule matches pass unjudged")
+	}
+	for i, r := range cfgs.HostRules().Rules {
+		proxywasm.LogInfof("mcp-privacy: %s, %s: policy %q for server %q", r.Path, r.Match.Describe(), cfgs.Rules[i].Env.Policy.Name, cfgs.Rules[i].Env.Server.ID)
 	}
 	return types.OnPluginStartStatusOK
 }
 
 func (p *pluginContext) NewHttpContext(uint32) types.HttpContext {
+	if p.cfgs != nil {
+		return &httpContext{routes: p.cfgs} // the stream starts at the headers
+	}
 	return &httpContext{stream: mcp.NewStream(p.cfg)}
 }
 
@@ -87,7 +115,11 @@ func (p *pluginContext) NewHttpContext(uint32) types.HttpContext {
 // that stream closed; the VM keeps serving the others.
 type httpContext struct {
 	types.DefaultHttpContext
+	// stream is nil until the request headers when the configuration is
+	// routed (routes), and stays nil for a request that is not the
+	// plugin's: every callback then lets it through.
 	stream *mcp.Stream
+	routes *mcp.Configs
 	// failed is set once the stream was failed closed: later callbacks
 	// let the failure reply through.
 	failed bool
@@ -243,6 +275,13 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 		panic(fmt.Sprintf("reading the request headers: %v", err))
 	}
 	headers := headerPairs(pairs)
+	if h.stream == nil {
+		cfg := h.routes.Select(hostRequest{headers})
+		if cfg == nil {
+			return types.ActionContinue
+		}
+		h.stream = mcp.NewStream(cfg)
+	}
 	method, _ := headers.get(":method")
 	path, _ := headers.get(":path")
 	res := h.stream.OnRequestHeaders(hostRequest{headers}, method, path, endOfStream)
@@ -266,7 +305,7 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 			action = h.fail("request body", r)
 		}
 	}()
-	if h.failed {
+	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("request_body")
@@ -312,7 +351,7 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 			action = h.fail("response headers", r)
 		}
 	}()
-	if h.failed {
+	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("response_headers")
@@ -363,7 +402,7 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 			action = h.fail("response body", r)
 		}
 	}()
-	if h.failed {
+	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("response_body")
@@ -407,7 +446,7 @@ func (h *httpContext) OnHttpRequestTrailers(numTrailers int) (action types.Actio
 			action = h.fail("request trailers", r)
 		}
 	}()
-	if h.failed {
+	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("request_trailers")
@@ -428,7 +467,7 @@ func (h *httpContext) OnHttpResponseTrailers(numTrailers int) (action types.Acti
 			action = h.fail("response trailers", r)
 		}
 	}()
-	if h.failed {
+	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("response_trailers")

@@ -13,6 +13,9 @@ import (
 // explanation is the --json output of explain; the field names are a
 // stable interface for operators' scripts.
 type explanation struct {
+	// Config names the part of a Higress configuration that judged
+	// (global or _rules_[i]); absent for other configurations.
+	Config          string           `json:"config,omitempty"`
 	Decision        string           `json:"decision"`
 	Rule            string           `json:"rule"`
 	Reason          string           `json:"reason"`
@@ -49,6 +52,9 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		sensitivity                         = fs.String("sensitivity", "", "the primitive's `sensitivity` (public, internal, confidential, restricted)")
 		capabilities                        = fs.String("capabilities", "", "the primitive's comma-separated `capabilities`")
 		asJSON                              = fs.Bool("json", false, "print one JSON object")
+		route                               = fs.String("route", "", "Higress: the request's route `NAME` (route_name)")
+		domain                              = fs.String("domain", "", "Higress: the request's `HOST` (:authority)")
+		service                             = fs.String("service", "", "Higress: the request's service, `FQDN[:PORT]` or a cluster name outbound|PORT||FQDN")
 		set          map[string]bool        = map[string]bool{}
 		kinds        map[string]policy.Kind = map[string]policy.Kind{
 			"tool": policy.KindTool, "resource": policy.KindResource,
@@ -60,7 +66,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *file == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: mcp-privacy explain --policy FILE [--principal ID] [--roles a,b] (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME) [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]")
+		fmt.Fprintln(stderr, "usage: mcp-privacy explain --policy FILE [--principal ID] [--roles a,b] (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME) [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--route NAME] [--domain HOST] [--service NAME] [--json]")
 		return 2
 	}
 	var x policy.Primitive
@@ -80,6 +86,17 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	if len(errs) > 0 {
 		printErrors(stderr, *file, errs)
 		return 1
+	}
+	part, applies := l.selectRule(*route, *domain, *service)
+	if !applies {
+		// Higress runs the plugin only where a rule matches when there is
+		// no global configuration.
+		if *asJSON {
+			fmt.Fprintln(stdout, `{"config": "", "decision": "unjudged", "reason": "no rule matches and there is no global configuration: Higress passes the request by"}`)
+		} else {
+			fmt.Fprintln(stdout, "config:           none (no rule matches and there is no global configuration)\ndecision:         unjudged (Higress passes the request by)")
+		}
+		return 0
 	}
 	p := l.Policy
 
@@ -119,7 +136,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 
 	d := l.decide(&pr, &x, known)
 	out := explanation{
-		Decision: "deny", Rule: d.Rule, Reason: d.Reason(), Hidden: d.Hidden, Error: d.Error(),
+		Config: part, Decision: "deny", Rule: d.Rule, Reason: d.Reason(), Hidden: d.Hidden, Error: d.Error(),
 		Transforms: []string{}, InputTransforms: []string{}, RateLimits: []string{},
 	}
 	if d.Allowed {
@@ -136,6 +153,9 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(out)
 		return 0
+	}
+	if out.Config != "" {
+		fmt.Fprintf(stdout, "config:           %s\n", out.Config)
 	}
 	fmt.Fprintf(stdout, "decision:         %s\n", out.Decision)
 	fmt.Fprintf(stdout, "rule:             %s\n", out.Rule)

@@ -21,12 +21,15 @@ Usage:
   mcp-privacy policy schema            print the JSON Schema (2020-12) of policies
   mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
-        [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
-                                       show how one call would be judged
+        [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b]
+        [--route NAME] [--domain HOST] [--service NAME] [--json]
+                                       show how one call would be judged (Higress
+                                       rules: the one --route/--domain/--service picks)
   mcp-privacy preview --policy FILE [--principal ID] [--roles a,b] [--tool NAME] [--json] < INPUT
                                        what the caller would receive for a tools/call
                                        result or plain text (mcp-privacy preview -h)
   mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR]
+        [--host envoy|higress] [--route NAME=[HOST]/PATH-PREFIX]...
                                        run the plugin (build/mcp-privacy.wasm) under an
                                        Envoy-like host in front of an MCP server
   mcp-privacy image build [-o DIR] [WASM] | image push [--insecure] REF

@@ -11,10 +11,15 @@ import (
 )
 
 // loaded is a configuration file read by the CLI: a bare policy or an
-// envelope (then Envelope is set too).
+// envelope (then Envelope is set too), or a configuration with Higress's
+// _rules_ (Rules; Policy and Envelope are then the global part's, nil
+// without one).
 type loaded struct {
 	Policy   *policy.Policy
 	Envelope *policy.Envelope
+	Rules    *policy.HostRules
+	// Doc is the configuration document (a Higress WasmPlugin's injected).
+	Doc *policy.Value
 }
 
 // load reads FILE as an envelope or a bare policy, resolving extends
@@ -29,18 +34,32 @@ func load(file string) (*loaded, policy.Errors) {
 		return nil, policy.Errors{{Path: file, Msg: err.Error()}}
 	}
 	opt := policy.Options{File: file, ReadFile: os.ReadFile}
+	if doc, err = higressResource(doc); err != nil {
+		return nil, policy.Errors{{Path: file, Msg: err.Error()}}
+	}
+	if policy.HasHostRules(doc) {
+		h, errs := policy.DecodeHostRules(doc, opt)
+		if len(errs) > 0 {
+			return nil, errs
+		}
+		l := &loaded{Rules: h, Envelope: h.Global, Doc: doc}
+		if h.Global != nil {
+			l.Policy = h.Global.Policy
+		}
+		return l, nil
+	}
 	if policy.IsEnvelope(doc) {
 		env, errs := policy.DecodeEnvelope(doc, opt)
 		if len(errs) > 0 {
 			return nil, errs
 		}
-		return &loaded{Policy: env.Policy, Envelope: env}, nil
+		return &loaded{Policy: env.Policy, Envelope: env, Doc: doc}, nil
 	}
 	p, errs := policy.DecodePolicy(doc, "", opt)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return &loaded{Policy: p}, nil
+	return &loaded{Policy: p, Doc: doc}, nil
 }
 
 // oneFile parses "[flags] FILE" for the policy subcommands.
@@ -81,11 +100,15 @@ func policyCheck(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	if _, errs := load(file); len(errs) > 0 {
+	l, errs := load(file)
+	if len(errs) > 0 {
 		printErrors(stderr, file, errs)
 		return 1
 	}
 	fmt.Fprintln(stdout, "ok")
+	if l.Rules != nil {
+		printHostRules(stdout, l.Rules)
+	}
 	return 0
 }
 
@@ -98,6 +121,10 @@ func policyFlatten(args []string, stdout, stderr io.Writer) int {
 	if len(errs) > 0 {
 		printErrors(stderr, file, errs)
 		return 1
+	}
+	if l.Rules != nil {
+		fmt.Fprintf(stderr, "%s has Higress _rules_: policy flatten works on one policy; policy check lists the rules (docs/MCP_PRIVACY.md, section 2, Higress)\n", file)
+		return 2
 	}
 	if l.Policy.Vault.Key != "" {
 		// The key is never printed (manual 13); the flattened policy reads it
@@ -118,6 +145,10 @@ func policyDescribe(args []string, stdout, stderr io.Writer) int {
 	if len(errs) > 0 {
 		printErrors(stderr, file, errs)
 		return 1
+	}
+	if l.Rules != nil {
+		fmt.Fprintf(stderr, "%s has Higress _rules_: policy describe works on one policy; policy check lists the rules (docs/MCP_PRIVACY.md, section 2, Higress)\n", file)
+		return 2
 	}
 	d := l.Policy.Describe(os.LookupEnv)
 	if asJSON {

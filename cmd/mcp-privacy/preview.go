@@ -106,6 +106,10 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printErrors(stderr, *file, errs)
 		return 1
 	}
+	if l.Rules != nil {
+		fmt.Fprintf(stderr, "preview: %s has Higress _rules_: preview works on one policy (explain takes --route, --domain, --service)\n", *file)
+		return 2
+	}
 	p := l.Policy
 	pr := l.principal(*principal, set["principal"], *roles)
 

@@ -34,11 +34,19 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	wasmPath := fs.String("wasm", "build/mcp-privacy.wasm", "the plugin module (make wasm)")
 	workers := fs.Int("workers", 2, "worker VMs, like Envoy's worker threads")
 	admin := fs.String("admin", "", "`address` of an Envoy-like admin listener: GET /stats and /stats/prometheus (the plugin's metrics)")
+	hostName := fs.String("host", "envoy", "the `host` to model: envoy, or higress (its configuration injection and route_name/cluster_name properties)")
+	var routes routeFlags
+	fs.Var(&routes, "route", "higress: requests to `NAME=[HOST]/PATH-PREFIX` take route NAME (repeatable, first match wins)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	profile, properties, err := hostProfile(*hostName, routes, *upstream)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return 2
+	}
 	if *file == "" || *upstream == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR]")
+		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR] [--host envoy|higress] [--route NAME=[HOST]/PATH-PREFIX]...")
 		return 2
 	}
 	up, err := url.Parse(*upstream)
@@ -71,11 +79,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	p, err := proxy.New(ctx, proxy.Options{
 		Wasm: wasm, PluginConfig: config, Upstream: up, Workers: *workers,
 		// The vault key reaches the VM as Envoy's host_env_keys would pass it.
-		HostEnvKeys: append([]string{env.Policy.Vault.KeyEnv}, env.Policy.Vault.PreviousKeysEnv...),
+		HostEnvKeys: vaultKeyEnvs(config),
 		// serve keeps vault.path itself: the plugin need not warn.
 		Env:                         map[string]string{"MCP_PRIVACY_VAULT_FILE_HOST": "serve"},
 		Logger:                      logs.line,
-		AllowOnHeadersStopIteration: env.Gateway.HoldHeaders,
+		AllowOnHeadersStopIteration: holdsHeaders(config),
+		Properties:                  properties,
 		BufferLimitBytes:            envoyBufferLimit,
 		StreamIdleTimeout:           5 * time.Minute,
 	})
@@ -97,7 +106,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	srv := &http.Server{Handler: autosaveHandler(vf, p), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "mcp-privacy serve: http://%s -> %s (policy %q, %d workers)\n", ln.Addr(), up, env.Policy.Name, *workers)
+	fmt.Fprintf(stderr, "mcp-privacy serve: http://%s -> %s (policy %q, %d workers, host %s)\n", ln.Addr(), up, env.Policy.Name, *workers, profile.Name)
 	// The plugin's metrics: on the admin listener while serving, and the
 	// counters in use in the log at shutdown.
 	adminAddr := ""
@@ -170,6 +179,9 @@ func pluginConfig(file string) (*policy.Envelope, []byte, policy.Errors) {
 	l, errs := load(file)
 	if len(errs) > 0 {
 		return nil, nil, errs
+	}
+	if l.Rules != nil {
+		return routedPluginConfig(l)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -101,6 +101,11 @@ func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	return newConfig(env, shared), nil
+}
+
+// newConfig compiles a validated envelope.
+func newConfig(env *policy.Envelope, shared shareddata.Store) *Config {
 	cat := newCatalog(&env.Server)
 	cat.Shared = shared
 	c := &Config{Env: env, catalog: cat, caches: &vmCaches{},
@@ -119,7 +124,7 @@ func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 	c.removeHeadersBody = append(slices.Clip(c.removeHeaders), "content-length")
 	c.removeHeaders = slices.Clip(c.removeHeaders)
 	c.removeHeadersBody = slices.Clip(c.removeHeadersBody)
-	return c, nil
+	return c
 }
 
 // vmCaches is what a Config's streams build on first use and keep for
