@@ -130,7 +130,7 @@ func FuzzNotFoundResult(f *testing.F) {
 		`{"contents":[],"ttlMs":0,"cacheScope":"public"}`,
 		`{"contents":[{"uri":"a://b","text":"secret"}]}`,
 		`{"completion":{"values":[],"total":-0e1,"hasMore":false}}`,
-		`{"completion":{"values":["a"]}}`,
+		`{"completion":{"values":["a"]}}`, `{"completion":{"values":null},"content":null,"contents":null,"messages":null}`,
 		`{}`, `{"resultType":"input_required","inputRequests":{}}`, `[]`, `null`,
 	} {
 		for shape := mcpvocab.ResultAny; shape < mcpvocab.NumResults; shape++ {
@@ -161,7 +161,7 @@ func notFoundOracle(v any, want mcpvocab.Result) bool {
 	if !ok {
 		return false
 	}
-	isEmpty := func(v any) bool { a, ok := v.([]any); return ok && len(a) == 0 }
+	isEmpty := func(v any) bool { a, ok := v.([]any); return v == nil || ok && len(a) == 0 }
 	hints := map[string]func(any) bool{
 		"_meta":      func(any) bool { return true },
 		"resultType": func(v any) bool { return v == "complete" },
@@ -173,6 +173,7 @@ func notFoundOracle(v any, want mcpvocab.Result) bool {
 			"isError": func(v any) bool { return v == true },
 			"content": func(v any) bool {
 				items, ok := v.([]any)
+				ok = ok || v == nil
 				for _, it := range items {
 					item, isObj := it.(map[string]any)
 					_, text := item["text"].(string)

@@ -237,14 +237,14 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 //     unknown tool so (v1 1.32.2, server/mcp.js: "Tool <name> not
 //     found" turned into createToolError's result); a result that does
 //     not say the call failed says the tool ran, which is no not-found;
-//   - prompts/get: no messages (an empty array), and no description,
-//     which describes a prompt;
-//   - resources/read: no contents (an empty array);
-//   - completion/complete: a completion without values (an empty array,
-//     total 0, hasMore false): both TypeScript SDKs' McpServer answer so
-//     for a ref they know and have nothing to complete for, and a server
-//     whose handler completes nothing for names it lacks answers so for
-//     every missing name;
+//   - prompts/get: no messages (an empty array, or null as Go writes an
+//     empty list), and no description, which describes a prompt;
+//   - resources/read: no contents (an empty array or null);
+//   - completion/complete: a completion without values (an empty array
+//     or null, total 0, hasMore false): both TypeScript SDKs' McpServer
+//     answer so for a ref they know and have nothing to complete for,
+//     and a server whose handler completes nothing for names it lacks
+//     answers so for every missing name;
 //   - resources/subscribe, unsubscribe: an empty result, the only result
 //     they have.
 //
@@ -278,7 +278,7 @@ func notFoundResult(doc *jsondoc.Doc, result int32, want mcpvocab.Result) bool {
 			}
 		case want == mcpvocab.ResultPrompt && key == "messages",
 			want == mcpvocab.ResultResource && key == "contents":
-			if !emptyArray(doc, m) {
+			if !emptyList(doc, m) {
 				return false
 			}
 		case want == mcpvocab.ResultCompletion && key == "completion":
@@ -310,9 +310,13 @@ func notFoundResultOfAny(doc *jsondoc.Doc, result int32) bool {
 	return false
 }
 
-// onlyTextItems reports whether content is an array of text items: each
-// an object of type "text" with no member but text, annotations and _meta.
+// onlyTextItems reports whether content is an array of text items, each
+// an object of type "text" with no member but text, annotations and _meta,
+// or null.
 func onlyTextItems(doc *jsondoc.Doc, content int32) bool {
+	if doc.Kind(content) == jsondoc.Null {
+		return true
+	}
 	if doc.Kind(content) != jsondoc.Array {
 		return false
 	}
@@ -332,9 +336,10 @@ func onlyTextItems(doc *jsondoc.Doc, content int32) bool {
 	return true
 }
 
-// emptyArray reports whether v is [].
-func emptyArray(doc *jsondoc.Doc, v int32) bool {
-	return doc.Kind(v) == jsondoc.Array && doc.First(v) == jsondoc.None
+// emptyList reports whether v is [] or null (Go's encoding/json writes a
+// nil slice so: the go-sdk's results hold their lists in slices).
+func emptyList(doc *jsondoc.Doc, v int32) bool {
+	return doc.Kind(v) == jsondoc.Null || doc.Kind(v) == jsondoc.Array && doc.First(v) == jsondoc.None
 }
 
 // emptyCompletion reports whether c is a completion with no values: no
@@ -347,7 +352,7 @@ func emptyCompletion(doc *jsondoc.Doc, c int32) bool {
 	for m := doc.First(c); m != jsondoc.None; m = doc.Next(m) {
 		switch doc.Key(m) {
 		case "values":
-			if !emptyArray(doc, m) {
+			if !emptyList(doc, m) {
 				return false
 			}
 		case "total":
