@@ -22,9 +22,11 @@ import (
 // which the plugin can know for every server. So a request naming a
 // hidden primitive is not answered locally: it goes upstream naming a
 // primitive no server has (its stand-in, below), without its arguments,
-// and the server's own "does not exist" answer comes back with the
-// stand-in's name replaced by the name the client asked for. Whatever a
-// client can observe is then what the server does for a missing name.
+// and the server's own "does not exist" answer (an error, or a result that
+// carries nothing: notFoundResult) comes back with the stand-in's name
+// replaced by the name the client asked for. Whatever a client can
+// observe is then what the server does for a missing name. An answer
+// with content (the server served the stand-in) never reaches the client.
 
 // standInPrefix starts every stand-in name. Letters, digits and _ only:
 // servers write them into their error texts verbatim, in any escaping.

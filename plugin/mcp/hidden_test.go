@@ -707,7 +707,9 @@ func TestHiddenResourceUpdateWithheld(t *testing.T) {
 // client can overwrite that record (a request under a made-up session
 // whose (session, id) falls into the same slot) before resuming the
 // stream the answer waits on. Before, the stand-in then reached the
-// client unchanged, telling it the name is hidden.
+// client unchanged, telling it the name is hidden; and a served stand-in's
+// content (a result with contents) reached the client with the name given
+// back, where an attributed answer gets the not-found error.
 func TestHiddenAnswerAfterItsRecordIsOverwritten(t *testing.T) {
 	shared := newMemShared()
 	vm1, _ := NewConfig([]byte(hiddenEnvelope), shared)
