@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -312,5 +314,222 @@ func TestLocalReplyDetails(t *testing.T) {
 		if r == nil || r.Details != c.details || r.Headers.Value("x-mcp-privacy") != c.details {
 			t.Errorf("%s: local reply %+v, want details %q", c.body, r, c.details)
 		}
+	}
+}
+
+// hiddenCatalogServer is a go-sdk server with what e2e/testdata's
+// catalog.mjs servers have: two of each kind, one of each hidden by
+// hiddenEnvelope. Its completion handler completes ids for the refs it
+// knows and nothing (a result without values) for any other, as a handler
+// that does not look the ref up answers. Requests of 2026-07-28 are served
+// statelessly, the others with sessions, as a server of both revisions.
+func hiddenCatalogServer() http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "go-catalog", Version: "v1"}, &mcp.ServerOptions{
+		CompletionHandler: func(_ context.Context, r *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			switch ref := r.Params.Ref; ref.Name + ref.URI {
+			case "greet", "summarize_customer", "orders://{id}/status", "customers://{id}/profile":
+				return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"c-1", "c-2"}}}, nil
+			}
+			return &mcp.CompleteResult{}, nil
+		},
+	})
+	for _, name := range []string{"search_customers", "delete_customer"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " done"}}}, nil
+			})
+	}
+	for _, name := range []string{"greet", "summarize_customer"} {
+		s.AddPrompt(&mcp.Prompt{Name: name, Arguments: []*mcp.PromptArgument{{Name: "id"}}},
+			func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: name}}}}, nil
+			})
+	}
+	read := func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, Text: "the text of " + r.Params.URI}}}, nil
+	}
+	for _, uri := range []string{"docs://guide", "docs://readme"} {
+		s.AddResource(&mcp.Resource{URI: uri, Name: uri}, read)
+	}
+	for _, template := range []string{"orders://{id}/status", "customers://{id}/profile"} {
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: template, Name: template}, read)
+	}
+	get := func(*http.Request) *mcp.Server { return s }
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
+	stateful := mcp.NewStreamableHTTPHandler(get, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+			stateless.ServeHTTP(w, r)
+		} else {
+			stateful.ServeHTTP(w, r)
+		}
+	})
+}
+
+// recordedUpstream serves h, recording every request body it receives.
+func recordedUpstream(t *testing.T, h http.Handler) *upstream {
+	u := &upstream{}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.bodies = append(u.bodies, string(body))
+		u.mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// nodeUpstream is the Node.js server at base behind a recordedUpstream,
+// its event streams passed on as they come.
+func nodeUpstream(t *testing.T, base string) *upstream {
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	return recordedUpstream(t, proxy)
+}
+
+// A hidden primitive looks missing in front of every SDK's server, for
+// every way a server says "not found": each kind (a tool, a prompt, a
+// static resource, a template's instance, a prompt's and a template's
+// completion, a subscription), on the go-sdk's server, the TypeScript
+// SDK v1's McpServer (2025 revisions) and v2's (2025-11-25 and
+// 2026-07-28), at 2025-11-25 (in a session where the server has them) and
+// at 2026-07-28 (stateless), through one plugin and server per SDK:
+// the whole HTTP answer for the hidden name is the answer for a missing
+// name of the same shape, name for name. Before, the plugin turned every
+// result answering a stand-in into its own error: the TypeScript SDK v1
+// answers an unknown tool with a result (isError: true, "Tool <name> not
+// found") and the go-sdk server's completion handler a ref it lacks with
+// a result without values, so the hidden tool and ref got an error where
+// missing ones got the result.
+func TestHiddenLooksMissingEverySDK(t *testing.T) {
+	q := strconv.Quote
+	kinds := []struct {
+		name, method    string
+		hidden, missing string // a hidden name and a missing one of its shape
+		nameMember      string // the Mcp-Name header's member (2026-07-28)
+		params          func(name, marker string) string
+		rev2025Only     bool
+		// want is in the missing name's answer, by server: the server's
+		// own not-found, not a failure both happen to share.
+		want map[string]string
+	}{
+		{"tool", "tools/call", "delete_customer", "delete_kustomer", "name", func(n, marker string) string {
+			return `{"name":` + q(n) + `,"arguments":{"id":"` + marker + `"}`
+		}, false, map[string]string{"go": `unknown tool \"NAME\"`, "ts-v1": `"text":"MCP error -32602: Tool NAME not found"}],"isError":true`, "ts-v2": `Tool NAME not found`}},
+		{"prompt", "prompts/get", "summarize_customer", "summarize_kustomer", "name", func(n, marker string) string {
+			return `{"name":` + q(n) + `,"arguments":{"id":"` + marker + `"}`
+		}, false, map[string]string{"go": `unknown prompt \"NAME\"`, "ts-v1": `Prompt NAME not found`, "ts-v2": `Prompt NAME not found`}},
+		{"static resource", "resources/read", "docs://readme", "docs://readmf", "uri", func(n, _ string) string {
+			return `{"uri":` + q(n)
+		}, false, map[string]string{"go": `"data":{"uri":"NAME"}`, "ts-v1": `Resource NAME not found`, "ts-v2": `"data":{"uri":"NAME"}`}},
+		{"template instance", "resources/read", "customers://c-1/profile", "customers://c-1/profilf", "uri", func(n, _ string) string {
+			return `{"uri":` + q(n)
+		}, false, map[string]string{"go": `"data":{"uri":"NAME"}`, "ts-v1": `Resource NAME not found`, "ts-v2": `"data":{"uri":"NAME"}`}},
+		{"prompt completion", "completion/complete", "summarize_customer", "summarize_kustomer", "", func(n, marker string) string {
+			return `{"ref":{"type":"ref/prompt","name":` + q(n) + `},"argument":{"name":"id","value":"` + marker + `"}`
+		}, false, map[string]string{"go": `"completion":{"values":null}`, "ts-v1": `Prompt NAME not found`, "ts-v2": `Prompt NAME not found`}},
+		{"template completion", "completion/complete", "customers://{id}/profile", "customers://{id}/profilf", "", func(n, marker string) string {
+			return `{"ref":{"type":"ref/resource","uri":` + q(n) + `},"argument":{"name":"id","value":"` + marker + `"}`
+		}, false, map[string]string{"go": `"completion":{"values":null}`, "ts-v1": `Resource template NAME not found`, "ts-v2": `Resource template NAME not found`}},
+		{"subscription", "resources/subscribe", "docs://readme", "docs://readmf", "uri", func(n, _ string) string {
+			return `{"uri":` + q(n)
+		}, true, map[string]string{"go": `method not found`, "ts-v1": `Method not found`, "ts-v2": `Method not found`}},
+	}
+	type revision struct {
+		name, version string
+	}
+	rev2025, rev2026 := revision{"2025-11-25", "2025-11-25"}, revision{"2026-07-28", "2026-07-28"}
+	servers := []struct {
+		name      string
+		start     func(t *testing.T) *upstream
+		revisions []revision
+		// sessions: at 2025-11-25 an initialize opens a session (v2's
+		// createMcpHandler answers 2025 requests statelessly).
+		sessions bool
+	}{
+		{"go", func(t *testing.T) *upstream { return recordedUpstream(t, hiddenCatalogServer()) }, []revision{rev2025, rev2026}, true},
+		{"ts-v1", func(t *testing.T) *upstream { return nodeUpstream(t, tsV1Server(t, "catalog.mjs")) }, []revision{rev2025}, true},
+		{"ts-v2", func(t *testing.T) *upstream { return nodeUpstream(t, tsV2Server(t, "catalog.mjs")) }, []revision{rev2025, rev2026}, false},
+	}
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			up := srv.start(t)
+			p := startPlugin(t, up.URL, hiddenEnvelope(true, ""))
+			for _, rev := range srv.revisions {
+				t.Run(rev.name, func(t *testing.T) {
+					post := func(session, method, nameHeader, params string) httpAnswer {
+						if rev.version >= "2026-07-28" {
+							if params != "{" {
+								params += ","
+							}
+							params += `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+						}
+						body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}}`
+						req, _ := http.NewRequest("POST", p.URL+"/mcp", strings.NewReader(body))
+						req.Header.Set("Content-Type", "application/json")
+						req.Header.Set("Accept", "application/json, text/event-stream")
+						req.Header.Set("MCP-Protocol-Version", rev.version)
+						req.Header.Set("x-mcp-principal", "ann")
+						if session != "" {
+							req.Header.Set("Mcp-Session-Id", session)
+						}
+						if rev.version >= "2026-07-28" {
+							req.Header.Set("Mcp-Method", method)
+							if nameHeader != "" {
+								req.Header.Set("Mcp-Name", nameHeader)
+							}
+						}
+						res, err := http.DefaultClient.Do(req)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer res.Body.Close()
+						b, _ := io.ReadAll(res.Body)
+						return httpAnswer{res.StatusCode, res.Header, string(b)}
+					}
+					session := ""
+					if rev.version < "2026-07-28" {
+						init := post("", "initialize", "", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}`)
+						if init.status != 200 || srv.sessions && init.header.Get("Mcp-Session-Id") == "" {
+							t.Fatalf("initialize: %d %s", init.status, init.body)
+						}
+						if session = init.header.Get("Mcp-Session-Id"); session != "" {
+							rawPost(t, p.URL, session, "ann", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+						}
+					}
+					// The lists make the catalog know the server's primitives.
+					for _, list := range []string{"tools/list", "prompts/list", "resources/list", "resources/templates/list"} {
+						post(session, list, "", `{`)
+					}
+					for _, k := range kinds {
+						if k.rev2025Only && rev.version >= "2026-07-28" {
+							continue // resources/subscribe: removed by 2026-07-28
+						}
+						answer := func(name, marker string) string {
+							header := ""
+							if k.nameMember != "" {
+								header = name
+							}
+							return post(session, k.method, header, k.params(name, marker)).String(name)
+						}
+						hidden, missing := answer(k.hidden, "marker-hidden"), answer(k.missing, "marker-missing")
+						if want := k.want[srv.name]; hidden != missing || !strings.Contains(missing, want) {
+							t.Errorf("%s: hidden\n%s\nmissing\n%s\nwant both with %s", k.name, hidden, missing, want)
+						}
+					}
+					for _, s := range []string{"marker-hidden", "delete_customer", "summarize_customer", "docs://readme", "customers://c-1/profile", "customers://{id}/profile"} {
+						if up.received(s) {
+							t.Errorf("%s reached the server: a hidden primitive's name or the caller's data", s)
+						}
+					}
+				})
+			}
+		})
 	}
 }

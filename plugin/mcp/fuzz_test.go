@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"encoding/json"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -110,4 +112,111 @@ func FuzzRespell(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzNotFoundResult reads any server result to a stand-in request as
+// not-found or as content, and agrees with notFoundOracle, which reads it
+// with encoding/json: a result it lets through (with the name given back)
+// carries nothing of a primitive, however the server wrote its JSON
+// (escaped keys, numbers as 0.0 or -0e1, spacing).
+func FuzzNotFoundResult(f *testing.F) {
+	for _, seed := range []string{
+		`{"content":[{"type":"text","text":"Tool x not found"}],"isError":true}`,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":true}`,
+		`{"content":[],"structuredContent":{},"isError":true}`,
+		`{"is\u0045rror":true,"content":[{"t\u0079pe":"text","text":"x"}]}`,
+		`{"messages":[],"resultType":"complete","_meta":{"a":1}}`,
+		`{"description":"d","messages":[]}`,
+		`{"contents":[],"ttlMs":0,"cacheScope":"public"}`,
+		`{"contents":[{"uri":"a://b","text":"secret"}]}`,
+		`{"completion":{"values":[],"total":-0e1,"hasMore":false}}`,
+		`{"completion":{"values":["a"]}}`, `{"completion":{"values":null},"content":null,"contents":null,"messages":null}`,
+		`{}`, `{"resultType":"input_required","inputRequests":{}}`, `[]`, `null`,
+	} {
+		for shape := mcpvocab.ResultAny; shape < mcpvocab.NumResults; shape++ {
+			f.Add([]byte(seed), uint8(shape))
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, shape uint8) {
+		want := mcpvocab.Result(shape % uint8(mcpvocab.NumResults))
+		doc, err := jsondoc.Parse(raw)
+		if err != nil {
+			return // the filter refuses what it cannot parse
+		}
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return // a number beyond float64 (1e999): the oracle cannot read it
+		}
+		if got, oracle := notFoundResult(doc, jsondoc.Root, want), notFoundOracle(v, want); got != oracle {
+			t.Fatalf("%q as result %d: notFoundResult %v, oracle %v", raw, want, got, oracle)
+		}
+	})
+}
+
+// notFoundOracle is manual 7's rule for a result that says not found, on
+// the value encoding/json decoded: no member that carries a primitive's
+// content.
+func notFoundOracle(v any, want mcpvocab.Result) bool {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	isEmpty := func(v any) bool { a, ok := v.([]any); return v == nil || ok && len(a) == 0 }
+	hints := map[string]func(any) bool{
+		"_meta":      func(any) bool { return true },
+		"resultType": func(v any) bool { return v == "complete" },
+		"ttlMs":      func(v any) bool { _, ok := v.(float64); return ok },
+		"cacheScope": func(v any) bool { _, ok := v.(string); return ok },
+	}
+	allowed := map[mcpvocab.Result]map[string]func(any) bool{
+		mcpvocab.ResultTool: {
+			"isError": func(v any) bool { return v == true },
+			"content": func(v any) bool {
+				items, ok := v.([]any)
+				ok = ok || v == nil
+				for _, it := range items {
+					item, isObj := it.(map[string]any)
+					_, text := item["text"].(string)
+					ok = ok && isObj && item["type"] == "text" && text
+					for k := range item {
+						ok = ok && (k == "type" || k == "text" || k == "annotations" || k == "_meta")
+					}
+				}
+				return ok
+			},
+		},
+		mcpvocab.ResultPrompt:   {"messages": isEmpty},
+		mcpvocab.ResultResource: {"contents": isEmpty},
+		mcpvocab.ResultCompletion: {"completion": func(v any) bool {
+			c, ok := v.(map[string]any)
+			for k, x := range c {
+				switch k {
+				case "values":
+					ok = ok && isEmpty(x)
+				case "total":
+					ok = ok && x == 0.0
+				case "hasMore":
+					ok = ok && x == false
+				default:
+					ok = false
+				}
+			}
+			return ok
+		}},
+		mcpvocab.ResultEmpty: {},
+	}
+	members, known := allowed[want]
+	if !known {
+		return false
+	}
+	for k, x := range obj {
+		check, ok := members[k]
+		if !ok {
+			check, ok = hints[k]
+		}
+		if !ok || !check(x) {
+			return false
+		}
+	}
+	return want != mcpvocab.ResultTool || obj["isError"] == true
 }

@@ -22,9 +22,11 @@ import (
 // which the plugin can know for every server. So a request naming a
 // hidden primitive is not answered locally: it goes upstream naming a
 // primitive no server has (its stand-in, below), without its arguments,
-// and the server's own "does not exist" answer comes back with the
-// stand-in's name replaced by the name the client asked for. Whatever a
-// client can observe is then what the server does for a missing name.
+// and the server's own "does not exist" answer (an error, or a result that
+// carries nothing: notFoundResult) comes back with the stand-in's name
+// replaced by the name the client asked for. Whatever a client can
+// observe is then what the server does for a missing name. An answer
+// with content (the server served the stand-in) never reaches the client.
 
 // standInPrefix starts every stand-in name. Letters, digits and _ only:
 // servers write them into their error texts verbatim, in any escaping.
@@ -197,9 +199,12 @@ func standInParams(rev mcpvocab.Revision, method *mcpvocab.Method, doc *jsondoc.
 // the stand-in, then the output pipeline runs over it like over any
 // answer. The name goes into the answer's bytes as the server wrote them,
 // spelt as the server spelt the stand-in (respell), so that the server's
-// spacing and escaping stay, in JSON inside its strings too.
+// spacing and escaping stay, in JSON inside its strings too. That is so
+// for each shape a server answers a missing name with: an error, or a
+// result that carries nothing of a primitive (notFoundResult: the
+// TypeScript SDK's McpServer answers an unknown tool with isError: true).
 func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwarded) {
-	if doc.Get(n, "result") != jsondoc.None {
+	if result := doc.Get(n, "result"); result != jsondoc.None && !notFoundResult(doc, result, methodOf(f.rev, f.method).Result) {
 		// The server served the stand-in (a resource template matching
 		// any name of its scheme, a tool that takes any name): what it
 		// answered is content of a hidden primitive's family, which no
@@ -212,12 +217,162 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
 		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
+			s.markCacheScope(msg, jsondoc.Root, f)
 			doc.SetRaw(n, msg.Bytes())
 			return
 		}
 	}
 	unhide(doc, n, sub, f.name)
 	s.transformResponse(doc, n, id, f)
+	s.markCacheScope(doc, n, f)
+}
+
+// notFoundResult reports whether result, a server's answer to a stand-in
+// request whose result has the shape want, is how that server says it
+// does not have the name: a result that carries nothing of a primitive.
+// Per the MCP schema (2025-11-25, 2026-07-28):
+//
+//   - tools/call: isError true, content only text items (the error's
+//     words: "Any errors that originate from the tool SHOULD be reported
+//     inside the result object, with isError set to true"), no
+//     structuredContent. The TypeScript SDK's McpServer answers an
+//     unknown tool so (v1 1.32.2, server/mcp.js: "Tool <name> not
+//     found" turned into createToolError's result); a result that does
+//     not say the call failed says the tool ran, which is no not-found;
+//   - prompts/get: no messages (an empty array, or null as Go writes an
+//     empty list), and no description, which describes a prompt;
+//   - resources/read: no contents (an empty array or null);
+//   - completion/complete: a completion without values (an empty array
+//     or null, total 0, hasMore false): both TypeScript SDKs' McpServer
+//     answer so for a ref they know and have nothing to complete for,
+//     and a server whose handler completes nothing for names it lacks
+//     answers so for every missing name;
+//   - resources/subscribe, unsubscribe: an empty result, the only result
+//     they have.
+//
+// Any result may also carry _meta (the TypeScript SDK v2 puts its
+// serverInfo there under 2026-07-28), resultType "complete", and the
+// caching hints ttlMs and cacheScope: none is a primitive's content. A
+// member beyond these, a value of another type (an object where an array
+// belongs, an image item), an InputRequiredResult or a task is a served
+// stand-in: content, which the caller gets the not-found error for. The
+// stand-in went without the caller's arguments, so what an error result's
+// text says is what the server says to any call of a name it lacks.
+func notFoundResult(doc *jsondoc.Doc, result int32, want mcpvocab.Result) bool {
+	if doc.Kind(result) != jsondoc.Object {
+		return false
+	}
+	failed := false
+	for m := doc.First(result); m != jsondoc.None; m = doc.Next(m) {
+		switch key := doc.Key(m); {
+		case key == "_meta" || key == "ttlMs" && doc.Kind(m) == jsondoc.Number || key == "cacheScope" && doc.Kind(m) == jsondoc.String:
+		case key == "resultType":
+			if !doc.StrEquals(m, "complete") {
+				return false
+			}
+		case want == mcpvocab.ResultTool && key == "isError":
+			if failed = doc.Kind(m) == jsondoc.True; !failed {
+				return false
+			}
+		case want == mcpvocab.ResultTool && key == "content":
+			if !onlyTextItems(doc, m) {
+				return false
+			}
+		case want == mcpvocab.ResultPrompt && key == "messages",
+			want == mcpvocab.ResultResource && key == "contents":
+			if !emptyList(doc, m) {
+				return false
+			}
+		case want == mcpvocab.ResultCompletion && key == "completion":
+			if !emptyCompletion(doc, m) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	switch want {
+	case mcpvocab.ResultTool:
+		return failed
+	case mcpvocab.ResultPrompt, mcpvocab.ResultResource, mcpvocab.ResultCompletion, mcpvocab.ResultEmpty:
+		return true
+	}
+	return false // a method whose result the filter cannot read as empty
+}
+
+// notFoundResultOfAny is notFoundResult for a result whose method is not
+// known (its request's record is gone): a not-found of any method that
+// names a primitive.
+func notFoundResultOfAny(doc *jsondoc.Doc, result int32) bool {
+	for _, shape := range [...]mcpvocab.Result{mcpvocab.ResultTool, mcpvocab.ResultPrompt, mcpvocab.ResultResource, mcpvocab.ResultCompletion, mcpvocab.ResultEmpty} {
+		if notFoundResult(doc, result, shape) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyTextItems reports whether content is an array of text items, each
+// an object of type "text" with no member but text, annotations and _meta,
+// or null.
+func onlyTextItems(doc *jsondoc.Doc, content int32) bool {
+	if doc.Kind(content) == jsondoc.Null {
+		return true
+	}
+	if doc.Kind(content) != jsondoc.Array {
+		return false
+	}
+	for item := doc.First(content); item != jsondoc.None; item = doc.Next(item) {
+		if doc.Kind(item) != jsondoc.Object || !doc.StrEquals(doc.Get(item, "type"), "text") ||
+			doc.Kind(doc.Get(item, "text")) != jsondoc.String {
+			return false
+		}
+		for m := doc.First(item); m != jsondoc.None; m = doc.Next(m) {
+			switch doc.Key(m) {
+			case "type", "text", "annotations", "_meta":
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// emptyList reports whether v is [] or null (Go's encoding/json writes a
+// nil slice so: the go-sdk's results hold their lists in slices).
+func emptyList(doc *jsondoc.Doc, v int32) bool {
+	return doc.Kind(v) == jsondoc.Null || doc.Kind(v) == jsondoc.Array && doc.First(v) == jsondoc.None
+}
+
+// emptyCompletion reports whether c is a completion with no values: no
+// member but values (empty), total (0, however written) and hasMore
+// (false).
+func emptyCompletion(doc *jsondoc.Doc, c int32) bool {
+	if doc.Kind(c) != jsondoc.Object {
+		return false
+	}
+	for m := doc.First(c); m != jsondoc.None; m = doc.Next(m) {
+		switch doc.Key(m) {
+		case "values":
+			if !emptyList(doc, m) {
+				return false
+			}
+		case "total":
+			if doc.Kind(m) != jsondoc.Number {
+				return false
+			}
+			if total, err := strconv.ParseFloat(string(doc.Raw(m)), 64); err != nil || total != 0 {
+				return false
+			}
+		case "hasMore":
+			if doc.Kind(m) != jsondoc.False {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // standInAnchor is the part of stand-in sub that no server spells in its
@@ -246,6 +401,12 @@ func (s *exchange) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 			break
 		}
 		if kind, name, ok := s.cfg.catalog.standInName(string(raw[i:end])); ok {
+			if result := doc.Get(n, "result"); result != jsondoc.None && !notFoundResultOfAny(doc, result) {
+				// A served stand-in, as in answerStandIn.
+				e := policy.MissingError(s.rev, kind, name, name)
+				doc.SetRaw(n, mcpvocab.ErrorResponse(doc.ValueString(doc.Get(n, "id")), e))
+				return true
+			}
 			if next, ok := respell(out, s.cfg.standIn(kind, name), name); ok {
 				out = next
 			}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -706,14 +707,34 @@ func TestHiddenResourceUpdateWithheld(t *testing.T) {
 // client can overwrite that record (a request under a made-up session
 // whose (session, id) falls into the same slot) before resuming the
 // stream the answer waits on. Before, the stand-in then reached the
-// client unchanged, telling it the name is hidden.
+// client unchanged, telling it the name is hidden; and a served stand-in's
+// content (a result with contents) reached the client with the name given
+// back, where an attributed answer gets the not-found error.
 func TestHiddenAnswerAfterItsRecordIsOverwritten(t *testing.T) {
 	shared := newMemShared()
 	vm1, _ := NewConfig([]byte(hiddenEnvelope), shared)
 	vm2, _ := NewConfig([]byte(hiddenEnvelope), shared)
-	for _, tc := range []struct{ name, method, params string }{
-		{"delete_user", "tools/call", `{"name":"delete_user"}`},
-		{"secret://dé/jà", "resources/read", `{"uri":"secret://dé/jà"}`},
+	// The answers to a stand-in, and what the client gets for them: the
+	// server's not-found with the name back, a result that carries content
+	// (a served stand-in) the not-found error.
+	notFoundAnswer := func(id, method, name string) string { return notFound(id, method, name) }
+	toolError := func(id, _, name string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":` + jsondoc.Quote("Tool "+name+" not found") + `}],"isError":true}}`
+	}
+	served := func(id, _, name string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"contents":[{"uri":` + jsondoc.Quote(name) + `,"text":"secret"}]}}`
+	}
+	missingError := func(id, _, name string) string {
+		return string(mcpvocab.ErrorResponse(id, policy.MissingError(mcpvocab.Rev2025, policy.KindResource, name, name)))
+	}
+	for _, tc := range []struct {
+		name, method, params string
+		answer, want         func(id, method, name string) string
+	}{
+		{"delete_user", "tools/call", `{"name":"delete_user"}`, notFoundAnswer, notFoundAnswer},
+		{"secret://dé/jà", "resources/read", `{"uri":"secret://dé/jà"}`, notFoundAnswer, notFoundAnswer},
+		{"delete_user", "tools/call", `{"name":"delete_user"}`, toolError, toolError},
+		{"secret://dé/jà", "resources/read", `{"uri":"secret://dé/jà"}`, served, missingError},
 	} {
 		s := NewStream(vm1)
 		s.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "POST", "/mcp", false)
@@ -735,13 +756,13 @@ func TestHiddenAnswerAfterItsRecordIsOverwritten(t *testing.T) {
 		g := NewStream(vm2)
 		g.OnRequestHeaders(hdr("x-mcp-principal", "ann", "mcp-session-id", "S1"), "GET", "/mcp", true)
 		g.OnResponseHeaders(200, "text/event-stream", "", false)
-		in := "event: message\ndata: " + notFound("4", tc.method, sub) + "\n\n"
+		in := "event: message\ndata: " + tc.answer("4", tc.method, sub) + "\n\n"
 		_, edit := g.OnResponseBody(len(in), false, func() []byte { return []byte(in) })
 		got := in
 		if edit.Replace {
 			got = string(edit.Data)
 		}
-		if want := "event: message\ndata: " + notFound("4", tc.method, tc.name) + "\n\n"; got != want {
+		if want := "event: message\ndata: " + tc.want("4", tc.method, tc.name) + "\n\n"; got != want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, want)
 		}
 	}
@@ -871,5 +892,155 @@ func TestHiddenStandInServedIsNotFound(t *testing.T) {
 				t.Errorf("client got %s, want %s", got, c.want)
 			}
 		})
+	}
+}
+
+// A server says "not found" with an error or with a result that carries
+// nothing of a primitive (notFoundResult): the TypeScript SDK v1's
+// McpServer answers an unknown tool with isError: true. For every such
+// shape, of every method naming a primitive, at both revisions, a hidden
+// name's answer is the missing name's, name for name; a result that
+// carries content is a served stand-in, and the hidden name gets the
+// revision's not-found error instead (TestHiddenStandInServedIsNotFound).
+// Before, every result of a stand-in became that error, so a hidden tool
+// got an error where a missing one got the server's result.
+func TestHiddenNotFoundResultLooksMissing(t *testing.T) {
+	cfg := mustConfig(t, strings.Replace(hiddenEnvelope, "{virtual_tools: true}", "{virtual_tools: true, hold_headers: true}", 1))
+	cfg.catalog.addTemplate("vault://{name}")
+	q := jsondoc.Quote
+	type request struct {
+		kind            policy.Kind
+		hidden, missing string
+		body            func(name, meta string) string
+	}
+	var (
+		tool = request{policy.KindTool, "delete_user", "no_such_tool", func(n, meta string) string {
+			return call("1", "tools/call", `{"name":`+q(n)+`,"arguments":{"id":"c-1"}`+meta+`}`)
+		}}
+		prompt = request{policy.KindPrompt, "internal_notes", "no_such_prompt", func(n, meta string) string {
+			return call("2", "prompts/get", `{"name":`+q(n)+`,"arguments":{"id":"c-1"}`+meta+`}`)
+		}}
+		read = request{policy.KindResource, "secret://keys", "nothing://here", func(n, meta string) string {
+			return call("3", "resources/read", `{"uri":`+q(n)+meta+`}`)
+		}}
+		completePrompt = request{policy.KindPrompt, "internal_notes", "no_such_prompt", func(n, meta string) string {
+			return call("4", "completion/complete", `{"ref":{"type":"ref/prompt","name":`+q(n)+`},"argument":{"name":"id","value":"c"}`+meta+`}`)
+		}}
+		completeTemplate = request{policy.KindResource, "vault://{name}", "nothing://{name}", func(n, meta string) string {
+			return call("5", "completion/complete", `{"ref":{"type":"ref/resource","uri":`+q(n)+`},"argument":{"name":"name","value":"c"}`+meta+`}`)
+		}}
+		subscribe = request{policy.KindResource, "secret://keys", "nothing://here", func(n, meta string) string {
+			return call("6", "resources/subscribe", `{"uri":`+q(n)+meta+`}`)
+		}}
+	)
+	const serverInfo = `,"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}`
+	tests := []struct {
+		name     string
+		requests []request
+		// result is the server's result for every name it is sent, NAME
+		// standing for that name (as JSON escapes it inside a string).
+		result   string
+		notFound bool
+	}{
+		{"TypeScript SDK v1 unknown tool", []request{tool},
+			`{"content":[{"type":"text","text":"MCP error -32602: Tool NAME not found"}],"isError":true}`, true},
+		{"error result as Python writes it", []request{tool},
+			`{"content": [{"type": "text", "text": "Unknown tool: NAME", "annotations": {"audience": ["user"]}}], "isError": true}`, true},
+		{"error result with 2026 members", []request{tool},
+			`{"content":[{"type":"text","text":"Tool NAME not found"}],"isError":true` + serverInfo + `}`, true},
+		{"error result without content", []request{tool}, `{"isError":true}`, true},
+		{"text result", []request{tool}, `{"content":[{"type":"text","text":"secret of NAME"}]}`, false},
+		{"text result, isError false", []request{tool}, `{"content":[{"type":"text","text":"secret"}],"isError":false}`, false},
+		{"isError a string", []request{tool}, `{"content":[{"type":"text","text":"secret"}],"isError":"true"}`, false},
+		{"error result with an image", []request{tool},
+			`{"content":[{"type":"image","data":"c2VjcmV0","mimeType":"image/png"}],"isError":true}`, false},
+		{"error result with a resource in a text item", []request{tool},
+			`{"content":[{"type":"text","text":"x","resource":{"uri":"a://b","text":"secret"}}],"isError":true}`, false},
+		{"error result with structured content", []request{tool}, `{"content":[],"structuredContent":{"secret":1},"isError":true}`, false},
+		{"error result with a member of its own", []request{tool}, `{"isError":true,"secret":"x"}`, false},
+		{"input required", []request{tool, prompt, read},
+			`{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"secret"}}}}`, false},
+		{"task", []request{tool}, `{"resultType":"task","taskId":"secret","status":"working"}`, false},
+		{"no messages", []request{prompt}, `{"messages":[]}`, true},
+		{"no messages, 2026 members", []request{prompt}, `{"messages":[]` + serverInfo + `}`, true},
+		{"no messages but a description", []request{prompt}, `{"description":"secret","messages":[]}`, false},
+		{"messages", []request{prompt}, `{"messages":[{"role":"user","content":{"type":"text","text":"secret"}}]}`, false},
+		{"no contents", []request{read}, `{"contents":[]}`, true},
+		{"no contents, caching hints", []request{read}, `{"contents":[],"ttlMs":60000,"cacheScope":"public","_meta":{"example.com/uri":"NAME"}}`, true},
+		{"no contents, 2026 members", []request{read}, `{"contents":[]` + serverInfo + `}`, true},
+		{"nothing", []request{read, subscribe}, `{}`, true},
+		{"contents null (a nil slice in Go)", []request{read}, `{"contents":null}`, true},
+		{"messages null", []request{prompt}, `{"messages":null}`, true},
+		{"values null", []request{completePrompt, completeTemplate}, `{"completion":{"values":null}}`, true},
+		{"error result with content null", []request{tool}, `{"content":null,"isError":true}`, true},
+		{"contents", []request{read}, `{"contents":[{"uri":"NAME","text":"secret"}]}`, false},
+		{"contents an object", []request{read}, `{"contents":{"secret":1}}`, false},
+		{"no values (the TypeScript SDK's empty completion)", []request{completePrompt, completeTemplate},
+			`{"completion":{"values":[],"hasMore":false}}`, true},
+		{"no values, total 0", []request{completePrompt, completeTemplate}, `{"completion":{"values":[],"total":0}` + serverInfo + `}`, true},
+		{"values", []request{completePrompt, completeTemplate}, `{"completion":{"values":["secret"]}}`, false},
+		{"no values but a total", []request{completePrompt, completeTemplate}, `{"completion":{"values":[],"total":3}}`, false},
+		{"no values but more", []request{completePrompt, completeTemplate}, `{"completion":{"values":[],"hasMore":true}}`, false},
+		{"a subscription's result with a member of its own", []request{subscribe}, `{"secret":"x"}`, false},
+	}
+	for _, tc := range tests {
+		for _, rq := range tc.requests {
+			for _, rev2026 := range []bool{false, true} {
+				body := rq.body("x", "")
+				method := body[strings.Index(body, `"method":"`)+10:]
+				method = method[:strings.IndexByte(method, '"')]
+				if rev2026 && method == "resources/subscribe" {
+					continue // removed by 2026-07-28
+				}
+				t.Run(fmt.Sprintf("%s/%s/2026=%v", tc.name, method, rev2026), func(t *testing.T) {
+					meta := ""
+					if rev2026 {
+						meta = "," + meta2026
+					}
+					server := func(upstream string) string {
+						var m struct {
+							ID     json.RawMessage
+							Params struct {
+								Name, URI string
+								Ref       struct{ Name, URI string }
+							}
+						}
+						if err := json.Unmarshal([]byte(upstream), &m); err != nil {
+							t.Fatalf("upstream got %s: %v", upstream, err)
+						}
+						name := m.Params.Name + m.Params.URI + m.Params.Ref.Name + m.Params.Ref.URI
+						result := strings.ReplaceAll(tc.result, "NAME", strings.Trim(q(name), `"`))
+						return `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + `}`
+					}
+					answer := func(name string) string {
+						body := rq.body(name, meta)
+						req := hdr("x-mcp-principal", "ann", "content-type", "application/json")
+						if rev2026 {
+							req = as2026(req, body)
+						}
+						return roundTrip(t, cfg, req, body, server, false)
+					}
+					hidden, missing := answer(rq.hidden), answer(rq.missing)
+					if strings.Contains(hidden, standInPrefix) || strings.Contains(tc.result, "NAME") && !strings.Contains(hidden, rq.hidden) {
+						t.Errorf("hidden %s: the stand-in reached the client, or the name did not: %s", rq.hidden, hidden)
+					}
+					if !tc.notFound {
+						// A served stand-in: the revision's not-found.
+						rev := map[bool]mcpvocab.Revision{false: mcpvocab.Rev2025, true: mcpvocab.Rev2026}[rev2026]
+						var id struct{ ID json.RawMessage }
+						_ = json.Unmarshal([]byte(hidden), &id)
+						want := mcpvocab.ErrorResponse(string(id.ID), policy.MissingError(rev, rq.kind, rq.hidden, rq.hidden))
+						if !strings.Contains(missing, `"result":`) || compactJSON([]byte(hidden)) != string(want) {
+							t.Errorf("content: hidden got %s\nmissing got %s", hidden, missing)
+						}
+						return
+					}
+					got, want := strings.ReplaceAll(hidden, rq.hidden, "NAME"), strings.ReplaceAll(missing, rq.missing, "NAME")
+					if got != want || !strings.Contains(hidden, `"result":`) {
+						t.Errorf("hidden:  %s\nmissing: %s", got, want)
+					}
+				})
+			}
+		}
 	}
 }
