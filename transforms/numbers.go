@@ -245,6 +245,16 @@ func appendJSNumber(b []byte, f float64) []byte {
 	return b
 }
 
+// readNumber sets rs to the readings of JSON number raw the engine's
+// detectors could find anything in (numberReadings.read, sc).
+func (e *Engine) readNumber(rs *numberReadings, raw []byte, sc *scratch) {
+	minLen := minDetectedNumber
+	if e.detectors.HasCustom() {
+		minLen = 0 // a custom pattern may match any text
+	}
+	rs.read(raw, minLen, sc)
+}
+
 // runNumber runs the steps of mask over JSON number raw, read as its
 // readings (numberReadings). Each scanning step reads the number by the
 // first reading it finds something in, and counts what it found there:
@@ -256,12 +266,8 @@ func appendJSNumber(b []byte, f float64) []byte {
 // found only by steps that change nothing (detect, annotate, a block
 // that did not fire).
 func (e *Engine) runNumber(sg *stepRun, raw []byte, mask uint64, run *Run) (string, bool) {
-	minLen := minDetectedNumber
-	if e.detectors.HasCustom() {
-		minLen = 0 // a custom pattern may match any text
-	}
 	var rs numberReadings
-	rs.read(raw, minLen, run.sc)
+	e.readNumber(&rs, raw, run.sc)
 	for i, st := range sg.steps {
 		if mask&(1<<i) == 0 || !st.scan {
 			continue

@@ -356,8 +356,8 @@ func (w *docWalk) str(n int32, sh shape, mask uint64) {
 // codes, progress) are too short for any built-in.
 func (w *docWalk) number(n int32, sh shape, mask uint64) {
 	e, sg, d, run := w.e, w.sg, w.d, w.run
-	if mask &= sg.findMask; mask == 0 || sh == shOwn || sh == shEnvID || w.separate && sh == shSepStructured || d.Replaced(n) {
-		return // structuredContent that is a number is a target of its own (structure)
+	if mask &= sg.findMask; mask == 0 || !numberRead(sh, w.separate) || d.Replaced(n) {
+		return
 	}
 	raw := d.Raw(n)
 	if len(raw) < minDetectedNumber && !e.detectors.HasCustom() && !mayGrow(raw) {
@@ -375,6 +375,13 @@ func (w *docWalk) number(n int32, sh shape, mask uint64) {
 	if r, ok := e.runNumber(sg, raw, mask, run); ok {
 		d.SetString(n, r)
 	}
+}
+
+// numberRead reports whether a number reached as sh is read: not where
+// another target reads it (structuredContent that is a number, under
+// separate, is one of its own: structure), nor the envelope's id.
+func numberRead(sh shape, separate bool) bool {
+	return sh != shOwn && sh != shEnvID && !(separate && sh == shSepStructured)
 }
 
 // notBase64Text reports whether base64 word raw (base64Word) surely
