@@ -226,10 +226,18 @@ func FuzzNumberReadings(f *testing.F) {
 			e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
 			out := string(doc.AppendValue(nil, doc.Path(jsondoc.Root, "structuredContent", "v")))
 			forms := oracleForms(num)
-			card, any := false, len(e.Detectors().Detect(num, every)) > 0
-			for _, form := range forms {
+			card, any := false, false
+			for _, form := range append(forms, num) {
 				card = card || len(e.Detectors().Detect(form, cards)) > 0
-				any = any || len(e.Detectors().Detect(form, every)) > 0
+				for _, d := range e.Detectors().Detect(form, every) {
+					any = true
+					if d.Detector != "credit_card" {
+						// detect.Set.ReadsNumbers says no other built-in
+						// finds anything in a number: outputSchema
+						// rewriting (10.8) relies on it.
+						t.Fatalf("%s read as %q: %s found", num, form, d.Detector)
+					}
+				}
 			}
 			switch {
 			case card && (out == num || out[0] != '"'):
@@ -315,4 +323,24 @@ func oracleForms(s string) []string {
 		forms = append(forms, string(b))
 	}
 	return forms
+}
+
+// The steps whose detectors may find something in a number tell the
+// outputSchema rewriting that numbers may become strings (manual 10.8):
+// credit_card and custom detectors read numbers; other built-ins, and
+// truncate, never change one.
+func TestSchemaEffectsNumbers(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, detectors: [{name: nid, pattern: "\\b[0-9]{9}\\b", label: NATIONAL_ID, sensitivity: restricted}],
+	  transforms: [redact, {type: pseudonymise, options: {detectors: [email, ipv4]}}, {type: mask, options: {detectors: [nid]}},
+	    {type: hash, options: {detectors: ["@pii"]}}, {type: truncate, options: {max_chars: 9}}, detect]}`)
+	eff := compileOutput(t, e, p).SchemaEffects()
+	want := []bool{true, false, true, true, false}
+	if len(eff.Rewrites) != len(want) {
+		t.Fatalf("%d rewriting scopes, want %d", len(eff.Rewrites), len(want))
+	}
+	for i, w := range want {
+		if eff.Rewrites[i].Numbers != w {
+			t.Errorf("step %d: Numbers %v, want %v", i, eff.Rewrites[i].Numbers, w)
+		}
+	}
 }
