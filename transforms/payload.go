@@ -816,10 +816,11 @@ func separateTargets(d *jsondoc.Doc, n int32, sh shape, binOnly bool, ts []targe
 }
 
 // structure is a JSON value carried as such (structuredContent, error
-// data): a document, or a string that may hold JSON.
+// data): a document, a string that may hold JSON, or a number (read as
+// numbers are, numberReadings).
 func structure(d *jsondoc.Doc, n int32, ts []target, projectable bool) []target {
 	switch d.Kind(n) {
-	case jsondoc.Object, jsondoc.Array:
+	case jsondoc.Object, jsondoc.Array, jsondoc.Number:
 		return append(ts, target{kind: document, node: n, shape: shData, projectable: projectable})
 	case jsondoc.String:
 		return append(ts, target{kind: jsonText, node: n, projectable: projectable})

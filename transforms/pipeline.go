@@ -394,6 +394,10 @@ type step struct {
 	// it; otherwise it reports what they found (scanning again would count
 	// each value twice, and count placeholders as findings).
 	scan bool
+	// readsNumbers: a scanning step whose detectors may find something in
+	// a JSON number (detect.Set.ReadsNumbers), which then becomes a
+	// string (runNumber).
+	readsNumbers bool
 }
 
 func (s *step) detecting() bool {
@@ -442,6 +446,7 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 				min, _ = policy.ParseSensitivity(v.Text)
 			}
 			st.sel = detect.Select(stringsOption(o, "detectors"), min)
+			st.readsNumbers = st.scan && e.detectors.ReadsNumbers(st.sel)
 		}
 		switch k {
 		case stepRedact:
@@ -578,7 +583,9 @@ func (p *Pipeline) IDs() []string { return p.ids }
 func (p *Pipeline) Empty() bool { return p == nil || len(p.steps) == 0 }
 
 // SchemaEffects summarises what the pipeline does to structuredContent, for
-// rewriting outputSchema (manual 8).
+// rewriting outputSchema (manual 10.8). A rewriting step that detects
+// makes a number a string when its detectors may find something in the
+// number (step.readsNumbers).
 func (p *Pipeline) SchemaEffects() outputschema.Effects {
 	var eff outputschema.Effects
 	if p == nil {
@@ -591,7 +598,8 @@ func (p *Pipeline) SchemaEffects() outputschema.Effects {
 			eff.Include = append(eff.Include, st.include...)
 			eff.Exclude = append(eff.Exclude, st.drop...)
 		case st.rewritesStrings():
-			eff.Rewrites = append(eff.Rewrites, outputschema.FieldScope{Fields: st.fields, Exclude: st.exclude})
+			eff.Rewrites = append(eff.Rewrites, outputschema.FieldScope{Fields: st.fields, Exclude: st.exclude,
+				Numbers: st.readsNumbers})
 		}
 	}
 	return eff

@@ -138,7 +138,7 @@ type finder struct {
 // path prefix.
 func (f *finder) name(d *jsondoc.Doc, n int32, prefix string) {
 	switch d.Kind(n) {
-	case jsondoc.String:
+	case jsondoc.String, jsondoc.Number:
 		f.paths[place{d, n}] = prefix
 	case jsondoc.Object:
 		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
@@ -168,7 +168,23 @@ func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) 
 	f.target[k] = target
 }
 
-// walk scans the strings of a JSON structure that step st reaches, as
+// scanNumber runs one step's detectors over number node n, read as Apply
+// reads it (runNumber): its first reading the step finds something in.
+// Start and End index that reading.
+func (f *finder) scanNumber(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) {
+	var rs numberReadings
+	e.readNumber(&rs, d.Raw(n), nil)
+	for _, r := range rs.all() {
+		if ds := e.detectors.Detect(r, st.sel); len(ds) > 0 {
+			k := place{d, n}
+			f.hits[k] = append(f.hits[k], ds...)
+			f.target[k] = target
+			return
+		}
+	}
+}
+
+// walk scans the strings and numbers of a JSON structure that step st reaches, as
 // applyDocument does.
 func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, sh shape, separate bool, target int) {
 	var in, out map[int32]bool
@@ -188,6 +204,10 @@ func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, sh shape,
 		case jsondoc.String:
 			if reached && textAt(d, n, sh, separate) {
 				f.scan(e, st, d, n, target)
+			}
+		case jsondoc.Number:
+			if reached && numberRead(sh, separate) {
+				f.scanNumber(e, st, d, n, target)
 			}
 		case jsondoc.Object:
 			if skipped(sh, separate) {

@@ -88,6 +88,28 @@ func TestPayloadDetections(t *testing.T) {
 			},
 		},
 		{
+			// Read as Apply reads them (numberReadings): Start and End
+			// index the reading the card is found in.
+			name:   "numbers in any spelling",
+			policy: "transforms: [redact]\n",
+			payload: `{"content":[{"type":"text","text":"[4111111111111111.0]"}],
+				"structuredContent":{"a":4.111111111111111e15,"b":-41111111111111110e-1,"c":1.5e3,"d":4111111111111111}}`,
+			kind: ToolResult,
+			want: []found{
+				{"content.0.text.0", "CREDIT_CARD", 0, 16},
+				{"structuredContent.a", "CREDIT_CARD", 0, 16},
+				{"structuredContent.b", "CREDIT_CARD", 1, 17},
+				{"structuredContent.d", "CREDIT_CARD", 0, 16},
+			},
+		},
+		{
+			name:    "error data that is a number",
+			policy:  "transforms: [redact]\n",
+			payload: `{"code":1,"message":"x","data":4111111111111111E0}`,
+			kind:    ErrorObject,
+			want:    []found{{"data", "CREDIT_CARD", 0, 16}},
+		},
+		{
 			name:    "structuredContent sent as a JSON string",
 			policy:  "transforms: [pseudonymise]\n",
 			payload: `{"structuredContent":"{\"email\":\"a@b.org\"}"}`,

@@ -350,20 +350,38 @@ func (w *docWalk) str(n int32, sh shape, mask uint64) {
 }
 
 // number runs the steps of mask over number node n reached as sh. A
-// number is read as the digits a reader sees (a card number sent as a
-// JSON number); what the detectors find makes it a string. Protocol
-// numbers (error codes, progress) are too short for any built-in.
+// number is read as its readers print it back (numberReadings: a card
+// number sent as 4111111111111111 or as 4.111111111111111e15); what the
+// detectors find makes it a string (runNumber). Protocol numbers (error
+// codes, progress) are too short for any built-in.
 func (w *docWalk) number(n int32, sh shape, mask uint64) {
 	e, sg, d, run := w.e, w.sg, w.d, w.run
-	if mask &= sg.findMask; mask != 0 && sh != shOwn && sh != shEnvID && !d.Replaced(n) &&
-		(len(d.Raw(n)) >= minDetectedNumber || e.detectors.HasCustom()) {
-		raw := d.Raw(n)
+	if mask &= sg.findMask; mask == 0 || !numberRead(sh, w.separate) || d.Replaced(n) {
+		return
+	}
+	raw := d.Raw(n)
+	if len(raw) < minDetectedNumber && !e.detectors.HasCustom() && !mayGrow(raw) {
+		return // no reading is long enough for a built-in
+	}
+	if plainNumber(raw) {
+		// The common case: every reader prints it as sent.
 		if e.mayChange(sg, raw, mask, run) {
 			if r := e.runString(sg, bytesView(raw), mask, run); r != bytesView(raw) {
 				d.SetString(n, r)
 			}
 		}
+		return
 	}
+	if r, ok := e.runNumber(sg, raw, mask, run); ok {
+		d.SetString(n, r)
+	}
+}
+
+// numberRead reports whether a number reached as sh is read: not where
+// another target reads it (structuredContent that is a number, under
+// separate, is one of its own: structure), nor the envelope's id.
+func numberRead(sh shape, separate bool) bool {
+	return sh != shOwn && sh != shEnvID && !(separate && sh == shSepStructured)
 }
 
 // notBase64Text reports whether base64 word raw (base64Word) surely
@@ -443,8 +461,8 @@ type nameSet struct {
 	next  map[string]int  // the next number to try after each new name
 }
 
-// minDetectedNumber is the shortest JSON number a built-in detector can
-// find anything in (a 13-digit card number).
+// minDetectedNumber is the shortest reading of a JSON number a built-in
+// detector can find anything in (a 13-digit card number).
 const minDetectedNumber = 13
 
 // inlineBase64 reports whether string node n is a whole data: URI with

@@ -173,6 +173,25 @@ func (ds *Set) ResolveOverlaps(dets []Detection) []Detection {
 // HasCustom reports whether the policy has custom detectors.
 func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
 
+// ReadsNumbers reports whether a detector of ds that sel selects may find
+// something in how a JSON number reads (digits, with a '-', a '.', an
+// exponent): a custom detector, or credit_card, the one built-in that
+// finds a bare run of digits (phone numbers need a '+' before the digits
+// or groups, the others letters or separators no number has).
+func (ds *Set) ReadsNumbers(sel Selection) bool {
+	for _, c := range ds.custom {
+		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
+			return true
+		}
+	}
+	for i := range policy.BuiltinDetectors {
+		if b := &policy.BuiltinDetectors[i]; b.Name == "credit_card" {
+			return ds.builtins&sel.builtins&(1<<i) != 0
+		}
+	}
+	return false
+}
+
 // SurelyClean reports whether no detector of ds can find anything in s:
 // a short word such as most member names and schema keywords ("type",
 // "inputSchema", "string"), looked at without starting a pass. Never with

@@ -19,6 +19,9 @@
 //   - a string a rewriting step may reach (its fields may cover it, its
 //     exclude_fields need not) loses format, pattern, minLength,
 //     maxLength, and enum/const when they hold a string;
+//   - a number a step that rewrites numbers may reach may become a
+//     string: its type admits "string" too, and it loses the same
+//     keywords, and enum/const when they hold a number;
 //   - a member project may remove leaves `required` (and
 //     dependentRequired); one it must remove also leaves `properties`.
 //
@@ -49,15 +52,21 @@ type Effects struct {
 
 // FieldScope is where one rewriting step acts: inside Fields (nil or
 // empty: everywhere), except inside Exclude. As in the step itself, a path
-// selects the subtree it reaches.
-type FieldScope struct{ Fields, Exclude fieldpath.Paths }
+// selects the subtree it reaches. Numbers: the step also makes a number
+// it finds something in a string (redact, pseudonymise, mask and hash
+// read numbers; truncate does not).
+type FieldScope struct {
+	Fields, Exclude fieldpath.Paths
+	Numbers         bool
+}
 
 // Rewrite edits the JSON Schema at node schema of doc in place
 // and reports whether it changed anything. A schema that is not an object,
 // or that is malformed in a keyword this function reads (properties that
 // is not an object, a subschema that is neither an object nor a boolean,
 // required that is not a list of strings, ...), is left as is. Only
-// Delete and Append are used, so what is not edited stays byte-identical.
+// Delete and Append are used, so what is not edited stays byte-identical
+// (a type that admits "string" too is deleted and appended again).
 func Rewrite(doc *jsondoc.Doc, schema int32, eff Effects) bool {
 	if doc.Kind(schema) != jsondoc.Object {
 		return false
@@ -115,7 +124,10 @@ func (s pathSlot) reachedMust(st []uint64) bool { return s.p.Reached(s.must(st))
 // alive: the path may reach this location or something below it.
 func (s pathSlot) alive(st []uint64) bool { return fieldpath.AnyPosition(s.may(st)) }
 
-type scopeSlots struct{ fields, exclude []pathSlot }
+type scopeSlots struct {
+	fields, exclude []pathSlot
+	numbers         bool // FieldScope.Numbers
+}
 
 type rewriter struct {
 	doc  *jsondoc.Doc

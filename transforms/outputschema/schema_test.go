@@ -3,8 +3,10 @@ package outputschema
 import (
 	"bytes"
 	"encoding/json"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,6 +53,38 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"email":{"type":"string","description":"who"},
 			"age":{"type":"integer","minimum":0,"maximum":150}},
 			"required":["email","age"]}`,
+	}, {
+		// A step that reads numbers makes one it finds a card in a string
+		// (transforms' runNumber): the type admits it, the keywords that
+		// would then constrain it go, numeric enums and uniqueness too.
+		// Numeric keywords stay: they do not apply to a string. Regression
+		// (issue 26): "integer" was kept, and a client validating
+		// structuredContent refused the redacted card.
+		name: "numbers a step that reads numbers reaches admit a string",
+		schema: `{"type":"object","properties":{
+			"card":{"type":"integer","minimum":0,"format":"int64"},
+			"amount":{"type":["number","null"],"multipleOf":0.01},
+			"level":{"type":"integer","enum":[1,2,3]},
+			"code":{"const":4111111111111111},
+			"ids":{"type":"array","uniqueItems":true,"items":{"type":"integer"}},
+			"name":{"type":"string"},"ok":{"type":"boolean"}},
+			"required":["card"]}`,
+		eff: func(t *testing.T) Effects { return Effects{Rewrites: []FieldScope{{Numbers: true}}} },
+		want: `{"type":"object","properties":{
+			"card":{"minimum":0,"type":["integer","string"]},
+			"amount":{"multipleOf":0.01,"type":["number","null","string"]},
+			"level":{"type":["integer","string"]},
+			"code":{},
+			"ids":{"type":"array","items":{"type":["integer","string"]}},
+			"name":{"type":"string"},"ok":{"type":"boolean"}},
+			"required":["card"]}`,
+	}, {
+		name:   "numbers outside a step's fields keep their type",
+		schema: `{"type":"object","properties":{"card":{"type":"integer"},"age":{"type":"integer","maximum":150}}}`,
+		eff: func(t *testing.T) Effects {
+			return Effects{Rewrites: []FieldScope{{Fields: mustPaths(t, "card"), Numbers: true}, {}}}
+		},
+		want: `{"type":"object","properties":{"card":{"type":["integer","string"]},"age":{"type":"integer","maximum":150}}}`,
 	}, {
 		name: "fields restrict the rewrite to contact.email: phone keeps its pattern",
 		schema: `{"type":"object","properties":{"contact":{"type":"object","properties":{
@@ -441,10 +475,11 @@ func fuzzEffects(t testing.TB, sel uint64) Effects {
 	for i := range int(sel >> 60 % 3) {
 		off := 2*w + 2*w*i
 		fields := pickPaths(t, sel>>off)
+		numbers := bits.OnesCount64(sel)%2 == i // some steps read numbers (redact), some not (truncate)
 		if off+w < 60 {
-			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: fields, Exclude: pickPaths(t, sel>>(off+w))})
+			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: fields, Exclude: pickPaths(t, sel>>(off+w)), Numbers: numbers})
 		} else {
-			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: fields})
+			eff.Rewrites = append(eff.Rewrites, FieldScope{Fields: fields, Numbers: numbers})
 		}
 	}
 	return eff
@@ -611,8 +646,10 @@ func validates(t testing.TB, sch *jsonschema.Schema, inst []byte) error {
 // simulate does to an instance what the pipeline does to structuredContent
 // (transforms/payload.go): project (exclude, then include keeping the
 // containers on the way) and rewriting steps that replace every string
-// they reach by a value no format, pattern, enum or length expects. Even
-// and odd lengths get different values, so distinct strings collide.
+// they reach by a value no format, pattern, enum or length expects (and,
+// for a step that reads numbers, every number they reach: the worst case
+// of a card found in each). Even and odd lengths get different values, so
+// distinct strings collide.
 func simulate(t testing.TB, inst []byte, eff Effects, rewriteFirst bool) []byte {
 	doc, err := jsondoc.Parse(inst)
 	if err != nil {
@@ -669,6 +706,9 @@ func simulate(t testing.TB, inst []byte, eff Effects, rewriteFirst bool) []byte 
 				if s, ok := doc.Str(n); ok && reached {
 					doc.SetString(n, [2]string{"", "[REDACTED:" + strings.Repeat("x", 300) + "]"}[len(s)%2])
 				}
+				if doc.Kind(n) == jsondoc.Number && reached && sc.Numbers {
+					doc.SetString(n, [2]string{"", "[REDACTED:" + strings.Repeat("x", 300) + "]"}[len(doc.Raw(n))%2])
+				}
 				for c := doc.First(n); c != jsondoc.None; c = doc.Next(c) {
 					visit(c, reached)
 				}
@@ -714,7 +754,7 @@ func describeEffects(eff Effects) string {
 	var b strings.Builder
 	b.WriteString("include " + joinPaths(eff.Include) + " exclude " + joinPaths(eff.Exclude))
 	for _, sc := range eff.Rewrites {
-		b.WriteString(" rewrite{fields " + joinPaths(sc.Fields) + " exclude " + joinPaths(sc.Exclude) + "}")
+		b.WriteString(" rewrite{fields " + joinPaths(sc.Fields) + " exclude " + joinPaths(sc.Exclude) + " numbers " + strconv.FormatBool(sc.Numbers) + "}")
 	}
 	return b.String()
 }

@@ -23,7 +23,7 @@ func (r *rewriter) compile(eff Effects) {
 	r.include = add(eff.Include)
 	r.exclude = add(eff.Exclude)
 	for _, sc := range eff.Rewrites {
-		r.rewrites = append(r.rewrites, scopeSlots{fields: add(sc.Fields), exclude: add(sc.Exclude)})
+		r.rewrites = append(r.rewrites, scopeSlots{fields: add(sc.Fields), exclude: add(sc.Exclude), numbers: sc.Numbers})
 	}
 	// The top state: every position possible, none certain.
 	r.top = make([]uint64, r.width)
@@ -55,8 +55,9 @@ func (r *rewriter) step(st []uint64, ls fieldpath.Step) []uint64 {
 }
 
 // rewriting reports whether a rewriting step may act on a string at this
-// location (at), and whether one may act at it or anywhere below (under).
-func (r *rewriter) rewriting(st []uint64) (at, under bool) {
+// location (at), whether one may act at it or anywhere below (under), and
+// whether one that rewrites numbers may act on a number here (num).
+func (r *rewriter) rewriting(st []uint64) (at, under, num bool) {
 	for _, sc := range r.rewrites {
 		excluded := false
 		for _, s := range sc.exclude {
@@ -68,14 +69,17 @@ func (r *rewriter) rewriting(st []uint64) (at, under bool) {
 			continue
 		}
 		if len(sc.fields) == 0 {
-			return true, true
+			at, under, num = true, true, num || sc.numbers
+			continue
 		}
 		for _, s := range sc.fields {
-			at = at || s.reachedMay(st)
+			reached := s.reachedMay(st)
+			at = at || reached
 			under = under || s.alive(st)
+			num = num || sc.numbers && reached
 		}
 	}
-	return at, under
+	return at, under, num
 }
 
 // removed reports whether project may remove the node at this location,

@@ -57,31 +57,37 @@ func (r *rewriter) visit(s int32, st []uint64) {
 	r.seen[key] = true
 	r.visits++
 
-	rwAt, rwUnder := r.rewriting(st)
+	rwAt, rwUnder, rwNum := r.rewriting(st)
 	projUnder := r.projectUnder(st)
 	// What the value here can be (its type: every valid value has it)
-	// bounds what can change. Numbers, booleans and null are never
-	// rewritten, and project takes nothing out of a scalar. With no type,
-	// or a type list naming string, the value may be a string.
+	// bounds what can change. Booleans and null are never rewritten, a
+	// number only by a step that reads numbers (what it finds makes the
+	// number a string), and project takes nothing out of a scalar. With
+	// no type, or a type list naming string, the value may be a string.
 	str, scalar := r.mayBeString(s), r.scalarOnly(s)
 	rwAt = rwAt && str
+	rwNum = rwNum && r.mayBeNumber(s)
 	rwUnder = rwUnder && (str || !scalar)
 	projUnder = projUnder && !scalar
-	if !rwUnder && !projUnder {
+	if !rwUnder && !projUnder && !rwNum {
 		return // nothing here or below can change
 	}
 
-	// The value here is a string the rewriting may change: the keywords
-	// that constrain only strings go (without a type they constrain
-	// nothing else, so that costs nothing).
-	if rwAt {
+	// The value here is a string the rewriting may change, or a number it
+	// may make a string: the keywords that constrain only strings go
+	// (without a type they constrain nothing else, so that costs
+	// nothing), and a type that names no string admits one.
+	if rwAt || rwNum {
 		for _, k := range stringConstraintKeywords {
 			r.drop(s, k)
 		}
 	}
+	if rwNum && !str {
+		r.admitString(s)
+	}
 	// enum and const name whole values: they go when a string in them may
-	// be rewritten, or when project may take something out of an object or
-	// array in them. An enum of numbers stays.
+	// be rewritten (a number, by a step that reads numbers), or when
+	// project may take something out of an object or array in them.
 	for _, k := range [...]string{"enum", "const"} {
 		v := d.Get(s, k)
 		if v == jsondoc.None {
@@ -95,7 +101,7 @@ func (r *rewriter) visit(s int32, st []uint64) {
 			}
 		}
 		for _, c := range values {
-			if rwUnder && r.hasString(c) || projUnder && (d.Kind(c) == jsondoc.Object || d.Kind(c) == jsondoc.Array) {
+			if rwUnder && r.hasString(c) || rwNum && r.hasNumber(c) || projUnder && (d.Kind(c) == jsondoc.Object || d.Kind(c) == jsondoc.Array) {
 				r.del(s, v)
 				break
 			}
@@ -243,9 +249,10 @@ func (r *rewriter) arrayKeywords(s int32, st []uint64) {
 	}
 	if d.Get(s, "uniqueItems") != jsondoc.None {
 		// Different values may become equal: two emails, one placeholder;
-		// two objects, once project has taken what told them apart.
-		strs, containers := r.elementKinds(s)
-		if _, under := r.rewriting(elem); under && strs || containers && r.projectUnder(elem) {
+		// two card numbers, one placeholder; two objects, once project has
+		// taken what told them apart.
+		strs, nums, containers := r.elementKinds(s)
+		if _, under, num := r.rewriting(elem); under && strs || num && nums || containers && r.projectUnder(elem) {
 			r.drop(s, "uniqueItems")
 		}
 	}
@@ -275,7 +282,7 @@ func (r *rewriter) arrayKeywords(s int32, st []uint64) {
 // elementKinds reports whether the elements of an array valid under s may
 // hold strings (be or contain one), and whether they may be containers,
 // judging by the type of every element schema s has.
-func (r *rewriter) elementKinds(s int32) (strs, containers bool) {
+func (r *rewriter) elementKinds(s int32) (strs, nums, containers bool) {
 	d := r.doc
 	var elems []int32
 	for c := d.First(d.Get(s, "prefixItems")); c != jsondoc.None; c = d.Next(c) {
@@ -290,25 +297,84 @@ func (r *rewriter) elementKinds(s int32) (strs, containers bool) {
 		if more := d.Get(s, "additionalItems"); more != jsondoc.None {
 			elems = append(elems, more)
 		} else {
-			return true, true
+			return true, true, true
 		}
 	case jsondoc.Invalid:
-		return true, true // elements past prefixItems, if any, are anything
+		return true, true, true // elements past prefixItems, if any, are anything
 	default:
 		elems = append(elems, items)
 	}
 	for _, e := range elems {
 		if d.Kind(e) == jsondoc.True {
-			return true, true
+			return true, true, true
 		}
 		if d.Kind(e) != jsondoc.Object {
 			continue // false: no element here
 		}
 		c := !r.scalarOnly(e)
 		strs = strs || c || r.mayBeString(e)
+		nums = nums || r.mayBeNumber(e)
 		containers = containers || c
 	}
-	return strs, containers
+	return strs, nums, containers
+}
+
+// mayBeNumber reports whether a value valid under schema s may be a
+// number: its type names number or integer, or it has no type.
+func (r *rewriter) mayBeNumber(s int32) bool {
+	d := r.doc
+	t := d.Get(s, "type")
+	switch d.Kind(t) {
+	case jsondoc.String:
+		return d.StrEquals(t, "number") || d.StrEquals(t, "integer")
+	case jsondoc.Array:
+		for c := d.First(t); c != jsondoc.None; c = d.Next(c) {
+			if d.StrEquals(c, "number") || d.StrEquals(c, "integer") {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// admitString makes the type of schema s, which names no string, admit
+// one too: "integer" becomes ["integer","string"], a list gets "string"
+// appended. The member is deleted and appended again (Rewrite edits by
+// Delete and Append only).
+func (r *rewriter) admitString(s int32) {
+	d := r.doc
+	t := d.Get(s, "type")
+	var list []byte
+	switch d.Kind(t) {
+	case jsondoc.String:
+		list = append(append(append([]byte{'['}, d.Raw(t)...), ","...), `"string"]`...)
+	case jsondoc.Array:
+		list = []byte{'['}
+		for c := d.First(t); c != jsondoc.None; c = d.Next(c) {
+			list = append(append(list, d.Raw(c)...), ',')
+		}
+		list = append(list, `"string"]`...)
+	default:
+		return
+	}
+	r.del(s, t)
+	d.Append(s, "type", list)
+}
+
+func (r *rewriter) hasNumber(n int32) bool {
+	d := r.doc
+	switch d.Kind(n) {
+	case jsondoc.Number:
+		return true
+	case jsondoc.Object, jsondoc.Array:
+		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			if r.hasNumber(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mayBeString reports whether a value valid under schema s may be a
