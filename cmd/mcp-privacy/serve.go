@@ -22,9 +22,10 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
-// serve runs build/mcp-privacy.wasm under the Envoy-like host of e2e/ in
-// front of an upstream MCP server: the plugin exactly as Envoy would run
-// it, for trying policies locally.
+// serve runs build/mcp-privacy.wasm under the Envoy-like host of
+// internal/wasmhost (through internal/proxy) in front of an upstream MCP
+// server: the plugin exactly as Envoy would run it, for trying policies
+// locally.
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)

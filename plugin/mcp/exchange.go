@@ -215,7 +215,7 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 		if m := &body.Messages[i]; m.Invalid == nil {
 			var why string
 			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
-				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
+				return BodyResult{Reply: s.headerMismatchReply(body.Doc, m, why, len(raw))}
 			}
 		}
 	}
