@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"encoding/json"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -47,3 +50,128 @@ func TestHeaderMismatchAuditNamesTheBody(t *testing.T) {
 		})
 	}
 }
+
+// eventsOut feeds an event stream's chunks to s (the last one at end of
+// stream) and returns what went to the client.
+func eventsOut(t *testing.T, s *Stream, chunks ...string) string {
+	t.Helper()
+	if h := s.OnResponseHeaders(200, "text/event-stream", "", false); h.Reply != nil {
+		t.Fatalf("response headers answered locally: %s", h.Reply.Body)
+	}
+	var out strings.Builder
+	for i, c := range chunks {
+		_, edit := s.OnResponseBody(len(c), i == len(chunks)-1, func() []byte { return []byte(c) })
+		if edit.Replace {
+			out.Write(edit.Data)
+		} else {
+			out.WriteString(c)
+		}
+	}
+	return out.String()
+}
+
+// sseAnswers reads the JSON-RPC messages of an event stream's data lines.
+func sseAnswers(t *testing.T, stream string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, ev := range strings.Split(stream, "\n\n") {
+		for _, l := range strings.Split(ev, "\n") {
+			d, ok := strings.CutPrefix(l, "data: ")
+			if !ok || d == "" {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(d), &m); err != nil {
+				t.Fatalf("event data %q: %v", d, err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Issue 27, item 5: a request whose answer the filter withheld as not
+// valid JSON-RPC is not left waiting: when the event stream ends with it
+// still open, it gets a -32603 error event for its id, and its call an
+// audit entry with decision error. A stream the server ended without an
+// answer and without a withheld event gets nothing added (its answer may
+// come on a resumed GET stream, 2025-11-25).
+func TestWithheldEventAnswersOpenRequests(t *testing.T) {
+	const (
+		ok1       = `data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n\n"
+		progress  = `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}` + "\n\n"
+		notJSON   = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]\n\n"
+		notRPC    = `data: {"jsonrpc":"2.0","foo":1}` + "\n\n"
+		emptyList = "data: []\n\n"
+		bareValue = "data: 42\n\n"
+		priming   = "id: e1\ndata: \n\n"
+	)
+	single := wrToolCall("1", "search", `{}`)
+	batch := `[` + wrToolCall("1", "search", `{}`) + `,` + wrToolCall("2", "search", `{}`) + `]`
+	for _, c := range []struct {
+		name   string
+		body   string
+		chunks []string
+		// errorIDs are the ids answered with the filter's error, in order;
+		// results the ids the server's answers reached.
+		errorIDs []float64
+		why      string
+	}{
+		{"single, event not JSON", single, []string{progress, notJSON}, []float64{1}, "not valid JSON"},
+		{"single, event not JSON-RPC", single, []string{notRPC}, []float64{1}, "neither a request, a notification nor a response"},
+		{"single, empty batch event", single, []string{emptyList}, []float64{1}, "an empty batch"},
+		{"single, bare value", single, []string{bareValue}, []float64{1}, "not a JSON-RPC message"},
+		{"single, truncated last event", single, []string{progress, `data: {"jsonrpc":"2.0","id":1,"res`}, []float64{1}, "not valid JSON"},
+		{"single, withheld then answered", single, []string{notJSON, ok1}, nil, ""},
+		{"single, answered then withheld", single, []string{ok1, notJSON}, nil, ""},
+		{"single, clean close without answer", single, []string{priming, progress}, nil, ""},
+		{"single, end chunk empty", single, []string{notJSON, ""}, []float64{1}, "not valid JSON"},
+		{"batch, one answered, one withheld", batch, []string{ok1, notJSON}, []float64{2}, "not valid JSON"},
+		{"batch, both withheld", batch, []string{notRPC}, []float64{1, 2}, "neither a request"},
+		{"batch, clean close without answers", batch, []string{progress}, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, m, lines, _ := wrConfig(t, wrEnvelope)
+			s, r := post(t, cfg, hdr("x-mcp-principal", "alice"), c.body)
+			if r.Reply != nil {
+				t.Fatalf("refused: %s", r.Reply.Body)
+			}
+			out := eventsOut(t, s, c.chunks...)
+			s.Done()
+			var errs []float64
+			for _, a := range sseAnswers(t, out) {
+				e, isErr := a["error"].(map[string]any)
+				if !isErr {
+					continue
+				}
+				msg, _ := e["message"].(string)
+				if e["code"] != float64(-32603) || !strings.Contains(msg, "withheld a server event") || !strings.Contains(msg, c.why) {
+					t.Errorf("error %v: want -32603 saying why (%q)", e, c.why)
+				}
+				id, _ := a["id"].(float64)
+				errs = append(errs, id)
+			}
+			slicesSort(errs)
+			if !reflect.DeepEqual(errs, c.errorIDs) && (len(errs) > 0 || len(c.errorIDs) > 0) {
+				t.Fatalf("errors for ids %v, want %v; stream:\n%s", errs, c.errorIDs, out)
+			}
+			// Every call has one entry: error for those answered so.
+			decisions := map[string]int{}
+			for _, e := range wrEntries(t, *lines) {
+				decisions[e["decision"].(string)]++
+				if e["decision"] == "error" && !strings.Contains(e["reason"].(string), "withheld a server event") {
+					t.Errorf("error entry without the reason: %v", e)
+				}
+			}
+			calls := strings.Count(c.body, `"tools/call"`)
+			if decisions["error"] != len(c.errorIDs) || decisions["allowed"] != calls-len(c.errorIDs) {
+				t.Errorf("audit decisions %v, want %d error of %d calls", decisions, len(c.errorIDs), calls)
+			}
+			if got := m[requestsMetric("tools/call", outcomeError)]; got != uint64(len(c.errorIDs)) {
+				t.Errorf("requests counter with outcome error %d, want %d (%v)", got, len(c.errorIDs), m)
+			}
+		})
+	}
+}
+
+func slicesSort(f []float64) { sort.Float64s(f) }
