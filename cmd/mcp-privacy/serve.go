@@ -78,7 +78,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		Logger:                      logs.line,
 		AllowOnHeadersStopIteration: env.Gateway.HoldHeaders,
 		BufferLimitBytes:            envoyBufferLimit,
-		StreamIdleTimeout:           5 * time.Minute,
+		// A VM that traps is replaced, as envoy/envoy.yaml's FAIL_RELOAD does.
+		FailurePolicy: wasmhost.FailReload, ReloadBackoff: envoyReloadBackoff,
+		StreamIdleTimeout: 5 * time.Minute,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
@@ -155,6 +157,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 // answer of more than 1 MiB was reset instead of processed.
 // TestServeBufferLimitIsEnvoyYAMLs keeps the two equal.
 const envoyBufferLimit = 17825792
+
+// envoyReloadBackoff is the reload_config.backoff.base_interval of
+// envoy/envoy.yaml's FAIL_RELOAD: a worker whose VM trapped gets a new VM
+// for its next request once this (with Envoy's jitter, up to half as much
+// again) has passed since the VM was loaded; until then its requests fail
+// closed. TestServeReloadBackoffIsEnvoyYAMLs keeps the two equal.
+const envoyReloadBackoff = time.Second
 
 // shutdownGrace is how long serve lets requests in flight finish at
 // SIGINT or SIGTERM before it closes their connections.
