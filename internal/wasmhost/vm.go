@@ -31,22 +31,22 @@ type VM struct {
 	index int
 	ctx   context.Context // carries the VM to the host functions
 
-	mu      sync.Mutex
-	mod     api.Module
-	fns     map[string]api.Function
-	alloc   api.Function
-	gen     uint64
-	failed  error
+	mu     sync.Mutex
+	mod    api.Module
+	fns    map[string]api.Function
+	alloc  api.Function
+	gen    uint64
+	failed error
 	// runtimeFailure: failed is a trap in a callback, which FailReload
 	// reloads (not a failure to start); lastLoad is when the instance was
 	// last (re)loaded, which its back-off counts from (reload.go).
 	runtimeFailure bool
 	lastLoad       time.Time
 	reloads        ReloadStats
-	closed  bool
-	streams map[uint32]*Stream
-	nextID  uint32
-	call    *callState
+	closed         bool
+	streams        map[uint32]*Stream
+	nextID         uint32
+	call           *callState
 	// restricted is set while _initialize or the allocator runs: proxy-wasm
 	// hosts refuse env.proxy_* calls other than proxy_log then.
 	restricted string
