@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -47,6 +48,12 @@ const (
 	pluginName      = "mcp-privacy"
 	v8Runtime       = "envoy.wasm.runtime.v8"
 	httpOptionsKey  = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+)
+
+// The range of FAIL_RELOAD's back-off base interval the checks accept.
+const (
+	minReloadBackoff = time.Second
+	maxReloadBackoff = time.Minute
 )
 
 // loadBootstrap reads an Envoy bootstrap as Envoy would: YAML to JSON to the
@@ -212,9 +219,16 @@ func checkEnvoy(p *problems, file string, data []byte) *envoyDeployment {
 	}
 	//lint:ignore SA1019 the deprecated fail_open must stay unset next to failure_policy
 	failOpen := w.GetFailOpen()
-	if w.GetFailurePolicy() != wasmv3.FailurePolicy_FAIL_CLOSED || failOpen {
-		p.add("%s: wasm failure_policy %v (fail_open %v): want FAIL_CLOSED, a failed VM must not pass MCP traffic unfiltered",
-			file, w.GetFailurePolicy(), failOpen)
+	if w.GetFailurePolicy() != wasmv3.FailurePolicy_FAIL_RELOAD || failOpen {
+		p.add("%s: wasm failure_policy %v (fail_open %v): want FAIL_RELOAD: a VM that traps is replaced (Envoy >= 1.33), "+
+			"and a failed VM never passes MCP traffic unfiltered", file, w.GetFailurePolicy(), failOpen)
+	}
+	// The reload back-off: Envoy's default (1 s) stated, and not so short
+	// that a request that traps every VM keeps a worker busy reloading (a
+	// VM takes about 0.6 s to start) nor so long that a worker refuses
+	// traffic for minutes. mcp-privacy serve uses the same interval.
+	if b := w.GetReloadConfig().GetBackoff().GetBaseInterval(); b == nil || b.AsDuration() < minReloadBackoff || b.AsDuration() > maxReloadBackoff {
+		p.add("%s: wasm reload_config.backoff.base_interval %v: want one between %v and %v", file, b.AsDuration(), minReloadBackoff, maxReloadBackoff)
 	}
 	vm := w.GetVmConfig()
 	if vm.GetVmId() != pluginName || vm.GetRuntime() != v8Runtime {
@@ -704,7 +718,7 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"envoy misspelled @type", "envoy", "envoy.yaml",
 			"envoy.extensions.filters.http.router.v3.Router", "envoy.extensions.filters.http.router.v3.Routr", "envoy.extensions.filters.http.router.v3.Routr"},
 		{"envoy bad enum", "envoy", "envoy.yaml",
-			"failure_policy: FAIL_CLOSED", "failure_policy: FAIL_CLOSE", "FAIL_CLOSE"},
+			"failure_policy: FAIL_RELOAD", "failure_policy: FAIL_RELOADS", "FAIL_RELOADS"},
 		{"envoy validation rule in Any", "envoy", "envoy.yaml",
 			"stat_prefix: mcp", "stat_prefix: \"\"", "StatPrefix"},
 		{"envoy duplicate key", "envoy", "envoy.yaml",
@@ -722,7 +736,15 @@ func TestBrokenCopiesFail(t *testing.T) {
 		{"envoy Envoy option without hold_headers", "envoy", "envoy.yaml",
 			`"hold_headers": true,`, ``, "must agree"},
 		{"envoy fail open", "envoy", "envoy.yaml",
-			"failure_policy: FAIL_CLOSED", "failure_policy: FAIL_OPEN", "FAIL_CLOSED"},
+			"failure_policy: FAIL_RELOAD", "failure_policy: FAIL_OPEN", "FAIL_RELOAD"},
+		{"envoy fail closed without reload", "envoy", "envoy.yaml",
+			"failure_policy: FAIL_RELOAD", "failure_policy: FAIL_CLOSED", "FAIL_RELOAD"},
+		{"envoy reload without back-off", "envoy", "envoy.yaml",
+			"                reload_config:\n                  backoff:\n                    base_interval: 1s\n", "", "base_interval"},
+		{"envoy reload back-off too short", "envoy", "envoy.yaml",
+			"base_interval: 1s", "base_interval: 0.01s", "base_interval"},
+		{"envoy ratelimit fail closed without reload", "envoy-ratelimit", "envoy-ratelimit.yaml",
+			"failure_policy: FAIL_RELOAD", "failure_policy: FAIL_CLOSED", "FAIL_RELOAD"},
 		{"envoy identity header not stripped", "envoy", "envoy.yaml",
 			`"principal": [{"jwt_claim": "sub"}]`, `"principal": [{"jwt_claim": "sub"}, {"header": "x-user"}]`, "x-user"},
 		{"envoy early mutation dropped", "envoy", "envoy.yaml",
@@ -768,7 +790,11 @@ func TestBrokenCopiesFail(t *testing.T) {
 			"domain: mcp", "domain: mcp-privacy", "domain"},
 		// Istio.
 		{"istio misspelled spec field", "istio", "istio/wasmplugin.yaml",
-			"failStrategy: FAIL_CLOSE", "failStrategies: FAIL_CLOSE", "failStrategies"},
+			"failStrategy: FAIL_RELOAD", "failStrategies: FAIL_RELOAD", "failStrategies"},
+		{"istio fail closed without reload", "istio", "istio/wasmplugin.yaml",
+			"failStrategy: FAIL_RELOAD", "failStrategy: FAIL_CLOSE", "FAIL_RELOAD"},
+		{"istio fail open", "istio", "istio/wasmplugin.yaml",
+			"failStrategy: FAIL_RELOAD", "failStrategy: FAIL_OPEN", "FAIL_RELOAD"},
 		{"istio bad enum", "istio", "istio/wasmplugin.yaml",
 			"phase: AUTHZ", "phase: AUTHORIZATION", "AUTHORIZATION"},
 		{"istio sha256 placeholder", "istio", "istio/wasmplugin.yaml",

@@ -64,6 +64,9 @@ func checkGateway(files map[string][]byte) problems {
 	if w.Name == nil || *w.Name != pluginName || w.RootID == nil || *w.RootID != pluginName {
 		p.add("%s: wasm name and rootID must be %q (the plugin registers that root id)", eepFile, pluginName)
 	}
+	// Envoy Gateway's Wasm has failOpen only (internal/xds/translator/wasm.go
+	// sets Envoy's fail_open from it): no FAIL_RELOAD to ask for, so a VM
+	// that traps stays failed there (docs/DEPLOYMENT.md).
 	if w.FailOpen == nil || *w.FailOpen {
 		p.add("%s: wasm failOpen must be set to false: a failed VM must not pass MCP traffic unfiltered", eepFile)
 	}

@@ -52,8 +52,9 @@ func checkIstio(files map[string][]byte) problems {
 	default:
 		p.add("%s: phase %v runs the plugin before Istio's jwt_authn (or wherever the control plane likes): want AUTHZ", wpFile, wp.GetPhase())
 	}
-	if wp.GetFailStrategy() != extensionsv1alpha1.FailStrategy_FAIL_CLOSE {
-		p.add("%s: failStrategy %v: want FAIL_CLOSE, a failed plugin must not pass MCP traffic unfiltered", wpFile, wp.GetFailStrategy())
+	if wp.GetFailStrategy() != extensionsv1alpha1.FailStrategy_FAIL_RELOAD {
+		p.add("%s: failStrategy %v: want FAIL_RELOAD (Istio >= 1.27): a VM that traps is replaced, "+
+			"and a failed plugin never passes MCP traffic unfiltered", wpFile, wp.GetFailStrategy())
 	}
 	if wp.GetPluginName() != pluginName {
 		p.add("%s: pluginName %q, want %q (the plugin's root id)", wpFile, wp.GetPluginName(), pluginName)

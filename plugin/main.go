@@ -126,8 +126,10 @@ type httpContext struct {
 	// requestBodySize and responseBodySize are what the last body callback
 	// saw: the body the host still holds when trailers end the message.
 	requestBodySize, responseBodySize int
-	// testPanicAt is the callback a test build makes panic (testhook_on.go).
+	// testPanicAt is the callback a test build makes panic, testTrapAt the
+	// one it makes trap the VM (testhook_on.go).
 	testPanicAt string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
+	testTrapAt  string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
 }
 
 // sharedData is the host's shared data (one store per vm_id for all worker

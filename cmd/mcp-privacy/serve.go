@@ -22,9 +22,10 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
-// serve runs build/mcp-privacy.wasm under the Envoy-like host of e2e/ in
-// front of an upstream MCP server: the plugin exactly as Envoy would run
-// it, for trying policies locally.
+// serve runs build/mcp-privacy.wasm under the Envoy-like host of
+// internal/wasmhost (through internal/proxy) in front of an upstream MCP
+// server: the plugin exactly as Envoy would run it, for trying policies
+// locally.
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -86,7 +87,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		AllowOnHeadersStopIteration: holdsHeaders(config),
 		Properties:                  properties,
 		BufferLimitBytes:            envoyBufferLimit,
-		StreamIdleTimeout:           5 * time.Minute,
+		// A VM that traps is replaced, as envoy/envoy.yaml's FAIL_RELOAD does.
+		FailurePolicy: wasmhost.FailReload, ReloadBackoff: envoyReloadBackoff,
+		StreamIdleTimeout: 5 * time.Minute,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)
@@ -163,6 +166,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 // answer of more than 1 MiB was reset instead of processed.
 // TestServeBufferLimitIsEnvoyYAMLs keeps the two equal.
 const envoyBufferLimit = 17825792
+
+// envoyReloadBackoff is the reload_config.backoff.base_interval of
+// envoy/envoy.yaml's FAIL_RELOAD: a worker whose VM trapped gets a new VM
+// for its next request once this (with Envoy's jitter, up to half as much
+// again) has passed since the VM was loaded; until then its requests fail
+// closed. TestServeReloadBackoffIsEnvoyYAMLs keeps the two equal.
+const envoyReloadBackoff = time.Second
 
 // shutdownGrace is how long serve lets requests in flight finish at
 // SIGINT or SIGTERM before it closes their connections.

@@ -48,9 +48,10 @@ type Options struct {
 	// PollOneoff selects the emulated host generation (default: current
 	// Envoy, no events).
 	PollOneoff wasmhost.PollOneoff
-	// FailurePolicy, AllowOnHeadersStopIteration, BufferLimitBytes, VMID,
-	// PluginName, RootID: see wasmhost.Options.
+	// FailurePolicy, ReloadBackoff, AllowOnHeadersStopIteration,
+	// BufferLimitBytes, VMID, PluginName, RootID: see wasmhost.Options.
 	FailurePolicy               wasmhost.FailurePolicy
+	ReloadBackoff               time.Duration
 	AllowOnHeadersStopIteration bool
 	BufferLimitBytes            int
 	VMID, PluginName, RootID    string
@@ -89,7 +90,7 @@ func New(ctx context.Context, opts Options) (*Proxy, error) {
 	h, err := wasmhost.New(ctx, wasmhost.Options{
 		Wasm: opts.Wasm, PluginConfig: opts.PluginConfig, Workers: opts.Workers,
 		Env: opts.Env, HostEnvKeys: opts.HostEnvKeys, Logger: opts.Logger, LogLevel: opts.LogLevel,
-		PollOneoff: opts.PollOneoff, FailurePolicy: opts.FailurePolicy,
+		PollOneoff: opts.PollOneoff, FailurePolicy: opts.FailurePolicy, ReloadBackoff: opts.ReloadBackoff,
 		AllowOnHeadersStopIteration: opts.AllowOnHeadersStopIteration,
 		BufferLimitBytes:            opts.BufferLimitBytes,
 		VMID:                        opts.VMID, PluginName: opts.PluginName, RootID: opts.RootID,

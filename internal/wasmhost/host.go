@@ -29,9 +29,11 @@ const (
 	FailClosed FailurePolicy = iota
 	// FailOpen: streams of a failed VM pass unfiltered.
 	FailOpen
-	// FailReload: the next stream on a failed VM first replaces it with a
-	// fresh instance (_initialize, vm start, configure); streams still on
-	// the failed instance fail closed.
+	// FailReload (Envoy ≥ 1.33): a new stream on a VM that trapped first
+	// replaces it with a fresh instance (_initialize, vm start, configure)
+	// once Options.ReloadBackoff allows; streams still on the failed
+	// instance, and those created during the back-off, fail closed
+	// (reload.go).
 	FailReload
 )
 
@@ -94,6 +96,10 @@ type Options struct {
 	PollOneoff PollOneoff
 	// FailurePolicy: what happens after a trap (default FailClosed).
 	FailurePolicy FailurePolicy
+	// ReloadBackoff is FailReload's back-off base interval (Envoy's
+	// reload_config.backoff.base_interval); 0 is Envoy's default of 1 s,
+	// negative none (the next stream reloads).
+	ReloadBackoff time.Duration
 	// AllowOnHeadersStopIteration is Envoy's
 	// config.allow_on_headers_stop_iteration: PAUSE from a headers callback
 	// is plain StopIteration (body callbacks still arrive and a body

@@ -137,7 +137,7 @@ func TestTrapFailsClosed(t *testing.T) {
 	}
 }
 
-func TestFailOpenAndReload(t *testing.T) {
+func TestFailOpen(t *testing.T) {
 	h, _ := testHost(t, Options{FailurePolicy: FailOpen})
 	s := h.NewStream()
 	expectStatus(t, "fail open", s.RequestHeaders(req("GET", "/", "hdr-panic"), true), Continue)
@@ -147,25 +147,6 @@ func TestFailOpenAndReload(t *testing.T) {
 	s.ResponseHeaders(H(":status", "200"), true)
 	if d := s.Downstream(); d.Status() != 200 || d.Headers.Value("x-plugin-saw-response") != "" {
 		t.Fatalf("fail open response: %+v", d)
-	}
-
-	r, _ := testHost(t, Options{FailurePolicy: FailReload})
-	vm := r.Worker(0)
-	old := vm.NewStream()
-	old.RequestHeaders(req("GET", "/", "hdr-panic"), true)
-	if vm.Err() == nil {
-		t.Fatal("no trap")
-	}
-	fresh := vm.NewStream()
-	if vm.Err() != nil {
-		t.Fatalf("not reloaded: %v", vm.Err())
-	}
-	fresh.RequestHeaders(req("GET", "/", ""), true)
-	if !fresh.Upstream().HeadersSent {
-		t.Fatal("reloaded VM did not pass the stream")
-	}
-	if expectStatus(t, "orphaned stream", old.ResponseHeaders(H(":status", "200"), true), Skipped); old.Downstream().Status() != 503 {
-		t.Fatalf("stream of the replaced instance: %+v", old.Downstream())
 	}
 }
 

@@ -185,9 +185,7 @@ type Stream struct {
 func (vm *VM) NewStream() *Stream {
 	vm.mu.Lock()
 	defer vm.unlock()
-	if vm.failed != nil && vm.host.opts.FailurePolicy == FailReload && !vm.closedLocked() {
-		vm.reloadLocked()
-	}
+	vm.maybeReloadLocked()
 	s := &Stream{
 		vm: vm, gen: vm.gen,
 		req:         direction{},

@@ -31,16 +31,22 @@ type VM struct {
 	index int
 	ctx   context.Context // carries the VM to the host functions
 
-	mu      sync.Mutex
-	mod     api.Module
-	fns     map[string]api.Function
-	alloc   api.Function
-	gen     uint64
-	failed  error
-	closed  bool
-	streams map[uint32]*Stream
-	nextID  uint32
-	call    *callState
+	mu     sync.Mutex
+	mod    api.Module
+	fns    map[string]api.Function
+	alloc  api.Function
+	gen    uint64
+	failed error
+	// runtimeFailure: failed is a trap in a callback, which FailReload
+	// reloads (not a failure to start); lastLoad is when the instance was
+	// last (re)loaded, which its back-off counts from (reload.go).
+	runtimeFailure bool
+	lastLoad       time.Time
+	reloads        ReloadStats
+	closed         bool
+	streams        map[uint32]*Stream
+	nextID         uint32
+	call           *callState
 	// restricted is set while _initialize or the allocator runs: proxy-wasm
 	// hosts refuse env.proxy_* calls other than proxy_log then.
 	restricted string
@@ -145,7 +151,8 @@ func (vm *VM) startLocked(ctx context.Context) error {
 	vm.mod = mod
 	vm.fns = map[string]api.Function{}
 	vm.gen++
-	vm.failed = nil
+	vm.failed, vm.runtimeFailure = nil, false
+	vm.lastLoad = h.clock()
 	vm.streams = map[uint32]*Stream{}
 	vm.nextID = rootContextID + 1
 	vm.metrics = map[uint32]*metric{}
@@ -218,6 +225,9 @@ func (vm *VM) reloadLocked() {
 		if vm.failed == nil {
 			vm.failed = err
 		}
+		// A reload that fails to start is retried after the back-off, as
+		// Envoy retries it.
+		vm.runtimeFailure = true
 	} else {
 		vm.hostLog(LogInfo, "failed VM reloaded")
 	}
@@ -293,9 +303,11 @@ func (vm *VM) callWith(cs *callState, name string, args ...uint64) (uint64, bool
 	vm.call = prev
 	if err != nil {
 		vm.fail(name, err)
+		vm.runtimeFailure = true
 		return 0, true
 	}
 	if vm.failed != nil { // the allocator trapped during a host call
+		vm.runtimeFailure = true
 		return 0, true
 	}
 	if len(res) > 0 {
@@ -461,6 +473,7 @@ func (vm *VM) Allocate(size uint32) (uint32, error) {
 	vm.restricted = prev
 	if err != nil {
 		vm.fail("proxy_on_memory_allocate", err)
+		vm.runtimeFailure = true
 		return 0, vm.failed
 	}
 	return uint32(res[0]), nil

@@ -63,6 +63,11 @@ type exchange struct {
 	// listenStandIns are the hidden resources a subscriptions/listen
 	// request named, by the stand-in each went upstream as (judgeListen).
 	listenStandIns map[string]string
+	// withheld says why the filter withheld a server event of this
+	// stream that was not valid JSON-RPC ("" if none did): it may have
+	// been the answer to a request still open, which then gets an error
+	// at the end of the stream (endOfEvents).
+	withheld string
 }
 
 // judgeRemoved judges a request of a method the request's revision
@@ -217,7 +222,7 @@ func (s *exchange) judgeBody(raw []byte) BodyResult {
 		if m := &body.Messages[i]; m.Invalid == nil {
 			var why string
 			if why, plans[i] = s.checkMirror(body.Doc, m); why != "" {
-				return BodyResult{Reply: s.headerMismatchReply(m, why, len(raw))}
+				return BodyResult{Reply: s.headerMismatchReply(body.Doc, m, why, len(raw))}
 			}
 		}
 	}

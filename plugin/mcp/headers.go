@@ -424,9 +424,11 @@ func canonicalHeader(name string) string {
 // invalid params, not a header mismatch.
 const missingMetaVersion = "missing or invalid _meta field \"" + mcpvocab.MetaProtocolVersion + "\""
 
-// headerMismatchReply refuses message m (400, HeaderMismatch; invalid
-// params for missingMetaVersion) and records it.
-func (s *exchange) headerMismatchReply(m *message, why string, bytesIn int) *LocalReply {
+// headerMismatchReply refuses message m of doc (400, HeaderMismatch;
+// invalid params for missingMetaVersion) and records it, with the method
+// and the primitive its body names (headers are checked before anything
+// is judged, so the name is as sent).
+func (s *exchange) headerMismatchReply(doc *jsondoc.Doc, m *message, why string, bytesIn int) *LocalReply {
 	id := m.ID
 	if id == "" {
 		id = "null"
@@ -439,7 +441,16 @@ func (s *exchange) headerMismatchReply(m *message, why string, bytesIn int) *Loc
 		"mcp_privacy_header_mismatch")
 	// The text names headers, one of them (an Mcp-Param's) chosen by the
 	// client: it passes the detectors like anything a client chose.
-	s.refuseBody(failHeaderMismatch, s.cfg.scrub(why), bytesIn, len(r.Body), s.arrived)
+	countError(s.cfg.Metrics, failHeaderMismatch)
+	e := &auditEntry{Time: s.arrived, Method: m.Method, Decision: outcomeError, Reason: s.cfg.scrub(why),
+		BytesIn: bytesIn, BytesOut: len(r.Body)}
+	if judged(s.rev, m.Method) {
+		if t, perr := targetOf(s.rev, doc, m); perr == nil {
+			e.Kind, e.Name = t.Kind.String(), t.Name
+		}
+	}
+	e.Processing = s.cfg.now() - s.arrived
+	s.record(e)
 	return r
 }
 

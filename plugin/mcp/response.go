@@ -98,11 +98,16 @@ func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 			return data, false
 		}
 		countError(s.cfg.Metrics, failResponseInvalid)
+		s.withheld = "not a JSON-RPC message"
+		if err != nil {
+			s.withheld = "not valid JSON: " + unquoted(err)
+		}
 		return nil, true // fail closed: the event does not go out
 	}
 	changed := false
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
 		countError(s.cfg.Metrics, failResponseInvalid)
+		s.withheld = "an empty batch"
 		return nil, true // an empty batch is not JSON-RPC
 	}
 	if doc.Kind(jsondoc.Root) == jsondoc.Array {
@@ -186,14 +191,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 		// A withheld element may have been the answer to a request still
 		// open: a JSON response is complete, so each gets an error now.
 		e := rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server message that is not valid JSON-RPC")
-		s.requests.drain(func(id string, f forwarded) {
-			answer := ErrorResponse(id, e)
-			s.pending = append(s.pending, answer)
-			if f.rec != nil {
-				f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
-				s.finish(f.rec, "")
-			}
-		})
+		s.pending = append(s.pending, s.errorOpen(e)...)
 		if len(s.pending) == 0 && doc.Len(jsondoc.Root) == 0 {
 			// Nothing left and nothing open: an error, not an empty array.
 			return ErrorResponse("null", e)
@@ -294,6 +292,7 @@ func (s *exchange) refuseMessage(doc *jsondoc.Doc, n int32, why string) msgOutco
 	countError(s.cfg.Metrics, failResponseInvalid)
 	idNode := doc.Get(n, "id")
 	if k := doc.Kind(idNode); k != jsondoc.String && k != jsondoc.Number {
+		s.withheld = why
 		return msgWithheld
 	}
 	hasResult := doc.Get(n, "result") != jsondoc.None
@@ -477,15 +476,7 @@ func (s *exchange) answeredElsewhere(f *forwarded, x *policy.Primitive, d *polic
 func (s *exchange) failResponse(kind errorKind, why string) []byte {
 	countError(s.cfg.Metrics, kind)
 	e := rpcError(mcpvocab.ErrInternal, "the privacy filter could not inspect the response ("+why+")")
-	var items [][]byte
-	s.requests.drain(func(id string, f forwarded) {
-		answer := ErrorResponse(id, e)
-		items = append(items, answer)
-		if f.rec != nil {
-			f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
-			s.finish(f.rec, "")
-		}
-	})
+	items := s.errorOpen(e)
 	items = append(items, s.pending...)
 	s.pending = nil
 	switch len(items) {
@@ -495,6 +486,38 @@ func (s *exchange) failResponse(kind errorKind, why string) []byte {
 		return items[0]
 	}
 	return joinArray(items)
+}
+
+// errorOpen answers every request still open on this stream with error e,
+// one JSON-RPC error response each, under its id, and records each call
+// among them as an error (decision error, e's message as the reason).
+func (s *exchange) errorOpen(e *policy.RPCError) [][]byte {
+	var items [][]byte
+	s.requests.drain(func(id string, f forwarded) {
+		answer := ErrorResponse(id, e)
+		items = append(items, answer)
+		if f.rec != nil {
+			f.rec.respond(responseOutcome{decision: outcomeError, reason: e.Message}, len(answer), 0)
+			s.finish(f.rec, "")
+		}
+	})
+	return items
+}
+
+// endOfEvents is what an event stream ends with for the requests still
+// open on it: when the filter withheld one of its events as not valid
+// JSON-RPC, that event may have been their answer, and no other can come
+// on this stream, so each gets a -32603 error saying so (as a JSON body's
+// withheld message does, processJSON). A stream that ended without
+// answering and without a withheld event gets nothing: the server chose
+// not to answer here, or (2025-11-25) closed it to let the client resume
+// on a GET stream, where the answer arrives (manual 16).
+func (s *exchange) endOfEvents() [][]byte {
+	if s.withheld == "" || s.requests.len() == 0 {
+		return nil
+	}
+	return s.errorOpen(rpcError(mcpvocab.ErrInternal, "the privacy filter withheld a server event that is not valid JSON-RPC ("+
+		s.withheld+"), and the stream ended without another answer to this request"))
 }
 
 // mediaType is how a response body is read: "text/event-stream",

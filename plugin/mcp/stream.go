@@ -642,12 +642,21 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 		// (The only error is sse.ErrEventTooLarge.)
 		return replaceWith(sseEventBytes(s.ex.failResponse(failResponseTooLarge, eventTooLarge)))
 	}
-	// The answers to a batch's denied elements go last: after the server
-	// answered every request it got, or at the end of the stream. Not only
-	// at the end: a stream that ends in trailers can have nothing added.
+	// Requests still open when the stream ends after a withheld event get
+	// their errors (endOfEvents); then the answers to a batch's denied
+	// elements go last: after the server answered every request it got,
+	// or at the end of the stream. Not only at the end: a stream that ends
+	// in trailers can have nothing added.
+	var open [][]byte
+	if endOfStream {
+		open = s.ex.endOfEvents()
+	}
 	flush := len(s.ex.pending) > 0 && (endOfStream || s.ex.requests.len() == 0)
-	if len(tail) > 0 || flush {
+	if len(tail) > 0 || flush || len(open) > 0 {
 		out = append(append([]byte(nil), out...), tail...)
+	}
+	for _, a := range open {
+		out = append(out, sseEventBytes(a)...)
 	}
 	if flush {
 		for _, p := range s.ex.pending {
