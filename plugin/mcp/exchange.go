@@ -604,6 +604,9 @@ func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision
 // templates are as Resolve or filterList last refreshed them.
 func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
 	d := s.decide(x, known)
+	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
+		return s.decideReadings(x, d)
+	}
 	if x.Kind != policy.KindResource || !d.Allowed {
 		return d
 	}
@@ -618,6 +621,25 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 		return td
 	}
 	return d
+}
+
+// decideReadings is d, the decision on the tool or prompt x, unless a
+// reading a server may make of its name (policy.NameReadings: NFKC,
+// case folding... of the characters beyond ASCII) is denied (manual
+// 6.7): ｄelete_db must not pass as another name where the server runs
+// delete_db. Each reading is resolved against the catalog, so it is
+// judged with the metadata of the primitive it names; one no source
+// knows is judged with x's metadata (the server may still run it), and
+// require_known applies to the name as sent only. A name of ASCII
+// characters has no other reading: one pass over it, no allocation.
+func (s *exchange) decideReadings(x *policy.Primitive, d policy.Decision) policy.Decision {
+	return policy.DecideReadings(x, d, func(name string) policy.Decision {
+		rx, known := s.cfg.catalog.resolve(target{Kind: x.Kind, Name: name, Args: jsondoc.None})
+		if !known {
+			rx.Metadata = x.Metadata
+		}
+		return s.cfg.Env.Policy.Decide(&s.id.Principal, &rx)
+	})
 }
 
 // decide judges a resolved primitive for the caller; with require_known, one
