@@ -36,24 +36,31 @@ import (
 // NameReadings returns the readings of a tool or prompt name other than
 // the name itself, in a fixed order (nil for a name of ASCII characters
 // only, which costs one pass over its bytes and no allocation).
-func NameReadings(name string) []string {
-	rs, _ := nameReadings(name)
-	return rs
+func NameReadings(name string) []string { return ReadingsOf(name).Names }
+
+// Readings are the readings of a name other than itself (ReadingsOf).
+type Readings struct {
+	// Names are the readings, the fewer operations the earlier.
+	Names []string
+	// Incomplete: the name is longer than maxReadingName bytes, or has
+	// more than maxNameReadings readings; Names holds those found.
+	Incomplete bool
 }
 
-// nameReadings is NameReadings, and whether the closure is complete (it
-// stops at maxNameReadings).
-func nameReadings(name string) (readings []string, complete bool) {
+// ReadingsOf computes the readings of a name, the closure of the name
+// under the operations; a caller judging the same names again and again
+// may keep them (the plugin does, per VM).
+func ReadingsOf(name string) Readings {
 	if asciiOnly(name) {
-		return nil, true
+		return Readings{}
 	}
 	if len(name) > maxReadingName {
-		return nil, false
+		return Readings{Incomplete: true}
 	}
 	rs := []string{name}
 	for i := 0; i < len(rs); i++ {
 		if len(rs) > maxNameReadings {
-			return rs[1:], false
+			return Readings{Names: rs[1:], Incomplete: true}
 		}
 		s := rs[i]
 		if asciiOnly(s) {
@@ -65,20 +72,21 @@ func nameReadings(name string) (readings []string, complete bool) {
 			}
 		}
 	}
-	return rs[1:], true
+	return Readings{Names: rs[1:]}
 }
 
-// maxNameReadings bounds the closure. Every operation maps each character
-// to a fixed text and is nearly idempotent, so the closure of a name is
-// small (FuzzNameReadings finds no name with more than a few dozen); past
-// the bound NameReadings stops and DecideReadings denies.
-const maxNameReadings = 256
+// maxNameReadings bounds the closure. A name as tools and prompts are
+// named has a few readings (a dozen for Straßenverzeichnis_öffnen); one
+// mixing many characters of special case mappings (ǅﬁßΐ...) can have
+// hundreds, since each operation changes each of them its own way. Past
+// the bound ReadingsOf stops, and such a name is denied.
+const maxNameReadings = 64
 
 // maxReadingName bounds the length in bytes of a name beyond ASCII whose
 // readings are judged: each reading costs a pass over the name per
 // operation, and MCP's tool names are at most 128 characters. A longer
 // one is denied by DecideReadings.
-const maxReadingName = 1024
+const maxReadingName = 512
 
 // The operations of a reading.
 const (
@@ -94,58 +102,89 @@ const (
 	nameOpCount
 )
 
+// nameOp applies operation op to s; s itself when op keeps it (no
+// allocation then).
 func nameOp(op int, s string) string {
+	var f norm.Form
 	switch op {
 	case opNFC:
-		return norm.NFC.String(s)
+		f = norm.NFC
 	case opNFD:
-		return norm.NFD.String(s)
+		f = norm.NFD
 	case opNFKC:
-		return norm.NFKC.String(s)
+		f = norm.NFKC
 	case opNFKD:
-		return norm.NFKD.String(s)
+		f = norm.NFKD
+	default:
+		return mapCase(op, s)
 	}
-	return mapCase(op, s)
+	if f.IsNormalString(s) {
+		return s
+	}
+	return f.String(s)
 }
 
 // mapCase applies a case operation to the characters of s beyond ASCII.
 // Invalid UTF-8 bytes stay as they are.
 func mapCase(op int, s string) string {
 	var b strings.Builder
-	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			b.WriteByte(c)
+			if b.Cap() > 0 {
+				b.WriteByte(c)
+			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			b.WriteByte(c)
+			if b.Cap() > 0 {
+				b.WriteByte(c)
+			}
 			i++
 			continue
 		}
-		i += size
-		full, special := caseSpecial(r)
-		switch {
-		case op == opLowerSimple:
-			b.WriteRune(unicode.ToLower(r))
-		case op == opUpperSimple:
-			b.WriteRune(unicode.ToUpper(r))
-		case special && op == opLowerFull:
-			b.WriteString(full.lower)
-		case special && op == opUpperFull:
-			b.WriteString(full.upper)
-		case special && op == opFold:
-			b.WriteString(full.fold)
-		case op == opUpperFull:
-			b.WriteRune(unicode.ToUpper(r))
-		default: // the full lower case and the folding of the others
-			b.WriteRune(unicode.ToLower(r))
+		to, toText := caseOf(op, r)
+		if b.Cap() == 0 {
+			if toText == "" && to == r || toText != "" && toText == s[i:i+size] {
+				i += size
+				continue // unchanged so far: nothing to build
+			}
+			b.Grow(len(s) + 8)
+			b.WriteString(s[:i])
 		}
+		if toText != "" {
+			b.WriteString(toText)
+		} else {
+			b.WriteRune(to)
+		}
+		i += size
+	}
+	if b.Cap() == 0 {
+		return s
 	}
 	return b.String()
+}
+
+// caseOf is what case operation op makes of the character r beyond
+// ASCII: a text of a caseTable entry, else one character.
+func caseOf(op int, r rune) (rune, string) {
+	if full, special := caseSpecial(r); special {
+		switch op {
+		case opLowerFull:
+			return 0, full.lower
+		case opUpperFull:
+			return 0, full.upper
+		case opFold:
+			return 0, full.fold
+		}
+	}
+	switch op {
+	case opUpperSimple, opUpperFull:
+		return unicode.ToUpper(r), ""
+	}
+	return unicode.ToLower(r), "" // simple and full lower case, and the folding of the others
 }
 
 // caseEntry is a character whose full case mappings or folding are not
@@ -184,17 +223,23 @@ func DecideReadings(x *Primitive, d Decision, judge func(reading string) Decisio
 	if !d.Allowed || x.Kind != KindTool && x.Kind != KindPrompt || asciiOnly(x.Name) {
 		return d
 	}
-	readings, complete := nameReadings(x.Name)
-	for _, r := range readings {
+	return ReadingsOf(x.Name).Decide(x, d, judge)
+}
+
+// Decide is DecideReadings with the readings of x's name given.
+func (rs Readings) Decide(x *Primitive, d Decision, judge func(reading string) Decision) Decision {
+	if !d.Allowed || x.Kind != KindTool && x.Kind != KindPrompt {
+		return d
+	}
+	for _, r := range rs.Names {
 		if rd := judge(r); !rd.Allowed {
 			rd = rd.Renamed(r, x.Name)
 			rd.Reading = r
 			return rd
 		}
 	}
-	if !complete {
-		// A name too long to read, or (not expected, maxNameReadings) one
-		// with more readings than are judged, is denied.
+	if rs.Incomplete {
+		// A name whose readings cannot all be judged is denied.
 		d.deny(StepPolicyList, policyRule, fieldReadings)
 		d.Hidden = d.policy.HideDenied
 	}

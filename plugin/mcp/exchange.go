@@ -633,13 +633,45 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 // require_known applies to the name as sent only. A name of ASCII
 // characters has no other reading: one pass over it, no allocation.
 func (s *exchange) decideReadings(x *policy.Primitive, d policy.Decision) policy.Decision {
-	return policy.DecideReadings(x, d, func(name string) policy.Decision {
+	if !d.Allowed || asciiName(x.Name) {
+		return d
+	}
+	c := s.cfg.caches
+	rs, ok := c.readings[x.Name]
+	if !ok {
+		rs = policy.ReadingsOf(x.Name)
+		if len(x.Name) <= readingsCacheName {
+			if c.readings == nil || len(c.readings) >= readingsCacheSize {
+				c.readings = make(map[string]policy.Readings, 16)
+			}
+			c.readings[strings.Clone(x.Name)] = rs // the name may be a view of a body
+		}
+	}
+	return rs.Decide(x, d, func(name string) policy.Decision {
 		rx, known := s.cfg.catalog.resolve(target{Kind: x.Kind, Name: name, Args: jsondoc.None})
 		if !known {
 			rx.Metadata = x.Metadata
 		}
 		return s.cfg.Env.Policy.Decide(&s.id.Principal, &rx)
 	})
+}
+
+// Bounds of vmCaches.readings: entries, and the longest name kept (a
+// longer one has no readings judged, policy.ReadingsOf).
+const (
+	readingsCacheSize = 256
+	readingsCacheName = 512
+)
+
+// asciiName reports whether a name is of ASCII characters only: its only
+// reading is itself.
+func asciiName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // decide judges a resolved primitive for the caller; with require_known, one
