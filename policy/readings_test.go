@@ -20,20 +20,20 @@ func TestNameReadingsHoldServersReadings(t *testing.T) {
 		name string
 		want []string // readings that must be among NameReadings
 	}{
-		{"ｄｅｌｅｔｅ_ｄｂ", []string{"delete_db"}},     // fullwidth letters (NFKC)
-		{"delete＿db", []string{"delete_db"}},         // fullwidth low line (NFKC)
-		{"ſecret", []string{"secret", "Secret"}},     // long s: NFKC and folding, upper case
-		{"\u212Aill", []string{"kill", "Kill"}},      // Kelvin sign: lower case and folding, NFKC
-		{"ﬁle_ops", []string{"file_ops", "FIle_ops"}}, // ligature: NFKC and folding, full upper case
-		{"straße", []string{"strasse", "straSSe"}},   // sharp s: full folding, full upper case
-		{"ıd", []string{"Id"}},                       // dotless i: upper case
-		{"İd", []string{"id", "i\u0307d"}},           // dotted capital I: simple and full lower case
-		{"𝐝𝐞𝐥𝐞𝐭𝐞", []string{"delete"}},                // mathematical bold (NFKC)
-		{"ⓓelete", []string{"delete"}},               // circled letter (NFKC)
+		{"ｄｅｌｅｔｅ_ｄｂ", []string{"delete_db"}},               // fullwidth letters (NFKC)
+		{"delete＿db", []string{"delete_db"}},               // fullwidth low line (NFKC)
+		{"ſecret", []string{"secret", "Secret"}},           // long s: NFKC and folding, upper case
+		{"\u212Aill", []string{"kill", "Kill"}},            // Kelvin sign: lower case and folding, NFKC
+		{"ﬁle_ops", []string{"file_ops", "FIle_ops"}},      // ligature: NFKC and folding, full upper case
+		{"straße", []string{"strasse", "straSSe"}},         // sharp s: full folding, full upper case
+		{"ıd", []string{"Id"}},                             // dotless i: upper case
+		{"İd", []string{"id", "i\u0307d"}},                 // dotted capital I: simple and full lower case
+		{"𝐝𝐞𝐥𝐞𝐭𝐞", []string{"delete"}},                     // mathematical bold (NFKC)
+		{"ⓓelete", []string{"delete"}},                     // circled letter (NFKC)
 		{"ＤＥＬＥＴＥ", []string{"DELETE", "ｄｅｌｅｔｅ", "delete"}}, // NFKC, lower case, both
-		{"cafe\u0301", []string{"café"}},             // NFC
-		{"café", []string{"cafe\u0301"}},             // NFD
-		{"Ǆ", []string{"DŽ", "dž", "ǆ"}},             // NFKC, NFKC then lower case, lower case
+		{"cafe\u0301", []string{"café"}},                   // NFC
+		{"café", []string{"cafe\u0301"}},                   // NFD
+		{"Ǆ", []string{"DŽ", "dž", "ǆ"}},                   // NFKC, NFKC then lower case, lower case
 	} {
 		got := NameReadings(c.name)
 		for _, w := range c.want {
