@@ -326,8 +326,8 @@ func TestExplainHiddenErrors(t *testing.T) {
 // server.primitives give a reading its metadata.
 func TestExplainNameReadings(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"p.yaml": "hide_denied: false\ndeny_tools: [drop_table]\ndeny_prompts: [internal]\ndeny_capabilities: [exec]\n",
-		"h.yaml": "deny_tools: [drop_table]\n",
+		"p.yaml":        "hide_denied: false\ndeny_tools: [drop_table]\ndeny_prompts: [internal]\ndeny_capabilities: [exec]\n",
+		"h.yaml":        "deny_tools: [drop_table]\n",
 		"envelope.yaml": "policy: {extends: p.yaml}\nserver:\n  primitives:\n    - match: {kinds: [tool], names: [run_shell]}\n      capabilities: [exec]\n",
 	})
 	tests := []struct {
