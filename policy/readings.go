@@ -26,7 +26,9 @@ import (
 //     (one character to one, Go's unicode.ToLower and ToUpper) and its
 //     full form (ß to ss or SS, ﬁ to fi or FI, İ to i̇: JavaScript's
 //     toLowerCase and toUpperCase, Python's lower, upper and casefold),
-//     applied to the characters beyond ASCII only.
+//     applied to the characters beyond ASCII only;
+//   - the default-ignorable characters dropped (U+200B, the soft hyphen,
+//     variation selectors), as NFKC_Casefold does.
 //
 // ASCII case stays significant (manual 6.7): a name of ASCII characters
 // only has one reading, itself, and a case mapping leaves the ASCII
@@ -99,6 +101,7 @@ const (
 	opLowerFull
 	opUpperFull
 	opFold
+	opDropIgnorable
 	nameOpCount
 )
 
@@ -115,6 +118,8 @@ func nameOp(op int, s string) string {
 		f = norm.NFKC
 	case opNFKD:
 		f = norm.NFKD
+	case opDropIgnorable:
+		return dropIgnorable(s)
 	default:
 		return mapCase(op, s)
 	}
@@ -165,6 +170,48 @@ func mapCase(op int, s string) string {
 		return s
 	}
 	return b.String()
+}
+
+// dropIgnorable is s without its default-ignorable characters (U+200B,
+// the soft hyphen, variation selectors...), which NFKC_Casefold removes:
+// invisible to a reader, and to a server that reads names under it.
+func dropIgnorable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if r >= utf8.RuneSelf && defaultIgnorable(r) {
+			if b.Cap() == 0 {
+				b.Grow(len(s))
+				b.WriteString(s[:i])
+			}
+		} else if b.Cap() > 0 {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	if b.Cap() == 0 {
+		return s
+	}
+	return b.String()
+}
+
+// defaultIgnorable reports whether r is a Default_Ignorable_Code_Point,
+// as Unicode's DerivedCoreProperties.txt derives it: format characters,
+// variation selectors and the other default ignorables, but no white
+// space, interlinear annotation, Egyptian format control or prepended
+// concatenation mark.
+func defaultIgnorable(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r), unicode.Is(unicode.Variation_Selector, r):
+		return true
+	case !unicode.Is(unicode.Cf, r), unicode.Is(unicode.White_Space, r), unicode.Is(unicode.Prepended_Concatenation_Mark, r),
+		r >= 0xFFF9 && r <= 0xFFFB, r >= 0x13430 && r <= 0x1345F:
+		return false
+	}
+	return true
 }
 
 // caseOf is what case operation op makes of the character r beyond

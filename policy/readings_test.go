@@ -34,6 +34,9 @@ func TestNameReadingsHoldServersReadings(t *testing.T) {
 		{"cafe\u0301", []string{"café"}},                   // NFC
 		{"café", []string{"cafe\u0301"}},                   // NFD
 		{"Ǆ", []string{"DŽ", "dž", "ǆ"}},                   // NFKC, NFKC then lower case, lower case
+		{"delete\u200b_db", []string{"delete_db"}},         // zero width space dropped (NFKC_Casefold)
+		{"dele\u00adte_db", []string{"delete_db"}},         // soft hyphen dropped
+		{"ｄelete_db\ufe0f", []string{"delete_db"}},         // variation selector dropped, then NFKC
 	} {
 		got := NameReadings(c.name)
 		for _, w := range c.want {

@@ -63,6 +63,7 @@ func TestNameReadingsJudged(t *testing.T) {
 		{"long s, by the capability its reading has", policy.KindTool, "ſhred_disk", toolCall, "shred_disk"},
 		{"Kelvin sign", policy.KindTool, "\u212Aill_job", toolCall, "kill_job"},
 		{"fullwidth, by the capability its reading has", policy.KindTool, "ｗｉｐｅ_disk", toolCall, "wipe_disk"},
+		{"zero width space", policy.KindTool, "delete\u200b_user", toolCall, "delete_user"},
 		{"prompt", policy.KindPrompt, "ｉnternal_notes", promptGet, "internal_notes"},
 		{"completion of a prompt", policy.KindPrompt, "ｉnternal_notes", complete, "internal_notes"},
 		{"allowed beyond ASCII", policy.KindTool, "ｓearch", toolCall, ""},
