@@ -81,6 +81,7 @@ const (
 	fieldDenyCategories
 	fieldCapability
 	fieldSensitivity
+	fieldReadings // too many readings of the name to judge (readings.go)
 )
 
 // Decision is the result of judging one call (manual 7). It holds what
@@ -96,6 +97,9 @@ type Decision struct {
 	// Matched is M: the rules that match the call, in evaluation order.
 	// It shapes pipelines, options, hints and rate limits.
 	Matched []*Rule
+	// Reading is the reading of a tool or prompt name that was denied
+	// when it is not the name as sent (DecideReadings), else "".
+	Reading string
 
 	policy    *Policy
 	primitive *Primitive
@@ -280,6 +284,9 @@ func (d *Decision) decide() {
 func (d *Decision) Reason() string {
 	x := d.primitive
 	what := fmt.Sprintf("%s %q", x.Kind, x.Name)
+	if d.Reading != "" {
+		what = fmt.Sprintf("%s %q, which a server may read as %q,", x.Kind, x.Name, d.Reading)
+	}
 	fam := x.Kind.Family().String()
 	switch d.Step {
 	case StepAllowed:
@@ -306,6 +313,8 @@ func (d *Decision) Reason() string {
 			return fmt.Sprintf("%s is in the policy's deny_%s and no matching rule grants it", what, fam)
 		case fieldAllowCategories:
 			return fmt.Sprintf("%s has category %q, which is not in the policy's allow_categories, and no matching rule grants it", what, x.Category)
+		case fieldReadings:
+			return fmt.Sprintf("%s is beyond ASCII and too long (over %d bytes) or has too many readings (over %d) to judge each way a server may read it", what, maxReadingName, maxNameReadings)
 		}
 		return fmt.Sprintf("%s has category %q, which is in the policy's deny_categories, and no matching rule grants it", what, x.Category)
 	case StepCapability:

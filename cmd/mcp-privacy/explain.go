@@ -196,10 +196,19 @@ func (l *loaded) principal(id string, given bool, roles string) policy.Principal
 }
 
 // decide judges a primitive as the plugin would: with the envelope's
-// server.require_known, one the server never listed is denied.
+// server.require_known, one the server never listed is denied; a tool or
+// prompt is also judged in every reading a server may make of its name
+// (manual 6.7), a reading the envelope's server.primitives knows with
+// the metadata they give it, another with x's.
 func (l *loaded) decide(pr *policy.Principal, x *policy.Primitive, known bool) policy.Decision {
 	if l.Envelope != nil && l.Envelope.Server.RequireKnown && !known {
 		return l.Policy.DenyUnknown(pr, x)
 	}
-	return l.Policy.Decide(pr, x)
+	return policy.DecideReadings(x, l.Policy.Decide(pr, x), func(name string) policy.Decision {
+		rx := policy.Primitive{Kind: x.Kind, Name: name, Metadata: x.Metadata}
+		if l.Envelope != nil && l.Envelope.Server.Known(x.Kind, name) {
+			rx.Metadata = l.Envelope.Server.Metadata(x.Kind, name, policy.Metadata{})
+		}
+		return l.Policy.Decide(pr, &rx)
+	})
 }

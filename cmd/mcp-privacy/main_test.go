@@ -320,6 +320,48 @@ func TestExplainHiddenErrors(t *testing.T) {
 	}
 }
 
+// explain judges a tool or prompt name in every reading a server may make
+// of it, as the plugin does (manual 6.7): a spelling beyond ASCII of a
+// denied name is denied, hidden under the name given; an envelope's
+// server.primitives give a reading its metadata.
+func TestExplainNameReadings(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"p.yaml":        "hide_denied: false\ndeny_tools: [drop_table]\ndeny_prompts: [internal]\ndeny_capabilities: [exec]\n",
+		"h.yaml":        "deny_tools: [drop_table]\n",
+		"envelope.yaml": "policy: {extends: p.yaml}\nserver:\n  primitives:\n    - match: {kinds: [tool], names: [run_shell]}\n      capabilities: [exec]\n",
+	})
+	tests := []struct {
+		file, flag, name string
+		allowed, hidden  bool
+		reason           string
+	}{
+		{"p.yaml", "--tool", "ｄrop_table", false, false, `which a server may read as \"drop_table\"`},
+		{"p.yaml", "--tool", "drop＿table", false, false, `read as \"drop_table\"`},
+		{"p.yaml", "--prompt", "ｉnternal", false, false, `read as \"internal\"`},
+		{"p.yaml", "--tool", "Drop_table", true, false, ""},
+		{"p.yaml", "--tool", "ｓearch", true, false, ""},
+		{"h.yaml", "--tool", "ｄrop_table", false, true, ""},
+		{"envelope.yaml", "--tool", "ｒun_shell", false, false, `read as \"run_shell\", needs capability exec`},
+		{"envelope.yaml", "--tool", "run_shell2", true, false, ""},
+	}
+	for _, tc := range tests {
+		code, out, errOut := runCLI("explain", "--json", "--policy", filepath.Join(dir, tc.file), tc.flag, tc.name)
+		if code != 0 {
+			t.Fatalf("%s %s: exit %d: %s", tc.flag, tc.name, code, errOut)
+		}
+		var got explanation
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if (got.Decision == "allow") != tc.allowed || got.Hidden != tc.hidden || !strings.Contains(out, tc.reason) {
+			t.Errorf("%s %s %s: %s", tc.file, tc.flag, tc.name, out)
+		}
+		if tc.hidden && (got.Error == nil || got.Error.Message != "Unknown tool: "+tc.name) {
+			t.Errorf("%s %s: hidden error %+v, want it to name %q", tc.flag, tc.name, got.Error, tc.name)
+		}
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"p.yaml": "name: p\n"})
 	file := filepath.Join(dir, "p.yaml")

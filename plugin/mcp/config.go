@@ -146,4 +146,9 @@ type vmCaches struct {
 	// scrubbed maps short texts to what the audit's scrubbing made of
 	// them, forgotten all at once when scrubCacheSize is reached.
 	scrubbed map[string]string
+	// readings maps tool and prompt names beyond ASCII to their readings
+	// (decideReadings), forgotten all at once when readingsCacheSize is
+	// reached: a name's readings cost tens of µs in wasm, and calls and
+	// lists repeat the same names.
+	readings map[string]policy.Readings
 }

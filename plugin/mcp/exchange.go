@@ -604,7 +604,8 @@ func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision
 	return x, d
 }
 
-// decideConcrete judges x and, when x names a concrete URI (a static
+// decideConcrete judges x: a tool or prompt in every reading of its name
+// (decideReadings); when x names a concrete URI (a static
 // resource, or an instance of a template), every other known template
 // that can match that URI under some server's reading (the loose one,
 // manual 4): a server may run any of their handlers for it, so a denial
@@ -614,6 +615,9 @@ func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision
 // filterList last refreshed them.
 func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
 	d := s.decide(x, known)
+	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
+		return s.decideReadings(x, d)
+	}
 	c := s.cfg.catalog
 	if !d.Allowed || len(c.templates) == 0 {
 		return d
@@ -666,6 +670,57 @@ func unionRules(rules, a, b []*policy.Rule) []*policy.Rule {
 		}
 	}
 	return out
+}
+
+// decideReadings is d, the decision on the tool or prompt x, unless a
+// reading a server may make of its name (policy.NameReadings: NFKC,
+// case folding... of the characters beyond ASCII) is denied (manual
+// 6.7): ｄelete_db must not pass as another name where the server runs
+// delete_db. Each reading is resolved against the catalog, so it is
+// judged with the metadata of the primitive it names; one no source
+// knows is judged with x's metadata (the server may still run it), and
+// require_known applies to the name as sent only. A name of ASCII
+// characters has no other reading: one pass over it, no allocation.
+func (s *exchange) decideReadings(x *policy.Primitive, d policy.Decision) policy.Decision {
+	if !d.Allowed || asciiName(x.Name) {
+		return d
+	}
+	c := s.cfg.caches
+	rs, ok := c.readings[x.Name]
+	if !ok {
+		rs = policy.ReadingsOf(x.Name)
+		if len(x.Name) <= readingsCacheName {
+			if c.readings == nil || len(c.readings) >= readingsCacheSize {
+				c.readings = make(map[string]policy.Readings, 16)
+			}
+			c.readings[strings.Clone(x.Name)] = rs // the name may be a view of a body
+		}
+	}
+	return rs.Decide(x, d, func(name string) policy.Decision {
+		rx, known := s.cfg.catalog.resolve(target{Kind: x.Kind, Name: name, Args: jsondoc.None})
+		if !known {
+			rx.Metadata = x.Metadata
+		}
+		return s.cfg.Env.Policy.Decide(&s.id.Principal, &rx)
+	})
+}
+
+// Bounds of vmCaches.readings: entries, and the longest name kept (a
+// longer one has no readings judged, policy.ReadingsOf).
+const (
+	readingsCacheSize = 256
+	readingsCacheName = 512
+)
+
+// asciiName reports whether a name is of ASCII characters only: its only
+// reading is itself.
+func asciiName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // decide judges a resolved primitive for the caller; with require_known, one

@@ -1,0 +1,74 @@
+// A Streamable HTTP MCP server on the TypeScript SDK v1's low-level Server
+// and its own Express app, for e2e/names_test.go. With the argument
+// "normalise" it is a lenient server that looks tool and prompt names up
+// after name.normalize('NFKC').toLowerCase(), as servers that forgive a
+// client's spelling do: ｄelete_customer, delete＿customer or \u212Aill_session
+// (Kelvin sign) run delete_customer or kill_session. Without it, names are
+// looked up as sent, as the SDK's McpServer does. Every tool call, prompt
+// and completion it serves is recorded; GET /calls lists them. Stateless:
+// every POST gets a fresh server. It prints "LISTENING <port>".
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema, CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema,
+  ListToolsRequestSchema, McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const normalise = process.argv[2] === 'normalise';
+const lookUp = (name) => (normalise ? name.normalize('NFKC').toLowerCase() : name);
+const calls = [];
+const tools = ['search_customers', 'delete_customer', 'kill_session', 'shred_files'];
+const prompts = ['summary', 'internal_notes'];
+
+function newServer() {
+  const server = new Server({ name: 'ts-names', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {}, completions: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((name) => ({ name, inputSchema: { type: 'object' } })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const { name, arguments: args } = req.params;
+    const tool = lookUp(name);
+    if (!tools.includes(tool)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    calls.push({ tool, sent: name, arguments: args ?? {} });
+    return { content: [{ type: 'text', text: `${tool} done` }] };
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: prompts.map((name) => ({ name })) }));
+  server.setRequestHandler(GetPromptRequestSchema, async (req) => {
+    const { name, arguments: args } = req.params;
+    const prompt = lookUp(name);
+    if (!prompts.includes(prompt)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    }
+    calls.push({ prompt, sent: name, arguments: args ?? {} });
+    return { messages: [{ role: 'user', content: { type: 'text', text: `${prompt} text` } }] };
+  });
+  server.setRequestHandler(CompleteRequestSchema, async (req) => {
+    const { ref, argument } = req.params;
+    const prompt = lookUp(ref.name ?? '');
+    if (ref.type !== 'ref/prompt' || !prompts.includes(prompt)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+    }
+    calls.push({ completion: prompt, sent: ref.name, argument: argument.value });
+    return { completion: { values: [`${prompt}-value`] } };
+  });
+  return server;
+}
+
+const app = createMcpExpressApp();
+app.post('/mcp', async (req, res) => {
+  const server = newServer();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on('close', () => {
+    transport.close();
+    server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+});
+app.get('/calls', (req, res) => res.json(calls));
+const listener = app.listen(0, '127.0.0.1', () => {
+  console.log(`LISTENING ${listener.address().port}`);
+});
