@@ -23,6 +23,8 @@ func TestEveryCommandHelpExitsZero(t *testing.T) {
 		{[]string{"policy", "flatten", "-h"}, "mcp-privacy policy flatten FILE"},
 		{[]string{"policy", "describe", "--help"}, "-json"},
 		{[]string{"policy", "schema", "--help"}, "mcp-privacy policy schema"},
+		{[]string{"policy", "test", "--help"}, "mcp-privacy policy test [--junit FILE] [-v] PATH..."},
+		{[]string{"policy", "test", "x_test.yaml", "-h"}, "-junit"},
 		{[]string{"explain", "--help"}, "-tool"},
 		{[]string{"preview", "--help"}, "mcp-privacy preview --policy FILE"},
 		{[]string{"serve", "--help"}, "-upstream"},

@@ -19,6 +19,8 @@ Usage:
   mcp-privacy policy describe [--json] FILE
                                        summarise the effective policy
   mcp-privacy policy schema            print the JSON Schema (2020-12) of policies
+  mcp-privacy policy test [--junit FILE] [-v] PATH...
+                                       run policy test files (*_test.yaml)
   mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
@@ -82,6 +84,8 @@ const policyUsage = `Usage:
                                        summarise the effective policy
   mcp-privacy policy schema            print the JSON Schema of policies and envelopes
                                        (for editors: docs/MCP_PRIVACY.md, section 6)
+  mcp-privacy policy test [--junit FILE] [-v] PATH...
+                                       run policy test files (*_test.yaml)
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
@@ -98,6 +102,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return policyFlatten(args[2:], stdout, stderr)
 		case "describe":
 			return policyDescribe(args[2:], stdout, stderr)
+		case "test":
+			return policyTest(args[2:], stdout, stderr)
 		case "schema":
 			if len(args) > 2 {
 				fmt.Fprint(stderr, policyUsage)
