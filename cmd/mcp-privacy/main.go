@@ -21,6 +21,8 @@ Usage:
   mcp-privacy policy schema            print the JSON Schema (2020-12) of policies
   mcp-privacy policy test [--junit FILE] [-v] PATH...
                                        run policy test files (*_test.yaml)
+  mcp-privacy policy diff OLD NEW [--catalog FILE] [--format text|markdown|json]
+                                       what a policy change grants and takes away
   mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
@@ -86,6 +88,8 @@ const policyUsage = `Usage:
                                        (for editors: docs/MCP_PRIVACY.md, section 6)
   mcp-privacy policy test [--junit FILE] [-v] PATH...
                                        run policy test files (*_test.yaml)
+  mcp-privacy policy diff OLD NEW [--catalog FILE] [--format text|markdown|json]
+                                       what a policy change grants and takes away
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
@@ -104,6 +108,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return policyDescribe(args[2:], stdout, stderr)
 		case "test":
 			return policyTest(args[2:], stdout, stderr)
+		case "diff":
+			return policyDiff(args[2:], stdout, stderr)
 		case "schema":
 			if len(args) > 2 {
 				fmt.Fprint(stderr, policyUsage)
