@@ -26,6 +26,7 @@ func TestEveryCommandHelpExitsZero(t *testing.T) {
 		{[]string{"policy", "test", "--help"}, "mcp-privacy policy test [--junit FILE] [-v] PATH..."},
 		{[]string{"policy", "test", "x_test.yaml", "-h"}, "-junit"},
 		{[]string{"policy", "diff", "--help"}, "mcp-privacy policy diff OLD NEW"},
+		{[]string{"policy", "matrix", "--help"}, "mcp-privacy policy matrix FILE"},
 		{[]string{"explain", "--help"}, "-tool"},
 		{[]string{"preview", "--help"}, "mcp-privacy preview --policy FILE"},
 		{[]string{"serve", "--help"}, "-upstream"},

@@ -23,6 +23,8 @@ Usage:
                                        run policy test files (*_test.yaml)
   mcp-privacy policy diff OLD NEW [--catalog FILE] [--format text|markdown|json]
                                        what a policy change grants and takes away
+  mcp-privacy policy matrix FILE [--catalog FILE] [--format text|markdown|html|json]
+                                       roles by primitives: who may call what
   mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b] [--json]
@@ -90,6 +92,8 @@ const policyUsage = `Usage:
                                        run policy test files (*_test.yaml)
   mcp-privacy policy diff OLD NEW [--catalog FILE] [--format text|markdown|json]
                                        what a policy change grants and takes away
+  mcp-privacy policy matrix FILE [--catalog FILE] [--format text|markdown|html|json]
+                                       roles by primitives: who may call what
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
@@ -110,6 +114,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return policyTest(args[2:], stdout, stderr)
 		case "diff":
 			return policyDiff(args[2:], stdout, stderr)
+		case "matrix":
+			return policyMatrix(args[2:], stdout, stderr)
 		case "schema":
 			if len(args) > 2 {
 				fmt.Fprint(stderr, policyUsage)
