@@ -19,6 +19,12 @@ Usage:
   mcp-privacy policy describe [--json] FILE
                                        summarise the effective policy
   mcp-privacy policy schema            print the JSON Schema (2020-12) of policies
+  mcp-privacy policy test [--junit FILE] [-v] PATH...
+                                       run policy test files (*_test.yaml)
+  mcp-privacy policy diff OLD NEW [--catalog FILE] [--format text|markdown|json]
+                                       what a policy change grants and takes away
+  mcp-privacy policy matrix FILE [--catalog FILE] [--format text|markdown|html|json]
+                                       roles by primitives: who may call what
   mcp-privacy explain --policy FILE [--principal ID] [--roles a,b]
         (--tool NAME | --resource URI | --template URI_TEMPLATE | --prompt NAME)
         [--category C] [--tags a,b] [--sensitivity S] [--capabilities a,b]
@@ -85,6 +91,12 @@ const policyUsage = `Usage:
                                        summarise the effective policy
   mcp-privacy policy schema            print the JSON Schema of policies and envelopes
                                        (for editors: docs/MCP_PRIVACY.md, section 6)
+  mcp-privacy policy test [--junit FILE] [-v] PATH...
+                                       run policy test files (*_test.yaml)
+  mcp-privacy policy diff OLD NEW [--catalog FILE] [--format text|markdown|json]
+                                       what a policy change grants and takes away
+  mcp-privacy policy matrix FILE [--catalog FILE] [--format text|markdown|html|json]
+                                       roles by primitives: who may call what
 `
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
@@ -101,6 +113,12 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 			return policyFlatten(args[2:], stdout, stderr)
 		case "describe":
 			return policyDescribe(args[2:], stdout, stderr)
+		case "test":
+			return policyTest(args[2:], stdout, stderr)
+		case "diff":
+			return policyDiff(args[2:], stdout, stderr)
+		case "matrix":
+			return policyMatrix(args[2:], stdout, stderr)
 		case "schema":
 			if len(args) > 2 {
 				fmt.Fprint(stderr, policyUsage)
