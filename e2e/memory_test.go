@@ -22,8 +22,9 @@ import (
 // shrinks, so its size is the high-water mark of the guest's heap.
 //
 // The test logs the pages after 1k, 2k, 5k, 10k and 20k streams (10k
-// under -race, 5k with -short), and requires the figure at the end to be
-// within maxLatePages of the one at 5k. MCP_PRIVACY_MEMORY_STREAMS=100000 runs longer (logging at 50k and
+// under -race, 5k with -short), and requires the growth after 5k to be
+// one heap step at most (maxHeapStep), in one of the two halves of the
+// streams after 5k: the other half must stay within maxLatePages. MCP_PRIVACY_MEMORY_STREAMS=100000 runs longer (logging at 50k and
 // 100k too); docs/BENCHMARKS.md reports that run:
 //
 //	MCP_PRIVACY_MEMORY_STREAMS=100000 go test ./e2e/ -run TestVMPagesMixedTraffic -v
@@ -56,6 +57,11 @@ func TestVMPagesMixedTraffic(t *testing.T) {
 	// this bound by that step. Per-stream state kept by mistake grows
 	// memory steadily instead (TestVMMemoryFlat's control).
 	const maxLatePages = 2
+	// maxHeapStep is that one step, wherever it falls: 8 pages on
+	// 5 December, 15 (177 -> 192) with the larger module of issues 26-28,
+	// after stream 1 000 in one run and 5 000 in another. Growth kept per
+	// stream does not stop after a step: it shows in both halves.
+	const maxHeapStep = 16
 
 	h, err := wasmhost.New(context.Background(), wasmhost.Options{
 		Wasm: benchPlugin(t), PluginConfig: []byte(memEnvelope), Workers: 1, SkipCanary: true,
@@ -69,8 +75,9 @@ func TestVMPagesMixedTraffic(t *testing.T) {
 	traffic := newMemTraffic(t, h)
 
 	pages := func() uint32 { return vm.MemorySize() >> 16 }
-	checkpoints := map[int]bool{1000: true, 2000: true, 5000: true, 10000: true, 20000: true, 50000: true, 100000: true, total: true}
-	var atWarm uint32
+	half := warm + (total-warm)/2
+	checkpoints := map[int]bool{1000: true, 2000: true, 5000: true, 10000: true, 20000: true, 50000: true, 100000: true, half: true, total: true}
+	var atWarm, atHalf uint32
 	line := []string{"at start: " + strconv.Itoa(int(pages()))}
 	for i := 1; i <= total; i++ {
 		traffic.stream(i)
@@ -80,6 +87,9 @@ func TestVMPagesMixedTraffic(t *testing.T) {
 			if i == warm {
 				atWarm = p
 			}
+			if i == half {
+				atHalf = p
+			}
 		}
 	}
 	if err := vm.Err(); err != nil {
@@ -87,9 +97,12 @@ func TestVMPagesMixedTraffic(t *testing.T) {
 	}
 	t.Logf("VM linear memory in 64 KiB pages after N streams (every %d-th a 500-tool list, the others of %d kinds in turn): %s",
 		memListEvery, memKinds, strings.Join(line, ", "))
-	if end := pages(); end > atWarm+maxLatePages {
-		t.Fatalf("VM memory grew from %d pages after %d streams to %d after %d (bound %d pages)",
-			atWarm, warm, end, total, maxLatePages)
+	// One step, in either half, passes; growth in both halves, or more
+	// than a step, does not.
+	end := pages()
+	if end > atWarm+maxHeapStep || atHalf > atWarm+maxLatePages && end > atHalf+maxLatePages {
+		t.Fatalf("VM memory grew from %d pages after %d streams to %d after %d and %d after %d (bounds: one step of %d pages, else %d)",
+			atWarm, warm, atHalf, half, end, total, maxHeapStep, maxLatePages)
 	}
 }
 
