@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,11 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/cloudg/mcp-privacy/internal/demo"
 	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,18 +71,7 @@ identity:
 	}
 	t.Setenv("SERVE_RELOAD_TEST_KEY", "serve reload test key")
 
-	var mu sync.Mutex
-	var bodies []string
-	h := demo.Handler(false)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(b))
-		mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		h.ServeHTTP(w, r)
-	}))
-	defer up.Close()
+	up := newRecordingDemo(t)
 
 	a := startServe(t, "--policy", policyFile, "--upstream", up.URL, "--listen", "127.0.0.1:0",
 		"--wasm", wasm, "--workers", "1")
@@ -121,13 +107,9 @@ identity:
 	if !strings.Contains(a.stderr.String(), "VM 0 failed") {
 		t.Fatalf("no trap logged:\n%s", a.stderr)
 	}
-	mu.Lock()
-	for _, b := range bodies {
-		if strings.Contains(b, "trap-marker") {
-			t.Errorf("the trapping request reached the server: %s", b)
-		}
+	if b := up.last("trap-marker"); b != "" {
+		t.Errorf("the trapping request reached the server: %s", b)
 	}
-	mu.Unlock()
 
 	// The next request, once the back-off since the VM's load has passed
 	// (at most 1.5 times the base interval), gets a new VM, which restores
@@ -140,14 +122,7 @@ identity:
 	if !strings.Contains(a.stderr.String(), "failed VM reloaded") {
 		t.Errorf("no reload logged:\n%s", a.stderr)
 	}
-	mu.Lock()
-	last := ""
-	for _, b := range bodies {
-		if strings.Contains(b, `"echo"`) {
-			last = b
-		}
-	}
-	mu.Unlock()
+	last := up.last(`"echo"`)
 	if !strings.Contains(last, "write to alice.martin@example.com") {
 		t.Errorf("after the reload the server received %s", last)
 	}

@@ -42,18 +42,7 @@ identity:
 	}
 	t.Setenv("SERVE_VAULT_TEST_KEY", "serve restart test key")
 
-	var mu sync.Mutex
-	var bodies []string
-	h := demo.Handler(false)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(b))
-		mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		h.ServeHTTP(w, r)
-	}))
-	defer up.Close()
+	up := newRecordingDemo(t)
 
 	// run starts serve, makes one tools/call, stops serve and returns the
 	// call's structuredContent and text.
@@ -95,18 +84,46 @@ identity:
 	}
 	// Second process: the pseudonym goes back as an argument.
 	_, text := run("echo", map[string]any{"text": "write to " + email})
-	mu.Lock()
-	last := bodies[len(bodies)-1]
-	for _, b := range bodies {
-		if strings.Contains(b, `"echo"`) {
-			last = b
-		}
-	}
-	mu.Unlock()
+	last := up.last(`"echo"`)
 	if !strings.Contains(last, "write to alice.martin@example.com") {
 		t.Errorf("after a restart the server received %s", last)
 	}
 	if text != "write to "+email {
 		t.Errorf("the echo came back as %q, want the pseudonym again", text)
 	}
+}
+
+// recordingDemo is the demo MCP server, keeping every request body it
+// receives.
+type recordingDemo struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies []string
+}
+
+func newRecordingDemo(t *testing.T) *recordingDemo {
+	d := &recordingDemo{}
+	h := demo.Handler(false)
+	d.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		d.mu.Lock()
+		d.bodies = append(d.bodies, string(b))
+		d.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(d.Close)
+	return d
+}
+
+// last is the last body the server received that contains s, or "".
+func (d *recordingDemo) last(s string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.bodies) - 1; i >= 0; i-- {
+		if strings.Contains(d.bodies[i], s) {
+			return d.bodies[i]
+		}
+	}
+	return ""
 }
