@@ -22,7 +22,7 @@ import (
 // rqTSInstall) and v2 (@modelcontextprotocol/server with its Node
 // adapter, build/ts-sdk-v2), which speaks 2026-07-28 as well as the 2025
 // revisions. A server script lives under e2e/testdata/<sdk dir>/, is
-// copied beside the packages it imports, and prints "LISTENING <port>"
+// copied with the modules beside it next to the packages it imports, and prints "LISTENING <port>"
 // once it listens on 127.0.0.1.
 
 // tsV2Packages are the npm packages of the TypeScript SDK v2 servers, at
@@ -101,8 +101,8 @@ func tsV2Server(t *testing.T, script string, args ...string) string {
 	return startNodeServer(t, dir, filepath.Join("e2e", "testdata", "tsv2server", script), args...)
 }
 
-// startNodeServer copies script (a path from the repository's root) into
-// dir, where its packages are installed, runs it with node until the test
+// startNodeServer copies script (a path from the repository's root), and
+// the modules beside it, into dir, where its packages are installed, runs it with node until the test
 // ends, and returns the base URL it announced.
 func startNodeServer(t *testing.T, dir, script string, args ...string) string {
 	t.Helper()
@@ -110,14 +110,21 @@ func startNodeServer(t *testing.T, dir, script string, args ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile(filepath.Join(root, script))
+	// The script and the modules beside it that it may import.
+	mods, err := filepath.Glob(filepath.Join(root, filepath.Dir(script), "*.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Base(script)
-	if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
-		t.Fatal(err)
+	for _, m := range mods {
+		src, err := os.ReadFile(m)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(m)), src, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
+	name := filepath.Base(script)
 	cmd := exec.Command("node", append([]string{name}, args...)...)
 	cmd.Dir = dir
 	stdout, err := cmd.StdoutPipe()

@@ -5,9 +5,8 @@
 // (shared/uriTemplate.js), so customers://c-1@x/profile is an instance.
 // GET /reads lists the URIs the template's handler ran for
 // (e2e/uritemplate_test.go). It prints "LISTENING <port>".
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveStateless } from './stateless.mjs';
 
 const reads = [];
 
@@ -26,18 +25,4 @@ function newServer() {
   return server;
 }
 
-const app = createMcpExpressApp();
-app.post('/mcp', async (req, res) => {
-  const server = newServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    transport.close();
-    server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, req.body);
-});
-app.get('/reads', (req, res) => res.json(reads));
-const listener = app.listen(0, '127.0.0.1', () => {
-  console.log(`LISTENING ${listener.address().port}`);
-});
+serveStateless(newServer, { reads });

@@ -7,13 +7,12 @@
 // looked up as sent, as the SDK's McpServer does. Every tool call, prompt
 // and completion it serves is recorded; GET /calls lists them. Stateless:
 // every POST gets a fresh server. It prints "LISTENING <port>".
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema, CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema,
   ListToolsRequestSchema, McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { serveStateless } from './stateless.mjs';
 
 const normalise = process.argv[2] === 'normalise';
 const lookUp = (name) => (normalise ? name.normalize('NFKC').toLowerCase() : name);
@@ -57,18 +56,4 @@ function newServer() {
   return server;
 }
 
-const app = createMcpExpressApp();
-app.post('/mcp', async (req, res) => {
-  const server = newServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    transport.close();
-    server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, req.body);
-});
-app.get('/calls', (req, res) => res.json(calls));
-const listener = app.listen(0, '127.0.0.1', () => {
-  console.log(`LISTENING ${listener.address().port}`);
-});
+serveStateless(newServer, { calls });
