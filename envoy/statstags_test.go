@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"google.golang.org/protobuf/encoding/protojson"

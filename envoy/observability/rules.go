@@ -54,8 +54,8 @@ and sum by (job) (rate(mcp_privacy_pseudonyms_unresolved[10m])) > 0.01`,
 		description: "{{ $labels.job }}: {{ $value }} rate-limit buckets that still held state lost their slot in 15 minutes, so their principals or tools started afresh. " +
 			"More distinct principals and tools than the slot table holds: limits are looser than configured."},
 	{name: "MCPPrivacyAuditDropped", severity: "warning", forDur: 15 * time.Minute,
-		expr:    `sum by (job) (increase(mcp_privacy_audit_dropped[15m])) > 0`,
-		summary: "Audit entries not stored in the ring buffer",
+		expr:        `sum by (job) (increase(mcp_privacy_audit_dropped[15m])) > 0`,
+		summary:     "Audit entries not stored in the ring buffer",
 		description: "{{ $labels.job }}: {{ $value }} audit entries could not be stored in the ring buffer in 15 minutes (they were still logged)."},
 }
 
