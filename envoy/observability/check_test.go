@@ -102,6 +102,7 @@ func exprs(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 the classic model, as Dashboard builds it
 	var d dashboard.Dashboard
 	if err := json.Unmarshal(data, &d); err != nil {
 		t.Fatalf("%s: %v", dashboardFile, err)
@@ -277,7 +278,7 @@ func checkSelector(t *testing.T, where string, vs *parser.VectorSelector, metric
 		return nil
 	}
 	for _, m := range vs.LabelMatchers {
-		if m.Name == labels.MetricName || targetLabels[m.Name] {
+		if m.Name == model.MetricNameLabel || targetLabels[m.Name] {
 			continue
 		}
 		values, ok := f[m.Name]

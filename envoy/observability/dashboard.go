@@ -130,9 +130,15 @@ var dashboardVariables = [][3]string{
 	{"cluster", "label_values(envoy_cluster_upstream_rq_time_count, envoy_cluster_name)", "mcp_server"},
 }
 
-// Dashboard builds the Grafana dashboard.
+// Dashboard builds the Grafana dashboard in the classic JSON model, which
+// Grafana's import and file provisioning read in every version; the SDK
+// prefers its v2 schema, which only Grafana 12 with dashboard v2 enabled
+// reads.
+//
+//lint:ignore SA1019 the classic model is the one every Grafana imports
 func Dashboard() (dashboard.Dashboard, error) {
 	ds := common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${datasource}")}
+	//lint:ignore SA1019 see above
 	b := dashboard.NewDashboardBuilder("mcp-privacy").
 		Uid(DashboardUID).
 		Description("MCP traffic through the mcp-privacy plugin: decisions, denials, rate limits, detections, pseudonyms, errors; Envoy's latency. Built by envoy/observability (docs/METRICS.md, docs/DEPLOYMENT.md).").
