@@ -650,6 +650,10 @@ var deployments = []struct {
 	{"gateway", []string{"gateway/envoyextensionpolicy.yaml", "gateway/securitypolicy.yaml",
 		"gateway/clienttrafficpolicy.yaml", "gateway/envoyproxy.yaml", "gateway/httproute.yaml"}, checkGateway},
 	{"higress", []string{"higress/wasmplugin.yaml", "higress/wasmplugin-crd.yaml"}, checkHigress},
+	// The stats_tags of every bootstrap against the plugin's metrics; the
+	// rule files are checked by the tests of ./observability.
+	{"stats-tags", []string{"envoy.yaml", "envoy-ratelimit.yaml", "gateway/envoyproxy.yaml", statsGolden, promGolden,
+		"observability/mcp-privacy-rules.yaml", "observability/mcp-privacy-prometheusrule.yaml"}, checkStatsTags},
 }
 
 func loadDeployment(t *testing.T, name string) (map[string][]byte, func(map[string][]byte) problems) {
@@ -710,6 +714,14 @@ func TestBrokenCopiesFail(t *testing.T) {
 			"extends: strict", "extends: strictest", "_rules_[0].policy.extends"},
 		{"higress rule without a condition", "higress", "higress/wasmplugin.yaml",
 			"  - ingress: [higress-system/mcp-docs]", "  - ingress: []", "no match condition"},
+		// stats_tags: every bootstrap turns the plugin's names into the
+		// dashboard's.
+		{"stats tag dropped", "stats-tags", "envoy.yaml",
+			"  - tag_name: mcp_scope\n", "  - tag_name: mcp_scope_x\n", "mcp_scope_x"},
+		{"stats tag regex off", "stats-tags", "gateway/envoyproxy.yaml",
+			`calls(?:\.tool\.[^.]+)?(\.role\.([^.]+))'`, `calls(?:\.tool\.[^.]+)?(\.role\.([^.]+))$'`, "would not show mcp_privacy_calls"},
+		{"gateway bootstrap replaced", "stats-tags", "gateway/envoyproxy.yaml",
+			"    type: Merge\n", "    type: Replace\n", "want Merge"},
 		// Envoy: proto field names, enums, validation rules, Any types.
 		{"envoy misspelled field", "envoy", "envoy.yaml",
 			"per_connection_buffer_limit_bytes:", "per_connection_buffer_limit_byte:", "unknown field"},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,9 @@ var statsTags = []struct {
 	{"mcp_label", regexp.MustCompile(`^wasmcustom\.mcp_privacy\.detections(\.label\.([^.]+))$`)},
 	{"mcp_scope", regexp.MustCompile(`^wasmcustom\.mcp_privacy\.rate_limited(\.scope\.([^.]+))$`)},
 	{"mcp_error", regexp.MustCompile(`^wasmcustom\.mcp_privacy\.errors(\.kind\.([^.]+))$`)},
+	{"mcp_tool", regexp.MustCompile(`^wasmcustom\.mcp_privacy\.calls(\.tool\.([^.]+))`)},
+	{"mcp_role", regexp.MustCompile(`^wasmcustom\.mcp_privacy\.calls(?:\.tool\.[^.]+)?(\.role\.([^.]+))`)},
+	{"mcp_decision", regexp.MustCompile(`^wasmcustom\.mcp_privacy\.calls(?:\.tool\.[^.]+)?(?:\.role\.[^.]+)?(\.decision\.([^.]+))$`)},
 }
 
 // statsHandler serves the metrics that metrics returns (Host.Metrics).
@@ -140,13 +144,16 @@ func writePrometheus(w io.Writer, ms map[string]wasmhost.Metric) {
 	}
 }
 
-// extractTags applies statsTags to a full stat name as Envoy does.
+// extractTags applies statsTags to a full stat name as Envoy does
+// (source/common/stats/tag_producer_impl.cc, produceTags): each extractor
+// in turn, the first group cut out of the name and the second the value,
+// and of extractors sharing a tag name only the first that matches.
 func extractTags(name string) (string, [][2]string) {
 	var tags [][2]string
 	remove := make([]bool, len(name))
 	for _, t := range statsTags {
 		m := t.re.FindStringSubmatchIndex(name)
-		if m == nil || m[4] < 0 {
+		if m == nil || m[4] < 0 || slices.ContainsFunc(tags, func(tag [2]string) bool { return tag[0] == t.name }) {
 			continue
 		}
 		tags = append(tags, [2]string{t.name, name[m[4]:m[5]]})

@@ -31,6 +31,8 @@ type Config struct {
 	// Metrics receives the counters (docs/METRICS.md); package main binds
 	// them to proxy-wasm metrics.
 	Metrics Metrics
+	// callMetrics names the calls counter's stats for the policy.
+	callMetrics *callMetricTable
 	// now is the wall clock in Unix ns (rate limits, audit times,
 	// processing time); tests replace it.
 	now func() int64
@@ -110,7 +112,7 @@ func newConfig(env *policy.Envelope, shared shareddata.Store) *Config {
 	cat.Shared = shared
 	c := &Config{Env: env, catalog: cat, caches: &vmCaches{},
 		limiter: ratelimit.New(shared, env.Server.ID), Audit: newAuditLog(shared, env.Server.ID),
-		Metrics: NopMetrics{}, now: new(wallClock).now}
+		Metrics: NopMetrics{}, now: new(wallClock).now, callMetrics: newCallMetricTable(env.Policy)}
 	g := &env.Gateway
 	for _, h := range g.ExportHeaders {
 		f, ok := exportFields[h.Field]

@@ -204,6 +204,131 @@ func errorsMetric(k errorKind) string {
 	return metricPrefix + "errors.kind." + string(k)
 }
 
+// The calls counter: tools/call requests by tool, role and outcome,
+// mcp_privacy.calls.tool.<tool>.role.<role>.decision.<outcome>. Its tag
+// values come from the policy only, so that the number of stats is bounded
+// by the policy, never by clients: <tool> is a tool the policy names
+// literally (no glob character) in an allow_tools or deny_tools list, at
+// the top or in a role or rule, else "other"; <role> is each role of the
+// caller that the policy's roles map defines (a call counts once under
+// each), "none" for a caller with none of them. Past maxCallTools tools or
+// maxCallRoles roles (in name order) the rest count as "other".
+const (
+	maxCallTools = 32
+	maxCallRoles = 16
+	callOther    = "other"
+	callNoRole   = "none"
+)
+
+// callMetricTable holds every name of the calls counter for one policy,
+// so that counting a call builds no string.
+type callMetricTable struct {
+	tools map[string]string // tool name -> tag value
+	roles map[string]string // role name -> tag value
+	names map[[3]string]string
+}
+
+// newCallMetricTable builds the table of p's tools and roles.
+func newCallMetricTable(p *policy.Policy) *callMetricTable {
+	t := &callMetricTable{tools: map[string]string{}, roles: map[string]string{}, names: map[[3]string]string{}}
+	var tools, roles []string
+	if p != nil {
+		lists := []*policy.GlobList{p.Access.AllowTools, p.Access.DenyTools}
+		for i, r := range p.Rules {
+			lists = append(lists, r.Access.AllowTools, r.Access.DenyTools)
+			if i < p.Roles && r.Role != "" {
+				roles = append(roles, r.Role)
+			}
+		}
+		for _, l := range lists {
+			for _, pat := range l.Patterns() {
+				if pat != "" && !strings.ContainsAny(pat, "*?[") && pat[0] != '!' {
+					tools = append(tools, pat)
+				}
+			}
+		}
+	}
+	tags := []string{callOther}
+	for i, name := range sortedUnique(tools) {
+		if i < maxCallTools {
+			t.tools[name] = tagValue(name)
+			tags = append(tags, tagValue(name))
+		}
+	}
+	roleTags := []string{callNoRole}
+	for i, name := range sortedUnique(roles) {
+		v := callOther
+		if i < maxCallRoles {
+			v = tagValue(name)
+		}
+		t.roles[name] = v
+		roleTags = append(roleTags, v)
+	}
+	for _, tool := range tags {
+		for _, role := range roleTags {
+			for _, o := range outcomes {
+				t.names[[3]string{tool, role, string(o)}] = metricPrefix + "calls.tool." + tool + ".role." + role + ".decision." + string(o)
+			}
+		}
+	}
+	return t
+}
+
+// sortedUnique sorts s and drops repeats.
+func sortedUnique(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// count counts one tools/call of tool by a caller with roles.
+func (t *callMetricTable) count(m Metrics, tool string, roles []string, o outcome) {
+	if t == nil { // a Config not built by newConfig (tests)
+		return
+	}
+	toolTag, ok := t.tools[tool]
+	if !ok {
+		toolTag = callOther
+	}
+	counted := false
+	for i, r := range roles {
+		role, ok := t.roles[r]
+		if !ok || t.countedBefore(roles[:i], role) {
+			continue
+		}
+		counted = true
+		m.Add(t.names[[3]string{toolTag, role, string(o)}], 1)
+	}
+	if !counted {
+		m.Add(t.names[[3]string{toolTag, callNoRole, string(o)}], 1)
+	}
+}
+
+// countedBefore says whether one of roles has the tag value role: a role
+// given twice, or two roles past maxCallRoles, count once.
+func (t *callMetricTable) countedBefore(roles []string, role string) bool {
+	for _, r := range roles {
+		if v, ok := t.roles[r]; ok && v == role {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedNames lists the table's names, sorted.
+func (t *callMetricTable) sortedNames() []string {
+	out := make([]string, 0, len(t.names))
+	for _, n := range t.names {
+		out = append(out, n)
+	}
+	return sortedUnique(out)
+}
+
 // auditDroppedMetric counts audit entries that could not be stored in the
 // ring buffer (they were still logged).
 const auditDroppedMetric = metricPrefix + "audit.dropped"
@@ -246,7 +371,8 @@ func countError(m Metrics, k errorKind) { m.Add(errorsMetric(k), 1) }
 
 // MetricNames lists the names the plugin can emit for a policy: every
 // method and outcome pair, the built-in labels (manual 12) and those of the
-// policy's custom detectors, the scopes, the error kinds. Package main may
+// policy's custom detectors, the calls counter's tools, roles and outcomes,
+// the scopes, the error kinds. Package main may
 // define them all at configure time so that stats exist (at 0) before the
 // first request.
 func MetricNames(p *policy.Policy) []string {
@@ -278,6 +404,7 @@ func MetricNames(p *policy.Policy) []string {
 			out = append(out, n)
 		}
 	}
+	out = append(out, newCallMetricTable(p).sortedNames()...)
 	out = append(out, pseudonymsIssuedMetric, pseudonymsResolvedMetric, pseudonymsUnresolvedMetric, pseudonymsRefusedMetric)
 	for _, s := range []policy.Scope{policy.ScopePrincipal, policy.ScopeTool, policy.ScopePrincipalTool, policy.ScopeGlobal} {
 		out = append(out, rateLimitedMetric(s))

@@ -105,6 +105,7 @@ func TestMetricNamesDocumented(t *testing.T) {
 	}
 	// The doc names every family, outcome and error kind.
 	for _, s := range []string{"mcp_privacy.requests.method.<method>.decision.<decision>", "mcp_privacy.detections.label.<LABEL>",
+		"mcp_privacy.calls.tool.<tool>.role.<role>.decision.<decision>",
 		"mcp_privacy.pseudonyms.issued", "mcp_privacy.pseudonyms.resolved", "mcp_privacy.rate_limited.scope.<scope>",
 		"mcp_privacy.errors.kind.<kind>", auditDroppedMetric} {
 		if !strings.Contains(string(doc), s) {
@@ -142,15 +143,15 @@ func TestMetricNamesDocumented(t *testing.T) {
 	for _, m := range tagRE.FindAllStringSubmatch(string(doc), -1) {
 		exs = append(exs, extractor{m[1], regexp.MustCompile(m[2])})
 	}
-	if len(exs) != 5 {
-		t.Fatalf("%d stats_tags in docs/METRICS.md, want 5", len(exs))
+	if len(exs) != 8 {
+		t.Fatalf("%d stats_tags in docs/METRICS.md, want 8", len(exs))
 	}
 	extract := func(name string) (string, map[string]string) {
 		tags := map[string]string{}
 		remove := make([]bool, len(name))
 		for _, ex := range exs {
 			m := ex.re.FindStringSubmatchIndex(name)
-			if m == nil {
+			if _, dup := tags[ex.tag]; m == nil || dup {
 				continue
 			}
 			tags[ex.tag] = name[m[4]:m[5]]
@@ -176,6 +177,10 @@ func TestMetricNamesDocumented(t *testing.T) {
 		{rateLimitedMetric(policy.ScopeGlobal), "wasmcustom.mcp_privacy.rate_limited", map[string]string{"mcp_scope": "global"}},
 		{errorsMetric(failResponseTooLarge), "wasmcustom.mcp_privacy.errors", map[string]string{"mcp_error": "response_too_large"}},
 		{pseudonymsIssuedMetric, "wasmcustom.mcp_privacy.pseudonyms.issued", map[string]string{}},
+		{"mcp_privacy.calls.tool.drop_table.role.sre-oncall.decision.denied", "wasmcustom.mcp_privacy.calls",
+			map[string]string{"mcp_tool": "drop_table", "mcp_role": "sre-oncall", "mcp_decision": "denied"}},
+		{"mcp_privacy.calls.tool.decision.role.role.decision.allowed", "wasmcustom.mcp_privacy.calls",
+			map[string]string{"mcp_tool": "decision", "mcp_role": "role", "mcp_decision": "allowed"}},
 	}
 	for _, c := range cases {
 		base, tags := extract("wasmcustom." + c.name)

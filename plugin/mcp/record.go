@@ -35,6 +35,10 @@ type callRecord struct {
 	// method is the requests counter's method (responses for the client's
 	// answers to server requests).
 	method string
+	// toolCall says the message is a judged tools/call of tool, counted
+	// by the calls counter too.
+	toolCall bool
+	tool     string
 }
 
 // newRecord starts the record of a message judged from start (Unix ns).
@@ -50,6 +54,9 @@ func (s *exchange) newRecord(m *message, j *judgement, start int64, bytesIn int)
 	e.Method = m.Method
 	if j.judged {
 		e.Kind, e.Name = j.target.Kind.String(), j.target.Name
+		if j.target.Kind == policy.KindTool && r.method == "tools/call" {
+			r.toolCall, r.tool = true, j.target.Name
+		}
 	}
 	e.Decision = j.outcome
 	e.Rule, e.Reason = j.rule, j.reason
@@ -106,6 +113,9 @@ func (s *exchange) finish(r *callRecord, kind errorKind) {
 	m := s.cfg.Metrics
 	e := &r.entry
 	m.Add(requestsMetric(r.method, e.Decision), 1)
+	if r.toolCall {
+		s.cfg.callMetrics.count(m, r.tool, s.id.Roles, e.Decision)
+	}
 	if kind != "" {
 		countError(m, kind)
 	}

@@ -532,3 +532,95 @@ identity:
 		t.Errorf("counters %v", m)
 	}
 }
+
+// The calls counter counts a tools/call by the tool, if the policy names
+// it literally, and by each of the caller's roles the policy's roles map
+// defines; anything else is "other" or "none", so a client mints no stat.
+func TestCallsMetric(t *testing.T) {
+	cases := []struct {
+		name, tool, roles string
+		want              []string
+	}{
+		{"named tool, role", "report", "auditor", []string{"calls.tool.report.role.auditor.decision.allowed"}},
+		{"named tool, denied", "drop_table", "", []string{"calls.tool.drop_table.role.none.decision.denied"}},
+		{"glob-matched tool is other", "delete_all", "auditor", []string{"calls.tool.other.role.auditor.decision.denied"}},
+		{"unknown roles are none", "report", "root, x.y", []string{"calls.tool.report.role.none.decision.allowed"}},
+		{"two roles count twice, a repeat once", "shell", "capped,auditor,capped", []string{
+			"calls.tool.other.role.auditor.decision.allowed", "calls.tool.other.role.capped.decision.allowed"}},
+	}
+	const envelope = `
+policy:
+  name: calls
+  deny_tools: ["delete_*", drop_table]
+  roles:
+    auditor: {allow_tools: [report]}
+    capped: {}
+identity:
+  principal: [{header: x-mcp-principal}]
+  roles: [{header: x-mcp-roles}]
+`
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, m, _, _ := wrConfig(t, envelope)
+			h := hdr("x-mcp-principal", "alice", "x-mcp-roles", c.roles)
+			s, r := post(t, cfg, h, wrToolCall("1", c.tool, `{}`))
+			if r.Reply == nil {
+				answer := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`)
+				s.OnResponseHeaders(200, "application/json", "", false)
+				s.OnResponseBody(len(answer), true, func() []byte { return answer })
+			}
+			var got []string
+			for _, n := range m.names() {
+				if rest, ok := strings.CutPrefix(n, metricPrefix+"calls."); ok {
+					got = append(got, "calls."+rest)
+				}
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("calls counters %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// The table names every tool the policy lists literally and every role,
+// up to the caps, and nothing a glob or a negation stands for.
+func TestCallMetricTable(t *testing.T) {
+	p := rlPolicy(t, `{allow_tools: ["b", "a*", "!c", "x?"], deny_tools: ["d", "e[0-9]"],
+  roles: {r2: {allow_tools: [f]}, r1: {}}, rules: [{name: n, match: {roles: [r3]}, deny_tools: [g]}]}`)
+	tab := newCallMetricTable(p)
+	if want := map[string]string{"b": "b", "d": "d", "f": "f", "g": "g"}; !reflect.DeepEqual(tab.tools, want) {
+		t.Errorf("tools %v, want %v", tab.tools, want)
+	}
+	if want := map[string]string{"r1": "r1", "r2": "r2"}; !reflect.DeepEqual(tab.roles, want) {
+		t.Errorf("roles %v, want %v", tab.roles, want)
+	}
+	// (4 tools + other) x (2 roles + none) x outcomes.
+	if n := len(tab.sortedNames()); n != 5*3*len(outcomes) {
+		t.Errorf("%d names", n)
+	}
+	var tools, roles []string
+	for i := range maxCallTools + 5 {
+		tools = append(tools, "t"+strconv.Itoa(100+i))
+	}
+	rs := map[string]any{}
+	for i := range maxCallRoles + 5 {
+		rs["r"+strconv.Itoa(100+i)] = map[string]any{}
+		roles = append(roles, "r"+strconv.Itoa(100+i))
+	}
+	doc, _ := json.Marshal(map[string]any{"allow_tools": tools, "roles": rs})
+	tab = newCallMetricTable(rlPolicy(t, string(doc)))
+	if len(tab.tools) != maxCallTools || tab.tools[tools[maxCallTools]] != "" {
+		t.Errorf("%d tools, past the cap %q", len(tab.tools), tab.tools[tools[maxCallTools]])
+	}
+	if tab.roles[roles[maxCallRoles-1]] != roles[maxCallRoles-1] || tab.roles[roles[maxCallRoles]] != callOther {
+		t.Errorf("roles past the cap: %v", tab.roles)
+	}
+	if n := len(tab.sortedNames()); n != (maxCallTools+1)*(maxCallRoles+2)*len(outcomes) {
+		t.Errorf("%d names, want %d", n, (maxCallTools+1)*(maxCallRoles+2)*len(outcomes))
+	}
+	m := memMetrics{}
+	tab.count(m, tools[0], []string{roles[maxCallRoles], roles[maxCallRoles+1]}, outcomeDenied)
+	if want := (memMetrics{metricPrefix + "calls.tool." + tools[0] + ".role.other.decision.denied": 1}); !reflect.DeepEqual(m, want) {
+		t.Errorf("two roles past the cap: %v", m)
+	}
+}
