@@ -126,6 +126,9 @@ type httpContext struct {
 	// requestBodySize and responseBodySize are what the last body callback
 	// saw: the body the host still holds when trailers end the message.
 	requestBodySize, responseBodySize int
+	// reqHold and respHold hold the bodies where the host does not
+	// (bodyhold.go); nil where it does.
+	reqHold, respHold *mcp.BodyHold
 	// testPanicAt is the callback a test build makes panic (testhook_on.go).
 	testPanicAt string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
 }
@@ -232,6 +235,13 @@ func (h *httpContext) fail(stage string, r any) types.Action {
 		return types.ActionPause
 	}
 	h.failed = true
+	if h.respHold != nil && (stage == "response body" || stage == "response trailers") {
+		func() {
+			defer func() { _ = recover() }()
+			h.stream.Failed(stage)
+		}()
+		return h.failHeldResponse()
+	}
 	func() {
 		defer func() { _ = recover() }() // the stream's state may be what broke
 		h.stream.Failed(stage)
@@ -285,6 +295,17 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 	method, _ := headers.get(":method")
 	path, _ := headers.get(":path")
 	res := h.stream.OnRequestHeaders(hostRequest{headers}, method, path, endOfStream)
+	if res.Reply == nil && h.stream.Inspected() {
+		cl, _ := headers.get("content-length")
+		h.startHolding(h.stream.BodyBuffering(), cl)
+		if res.Action == mcp.Pause && hostKind == hostNgxWasm {
+			// A pause on request headers stalls ngx_wasm_module; nginx
+			// sends nothing upstream before the body callback ran
+			// (bodyhold.go, hostNgxWasm), which holds what hold_headers
+			// holds.
+			res.Action = mcp.Continue
+		}
+	}
 	for _, name := range res.Remove {
 		if _, present := headers.get(name); present {
 			_ = proxywasm.RemoveHttpRequestHeader(name)
@@ -310,6 +331,9 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 	}
 	h.hook("request_body")
 	h.requestBodySize = bodySize
+	if h.reqHold != nil {
+		return h.holdRequestBody(bodySize, endOfStream)
+	}
 	return h.applyRequestBody("request body", h.stream.OnRequestBody(bodySize, endOfStream, requestBody(bodySize)))
 }
 
@@ -364,6 +388,12 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	status, _ := strconv.Atoi(statusText)
 	contentType, _ := headers.get("content-type")
 	contentEncoding, _ := headers.get("content-encoding")
+	if h.respHold != nil {
+		// Read before the plugin removes it: the end of a body whose
+		// length was announced may be known only by counting.
+		cl, _ := headers.get("content-length")
+		h.respHold.Expect(cl)
+	}
 	res := h.stream.OnResponseHeaders(status, contentType, contentEncoding, endOfStream)
 	for _, name := range res.Remove {
 		if _, present := headers.get(name); present {
@@ -402,11 +432,21 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 			action = h.fail("response body", r)
 		}
 	}()
+	if h.failed && h.respHold != nil {
+		// Failed from a body callback: the error went out, nothing more does.
+		if bodySize > 0 {
+			_ = proxywasm.ReplaceHttpResponseBody(nil)
+		}
+		return types.ActionContinue
+	}
 	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("response_body")
 	h.responseBodySize = bodySize
+	if h.respHold != nil {
+		return h.holdResponseBody("response body", bodySize, endOfStream)
+	}
 	act, edit := h.stream.OnResponseBody(bodySize, endOfStream, responseBody(bodySize))
 	return h.applyResponseBody("response body", act, edit)
 }
@@ -455,6 +495,12 @@ func (h *httpContext) OnHttpRequestTrailers(numTrailers int) (action types.Actio
 			panic(fmt.Sprintf("removing the request trailers: %v", err))
 		}
 	}
+	if h.reqHold != nil {
+		if h.reqHold.Ended() {
+			return types.ActionContinue
+		}
+		return h.holdRequestBody(0, true)
+	}
 	size := h.requestBodySize
 	return h.applyRequestBody("request trailers", h.stream.OnRequestTrailers(size, requestBody(size)))
 }
@@ -475,6 +521,10 @@ func (h *httpContext) OnHttpResponseTrailers(numTrailers int) (action types.Acti
 		if err := proxywasm.ReplaceHttpResponseTrailers(nil); err != nil {
 			panic(fmt.Sprintf("removing the response trailers: %v", err))
 		}
+	}
+	if h.respHold != nil {
+		// The last body callback emptied its chunk: the held body ends here.
+		return h.holdResponseBody("response trailers", 0, true)
 	}
 	size := h.responseBodySize
 	act, edit := h.stream.OnResponseTrailers(size, responseBody(size))

@@ -89,6 +89,7 @@ var schemaObjects = []schemaObject{
 		{key: "export_headers", schema: js{"type": "object", "propertyNames": enum(ExportFields...),
 			"additionalProperties": headerNameSchema()}, def: js{}},
 		{key: "hold_headers", schema: boolean(), def: false},
+		{key: "body_buffering", schema: enum(BodyBufferingNames...), def: "auto"},
 	}},
 	{name: "PolicyConfig", fields: append([]schemaField{
 		{key: "name", schema: js{"type": "string"}, def: "custom"},

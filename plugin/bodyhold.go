@@ -1,0 +1,121 @@
+package main
+
+import (
+	"github.com/cloudg/mcp-privacy/plugin/mcp"
+	"github.com/cloudg/mcp-privacy/policy"
+	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm"
+	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm/types"
+)
+
+// Plugin-side body holding (gateway.body_buffering, manual 2): where the
+// host does not hold a paused body, every body callback continues, the
+// host's chunk is replaced with nothing while mcp.BodyHold keeps it, and
+// the judged body is written in place of the last chunk. On a host that
+// holds bodies (Envoy, body_buffering host or auto) none of this runs:
+// httpContext.reqHold and respHold stay nil and the callbacks take the
+// path they always took, with no copy.
+
+// hostKind is what auto detected of this VM's host: hostUnknown until
+// the first request that needed to know.
+var hostKind uint8
+
+const (
+	hostUnknown uint8 = iota
+	hostHoldsBodies
+	// hostNgxWasm is ngx_wasm_module (nginx, OpenResty, Kong): a PAUSE on
+	// a response body buffers at most wasm_response_body_buffers and later
+	// pauses are treated as continue; a PAUSE on request headers stalls
+	// until the plugin resumes the request; the request body callback runs
+	// once, from the content phase, before proxy_pass starts the upstream
+	// request (src/http/proxy_wasm/ngx_http_proxy_wasm.c and
+	// src/http/ngx_http_wasm_filter_module.c at Kong/ngx_wasm_module commit
+	// 3bed27836bb402143c6cbde17994b1d11a1084bc).
+	hostNgxWasm
+)
+
+// detectHost tells ngx_wasm_module from Envoy by the nginx variables it
+// serves as ngx.* properties (path segments are joined with dots there:
+// ngx_proxy_wasm_properties.c, replace_nulls_by_dots); Envoy serves no
+// ngx property. Asked once per VM, at a request (ngx_wasm_module refuses
+// scoped properties outside one).
+func detectHost() uint8 {
+	if hostKind == hostUnknown {
+		hostKind = hostHoldsBodies
+		if _, err := proxywasm.GetProperty([]string{"ngx", "hostname"}); err == nil {
+			hostKind = hostNgxWasm
+			proxywasm.LogInfo("mcp-privacy: ngx_wasm_module detected (ngx.* properties): the plugin holds bodies itself (gateway.body_buffering: auto)")
+		}
+	}
+	return hostKind
+}
+
+// startHolding decides, at the request headers of a stream the plugin
+// inspects, who holds its bodies.
+func (h *httpContext) startHolding(mode policy.BodyBuffering, requestContentLength string) {
+	switch mode {
+	case policy.BufferHost:
+		return
+	case policy.BufferAuto:
+		if detectHost() != hostNgxWasm {
+			return
+		}
+	}
+	h.reqHold, h.respHold = mcp.NewBodyHold(), mcp.NewBodyHold()
+	h.reqHold.Expect(requestContentLength)
+}
+
+// holdRequestBody is OnHttpRequestBody where the plugin holds the body.
+func (h *httpContext) holdRequestBody(bodySize int, endOfStream bool) types.Action {
+	if h.reqHold.Ended() {
+		return types.ActionContinue
+	}
+	view, end := h.reqHold.Add(requestBody(bodySize)(), endOfStream)
+	res := h.stream.OnRequestBody(len(view), end, func() []byte { return view })
+	if res.Reply != nil {
+		return h.reply(res.Reply)
+	}
+	for _, name := range res.Remove {
+		_ = proxywasm.RemoveHttpRequestHeader(name)
+	}
+	for _, kv := range res.Set {
+		_ = proxywasm.ReplaceHttpRequestHeader(kv[0], kv[1])
+	}
+	out, replace := h.reqHold.Settle(view, res.Action == mcp.Pause, res.Body, res.Body != nil)
+	if replace {
+		if err := proxywasm.ReplaceHttpRequestBody(out); err != nil {
+			return h.fail("request body", err)
+		}
+	}
+	return types.ActionContinue
+}
+
+// holdResponseBody is OnHttpResponseBody (and, with an empty chunk at the
+// end, OnHttpResponseTrailers) where the plugin holds the body.
+func (h *httpContext) holdResponseBody(stage string, bodySize int, endOfStream bool) types.Action {
+	if h.respHold.Ended() {
+		// Past the announced length nothing is the body's.
+		if bodySize > 0 {
+			_ = proxywasm.ReplaceHttpResponseBody(nil)
+		}
+		return types.ActionContinue
+	}
+	view, end := h.respHold.Add(responseBody(bodySize)(), endOfStream)
+	act, edit := h.stream.OnResponseBody(len(view), end, func() []byte { return view })
+	out, replace := h.respHold.Settle(view, act == mcp.Pause, edit.Data, edit.Replace)
+	if replace {
+		if err := proxywasm.ReplaceHttpResponseBody(out); err != nil {
+			return h.fail(stage, err)
+		}
+	}
+	return types.ActionContinue
+}
+
+// failHeldResponse fails a held response from a body callback: a host
+// that does not hold bodies may not answer locally there either
+// (ngx_wasm_module traps "response already sent",
+// ngx_http_wasm_local_response.c), so the JSON-RPC error replaces the
+// chunk, and every later chunk is emptied (h.failed).
+func (h *httpContext) failHeldResponse() types.Action {
+	_ = proxywasm.ReplaceHttpResponseBody(mcp.ErrorResponse("null", &mcp.InternalError))
+	return types.ActionContinue
+}
