@@ -173,6 +173,8 @@ type Stream struct {
 	props       map[string][]byte
 	filterState map[string][]byte
 
+	ngx ngxStream // under Options.Semantics other than Envoy's (ngxwasm.go)
+
 	emu    sync.Mutex
 	events []Event
 	ready  chan struct{}
@@ -277,6 +279,9 @@ func (s *Stream) ResponseHeaders(h Headers, endOfStream bool) FilterStatus {
 	}
 	if endOfStream {
 		s.upstreamDone = true
+	}
+	if s.sem().LengthHidesEnd {
+		s.ngxResponseHeaders(h)
 	}
 	return s.headersLocked(&s.resp, h, endOfStream)
 }
@@ -567,7 +572,7 @@ func convertResult(kind cbKind, rc uint32, stopNext, allowStopIteration bool) Fi
 func (s *Stream) headersLocked(d *direction, h Headers, eos bool) FilterStatus {
 	d.headers = h.lowered()
 	d.headersSeen, d.headersEOS, d.eosSeen, d.headersAvail = true, eos, eos, true
-	st := s.callback(d, cbHeaders, uint64(len(d.headers)), b2u(eos))
+	st := s.callback(d, cbHeaders, uint64(len(d.headers)), b2u(eos && (d.resp || !s.sem().RequestBodyWhole)))
 	if d.aborted {
 		return st
 	}
@@ -592,6 +597,11 @@ func (s *Stream) dataLocked(d *direction, chunk []byte, eos bool) FilterStatus {
 		// after proxy_continue_stream.
 		d.buffer = append(d.buffer, chunk...)
 		return Skipped
+	}
+	if sem := s.sem(); !d.resp && sem.RequestBodyWhole {
+		return s.ngxRequestData(d, chunk, eos)
+	} else if d.resp && sem.PauseBuffersOnce {
+		return s.ngxResponseData(d, chunk, eos)
 	}
 	if d.buffering {
 		d.buffer = append(d.buffer, chunk...)
@@ -641,6 +651,9 @@ func (s *Stream) bodyLocked(d *direction, chunk []byte, eos bool) FilterStatus {
 }
 
 func (s *Stream) trailersLocked(d *direction, t Headers) FilterStatus {
+	if s.sem().NoTrailerCallbacks {
+		return s.ngxTrailers(d, t)
+	}
 	if d.aborted || !d.headersSeen || d.eosSeen {
 		return Skipped
 	}
