@@ -58,7 +58,7 @@ var Profiles = map[string]*Profile{
 	// Envoy's route_name or cluster_name.
 	"ngx-wasm": {Name: "ngx-wasm", NoStopIteration: true, Semantics: NgxWasmSemantics,
 		HostProperties: map[string][]byte{
-			PropertyPath("ngx", "hostname"):       []byte("localhost"),
+			PropertyPath("ngx", "hostname"):        []byte("localhost"),
 			PropertyPath("ngx", "server_protocol"): []byte("HTTP/1.1"),
 		}},
 }

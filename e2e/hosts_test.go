@@ -1,0 +1,218 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/proxy"
+	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+)
+
+// The host matrix: the suites that judge requests and transform responses,
+// in representative cases, under every host profile serve --host knows
+// (internal/wasmhost/profile.go), and under an Envoy whose buffer limit is
+// below the body limits with gateway.body_buffering: plugin. On every host
+// the client must get what it gets under envoy, byte for byte.
+
+// hostCase is one host of the matrix.
+type hostCase struct {
+	name      string
+	profile   string
+	buffering string // gateway.body_buffering ("": the default, auto)
+	bufferCap int    // Envoy's buffer limit (0: envoy/envoy.yaml's 17 MiB)
+}
+
+var hostMatrix = []hostCase{
+	{name: "envoy", profile: "envoy"},
+	{name: "envoy-1.34", profile: "envoy-1.34"},
+	{name: "higress", profile: "higress"},
+	{name: "ngx-wasm", profile: "ngx-wasm"},
+	// An Envoy whose buffer limit (1 MiB, its default) is below the 5 MiB
+	// answer: only the plugin's own holding processes it.
+	{name: "envoy-small-buffer-plugin", profile: "envoy", buffering: "plugin", bufferCap: 1 << 20},
+}
+
+// startOnHost runs the plugin with envelope under a host of the matrix.
+func startOnHost(t *testing.T, hc hostCase, target, envelope string) *plugin {
+	t.Helper()
+	p := wasmhost.Profiles[hc.profile]
+	if hc.buffering != "" {
+		envelope = strings.Replace(envelope, `"gateway": {`, `"gateway": {"body_buffering": "`+hc.buffering+`", `, 1)
+	}
+	config := envelope
+	if p.Configure != nil {
+		out, err := p.Configure([]byte(`{"defaultConfig": ` + envelope + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		config = string(out)
+	}
+	return startPlugin(t, target, config, func(o *proxy.Options) {
+		o.Semantics, o.HostProperties = p.Semantics, p.HostProperties
+		o.AllowOnHeadersStopIteration = p.AllowStopIteration(o.AllowOnHeadersStopIteration)
+		o.BufferLimitBytes = 17825792 // envoy/envoy.yaml's, as serve
+		if hc.bufferCap > 0 {
+			o.BufferLimitBytes = hc.bufferCap
+		}
+		if p.Properties != nil {
+			o.Properties = func(*http.Request) map[string][]byte { return p.Properties("mcp", "outbound|80||mcp.local") }
+		}
+	})
+}
+
+// hostUpstream is a scripted MCP server: a tools/call with {"big": true}
+// answers a 5 MiB
+// result whose last KiB holds an email (with a content-length, or chunked
+// when its argument says so); tools/list answers an event stream written
+// in 4 KiB pieces; every other call is echoed.
+type hostUpstream struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies []string
+}
+
+const bigEmail = "last.kib@example.com"
+
+func bigResult(id json.RawMessage) string {
+	text := strings.Repeat("All quiet on the wire. ", 5<<20/23) + " Write to " + bigEmail + " for more."
+	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`
+}
+
+func hostToolsList(id json.RawMessage) string {
+	var tools []string
+	for _, name := range []string{"echo", "delete_customer", "search_customers", "wipe_everything", "get_customer"} {
+		tools = append(tools, `{"name":"`+name+`","description":"`+strings.Repeat("A tool. ", 400)+`","inputSchema":{"type":"object"}}`)
+	}
+	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"tools":[` + strings.Join(tools, ",") + `]}}`
+}
+
+func startHostUpstream(t *testing.T) *hostUpstream {
+	u := &hostUpstream{}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.bodies = append(u.bodies, string(body))
+		u.mu.Unlock()
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &msg)
+		switch {
+		case msg.Method == "tools/list":
+			w.Header().Set("Content-Type", "text/event-stream")
+			ev := []byte("event: message\ndata: " + hostToolsList(msg.ID) + "\n\n")
+			for i := 0; i < len(ev); i += 4096 {
+				_, _ = w.Write(ev[i:min(i+4096, len(ev))])
+				w.(http.Flusher).Flush()
+			}
+		case msg.Params.Arguments["big"] == true:
+			w.Header().Set("Content-Type", "application/json")
+			b := bigResult(msg.ID)
+			if msg.Params.Arguments["chunked"] != true {
+				w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+			}
+			_, _ = io.WriteString(w, b)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			text, _ := json.Marshal(fmt.Sprint(msg.Params.Arguments["text"]))
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":{"content":[{"type":"text","text":`+string(text)+`}]}}`)
+		}
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *hostUpstream) received(s string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, b := range u.bodies {
+		if strings.Contains(b, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestHostMatrix(t *testing.T) {
+	up := startHostUpstream(t)
+	tcall := func(id int, name, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, name, args)
+	}
+	type answer struct {
+		status int
+		body   string
+	}
+	results := map[string]map[string]answer{} // host -> case -> answer
+	for _, hc := range hostMatrix {
+		t.Run(hc.name, func(t *testing.T) {
+			p := startOnHost(t, hc, up.URL, envelope(true, false))
+			results[hc.name] = map[string]answer{}
+			for _, tc := range []struct {
+				name, body string
+				want       []string // in the answer
+				never      []string // neither in the answer nor at the server
+			}{
+				{name: "allowed call, email transformed", body: tcall(1, "echo", `{"text":"mail ann@example.com"}`),
+					want: []string{`"id":1`, "EMAIL_"}, never: []string{"ann@example.com\""}},
+				{name: "denied call never reaches the server", body: tcall(2, "delete_customer", `{"id":"marker-host-denied"}`),
+					want: []string{`"id":2`}, never: []string{"marker-host-denied"}},
+				{name: "5 MiB result, content-length", body: tcall(3, "echo", `{"big":true}`),
+					want: []string{`"id":3`, "EMAIL_", "for more."}, never: []string{bigEmail}},
+				{name: "5 MiB result, chunked", body: tcall(4, "echo", `{"big":true,"chunked":true}`),
+					want: []string{`"id":4`, "EMAIL_", "for more."}, never: []string{bigEmail}},
+				{name: "tools/list event stream in 4 KiB chunks", body: `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`,
+					want: []string{`"id":5`, `"name":"echo"`, `"name":"search_customers"`}, never: []string{`"name":"delete_customer"`, `"name":"wipe_everything"`}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					status, body := rawPost(t, p.URL, "", "ann", "support", tc.body)
+					results[hc.name][tc.name] = answer{status, body}
+					if status != 200 {
+						t.Fatalf("HTTP %d: %.300s\n%s", status, body, p.logs)
+					}
+					for _, w := range tc.want {
+						if !strings.Contains(body, w) {
+							t.Errorf("answer (%d bytes) %.200s...%.200s lacks %s", len(body), body, body[max(0, len(body)-200):], w)
+						}
+					}
+					for _, n := range tc.never {
+						if strings.Contains(body, n) {
+							t.Errorf("%s reached the client", n)
+						}
+						if strings.HasPrefix(n, "marker") && up.received(n) {
+							t.Errorf("%s reached the server", n)
+						}
+					}
+					if strings.Count(body, `"jsonrpc"`) != 1 {
+						t.Errorf("answer holds %d messages, want 1: %.300s", strings.Count(body, `"jsonrpc"`), body)
+					}
+				})
+			}
+		})
+	}
+	// Every host gives the client what envoy gives it, byte for byte but
+	// for the pseudonyms (each plugin instance has its own key).
+	pseudonym := regexp.MustCompile(`EMAIL_[A-Z2-7]+`)
+	for _, hc := range hostMatrix[1:] {
+		for name, want := range results["envoy"] {
+			got, ok := results[hc.name][name]
+			got.body = pseudonym.ReplaceAllString(got.body, "EMAIL_")
+			want.body = pseudonym.ReplaceAllString(want.body, "EMAIL_")
+			if ok && got != want {
+				t.Errorf("%s, %s: HTTP %d, %d bytes; envoy gave HTTP %d, %d bytes", hc.name, name, got.status, len(got.body), want.status, len(want.body))
+			}
+		}
+	}
+}
