@@ -216,3 +216,39 @@ func TestHostMatrix(t *testing.T) {
 		}
 	}
 }
+
+// gateway.hold_headers under the hosts that honour it: envoy (with
+// allow_on_headers_stop_iteration) and ngx-wasm, where the plugin does
+// not pause the headers (a pause stalls there) because nginx sends
+// nothing upstream before the body was judged. A denied call never
+// reaches the server; an allowed one is answered. (envoy-1.34 cannot:
+// serve refuses the combination, TestServeRefusesHoldHeadersWithoutStopIteration.)
+// And a body over max_response_bytes fails closed with the manual's
+// answer on every host, never a truncated body.
+func TestHostMatrixHoldHeadersAndLimits(t *testing.T) {
+	up := startHostUpstream(t)
+	limited := strings.Replace(envelope(true, true), `"gateway": {`, `"gateway": {"max_response_bytes": 1048576, `, 1)
+	var envoyTooLarge string
+	for _, hc := range []hostCase{{name: "envoy", profile: "envoy"}, {name: "ngx-wasm", profile: "ngx-wasm"}} {
+		t.Run(hc.name, func(t *testing.T) {
+			p := startOnHost(t, hc, up.URL, limited)
+			status, body := rawPost(t, p.URL, "", "ann", "support", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_customer","arguments":{"id":"marker-hold-denied"}}}`)
+			if status != 200 || !strings.Contains(body, `"id":1`) || up.received("marker-hold-denied") {
+				t.Errorf("denied call: HTTP %d %s (reached the server: %v)", status, body, up.received("marker-hold-denied"))
+			}
+			status, body = rawPost(t, p.URL, "", "ann", "support", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+			if status != 200 || !strings.Contains(body, `"text":"hello"`) {
+				t.Errorf("allowed call: HTTP %d %s\n%s", status, body, p.logs)
+			}
+			status, body = rawPost(t, p.URL, "", "ann", "support", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"big":true}}}`)
+			if status != 200 || !strings.Contains(body, `"code":-32603`) || strings.Contains(body, "All quiet") {
+				t.Errorf("too large: HTTP %d %.300s", status, body)
+			}
+			if hc.name == "envoy" {
+				envoyTooLarge = body
+			} else if body != envoyTooLarge {
+				t.Errorf("too large: %s; envoy answered %s", body, envoyTooLarge)
+			}
+		})
+	}
+}

@@ -59,12 +59,6 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, *file, errs)
 		return 1
 	}
-	wasm, err := os.ReadFile(*wasmPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "serve: %v (build it with `make wasm`)\n", err)
-		return 1
-	}
-
 	if profile.NoStopIteration && profile.Semantics == (wasmhost.Semantics{}) && holdsHeaders(config) {
 		// The plugin cannot tell this Envoy from a later one: it would
 		// pause every POST's headers and wait for a body Envoy never
@@ -73,6 +67,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve: --host %s: gateway.hold_headers needs Envoy's allow_on_headers_stop_iteration (Envoy 1.35 or later), which this host does not have: every POST would hang; set hold_headers: false\n", profile.Name)
 		return 1
 	}
+	wasm, err := os.ReadFile(*wasmPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v (build it with `make wasm`)\n", err)
+		return 1
+	}
+
 	if m := max(env.Gateway.MaxRequestBytes, env.Gateway.MaxResponseBytes); m >= envoyBufferLimit && profile.Semantics == (wasmhost.Semantics{}) {
 		fmt.Fprintf(stderr, "serve: warning: gateway.max_request_bytes or max_response_bytes (%d) is not below the buffer limit of envoy/envoy.yaml (%d): "+
 			"larger bodies get the host's 413, 500 or reset instead of the plugin's answer; an Envoy running this policy needs a larger per_connection_buffer_limit_bytes\n",
