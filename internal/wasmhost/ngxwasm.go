@@ -57,8 +57,8 @@ type Semantics struct {
 //   - src/http/ngx_http_wasm_local_response.c,
 //     ngx_http_wasm_stash_local_response: NGX_ABORT once the header filter
 //     ran, which send_local_response turns into a trap.
-//   - NGX_WASM_RESPONSE_TRAILERS is not defined by default builds: no
-//     trailers callbacks.
+//   - The trailers callback is compiled only under NGX_WASM_RESPONSE_TRAILERS,
+//     which nothing in the source tree defines: no trailers callbacks.
 var NgxWasmSemantics = Semantics{
 	PauseBuffersOnce: true, PauseBufferBytes: 4 * 4096,
 	LengthHidesEnd: true, RequestBodyWhole: true, NoTrailerCallbacks: true,
