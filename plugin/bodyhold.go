@@ -119,3 +119,28 @@ func (h *httpContext) failHeldResponse() types.Action {
 	_ = proxywasm.ReplaceHttpResponseBody(mcp.ErrorResponse("null", &mcp.InternalError))
 	return types.ActionContinue
 }
+
+// ngxRequestHeaders adapts what the stream made of the request headers to
+// ngx_wasm_module:
+//   - A pause on request headers stalls there; nginx sends nothing
+//     upstream before the body callback ran (hostNgxWasm), which holds
+//     what hold_headers holds.
+//   - Removing content-length sets nginx's content_length_n to -1
+//     (ngx_http_wasm_set_cl_header_handler,
+//     src/http/ngx_http_wasm_headers_request.c at commit 3bed278): nginx
+//     would then read no body. It stays: replacing the body sets
+//     content_length_n to the new length (ngx_http_wasm_set_req_body,
+//     src/http/ngx_http_wasm_util.c), and proxy_pass sends that.
+func ngxRequestHeaders(res mcp.HeadersResult) mcp.HeadersResult {
+	if res.Action == mcp.Pause {
+		res.Action = mcp.Continue
+	}
+	for i, name := range res.Remove {
+		if name == "content-length" {
+			// A new slice: Remove is the configuration's.
+			res.Remove = append(append([]string(nil), res.Remove[:i]...), res.Remove[i+1:]...)
+			break
+		}
+	}
+	return res
+}

@@ -298,12 +298,8 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 	if res.Reply == nil && h.stream.Inspected() {
 		cl, _ := headers.get("content-length")
 		h.startHolding(h.stream.BodyBuffering(), cl)
-		if res.Action == mcp.Pause && hostKind == hostNgxWasm {
-			// A pause on request headers stalls ngx_wasm_module; nginx
-			// sends nothing upstream before the body callback ran
-			// (bodyhold.go, hostNgxWasm), which holds what hold_headers
-			// holds.
-			res.Action = mcp.Continue
+		if hostKind == hostNgxWasm {
+			res = ngxRequestHeaders(res)
 		}
 	}
 	for _, name := range res.Remove {

@@ -51,7 +51,9 @@ type Semantics struct {
 //     content-length end_of_stream is resp_chunk_len == content_length_n.
 //   - ngx_http_proxy_wasm.c, ngx_http_proxy_wasm_on_request_body(_handler):
 //     one call with the whole client body and eof 1, from the content
-//     phase; the headers callbacks pass eof 0.
+//     phase; the headers callbacks pass eof 0. Removing the request's
+//     content-length makes nginx read no body
+//     (src/http/ngx_http_wasm_headers_request.c).
 //   - src/common/proxy_wasm/ngx_proxy_wasm_host.c, set_buffer_bytes:
 //     the response body set is rctx->resp_chunk, the current chunk.
 //   - src/http/ngx_http_wasm_local_response.c,
@@ -72,6 +74,7 @@ type ngxStream struct {
 	pausedOnce    bool  // later pauses are continues
 	contentLength int64 // of the response as it arrived, -1 none
 	inRespBody    bool  // a response body callback runs
+	reqHadLength  bool  // the request arrived with a content-length
 }
 
 func (s *Stream) sem() *Semantics { return &s.vm.host.opts.Semantics }
@@ -95,6 +98,13 @@ func (s *Stream) ngxResponseHeaders(h Headers) {
 // ngxRequestData collects the request body and runs the body callback
 // once at its end.
 func (s *Stream) ngxRequestData(d *direction, chunk []byte, eos bool) FilterStatus {
+	if _, ok := d.headers.Get("content-length"); s.ngx.reqHadLength && !ok {
+		// The plugin removed it: nginx's content_length_n is -1 and it
+		// reads no body (ngx_http_wasm_set_cl_header_handler,
+		// src/http/ngx_http_wasm_headers_request.c); the request goes on
+		// without one.
+		chunk = nil
+	}
 	s.ngx.reqBody = append(s.ngx.reqBody, chunk...)
 	if !eos {
 		return Skipped

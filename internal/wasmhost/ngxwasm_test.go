@@ -134,3 +134,20 @@ func TestProfiles(t *testing.T) {
 		t.Error("ngx-wasm serves no ngx.* property")
 	}
 }
+
+// Removing a request's content-length makes nginx read no body: the
+// request goes upstream without one (Envoy recomputes the length).
+func TestNgxWasmRemovedRequestLengthDropsTheBody(t *testing.T) {
+	for _, tc := range []struct {
+		sem  Semantics
+		want string
+	}{{Semantics{}, "hello"}, {NgxWasmSemantics, ""}} {
+		h, _ := testHost(t, Options{Semantics: tc.sem})
+		s := h.NewStream()
+		s.RequestHeaders(req("POST", "/", "remove-content-length", "content-length", "5"), false)
+		s.RequestBody([]byte("hello"), true)
+		if up := s.Upstream(); string(up.Body) != tc.want || !up.EndOfStream {
+			t.Errorf("semantics %+v: upstream body %q (eos %v), want %q", tc.sem, up.Body, up.EndOfStream, tc.want)
+		}
+	}
+}

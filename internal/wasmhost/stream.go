@@ -246,6 +246,9 @@ func (s *Stream) RequestHeaders(h Headers, endOfStream bool) FilterStatus {
 	if s.closed || s.req.headersSeen || s.req.aborted {
 		return Skipped
 	}
+	if s.sem().RequestBodyWhole {
+		_, s.ngx.reqHadLength = h.lowered().Get("content-length")
+	}
 	return s.headersLocked(&s.req, h, endOfStream)
 }
 
