@@ -372,6 +372,9 @@ func JSONSchema() []byte {
 	}
 	defs["Gateway"].(js)["if"] = js{"properties": js{"export_headers": js{"anyOf": callFields}}, "required": []any{"export_headers"}}
 	defs["Gateway"].(js)["then"] = js{"properties": js{"hold_headers": js{"const": true}}, "required": []any{"hold_headers"}}
+	// The plugin holding bodies cannot hold headers (envelope.go).
+	defs["Gateway"].(js)["not"] = js{"properties": js{"hold_headers": js{"const": true}, "body_buffering": js{"const": "plugin"}},
+		"required": []any{"hold_headers", "body_buffering"}}
 	// A source is exactly one of header, jwt_claim, property.
 	defs["IdentitySource"].(js)["minProperties"] = 1
 	defs["IdentitySource"].(js)["maxProperties"] = 1
