@@ -79,11 +79,6 @@ type ngxStream struct {
 
 func (s *Stream) sem() *Semantics { return &s.vm.host.opts.Semantics }
 
-// ngxHeadersEOS is the end_of_stream a headers callback gets.
-func (s *Stream) ngxHeadersEOS(eos bool) bool {
-	return eos && !s.sem().RequestBodyWhole
-}
-
 // ngxResponseHeaders notes the response's content-length before the
 // plugin can remove it (ngx_wasm_module reads content_length_n first).
 func (s *Stream) ngxResponseHeaders(h Headers) {
