@@ -1,11 +1,13 @@
 package e2e_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/proxy"
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/cloudg/mcp-privacy/internal/wasmtest"
 )
 
 // The host matrix: the suites that judge requests and transform responses,
@@ -250,5 +253,44 @@ func TestHostMatrixHoldHeadersAndLimits(t *testing.T) {
 				t.Errorf("too large: %s; envoy answered %s", body, envoyTooLarge)
 			}
 		})
+	}
+}
+
+// A failure while the plugin processes a response body it holds on
+// ngx-wasm, where a local reply from a response body traps the VM: the
+// -32603 error is written as the body, nothing of the server's answer goes
+// out, and the VM keeps serving.
+func TestNgxWasmFailureInHeldResponse(t *testing.T) {
+	up := startHostUpstream(t)
+	logs := &logLines{}
+	prof := wasmhost.Profiles["ngx-wasm"]
+	target, _ := url.Parse(up.URL)
+	px, err := proxy.New(context.Background(), proxy.Options{Wasm: wasmtest.PluginWithTestHooks(t), PluginConfig: []byte(envelope(true, false)),
+		Upstream: target, Workers: 1, Logger: logs.add, Semantics: prof.Semantics, HostProperties: prof.HostProperties})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(px)
+	t.Cleanup(func() { srv.Close(); _ = px.Close(context.Background()) })
+	post := func(panicAt string) (int, string) {
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret ann@example.com"}}}`))
+		setRawHeaders(req, "", "ann", "support")
+		if panicAt != "" {
+			req.Header.Set("x-mcp-privacy-test-panic", panicAt)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	status, body := post("response_body")
+	if status != 200 || !strings.Contains(body, `"code":-32603`) || strings.Contains(body, "secret") {
+		t.Fatalf("failed response: HTTP %d %s\n%s", status, body, logs)
+	}
+	if status, body = post(""); status != 200 || !strings.Contains(body, "EMAIL_") {
+		t.Fatalf("the next request: HTTP %d %s (the VM trapped?)\n%s", status, body, logs)
 	}
 }
