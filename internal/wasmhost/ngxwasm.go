@@ -79,10 +79,19 @@ type ngxStream struct {
 
 func (s *Stream) sem() *Semantics { return &s.vm.host.opts.Semantics }
 
+// ngxState is the stream's ngxStream, made on first use: streams under
+// Envoy's semantics carry none.
+func (s *Stream) ngxState() *ngxStream {
+	if s.ngx == nil {
+		s.ngx = &ngxStream{contentLength: -1}
+	}
+	return s.ngx
+}
+
 // ngxResponseHeaders notes the response's content-length before the
 // plugin can remove it (ngx_wasm_module reads content_length_n first).
 func (s *Stream) ngxResponseHeaders(h Headers) {
-	s.ngx.contentLength = -1
+	s.ngxState().contentLength = -1
 	if v, ok := h.lowered().Get("content-length"); ok {
 		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n > 0 {
 			s.ngx.contentLength = n
@@ -93,6 +102,7 @@ func (s *Stream) ngxResponseHeaders(h Headers) {
 // ngxRequestData collects the request body and runs the body callback
 // once at its end.
 func (s *Stream) ngxRequestData(d *direction, chunk []byte, eos bool) FilterStatus {
+	s.ngxState()
 	if _, ok := d.headers.Get("content-length"); s.ngx.reqHadLength && !ok {
 		// The plugin removed it: nginx's content_length_n is -1 and it
 		// reads no body (ngx_http_wasm_set_cl_header_handler,
@@ -117,6 +127,7 @@ func (s *Stream) ngxRequestData(d *direction, chunk []byte, eos bool) FilterStat
 
 // ngxResponseData is a response body chunk under PauseBuffersOnce.
 func (s *Stream) ngxResponseData(d *direction, chunk []byte, eos bool) FilterStatus {
+	s.ngxState()
 	if s.ngx.collecting {
 		d.buffer = append(d.buffer, chunk...)
 		if len(d.buffer) < s.sem().PauseBufferBytes && !eos {
@@ -132,7 +143,9 @@ func (s *Stream) ngxResponseData(d *direction, chunk []byte, eos bool) FilterSta
 	if s.sem().LengthHidesEnd && s.ngx.contentLength > 0 {
 		cbEOS = int64(len(chunk)) == s.ngx.contentLength
 	}
-	view := chunk
+	// A copy: the callback's view is the host's, and the caller's chunk
+	// must not escape (Envoy's path keeps it on the caller's stack).
+	view := append([]byte(nil), chunk...)
 	d.chunk = &view
 	s.ngx.inRespBody = true
 	st := s.callback(d, cbBody, uint64(len(view)), b2u(cbEOS))

@@ -173,7 +173,7 @@ type Stream struct {
 	props       map[string][]byte
 	filterState map[string][]byte
 
-	ngx ngxStream // under Options.Semantics other than Envoy's (ngxwasm.go)
+	ngx *ngxStream // under Options.Semantics other than Envoy's (ngxwasm.go), else nil
 
 	emu    sync.Mutex
 	events []Event
@@ -247,7 +247,7 @@ func (s *Stream) RequestHeaders(h Headers, endOfStream bool) FilterStatus {
 		return Skipped
 	}
 	if s.sem().RequestBodyWhole {
-		_, s.ngx.reqHadLength = h.lowered().Get("content-length")
+		_, s.ngxState().reqHadLength = h.lowered().Get("content-length")
 	}
 	return s.headersLocked(&s.req, h, endOfStream)
 }
