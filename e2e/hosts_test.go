@@ -294,3 +294,28 @@ func TestNgxWasmFailureInHeldResponse(t *testing.T) {
 		t.Fatalf("the next request: HTTP %d %s (the VM trapped?)\n%s", status, body, logs)
 	}
 }
+
+// A request ending in trailers, where the plugin holds the body: on an
+// Envoy with a small buffer under body_buffering: plugin the judged body
+// is written at the trailers (Envoy keeps the emptied, paused body
+// writable); on ngx-wasm trailers never reach the plugin and the body
+// ends with its last chunk. A denied call never reaches the server.
+func TestHeldRequestEndingInTrailers(t *testing.T) {
+	for _, hc := range []hostCase{hostMatrix[3], hostMatrix[4]} {
+		t.Run(hc.name, func(t *testing.T) {
+			up := startUpstream(t, true)
+			p := startOnHost(t, hc, up.URL, envelope(true, false))
+			session := rawInitialize(t, p.URL, "ann", "support")
+			denied := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_customer","arguments":{"id":"marker-held-trailers"}}}`
+			allowed := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice"}}}`
+			res, body := postChunkedWithTrailers(t, p.URL, session, "ann", "support", denied)
+			if res.StatusCode != 200 || !strings.Contains(body, `"id":2`) || up.received("marker-held-trailers") {
+				t.Errorf("denied: HTTP %d %s (at the server: %v)\n%s", res.StatusCode, body, up.received("marker-held-trailers"), p.logs)
+			}
+			res, body = postChunkedWithTrailers(t, p.URL, session, "ann", "support", allowed)
+			if res.StatusCode != 200 || !strings.Contains(body, `"id":3`) || !strings.Contains(body, "EMAIL_") {
+				t.Errorf("allowed: HTTP %d %s\n%s", res.StatusCode, body, p.logs)
+			}
+		})
+	}
+}

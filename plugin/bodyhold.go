@@ -8,9 +8,9 @@ import (
 )
 
 // Plugin-side body holding (gateway.body_buffering, manual 2): where the
-// host does not hold a paused body, every body callback continues, the
-// host's chunk is replaced with nothing while mcp.BodyHold keeps it, and
-// the judged body is written in place of the last chunk. On a host that
+// host does not hold a paused body, the host's chunk is replaced with
+// nothing while mcp.BodyHold keeps it, and the judged body is written in
+// place of the last chunk (heldAction: what the callbacks return). On a host that
 // holds bodies (Envoy, body_buffering host or auto) none of this runs:
 // httpContext.reqHold and respHold stay nil and the callbacks take the
 // path they always took, with no copy.
@@ -69,7 +69,11 @@ func (h *httpContext) holdRequestBody(bodySize int, endOfStream bool) types.Acti
 	if h.reqHold.Ended() {
 		return types.ActionContinue
 	}
-	view, end := h.reqHold.Add(requestBody(bodySize)(), endOfStream)
+	var chunk []byte
+	if bodySize > 0 {
+		chunk = requestBody(bodySize)()
+	}
+	view, end := h.reqHold.Add(chunk, endOfStream)
 	res := h.stream.OnRequestBody(len(view), end, func() []byte { return view })
 	if res.Reply != nil {
 		return h.reply(res.Reply)
@@ -85,6 +89,20 @@ func (h *httpContext) holdRequestBody(bodySize int, endOfStream bool) types.Acti
 		if err := proxywasm.ReplaceHttpRequestBody(out); err != nil {
 			return h.fail("request body", err)
 		}
+	}
+	return heldAction(h.reqHold)
+}
+
+// heldAction is what a body callback returns once the plugin settled the
+// chunk. While the plugin holds the body, Envoy is paused over the empty
+// chunk: it buffers nothing (its buffer limit is never reached) and a
+// trailers callback still finds a body it may write, where the judged body
+// then goes (Envoy refuses writes to a body it no longer holds).
+// ngx_wasm_module takes a second pause as a continue and writes no body in
+// a trailers callback (it has none): there every callback continues.
+func heldAction(hold *mcp.BodyHold) types.Action {
+	if hold.Holding() && hostKind != hostNgxWasm {
+		return types.ActionPause
 	}
 	return types.ActionContinue
 }
@@ -107,7 +125,7 @@ func (h *httpContext) holdResponseBody(stage string, bodySize int, endOfStream b
 			return h.fail(stage, err)
 		}
 	}
-	return types.ActionContinue
+	return heldAction(h.respHold)
 }
 
 // failHeldResponse fails a held response from a body callback: a host

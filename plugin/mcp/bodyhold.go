@@ -54,6 +54,9 @@ func (h *BodyHold) Expect(contentLength string) {
 // Ended reports that the body ended: later callbacks carry nothing of it.
 func (h *BodyHold) Ended() bool { return h.ended }
 
+// Holding reports that the last Settle kept the body: nothing of it went on.
+func (h *BodyHold) Holding() bool { return h.holding }
+
 // Add takes the chunk the host handed over and returns the body Stream
 // must see (the chunk alone unless earlier chunks are held) and whether
 // the body ended with it: at the host's end of stream, or once the
