@@ -9,9 +9,9 @@ import (
 
 // BodyHold holds one direction's body in the plugin's memory, for a host
 // whose PAUSE does not hold a body (gateway.body_buffering: plugin, manual
-// 2). The seam in plugin/main.go hands every chunk to Add, lets Stream
+// 2). The seam in plugin/bodyhold.go hands every chunk to Add, lets Stream
 // judge the view Add returns exactly as if the host had buffered it, and
-// replaces the host's chunk with what Settle returns, always continuing:
+// replaces the host's chunk with what Settle returns:
 //
 //   - Stream paused: the view stays held and the host's chunk is emptied,
 //     so the host passes nothing on.
