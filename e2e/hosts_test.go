@@ -256,10 +256,10 @@ func TestHostMatrixHoldHeadersAndLimits(t *testing.T) {
 	}
 }
 
-// A failure while the plugin processes a response body it holds on
-// ngx-wasm, where a local reply from a response body traps the VM: the
-// -32603 error is written as the body, nothing of the server's answer goes
-// out, and the VM keeps serving.
+// Failures on ngx-wasm, where the plugin holds bodies and a local reply
+// from a response body traps the VM: the -32603 error reaches the client
+// whole, nothing of the server's answer goes out, and the VM keeps
+// serving.
 func TestNgxWasmFailureInHeldResponse(t *testing.T) {
 	up := startHostUpstream(t)
 	logs := &logLines{}
@@ -286,11 +286,19 @@ func TestNgxWasmFailureInHeldResponse(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)
 	}
-	status, body := post("response_body")
-	if status != 200 || !strings.Contains(body, `"code":-32603`) || strings.Contains(body, "secret") {
-		t.Fatalf("failed response: HTTP %d %s\n%s", status, body, logs)
+	// A failure before the response is the plugin's local 500, passed
+	// whole through its own response callbacks (regression: they emptied
+	// its body); one in the held response body is written as the body.
+	for _, tc := range []struct {
+		stage  string
+		status int
+	}{{"request_body", 500}, {"response_headers", 500}, {"response_body", 200}} {
+		status, body := post(tc.stage)
+		if status != tc.status || !strings.Contains(body, `"code":-32603`) || strings.Contains(body, "secret") {
+			t.Errorf("failure in %s: HTTP %d %q, want %d and the -32603 error\n%s", tc.stage, status, body, tc.status, logs)
+		}
 	}
-	if status, body = post(""); status != 200 || !strings.Contains(body, "EMAIL_") {
+	if status, body := post(""); status != 200 || !strings.Contains(body, "EMAIL_") {
 		t.Fatalf("the next request: HTTP %d %s (the VM trapped?)\n%s", status, body, logs)
 	}
 }

@@ -129,6 +129,9 @@ type httpContext struct {
 	// reqHold and respHold hold the bodies where the host does not
 	// (bodyhold.go); nil where it does.
 	reqHold, respHold *mcp.BodyHold
+	// failedHeld: the stream failed while the plugin held its response
+	// body; the failure was written as the body (failHeldResponse).
+	failedHeld bool
 	// testPanicAt is the callback a test build makes panic (testhook_on.go).
 	testPanicAt string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
 }
@@ -240,6 +243,7 @@ func (h *httpContext) fail(stage string, r any) types.Action {
 			defer func() { _ = recover() }()
 			h.stream.Failed(stage)
 		}()
+		h.failedHeld = true
 		return h.failHeldResponse()
 	}
 	func() {
@@ -428,8 +432,10 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 			action = h.fail("response body", r)
 		}
 	}()
-	if h.failed && h.respHold != nil {
-		// Failed from a body callback: the error went out, nothing more does.
+	if h.failedHeld {
+		// Failed from a held response's body callback: the error went
+		// out, nothing more does. (A failure before the response passes
+		// its local reply like any other.)
 		if bodySize > 0 {
 			_ = proxywasm.ReplaceHttpResponseBody(nil)
 		}

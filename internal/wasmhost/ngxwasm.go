@@ -195,3 +195,20 @@ func (s *Stream) ngxTrailers(d *direction, t Headers) FilterStatus {
 	}
 	return s.ngxResponseData(d, nil, true)
 }
+
+// ngxRequestReady reports whether a request may go upstream: nginx's
+// proxy_pass runs after the content phase, where the body callback ran
+// (ngx_http_proxy_wasm_on_request_body_handler), so the headers wait for
+// the whole body. They then carry its final length: proxy_pass sends
+// content_length_n, which replacing the body updates
+// (ngx_http_wasm_set_req_body, src/http/ngx_http_wasm_util.c).
+func (s *Stream) ngxRequestReady(d *direction) bool {
+	if !d.eosSeen {
+		return false
+	}
+	if !d.headersEOS {
+		d.headers.Del("content-length")
+		d.headers.Add("content-length", strconv.Itoa(len(d.buffer)))
+	}
+	return true
+}

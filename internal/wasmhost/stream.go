@@ -733,6 +733,9 @@ func (s *Stream) releaseHeadersLocked(d *direction) {
 	if d.aborted || d.headersReleased {
 		return
 	}
+	if !d.resp && s.sem().RequestBodyWhole && !s.ngxRequestReady(d) {
+		return
+	}
 	d.headersReleased, d.headersAvail = true, false
 	t := EventUpstreamHeaders
 	if d.resp {
