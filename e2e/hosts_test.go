@@ -327,3 +327,24 @@ func TestHeldRequestEndingInTrailers(t *testing.T) {
 		})
 	}
 }
+
+// gateway.body_buffering: host on ngx_wasm_module would pass bodies
+// unjudged: the plugin detects that host at configuration time and
+// refuses to start there, loudly; on Envoy the same configuration runs.
+func TestNgxWasmRefusesHostBuffering(t *testing.T) {
+	config := strings.Replace(envelope(true, false), `"gateway": {`, `"gateway": {"body_buffering": "host", `, 1)
+	target, _ := url.Parse("http://127.0.0.1:1")
+	for _, name := range []string{"envoy", "ngx-wasm"} {
+		prof := wasmhost.Profiles[name]
+		logs := &logLines{}
+		px, err := proxy.New(context.Background(), proxy.Options{Wasm: wasmtest.Plugin(t), PluginConfig: []byte(config), Upstream: target,
+			Workers: 1, Logger: logs.add, Semantics: prof.Semantics, HostProperties: prof.HostProperties})
+		if px != nil {
+			_ = px.Close(context.Background())
+		}
+		refused := err != nil && strings.Contains(logs.String(), "body_buffering: host on ngx_wasm_module")
+		if refused != (name == "ngx-wasm") {
+			t.Errorf("%s: error %v, refused %v\n%s", name, err, refused, logs)
+		}
+	}
+}

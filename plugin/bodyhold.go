@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/cloudg/mcp-privacy/plugin/mcp"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/tetratelabs/proxy-wasm-go-sdk/proxywasm"
@@ -47,6 +49,28 @@ func detectHost() uint8 {
 		}
 	}
 	return hostKind
+}
+
+// probeHostAtConfiguration reads the host at configuration time, where
+// ngx_wasm_module refuses scoped properties with INTERNAL_FAILURE ("cannot
+// get scoped properties outside of a request",
+// ngx_proxy_wasm_properties.c; ngx_proxy_wasm_host.c turns its NGX_ERROR
+// into INTERNAL_FAILURE) and Envoy answers an unknown one NOT_FOUND. It
+// returns an error for a configuration that cannot be safe there:
+// gateway.body_buffering: host, whose paused bodies that host would
+// release unjudged.
+func probeHostAtConfiguration(cfgs []*mcp.Config) error {
+	_, err := proxywasm.GetProperty([]string{"ngx", "hostname"})
+	if err != types.ErrorInternalFailure {
+		return nil
+	}
+	hostKind = hostNgxWasm
+	for _, cfg := range cfgs {
+		if cfg.Env.Gateway.BodyBuffering == policy.BufferHost {
+			return errors.New("gateway.body_buffering: host on ngx_wasm_module, which does not hold paused bodies (a pause holds at most wasm_response_body_buffers, then bodies pass unjudged): use auto or plugin")
+		}
+	}
+	return nil
 }
 
 // startHolding decides, at the request headers of a stream the plugin

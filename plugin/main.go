@@ -68,6 +68,10 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 		}
 		return types.OnPluginStartStatusFailed
 	}
+	if err := probeHostAtConfiguration(cfgs.All()); err != nil {
+		proxywasm.LogCriticalf("mcp-privacy: configuration rejected: %v", err)
+		return types.OnPluginStartStatusFailed
+	}
 	// Audit lines go to the log at info level (manual 14); counters to
 	// proxy-wasm metrics, every name defined now so that stats exist, at 0,
 	// before the first request.

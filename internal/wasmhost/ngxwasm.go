@@ -35,6 +35,10 @@ type Semantics struct {
 	// ChunkSize is the size of the body chunks the host hands over (0:
 	// internal/proxy's 32 KiB).
 	ChunkSize int
+	// ScopedPropertiesNeedRequest: outside a request (the root context, at
+	// configuration), a property path of more than one segment is
+	// INTERNAL_FAILURE, not NOT_FOUND.
+	ScopedPropertiesNeedRequest bool
 }
 
 // NgxWasmSemantics are ngx_wasm_module's, as read from its source at
@@ -59,12 +63,16 @@ type Semantics struct {
 //   - src/http/ngx_http_wasm_local_response.c,
 //     ngx_http_wasm_stash_local_response: NGX_ABORT once the header filter
 //     ran, which send_local_response turns into a trap.
+//   - src/common/proxy_wasm/ngx_proxy_wasm_properties.c,
+//     ngx_proxy_wasm_properties_get: "cannot get scoped properties outside
+//     of a request" (NGX_ERROR, which ngx_proxy_wasm_hfuncs_get_property in
+//     ngx_proxy_wasm_host.c answers INTERNAL_FAILURE).
 //   - The trailers callback is compiled only under NGX_WASM_RESPONSE_TRAILERS,
 //     which nothing in the source tree defines: no trailers callbacks.
 var NgxWasmSemantics = Semantics{
 	PauseBuffersOnce: true, PauseBufferBytes: 4 * 4096,
 	LengthHidesEnd: true, RequestBodyWhole: true, NoTrailerCallbacks: true,
-	NoLocalReplyFromResponseBody: true, ChunkSize: 4096,
+	NoLocalReplyFromResponseBody: true, ChunkSize: 4096, ScopedPropertiesNeedRequest: true,
 }
 
 // ngxStream is a stream's state under Semantics other than Envoy's.
