@@ -65,6 +65,7 @@ func probeHostAtConfiguration(cfgs []*mcp.Config) error {
 		return nil
 	}
 	hostKind = hostNgxWasm
+	proxywasm.LogInfo("mcp-privacy: ngx_wasm_module detected at configuration: the plugin holds bodies itself where gateway.body_buffering is auto")
 	for _, cfg := range cfgs {
 		if cfg.Env.Gateway.BodyBuffering == policy.BufferHost {
 			return errors.New("gateway.body_buffering: host on ngx_wasm_module, which does not hold paused bodies (a pause holds at most wasm_response_body_buffers, then bodies pass unjudged): use auto or plugin")
