@@ -68,6 +68,10 @@ func (p *pluginContext) OnPluginStart(int) (status types.OnPluginStartStatus) {
 		}
 		return types.OnPluginStartStatusFailed
 	}
+	if err := probeHostAtConfiguration(cfgs.All()); err != nil {
+		proxywasm.LogCriticalf("mcp-privacy: configuration rejected: %v", err)
+		return types.OnPluginStartStatusFailed
+	}
 	// Audit lines go to the log at info level (manual 14); counters to
 	// proxy-wasm metrics, every name defined now so that stats exist, at 0,
 	// before the first request.
@@ -126,6 +130,12 @@ type httpContext struct {
 	// requestBodySize and responseBodySize are what the last body callback
 	// saw: the body the host still holds when trailers end the message.
 	requestBodySize, responseBodySize int
+	// reqHold and respHold hold the bodies where the host does not
+	// (bodyhold.go); nil where it does.
+	reqHold, respHold *mcp.BodyHold
+	// failedHeld: the stream failed while the plugin held its response
+	// body; the failure was written as the body (failHeldResponse).
+	failedHeld bool
 	// testPanicAt is the callback a test build makes panic, testTrapAt the
 	// one it makes trap the VM (testhook_on.go).
 	testPanicAt string //lint:ignore U1000 used by testhook_on.go (tag mcpprivacy_testhooks)
@@ -234,6 +244,14 @@ func (h *httpContext) fail(stage string, r any) types.Action {
 		return types.ActionPause
 	}
 	h.failed = true
+	if h.respHold != nil && (stage == "response body" || stage == "response trailers") {
+		func() {
+			defer func() { _ = recover() }()
+			h.stream.Failed(stage)
+		}()
+		h.failedHeld = true
+		return h.failHeldResponse()
+	}
 	func() {
 		defer func() { _ = recover() }() // the stream's state may be what broke
 		h.stream.Failed(stage)
@@ -287,6 +305,13 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 	method, _ := headers.get(":method")
 	path, _ := headers.get(":path")
 	res := h.stream.OnRequestHeaders(hostRequest{headers}, method, path, endOfStream)
+	if res.Reply == nil && h.stream.Inspected() {
+		cl, _ := headers.get("content-length")
+		h.startHolding(h.stream.BodyBuffering(), cl)
+		if hostKind == hostNgxWasm {
+			res = ngxRequestHeaders(res)
+		}
+	}
 	for _, name := range res.Remove {
 		if _, present := headers.get(name); present {
 			_ = proxywasm.RemoveHttpRequestHeader(name)
@@ -312,6 +337,9 @@ func (h *httpContext) OnHttpRequestBody(bodySize int, endOfStream bool) (action 
 	}
 	h.hook("request_body")
 	h.requestBodySize = bodySize
+	if h.reqHold != nil {
+		return h.holdRequestBody(bodySize, endOfStream)
+	}
 	return h.applyRequestBody("request body", h.stream.OnRequestBody(bodySize, endOfStream, requestBody(bodySize)))
 }
 
@@ -366,6 +394,12 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	status, _ := strconv.Atoi(statusText)
 	contentType, _ := headers.get("content-type")
 	contentEncoding, _ := headers.get("content-encoding")
+	if h.respHold != nil {
+		// Read before the plugin removes it: the end of a body whose
+		// length was announced may be known only by counting.
+		cl, _ := headers.get("content-length")
+		h.respHold.Expect(cl)
+	}
 	res := h.stream.OnResponseHeaders(status, contentType, contentEncoding, endOfStream)
 	for _, name := range res.Remove {
 		if _, present := headers.get(name); present {
@@ -404,11 +438,23 @@ func (h *httpContext) OnHttpResponseBody(bodySize int, endOfStream bool) (action
 			action = h.fail("response body", r)
 		}
 	}()
+	if h.failedHeld {
+		// Failed from a held response's body callback: the error went
+		// out, nothing more does. (A failure before the response passes
+		// its local reply like any other.)
+		if bodySize > 0 {
+			_ = proxywasm.ReplaceHttpResponseBody(nil)
+		}
+		return types.ActionContinue
+	}
 	if h.failed || h.stream == nil {
 		return types.ActionContinue
 	}
 	h.hook("response_body")
 	h.responseBodySize = bodySize
+	if h.respHold != nil {
+		return h.holdResponseBody("response body", bodySize, endOfStream)
+	}
 	act, edit := h.stream.OnResponseBody(bodySize, endOfStream, responseBody(bodySize))
 	return h.applyResponseBody("response body", act, edit)
 }
@@ -457,6 +503,12 @@ func (h *httpContext) OnHttpRequestTrailers(numTrailers int) (action types.Actio
 			panic(fmt.Sprintf("removing the request trailers: %v", err))
 		}
 	}
+	if h.reqHold != nil {
+		if h.reqHold.Ended() {
+			return types.ActionContinue
+		}
+		return h.holdRequestBody(0, true)
+	}
 	size := h.requestBodySize
 	return h.applyRequestBody("request trailers", h.stream.OnRequestTrailers(size, requestBody(size)))
 }
@@ -477,6 +529,10 @@ func (h *httpContext) OnHttpResponseTrailers(numTrailers int) (action types.Acti
 		if err := proxywasm.ReplaceHttpResponseTrailers(nil); err != nil {
 			panic(fmt.Sprintf("removing the response trailers: %v", err))
 		}
+	}
+	if h.respHold != nil {
+		// The last body callback emptied its chunk: the held body ends here.
+		return h.holdResponseBody("response trailers", 0, true)
 	}
 	size := h.responseBodySize
 	act, edit := h.stream.OnResponseTrailers(size, responseBody(size))

@@ -74,7 +74,25 @@ type GatewayConfig struct {
 	// (Envoy >= 1.35); without it Envoy never delivers the body to a
 	// filter that paused on headers, and every POST would hang.
 	HoldHeaders bool
+	// BodyBuffering says who holds a body while it is judged (manual 2):
+	// the host (a PAUSE keeps it, Envoy), the plugin (every chunk copied
+	// and emptied, the processed body written at its end), or auto: the
+	// plugin where the host is detected not to hold bodies (ngx_wasm_module).
+	BodyBuffering BodyBuffering
 }
+
+// BodyBuffering is gateway.body_buffering.
+type BodyBuffering uint8
+
+// The gateway.body_buffering values, in BodyBufferingNames' order.
+const (
+	BufferAuto BodyBuffering = iota
+	BufferHost
+	BufferPlugin
+)
+
+// BodyBufferingNames are gateway.body_buffering's values.
+var BodyBufferingNames = []string{"auto", "host", "plugin"}
 
 // HeaderExport is one export_headers entry.
 type HeaderExport struct {
@@ -376,6 +394,14 @@ func (d *decoder) gateway(v *Value, path string) GatewayConfig {
 	g.PassOnParseError = d.enum(v, "on_parse_error", path, onFailureNames, "reject, pass", 0) == 1
 	g.PassOnOversize = d.enum(v, "on_oversize", path, onFailureNames, "reject, pass", 0) == 1
 	g.HoldHeaders = d.boolean(v, "hold_headers", path, false)
+	g.BodyBuffering = BodyBuffering(d.enum(v, "body_buffering", path, BodyBufferingNames, "auto, host, plugin", 0))
+	if g.BodyBuffering == BufferPlugin && g.HoldHeaders {
+		// Under plugin buffering every body chunk is continued (emptied),
+		// and on Envoy a body CONTINUE releases headers held with
+		// StopIteration: the headers would reach the server before the
+		// verdict. Refused rather than half honoured.
+		d.fail(joinPath(path, "body_buffering"), "plugin: the headers cannot be held where the plugin holds the body (a host that does not hold bodies does not hold headers for a body either); use hold_headers: false, or body_buffering: host on an Envoy whose buffer limit is above the body limits")
+	}
 	if eh := v.Get("export_headers"); eh != nil {
 		ep := joinPath(path, "export_headers")
 		if d.object(eh, ep, ExportFields) {

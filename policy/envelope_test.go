@@ -59,6 +59,9 @@ func evCheckDefaults(t *testing.T, env *Envelope) {
 	if g.HoldHeaders {
 		t.Error("hold_headers should default to false (it needs an Envoy option)")
 	}
+	if g.BodyBuffering != BufferAuto {
+		t.Errorf("body_buffering = %v, want auto", g.BodyBuffering)
+	}
 	id := env.Identity
 	if id.AnonymousID != "anonymous" || id.Require {
 		t.Errorf("identity anonymous_id=%q require=%v, want anonymous false", id.AnonymousID, id.Require)
@@ -373,6 +376,10 @@ func TestEnvelopeErrors(t *testing.T) {
 		{name: "export-call-field-needs-hold", src: `{"policy": "standard", "gateway": {"export_headers": {"principal": "x-p", "primitive": "x-q"}}}`,
 			paths: []string{"gateway.export_headers.primitive"}, contains: []string{"hold_headers"}},
 		{name: "hold-headers-type", src: `{"policy": "standard", "gateway": {"hold_headers": "yes"}}`, paths: []string{"gateway.hold_headers"}},
+		{name: "body-buffering-value", src: `{"policy": "standard", "gateway": {"body_buffering": "nginx"}}`, paths: []string{"gateway.body_buffering"},
+			contains: []string{`"nginx"`, "auto, host, plugin"}},
+		{name: "body-buffering-plugin-with-hold", src: `{"policy": "standard", "gateway": {"hold_headers": true, "body_buffering": "plugin"}}`,
+			paths: []string{"gateway.body_buffering"}, contains: []string{"hold_headers"}},
 		{name: "export-type", src: `{"policy": "standard", "gateway": {"export_headers": ["x"]}}`, paths: []string{"gateway.export_headers"}},
 		{name: "export-header-space", src: `{"policy": "standard", "gateway": {"export_headers": {"principal": "x mcp"}}}`,
 			paths: []string{"gateway.export_headers.principal"}, contains: []string{`"x mcp"`}},

@@ -89,6 +89,7 @@ var schemaObjects = []schemaObject{
 		{key: "export_headers", schema: js{"type": "object", "propertyNames": enum(ExportFields...),
 			"additionalProperties": headerNameSchema()}, def: js{}},
 		{key: "hold_headers", schema: boolean(), def: false},
+		{key: "body_buffering", schema: enum(BodyBufferingNames...), def: "auto"},
 	}},
 	{name: "PolicyConfig", fields: append([]schemaField{
 		{key: "name", schema: js{"type": "string"}, def: "custom"},
@@ -371,6 +372,9 @@ func JSONSchema() []byte {
 	}
 	defs["Gateway"].(js)["if"] = js{"properties": js{"export_headers": js{"anyOf": callFields}}, "required": []any{"export_headers"}}
 	defs["Gateway"].(js)["then"] = js{"properties": js{"hold_headers": js{"const": true}}, "required": []any{"hold_headers"}}
+	// The plugin holding bodies cannot hold headers (envelope.go).
+	defs["Gateway"].(js)["not"] = js{"properties": js{"hold_headers": js{"const": true}, "body_buffering": js{"const": "plugin"}},
+		"required": []any{"hold_headers", "body_buffering"}}
 	// A source is exactly one of header, jwt_claim, property.
 	defs["IdentitySource"].(js)["minProperties"] = 1
 	defs["IdentitySource"].(js)["maxProperties"] = 1

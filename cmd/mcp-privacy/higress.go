@@ -101,7 +101,7 @@ func (r *routeFlags) Set(s string) error {
 func hostProfile(name string, routes routeFlags, upstream string) (*wasmhost.Profile, func(*http.Request) map[string][]byte, error) {
 	profile, ok := wasmhost.Profiles[name]
 	if !ok {
-		return nil, nil, fmt.Errorf("--host %q: want envoy or higress", name)
+		return nil, nil, fmt.Errorf("--host %q: want one of %s", name, strings.Join(wasmhost.ProfileNames, ", "))
 	}
 	if len(routes) > 0 && profile.Properties == nil {
 		return nil, nil, fmt.Errorf("--route names Higress routes: add --host higress")

@@ -35,7 +35,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	wasmPath := fs.String("wasm", "build/mcp-privacy.wasm", "the plugin module (make wasm)")
 	workers := fs.Int("workers", 2, "worker VMs, like Envoy's worker threads")
 	admin := fs.String("admin", "", "`address` of an Envoy-like admin listener: GET /stats and /stats/prometheus (the plugin's metrics)")
-	hostName := fs.String("host", "envoy", "the `host` to model: envoy, or higress (its configuration injection and route_name/cluster_name properties)")
+	hostName := fs.String("host", "envoy", "the `host` to model: envoy; envoy-1.34 (no allow_on_headers_stop_iteration); higress (its configuration injection and route_name/cluster_name properties); ngx-wasm (ngx_wasm_module: bodies not held, 4 KiB chunks, its properties and local-reply rules)")
 	var routes routeFlags
 	fs.Var(&routes, "route", "higress: requests to `NAME=[HOST]/PATH-PREFIX` take route NAME (repeatable, first match wins)")
 	if err := fs.Parse(args); err != nil {
@@ -47,7 +47,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *file == "" || *upstream == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR] [--host envoy|higress] [--route NAME=[HOST]/PATH-PREFIX]...")
+		fmt.Fprintln(stderr, "usage: mcp-privacy serve --policy FILE --upstream URL [--listen ADDR] [--wasm PATH] [--workers N] [--admin ADDR] [--host envoy|envoy-1.34|higress|ngx-wasm] [--route NAME=[HOST]/PATH-PREFIX]...")
 		return 2
 	}
 	up, err := url.Parse(*upstream)
@@ -60,13 +60,21 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, *file, errs)
 		return 1
 	}
+	if profile.NoStopIteration && profile.Semantics == (wasmhost.Semantics{}) && holdsHeaders(config) {
+		// The plugin cannot tell this Envoy from a later one: it would
+		// pause every POST's headers and wait for a body Envoy never
+		// delivers. (On ngx-wasm the plugin detects the host and does not
+		// pause: nginx holds the request until the body was judged.)
+		fmt.Fprintf(stderr, "serve: --host %s: gateway.hold_headers needs Envoy's allow_on_headers_stop_iteration (Envoy 1.35 or later), which this host does not have: every POST would hang; set hold_headers: false\n", profile.Name)
+		return 1
+	}
 	wasm, err := os.ReadFile(*wasmPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v (build it with `make wasm`)\n", err)
 		return 1
 	}
 
-	if m := max(env.Gateway.MaxRequestBytes, env.Gateway.MaxResponseBytes); m >= envoyBufferLimit {
+	if m := max(env.Gateway.MaxRequestBytes, env.Gateway.MaxResponseBytes); m >= envoyBufferLimit && profile.Semantics == (wasmhost.Semantics{}) {
 		fmt.Fprintf(stderr, "serve: warning: gateway.max_request_bytes or max_response_bytes (%d) is not below the buffer limit of envoy/envoy.yaml (%d): "+
 			"larger bodies get the host's 413, 500 or reset instead of the plugin's answer; an Envoy running this policy needs a larger per_connection_buffer_limit_bytes\n",
 			m, envoyBufferLimit)
@@ -84,7 +92,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		// serve keeps vault.path itself: the plugin need not warn.
 		Env:                         map[string]string{"MCP_PRIVACY_VAULT_FILE_HOST": "serve"},
 		Logger:                      logs.line,
-		AllowOnHeadersStopIteration: holdsHeaders(config),
+		AllowOnHeadersStopIteration: profile.AllowStopIteration(holdsHeaders(config)),
+		Semantics:                   profile.Semantics,
+		HostProperties:              profile.HostProperties,
 		Properties:                  properties,
 		BufferLimitBytes:            envoyBufferLimit,
 		// A VM that traps is replaced, as envoy/envoy.yaml's FAIL_RELOAD does.

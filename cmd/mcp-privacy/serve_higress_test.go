@@ -90,13 +90,35 @@ func TestServeHostFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--host", "nginx"}, `--host "nginx": want envoy or higress`},
+		{[]string{"--host", "nginx"}, `--host "nginx": want one of envoy, envoy-1.34, higress, ngx-wasm`},
 		{[]string{"--route", "a=/x"}, "add --host higress"},
 		{[]string{"--host", "higress", "--route", "a"}, "want NAME=[HOST]/PATH-PREFIX"},
 	} {
 		code, _, errOut := runCLI(append([]string{"serve", "--policy", "p.yaml", "--upstream", "http://127.0.0.1:1"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// An Envoy without allow_on_headers_stop_iteration would hang every POST
+// under hold_headers: serve refuses the combination at once (the plugin
+// cannot tell that Envoy from a later one). ngx-wasm takes it: the plugin
+// detects the host and nginx holds the request itself.
+func TestServeRefusesHoldHeadersWithoutStopIteration(t *testing.T) {
+	dir := t.TempDir()
+	policyFile := filepath.Join(dir, "hold.yaml")
+	if err := os.WriteFile(policyFile, []byte("policy: standard\ngateway: {hold_headers: true}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		host    string
+		refused bool
+	}{{"envoy-1.34", true}, {"envoy", false}, {"ngx-wasm", false}} {
+		code, _, errOut := runCLI("serve", "--policy", policyFile, "--upstream", "http://127.0.0.1:1", "--host", c.host, "--wasm", filepath.Join(dir, "missing.wasm"))
+		refused := strings.Contains(errOut, "allow_on_headers_stop_iteration")
+		if refused != c.refused || code != 1 {
+			t.Errorf("--host %s: exit %d, refused %v, want %v: %s", c.host, code, refused, c.refused, errOut)
 		}
 	}
 }

@@ -55,6 +55,11 @@ type Options struct {
 	AllowOnHeadersStopIteration bool
 	BufferLimitBytes            int
 	VMID, PluginName, RootID    string
+	// Semantics: the host's departures from Envoy (wasmhost.Semantics);
+	// its ChunkSize, when set, is the size of the body chunks handed over.
+	Semantics wasmhost.Semantics
+	// HostProperties are properties every request has (wasmhost.Options.Properties).
+	HostProperties map[string][]byte
 	// Properties adds per-request properties for proxy_get_property (keys
 	// as wasmhost.PropertyPath), e.g. JWT claims in metadata. The proxy
 	// already sets source.address, source.port, destination.address,
@@ -93,6 +98,8 @@ func New(ctx context.Context, opts Options) (*Proxy, error) {
 		PollOneoff: opts.PollOneoff, FailurePolicy: opts.FailurePolicy, ReloadBackoff: opts.ReloadBackoff,
 		AllowOnHeadersStopIteration: opts.AllowOnHeadersStopIteration,
 		BufferLimitBytes:            opts.BufferLimitBytes,
+		Semantics:                   opts.Semantics,
+		Properties:                  opts.HostProperties,
 		VMID:                        opts.VMID, PluginName: opts.PluginName, RootID: opts.RootID,
 		HTTPCall: opts.HTTPCall,
 	})
@@ -303,7 +310,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fed := make(chan struct{})
 		go func() {
 			defer close(fed)
-			feedRequest(s, r)
+			feedRequest(s, r, p.chunk())
 		}()
 		defer func() { <-fed }()
 	}
@@ -412,7 +419,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				}
 				continue
 			}
-			go feedResponse(s, res.res, upMethod)
+			go feedResponse(s, res.res, upMethod, p.chunk())
 		case <-ctx.Done():
 			s.Reset("downstream disconnected")
 			return
@@ -534,10 +541,18 @@ func writeResponseHeaders(w http.ResponseWriter, h wasmhost.Headers) {
 
 const chunkSize = 32 << 10
 
+// chunk is the size of the body chunks the stream gets.
+func (p *Proxy) chunk() int {
+	if n := p.opts.Semantics.ChunkSize; n > 0 {
+		return n
+	}
+	return chunkSize
+}
+
 // feedRequest hands the client's body to the stream chunk by chunk as it
 // arrives (end of stream on the last chunk when the length is known).
-func feedRequest(s *wasmhost.Stream, r *http.Request) {
-	buf := make([]byte, chunkSize)
+func feedRequest(s *wasmhost.Stream, r *http.Request, size int) {
+	buf := make([]byte, size)
 	remaining := r.ContentLength
 	// Declared trailers (HTTP/2 may send them after a body of known
 	// length) end the message, not its last chunk.
@@ -572,14 +587,14 @@ func feedRequest(s *wasmhost.Stream, r *http.Request) {
 
 // feedResponse streams the upstream response into the stream chunk by
 // chunk as it arrives.
-func feedResponse(s *wasmhost.Stream, res *http.Response, method string) {
+func feedResponse(s *wasmhost.Stream, res *http.Response, method string, size int) {
 	defer res.Body.Close()
 	noBody := res.ContentLength == 0 || method == http.MethodHead ||
 		res.StatusCode == http.StatusNoContent || res.StatusCode == http.StatusNotModified
 	if s.ResponseHeaders(responseHeaders(res), noBody) == wasmhost.Skipped || noBody {
 		return // answered locally meanwhile, or nothing more to read
 	}
-	buf := make([]byte, chunkSize)
+	buf := make([]byte, size)
 	remaining := res.ContentLength
 	trailers := len(res.Trailer) > 0
 	for {

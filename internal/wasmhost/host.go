@@ -112,6 +112,9 @@ type Options struct {
 	// buffers (PAUSE from a body callback) beyond it gets a local reply 413
 	// on requests, 500 (or a reset) on responses. Negative: no limit.
 	BufferLimitBytes int
+	// Semantics: where the host departs from Envoy around bodies,
+	// trailers and local replies (ngxwasm.go); the zero value is Envoy.
+	Semantics Semantics
 
 	// HTTPCall answers proxy_http_call (Envoy: an HTTP request to a
 	// configured cluster). It runs on its own goroutine; its result reaches

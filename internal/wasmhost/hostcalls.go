@@ -479,6 +479,9 @@ func hcSendLocalResponse(vm *VM, mod api.Module, s []uint64) Status {
 	if err != nil {
 		pairs = nil
 	}
+	if st := vm.currentStream(); st != nil && st.ngx != nil && st.ngx.inRespBody && vm.host.opts.Semantics.NoLocalReplyFromResponseBody {
+		panic("proxy_send_local_response from on_response_body: response already sent") // ngx_wasm_module's trap
+	}
 	if vm.call != nil {
 		vm.call.stopNext = true
 	}

@@ -9,10 +9,11 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/higress"
 )
 
-// Profile is what a proxy built on Envoy does around the proxy-wasm ABI
-// that plain Envoy does not: how the configuration an operator writes
-// becomes the one the plugin is handed, and the properties a request
-// carries from the proxy's router. mcp-privacy serve --host picks one.
+// Profile is what a host does around the proxy-wasm ABI that current
+// Envoy does not: how the configuration an operator writes becomes the
+// one the plugin is handed, the properties a request carries, and how it
+// treats bodies, trailers and local replies. mcp-privacy serve --host
+// picks one; e2e runs its matrix over them.
 type Profile struct {
 	Name string
 	// Configure turns the configuration written for this host into the
@@ -21,12 +22,45 @@ type Profile struct {
 	// Properties are the properties of a request the router sent to the
 	// named route and upstream cluster; nil: none beyond the harness's.
 	Properties func(route, cluster string) map[string][]byte
+	// HostProperties are properties every request has on this host.
+	HostProperties map[string][]byte
+	// Semantics are the host's body, trailer and local-reply rules.
+	Semantics Semantics
+	// NoStopIteration: the host has no allow_on_headers_stop_iteration
+	// (Envoy before 1.35, or the option unset; ngx_wasm_module): a PAUSE
+	// on request headers holds everything until the plugin resumes the
+	// request, and gateway.hold_headers hangs every POST there.
+	NoStopIteration bool
 }
+
+// AllowStopIteration is the allow_on_headers_stop_iteration a
+// configuration gets on this host: what hold_headers needs, where the
+// host has the option.
+func (p *Profile) AllowStopIteration(holdHeaders bool) bool {
+	return holdHeaders && !p.NoStopIteration
+}
+
+// ProfileNames are the names serve --host takes, in the order shown.
+var ProfileNames = []string{"envoy", "envoy-1.34", "higress", "ngx-wasm"}
 
 // Profiles are the hosts serve --host knows.
 var Profiles = map[string]*Profile{
-	"envoy":   {Name: "envoy"},
-	"higress": {Name: "higress", Configure: higress.PluginConfig, Properties: higressProperties},
+	"envoy": {Name: "envoy"},
+	// Envoy without allow_on_headers_stop_iteration: every Envoy before
+	// 1.35, which added the option to the Wasm filter's PluginConfig, and
+	// later ones where it is unset (its default).
+	"envoy-1.34": {Name: "envoy-1.34", NoStopIteration: true},
+	"higress":    {Name: "higress", Configure: higress.PluginConfig, Properties: higressProperties},
+	// ngx_wasm_module (nginx, OpenResty; Kong Gateway's Wasm filters):
+	// NgxWasmSemantics, its ngx.* properties (nginx variables, served
+	// for any ngx.NAME: src/common/proxy_wasm/ngx_proxy_wasm_properties.c
+	// at commit 3bed27836bb402143c6cbde17994b1d11a1084bc) and none of
+	// Envoy's route_name or cluster_name.
+	"ngx-wasm": {Name: "ngx-wasm", NoStopIteration: true, Semantics: NgxWasmSemantics,
+		HostProperties: map[string][]byte{
+			PropertyPath("ngx", "hostname"):        []byte("localhost"),
+			PropertyPath("ngx", "server_protocol"): []byte("HTTP/1.1"),
+		}},
 }
 
 // higressProperties are the properties Higress's plugins read to pick

@@ -16,6 +16,9 @@ import (
 func (vm *VM) property(path string) ([]byte, Status) {
 	path = strings.TrimSuffix(path, "\x00")
 	s := vm.currentStream()
+	if s == nil && vm.host.opts.Semantics.ScopedPropertiesNeedRequest && strings.ContainsAny(path, "\x00.") {
+		return nil, StatusInternalFailure
+	}
 	if s != nil {
 		if v, ok := s.props[path]; ok {
 			return v, StatusOK

@@ -173,6 +173,8 @@ type Stream struct {
 	props       map[string][]byte
 	filterState map[string][]byte
 
+	ngx *ngxStream // under Options.Semantics other than Envoy's (ngxwasm.go), else nil
+
 	emu    sync.Mutex
 	events []Event
 	ready  chan struct{}
@@ -242,6 +244,9 @@ func (s *Stream) RequestHeaders(h Headers, endOfStream bool) FilterStatus {
 	if s.closed || s.req.headersSeen || s.req.aborted {
 		return Skipped
 	}
+	if s.sem().RequestBodyWhole {
+		_, s.ngxState().reqHadLength = h.lowered().Get("content-length")
+	}
 	return s.headersLocked(&s.req, h, endOfStream)
 }
 
@@ -275,6 +280,9 @@ func (s *Stream) ResponseHeaders(h Headers, endOfStream bool) FilterStatus {
 	}
 	if endOfStream {
 		s.upstreamDone = true
+	}
+	if s.sem().LengthHidesEnd {
+		s.ngxResponseHeaders(h)
 	}
 	return s.headersLocked(&s.resp, h, endOfStream)
 }
@@ -565,7 +573,7 @@ func convertResult(kind cbKind, rc uint32, stopNext, allowStopIteration bool) Fi
 func (s *Stream) headersLocked(d *direction, h Headers, eos bool) FilterStatus {
 	d.headers = h.lowered()
 	d.headersSeen, d.headersEOS, d.eosSeen, d.headersAvail = true, eos, eos, true
-	st := s.callback(d, cbHeaders, uint64(len(d.headers)), b2u(eos))
+	st := s.callback(d, cbHeaders, uint64(len(d.headers)), b2u(eos && (d.resp || !s.sem().RequestBodyWhole)))
 	if d.aborted {
 		return st
 	}
@@ -590,6 +598,11 @@ func (s *Stream) dataLocked(d *direction, chunk []byte, eos bool) FilterStatus {
 		// after proxy_continue_stream.
 		d.buffer = append(d.buffer, chunk...)
 		return Skipped
+	}
+	if sem := s.sem(); !d.resp && sem.RequestBodyWhole {
+		return s.ngxRequestData(d, chunk, eos)
+	} else if d.resp && sem.PauseBuffersOnce {
+		return s.ngxResponseData(d, chunk, eos)
 	}
 	if d.buffering {
 		d.buffer = append(d.buffer, chunk...)
@@ -639,6 +652,9 @@ func (s *Stream) bodyLocked(d *direction, chunk []byte, eos bool) FilterStatus {
 }
 
 func (s *Stream) trailersLocked(d *direction, t Headers) FilterStatus {
+	if s.sem().NoTrailerCallbacks {
+		return s.ngxTrailers(d, t)
+	}
 	if d.aborted || !d.headersSeen || d.eosSeen {
 		return Skipped
 	}
@@ -713,6 +729,9 @@ func (s *Stream) releaseLocked(d *direction) {
 // releaseHeadersLocked passes the headers on (once).
 func (s *Stream) releaseHeadersLocked(d *direction) {
 	if d.aborted || d.headersReleased {
+		return
+	}
+	if !d.resp && s.sem().RequestBodyWhole && !s.ngxRequestReady(d) {
 		return
 	}
 	d.headersReleased, d.headersAvail = true, false
