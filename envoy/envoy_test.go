@@ -646,13 +646,13 @@ var deployments = []struct {
 }{
 	{"envoy", []string{"envoy.yaml"}, checkPlainEnvoy},
 	{"envoy-ratelimit", []string{"envoy-ratelimit.yaml", "ratelimit-config.yaml", "envoy.yaml"}, checkEnvoyRateLimit},
-	{"istio", []string{"istio/wasmplugin.yaml", "istio/requestauthentication.yaml"}, checkIstio},
+	{"istio", []string{"istio/wasmplugin.yaml", "istio/requestauthentication.yaml", istioOverrideFile}, checkIstio},
 	{"gateway", []string{"gateway/envoyextensionpolicy.yaml", "gateway/securitypolicy.yaml",
 		"gateway/clienttrafficpolicy.yaml", "gateway/envoyproxy.yaml", "gateway/httproute.yaml"}, checkGateway},
 	{"higress", []string{"higress/wasmplugin.yaml", "higress/wasmplugin-crd.yaml"}, checkHigress},
 	// The stats_tags of every bootstrap against the plugin's metrics; the
 	// rule files are checked by the tests of ./observability.
-	{"stats-tags", []string{"envoy.yaml", "envoy-ratelimit.yaml", "gateway/envoyproxy.yaml", statsGolden, promGolden,
+	{"stats-tags", []string{"envoy.yaml", "envoy-ratelimit.yaml", "gateway/envoyproxy.yaml", istioOverrideFile, statsGolden, promGolden,
 		"observability/mcp-privacy-rules.yaml", "observability/mcp-privacy-prometheusrule.yaml"}, checkStatsTags},
 }
 
@@ -722,6 +722,12 @@ func TestBrokenCopiesFail(t *testing.T) {
 			`calls(?:\.tool\.[^.]+)?(\.role\.([^.]+))'`, `calls(?:\.tool\.[^.]+)?(\.role\.([^.]+))$'`, "would not show mcp_privacy_calls"},
 		{"gateway bootstrap replaced", "stats-tags", "gateway/envoyproxy.yaml",
 			"    type: Merge\n", "    type: Replace\n", "want Merge"},
+		{"istio stats tag regex off", "stats-tags", istioOverrideFile,
+			`"^wasmcustom\\.mcp_privacy\\.errors(\\.kind\\.([^.]+))$"`, `"^wasmcustom\\.mcp_privacy\\.errors\\.(kind\\.([^.]+))$"`, "would not show mcp_privacy_errors"},
+		{"istio override beyond stats_tags", "istio", istioOverrideFile,
+			`"stats_config": {`, `"stats_config": {"use_all_default_tags": true,`, "only stats_config.stats_tags"},
+		{"istio override in another namespace", "istio", istioOverrideFile,
+			"  namespace: mcp\n", "  namespace: default\n", "namespace"},
 		// Envoy: proto field names, enums, validation rules, Any types.
 		{"envoy misspelled field", "envoy", "envoy.yaml",
 			"per_connection_buffer_limit_bytes:", "per_connection_buffer_limit_byte:", "unknown field"},

@@ -5,11 +5,59 @@ import (
 	"net/url"
 	"slices"
 
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	metricsv3 "github.com/envoyproxy/go-control-plane/envoy/config/metrics/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	extensionsv1alpha1 "istio.io/api/extensions/v1alpha1"
 	securityv1beta1 "istio.io/api/security/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 )
+
+// istioOverrideFile is the ConfigMap that the
+// sidecar.istio.io/bootstrapOverride annotation names, and
+// istioOverrideKey the file in it Istio's injector points
+// ISTIO_BOOTSTRAP_OVERRIDE at (istio/istio
+// manifests/charts/istio-control/istio-discovery/files/injection-template.yaml
+// at 86c9f01fd735fb01d8192f5bcaf0d424afb7f14c).
+const (
+	istioOverrideFile = "istio/bootstrap-override.yaml"
+	istioOverrideKey  = "custom_bootstrap.json"
+)
+
+// loadIstioBootstrapOverride reads the override ConfigMap into
+// Kubernetes's ConfigMap type (unknown fields refused) and its
+// custom_bootstrap.json into Envoy's Bootstrap, as loadBootstrap reads
+// envoy.yaml. pilot-agent passes the file to Envoy as --config-yaml, which
+// Envoy merges into Istio's bootstrap, so the override may hold nothing
+// but stats_config.stats_tags: anything else would change Istio's
+// bootstrap (use_all_default_tags would add Envoy's default extractors).
+func loadIstioBootstrapOverride(p *problems, file string, data []byte) (*bootstrapv3.Bootstrap, string) {
+	j, err := yamlToJSON(data)
+	if p.addErr(file, err) {
+		return nil, ""
+	}
+	checkTypeMeta(p, file, j, "v1", "ConfigMap")
+	var cm corev1.ConfigMap
+	if p.addErr(file, yaml.UnmarshalStrict(j, &cm)) {
+		return nil, ""
+	}
+	override, ok := cm.Data[istioOverrideKey]
+	if !ok || len(cm.Data) != 1 || len(cm.BinaryData) != 0 {
+		p.add("%s: want exactly data.%s, which Istio mounts for Envoy", file, istioOverrideKey)
+		return nil, cm.Namespace
+	}
+	b := loadBootstrap(p, file+": "+istioOverrideKey, []byte(override))
+	if b == nil {
+		return nil, cm.Namespace
+	}
+	only := &bootstrapv3.Bootstrap{StatsConfig: &metricsv3.StatsConfig{StatsTags: b.GetStatsConfig().GetStatsTags()}}
+	if !proto.Equal(b, only) || len(only.StatsConfig.StatsTags) == 0 {
+		p.add("%s: %s must hold only stats_config.stats_tags: Envoy merges it into the bootstrap Istio generates", file, istioOverrideKey)
+	}
+	return b, cm.Namespace
+}
 
 // istioJWTMetadata is where Istio 1.21 and later have jwt_authn put the
 // verified payload (payload_in_metadata "payload"; before 1.21 it was the
@@ -44,6 +92,14 @@ func checkIstio(files map[string][]byte) problems {
 	raOK := loadIstio(&p, raFile, files[raFile], "security.istio.io/v1", "RequestAuthentication", "v1", ra)
 	if !wpOK || !raOK {
 		return p
+	}
+	// The override ConfigMap is mounted into the pods the WasmPlugin
+	// selects, so it lives in their namespace.
+	var wpMeta typeMeta
+	if j, err := yamlToJSON(files[wpFile]); err == nil && json.Unmarshal(j, &wpMeta) == nil {
+		if _, ns := loadIstioBootstrapOverride(&p, istioOverrideFile, files[istioOverrideFile]); ns != wpMeta.Metadata.Namespace {
+			p.add("%s: namespace %q: the pods of %s are in %q, and a pod mounts ConfigMaps of its own namespace", istioOverrideFile, ns, wpFile, wpMeta.Metadata.Namespace)
+		}
 	}
 
 	// WasmPlugin.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"testing"
 
 	egv1a1 "github.com/envoyproxy/gateway/api/v1alpha1"
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
@@ -32,10 +33,12 @@ import (
 //     (b40935ac07f770581a402ca8a220d251bc02b3a5, defineMetric) names a
 //     counter {namespace, name}: wasmcustom.<name>.
 //   - source/common/stats/tag_producer_impl.cc (004cb09da51b84b19d41cb6f071be20f5603ff7c):
-//     each stats_tags regex in turn (an extractor whose regex starts with
-//     "^token\." only on names whose first token is that), skipping an
-//     extractor whose tag name another one already extracted; the
-//     characters each extractor's first group matched are removed.
+//     first the extractors whose regex has no prefix token, then those
+//     whose regex starts with "^token\." (or "^token(?=\.)"), only on
+//     names whose first token is that, each group in configuration order;
+//     an extractor whose tag name another one already extracted is
+//     skipped; every extractor matches the original name, and the
+//     characters each one's first group matched are removed.
 //   - source/common/stats/tag_extractor_impl.cc (19c6e6572e0964164d56228282ab6660370f6f75):
 //     a regex given in stats_tags is a std::regex searched in the full
 //     name; group 1 is removed, group 2 (else group 1) is the value.
@@ -50,21 +53,80 @@ import (
 // statsTag is one tag extractor of a bootstrap.
 type statsTag struct {
 	name string
-	re   *regexp.Regexp
+	// prefix is the regex's prefix token (Envoy's extractRegexPrefix,
+	// tag_extractor_impl.cc): the extractor sees only names whose first
+	// token it is. "" for an extractor that sees every name.
+	prefix string
+	// re is nil for a regex Go cannot read (lookahead) whose prefix token
+	// is not the plugin's: it never sees the plugin's names.
+	re *regexp.Regexp
+}
+
+var (
+	regexPrefixToken = regexp.MustCompile(`^\^([a-zA-Z0-9_]+)(?:\\\.|\(\?=\\\.\)|\$$)`)
+	// pluginStatToken is the first token of every stat the plugin defines.
+	pluginStatToken = "wasmcustom"
+)
+
+// newStatsTag compiles a regex tag extractor.
+func newStatsTag(name, regex string) (statsTag, error) {
+	t := statsTag{name: name}
+	if m := regexPrefixToken.FindStringSubmatch(regex); m != nil {
+		t.prefix = m[1]
+	}
+	re, err := regexp.Compile(regex)
+	if err != nil && t.prefix != "" && t.prefix != pluginStatToken {
+		return t, nil
+	}
+	t.re = re
+	return t, err
 }
 
 // bootstrapStatsTags returns the regex stats_tags of a bootstrap.
 func bootstrapStatsTags(p *problems, file string, b *bootstrapv3.Bootstrap) []statsTag {
 	var out []statsTag
 	for _, t := range b.GetStatsConfig().GetStatsTags() {
-		re, err := regexp.Compile(t.GetRegex())
+		tag, err := newStatsTag(t.GetTagName(), t.GetRegex())
 		if p.addErr(fmt.Sprintf("%s: stats_tags %s", file, t.GetTagName()), err) {
 			continue
 		}
-		out = append(out, statsTag{t.GetTagName(), re})
+		out = append(out, tag)
 	}
 	return out
 }
+
+// istioStatsTags are the stats_tags of the bootstrap Istio generates
+// (istio/istio tools/packaging/common/envoy_bootstrap.json at
+// 86c9f01fd735fb01d8192f5bcaf0d424afb7f14c, without extraStatTags, which
+// only match Istio's own stat format), with use_all_default_tags false.
+// A bootstrap override's stats_tags are appended to them (protobuf merge
+// of --config-yaml, Istio's pkg/envoy/proxy.go).
+var istioStatsTags = [][2]string{
+	{"cluster_name", `^cluster(\.(.+);)`},
+	{"http_conn_manager_prefix", `^http\.(((?:[_.[:digit:]\w]*|[_\[\]aAbBcCdDeEfF[:digit:]\w\:]*));\.)`},
+	{"thread_name", `^server(\.(.+))\.watchdog`},
+	{"tcp_prefix", `^tcp\.((.*?)\.)\w+?$`},
+	{"response_code", `_rq(_(\d{3}))$`},
+	{"response_code_class", `_rq(_(\dxx))$`},
+	{"http_conn_manager_listener_prefix", `^listener(?=\.).*?\.http\.(((?:[_.[:digit:]]*|[_\[\]aAbBcCdDeEfF[:digit:]]*))\.)`},
+	{"listener_address", `^listener\.(((?:[_.[:digit:]]*|[_\[\]aAbBcCdDeEfF[:digit:]]*))\.)`},
+	{"mongo_prefix", `^mongo\.(.+?)\.(collection|cmd|cx_|op_|delays_|decoding_)(.*?)$`},
+	{"cache", `(cache\.(.+?)\.)`},
+	{"component", `(component\.(.+?)\.)`},
+	{"tag", `(tag\.(.+?);\.)`},
+	{"wasm_filter", `(wasm_filter\.(.+?)\.)`},
+	{"authz_enforce_result", `rbac(\.(allowed|denied))`},
+	{"authz_dry_run_action", `(\.istio_dry_run_(allow|deny)_)`},
+	{"authz_dry_run_result", `(\.shadow_(allowed|denied))`},
+}
+
+// istioStatsInclusion are the prefixes in the stats_matcher inclusion list
+// of every bootstrap Istio generates, whatever ProxyConfig or annotations
+// add (pkg/bootstrap/config.go requiredEnvoyStatsMatcherInclusionPrefixes,
+// and the template's fixed entries, at the same commit). Envoy matches a
+// prefix without a trailing dot as a plain string prefix of the stat name
+// (source/common/stats/stats_matcher_impl.cc).
+var istioStatsInclusion = []string{"cluster_manager", "listener_manager", "server", "cluster.xds-grpc", "wasm", "reporter=", "component", "istio"}
 
 // promSeries is a Prometheus metric name with its labels, "name{k=v,...}".
 func promSeries(name string, labels map[string]string) string {
@@ -87,7 +149,19 @@ var promUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_]`)
 func envoyPrometheusSeries(full string, tags []statsTag) string {
 	remove := make([]bool, len(full))
 	labels := map[string]string{}
+	first, _, _ := strings.Cut(full, ".")
+	ordered := make([]statsTag, 0, len(tags))
 	for _, t := range tags {
+		if t.prefix == "" {
+			ordered = append(ordered, t)
+		}
+	}
+	for _, t := range tags {
+		if t.prefix != "" && t.prefix == first {
+			ordered = append(ordered, t)
+		}
+	}
+	for _, t := range ordered {
 		if _, dup := labels[t.name]; dup {
 			continue
 		}
@@ -193,6 +267,23 @@ func checkStatsTags(files map[string][]byte) problems {
 			}
 		}
 	}
+	// Istio: its own stats_tags, then the override's; and its stats
+	// matcher must let the plugin's stats through.
+	if b, _ := loadIstioBootstrapOverride(&p, istioOverrideFile, files[istioOverrideFile]); b != nil {
+		var tags []statsTag
+		for _, t := range istioStatsTags {
+			tag, err := newStatsTag(t[0], t[1])
+			if !p.addErr("Istio's stats_tags "+t[0], err) {
+				tags = append(tags, tag)
+			}
+		}
+		configs[istioOverrideFile+" (after Istio's stats_tags)"] = append(tags, bootstrapStatsTags(&p, istioOverrideFile, b)...)
+	}
+	for _, s := range stats {
+		if !slices.ContainsFunc(istioStatsInclusion, func(prefix string) bool { return strings.HasPrefix(s, prefix) }) {
+			p.add("Istio's stats matcher would not export %s", s)
+		}
+	}
 	for file, tags := range configs {
 		var got []string
 		for _, s := range stats {
@@ -214,4 +305,53 @@ func checkStatsTags(files map[string][]byte) problems {
 		}
 	}
 	return p
+}
+
+// TestIstioStatsTagsOnPolicyNames: tool and role names come from the
+// policy, and Istio's unanchored extractors (cache, component,
+// wasm_filter, authz_dry_run_result), which run before the plugin's, match
+// inside some of them. Envoy extracts every tag from the original name, so
+// the series keeps its name and mcp_* labels and gains Istio's label
+// (docs/DEPLOYMENT.md, "Dashboard and alerts", says so).
+func TestIstioStatsTagsOnPolicyNames(t *testing.T) {
+	t.Parallel()
+	files, err := readFiles("envoy.yaml", istioOverrideFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p problems
+	plain := bootstrapStatsTags(&p, "envoy.yaml", loadBootstrap(&p, "envoy.yaml", files["envoy.yaml"]))
+	var istio []statsTag
+	for _, tg := range istioStatsTags {
+		tag, err := newStatsTag(tg[0], tg[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		istio = append(istio, tag)
+	}
+	b, _ := loadIstioBootstrapOverride(&p, istioOverrideFile, files[istioOverrideFile])
+	istio = append(istio, bootstrapStatsTags(&p, istioOverrideFile, b)...)
+	if len(p) > 0 {
+		t.Fatal(p)
+	}
+	for _, c := range []struct{ tool, role, extra string }{
+		{"search", "support", ""},
+		{"clear_cache", "support", "cache=role"},
+		{"search", "ops_cache", "cache=decision"},
+		{"get_component", "support", "component=role"},
+		{"shadow_allowed_list", "support", "authz_dry_run_result=allowed"},
+		{"wasm_filter", "support", "wasm_filter=role"},
+	} {
+		name := "wasmcustom.mcp_privacy.calls.tool." + c.tool + ".role." + c.role + ".decision.denied"
+		want := envoyPrometheusSeries(name, plain)
+		if c.extra != "" {
+			name, labels, _ := strings.Cut(strings.TrimSuffix(want, "}"), "{")
+			l := append(strings.Split(labels, ","), c.extra)
+			sort.Strings(l)
+			want = name + "{" + strings.Join(l, ",") + "}"
+		}
+		if got := envoyPrometheusSeries(name, istio); got != want {
+			t.Errorf("%s: Istio shows %s, want %s", name, got, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -118,5 +119,97 @@ func TestHigressRulesRejected(t *testing.T) {
 	}
 	if logs := strings.Join(host.GetErrorLogs(), "\n"); !strings.Contains(logs, "_rules_[0].policy.max_sensitivity") {
 		t.Errorf("error logs lack the rule's path:\n%s", logs)
+	}
+}
+
+// higressSharedConfig has two routes of one MCP server (server.id crm)
+// and a route of another (server.id other), each policy with the vault
+// settings vault (JSON members, or ""). Route a pseudonymises the emails of
+// results (standard); b and c let every tool through. Each rule has the
+// same rate limit on search.
+func higressSharedConfig(vault string) string {
+	rule := func(route, server, policy string) string {
+		return `{"_match_route_": ["` + route + `"], "server": {"id": "` + server + `"}, "identity": {"principal": [{"header": "x-mcp-principal"}]},
+   "policy": {` + policy + vault + `, "rate_limits": [{"rate": 1, "per": "hour", "burst": 1, "tools": ["search"]}]}}`
+	}
+	return `{"_rules_": [` + rule("route-a", "crm", `"name": "a", "extends": "standard"`) + `,
+  ` + rule("route-b", "crm", `"name": "b"`) + `,
+  ` + rule("route-c", "other", `"name": "c"`) + `]}`
+}
+
+// higressExchange sends body on route as alice and, unless the plugin
+// answered itself, answers it with response. It returns what the server
+// received, and what the client received.
+func higressExchange(t *testing.T, host proxytest.HostEmulator, route, body, response string) (forwarded, answer string) {
+	t.Helper()
+	if err := host.SetProperty([]string{"route_name"}, []byte(route)); err != nil {
+		t.Fatal(err)
+	}
+	id := host.InitializeHttpContext()
+	defer host.CompleteHttpContext(id)
+	host.CallOnRequestHeaders(id, [][2]string{{":method", "POST"}, {":path", "/mcp"}, {":authority", "mcp.example"},
+		{"content-type", "application/json"}, {"x-mcp-principal", "alice"}}, false)
+	host.CallOnRequestBody(id, []byte(body), true)
+	if lr := host.GetSentLocalResponse(id); lr != nil {
+		return "", string(lr.Data)
+	}
+	forwarded = string(host.GetCurrentRequestBody(id))
+	host.CallOnResponseHeaders(id, [][2]string{{":status", "200"}, {"content-type", "application/json"}}, false)
+	host.CallOnResponseBody(id, []byte(response), true)
+	return forwarded, string(host.GetCurrentResponseBody(id))
+}
+
+// TestHigressRulesShareServerState: the rules of one server.id share its
+// vault and its rate-limit buckets (manual 2, "Higress"): a pseudonym
+// issued on one route is restored on another route of the same server,
+// and a limit both rules have counts the calls of both. A rule of another
+// server.id has neither: the pseudonym reaches its server as sent, and
+// its bucket is its own, whether each server has its ephemeral key or
+// both the same configured key (server.id is bound into pseudonyms,
+// manual 13.9).
+func TestHigressRulesShareServerState(t *testing.T) {
+	for _, vault := range []string{"", `, "vault": {"key": "one key for both servers"}`} {
+		t.Run("vault"+vault, func(t *testing.T) { testHigressRulesShareServerState(t, higressSharedConfig(vault)) })
+	}
+}
+
+func testHigressRulesShareServerState(t *testing.T, config string) {
+	host, reset := startPlugin(t, config)
+	defer reset()
+	if got := host.StartPlugin(); got != types.OnPluginStartStatusOK {
+		t.Fatalf("StartPlugin = %v: %q", got, host.GetErrorLogs())
+	}
+	const email = "alice@example.com"
+	_, answer := higressExchange(t, host, "route-a", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+email+`"}]}}`)
+	pseudonym := regexp.MustCompile(`EMAIL_[A-Z2-7]{12,}`).FindString(answer)
+	if pseudonym == "" || strings.Contains(answer, email) {
+		t.Fatalf("route-a's result not pseudonymised: %s", answer)
+	}
+	send := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_mail","arguments":{"to":"` + pseudonym + `"}}}`
+	for _, c := range []struct{ route, want string }{
+		{"route-b", email},     // same server.id: its vault
+		{"route-c", pseudonym}, // another server.id: not its pseudonym
+	} {
+		forwarded, answer := higressExchange(t, host, c.route, send, `{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
+		if !strings.Contains(forwarded, `"to":"`+c.want+`"`) {
+			t.Errorf("%s: server received %q (reply %s), want the argument %q", c.route, forwarded, answer, c.want)
+		}
+	}
+
+	search := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search"}}`
+	for _, c := range []struct {
+		route   string
+		limited bool
+	}{
+		{"route-a", false},
+		{"route-b", true},  // route-a took the bucket's one token
+		{"route-c", false}, // another server.id's bucket
+		{"route-c", true},
+	} {
+		_, answer := higressExchange(t, host, c.route, search, `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)
+		if limited := strings.Contains(answer, `"code":-32029`); limited != c.limited {
+			t.Errorf("search on %s: answer %s, want rate-limited %v", c.route, answer, c.limited)
+		}
 	}
 }
