@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/proxy"
@@ -77,9 +76,7 @@ func startOnHost(t *testing.T, hc hostCase, target, envelope string) *plugin {
 // when its argument says so); tools/list answers an event stream written
 // in 4 KiB pieces; every other call is echoed.
 type hostUpstream struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
+	upstream // its server, the bodies it received and received (setup_test.go)
 }
 
 const bigEmail = "last.kib@example.com"
@@ -136,17 +133,6 @@ func startHostUpstream(t *testing.T) *hostUpstream {
 	}))
 	t.Cleanup(u.Close)
 	return u
-}
-
-func (u *hostUpstream) received(s string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, b := range u.bodies {
-		if strings.Contains(b, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestHostMatrix(t *testing.T) {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 )
@@ -435,6 +436,30 @@ func (p *Policy) RulesFor(pr *Principal) []*Rule {
 // (privacy_status, preview_transform without a tool): those with only roles
 // and principals conditions.
 func (p *Policy) MatchPrincipal(pr *Principal) []*Rule { return p.Match(pr, nil) }
+
+// UnionRules is the rules of a or b (each a Match result) in the
+// policy's order, as Match gives them; a itself when b adds none. A call
+// judged under several primitives (a URI several templates may match)
+// is shaped by the rules of all of them.
+func (p *Policy) UnionRules(a, b []*Rule) []*Rule {
+	adds := false
+	for _, r := range b {
+		if !slices.Contains(a, r) {
+			adds = true
+			break
+		}
+	}
+	if !adds {
+		return a
+	}
+	out := make([]*Rule, 0, len(a)+len(b))
+	for _, r := range p.Rules {
+		if slices.Contains(a, r) || slices.Contains(b, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // indexRoles gives the first 64 role names used by rules a bit each and
 // computes every rule's mask.

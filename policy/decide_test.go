@@ -1302,3 +1302,37 @@ func BenchmarkDecide(b *testing.B) {
 	}
 	_ = d
 }
+
+// UnionRules keeps the policy's order (roles first, then rules), whatever
+// the order of its arguments, and returns a itself when b adds nothing.
+func TestUnionRules(t *testing.T) {
+	p := MustParsePolicy(`{"name": "u", "roles": {"a": {}, "b": {}},
+		"rules": [{"match": {"roles": ["a"]}}, {"match": {"roles": ["b"]}}]}`)
+	r := p.Rules // role:a, role:b, rule[0], rule[1]
+	names := func(rs []*Rule) string {
+		var s []string
+		for _, x := range rs {
+			s = append(s, x.Name)
+		}
+		return strings.Join(s, ",")
+	}
+	for _, c := range []struct {
+		a, b []*Rule
+		want string
+	}{
+		{[]*Rule{r[0], r[2]}, []*Rule{r[1], r[3]}, "role:a,role:b,rule[0],rule[1]"},
+		{[]*Rule{r[2]}, []*Rule{r[0]}, "role:a,rule[0]"},
+		{[]*Rule{r[3], r[1]}, nil, "rule[1],role:b"},
+		{nil, []*Rule{r[3], r[0]}, "role:a,rule[1]"},
+		{[]*Rule{r[0], r[1]}, []*Rule{r[1]}, "role:a,role:b"},
+	} {
+		got := p.UnionRules(c.a, c.b)
+		if names(got) != c.want {
+			t.Errorf("UnionRules(%s, %s) = %s, want %s", names(c.a), names(c.b), names(got), c.want)
+		}
+	}
+	a := []*Rule{r[1]}
+	if got := p.UnionRules(a, []*Rule{r[1]}); &got[0] != &a[0] {
+		t.Error("UnionRules copied a, which b does not add to")
+	}
+}

@@ -320,21 +320,9 @@ func (j *judge) decide(pr *policy.Principal, kind policy.Kind, name string) (pol
 		if !td.Allowed {
 			return td, tx
 		}
-		d.Matched = unionRules(j.l.Policy.Rules, d.Matched, td.Matched)
+		d.Matched = j.l.Policy.UnionRules(d.Matched, td.Matched)
 	}
 	return d, x
-}
-
-// unionRules is the rules of a or b in the policy's order (plugin/mcp's
-// unionRules).
-func unionRules(rules, a, b []*policy.Rule) []*policy.Rule {
-	var out []*policy.Rule
-	for _, r := range rules {
-		if slices.Contains(a, r) || slices.Contains(b, r) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // verdict is one call judged: the decision as the client sees it and what

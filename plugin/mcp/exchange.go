@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -641,35 +640,13 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 			*x, denied = tx, &td
 			return false
 		}
-		d.Matched = unionRules(s.cfg.Env.Policy.Rules, d.Matched, td.Matched)
+		d.Matched = s.cfg.Env.Policy.UnionRules(d.Matched, td.Matched)
 		return true
 	})
 	if denied != nil {
 		return *denied
 	}
 	return d
-}
-
-// unionRules is the rules of a or b in the policy's order (the order
-// Match gives them); a itself when b adds none.
-func unionRules(rules, a, b []*policy.Rule) []*policy.Rule {
-	adds := false
-	for _, r := range b {
-		if !slices.Contains(a, r) {
-			adds = true
-			break
-		}
-	}
-	if !adds {
-		return a
-	}
-	out := make([]*policy.Rule, 0, len(a)+len(b))
-	for _, r := range rules {
-		if slices.Contains(a, r) || slices.Contains(b, r) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // decideReadings is d, the decision on the tool or prompt x, unless a
