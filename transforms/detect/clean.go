@@ -18,8 +18,12 @@ func (ds *Set) Clean(s string, sel *Selection) bool {
 	if len(ds.custom) > 0 {
 		return false
 	}
-	if ds.builtins&sel.builtins == 0 {
+	on := ds.builtins & sel.builtins
+	if on == 0 {
 		return true // no detector runs (the pass would not start)
+	}
+	if fam := on &^ uint64(allPass); fam != 0 && !familiesClean(s, fam) {
+		return false
 	}
 	tab := sel.tab
 	n := len(s)

@@ -32,7 +32,38 @@ type Detection struct {
 	// forms and escapes read as ASCII…), else "". Rewrites use it, so
 	// one value has one pseudonym however it was disguised.
 	Value string
+	// Basis is why the span was reported (preview and explain say it).
+	Basis Basis
 }
+
+// Basis is what a detection rests on.
+type Basis uint8
+
+const (
+	BasisPattern    Basis = iota // the detector's shape and validation
+	BasisChecksum                // an identifier's check digits
+	BasisContext                 // context words, labels, honorifics
+	BasisKey                     // the JSON member's name
+	BasisDictionary              // an operator's dictionary term
+	BasisNameTable               // given-name and surname tables
+)
+
+var basisNames = [...]string{"pattern", "checksum", "context", "key", "dictionary", "name table"}
+
+func (b Basis) String() string {
+	if int(b) < len(basisNames) {
+		return basisNames[b]
+	}
+	return "pattern"
+}
+
+// A pass records each span's detector in a byte: the detector's index in
+// the low six bits (detMask), its Basis above them (basisShift). Pass
+// detectors record BasisPattern, 0.
+const (
+	detMask    = 1<<basisShift - 1
+	basisShift = 6
+)
 
 // Seen is the detected value as a reader sees it: Value, or the span of s.
 func (d *Detection) Seen(s string) string {
@@ -90,6 +121,44 @@ const (
 	detURL
 	detBearer
 	detGeneric
+	// numPass is the number of detectors the trigger pass runs (the ones
+	// above); the families below run after it (families.go).
+	numPass
+)
+
+const (
+	detPerson = iota + numPass
+	detStreetAddress
+	detDateOfBirth
+	detUKNINO
+	detUKNHS
+	detDETaxID
+	detFRNIR
+	detESDNI
+	detESNIE
+	detITFiscalCode
+	detNLBSN
+	detBENationalNumber
+	detPLPESEL
+	detSEPersonnummer
+	detFIHETU
+	detDKCPR
+	detBRCPF
+	detBRCNPJ
+	detINAadhaar
+	detINPAN
+	detCASIN
+	detAUTFN
+	detAUMedicare
+	detSGNRIC
+	detJPMyNumber
+	detUSITIN
+	detPassport
+	detABARouting
+	detBankAccount
+	detNationalID
+	detTaxID
+	detDriverLicense
 	numBuiltins
 )
 
@@ -97,6 +166,10 @@ var builtinNames = [numBuiltins]string{
 	"email", "phone", "credit_card", "iban", "us_ssn", "ipv4", "ipv6", "mac_address", "aws_arn",
 	"aws_access_key", "github_token", "slack_token", "stripe_key", "google_api_key", "jwt",
 	"private_key", "url_credentials", "bearer_token", "generic_secret",
+	"person", "street_address", "date_of_birth", "uk_nino", "uk_nhs", "de_tax_id", "fr_nir", "es_dni", "es_nie",
+	"it_fiscal_code", "nl_bsn", "be_national_number", "pl_pesel", "se_personnummer", "fi_hetu", "dk_cpr", "br_cpf",
+	"br_cnpj", "in_aadhaar", "in_pan", "ca_sin", "au_tfn", "au_medicare", "sg_nric", "jp_my_number", "us_itin",
+	"passport", "aba_routing", "bank_account", "national_id", "tax_id", "driver_license",
 }
 
 // scanners maps a built-in detector's name to a scan by that detector
@@ -217,7 +290,7 @@ const (
 
 // detTriggers is the bytes each built-in detector is triggered by.
 // bearer_token's trigger is the 'e'/'E' after its B (see pairTriggers).
-var detTriggers = [numBuiltins]string{
+var detTriggers = [numPass]string{
 	detEmail: "@", detPhone: "0123456789", detCard: "0123456789", detIBAN: "0123456789", detSSN: "-",
 	detIPv4: ".", detIPv6: ":", detMAC: ":-", detARN: ":",
 	detAWSKey: "A", detGitHub: "_", detSlack: "x", detStripe: "_", detGoogle: "z",
@@ -273,7 +346,7 @@ type trigTable [1 << 16]uint8
 // 64 KiB, and a configuration's selections share a few masks.
 var trigTables struct {
 	sync.Mutex
-	byMask map[uint32]*trigTable
+	byMask map[uint32]*trigTable // by pass detectors (bits below numPass)
 }
 
 func newTrigTable(mask uint32) *trigTable {
@@ -294,7 +367,7 @@ func newTrigTable(mask uint32) *trigTable {
 // saying which pairs are worth a visit.
 func buildTrigTable(mask uint32, worth func(d int, b, c byte) bool) *trigTable {
 	t := new(trigTable)
-	for d := 0; d < numBuiltins; d++ {
+	for d := 0; d < numPass; d++ {
 		if mask&(1<<d) == 0 {
 			continue
 		}
@@ -345,15 +418,19 @@ var phoneTab = func() (t [256]uint8) {
 // allTable is the table of all the built-in detectors. The table of one
 // detector alone (Builtin, the tests) is made when first asked for.
 var (
-	allBuiltins = uint32(1)<<numBuiltins - 1
-	allTable    = newTrigTable(allBuiltins)
+	allBuiltins = uint64(1)<<numBuiltins - 1
+	allPass     = uint32(1)<<numPass - 1
+	allTable    = newTrigTable(allPass)
 )
 
 // pass is the state of one pass over s: the output and every detector's
 // resume point.
 type pass struct {
-	s     string
-	on    uint32     // detectors that run, bit d for index d
+	s  string
+	on uint32 // pass detectors that run, bit d for index d
+	// fam is the family detectors that run (bit d for index d ≥
+	// numPass), run by runFamilies after the pass (families.go).
+	fam   uint64
 	tab   *trigTable // covers at least the detectors in on
 	multi bool       // record which detector found each span in dets
 	spans []Span
@@ -382,6 +459,14 @@ func (p *pass) tag(k int, d uint8) {
 	}
 }
 
+// emitBy records a span of family detector d found on basis b.
+func (p *pass) emitBy(d int, b Basis, start, end int) {
+	p.spans = append(p.spans, Span{start, end})
+	if p.multi {
+		p.dets = append(p.dets, uint8(d)|uint8(b)<<basisShift)
+	}
+}
+
 func (p *pass) emit(d uint8, a, b int) {
 	p.spans = append(p.spans, Span{a, b})
 	if p.multi {
@@ -391,6 +476,11 @@ func (p *pass) emit(d uint8, a, b int) {
 
 // scanBuiltin appends to dst what built-in detector d finds in s.
 func scanBuiltin(d int, s string, dst []Span) []Span {
+	if d >= numPass {
+		p := pass{s: s, fam: 1 << d, spans: dst}
+		p.runFamilies()
+		return p.spans
+	}
 	p := pass{s: s, on: 1 << d, tab: newTrigTable(1 << d), spans: dst}
 	p.run()
 	return p.spans

@@ -13,7 +13,7 @@ import (
 // switched off by disabled_detectors, in table order, and its custom
 // detectors (manual 12.5).
 type Set struct {
-	builtins uint32 // bit i: policy.BuiltinDetectors[i] runs
+	builtins uint64 // bit i: policy.BuiltinDetectors[i] runs
 	custom   []*customDetector
 	// meta is every detector a hit can name: the built-ins by index, then
 	// the custom detectors. rank is the position in manual 12's table (then
@@ -77,8 +77,8 @@ type Selection struct {
 	groups         map[string]bool
 	all            bool
 	minSensitivity policy.Sensitivity
-	builtins       uint32     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
-	tab            *trigTable // their triggers
+	builtins       uint64     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
+	tab            *trigTable // the triggers of those the pass runs
 }
 
 // Select builds a selection from a transform's options.
@@ -98,8 +98,8 @@ func Select(names []string, minSensitivity policy.Sensitivity) Selection {
 		}
 	}
 	s.tab = allTable
-	if s.builtins != allBuiltins {
-		s.tab = newTrigTable(s.builtins)
+	if pass := uint32(s.builtins) & allPass; pass != allPass {
+		s.tab = newTrigTable(pass)
 	}
 	return s
 }
@@ -297,9 +297,13 @@ const singleThreaded = runtime.GOARCH == "wasm"
 
 // detectText is DetectAppend on text as it is.
 func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
-	p := pass{s: s, on: ds.builtins & sel.builtins, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	on := ds.builtins & sel.builtins
+	p := pass{s: s, on: uint32(on) & allPass, fam: on &^ uint64(allPass), tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
+	}
+	if p.fam != 0 {
+		p.runFamilies()
 	}
 	keepLarger(&sc.spans, p.spans)
 	keepLarger(&sc.dets, p.dets)
@@ -309,7 +313,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 	hits := sc.hits[:0]
 	for k, sp := range p.spans {
 		if spanOK(s, sp) {
-			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k])})
+			hits = append(hits, hit{sp.Start, sp.End, uint16(p.dets[k] & detMask), Basis(p.dets[k] >> basisShift)})
 		}
 	}
 	if len(ds.custom) > 0 {
@@ -320,7 +324,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 			}
 			found = c.detect(s, found[:0])
 			for _, d := range found {
-				hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k)})
+				hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k), BasisPattern})
 			}
 		}
 	}
@@ -334,7 +338,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 	dst = slices.Grow(dst, len(hits))
 	for _, h := range hits {
 		m := &ds.meta[h.det]
-		dst = append(dst, Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: h.start, End: h.end})
+		dst = append(dst, Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: h.start, End: h.end, Basis: h.basis})
 	}
 	return dst
 }
@@ -344,6 +348,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 type hit struct {
 	start, end int
 	det        uint16
+	basis      Basis
 }
 
 // resolve keeps, among overlapping hits, the one that starts first, then

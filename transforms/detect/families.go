@@ -1,0 +1,47 @@
+package detect
+
+// The family detectors: personal data without a fixed shape (manual
+// 12.9), found after the trigger pass by scans of their own, each family
+// in its file:
+//
+//   - ids.go: national identifiers, passports and routing numbers, by
+//     check digits and context words;
+//   - names.go: people's names in text, by context and name tables;
+//   - address.go: street addresses with postcodes;
+//   - dob.go: dates of birth, by context words.
+//
+// Each family has a scan, which emits its spans with emitBy, and a clean
+// test: xxxClean(s) false whenever its scan may find something in s
+// (Set.Clean relies on it, as on the pass's triggers).
+
+// idFamily is the detectors ids.go's scan reports.
+const idFamily = uint64(1)<<detUKNINO | 1<<detUKNHS | 1<<detDETaxID | 1<<detFRNIR | 1<<detESDNI | 1<<detESNIE |
+	1<<detITFiscalCode | 1<<detNLBSN | 1<<detBENationalNumber | 1<<detPLPESEL | 1<<detSEPersonnummer |
+	1<<detFIHETU | 1<<detDKCPR | 1<<detBRCPF | 1<<detBRCNPJ | 1<<detINAadhaar | 1<<detINPAN | 1<<detCASIN |
+	1<<detAUTFN | 1<<detAUMedicare | 1<<detSGNRIC | 1<<detJPMyNumber | 1<<detUSITIN | 1<<detPassport |
+	1<<detABARouting
+
+// runFamilies runs the scans of the family detectors in p.fam.
+func (p *pass) runFamilies() {
+	if p.fam&idFamily != 0 {
+		p.scanIDs()
+	}
+	if p.fam&(1<<detPerson) != 0 {
+		p.scanPersons()
+	}
+	if p.fam&(1<<detStreetAddress) != 0 {
+		p.scanAddresses()
+	}
+	if p.fam&(1<<detDateOfBirth) != 0 {
+		p.scanBirthDates()
+	}
+}
+
+// familiesClean reports whether the family detectors in fam surely find
+// nothing in s.
+func familiesClean(s string, fam uint64) bool {
+	return (fam&idFamily == 0 || idsClean(s)) &&
+		(fam&(1<<detPerson) == 0 || personsClean(s)) &&
+		(fam&(1<<detStreetAddress) == 0 || addressesClean(s)) &&
+		(fam&(1<<detDateOfBirth) == 0 || birthDatesClean(s))
+}
