@@ -8,7 +8,10 @@ package detect
 //     check digits and context words;
 //   - names.go: people's names in text, by context and name tables;
 //   - address.go: street addresses with postcodes;
-//   - dob.go: dates of birth, by context words.
+//   - dob.go: dates of birth, by context words;
+//   - keys.go: values labelled in text by what a JSON key would say
+//     ("Passport No.: …", "Date of birth: …"), and the JSON keys
+//     themselves (Set.DetectKeyed, for the walk of package transforms).
 //
 // Each family has a scan, which emits its spans with emitBy, and a clean
 // test: xxxClean(s) false whenever its scan may find something in s
@@ -35,6 +38,9 @@ func (p *pass) runFamilies() {
 	if p.fam&(1<<detDateOfBirth) != 0 {
 		p.scanBirthDates()
 	}
+	if p.fam&labelFamily != 0 {
+		p.scanLabelled()
+	}
 }
 
 // familiesClean reports whether the family detectors in fam surely find
@@ -43,5 +49,16 @@ func familiesClean(s string, fam uint64) bool {
 	return (fam&idFamily == 0 || idsClean(s)) &&
 		(fam&(1<<detPerson) == 0 || personsClean(s)) &&
 		(fam&(1<<detStreetAddress) == 0 || addressesClean(s)) &&
-		(fam&(1<<detDateOfBirth) == 0 || birthDatesClean(s))
+		(fam&(1<<detDateOfBirth) == 0 || birthDatesClean(s)) &&
+		(fam&labelFamily == 0 || labelledClean(s))
+}
+
+// Extra is what a policy adds to the built-ins (its detection block,
+// manual 12.9): more keys and context words per detector (by name), and
+// the regions whose national phone formats count. The families read it
+// through pass.extra (nil: nothing added).
+type Extra struct {
+	Keys         map[string][]string
+	Context      map[string][]string
+	PhoneRegions []string
 }
