@@ -431,6 +431,7 @@ type pass struct {
 	// fam is the family detectors that run (bit d for index d ≥
 	// numPass), run by runFamilies after the pass (families.go).
 	fam   uint64
+	extra *Extra     // what the policy adds to the families (nil: nothing)
 	tab   *trigTable // covers at least the detectors in on
 	multi bool       // record which detector found each span in dets
 	spans []Span
