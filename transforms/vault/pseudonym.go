@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"sync"
+	"unicode"
 	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
@@ -99,19 +100,74 @@ func (p *Pseudonymizer) Pseudonym(namespace, label, value string) string {
 // base32Alphabet is RFC 4648's base32 (tokenEncoding's), by value.
 const base32Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
+// normKind is how a label's values are normalised (Normalize).
+type normKind uint8
+
+const (
+	normExact  normKind = iota
+	normLower           // lower case
+	normPhone           // digits and '+'
+	normDigits          // digits
+	normIBAN            // upper case, spaces and dashes removed
+	normWords           // lower case, runs of white space as one space, trimmed
+	normIdent           // upper case letters and digits only
+)
+
+// normKinds maps each label with a normalisation to it; any other label
+// is exact.
+var normKinds = map[string]normKind{
+	"EMAIL": normLower, "MAC_ADDRESS": normLower, "IP_ADDRESS": normLower,
+	"PHONE":       normPhone,
+	"CREDIT_CARD": normDigits, "US_SSN": normDigits,
+	"IBAN":   normIBAN,
+	"PERSON": normWords, "ADDRESS": normWords,
+	// Identifiers are written with and without their separators, and
+	// some with letters in either case (a codice fiscale, a passport).
+	"UK_NINO": normIdent, "UK_NHS": normIdent, "DE_TAX_ID": normIdent, "FR_NIR": normIdent,
+	"ES_DNI": normIdent, "ES_NIE": normIdent, "IT_FISCAL_CODE": normIdent, "NL_BSN": normIdent,
+	"BE_NATIONAL_NUMBER": normIdent, "PL_PESEL": normIdent, "SE_PERSONNUMMER": normIdent,
+	"FI_HETU": normIdent, "DK_CPR": normIdent, "BR_CPF": normIdent, "BR_CNPJ": normIdent,
+	"IN_AADHAAR": normIdent, "IN_PAN": normIdent, "CA_SIN": normIdent, "AU_TFN": normIdent,
+	"AU_MEDICARE": normIdent, "SG_NRIC": normIdent, "JP_MY_NUMBER": normIdent, "US_ITIN": normIdent,
+	"PASSPORT": normIdent, "ABA_ROUTING": normIdent, "BANK_ACCOUNT": normIdent,
+	"NATIONAL_ID": normIdent, "TAX_ID": normIdent, "DRIVER_LICENSE": normIdent,
+}
+
+func kindOf(label string) normKind {
+	if len(label) < 4 || label[0] < 'A' || label[0] > 'Z' {
+		return normExact
+	}
+	return normKinds[label]
+}
+
 // Normalize is the form of a value that pseudonyms are computed from, so
 // that spellings of one entity share a pseudonym: emails and addresses in
-// lower case, numbers without their separators.
+// lower case, numbers and identifiers without their separators, names
+// and street addresses whatever their case and inner white space.
 func Normalize(label, value string) string {
-	switch label {
-	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
+	switch kindOf(label) {
+	case normLower:
 		return strings.ToLower(value)
-	case "PHONE":
+	case normPhone:
 		return keep(value, func(c byte) bool { return c >= '0' && c <= '9' || c == '+' })
-	case "CREDIT_CARD", "US_SSN":
+	case normDigits:
 		return keep(value, func(c byte) bool { return c >= '0' && c <= '9' })
-	case "IBAN":
+	case normIBAN:
 		return strings.ToUpper(keep(value, func(c byte) bool { return c != ' ' && c != '-' }))
+	case normWords:
+		return strings.Join(strings.Fields(strings.ToLower(value)), " ")
+	case normIdent:
+		return strings.Map(func(r rune) rune {
+			switch {
+			case r >= '0' && r <= '9', r >= 'A' && r <= 'Z':
+				return r
+			case r >= 'a' && r <= 'z':
+				return r - 'a' + 'A'
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				return unicode.ToUpper(r)
+			}
+			return -1
+		}, value)
 	}
 	return value
 }
@@ -119,50 +175,58 @@ func Normalize(label, value string) string {
 // NormalizedLen is the length of Normalize(label, value) when
 // AppendNormalized can write it without allocating (ASCII), else -1.
 func NormalizedLen(label, value string) int {
-	switch label {
-	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
-		for i := 0; i < len(value); i++ {
-			if value[i] >= 0x80 {
-				return -1 // Unicode lower case may change the length
-			}
-		}
+	k := kindOf(label)
+	switch k {
+	case normExact:
 		return len(value)
-	case "PHONE":
+	case normPhone:
 		return count(value, func(c byte) bool { return c >= '0' && c <= '9' || c == '+' })
-	case "CREDIT_CARD", "US_SSN":
+	case normDigits:
 		return count(value, func(c byte) bool { return c >= '0' && c <= '9' })
-	case "IBAN":
+	case normIBAN:
 		return -1
 	}
-	return len(value)
+	n := 0
+	space := true // at the start: leading white space is dropped
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		switch {
+		case c >= 0x80:
+			return -1 // Unicode case mapping may change the length
+		case k == normLower:
+			n++
+		case k == normIdent:
+			if asciiAlnum(c) {
+				n++
+			}
+		case asciiSpace(c):
+			space = true
+		default:
+			if space && n > 0 {
+				n++
+			}
+			space = false
+			n++
+		}
+	}
+	return n
 }
 
 // AppendNormalized appends Normalize(label, value) for the cases
 // NormalizedLen accepts.
 func AppendNormalized(dst []byte, label, value string) []byte {
-	switch label {
-	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
-		for i := 0; i < len(value); i++ {
-			c := value[i]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-		}
-		return dst
-	case "PHONE":
-		return appendKept(dst, value, func(c byte) bool { return c >= '0' && c <= '9' || c == '+' })
-	case "CREDIT_CARD", "US_SSN":
-		return appendKept(dst, value, func(c byte) bool { return c >= '0' && c <= '9' })
+	if kindOf(label) == normExact {
+		return append(dst, value...)
 	}
-	return append(dst, value...)
+	dst, _ = appendNormalizedASCII(dst, label, value)
+	return dst
 }
 
 // appendNormalizedASCII appends Normalize(label, value) and true when
 // value is ASCII; else it may have appended part of it, and reports false.
 func appendNormalizedASCII(dst []byte, label, value string) ([]byte, bool) {
-	switch label {
-	case "EMAIL", "MAC_ADDRESS", "IP_ADDRESS":
+	switch k := kindOf(label); k {
+	case normLower:
 		for i := 0; i < len(value); i++ {
 			c := value[i]
 			if c >= 0x80 {
@@ -173,19 +237,19 @@ func appendNormalizedASCII(dst []byte, label, value string) ([]byte, bool) {
 			}
 			dst = append(dst, c)
 		}
-	case "PHONE":
+	case normPhone:
 		for i := 0; i < len(value); i++ {
 			if c := value[i]; c >= '0' && c <= '9' || c == '+' {
 				dst = append(dst, c)
 			}
 		}
-	case "CREDIT_CARD", "US_SSN":
+	case normDigits:
 		for i := 0; i < len(value); i++ {
 			if c := value[i]; c >= '0' && c <= '9' {
 				dst = append(dst, c)
 			}
 		}
-	case "IBAN":
+	case normIBAN, normIdent:
 		for i := 0; i < len(value); i++ {
 			c := value[i]
 			if c >= 0x80 {
@@ -194,14 +258,42 @@ func appendNormalizedASCII(dst []byte, label, value string) ([]byte, bool) {
 			if c >= 'a' && c <= 'z' {
 				c -= 'a' - 'A'
 			}
-			if c != ' ' && c != '-' {
+			if k == normIBAN && c != ' ' && c != '-' || k == normIdent && asciiAlnum(c) {
 				dst = append(dst, c)
 			}
+		}
+	case normWords:
+		start, space := len(dst), false
+		for i := 0; i < len(value); i++ {
+			c := value[i]
+			switch {
+			case c >= 0x80:
+				return dst, false // Unicode lower case and white space
+			case asciiSpace(c):
+				space = true
+				continue
+			case c >= 'A' && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			if space && len(dst) > start {
+				dst = append(dst, ' ')
+			}
+			space = false
+			dst = append(dst, c)
 		}
 	default:
 		dst = append(dst, value...)
 	}
 	return dst, true
+}
+
+func asciiAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+}
+
+// asciiSpace is the ASCII white space strings.Fields splits on.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 func count(s string, ok func(byte) bool) int {

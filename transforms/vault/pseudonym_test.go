@@ -117,3 +117,57 @@ func TestAppendNormalizedMatchesNormalize(t *testing.T) {
 		}
 	}
 }
+
+// The new labels of manual 13.1: a name or street address whatever its
+// case and inner white space, an identifier whatever its separators.
+func TestNormalizeWordsAndIdentifiers(t *testing.T) {
+	same := [][3]string{
+		{"PERSON", "Alice Martin", "  alice   MARTIN\t"},
+		{"PERSON", "Jean-Luc Dupont", "JEAN-LUC\n dupont"},
+		{"PERSON", "Élise Müller", "élise  MÜLLER"},
+		{"ADDRESS", "12 Rue de la Paix", "12 rue  de la paix "},
+		{"FR_NIR", "1 85 05 78 006 084 36", "1850578006084 36"},
+		{"IT_FISCAL_CODE", "RSSMRA85T10A562S", "rssmra85t10a562s"},
+		{"UK_NINO", "AB 12 34 56 C", "ab123456c"},
+		{"BR_CPF", "123.456.789-09", "12345678909"},
+		{"PASSPORT", "C01X00T47", "c01x00t47"},
+	}
+	for _, c := range same {
+		if a, b := Normalize(c[0], c[1]), Normalize(c[0], c[2]); a != b {
+			t.Errorf("%s: %q → %q, %q → %q: want one form", c[0], c[1], a, c[2], b)
+		}
+	}
+	differ := [][3]string{
+		{"PERSON", "Alice Martin", "Alice Martins"},
+		{"PERSON", "Ann Marie", "Annmarie"},
+		{"DATE_OF_BIRTH", "04/03/1985", "4.3.1985"}, // dates stay as written
+	}
+	for _, c := range differ {
+		if a, b := Normalize(c[0], c[1]), Normalize(c[0], c[2]); a == b {
+			t.Errorf("%s: %q and %q both → %q", c[0], c[1], c[2], a)
+		}
+	}
+}
+
+// NormalizedLen and AppendNormalized agree with Normalize for every label
+// kind, on any value.
+func FuzzAppendNormalized(f *testing.F) {
+	for _, s := range []string{"  Alice \t MARTIN ", "AB 12-34/56.c", "é Ü", "\v\f x", ""} {
+		f.Add(s)
+	}
+	labels := []string{"EMAIL", "PHONE", "CREDIT_CARD", "IBAN", "PERSON", "ADDRESS", "FR_NIR", "PASSPORT", "DATE_OF_BIRTH", "X"}
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, l := range labels {
+			want := Normalize(l, v)
+			n := NormalizedLen(l, v)
+			if n >= 0 {
+				if got := string(AppendNormalized(nil, l, v)); got != want || n != len(want) {
+					t.Fatalf("%s %q: AppendNormalized %q (len %d), Normalize %q", l, v, got, n, want)
+				}
+			}
+			if got, ascii := appendNormalizedASCII(nil, l, v); ascii && string(got) != want {
+				t.Fatalf("%s %q: appendNormalizedASCII %q, Normalize %q", l, v, got, want)
+			}
+		}
+	})
+}
