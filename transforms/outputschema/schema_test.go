@@ -54,6 +54,17 @@ func TestRewriteOutputSchema(t *testing.T) {
 			"age":{"type":"integer","minimum":0,"maximum":150}},
 			"required":["email","age"]}`,
 	}, {
+		// Issue 31: a birth date pseudonymised as DATE_OF_BIRTH_… is no
+		// longer a date, a name as PERSON_… no longer fits its pattern.
+		name: "date format and name pattern stripped under a global pseudonymise",
+		schema: `{"type":"object","properties":{
+			"birthDate":{"type":"string","format":"date"},
+			"name":{"type":"string","pattern":"^[A-Z][a-z]+ [A-Z][a-z]+$","maxLength":40}}}`,
+		eff: everywhere,
+		want: `{"type":"object","properties":{
+			"birthDate":{"type":"string"},
+			"name":{"type":"string"}}}`,
+	}, {
 		// A step that reads numbers makes one it finds a card in a string
 		// (transforms' runNumber): the type admits it, the keywords that
 		// would then constrain it go, numeric enums and uniqueness too.
