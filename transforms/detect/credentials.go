@@ -329,7 +329,7 @@ func secKeyNamesSecret(w1, w0 string) bool {
 //     inside; no closing quote on the line, no value;
 //   - unquoted: up to white space, a line break or an escape of the
 //     enclosing JSON text (\" \n \r \t), ≤ 512 bytes. Brackets the value
-//     opens it also closes (m{{h}o…}}). Punctuation that may belong to
+//     opens it also closes (q7{R2}x…). Punctuation that may belong to
 //     the enclosing syntax ends the value only where that syntax goes on:
 //     a quote or an unopened ) ] } > followed by white space, the end, or
 //     more such punctuation ("PASSWORD=abc", {password:abc}); , ; &
@@ -403,7 +403,7 @@ func secQuotedValue(s string, k int) (int, int, int) {
 	}
 	if !esc && k+2 < len(s) && s[k+1] == c && s[k+2] == c { // """…"""
 		b := k + 3
-		if e := strings.Index(s[b:min(len(s), b+1027)], s[k:k+3]); e >= 0 && strings.IndexAny(s[b:b+e], "\r\n") < 0 {
+		if e := strings.Index(s[b:min(len(s), b+1027)], s[k:k+3]); e >= 0 && !strings.ContainsAny(s[b:b+e], "\r\n") {
 			return b, b + e, b + e + 3
 		}
 		return -1, -1, 0

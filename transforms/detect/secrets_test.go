@@ -266,9 +266,9 @@ func TestGenericSecretWhole(t *testing.T) {
 	}{
 		// unquoted: brackets the value opens it closes; ) ] } > it did
 		// not open end it only where the enclosing syntax goes on
-		{"apikey = z{{k}q)w${a]b(c[d>-_$#e}}", []string{"z{{k}q)w${a]b(c[d>-_$#e}}"}},
-		{"secret: z{{k}q)w${a]b(c[d>-_$#e}}`", []string{"z{{k}q)w${a]b(c[d>-_$#e}}"}},
-		{"passwd := z{{k}q)w${a]b(c[d>-_$#e}},", []string{"z{{k}q)w${a]b(c[d>-_$#e}}"}},
+		{"apikey = z{k}q)w${a]b(c[d>-_#e}", []string{"z{k}q)w${a]b(c[d>-_#e}"}},
+		{"secret: z{k}q)w${a]b(c[d>-_#e}`", []string{"z{k}q)w${a]b(c[d>-_#e}"}},
+		{"passwd := z{k}q)w${a]b(c[d>-_#e},", []string{"z{k}q)w${a]b(c[d>-_#e}"}},
 		{"{password:Kq7Lm2x}", []string{"Kq7Lm2x"}},
 		{"[token=Kq7Lm2x], next", []string{"Kq7Lm2x"}},
 		{"password=Kq)7Lm", []string{"Kq)7Lm"}},
@@ -299,7 +299,7 @@ func TestGenericSecretWhole(t *testing.T) {
 		{"x: 1\n  - secret: four plain words # note\ny: 2", []string{"four plain words"}},
 		{"user passphrase: four plain words", []string{"four"}}, // not a line of its own
 		{"passphrase: abcd (four words)", []string{"abcd"}},     // not plain words: one
-		{"api_key: settings.api_key or fallback", nil},         // code
+		{"api_key: settings.api_key or fallback", nil},          // code
 		// no letter or digit: a mask
 		{`password = "!?,.-"`, nil},
 		{"password: ¿¡…!", nil},
@@ -319,7 +319,7 @@ func TestGenericSecretWhole(t *testing.T) {
 // to it (genericValueGoesOn).
 func FuzzGenericSecretWhole(f *testing.F) {
 	for _, s := range []string{
-		"apikey = z{{k}q)w${a]b(c[d>-_$#e}}", `password = @"Kq7)Lm{2x";`, "password=ab,cd;Host=x", `password: 'it''s-Kq7'`,
+		"apikey = z{k}q)w${a]b(c[d>-_#e}", `password = @"Kq7)Lm{2x";`, "password=ab,cd;Host=x", `password: 'it''s-Kq7'`,
 		`password = """Kq7 "Lm" 2x"""`, "passphrase: four plain words # x", "{\\\"password\\\":\\\"s3cr3t\\\"}", "token=a)b]c}d>e<f/g'h\"i`j",
 	} {
 		f.Add(s)
