@@ -317,11 +317,7 @@ func oldScanIPv6(s string, dst []Span) []Span {
 			a--
 		}
 		if piiWordBefore(s, a) {
-			// "Note:", "std::": skip the rest of this token.
-			i = p + 1
-			for i < n && s[i] == ':' {
-				i++
-			}
+			i = ipv6SkipGlued(s, a, p)
 			continue
 		}
 		e := p + 1
@@ -747,22 +743,10 @@ func oldScanGenericSecret(s string, dst []Span) []Span {
 		default:
 			continue
 		}
-		ks, ke := secKeyBefore(s, i)
-		if ks < 0 {
+		vs, ve, next := secGenericAt(s, i)
+		pos = max(pos, next)
+		if vs < 0 {
 			continue
-		}
-		vs, ve, next := secValueAfter(s, i)
-		if vs < 0 || ve-vs < 3 {
-			pos = max(pos, next)
-			continue
-		}
-		v := s[vs:ve]
-		quoted := vs > 0 && secIsQuote(s[vs-1])
-		if secPlaceholder(v) || secCodeOrPath(v, quoted) {
-			continue
-		}
-		if !quoted && (strings.EqualFold(v, s[ks:ke]) || secRun(v, 0, secWord) == len(v) && secNamesSecret(s, vs, ve)) {
-			continue // a variable: password=password, key = api_key
 		}
 		dst = oldSecEmit(dst, s, vs, ve)
 		pos = next

@@ -82,10 +82,11 @@ var secB64Val = func() (t [256]byte) {
 }()
 
 // secJWTHeader decodes a JOSE header (its first 2 KB) and reports whether
-// it is a JSON object with a string "alg", whether that alg is "none",
+// it is a JSON object (closed by its '}' when shorter) with a string "alg", whether that alg is "none",
 // and whether it has "enc" (JWE).
 func secJWTHeader(h string) (ok, none, enc bool) {
-	if len(h) > 2048 {
+	whole := len(h) <= 2048
+	if !whole {
 		h = h[:2048]
 	}
 	var buf [1536]byte
@@ -104,6 +105,15 @@ func secJWTHeader(h string) (ok, none, enc bool) {
 	p := secSkipJSONSpace(d, 0)
 	if p == len(d) || d[p] != '{' {
 		return false, false, false
+	}
+	if whole { // the object closes: a header cut short is no JOSE header
+		e := len(d)
+		for e > p && (d[e-1] == ' ' || d[e-1] == '\t' || d[e-1] == '\r' || d[e-1] == '\n') {
+			e--
+		}
+		if d[e-1] != '}' {
+			return false, false, false
+		}
 	}
 	a := secJWTFind(d, `"alg"`)
 	if a < 0 {

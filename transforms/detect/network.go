@@ -102,12 +102,7 @@ func (p *pass) stepIPv6(q int) {
 		a--
 	}
 	if piiWordBefore(s, a) {
-		// "Note:", "std::": skip the rest of this token.
-		i := q + 1
-		for i < n && s[i] == ':' {
-			i++
-		}
-		p.ipv6Next = i
+		p.ipv6Next = ipv6SkipGlued(s, a, q)
 		return
 	}
 	e := q + 1
@@ -130,6 +125,31 @@ func (p *pass) stepIPv6(q int) {
 	if ipv6Valid(s[a:e]) {
 		p.emit(detIPv6, a, e)
 	}
+}
+
+// ipv6SkipGlued returns where the IPv6 scan resumes when the hex digits
+// [a, q) before the ':' at q touch a word. A label ("Note:", "IPv6:",
+// "std::": the hex tail of a word, one character or without a decimal
+// digit) is skipped with its colons, so an address may follow it. Two or
+// more hex characters with a decimal digit are an address's first group
+// glued to a word (text2001:db8::1): the whole run of address bytes is
+// skipped, so no part of it is reported.
+func ipv6SkipGlued(s string, a, q int) int {
+	i := q + 1
+	digit := false
+	for k := a; k < q; k++ {
+		digit = digit || piiDigit(s[k])
+	}
+	if q-a >= 2 && digit {
+		for i < len(s) && piiClass[s[i]]&(pcHex|pcV6) != 0 {
+			i++
+		}
+		return i
+	}
+	for i < len(s) && s[i] == ':' {
+		i++
+	}
+	return i
 }
 
 // ipv6Valid reports whether t (hex digits, ':' and '.') is an IPv6 address
@@ -245,6 +265,11 @@ func macAt(s string, f int) int {
 		}
 	}
 	if piiWordBefore(s, a) || piiWordAt(s, e) {
+		return -1
+	}
+	// The same pair six times: broadcast (ff:ff:…), the null address
+	// (00:00:…) and placeholders, which name no device.
+	if x, y := s[a]|0x20, s[a+1]|0x20; (s[a+3]|0x20)^x|(s[a+4]|0x20)^y|(s[a+6]|0x20)^x|(s[a+7]|0x20)^y|(s[a+9]|0x20)^x|(s[a+10]|0x20)^y|(s[a+12]|0x20)^x|(s[a+13]|0x20)^y|(s[a+15]|0x20)^x|(s[a+16]|0x20)^y == 0 {
 		return -1
 	}
 	// Not part of a longer run of pairs: no stand-alone hex pair joined by

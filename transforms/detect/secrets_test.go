@@ -3,6 +3,7 @@ package detect
 import (
 	"bufio"
 	"encoding/base64"
+	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -253,4 +254,156 @@ func FuzzSecrets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// generic_secret reports a value whole or not at all (manual 12.1): each
+// form of value a reader can tell the end of, with the whole value or
+// nothing, never a prefix.
+func TestGenericSecretWhole(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		// unquoted: brackets the value opens it closes; ) ] } > it did
+		// not open end it only where the enclosing syntax goes on
+		{"apikey = z{k}q)w${a]b(c[d>-_#e}", []string{"z{k}q)w${a]b(c[d>-_#e}"}},
+		{"secret: z{k}q)w${a]b(c[d>-_#e}`", []string{"z{k}q)w${a]b(c[d>-_#e}"}},
+		{"passwd := z{k}q)w${a]b(c[d>-_#e},", []string{"z{k}q)w${a]b(c[d>-_#e}"}},
+		{"{password:Kq7Lm2x}", []string{"Kq7Lm2x"}},
+		{"[token=Kq7Lm2x], next", []string{"Kq7Lm2x"}},
+		{"password=Kq)7Lm", []string{"Kq)7Lm"}},
+		{"password=Kq7Lm>", []string{"Kq7Lm"}},
+		{"password=Kq7<Lm", []string{"Kq7<Lm"}},
+		{"<b>password=Kq7Lm</b>", []string{"Kq7Lm"}},
+		// , ; & end it before white space, the end or the next key
+		{"password=ab,cd", []string{"ab,cd"}},
+		{"password=abcd, user=x", []string{"abcd"}},
+		{"password=ab;cd;Host=x", []string{"ab;cd"}},
+		{"secret=ab&cd&mode=x", []string{"ab&cd"}},
+		// quotes: of the enclosing text after the value, inside it else
+		{`"PASSWORD=Kq7Lm2x"`, []string{"Kq7Lm2x"}},
+		{`password=Kq"7Lm`, []string{`Kq"7Lm`}},
+		// quoted after := and =, with or without spaces, and prefixes
+		{`password := "Kq7 Lm2x"`, []string{"Kq7 Lm2x"}},
+		{`password:="Kq7Lm2x"`, []string{"Kq7Lm2x"}},
+		{`password='Kq7Lm2x'`, []string{"Kq7Lm2x"}},
+		{`password = @"Kq7)Lm{2x";`, []string{"Kq7)Lm{2x"}},
+		{`token = b'Kq7Lm2x'`, []string{"Kq7Lm2x"}},
+		{`token = rb"Kq7\dLm2x"`, []string{`Kq7\dLm2x`}},
+		{`password: 'it''s-Kq7'`, []string{"it''s-Kq7"}},
+		{`password = """Kq7 "Lm" 2x"""`, []string{`Kq7 "Lm" 2x`}},
+		{`password = "Kq7Lm2x`, nil}, // no closing quote on its line
+		{"password = \"Kq7\nLm2x\"", nil},
+		// YAML lines: the rest of the line, less a comment
+		{"passphrase: four plain words here", []string{"four plain words here"}},
+		{"x: 1\n  - secret: four plain words # note\ny: 2", []string{"four plain words"}},
+		{"user passphrase: four plain words", []string{"four"}}, // not a line of its own
+		{"passphrase: abcd (four words)", []string{"abcd"}},     // not plain words: one
+		{"api_key: settings.api_key or fallback", nil},          // code
+		// no letter or digit: a mask
+		{`password = "!?,.-"`, nil},
+		{"password: ¿¡…!", nil},
+	} {
+		var got []string
+		for _, d := range Builtin("generic_secret", c.in) {
+			got = append(got, c.in[d.Start:d.End])
+		}
+		if strings.Join(got, "\x00") != strings.Join(c.want, "\x00") {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzGenericSecretWhole: a generic_secret span is never followed by a
+// character that the value's own quoting or grammar says still belongs
+// to it (genericValueGoesOn).
+func FuzzGenericSecretWhole(f *testing.F) {
+	for _, s := range []string{
+		"apikey = z{k}q)w${a]b(c[d>-_#e}", `password = @"Kq7)Lm{2x";`, "password=ab,cd;Host=x", `password: 'it''s-Kq7'`,
+		`password = """Kq7 "Lm" 2x"""`, "passphrase: four plain words # x", "{\\\"password\\\":\\\"s3cr3t\\\"}", "token=a)b]c}d>e<f/g'h\"i`j",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, sp := range scanBuiltin(detGeneric, s, nil) {
+			if why := genericValueGoesOn(s, sp.Start, sp.End); why != "" {
+				t.Fatalf("%q: span %q is a prefix of its value: %s", s, s[sp.Start:sp.End], why)
+			}
+		}
+	})
+}
+
+// genericValueGoesOn says why the value [a, b) of s goes on after b by
+// manual 12.1's grammar of values, or "" when it ends there.
+func genericValueGoesOn(s string, a, b int) string {
+	if a > 0 && (s[a-1] == '"' || s[a-1] == '\'' || s[a-1] == '`') {
+		q := s[a-1]
+		switch {
+		case a >= 2 && s[a-2] == '\\' && q == '"':
+			if !strings.HasPrefix(s[b:], `\"`) {
+				return `no \" after a value opened by \"`
+			}
+		case a >= 3 && s[a-3] == q && s[a-2] == q:
+			if !strings.HasPrefix(s[b:], s[a-3:a]) {
+				return "no closing triple quote"
+			}
+		case b >= len(s) || s[b] != q:
+			return "no closing quote"
+		case q != '`' && b+1 < len(s) && s[b+1] == q:
+			return "a doubled quote goes on"
+		}
+		return ""
+	}
+	closes := func(j int) bool { // the enclosing syntax goes on at j
+		for j < len(s) && s[j] == '.' {
+			j++
+		}
+		return j >= len(s) || s[j] <= ' ' || s[j] == 0x7f || strings.IndexByte("\"'`)]}>,;&\\", s[j]) >= 0
+	}
+	j := b
+	for j < len(s) && s[j] == '.' {
+		j++ // a final full stop is prose
+	}
+	if j >= len(s) {
+		return ""
+	}
+	v := s[a:b]
+	switch c := s[j]; {
+	case c <= ' ' || c == 0x7f:
+		return ""
+	case c == '\\':
+		if j+1 < len(s) && strings.IndexByte(`"nrt`, s[j+1]) >= 0 {
+			return ""
+		}
+	case c == '"' || c == '\'' || c == '`':
+		if closes(j + 1) {
+			return ""
+		}
+	case c == ',' || c == ';' || c == '&':
+		k := j + 1
+		for k < len(s) && secIs(s[k], secKey) {
+			k++
+		}
+		if closes(j+1) || k > j+1 && secIs(s[j+1], secAlpha|secUnder) && k < len(s) && (s[k] == '=' || s[k] == ':') {
+			return ""
+		}
+	case c == ')' || c == ']' || c == '}' || c == '>':
+		open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+		if (open == 0 || strings.Count(v, string(open)) <= strings.Count(v, string(c))) && closes(j+1) {
+			return ""
+		}
+	case c == '<':
+		k := j + 1
+		if k < len(s) && s[k] == '/' {
+			k++
+		}
+		n := k
+		for n < len(s) && secIs(s[n], secAlnum|secDash) {
+			n++
+		}
+		if n > k && secIs(s[k], secAlpha) && n < len(s) && strings.IndexByte(" >/", s[n]) >= 0 {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%q follows", s[j])
 }

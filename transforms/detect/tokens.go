@@ -192,7 +192,7 @@ func secSlackAt(s string, i int) int {
 			return -1
 		}
 	}
-	if segs < minSeg || secLongRun(s[b:e], 10) {
+	if segs < minSeg || secLongRun(s[strings.LastIndexByte(s[:e], '-')+1:e], 10) {
 		return -1
 	}
 	return e
