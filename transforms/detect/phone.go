@@ -1,5 +1,7 @@
 package detect
 
+import "strings"
+
 // The phone detector and the digit-run step that drives it and
 // credit_card (manual 12), steps of the pass (detect.go);
 // the byte classes and decisions they share are in pii.go.
@@ -340,7 +342,7 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	if piiWordBefore(s, st) {
 		return dst // the tail of a word ("DE89 3704 0044 …"): no phone in it
 	}
-	startOK := plus || piiNumStartOK(s, st)
+	startOK := plus || piiNumStartOK(s, st) && !phoneAfterIBANGroup(s, st)
 	cuts := false
 	for x := 1; x < ng; x++ {
 		cuts = cuts || g[x].sep == psSpace
@@ -386,6 +388,18 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 		a = t + 1
 	}
 	return dst
+}
+
+// phoneAfterIBANGroup reports whether s[st] follows a space and a group
+// of four capitals and digits, as the digits of a printed IBAN do ("NL91
+// ABNA 0417 1643 00").
+func phoneAfterIBANGroup(s string, st int) bool {
+	if st < 5 || s[st-1] != ' ' || st > 5 && piiClass[s[st-6]]&pcWord != 0 {
+		return false
+	}
+	w := s[st-5 : st-1]
+	return piiClass[w[0]]&piiClass[w[1]]&piiClass[w[2]]&piiClass[w[3]]&pcIBAN != 0 &&
+		(piiClass[w[0]]|piiClass[w[1]]|piiClass[w[2]]|piiClass[w[3]])&pcUpper != 0
 }
 
 // phoneLongest returns the last group of the number of g that starts at
@@ -588,15 +602,12 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 
 // phoneAmount reports whether the digits s[a:e] read as an amount or a
 // quantity: a currency sign before them, or a currency sign, code or '%'
-// after them ("912 345 678 EUR", "$ 612 345 678").
+// after them ("912 345 678 EUR", "€ 612 345 678").
 func phoneAmount(s string, a, e int) bool {
-	if a > 0 && s[a-1] == '(' {
-		a--
-	}
 	if a > 0 && s[a-1] == ' ' {
 		a--
 	}
-	if a > 0 && (s[a-1] == '$' || s[a-1] == 0xa3 || s[a-1] == 0xa5 || s[a-1] == 0xac) { // $ £ ¥ €
+	if a > 0 && s[a-1] == '$' || phoneCurrency(s[max(a-3, 0):a], true) {
 		return true
 	}
 	if e < len(s) && s[e] == ' ' {
@@ -605,13 +616,21 @@ func phoneAmount(s string, a, e int) bool {
 	if e >= len(s) {
 		return false
 	}
-	switch c := s[e]; {
-	case c == '$' || c == '%' || c == 0xe2 || c == 0xc2: // € (e2 82 ac), £ ¥ (c2 a3, c2 a5)
+	if c := s[e]; c == '$' || c == '%' || phoneCurrency(s[e:min(e+3, len(s))], false) ||
+		strings.HasPrefix(s[e:], "zł") || strings.HasPrefix(s[e:], "kr") {
 		return true
-	case e+3 <= len(s) && piiClass[c]&piiClass[s[e+1]]&piiClass[s[e+2]]&pcUpper != 0:
-		return e+3 == len(s) || piiClass[s[e+3]]&(pcUpper|pcLower) == 0 // EUR, PLN, DKK
-	case c == 'z' && e+1 < len(s) && s[e+1] == 0xc5, c == 'k' && e+1 < len(s) && s[e+1] == 'r':
-		return true // zł, kr
+	}
+	// A currency code: three capitals, not a word's start (EUR, PLN, DKK).
+	return e+3 <= len(s) && piiClass[s[e]]&piiClass[s[e+1]]&piiClass[s[e+2]]&pcUpper != 0 &&
+		(e+3 == len(s) || piiClass[s[e+3]]&(pcUpper|pcLower) == 0)
+}
+
+// phoneCurrency reports whether w ends (end) or starts with €, £ or ¥.
+func phoneCurrency(w string, end bool) bool {
+	for _, c := range [...]string{"€", "£", "¥"} {
+		if end && strings.HasSuffix(w, c) || !end && strings.HasPrefix(w, c) {
+			return true
+		}
 	}
 	return false
 }

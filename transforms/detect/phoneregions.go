@@ -68,7 +68,7 @@ var phoneRegions = [...]phoneRegion{
 	{iso: "ES", cc: "34", rules: []phoneRule{{lo: "6", hi: "9", min: 9, max: 9}},
 		forms: []phoneForm{{lo: "6", hi: "9", groups: "333"}, {lo: "6", hi: "9", groups: "3222"}, {lo: "8", hi: "9", groups: "2322"}}},
 	{iso: "IT", cc: "39", zero: pzKeep, maxFirst: 5, rules: []phoneRule{
-		{lo: "0", hi: "0", min: 6, max: 11}, {lo: "3", hi: "3", min: 9, max: 10}},
+		{lo: "01", hi: "09", min: 6, max: 11}, {lo: "3", hi: "3", min: 9, max: 10}},
 		forms: []phoneForm{{lo: "3", hi: "3", groups: "334"}, {lo: "3", hi: "3", groups: "37"}, {lo: "3", hi: "3", groups: "3322"}}},
 	{iso: "NL", cc: "31", zero: pzTrunk, maxFirst: 4, rules: []phoneRule{{lo: "1", hi: "9", min: 9, max: 9}}},
 	{iso: "BR", cc: "55", zero: pzTrunk, maxFirst: 3, rules: []phoneRule{
