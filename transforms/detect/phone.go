@@ -173,12 +173,13 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 	}
 	if r.zero != pzNone {
 		// Without its trunk prefix only in the forms people use (an Indian
-		// mobile, a Brazilian number).
+		// mobile, a Brazilian number), and 11 digits at least: ten digits
+		// from 1 are Unix times.
 		lead := false
 		for k := range r.forms {
 			lead = lead || phoneLead(D, r.forms[k].lo, r.forms[k].hi)
 		}
-		if !lead {
+		if !lead || D[0] == '1' && len(D) < 11 {
 			return false
 		}
 	}
@@ -197,20 +198,23 @@ var phoneWords = [...]string{
 
 const phoneContextBytes = 32
 
-// phoneContext reports whether a phone word starts within the
-// phoneContextBytes before s[a].
+// phoneContext reports whether one of the last two words within the
+// phoneContextBytes before s[a] starts with a phone word ("Tel.:
+// 0612345678", "Telefon privat 0612345678", `"phone":"0612345678"`;
+// not `"phone":"…","created":1729387120`).
 func phoneContext(s string, a int) bool {
 	lo := max(a-phoneContextBytes, 0)
-	for i := lo; i < a; i++ {
+	words := 0
+	for i := a - 1; i >= lo && words < 2; i-- {
 		c := s[i]
 		if c < 0x80 && piiClass[c]&(pcUpper|pcLower) == 0 {
 			continue
 		}
-		// A word starts here: after a byte that is not a letter, or as an
+		// A word starts at i: after a byte that is not a letter, or as an
 		// upper-case letter after a lower-case one (customerPhone).
 		if i > lo {
 			b := s[i-1]
-			if piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) || b >= 0x80 && c >= 0x80 {
+			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) {
 				continue
 			}
 		}
@@ -219,6 +223,7 @@ func phoneContext(s string, a int) bool {
 				return true
 			}
 		}
+		words++
 	}
 	return false
 }
@@ -342,13 +347,16 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	if piiWordBefore(s, st) {
 		return dst // the tail of a word ("DE89 3704 0044 …"): no phone in it
 	}
-	startOK := plus || piiNumStartOK(s, st) && !phoneAfterIBANGroup(s, st)
+	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2)) {
+		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID)
+	}
+	startOK := plus || piiNumStartOK(s, st)
 	cuts := false
 	for x := 1; x < ng; x++ {
 		cuts = cuts || g[x].sep == psSpace
 	}
 	if !cuts { // the whole run or nothing (most runs)
-		if !startOK || !piiNumEndOK(s, g[ng-1].end) {
+		if e := g[ng-1].end; !startOK || !piiNumEndOK(s, e) || phoneGlued(s, e, e+1) {
 			return dst
 		}
 		d := 0
@@ -402,6 +410,12 @@ func phoneAfterIBANGroup(s string, st int) bool {
 		(piiClass[w[0]]|piiClass[w[1]]|piiClass[w[2]]|piiClass[w[3]])&pcUpper != 0
 }
 
+// phoneGlued reports whether s[i] is a '-', '.', '/' or ':' that joins
+// a number to a letter at s[j] ("ab78-5805-4053-a716": a UUID).
+func phoneGlued(s string, i, j int) bool {
+	return i >= 0 && j >= 0 && j < len(s) && piiClass[s[i]]&pcGlue != 0 && piiClass[s[j]]&(pcUpper|pcLower) != 0
+}
+
 // phoneLongest returns the last group of the number of g that starts at
 // group a and ends before a plain space, or at the run's end: the longest,
 // but not one that only adds a group of one or two digits to a number
@@ -417,7 +431,7 @@ func phoneLongest(s string, g []phoneGroup, st int, plus bool, paren int, rs reg
 		if b+1 < ng && g[b+1].sep != psSpace {
 			continue
 		}
-		if b+1 == ng && !piiNumEndOK(s, g[b].end) {
+		if e := g[b].end; b+1 == ng && (!piiNumEndOK(s, e) || phoneGlued(s, e, e+1)) {
 			continue
 		}
 		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 2 {
