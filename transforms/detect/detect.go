@@ -431,11 +431,16 @@ type pass struct {
 	// fam is the family detectors that run (bit d for index d ≥
 	// numPass), run by runFamilies after the pass (families.go).
 	fam   uint64
-	extra *Extra     // what the policy adds to the families (nil: nothing)
-	tab   *trigTable // covers at least the detectors in on
-	multi bool       // record which detector found each span in dets
-	spans []Span
-	dets  []uint8
+	extra *Extra // what the policy adds to the families (nil: nothing)
+	// regions is the regions whose national phone numbers count (0: the
+	// default set); phoneMin the fewest digits of such a number (8 with
+	// Denmark or Singapore, else 9), both set by run.
+	regions  regionSet
+	phoneMin int
+	tab      *trigTable // covers at least the detectors in on
+	multi    bool       // record which detector found each span in dets
+	spans    []Span
+	dets     []uint8
 
 	emailNext, emailLo                   int
 	phoneNext, cardNext, ibanNext        int
@@ -493,6 +498,13 @@ func (p *pass) run() {
 	p.stripeNext, p.googleNext, p.jwtNext = 2, 2, 2
 	p.pemNext = 7
 	p.urlPrevU, p.urlPrevA = -1, -1
+	if p.regions == 0 {
+		p.regions = defaultPhoneRegions
+	}
+	p.phoneMin = 9
+	if p.regions.eightDigits() {
+		p.phoneMin = 8
+	}
 	s, tab, on := p.s, p.tab, p.on
 	n := len(s)
 	var prev uint64 // the byte before i (0 at the start)
@@ -728,9 +740,15 @@ func (p *pass) settleStretch(t int, phone, card bool) (bool, bool) {
 		switch {
 		case !phone:
 			return false, card
+		case digits == int(stop) && phoneTab[before]&0x80 == 0: // bare
+			p.phoneNext = end
+			if digits >= 8 && digits <= 12 {
+				p.stepBare(t, end)
+			}
+			return false, card
 		case digits < 7,
-			digits == int(stop) && phoneTab[before]&0x80 == 0, // bare
-			digits < 9 && (lo|hi)&plus == 0 && before != '+':
+			digits < p.phoneMin && (lo|hi)&plus == 0 && before != '+',
+			digits == 8 && (lo|hi)&plus == 0 && before != '+' && before != '(' && !eightShape(lo, hi):
 			p.phoneNext = end
 			return false, card
 		}
@@ -741,6 +759,23 @@ func (p *pass) settleStretch(t int, phone, card bool) (bool, bool) {
 		}
 	}
 	return phone, card
+}
+
+// eightShape reports whether a stretch with phoneTab lanes lo and hi (cut
+// at its end) holding 8 digits and no '+' reads dddd dddd or dd dd dd dd
+// up to its last digit: the only national numbers of 8 digits (Denmark,
+// Singapore: phoneRegions' forms).
+func eightShape(lo, hi uint64) bool {
+	const digit = 0x0101010101010101
+	gl, gh := lo&digit, hi&digit
+	sl, sh := lo>>7&digit&^gl, hi>>7&digit&^gh // separators
+	switch gh {
+	case 1: // the last digit at byte 8: dddd dddd
+		return sl == 1<<32
+	case 1<<8 | 1<<16: // the last digits at bytes 9 and 10: dd dd dd dd
+		return sl == 1<<16|1<<40 && sh&1 == 1
+	}
+	return false
 }
 
 // dottedRunEnd: for the stretch from t with phoneTab lanes lo and hi (cut

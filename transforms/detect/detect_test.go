@@ -113,15 +113,16 @@ func oldScanPhone(s string, dst []Span) []Span {
 			i = p + 1
 			continue
 		}
-		// The stretch of phone bytes around the probe needs 9 digits and a
-		// separator, or '+' and 7 digits. (The count stops there: a long
-		// stretch is parsed a run at a time, and must not be walked again
-		// for each.)
+		// The stretch of phone bytes around the probe needs 8 digits (the
+		// default regions have Denmark's and Singapore's) and a separator,
+		// or '+' and 7 digits, or is a bare run of digits that phoneBare
+		// reads. (The count stops there: a long stretch is parsed a run at
+		// a time, and must not be walked again for each.)
 		for i < p && piiClass[s[p-1]]&pcPhone != 0 {
 			p--
 		}
 		e, digits, plus := p, 0, 0
-		for e < n && (digits < 9 || digits == e-p) {
+		for e < n && (digits < 8 || digits == e-p) {
 			m := piiClass[s[e]]
 			if m&pcPhone == 0 {
 				break
@@ -130,14 +131,21 @@ func oldScanPhone(s string, dst []Span) []Span {
 			plus |= int(m & pcPlus)
 			e++
 		}
-		if digits == e-p || digits < 9 && (plus == 0 || digits < 7) {
+		if digits == e-p {
+			if phoneBare(s, p, e, defaultPhoneRegions) {
+				dst = append(dst, Span{p, e})
+			}
+			i = e
+			continue
+		}
+		if digits < 8 && (plus == 0 || digits < 7) {
 			i = e
 			continue
 		}
 		for !piiDigit(s[p]) {
 			p++
 		}
-		i, dst = phoneRun(s, p, &g, dst)
+		i, dst = phoneRun(s, p, &g, dst, defaultPhoneRegions)
 	}
 }
 

@@ -1,5 +1,7 @@
 package detect
 
+import "strings"
+
 // The phone detector and the digit-run step that drives it and
 // credit_card (manual 12), steps of the pass (detect.go);
 // the byte classes and decisions they share are in pii.go.
@@ -62,42 +64,41 @@ func (p *pass) stepDigits(d int) {
 }
 
 // stepPhone, at the first digit since the last run, finds telephone
-// numbers. A run is digit groups joined by one
-// separator each: a space, '-', '.', '/', or parentheses around one group
-// (with an optional space or dash after ')'); a leading '+' makes it
-// international. Sub-runs split at plain spaces are tried too (longest
-// first), so "020 7946 0958 2 items" still yields the number; but nothing
-// is taken from a run glued to a word on its left (a printed IBAN's
-// digits, "DE89 3704 0044 0532 0130 00").
+// numbers (manual 12.9.2). A run is digit groups joined by one separator
+// each: a space, '-', '.', '/', or parentheses around one group (with an
+// optional space or dash after ')'); a leading '+' makes it international.
+// When plain spaces cut the run, the longest valid number from its start is
+// taken, then again from the group after it, so "020 7946 0958 2 items"
+// still yields the number; but a number is never taken from the middle of
+// a longer run of digit groups (an identifier's or an IBAN's digits), and
+// nothing from a run glued to a word on its left ("DE89 3704 0044 …").
 //
-// International (+): 7–15 digits (E.164), country code not starting with 0.
+// International: '+' or 00, an assigned country code, then a national
+// number valid for that country where the table knows it (phoneregions.go;
+// 7–15 digits in all for the others, and 00 only with a known country).
 //
-// National: at least two groups (bare digit runs are never phones), 9–12
-// digits (10–17 after a 00 international prefix), groups of at most 8
-// digits, the last of at least 2, dots only with dots, '/' only in
-// 0AAA/NNNNNN. It must also have a recognisable shape: a parenthesised
-// area code ("(415) 555-0132", "(0)20 …"), a trunk prefix 0 in a first
-// group of two or more digits ("020 7946 0958", "06-12345678"), or the
-// NANP shape NXX-NXX-XXXX with an optional leading 1. So "12345-67890"
-// (an order number: no trunk prefix, not NANP) is not a phone, and neither
-// are dates (2024-01-15, 01-15-2024 10…), four dotted groups of up to 3
-// digits (IPv4), ddd-dd-dddd (SSN), ddddd-dddd (ZIP+4), card numbers (13+
-// digits) or one digit repeated. Known gap: national numbers of countries
-// without a trunk prefix (Spain 912 345 678, Denmark, Norway) are found only
-// in +international form.
+// National: valid for one of the regions of the policy (p.regions), in a
+// form people write: with its 0 (trunk prefix or, in Italy, part of the
+// number) and an area code of the region's lengths, or an area code in
+// parentheses, or without a 0 in one of the region's groupings (Spain
+// "912 345 678", Denmark "32 12 34 56", NANP "415-555-0132"); a bare run
+// of digits only after a phone word (phoneContext). Never dates, IPv4
+// addresses, ddd-dd-dddd (SSN), ddddd-dddd (ZIP+4), dddddd-dddd (a
+// personnummer or CPR), card numbers or one digit repeated.
 func (p *pass) stepPhone(d int) {
 	s := p.s
 	n := len(s)
-	// The stretch of phone bytes around the digit needs 9 digits and a
-	// separator, or '+' and 7 digits. (The count stops there: a long
-	// stretch is parsed a run at a time, and must not be walked again
-	// for each.)
+	// The stretch of phone bytes around the digit needs phoneMin digits
+	// and a separator, or '+' and 7 digits, or a bare run of 8–12 digits
+	// (phoneBare). (The count stops there: a long stretch is parsed a run
+	// at a time, and must not be walked again for each.)
 	q := d
 	for q > p.phoneNext && piiClass[s[q-1]]&pcPhone != 0 {
 		q--
 	}
+	min := p.phoneMin
 	e, digits, plus := q, 0, 0
-	for e < n && (digits < 9 || digits == e-q) {
+	for e < n && (digits < min || digits == e-q) {
 		m := piiClass[s[e]]
 		if m&pcPhone == 0 {
 			break
@@ -106,20 +107,151 @@ func (p *pass) stepPhone(d int) {
 		plus |= int(m & pcPlus)
 		e++
 	}
-	if digits == e-q || digits < 9 && (plus == 0 || digits < 7) {
+	if digits == e-q {
+		p.phoneNext = e
+		p.stepBare(q, e)
+		return
+	}
+	if digits < min && (plus == 0 || digits < 7) {
 		p.phoneNext = e
 		return
 	}
 	// d is the first digit since phoneNext: the run starts there.
 	var g [phoneMaxGroups]phoneGroup
 	k := len(p.spans)
-	p.phoneNext, p.spans = phoneRun(s, d, &g, p.spans)
+	p.phoneNext, p.spans = phoneRun(s, d, &g, p.spans, p.regions)
 	p.tag(k, detPhone)
+}
+
+// stepBare looks at the bare run of digits s[a:e] (no separator, nothing
+// but a non-phone byte before it) for a national number after a phone word.
+func (p *pass) stepBare(a, e int) {
+	if e-a < 8 || e-a > 12 {
+		return
+	}
+	if phoneBare(p.s, a, e, p.regions) {
+		p.emit(detPhone, a, e)
+	}
+}
+
+// phoneBare reports whether the bare run s[a:e] of digits is a national
+// number of a region of rs, not part of a longer token, with a phone word
+// before it.
+func phoneBare(s string, a, e int, rs regionSet) bool {
+	if e-a < 8 || e-a > 12 || !piiNumStartOK(s, a) || !piiNumEndOK(s, e) || a > 0 && s[a-1] == '+' {
+		return false
+	}
+	var buf [12]byte
+	D := buf[:copy(buf[:], s[a:e])]
+	ok := false
+	for i := range phoneRegions {
+		if rs&(1<<i) != 0 && phoneBareValid(&phoneRegions[i], D) {
+			ok = true
+			break
+		}
+	}
+	return ok && !phoneSameDigits(D) && phoneContext(s, a)
+}
+
+// phoneBareValid reports whether the digits D, written without
+// separators, are a national number of r.
+func phoneBareValid(r *phoneRegion, D []byte) bool {
+	switch {
+	case D[0] == '0':
+		switch r.zero {
+		case pzTrunk:
+			return D[1] != '0' && phoneNSNValid(r, D[1:])
+		case pzKeep:
+			return phoneNSNValid(r, D)
+		}
+		return false
+	case r.nanp:
+		if len(D) == 11 && D[0] == '1' {
+			D = D[1:]
+		}
+		return phoneNSNValid(r, D)
+	}
+	if r.zero != pzNone {
+		// Without its trunk prefix only in the forms people use (an Indian
+		// mobile, a Brazilian number), and 11 digits at least: ten digits
+		// from 1 are Unix times.
+		lead := false
+		for k := range r.forms {
+			lead = lead || phoneLead(D, r.forms[k].lo, r.forms[k].hi)
+		}
+		if !lead || D[0] == '1' && len(D) < 11 {
+			return false
+		}
+	}
+	return phoneNSNValid(r, D)
+}
+
+// phoneWords are the words that make a bare run of digits after them a
+// phone number (within phoneContextBytes): lower case, matched at the
+// start of a word (or of a camelCase part) ignoring ASCII case; those
+// ending in '.' must not be followed by a letter ("tel", not "telemetry").
+var phoneWords = [...]string{
+	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
+	"mobile", "mobil", "mobiel", "móvil", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
+	"whatsapp", "call", "ring", "contact", "電話", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+}
+
+const phoneContextBytes = 32
+
+// phoneContext reports whether one of the last two words within the
+// phoneContextBytes before s[a] starts with a phone word ("Tel.:
+// 0612345678", "Telefon privat 0612345678", `"phone":"0612345678"`;
+// not `"phone":"…","created":1729387120`).
+func phoneContext(s string, a int) bool {
+	lo := max(a-phoneContextBytes, 0)
+	words := 0
+	for i := a - 1; i >= lo && words < 2; i-- {
+		c := s[i]
+		if c < 0x80 && piiClass[c]&(pcUpper|pcLower) == 0 {
+			continue
+		}
+		// A word starts at i: after a byte that is not a letter, or as an
+		// upper-case letter after a lower-case one (customerPhone).
+		if i > lo {
+			b := s[i-1]
+			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) {
+				continue
+			}
+		}
+		for _, w := range phoneWords {
+			if phoneWordAt(s, i, a, w) {
+				return true
+			}
+		}
+		words++
+	}
+	return false
+}
+
+// phoneWordAt reports whether w (see phoneWords) is at s[i:], before a.
+func phoneWordAt(s string, i, a int, w string) bool {
+	short := w[len(w)-1] == '.'
+	if short {
+		w = w[:len(w)-1]
+	}
+	if i+len(w) > a {
+		return false
+	}
+	for k := 0; k < len(w); k++ {
+		c := s[i+k]
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		if c != w[k] {
+			return false
+		}
+	}
+	return !short || i+len(w) == a || piiClass[s[i+len(w)]]&(pcUpper|pcLower) == 0
 }
 
 // phoneRun parses the run whose first digit is s[i] into g, appends the
 // phones in it to dst and returns where the run ends.
-func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span) (int, []Span) {
+func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs regionSet) (int, []Span) {
 	n := len(s)
 	st, plus, paren, inParen := i, false, -1, false
 	if i > 0 {
@@ -182,7 +314,7 @@ func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span) (int, 
 		sep = f
 		j = k
 	}
-	if digits < 7 || !plus && digits < 9 {
+	if digits < 7 {
 		return j, dst
 	}
 	switch {
@@ -198,108 +330,196 @@ func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span) (int, 
 	case !valid:
 		return j, dst
 	}
-	return j, phoneCandidates(s, g[:ng], st, plus, paren, dst)
+	if ng == 1 && !plus {
+		if paren < 0 && phoneBare(s, st, g[0].end, rs) {
+			dst = append(dst, Span{st, g[0].end})
+		}
+		return j, dst
+	}
+	return j, phoneCandidates(s, g[:ng], st, plus, paren, dst, rs)
 }
 
-// phoneCandidates tries the run g (and its sub-runs split at plain spaces)
-// and appends the phones it finds.
-func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst []Span) []Span {
+// phoneCandidates tries the run g and appends the phones it finds: the
+// whole run, or, where plain spaces cut it, the longest valid number from
+// its start, then from the group after that number, and so on.
+func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst []Span, rs regionSet) []Span {
 	ng := len(g)
 	if piiWordBefore(s, st) {
 		return dst // the tail of a word ("DE89 3704 0044 …"): no phone in it
 	}
+	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2)) {
+		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID)
+	}
+	startOK := plus || piiNumStartOK(s, st)
 	cuts := false
 	for x := 1; x < ng; x++ {
 		cuts = cuts || g[x].sep == psSpace
 	}
 	if !cuts { // the whole run or nothing (most runs)
-		if !plus && !piiNumStartOK(s, st) || !piiNumEndOK(s, g[ng-1].end) {
+		if e := g[ng-1].end; !startOK || !piiNumEndOK(s, e) || phoneGlued(s, e, e+1) {
 			return dst
 		}
 		d := 0
 		for x := range g {
 			d += g[x].end - g[x].start
 		}
-		if d <= 17 && phoneValid(s, g, plus, paren, d) {
+		if d <= 17 && phoneValid(s, g, plus, paren, d, rs, true) {
 			dst = append(dst, Span{st, g[ng-1].end})
 		}
 		return dst
 	}
-	for a := 0; a < ng; a++ {
-		start := g[a].start
-		if a == 0 {
-			start = st
-			if !plus && !piiNumStartOK(s, st) {
+	// Tokens are groups joined by anything but a plain space. A number
+	// starts at the run's first token, after a number found, or after a
+	// token that is no part of one: a date or time ("2024-01-15 020 7946
+	// 0958"), a token glued to what is before the run ("12:30 415 555
+	// 0132"). Never after a lone group: "1 85 05 78 006 084 36" (a French
+	// NIR) holds no phone.
+	for a := 0; a < ng; {
+		if a > 0 || startOK {
+			if b := phoneLongest(s, g, st, plus, paren, rs, a); b >= 0 {
+				start := g[a].start
+				if a == 0 {
+					start = st
+				}
+				dst = append(dst, Span{start, g[b].end})
+				a = b + 1
 				continue
 			}
-		} else if g[a].sep != psSpace {
-			continue
 		}
-		best, d := -1, 0
-		for b := a; b < ng; b++ {
-			d += g[b].end - g[b].start
-			if d > 17 {
-				break
-			}
-			if b+1 < ng && g[b+1].sep != psSpace {
-				continue
-			}
-			if b+1 == ng && !piiNumEndOK(s, g[b].end) {
-				continue
-			}
-			p := -1
-			if paren >= a && paren <= b {
-				p = paren - a
-			}
-			if phoneValid(s, g[a:b+1], plus && a == 0, p, d) {
-				best = b
-			}
+		t := a
+		for t+1 < ng && g[t+1].sep != psSpace {
+			t++
 		}
-		if best >= 0 {
-			dst = append(dst, Span{start, g[best].end})
-			a = best
+		if t == a && (a > 0 || startOK) {
+			break
 		}
+		a = t + 1
 	}
 	return dst
 }
 
-// phoneValid applies the rules of scanPhone to groups g holding d digits;
-// paren is the index of the parenthesised group or -1.
-func phoneValid(s string, g []phoneGroup, plus bool, paren, d int) bool {
+// phoneAfterIBANGroup reports whether s[st] follows a space and a group
+// of four capitals and digits, as the digits of a printed IBAN do ("NL91
+// ABNA 0417 1643 00").
+func phoneAfterIBANGroup(s string, st int) bool {
+	if st < 5 || s[st-1] != ' ' || st > 5 && piiClass[s[st-6]]&pcWord != 0 {
+		return false
+	}
+	w := s[st-5 : st-1]
+	return piiClass[w[0]]&piiClass[w[1]]&piiClass[w[2]]&piiClass[w[3]]&pcIBAN != 0 &&
+		(piiClass[w[0]]|piiClass[w[1]]|piiClass[w[2]]|piiClass[w[3]])&pcUpper != 0
+}
+
+// phoneGlued reports whether s[i] is a '-', '.', '/' or ':' that joins
+// a number to a letter at s[j] ("ab78-5805-4053-a716": a UUID).
+func phoneGlued(s string, i, j int) bool {
+	return i >= 0 && j >= 0 && j < len(s) && piiClass[s[i]]&pcGlue != 0 && piiClass[s[j]]&(pcUpper|pcLower) != 0
+}
+
+// phoneLongest returns the last group of the number of g that starts at
+// group a and ends before a plain space, or at the run's end: the longest,
+// but not one that only adds a group of one or two digits to a number
+// ending in a longer group ("020 7946 0958 24 hours"). -1 if none.
+func phoneLongest(s string, g []phoneGroup, st int, plus bool, paren int, rs regionSet, a int) int {
+	ng := len(g)
+	best, d := -1, 0
+	for b := a; b < ng; b++ {
+		d += g[b].end - g[b].start
+		if d > 17 {
+			break
+		}
+		if b+1 < ng && g[b+1].sep != psSpace {
+			continue
+		}
+		if e := g[b].end; b+1 == ng && (!piiNumEndOK(s, e) || phoneGlued(s, e, e+1)) {
+			continue
+		}
+		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 2 {
+			continue
+		}
+		p := -1
+		if paren >= a && paren <= b {
+			p = paren - a
+		}
+		if phoneValid(s, g[a:b+1], plus && a == 0, p, d, rs, b+1 == ng) {
+			best = b
+		}
+	}
+	return best
+}
+
+// phoneValid applies the rules of stepPhone to groups g (two or more, or
+// one after '+') holding d digits; paren is the index of the
+// parenthesised group or -1; last says g ends the run, where the forms
+// without a 0 may be read (they are not taken from the head of a longer
+// run of digit groups).
+func phoneValid(s string, g []phoneGroup, plus bool, paren, d int, rs regionSet, last bool) bool {
+	var buf [17]byte
+	D := buf[:0]
+	for x := range g {
+		D = append(D, s[g[x].start:g[x].end]...)
+	}
+	if plus {
+		return phoneIntl(D)
+	}
+	if len(g) < 2 || !phoneShape(s, g, paren) || phoneSameDigits(D) {
+		return false
+	}
+	if D[0] == '0' && D[1] == '0' {
+		cc := phoneCountryCode(D[2:])
+		if cc == 0 {
+			return false
+		}
+		r := phoneRegionByCC(D[2 : 2+cc])
+		return r != nil && phoneNSNIntl(r, D[2+cc:])
+	}
+	if d < 8 || d > 13 {
+		return false
+	}
+	for i := range phoneRegions {
+		if rs&(1<<i) != 0 && phoneNational(&phoneRegions[i], s, g, paren, D, last) {
+			return true
+		}
+	}
+	return false
+}
+
+// phoneIntl reports whether the digits after a '+' are a phone number: an
+// assigned country code, then a valid national number where the table
+// knows the country, else 7–15 digits in all (E.164).
+func phoneIntl(D []byte) bool {
+	if len(D) < 7 || len(D) > 15 || phoneSameDigits(D) {
+		return false
+	}
+	cc := phoneCountryCode(D)
+	if cc == 0 {
+		return false
+	}
+	if r := phoneRegionByCC(D[:cc]); r != nil {
+		return phoneNSNIntl(r, D[cc:])
+	}
+	return true
+}
+
+// phoneNSNIntl reports whether nsn, written after r's country code, is a
+// valid number of r: a trunk 0 written there too ("+44 (0)20 …", "+49
+// 030 …") is forgiven.
+func phoneNSNIntl(r *phoneRegion, nsn []byte) bool {
+	if len(nsn) > 1 && nsn[0] == '0' && r.zero == pzTrunk {
+		nsn = nsn[1:]
+	}
+	return phoneNSNValid(r, nsn)
+}
+
+// phoneShape applies the rules every national number's groups meet.
+func phoneShape(s string, g []phoneGroup, paren int) bool {
 	k := len(g)
 	first := g[0].start
 	l0 := g[0].end - first
-	if plus {
-		return d >= 7 && d <= 15 && s[first] != '0' && !phoneSame(s, g)
-	}
-	if k < 2 {
-		return false
-	}
-	// The shape first: it rejects most digit runs.
-	switch {
-	case paren >= 0:
-		if g[paren].end-g[paren].start > 5 || paren > 1 || paren == 1 && s[first] != '0' && (l0 != 1 || s[first] != '1') {
+	if paren >= 0 {
+		if g[paren].end-g[paren].start > 5 || paren > 1 || paren == 1 && (l0 != 1 || s[first] != '0' && s[first] != '1') {
 			return false
 		}
-	case s[first] == '0':
-		if l0 < 2 {
-			return false
-		}
-	default: // NANP: [1] NXX NXX XXXX
-		h := g
-		if k == 4 && l0 == 1 && s[first] == '1' {
-			h = g[1:]
-		}
-		if len(h) != 3 || !phoneLens(h, 3, 3, 4, 0, false) || s[h[0].start] < '2' || s[h[1].start] < '2' {
-			return false
-		}
-	}
-	if s[first] == '0' && l0 >= 2 && s[first+1] == '0' {
-		if d < 10 || d > 17 {
-			return false
-		}
-	} else if d < 9 || d > 12 {
-		return false
 	}
 	var seps uint8
 	for x := range g {
@@ -317,29 +537,123 @@ func phoneValid(s string, g []phoneGroup, plus bool, paren, d int) bool {
 	if seps&psSlash != 0 && (seps != psSlash || k != 2 || s[first] != '0') {
 		return false
 	}
-	if seps == psDot && k == 4 && phoneLens(g, 3, 3, 3, 3, true) {
+	switch {
+	case seps == psDot && k == 4 && phoneLens(g, 3, 3, 3, 3, true):
 		return false // 10.120.33.200
-	}
-	if seps == psDash && k == 3 && phoneLens(g, 3, 2, 4, 0, false) {
+	case seps == psDash && k == 3 && phoneLens(g, 3, 2, 4, 0, false):
 		return false // ddd-dd-dddd: us_ssn
-	}
-	if seps == psDash && k == 2 && phoneLens(g, 5, 4, 0, 0, false) {
+	case seps == psDash && k == 2 && phoneLens(g, 5, 4, 0, 0, false):
 		return false // ZIP+4
-	}
-	if k >= 3 && phoneDate(s, g) {
+	case seps == psDash && k == 2 && phoneLens(g, 6, 4, 0, 0, false):
+		return false // yymmdd-nnnn, ddmmyy-nnnn: a personnummer, a CPR
+	case k >= 3 && phoneDate(s, g):
 		return false
 	}
-	return !phoneSame(s, g)
+	return true
 }
 
-// phoneSame reports whether all digits of g are the same digit.
-func phoneSame(s string, g []phoneGroup) bool {
-	c := s[g[0].start]
-	for x := range g {
-		for q := g[x].start; q < g[x].end; q++ {
-			if s[q] != c {
+// phoneNational reports whether groups g (digits D, parenthesised group
+// paren or -1) are a national number of r in a form people write; last:
+// g ends its run.
+func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte, last bool) bool {
+	k := len(g)
+	l0 := g[0].end - g[0].start
+	if D[0] == '0' {
+		if r.zero == pzNone || len(D) < 9 {
+			return false
+		}
+		nsn := D[1:]
+		if r.zero == pzKeep {
+			nsn = D
+		}
+		if !phoneNSNValid(r, nsn) {
+			return false
+		}
+		switch {
+		case paren == 1: // 0 (532) 123 45 67
+		case l0 == 1: // 0 532 123 45 67
+			if k < 3 || g[1].end-g[1].start != 3 {
 				return false
 			}
+		case l0 > int(r.maxFirst):
+			return false
+		}
+		if r.pairs {
+			for x := range g {
+				if g[x].end-g[x].start != 2 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if r.nanp {
+		// [1] NXX NXX XXXX
+		h := g
+		if k == 4 && l0 == 1 && D[0] == '1' {
+			h, D = g[1:], D[1:]
+		}
+		return len(h) == 3 && phoneLens(h, 3, 3, 4, 0, false) && phoneNSNValid(r, D)
+	}
+	if !last || paren > 0 || !phoneNSNValid(r, D) {
+		return false
+	}
+	for x := range r.forms {
+		f := &r.forms[x]
+		if len(f.groups) != k || paren == 0 && !f.paren || !phoneLead(D, f.lo, f.hi) || f.spaced && g[1].sep&(psSpace|psParen) == 0 {
+			continue
+		}
+		ok := true
+		for y := range g {
+			ok = ok && g[y].end-g[y].start == int(f.groups[y]-'0')
+		}
+		if ok && !phoneAmount(s, g[0].start, g[k-1].end) {
+			return true
+		}
+	}
+	return false
+}
+
+// phoneAmount reports whether the digits s[a:e] read as an amount or a
+// quantity: a currency sign before them, or a currency sign, code or '%'
+// after them ("912 345 678 EUR", "€ 612 345 678").
+func phoneAmount(s string, a, e int) bool {
+	if a > 0 && s[a-1] == ' ' {
+		a--
+	}
+	if a > 0 && s[a-1] == '$' || phoneCurrency(s[max(a-3, 0):a], true) {
+		return true
+	}
+	if e < len(s) && s[e] == ' ' {
+		e++
+	}
+	if e >= len(s) {
+		return false
+	}
+	if c := s[e]; c == '$' || c == '%' || phoneCurrency(s[e:min(e+3, len(s))], false) ||
+		strings.HasPrefix(s[e:], "zł") || strings.HasPrefix(s[e:], "kr") {
+		return true
+	}
+	// A currency code: three capitals, not a word's start (EUR, PLN, DKK).
+	return e+3 <= len(s) && piiClass[s[e]]&piiClass[s[e+1]]&piiClass[s[e+2]]&pcUpper != 0 &&
+		(e+3 == len(s) || piiClass[s[e+3]]&(pcUpper|pcLower) == 0)
+}
+
+// phoneCurrency reports whether w ends (end) or starts with €, £ or ¥.
+func phoneCurrency(w string, end bool) bool {
+	for _, c := range [...]string{"€", "£", "¥"} {
+		if end && strings.HasSuffix(w, c) || !end && strings.HasPrefix(w, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// phoneSameDigits reports whether D is one digit repeated.
+func phoneSameDigits(D []byte) bool {
+	for _, c := range D {
+		if c != D[0] {
+			return false
 		}
 	}
 	return true

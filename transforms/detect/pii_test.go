@@ -316,7 +316,7 @@ func refPhone(s string, dst []Span) []Span {
 			i++
 			continue
 		}
-		i, dst = phoneRun(s, i, &g, dst)
+		i, dst = phoneRun(s, i, &g, dst, defaultPhoneRegions)
 	}
 	return dst
 }
