@@ -1249,23 +1249,31 @@ func jpAddress(s string, i int) (int, int) {
 		}
 		a -= 3
 	}
-	// Not the words before: start after the last hiragana (particles:
-	// は, の, に) and at most three kanji before the prefecture's 都道府県.
-	for k := a; k < i; k += 3 {
-		if s[k] == 0xe3 && (s[k+1] == 0x81 || s[k+1] == 0x82 && s[k+2] <= 0x9f) {
-			a = k + 3
-		}
-	}
+	// Not the words before: start at the prefecture (two kanji before
+	// its 都道府県, three for 神奈川, 和歌山, 鹿児島), else after the
+	// last particle (は, に, で, を, が).
+	pref := -1
 	for k := a; k < i; k += 3 {
 		switch s[k : k+3] {
 		case "都", "道", "府", "県":
-			if k-a > 9 {
-				a = k - 6
-				if jp3Prefecture(s[k-9 : k]) {
-					a = k - 9
-				}
+			if strings.HasPrefix(s[k+3:], "府") { // 京都府
+				k += 3
 			}
+			pref = k
 			k = i
+		}
+	}
+	switch {
+	case pref >= 0 && pref-a >= 9 && jp3Prefecture(s[pref-9:pref]):
+		a = pref - 9
+	case pref >= 0 && pref-a >= 6:
+		a = pref - 6
+	case pref < 0:
+		for k := a; k < i; k += 3 {
+			switch s[k : k+3] {
+			case "は", "に", "で", "を", "が":
+				a = k + 3
+			}
 		}
 	}
 	region = false

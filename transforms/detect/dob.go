@@ -510,6 +510,15 @@ func birthContext(s string, a, b int, extra []string) bool {
 	if t := s[b:]; strings.HasPrefix(t, "生") || strings.HasPrefix(t, " 生") {
 		return true
 	}
+	// German and Dutch put the participle last: "am 4.3.1985 in Graz
+	// geboren", "op 4 maart 1985 geboren".
+	for j := b; j < len(s) && j-b <= contextGap; j++ {
+		if c := s[j]; c == 'g' || c == 'G' {
+			if _, ok := matchWord(s, j, "geboren"); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
+				return true
+			}
+		}
+	}
 	lo := max(0, a-contextWindow)
 	for j := a - 1; j >= lo; j-- {
 		c := s[j]
