@@ -96,6 +96,29 @@ func postcodeShape(s string) bool {
 // addressAt returns the address the digit run at i belongs to, or a
 // span with b <= a.
 func addressAt(s string, i int) (a, b int) {
+	// What stands before the digits decides what they may start: most
+	// digit runs of a message are glued to letters or punctuation (ids,
+	// hex, versions, JSON numbers) and start nothing.
+	if i > 0 {
+		switch c := s[i-1]; {
+		case c-'a' < 26:
+			return 0, 0
+		case c-'A' < 26:
+			return postcodeAnchor(s, i) // NW1 6XE, K1A 0B1
+		case c == '-':
+			if i >= 2 && s[i-2]-'A' < 26 {
+				return postcodeAnchor(s, i) // D-10115
+			}
+			return 0, 0
+		case c == '_' || c == '.' || c == '=' || c == '+' || c == '$' || c == '@' || c == '%' || c == '&' || c == '\\':
+			return 0, 0
+		case c == ':' || c == '[' || c == '{':
+			if c == ':' && i >= 2 && wordByte(s[i-2]) {
+				return postcodeAnchor(s, i) // PIN:110001
+			}
+			return 0, 0
+		}
+	}
 	if i > 0 && s[i-1] >= 0x80 || i >= 4 && s[i-4:i-1] == "〒" {
 		if a, b := jpAddress(s, i); b > a {
 			return a, b
@@ -381,6 +404,9 @@ func numberFirst(s string, i int) (int, int) {
 	if w == k {
 		return 0, 0
 	}
+	if !capital(s, k) && streetType(s[k:w])&stFirst == 0 {
+		return 0, 0 // 3 items, 10 rue… (rue is a type)
+	}
 	start := unitBefore(s, i)
 	if i >= 2 && s[i-1] == ' ' { // Flat 72, Evans islands
 		if ws := wordBefore(s, i-1); ws < i-1 && isUnitWord(s[ws:i-1]) && (ws == 0 || !wordByte(s[ws-1])) {
@@ -570,6 +596,9 @@ func numberAfter(s string, i int) (int, int) {
 	if ws == we || ws > 0 && (isDigit(s[ws-1]) || s[ws-1] == '@' || s[ws-1] == '/' || s[ws-1] == '_') {
 		return 0, 0
 	}
+	if !capital(s, ws) {
+		return 0, 0 // at 10, is 2024
+	}
 	w := s[ws:we]
 	// Glued: Hauptstraße 12, Hauptstr. 5, Karl-Marx-Allee 3a, Drottninggatan 5.
 	if ok, weak := glued(w); ok && capital(s, ws) && (!dot || strings.HasSuffix(strings.ToLower(w), "str")) {
@@ -629,7 +658,7 @@ func numberAfter(s string, i int) (int, int) {
 	}
 	// No type: the capitalised words before the number, and a strong
 	// postcode (Strøget 2, 1160 København K).
-	if !capital(s, ws) || e-i > 6 || notStreet(w) {
+	if !capital(s, ws) || e-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
 		return 0, 0
 	}
 	start = ws

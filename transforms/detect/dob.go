@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math/bits"
 	"strings"
 	"time"
 )
@@ -35,6 +36,10 @@ func (p *pass) scanBirthDates() {
 		extra = p.extra.Context["date_of_birth"]
 	}
 	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, i) {
+		if !dateWorth(s, i) {
+			i = skipDigits(s, i)
+			continue
+		}
 		a, b, ok := dateAround(s, i)
 		if !ok {
 			i = skipDigits(s, i)
@@ -45,6 +50,29 @@ func (p *pass) scanBirthDates() {
 		}
 		i = b
 	}
+}
+
+// dateWorth is the scan's cheap test of the digit run at i: the bytes
+// around it may belong to a date (most digit runs of a message are
+// glued to letters or stand in JSON numbers and are not).
+func dateWorth(s string, i int) bool {
+	if i > 0 && dateGlued(s[i-1]) {
+		return false
+	}
+	e := skipDigits(s, i)
+	if e == len(s) {
+		return false
+	}
+	n := e - i
+	switch c := s[e]; c {
+	case '-', '/', '.':
+		return n <= 4
+	case ' ', ',', 's', 'n', 'r', 't', 'e':
+		return n <= 2
+	case 0xe5: // 年
+		return true
+	}
+	return false
 }
 
 // birthDatesClean reports whether s holds no ASCII digit (the reader
@@ -114,14 +142,7 @@ func digits8(x uint64) uint64 {
 	return (t - 0x0a*swarOnes) &^ t & swarHigh
 }
 
-func firstLane(m uint64) int {
-	k := 0
-	for m&0x80 == 0 {
-		m >>= 8
-		k++
-	}
-	return k
-}
+func firstLane(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
 
 func isDigit(c byte) bool { return c-'0' < 10 }
 
@@ -483,15 +504,32 @@ var birthContextWords = []string{
 	"生年月日", "誕生日", "生まれ",
 }
 
-// birthFirst indexes birthContextWords by first byte (both cases).
-var birthFirst = func() (t [256][]uint8) {
+// birthFirst indexes birthContextWords by first byte (both cases);
+// birthStarts marks those bytes.
+var (
+	birthFirst  [256][]uint8
+	birthStarts [256]bool
+)
+
+func init() {
 	for k, w := range birthContextWords {
 		c := w[0]
-		t[c] = append(t[c], uint8(k))
+		birthFirst[c] = append(birthFirst[c], uint8(k))
+		birthStarts[c] = true
 		if c-'a' < 26 {
-			t[c-32] = append(t[c-32], uint8(k))
+			birthFirst[c-32] = append(birthFirst[c-32], uint8(k))
+			birthStarts[c-32] = true
 		}
 	}
+}
+
+// gapStop marks the bytes no gap between a context word and its date
+// holds (gapOK): the backward look for a context stops at the first.
+var gapStop = func() (t [256]bool) {
+	for _, c := range "0123456789\n;!?|{}[]<>=" {
+		t[c] = true
+	}
+	t['\n'] = true
 	return t
 }()
 
@@ -520,8 +558,18 @@ func birthContext(s string, a, b int, extra []string) bool {
 		}
 	}
 	lo := max(0, a-contextWindow)
+	// Back to the first byte no gap holds (a digit, a brace, a line
+	// break…): in JSON and tables the window is a few bytes.
+	j := a - 1
+	for j >= lo && !gapStop[s[j]] {
+		j--
+	}
+	lo = j + 1
 	for j := a - 1; j >= lo; j-- {
 		c := s[j]
+		if !birthStarts[c] && extra == nil {
+			continue
+		}
 		if j > 0 && wordByte(s[j-1]) && wordByte(c) && c < 0xe0 {
 			continue // not at a word's start (CJK words have no spaces)
 		}
