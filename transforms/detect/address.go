@@ -1,7 +1,1438 @@
 package detect
 
-// scanAddresses is not written yet: it finds nothing.
-func (p *pass) scanAddresses() {}
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
-// addressesClean: scanAddresses finds nothing anywhere yet.
-func addressesClean(s string) bool { return true }
+// Street addresses (manual 12.9.4): a street line (a house number and a
+// street-type word, or a street name with a house number and a postcode
+// after it) with what follows it of the same address: flat or unit,
+// district and city, state or province, postcode, city. The span is the
+// whole address, so that nothing of it is left in clear.
+//
+// The scan visits each digit run (no digit, no address) and tries, in
+// order:
+//
+//   - a Japanese address: 〒 and its postcode, the prefecture, city and
+//     ward (都道府県, 市区町村) and the block numbers (1-2-3, 1丁目2番3号);
+//   - a street line with the house number first ("221B Baker Street",
+//     "12 rue de la Paix", "1600 Pennsylvania Avenue NW") or last
+//     ("Hauptstraße 12", "Calle Mayor 5", "ul. Marszałkowska 1",
+//     "Kerkstraat 1"), then its tail (addrTail);
+//   - a postcode after a label (PIN, ZIP, PLZ, CEP, Postcode, 〒…), or a
+//     British or Canadian postcode after a city, with the street line
+//     before it when there is one.
+//
+// A street name without a type word is an address only with a postcode
+// of its country's shape after it; a type word only English tables have
+// (Village, Park, View…) too. A postcode alone or a postcode-shaped
+// number with a city alone ("10115 Berlin") is not reported, nor a street
+// without a house number ("Baker Street station", "Main Street").
+
+// scanAddresses reports the addresses of p.s.
+func (p *pass) scanAddresses() {
+	s := p.s
+	lastEnd := -1
+	for i := nextDigit(s, 0); i < len(s); {
+		a, b := addressAt(s, i)
+		if b > a {
+			if a < lastEnd {
+				// Overlaps the last one: extend it.
+				last := &p.spans[len(p.spans)-1]
+				if b > last.End {
+					last.End = b
+				}
+				if a < last.Start {
+					last.Start = a
+				}
+			} else {
+				p.emitBy(detStreetAddress, BasisPattern, a, b)
+			}
+			lastEnd = max(lastEnd, b)
+			i = nextDigit(s, b)
+			continue
+		}
+		i = nextDigit(s, skipDigits(s, i))
+	}
+}
+
+// addressesClean reports whether s holds no ASCII digit.
+func addressesClean(s string) bool { return nextDigit(s, 0) == len(s) }
+
+// addressShape reports whether s, trimmed of spaces and a final period,
+// is one street address as the scan finds them, for the keys' walk: an
+// address key's value must look like one.
+func addressShape(s string) bool {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, ".")
+	if addressesClean(s) {
+		return false
+	}
+	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, skipDigits(s, i)) {
+		if a, b := addressAt(s, i); b > a {
+			return a == 0 && b == len(s)
+		}
+	}
+	return false
+}
+
+// postcodeShape reports whether s, trimmed of spaces, is a postcode of
+// one of the formats the scan reads (with a country prefix such as D- or
+// SE-, or 〒): five digits (US, DE, FR, ES, IT, FI), ZIP+4, four (AU, DK,
+// NL with its letters, BE, AT, CH), 111 51 (SE), 00-624 (PL), 01304-000
+// (BR), 1100-148 (PT), six (IN, SG), 100-0001 (JP), GB and CA formats.
+// Shape only: 12345 is a postcode in this sense.
+func postcodeShape(s string) bool {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "〒")
+	s = strings.TrimSpace(s)
+	j := countryPrefix(s, 0)
+	e, ok := postcodeAt(s, j, false)
+	return ok && e == len(s)
+}
+
+// addressAt returns the address the digit run at i belongs to, or a
+// span with b <= a.
+func addressAt(s string, i int) (a, b int) {
+	// What stands before the digits decides what they may start: most
+	// digit runs of a message are glued to letters or punctuation (ids,
+	// hex, versions, JSON numbers) and start nothing.
+	if i > 0 {
+		switch c := s[i-1]; {
+		case c-'a' < 26:
+			return 0, 0
+		case c-'A' < 26:
+			return postcodeAnchor(s, i) // NW1 6XE, K1A 0B1
+		case c == '-':
+			if i >= 2 && s[i-2]-'A' < 26 {
+				return postcodeAnchor(s, i) // D-10115
+			}
+			return 0, 0
+		case c == '_' || c == '.' || c == '=' || c == '+' || c == '$' || c == '@' || c == '%' || c == '&' || c == '\\':
+			return 0, 0
+		case c == ':' || c == '[' || c == '{':
+			if c == ':' && i >= 2 && wordByte(s[i-2]) {
+				return postcodeAnchor(s, i) // PIN:110001
+			}
+			return 0, 0
+		}
+	}
+	if i > 0 && s[i-1] >= 0x80 || i >= 4 && s[i-4:i-1] == "〒" {
+		if a, b := jpAddress(s, i); b > a {
+			return a, b
+		}
+	}
+	if a, b := numberFirst(s, i); b > a {
+		return a, b
+	}
+	if a, b := numberAfter(s, i); b > a {
+		return a, b
+	}
+	return postcodeAnchor(s, i)
+}
+
+// ---------------------------------------------------------------- words
+
+// A street type: where it stands (before or after the name, or glued to
+// its end) and how much it proves alone.
+const (
+	stLast    = 1 << iota // after the name, alone: 10 Downing Street
+	stLastExt             // after the name, only with a postcode: 12 Hull Village
+	stFirst               // before the name: rue de la Paix, Calle Mayor
+)
+
+var streetTypes = func() map[string]uint8 {
+	m := map[string]uint8{}
+	add := func(k uint8, words string) {
+		for _, w := range strings.Fields(words) {
+			m[w] |= k
+		}
+	}
+	add(stLast, `street st avenue ave av road rd lane ln drive dr boulevard blvd bd way court ct place pl
+		square sq terrace tce crescent cres close grove gardens parade highway hwy parkway pkwy circle cir trail
+		row mews walk alley plaza marg salai
+		straße strasse str allee platz weg gasse ring damm ufer chaussee`)
+	add(stLastExt, `branch bridge brook brooks burg bypass camp canyon cape causeway center centre circles cliff cliffs club common
+		corner corners course courts cove coves creek crest crossing crossroad curve dale dam divide drives estate estates
+		expressway extension falls ferry field fields flat flats ford fords forest forge fork forks fort freeway garden
+		gateway glen glens green greens groves harbor harbour harbors haven heights hill hills hollow inlet island islands isle
+		junction key keys knoll knolls lake lakes land landing lanes light lights loaf lock locks lodge loop mall manor manors
+		meadow meadows mill mills mission motorway mount mountain mountains neck orchard oval overpass park parks parkways pass
+		passage path pike pine pines plain plains point points port ports prairie radial ramp ranch rapid rapids rest ridge
+		ridges river roads route run shoal shoals shore shores skyway spring springs spur spurs squares station stravenue stream
+		streets summit throughway trace track trafficway trailer tunnel turnpike underpass union unions valley valleys via
+		viaduct view views village villages ville vista walks wall ways well wells nagar chowk ganj path`)
+	add(stFirst, `rue avenue av avda avenida boulevard bd bld bvd chemin ch place pl allée allee impasse imp quai route rte cours
+		passage calle c carrer plaza pza paseo camino ronda travesía travesia glorieta via viale piazza corso largo vicolo
+		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong`)
+	return m
+}()
+
+// Street-type suffixes glued to the street's name (German, Dutch,
+// Scandinavian, Finnish), each with a flag: weak ones (an English word
+// may end so: Spring, Brigade, Bowtie) need a postcode.
+var gluedSuffixes = []struct {
+	suffix string
+	weak   bool
+}{
+	{"straße", false}, {"strasse", false}, {"str", false}, {"allee", false}, {"platz", false}, {"gasse", false},
+	{"weg", false}, {"damm", false}, {"ufer", false}, {"chaussee", false}, {"steig", false}, {"pfad", false},
+	{"straat", false}, {"laan", false}, {"gracht", false}, {"kade", false}, {"singel", false}, {"dijk", false},
+	{"steeg", false}, {"plein", false}, {"dreef", false},
+	{"gatan", false}, {"vägen", false}, {"gränd", false}, {"stigen", false}, {"torget", false}, {"allén", false},
+	{"katu", false}, {"polku", false}, {"kuja", false}, {"väylä", false}, {"kaari", false}, {"rinne", false},
+	{"vej", false}, {"stræde", false}, {"allé", false}, {"vænget", false},
+	{"ring", true}, {"markt", true}, {"gade", true}, {"tie", true}, {"torv", true}, {"plads", true}, {"backen", true},
+	{"gata", true}, {"väg", true}, {"tori", true}, {"veien", true},
+}
+
+// connectors may stand between the capitalised words of a name.
+var connectors = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`de la le les du des del della delle dei di da do dos das van von der den het ter
+		am an auf of the upon on sur en y e i och og`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// unitWords introduce a flat, suite, floor or block.
+var unitWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`flat apt apartment suite ste unit studio room rm floor fl level lvl blk block
+		piso planta puerta pta esc escalera wohnung whg etage app appartement bât bâtiment étage etg lgh lok m top
+		stiege tür bus bte box interno int scala sc piano andar apto sala`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// lowerKey folds w's ASCII letters into buf and returns them (w at most
+// len(buf) bytes, else "").
+func lowerKey(w string, buf *[24]byte) string {
+	if len(w) > len(buf) {
+		return ""
+	}
+	for k := 0; k < len(w); k++ {
+		c := w[k]
+		if c-'A' < 26 {
+			c += 32
+		} else if k > 0 && w[k-1] == 0xc3 && c >= 0x80 && c <= 0x9e && c != 0x97 {
+			c += 0x20
+		}
+		buf[k] = c
+	}
+	return string(buf[:len(w)])
+}
+
+func streetType(w string) uint8 {
+	var buf [24]byte
+	return streetTypes[lowerKey(w, &buf)]
+}
+
+func isConnector(w string) bool {
+	var buf [24]byte
+	return connectors[lowerKey(w, &buf)]
+}
+
+func isUnitWord(w string) bool {
+	var buf [24]byte
+	return unitWords[lowerKey(w, &buf)]
+}
+
+// glued reports whether word w ends with a glued street-type suffix after
+// at least three bytes of name, and whether that suffix is weak.
+func glued(w string) (ok, weak bool) {
+	var buf [24]byte
+	if len(w) > len(buf) {
+		w = w[len(w)-len(buf):]
+	}
+	l := lowerKey(w, &buf)
+	for _, g := range gluedSuffixes {
+		if len(l) >= len(g.suffix)+3 && strings.HasSuffix(l, g.suffix) {
+			pre := l[len(l)-len(g.suffix)-1]
+			if g.suffix == "ring" && strings.IndexByte("aeiouy", pre) >= 0 {
+				continue // Hiring, Boring
+			}
+			return true, g.weak
+		}
+	}
+	return false, false
+}
+
+// wordAt returns the end of the word at i: letters, non-ASCII letters and
+// inner hyphens and apostrophes (Karl-Marx-Allee, St Mary's, d'Italie).
+func wordAt(s string, i int) int {
+	j := i
+	for j < len(s) {
+		c := s[j]
+		switch {
+		case isASCIILetter(c):
+			j++
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if r == '’' {
+				if j+n < len(s) && isASCIILetter(s[j+n]) && j > i {
+					j += n
+					continue
+				}
+				return j
+			}
+			if !unicode.IsLetter(r) {
+				return j
+			}
+			j += n
+		case (c == '-' || c == '\'') && j > i && j+1 < len(s) && wordByte(s[j+1]):
+			j++
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// wordBefore returns the start of the word ending at e.
+func wordBefore(s string, e int) int {
+	j := e
+	for j > 0 {
+		c := s[j-1]
+		switch {
+		case isASCIILetter(c):
+			j--
+		case c >= 0x80:
+			r, n := utf8.DecodeLastRuneInString(s[:j])
+			if !unicode.IsLetter(r) && r != '’' {
+				return j
+			}
+			j -= n
+		case (c == '-' || c == '\'') && j < e && j >= 2 && wordByte(s[j-2]):
+			j--
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// capital reports whether the word at i starts with a capital letter.
+func capital(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	if c := s[i]; c < 0x80 {
+		return c-'A' < 26
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsUpper(r)
+}
+
+// nameWord reports whether the word [i, e) may be part of a proper name:
+// capitalised, or d'/l' before a capital.
+func nameWord(s string, i, e int) bool {
+	if e-i >= 3 && (s[i] == 'd' || s[i] == 'l') && s[i+1] == '\'' {
+		return capital(s, i+2)
+	}
+	return capital(s, i)
+}
+
+// ---------------------------------------------------------------- house numbers
+
+// houseNumber reads a house number at i: 1 to 5 digits, a letter, a
+// range or a flat after a slash (12, 221B, 3a, 12-14, 12/3, 5/12).
+func houseNumber(s string, i int) (int, bool) {
+	_, n, e := number(s, i)
+	if n == 0 || n > 5 {
+		return 0, false
+	}
+	if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
+		e++
+	}
+	if e+1 < len(s) && (s[e] == '/' || s[e] == '-') && isDigit(s[e+1]) {
+		_, n2, e2 := number(s, e+1)
+		if n2 <= 4 {
+			e = e2
+			if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
+				e++
+			}
+		}
+	}
+	if e < len(s) && (isDigit(s[e]) || wordByte(s[e]) || s[e] == '.' && e+1 < len(s) && isDigit(s[e+1]) || s[e] == '%' || s[e] == ':' && e+1 < len(s) && isDigit(s[e+1])) {
+		return 0, false
+	}
+	// 12 bis, 12 ter
+	if t := s[e:]; strings.HasPrefix(t, " bis") || strings.HasPrefix(t, " ter") {
+		if len(t) == 4 || !wordByte(t[4]) {
+			e += 4
+		}
+	}
+	return e, true
+}
+
+// numberStarts reports whether a house number may start at i: not glued
+// to what comes before.
+func numberStarts(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	c := s[i-1]
+	return c == ' ' || c == ',' || c == '\n' || c == '(' || c == '\t' || c == '"' || c == '/' && i >= 2 && isDigit(s[i-2])
+}
+
+// ---------------------------------------------------------------- street lines
+
+// numberFirst reads a street line with the house number first at i, and
+// its tail: "221B Baker Street, London NW1 6XE", "12 rue de la Paix".
+func numberFirst(s string, i int) (int, int) {
+	if !numberStarts(s, i) || i > 0 && s[i-1] == '/' {
+		return 0, 0
+	}
+	e, ok := houseNumber(s, i)
+	if !ok {
+		return 0, 0
+	}
+	j := e
+	if j < len(s) && s[j] == ',' {
+		j++
+	}
+	k := skipSpaces(s, j)
+	if k == j || k >= len(s) {
+		return 0, 0
+	}
+	w := wordAt(s, k)
+	if w == k {
+		return 0, 0
+	}
+	if !capital(s, k) && streetType(s[k:w])&stFirst == 0 {
+		return 0, 0 // 3 items, 10 rue… (rue is a type)
+	}
+	start := unitBefore(s, i)
+	if i >= 2 && s[i-1] == ' ' { // Flat 72, Evans islands
+		if ws := wordBefore(s, i-1); ws < i-1 && isUnitWord(s[ws:i-1]) && (ws == 0 || !wordByte(s[ws-1])) {
+			start = ws
+		}
+	}
+	// The type first: 12 rue de la Paix, 5 Place Vendôme.
+	if streetType(s[k:w])&stFirst != 0 {
+		end := nameAfter(s, dotAfter(s, w))
+		if end > w {
+			t, _ := addrTail(s, end, false)
+			return start, t
+		}
+	}
+	// The name, then the type: 221B Baker Street, 10 Downing St, 350 Fifth Avenue.
+	names, typeEnd, kind := 0, 0, uint8(0)
+	for q, words := k, 0; words < 6 && q < len(s); words++ {
+		we := wordAt(s, q)
+		if we == q { // an ordinal: 42nd, 5th
+			_, n, de := number(s, q)
+			if n == 0 || n > 3 {
+				break
+			}
+			we = wordAt(s, de)
+			if we-de != 2 {
+				break
+			}
+		} else if t := streetType(s[q:we]); t&(stLast|stLastExt) != 0 && names > 0 {
+			typeEnd, kind = we, t
+		} else if !nameWord(s, q, we) && !isConnector(s[q:we]) {
+			break
+		}
+		names++
+		q = we
+		if q < len(s) && s[q] == '.' {
+			q++
+		}
+		if q >= len(s) || s[q] != ' ' {
+			break
+		}
+		q++
+	}
+	if typeEnd > 0 {
+		end := directional(s, typeEnd)
+		t, post := addrTail(s, end, false)
+		if kind&stLast != 0 || post {
+			return start, t
+		}
+		return 0, 0
+	}
+	// No type: capitalised words and a strong postcode.
+	last := 0
+	for q, words := k, 0; words < 4; words++ {
+		we := wordAt(s, q)
+		if we == q || !nameWord(s, q, we) && !isConnector(s[q:we]) || isUnitWord(s[q:we]) && words > 0 {
+			break
+		}
+		if nameWord(s, q, we) {
+			last = we
+		}
+		if we+1 < len(s) && s[we] == ' ' && wordByte(s[we+1]) {
+			q = we + 1
+			continue
+		}
+		break
+	}
+	if last > 0 {
+		if t, post := addrTail(s, last, true); post {
+			return start, t
+		}
+	}
+	return 0, 0
+}
+
+// directional takes N, S, E, W, NE, NW, SE, SW after a US street type.
+func directional(s string, e int) int {
+	if e+2 <= len(s) && s[e] == ' ' {
+		w := wordAt(s, e+1)
+		switch s[e+1 : w] {
+		case "N", "S", "E", "W", "NE", "NW", "SE", "SW":
+			return w
+		}
+	}
+	return e
+}
+
+func dotAfter(s string, e int) int {
+	if e < len(s) && s[e] == '.' {
+		return e + 1
+	}
+	return e
+}
+
+// nameAfter reads the name after a type-first word ending at e (spaces,
+// capitalised words and connectors, at least one capitalised word of two
+// letters) and returns where it ends, or e.
+func nameAfter(s string, e int) int {
+	end, q := e, e
+	for words := 0; words < 6; words++ {
+		k := skipSpaces(s, q)
+		if k == q && !(q > 0 && s[q-1] == '\'') || k >= len(s) {
+			break
+		}
+		w := wordAt(s, k)
+		if w == k {
+			break
+		}
+		if nameWord(s, k, w) && w-k >= 2 {
+			end = w
+		} else if !isConnector(s[k:w]) && !(w-k == 1 && w < len(s) && s[w] == '\'') {
+			break
+		}
+		q = w
+		if q < len(s) && s[q] == '\'' { // l'Église
+			q++
+		}
+	}
+	return end
+}
+
+// unitBefore extends a street line's start at i over a flat or unit
+// before it: "Flat 3, 5 High Road", "Unit 5/", "Blk 123 ".
+func unitBefore(s string, i int) int {
+	j := i
+	if j > 0 && s[j-1] == '/' { // 5/12 George St
+		return i
+	}
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	if j > 0 && s[j-1] == ',' {
+		j--
+	}
+	if j == i {
+		return i
+	}
+	// The unit's number, and a letter after it.
+	ne := j
+	if j >= 2 && isASCIILetter(s[j-1]) && isDigit(s[j-2]) {
+		j--
+	}
+	for j > 0 && isDigit(s[j-1]) {
+		j--
+	}
+	if j == ne || j == 0 || s[j-1] != ' ' {
+		return i
+	}
+	k := j - 1
+	if k > 0 && s[k-1] == '.' {
+		k--
+	}
+	ws := wordBefore(s, k)
+	if ws < k && isUnitWord(s[ws:k]) && (ws == 0 || !wordByte(s[ws-1])) {
+		return ws
+	}
+	return i
+}
+
+// numberAfter reads a street line with the house number after the name,
+// ending at the digit run at i: "Hauptstraße 12", "Calle Mayor 5",
+// "Avenida Paulista, 1578", "ul. Marszałkowska 1/5".
+func numberAfter(s string, i int) (int, int) {
+	if i < 2 || !numberStarts(s, i) || s[i-1] == '/' || s[i-1] == '(' || s[i-1] == '"' {
+		return 0, 0
+	}
+	e, ok := houseNumber(s, i)
+	if !ok {
+		return 0, 0
+	}
+	e = unitAfterNumber(s, e)
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	if j > 0 && s[j-1] == ',' && j < i {
+		j--
+	}
+	if j == i || j == 0 {
+		return 0, 0
+	}
+	we := j
+	dot := s[we-1] == '.'
+	if dot {
+		we--
+	}
+	ws := wordBefore(s, we)
+	if ws == we || ws > 0 && (isDigit(s[ws-1]) || s[ws-1] == '@' || s[ws-1] == '/' || s[ws-1] == '_') {
+		return 0, 0
+	}
+	if !capital(s, ws) {
+		return 0, 0 // at 10, is 2024
+	}
+	w := s[ws:we]
+	// Glued: Hauptstraße 12, Hauptstr. 5, Karl-Marx-Allee 3a, Drottninggatan 5.
+	if ok, weak := glued(w); ok && capital(s, ws) && (!dot || strings.HasSuffix(strings.ToLower(w), "str")) {
+		t, post := addrTail(s, e, false)
+		if !weak || post {
+			return ws, t
+		}
+		return 0, 0
+	}
+	// A type word after adjectives (Frankfurter Allee 12), or before the
+	// name (Calle Mayor 5, Via Roma 10, ul. Marszałkowska 1).
+	q, start, typed := ws, -1, false
+	if t := streetType(w); t&stLast != 0 && capital(s, ws) && !dot {
+		start, typed = ws, true
+		if p := wordBefore(s, max(ws-1, 0)); ws > 0 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) && streetType(s[p:ws-1]) == 0 {
+			start = p
+		}
+	} else {
+		for words := 0; words < 5; words++ {
+			t := streetType(s[q:we])
+			if t&stFirst != 0 && words > 0 {
+				start, typed = q, true
+				break
+			}
+			if !nameWord(s, q, we) && !isConnector(s[q:we]) || q == 0 {
+				break
+			}
+			// The word before q.
+			p := q
+			if p > 0 && s[p-1] == ' ' {
+				p--
+			} else {
+				break
+			}
+			pe := p
+			if pe > 0 && s[pe-1] == '.' {
+				pe--
+			}
+			if pe > 0 && s[pe-1] == '/' && pe >= 2 && (s[pe-2] == 'C' || s[pe-2] == 'c') { // C/ Mayor
+				pe--
+			}
+			pw := wordBefore(s, pe)
+			if pw == pe || pw > 0 && !(s[pw-1] == ' ' || s[pw-1] == '\n' || s[pw-1] == ',' || s[pw-1] == '(' || s[pw-1] == ':' || s[pw-1] == '"') {
+				break
+			}
+			q, we = pw, pe
+		}
+		if start < 0 {
+			if t := streetType(s[q:we]); t&stFirst != 0 && q < ws {
+				start, typed = q, true
+			}
+		}
+	}
+	if typed {
+		t, _ := addrTail(s, e, false)
+		return start, t
+	}
+	// No type: the capitalised words before the number, and a strong
+	// postcode (Strøget 2, 1160 København K).
+	if !capital(s, ws) || e-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
+		return 0, 0
+	}
+	start = ws
+	if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) {
+		start = p
+	}
+	if t, post := addrTail(s, e, true); post {
+		return start, t
+	}
+	return 0, 0
+}
+
+// unitAfterNumber takes a flat right after a house number: "1 m. 5".
+func unitAfterNumber(s string, e int) int {
+	if strings.HasPrefix(s[e:], " m. ") && e+4 < len(s) && isDigit(s[e+4]) {
+		_, _, f := number(s, e+4)
+		return f
+	}
+	return e
+}
+
+// ---------------------------------------------------------------- the tail
+
+// addrTail reads what follows a street line ending at e: flats, floors
+// and units, districts and cities, a state or province, the postcode and
+// the city after it. It returns where the address ends (e, or past the
+// units right after the street line, without a postcode) and whether it
+// found a postcode. strong asks for a postcode that proves more than its
+// digits (not a year-like 19xx or 20xx without a state before it).
+func addrTail(s string, e int, strong bool) (int, bool) {
+	end, q := e, e
+	cities, unitsOnly := 0, true
+	prevState := false
+	for tokens := 0; tokens < 9 && q < len(s) && q-e < 160; tokens++ {
+		k, nl := q, 0
+		for k < len(s) {
+			c := s[k]
+			if c == ' ' || c == ',' || c == '\t' {
+				k++
+			} else if c == '\n' && nl == 0 {
+				nl++
+				k++
+			} else if (c == '-' || c == '/') && k+1 < len(s) && s[k+1] == ' ' && k > q && s[k-1] == ' ' {
+				k++ // São Paulo - SP, 01304-000 São Paulo / SP
+			} else {
+				break
+			}
+		}
+		if k == q || k >= len(s) {
+			break
+		}
+		// A unit: Apt 4B, Suite 759, #10-01, 3º B, 2. th.
+		if u := addrUnitAt(s, k); u > k {
+			q = u
+			if unitsOnly {
+				end = u
+			}
+			continue
+		}
+		unitsOnly = false
+		// The postcode.
+		pk := postLabel(s, k)
+		pk = countryPrefix(s, pk)
+		if pe, ok := postcodeAt(s, pk, strong && !prevState); ok {
+			return postTail(s, pe), true
+		}
+		// A state or province: NSW, DC, ON, SP.
+		w := wordAt(s, k)
+		if w == k {
+			if s[k] == '(' {
+				break
+			}
+			break
+		}
+		if st := w - k; st >= 1 && st <= 3 && allUpper(s[k:w]) {
+			prevState = true
+			q = w
+			continue
+		}
+		prevState = false
+		// A district or city.
+		if cities == 3 || !nameWord(s, k, w) {
+			break
+		}
+		cities++
+		q = cityEnd(s, w)
+	}
+	return end, false
+}
+
+// postTail extends a postcode ending at e over the city after it and a
+// state or district code: "75002 Paris", "00184 Roma RM", "1160 København
+// K", "01304-000 São Paulo / SP", "00184, Roma (RM)".
+func postTail(s string, e int) int {
+	k := e
+	if k < len(s) && s[k] == ',' {
+		k++
+	}
+	k2 := skipSpaces(s, k)
+	if k2 == k && k == e || k2 >= len(s) {
+		return e
+	}
+	w := wordAt(s, k2)
+	if w == k2 || !nameWord(s, k2, w) {
+		// Cedex
+		return e
+	}
+	end := cityEnd(s, w)
+	// A state or district code after the city.
+	k = end
+	if k < len(s) && (s[k] == ' ' || s[k] == ',') {
+		k2 := skipSpaces(s, k+1)
+		if k2 < len(s) && (s[k2] == '/' || s[k2] == '-') && k2+1 < len(s) && s[k2+1] == ' ' {
+			k2 = skipSpaces(s, k2+1)
+		}
+		paren := k2 < len(s) && s[k2] == '('
+		if paren {
+			k2++
+		}
+		w := wordAt(s, k2)
+		if w > k2 && w-k2 <= 3 && allUpper(s[k2:w]) {
+			if paren {
+				if w < len(s) && s[w] == ')' {
+					end = w + 1
+				}
+			} else if w == len(s) || !wordByte(s[w]) {
+				end = w
+			}
+		} else if w > k2 && strings.EqualFold(s[k2:w], "cedex") {
+			end = w
+			if x := skipSpaces(s, w); x > w && x < len(s) && isDigit(s[x]) {
+				_, n, f := number(s, x)
+				if n <= 2 {
+					end = f
+				}
+			}
+		}
+	}
+	return end
+}
+
+// cityEnd extends a name's first word ending at w over its further
+// capitalised words and connectors (São Paulo, Frankfurt am Main, Rio de
+// Janeiro, Lake Nicole, Saint-Étienne): at most four words.
+func cityEnd(s string, w int) int {
+	end, q := w, w
+	for words := 0; words < 4; words++ {
+		if q >= len(s) || s[q] != ' ' {
+			break
+		}
+		k := q + 1
+		x := wordAt(s, k)
+		if x == k {
+			break
+		}
+		if nameWord(s, k, x) && !(x-k >= 2 && x-k <= 3 && allUpper(s[k:x])) {
+			end = x
+		} else if !isConnector(s[k:x]) {
+			break
+		}
+		q = x
+	}
+	return end
+}
+
+// notStreet reports whether w, before a number, names something else
+// (Order 12345, Version 2, Room 5).
+func notStreet(w string) bool {
+	var buf [24]byte
+	switch lowerKey(w, &buf) {
+	case "order", "invoice", "version", "page", "chapter", "section", "item", "ticket", "case", "no", "nr", "number",
+		"room", "level", "floor", "gate", "terminal", "platform", "flight", "model", "step", "phase", "release", "build",
+		"row", "seat", "table", "figure", "vol", "part", "episode", "season", "issue", "account", "id", "ref":
+		return true
+	}
+	return false
+}
+
+func allUpper(w string) bool {
+	for k := 0; k < len(w); k++ {
+		if c := w[k]; c-'A' >= 26 && c < 0x80 {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// addrUnitAt reads a flat, suite, floor or block at k, returning its end or k.
+func addrUnitAt(s string, k int) int {
+	if s[k] == '#' && k+1 < len(s) && isDigit(s[k+1]) { // #10-01
+		_, _, e := number(s, k+1)
+		if e+1 < len(s) && s[e] == '-' && isDigit(s[e+1]) {
+			_, _, e = number(s, e+1)
+		}
+		return e
+	}
+	if isDigit(s[k]) {
+		_, n, e := number(s, k)
+		if n > 2 {
+			return k
+		}
+		// 3º B, 2ª, 3° (º and ª read as o and a in the reader view)
+		if t := s[e:]; strings.HasPrefix(t, "°") || len(t) >= 1 && (t[0] == 'o' || t[0] == 'a') && (len(t) == 1 || !wordByte(t[1])) {
+			if t[0] == 'o' || t[0] == 'a' {
+				e--
+			}
+			e += 2
+			if e+1 < len(s) && s[e] == ' ' && isASCIILetter(s[e+1]) && (e+2 == len(s) || !wordByte(s[e+2])) {
+				e += 2
+			} else if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
+				e++
+			}
+			return e
+		}
+		// 2. th., 1. sal, 3. OG, 2. Stock, 4. étage
+		if strings.HasPrefix(s[e:], ". ") {
+			w := wordAt(s, e+2)
+			switch strings.ToLower(s[e+2 : w]) {
+			case "th", "tv", "mf", "sal", "og", "stock", "etage", "étage", "piano", "floor":
+				return dotAfter(s, w)
+			}
+		}
+		return k
+	}
+	w := wordAt(s, k)
+	if w == k {
+		return k
+	}
+	// A 3 (a staircase and a flat, Finnish)
+	if w-k == 1 && capital(s, k) && w+1 < len(s) && s[w] == ' ' && isDigit(s[w+1]) {
+		_, n, e := number(s, w+1)
+		if n <= 3 && (e == len(s) || !wordByte(s[e]) && !isDigit(s[e])) {
+			return e
+		}
+	}
+	if !isUnitWord(s[k:w]) {
+		return k
+	}
+	e := dotAfter(s, w)
+	e2 := skipSpaces(s, e)
+	if e2 == e && !(e2 < len(s) && s[e2] == '#') {
+		return k
+	}
+	if e2 < len(s) && s[e2] == '#' {
+		e2++
+	}
+	x := e2
+	for x < len(s) && (isDigit(s[x]) || isASCIILetter(s[x]) || (s[x] == '-' || s[x] == '/') && x+1 < len(s) && isDigit(s[x+1])) {
+		x++
+	}
+	if x == e2 || x-e2 > 8 || !isDigit(s[e2]) && x-e2 > 2 {
+		return k
+	}
+	return x
+}
+
+// postLabel skips a postcode's label at k: PIN, ZIP, CEP, PLZ, CAP, CP,
+// Postcode (and a colon).
+func postLabel(s string, k int) int {
+	w := wordAt(s, k)
+	if w == k {
+		return k
+	}
+	var buf [24]byte
+	switch lowerKey(s[k:w], &buf) {
+	case "pin", "zip", "cep", "plz", "cap", "cp", "postcode", "pincode", "zipcode":
+		e := w
+		if e < len(s) && s[e] == ':' {
+			e++
+		}
+		if e2 := skipSpaces(s, e); e2 < len(s) && (isDigit(s[e2]) || e2 > e) {
+			return e2
+		}
+	}
+	return k
+}
+
+// countryPrefix skips a country prefix before a postcode at k: D-, F-,
+// SE-, DK-, FI-, NL-, CH-, A-, I-, E-, L-, B-, P-.
+func countryPrefix(s string, k int) int {
+	for n := 1; n <= 2; n++ {
+		if k+n+1 < len(s) && s[k+n] == '-' && isDigit(s[k+n+1]) {
+			switch s[k : k+n] {
+			case "D", "F", "A", "I", "E", "L", "B", "P", "SE", "DK", "FI", "NL", "CH", "PL", "NO":
+				return k + n + 1
+			}
+		}
+	}
+	return k
+}
+
+// postcodeAt reads a postcode at k, in one of the formats of postcodeShape,
+// ending on a boundary. strong refuses four digits that may be a year.
+func postcodeAt(s string, k int, strong bool) (int, bool) {
+	if k >= len(s) {
+		return 0, false
+	}
+	if isDigit(s[k]) {
+		v, n, e := number(s, k)
+		var end int
+		switch n {
+		case 5:
+			end = e
+			if e+1 < len(s) && s[e] == '-' && isDigit(s[e+1]) {
+				if _, n2, e2 := number(s, e+1); n2 == 4 || n2 == 3 {
+					end = e2 // ZIP+4, CEP
+				}
+			}
+		case 4:
+			end = e
+			if e+1 < len(s) && s[e] == '-' && isDigit(s[e+1]) {
+				if _, n2, e2 := number(s, e+1); n2 == 3 {
+					end = e2 // PT
+					break
+				}
+				return 0, false
+			}
+			// NL: 1017 GA, 1017GA
+			l := e
+			if l < len(s) && s[l] == ' ' {
+				l++
+			}
+			if l+2 <= len(s) && s[l]-'A' < 26 && s[l+1]-'A' < 26 && (l+2 == len(s) || !wordByte(s[l+2])) {
+				if p := s[l : l+2]; p != "SA" && p != "SD" && p != "SS" && v >= 1000 {
+					end = l + 2
+					break
+				}
+			}
+			if strong && v >= 1900 && v <= 2099 {
+				return 0, false
+			}
+		case 3:
+			if e+1 < len(s) && (s[e] == ' ' || s[e] == '-') && isDigit(s[e+1]) {
+				_, n2, e2 := number(s, e+1)
+				switch {
+				case n2 == 2 && s[e] == ' ', n2 == 3 && s[e] == ' ', n2 == 4 && s[e] == '-':
+					end = e2 // SE, IN, JP
+				}
+			}
+		case 2:
+			if e+1 < len(s) && s[e] == '-' && isDigit(s[e+1]) {
+				if _, n2, e2 := number(s, e+1); n2 == 3 {
+					end = e2 // PL
+				}
+			}
+		case 6:
+			end = e
+		}
+		if end == 0 || end < len(s) && (isDigit(s[end]) || wordByte(s[end]) || s[end] == '.' && end+1 < len(s) && isDigit(s[end+1]) || s[end] == '-' && end+1 < len(s) && isDigit(s[end+1])) {
+			return 0, false
+		}
+		return end, true
+	}
+	return letterPostcode(s, k)
+}
+
+// letterPostcode reads a British (SW1A 1AA, NW1 6XE, M1 1AE) or Canadian
+// (K1A 0B1) postcode at k.
+func letterPostcode(s string, k int) (int, bool) {
+	up := func(j int) bool { return j < len(s) && s[j]-'A' < 26 }
+	dg := func(j int) bool { return j < len(s) && isDigit(s[j]) }
+	end := func(j int) (int, bool) {
+		if j < len(s) && (isDigit(s[j]) || wordByte(s[j])) {
+			return 0, false
+		}
+		return j, true
+	}
+	// Canada: A9A 9A9, no D F I O Q U, not W or Z first.
+	if up(k) && dg(k+1) && up(k+2) {
+		j := k + 3
+		if j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if dg(j) && up(j+1) && dg(j+2) && !strings.ContainsAny(s[k:j+3], "DFIOQU") && s[k] != 'W' && s[k] != 'Z' {
+			return end(j + 3)
+		}
+	}
+	// Britain: outward A9, A99, AA9, AA99, A9A, AA9A; inward 9AA.
+	j := k
+	if !up(j) {
+		return 0, false
+	}
+	j++
+	if up(j) {
+		j++
+	}
+	if !dg(j) {
+		return 0, false
+	}
+	j++
+	if dg(j) || up(j) {
+		j++
+	}
+	if j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if dg(j) && up(j+1) && up(j+2) && !strings.ContainsAny(s[j+1:j+3], "CIKMOV") {
+		return end(j + 3)
+	}
+	return 0, false
+}
+
+// ---------------------------------------------------------------- postcodes first
+
+// postcodeAnchor reads an address found by its postcode at or around the
+// digit run at i: after a label (PIN 110001, PLZ 10115, 〒), or a
+// British or Canadian postcode after a city (London NW1 6XE, Ottawa ON
+// K1A 0B1), with the street line before when there is one.
+func postcodeAnchor(s string, i int) (int, int) {
+	// Back to the start of a letter postcode: NW1, SW1A, K1A.
+	k := i
+	for k > 0 && i-k < 2 && s[k-1]-'A' < 26 {
+		k--
+	}
+	if k > 0 && wordByte(s[k-1]) {
+		return 0, 0
+	}
+	if k < i {
+		e, ok := letterPostcode(s, k)
+		if !ok {
+			return 0, 0
+		}
+		// A city before it.
+		c := cityBefore(s, k)
+		if c < 0 {
+			return 0, 0
+		}
+		return streetBefore(s, c), postTail(s, e)
+	}
+	// A label before the digits (and a country prefix: PLZ D-10115).
+	for n := 1; n <= 2; n++ {
+		if k-n-1 >= 0 && countryPrefix(s, k-n-1) == k && (k-n-1 == 0 || !wordByte(s[k-n-2])) {
+			k -= n + 1
+			break
+		}
+	}
+	j := k
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	if j > 0 && s[j-1] == ':' {
+		j--
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+	}
+	if j == k && !(j > 0 && s[j-1] == ':') {
+		return 0, 0
+	}
+	ws := wordBefore(s, j)
+	if ws == j {
+		return 0, 0
+	}
+	var buf [24]byte
+	switch lowerKey(s[ws:j], &buf) {
+	case "pin", "zip", "cep", "plz", "cap", "postcode", "pincode", "zipcode", "postleitzahl", "postnummer", "postinumero":
+	case "code":
+		p := wordBefore(s, max(ws-1, 0))
+		if ws < 1 || s[ws-1] != ' ' || p == ws-1 {
+			return 0, 0
+		}
+		switch lowerKey(s[p:ws-1], &buf) {
+		case "pin", "zip", "post", "postal":
+		default:
+			return 0, 0
+		}
+	default:
+		return 0, 0
+	}
+	e, ok := postcodeAt(s, countryPrefix(s, k), false)
+	if !ok {
+		return 0, 0
+	}
+	return k, e
+}
+
+// cityBefore returns the start of the city (and state) before a postcode
+// at k ("London NW1 6XE", "Ottawa, ON K1A 0B1"), or -1.
+func cityBefore(s string, k int) int {
+	j := k
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == ',') {
+		j--
+	}
+	if j == k || j == 0 || s[k-1] == '\n' {
+		return -1
+	}
+	start := -1
+	for words := 0; words < 4; words++ {
+		ws := wordBefore(s, j)
+		if ws == j || !nameWord(s, ws, j) {
+			break
+		}
+		start = ws
+		if ws == 0 || s[ws-1] != ' ' && s[ws-1] != ',' {
+			break
+		}
+		j = ws
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == ',') {
+			j--
+		}
+		if ws-j > 2 {
+			break
+		}
+		if p := wordBefore(s, j); p < j && !capital(s, p) {
+			break
+		}
+	}
+	return start
+}
+
+// streetBefore extends an address starting at c (its city) back over a
+// street line before it: a comma or a line break, then a segment that
+// holds a house number or a street type ("Flat 72, Evans islands,
+// London").
+func streetBefore(s string, c int) int {
+	start := c
+	for segs := 0; segs < 3; segs++ {
+		j := start
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		if j == 0 || s[j-1] != ',' && s[j-1] != '\n' {
+			break
+		}
+		j--
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		// The segment: words and numbers back to a comma, a line break or
+		// a word that is no part of a name.
+		q, proof, segStart := j, false, -1
+		for q > 0 && j-q < 60 {
+			c := s[q-1]
+			if c == ',' || c == '\n' {
+				break
+			}
+			if c == ' ' || c == '.' || c == '#' || c == '/' || c == '-' {
+				q--
+				continue
+			}
+			if isDigit(c) {
+				for q > 0 && (isDigit(s[q-1]) || isASCIILetter(s[q-1]) && q-2 >= 0 && isDigit(s[q-2])) {
+					q--
+				}
+				proof = true
+				segStart = q
+				continue
+			}
+			ws := wordBefore(s, q)
+			if ws == q {
+				break
+			}
+			w := s[ws:q]
+			switch {
+			case streetType(w) != 0 || isUnitWord(w):
+				proof = true
+			case nameWord(s, ws, q):
+			case isConnector(w):
+			default:
+				q = -1
+			}
+			if q < 0 {
+				break
+			}
+			if ok, _ := glued(w); ok {
+				proof = true
+			}
+			segStart = ws
+			q = ws
+		}
+		if !proof || segStart < 0 {
+			break
+		}
+		for segStart < j && s[segStart] == ' ' {
+			segStart++
+		}
+		start = segStart
+	}
+	return start
+}
+
+// ---------------------------------------------------------------- Japan
+
+// jpAddress reads a Japanese address around the digit run at i: 〒 and
+// its postcode, then the prefecture, city, ward and town in kanji and
+// kana, and the block numbers (1-1, 1-2-3, 1丁目2番3号).
+func jpAddress(s string, i int) (int, int) {
+	start, k := -1, i
+	if i >= 3 && s[i-3:i] == "〒" {
+		start = i - 3
+	} else if i >= 4 && s[i-4:i] == "〒 " {
+		start = i - 4
+	}
+	if start >= 0 {
+		_, n, e := number(s, k)
+		if n != 3 || e+5 > len(s) || s[e] != '-' {
+			return 0, 0
+		}
+		_, n2, e2 := number(s, e+1)
+		if n2 != 4 {
+			return 0, 0
+		}
+		end := e2
+		q := skipSpaces(s, e2)
+		if b, ok := jpBody(s, q); ok {
+			end = b
+		}
+		return start, end
+	}
+	// Without 〒: the kanji before the block numbers.
+	a := i
+	region := false
+	for a >= 3 && i-a < 60 && cjk(s, a-3) {
+		if jpRegion(s[a-3 : a]) {
+			region = true
+		}
+		a -= 3
+	}
+	// Not the words before: start at the prefecture (two kanji before
+	// its 都道府県, three for 神奈川, 和歌山, 鹿児島), else after the
+	// last particle (は, に, で, を, が).
+	pref := -1
+	for k := a; k < i; k += 3 {
+		switch s[k : k+3] {
+		case "都", "道", "府", "県":
+			if strings.HasPrefix(s[k+3:], "府") { // 京都府
+				k += 3
+			}
+			pref = k
+			k = i
+		}
+	}
+	switch {
+	case pref >= 0 && pref-a >= 9 && jp3Prefecture(s[pref-9:pref]):
+		a = pref - 9
+	case pref >= 0 && pref-a >= 6:
+		a = pref - 6
+	case pref < 0:
+		for k := a; k < i; k += 3 {
+			switch s[k : k+3] {
+			case "は", "に", "で", "を", "が":
+				a = k + 3
+			}
+		}
+	}
+	region = false
+	for k := a; k < i; k += 3 {
+		region = region || jpRegion(s[k:k+3])
+	}
+	if !region || a == i {
+		return 0, 0
+	}
+	if b, ok := jpBlocks(s, i); ok {
+		return a, jpBuilding(s, b)
+	}
+	return 0, 0
+}
+
+// jpBody reads the kanji and kana of an address at q and its block
+// numbers.
+func jpBody(s string, q int) (int, bool) {
+	k, region := q, false
+	for k+3 <= len(s) && k-q < 60 && cjk(s, k) {
+		if jpRegion(s[k : k+3]) {
+			region = true
+		}
+		k += 3
+	}
+	if !region || k == q || k >= len(s) || !isDigit(s[k]) {
+		return 0, false
+	}
+	b, ok := jpBlocks(s, k)
+	if !ok {
+		return 0, false
+	}
+	return jpBuilding(s, b), true
+}
+
+// jpBlocks reads block numbers at k: 1-1, 1-2-3, 1丁目2番3号, 4番地.
+func jpBlocks(s string, k int) (int, bool) {
+	_, n, e := number(s, k)
+	if n == 0 || n > 4 {
+		return 0, false
+	}
+	groups := 1
+	for e < len(s) {
+		t := s[e:]
+		switch {
+		case t[0] == '-' && len(t) > 1 && isDigit(t[1]):
+			_, _, e = number(s, e+1)
+			groups++
+			continue
+		case strings.HasPrefix(t, "丁目") && len(t) > 6 && isDigit(t[6]):
+			_, _, e = number(s, e+6)
+			groups++
+			continue
+		case strings.HasPrefix(t, "番地") && len(t) > 6 && isDigit(t[6]), strings.HasPrefix(t, "番") && len(t) > 3 && isDigit(t[3]):
+			e = e + 3
+			if strings.HasPrefix(s[e:], "地") {
+				e += 3
+			}
+			_, _, e = number(s, e)
+			groups++
+			continue
+		case strings.HasPrefix(t, "丁目"), strings.HasPrefix(t, "番地"):
+			return e + 6, true
+		case strings.HasPrefix(t, "番"), strings.HasPrefix(t, "号"):
+			return e + 3, true
+		}
+		break
+	}
+	if groups < 2 {
+		return 0, false
+	}
+	return e, true
+}
+
+// jpBuilding extends the address ending at b over a building name and
+// room after a space: "千代田ハイツ101".
+func jpBuilding(s string, b int) int {
+	k := b
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	q := k
+	for q+3 <= len(s) && q-k < 45 && cjk(s, q) {
+		q += 3
+	}
+	if q == k || q >= len(s) || !isDigit(s[q]) {
+		return b
+	}
+	_, n, e := number(s, q)
+	if n > 4 {
+		return b
+	}
+	switch t := s[e:]; {
+	case strings.HasPrefix(t, "号室"):
+		e += 6
+	case strings.HasPrefix(t, "階"), strings.HasPrefix(t, "号"):
+		e += 3
+	case len(t) > 0 && t[0] == 'F' && (len(t) == 1 || !wordByte(t[1])):
+		e++
+	}
+	return e
+}
+
+// jp3Prefecture reports whether p is the name of a prefecture of three
+// kanji before its 県.
+func jp3Prefecture(p string) bool {
+	return p == "神奈川" || p == "和歌山" || p == "鹿児島"
+}
+
+// cjk reports whether a kanji or kana (or 々, ヶ) starts at k.
+func cjk(s string, k int) bool {
+	if k+3 > len(s) {
+		return false
+	}
+	c := s[k]
+	switch {
+	case c == 0xe3:
+		return s[k+1] >= 0x81 || s[k+1] == 0x80 && s[k+2] == 0x85 // kana, 々
+	case c >= 0xe4 && c <= 0xe9:
+		return true
+	}
+	return false
+}
+
+// jpRegion reports whether the kanji k names a level of a Japanese
+// address: 都 道 府 県 市 区 町 村 郡.
+func jpRegion(k string) bool {
+	switch k {
+	case "都", "道", "府", "県", "市", "区", "町", "村", "郡":
+		return true
+	}
+	return false
+}

@@ -1,7 +1,702 @@
 package detect
 
-// scanBirthDates is not written yet: it finds nothing.
-func (p *pass) scanBirthDates() {}
+import (
+	"math/bits"
+	"strings"
+	"time"
+)
 
-// birthDatesClean: scanBirthDates finds nothing anywhere yet.
-func birthDatesClean(s string) bool { return true }
+// Dates of birth (manual 12.9.4): a date in a common format whose
+// context says it is a birth date. The scan finds each digit run, reads a
+// date around it (parseDateAt: numeric, ISO, with a month's name in one
+// of twelve languages, Japanese years and eras), validates it (a real
+// calendar date, a year from 1900 to this year) and only then looks back
+// a bounded window for a context word (born, DOB, geboren, né le, 生年月日…,
+// plus the policy's words). The span is the date alone.
+//
+// No digit, no date: birthDatesClean is one look for a digit.
+
+// minBirthYear is the earliest plausible birth year; the latest is this
+// year (thisYear, read once).
+const minBirthYear = 1900
+
+var thisYear = func() int {
+	if y := time.Now().Year(); y >= 2025 {
+		return y
+	}
+	return 2026
+}()
+
+// scanBirthDates reports the dates with a birth context before them (or
+// 生まれ after them).
+func (p *pass) scanBirthDates() {
+	s := p.s
+	var extra []string
+	if p.extra != nil {
+		extra = p.extra.Context["date_of_birth"]
+	}
+	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, i) {
+		if !dateWorth(s, i) {
+			i = skipDigits(s, i)
+			continue
+		}
+		a, b, ok := dateAround(s, i)
+		if !ok {
+			i = skipDigits(s, i)
+			continue
+		}
+		if birthContext(s, a, b, extra) && !dateRangeAfter(s, b) {
+			p.emitBy(detDateOfBirth, BasisContext, a, b)
+		}
+		i = b
+	}
+}
+
+// dateWorth is the scan's cheap test of the digit run at i: the bytes
+// around it may belong to a date (most digit runs of a message are
+// glued to letters or stand in JSON numbers and are not).
+func dateWorth(s string, i int) bool {
+	if i > 0 && dateGlued(s[i-1]) {
+		return false
+	}
+	e := skipDigits(s, i)
+	if e == len(s) {
+		return false
+	}
+	n := e - i
+	switch c := s[e]; c {
+	case '-', '/', '.':
+		return n <= 4
+	case ' ', ',', 's', 'n', 'r', 't', 'e':
+		return n <= 2
+	case 0xe5: // 年
+		return true
+	}
+	return false
+}
+
+// birthDatesClean reports whether s holds no ASCII digit (the reader
+// view's digits of other scripts come with bytes Clean looks at anyway).
+func birthDatesClean(s string) bool { return nextDigit(s, 0) == len(s) }
+
+// birthDateShape reports whether s, trimmed of spaces, is one date in a
+// format the scan reads, a real calendar date with a plausible birth year
+// (1900 to this year), for the keys' walk: a birth-date key's value must
+// look like one. An ISO date-time at midnight (1985-03-04T00:00:00Z) is a
+// date too.
+func birthDateShape(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	i := nextDigit(s, 0)
+	if i == len(s) {
+		return false
+	}
+	a, b, ok := dateAround(s, i)
+	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]))
+}
+
+// midnightAfter reports whether t is the time part of a date-time at
+// midnight: T00:00(:00(.0+)?)?(Z|±00:00)?.
+func midnightAfter(t string) bool {
+	if len(t) < 6 || (t[0] != 'T' && t[0] != ' ') || t[1:6] != "00:00" {
+		return false
+	}
+	t = t[6:]
+	if strings.HasPrefix(t, ":00") {
+		t = t[3:]
+		if strings.HasPrefix(t, ".") {
+			t = t[1:]
+			for len(t) > 0 && t[0] == '0' {
+				t = t[1:]
+			}
+		}
+	}
+	return t == "" || t == "Z" || t == "+00:00" || t == "-00:00"
+}
+
+// ---------------------------------------------------------------- digits
+
+// nextDigit returns the index of the first ASCII digit of s at or after
+// i, or len(s): eight bytes at a time.
+func nextDigit(s string, i int) int {
+	n := len(s)
+	for ; i+8 <= n; i += 8 {
+		if m := digits8(load64(s, i)); m != 0 {
+			return i + firstLane(m)
+		}
+	}
+	for ; i < n; i++ {
+		if isDigit(s[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// digits8 has the high bit of each byte of x that is an ASCII digit set
+// (exactly so for the lowest such byte; firstLane reads only that one).
+func digits8(x uint64) uint64 {
+	t := x ^ 0x30*swarOnes // digits become 0..9
+	return (t - 0x0a*swarOnes) &^ t & swarHigh
+}
+
+func firstLane(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
+
+func isDigit(c byte) bool { return c-'0' < 10 }
+
+func isASCIILetter(c byte) bool { return (c|0x20)-'a' < 26 }
+
+// skipDigits returns the end of the digit run at i.
+func skipDigits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// number reads the digit run at i: its value (capped), its length and end.
+func number(s string, i int) (v, n, end int) {
+	for end = i; end < len(s) && isDigit(s[end]); end++ {
+		if v < 1e6 {
+			v = v*10 + int(s[end]-'0')
+		}
+	}
+	return v, end - i, end
+}
+
+// ---------------------------------------------------------------- dates
+
+// validDate reports whether y-m-d is a calendar date with a plausible
+// birth year.
+func validDate(y, m, d int) bool {
+	if y < minBirthYear || y > thisYear || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	dim := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		dim = 29
+	}
+	return d <= dim
+}
+
+// year2 is the plausible years of a two-digit year: 19yy, or 20yy when
+// that is not in the future.
+func year2Valid(yy, m, d int) bool {
+	return validDate(1900+yy, m, d) || validDate(2000+yy, m, d)
+}
+
+// dateAround reads a date containing the digit run at i: starting there
+// (numeric, day-first with a month's name, Japanese), or at a month's
+// name or Japanese era just before it. It returns the date's span.
+func dateAround(s string, i int) (a, b int, ok bool) {
+	if i > 0 && dateGlued(s[i-1]) {
+		return 0, 0, false
+	}
+	if b, ok := dateAt(s, i); ok {
+		return i, b, true
+	}
+	// A month's name before the day: "March 4, 1985", "Mar. 4 1985".
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	if j < i && j > 0 && s[j-1] == '.' {
+		j--
+	}
+	if j < i {
+		ws := j
+		for ws > 0 && wordByte(s[ws-1]) {
+			ws--
+		}
+		if ws < j && (ws == 0 || !wordByte(s[ws-1]) && !isDigit(s[ws-1])) {
+			if m := monthNumber(s[ws:j]); m > 0 {
+				if b, ok := monthFirst(s, i, m); ok {
+					return ws, b, true
+				}
+			}
+		}
+	}
+	// A Japanese era: 昭和60年3月4日.
+	if i >= 6 {
+		if base := eraBase(s[i-6 : i]); base > 0 {
+			y, _, e := number(s, i)
+			if b, ok := kanjiDate(s, e, base+y-1); ok {
+				return i - 6, b, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// dateGlued reports whether a byte before a digit run makes it part of
+// something else (a longer number, a version, an identifier).
+func dateGlued(c byte) bool {
+	return isDigit(c) || isASCIILetter(c) || c == '.' || c == '-' || c == '/' || c == '_' || c == '+' || c == '$' || c == '#'
+}
+
+// dateEnds reports whether a date may end at b: nothing glued after it.
+func dateEnds(s string, b int) bool {
+	if b == len(s) {
+		return true
+	}
+	c := s[b]
+	if isDigit(c) || isASCIILetter(c) && c != 'T' || c == '_' || c == '%' {
+		return false
+	}
+	if (c == '.' || c == '-' || c == '/' || c == ':') && b+1 < len(s) && isDigit(s[b+1]) {
+		return false
+	}
+	return true
+}
+
+// dateAt reads a date starting at the digit run at i.
+func dateAt(s string, i int) (int, bool) {
+	v1, n1, e1 := number(s, i)
+	if e1 >= len(s) {
+		return 0, false
+	}
+	c := s[e1]
+	// Numeric: three groups with one separator.
+	if (c == '-' || c == '/' || c == '.') && e1+1 < len(s) && isDigit(s[e1+1]) {
+		v2, n2, e2 := number(s, e1+1)
+		if e2+1 < len(s) && s[e2] == c && isDigit(s[e2+1]) {
+			v3, n3, e3 := number(s, e2+1)
+			if !dateEnds(s, e3) {
+				return 0, false
+			}
+			switch {
+			case n1 == 4 && n2 <= 2 && n3 <= 2:
+				return e3, validDate(v1, v2, v3)
+			case n1 <= 2 && n2 <= 2 && n3 == 4:
+				return e3, validDate(v3, v2, v1) || validDate(v3, v1, v2)
+			case n1 <= 2 && n2 <= 2 && n3 == 2 && c != '.':
+				return e3, year2Valid(v3, v2, v1) || year2Valid(v3, v1, v2)
+			case n1 == 2 && n2 == 2 && n3 == 2 && c == '.':
+				return e3, year2Valid(v3, v2, v1)
+			}
+			return 0, false
+		}
+		// 04-Mar-1985
+		if c != '-' {
+			return 0, false
+		}
+	}
+	// Japanese: 1985年3月4日.
+	if n1 == 4 && strings.HasPrefix(s[e1:], "年") {
+		return kanjiDate(s, e1, v1)
+	}
+	if n1 > 2 || v1 < 1 || v1 > 31 {
+		return 0, false
+	}
+	// Day first, then a month's name: "4 March 1985", "4th of March, 1985",
+	// "4. März 1985", "4 de marzo de 1985", "1er mars 1985", "04-Mar-1985".
+	j := e1
+	if c == '-' {
+		j++
+	} else {
+		j = skipOrdinal(s, j)
+		if j < len(s) && s[j] == '.' {
+			j++
+		}
+		k := skipSpaces(s, j)
+		if k == j {
+			return 0, false
+		}
+		j = skipWords(s, k, "de ", "of ")
+	}
+	ws := j
+	for j < len(s) && wordByte(s[j]) {
+		j++
+	}
+	m := monthNumber(s[ws:j])
+	if m == 0 {
+		return 0, false
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+	}
+	if c == '-' {
+		if j >= len(s) || s[j] != '-' {
+			return 0, false
+		}
+		y, n, e := number(s, j+1)
+		if (n == 4 && validDate(y, m, v1) || n == 2 && year2Valid(y, m, v1)) && dateEnds(s, e) {
+			return e, true
+		}
+		return 0, false
+	}
+	if j < len(s) && s[j] == ',' {
+		j++
+	}
+	k := skipSpaces(s, j)
+	if k == j {
+		return 0, false
+	}
+	k = skipWords(s, k, "de ", "del ")
+	y, n, e := number(s, k)
+	if n == 4 && validDate(y, m, v1) && dateEnds(s, e) {
+		return e, true
+	}
+	return 0, false
+}
+
+// monthFirst reads the rest of "March 4, 1985" from the day's digits at i.
+func monthFirst(s string, i, m int) (int, bool) {
+	d, n, j := number(s, i)
+	if n > 2 {
+		return 0, false
+	}
+	j = skipOrdinal(s, j)
+	if j < len(s) && s[j] == ',' {
+		j++
+	}
+	k := skipSpaces(s, j)
+	if k == j {
+		return 0, false
+	}
+	y, n, e := number(s, k)
+	if n == 4 && validDate(y, m, d) && dateEnds(s, e) {
+		return e, true
+	}
+	return 0, false
+}
+
+// kanjiDate reads 年M月D日 at j for year y.
+func kanjiDate(s string, j, y int) (int, bool) {
+	if !strings.HasPrefix(s[j:], "年") {
+		return 0, false
+	}
+	m, n, e := number(s, j+3)
+	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "月") {
+		return 0, false
+	}
+	d, n, e := number(s, e+3)
+	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "日") {
+		return 0, false
+	}
+	return e + 3, validDate(y, m, d)
+}
+
+// eraBase is the first year of the Japanese era named by w (two kanji),
+// or 0.
+func eraBase(w string) int {
+	switch w {
+	case "明治":
+		return 1868
+	case "大正":
+		return 1912
+	case "昭和":
+		return 1926
+	case "平成":
+		return 1989
+	case "令和":
+		return 2019
+	}
+	return 0
+}
+
+// skipOrdinal skips an ordinal's suffix after a day: st nd rd th er e º ª °.
+func skipOrdinal(s string, j int) int {
+	t := s[j:]
+	switch {
+	case len(t) >= 2 && (t[:2] == "st" || t[:2] == "nd" || t[:2] == "rd" || t[:2] == "th" || t[:2] == "er") && (len(t) == 2 || !wordByte(t[2])):
+		return j + 2
+	case strings.HasPrefix(t, "º") || strings.HasPrefix(t, "ª") || strings.HasPrefix(t, "°"):
+		return j + 2
+	}
+	return j
+}
+
+func skipSpaces(s string, j int) int {
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	return j
+}
+
+// skipWords skips one of the words ws (each with its space) at j.
+func skipWords(s string, j int, ws ...string) int {
+	for _, w := range ws {
+		if len(s)-j >= len(w) && strings.EqualFold(s[j:j+len(w)], w) {
+			return skipSpaces(s, j+len(w))
+		}
+	}
+	return j
+}
+
+// wordByte reports whether c may be part of a word: an ASCII letter or a
+// byte of a non-ASCII character (accented letters).
+func wordByte(c byte) bool { return isASCIILetter(c) || c >= 0x80 }
+
+// monthNumber is the month a name or abbreviation means, in the twelve
+// languages of the scan (1-12), or 0.
+func monthNumber(w string) int {
+	if len(w) < 3 || len(w) > 16 {
+		return 0
+	}
+	var buf [16]byte
+	for k := 0; k < len(w); k++ {
+		c := w[k]
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		} else if k > 0 && w[k-1] == 0xc3 && c >= 0x80 && c <= 0x9e && c != 0x97 {
+			c += 0x20 // À-Þ to à-þ
+		}
+		buf[k] = c
+	}
+	return int(monthNames[string(buf[:len(w)])])
+}
+
+var monthNames = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for k, names := range [12]string{
+		"january jan jänner januar janvier janv enero ene gennaio gen januari janeiro styczeń stycznia sty tammikuu tammikuuta tammik",
+		"february feb februar février févr fevr febrero febbraio februari fevereiro fev luty lutego lut helmikuu helmikuuta helmik",
+		"march mar märz mär mrz mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts",
+		"april apr avril avr abril abr aprile kwiecień kwietnia kwi huhtikuu huhtikuuta huhtik",
+		"may mai mayo maggio mag mei maio maj maja toukokuu toukokuuta toukok",
+		"june jun juni juin junio giugno giu juno junho czerwiec czerwca cze kesäkuu kesäkuuta kesäk",
+		"july jul juli juillet juil julio luglio lug julho lipiec lipca lip heinäkuu heinäkuuta heinäk",
+		"august aug août agosto ago augustus augusti sierpień sierpnia sie elokuu elokuuta elok",
+		"september sep sept septembre septiembre setiembre settembre set setembro wrzesień września wrz syyskuu syyskuuta syysk",
+		"october oct oktober okt octobre octubre ottobre ott outubro out październik października paź lokakuu lokakuuta lokak",
+		"november nov novembre noviembre novembro listopad listopada lis marraskuu marraskuuta marrask",
+		"december dec dezember dez décembre déc diciembre dic dicembre dezembro grudzień grudnia gru joulukuu joulukuuta jouluk",
+	} {
+		for _, n := range strings.Fields(names) {
+			m[n] = uint8(k + 1)
+		}
+	}
+	return m
+}()
+
+// ---------------------------------------------------------------- context
+
+// birthContextWords are the words that say a date after them (within
+// contextGap bytes, in the same sentence) is a birth date, in lower case.
+// Matched on word boundaries, ASCII letters case-folded.
+var birthContextWords = []string{
+	// English
+	"born", "born on", "dob", "d.o.b", "date of birth", "birth date", "birthdate", "birthday", "(b.",
+	// German
+	"geboren", "geb.", "geburtsdatum", "geburtstag", "geb.-datum",
+	// French
+	"né", "née", "né le", "née le", "date de naissance", "naissance", "date naissance",
+	// Spanish
+	"nacido", "nacida", "nació", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "cumpleaños",
+	// Italian
+	"nato il", "nata il", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno",
+	// Dutch
+	"geboren op", "geboortedatum", "geb. datum", "verjaardag",
+	// Portuguese
+	"nascido", "nascida", "nasceu", "data de nascimento", "nascimento", "nasc.", "aniversário",
+	// Polish
+	"urodzony", "urodzona", "urodził", "urodziła", "urodzin", "data urodzenia", "ur.",
+	// Swedish
+	"född", "födelsedatum", "födelsedag", "föddes",
+	// Finnish
+	"syntynyt", "syntyi", "syntymäaika", "syntymäpäivä", "syntymäpvm", "s.",
+	// Danish
+	"født", "fødselsdato", "fødselsdag",
+	// Japanese
+	"生年月日", "誕生日", "生まれ",
+}
+
+// birthFirst indexes birthContextWords by first byte (both cases);
+// birthStarts marks those bytes.
+var (
+	birthFirst  [256][]uint8
+	birthStarts [256]bool
+)
+
+func init() {
+	for k, w := range birthContextWords {
+		c := w[0]
+		birthFirst[c] = append(birthFirst[c], uint8(k))
+		birthStarts[c] = true
+		if c-'a' < 26 {
+			birthFirst[c-32] = append(birthFirst[c-32], uint8(k))
+			birthStarts[c-32] = true
+		}
+	}
+}
+
+// gapStop marks the bytes no gap between a context word and its date
+// holds (gapOK): the backward look for a context stops at the first.
+var gapStop = func() (t [256]bool) {
+	for _, c := range "0123456789\n;!?|{}[]<>=" {
+		t[c] = true
+	}
+	t['\n'] = true
+	return t
+}()
+
+// contextWindow bounds how far before a date its context may start, and
+// contextGap what may stand between them.
+const (
+	contextWindow = 64
+	contextGap    = 40
+)
+
+// birthContext reports whether the date [a, b) of s has a birth context:
+// a context word before it in the window, with nothing between them but a
+// few words of the same clause (no digit, no sentence end, no
+// conjunction starting another clause), or 生まれ/生 right after it.
+func birthContext(s string, a, b int, extra []string) bool {
+	if t := s[b:]; strings.HasPrefix(t, "生") || strings.HasPrefix(t, " 生") {
+		return true
+	}
+	// German and Dutch put the participle last: "am 4.3.1985 in Graz
+	// geboren", "op 4 maart 1985 geboren".
+	for j := b; j < len(s) && j-b <= contextGap; j++ {
+		if c := s[j]; c == 'g' || c == 'G' {
+			if _, ok := matchWord(s, j, "geboren"); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
+				return true
+			}
+		}
+	}
+	lo := max(0, a-contextWindow)
+	// Back to the first byte no gap holds (a digit, a brace, a line
+	// break…): in JSON and tables the window is a few bytes.
+	j := a - 1
+	for j >= lo && !gapStop[s[j]] {
+		j--
+	}
+	lo = j + 1
+	for j := a - 1; j >= lo; j-- {
+		c := s[j]
+		if !birthStarts[c] && extra == nil {
+			continue
+		}
+		if j > 0 && wordByte(s[j-1]) && wordByte(c) && c < 0xe0 {
+			continue // not at a word's start (CJK words have no spaces)
+		}
+		for _, k := range birthFirst[c] {
+			if e, ok := matchWord(s, j, birthContextWords[k]); ok && e <= a && gapOK(s[e:a]) {
+				return true
+			}
+		}
+		for _, w := range extra {
+			if w != "" && w[0]|0x20 == c|0x20 {
+				if e, ok := matchWord(s, j, w); ok && e <= a && gapOK(s[e:a]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matchWord reports whether w is at j in s, ASCII letters folded, ending
+// on a word boundary; and where it ends.
+func matchWord(s string, j int, w string) (int, bool) {
+	if len(s)-j < len(w) {
+		return 0, false
+	}
+	for k := 0; k < len(w); k++ {
+		c := s[j+k]
+		if c-'A' < 26 {
+			c += 32
+		}
+		if d := w[k]; c != d && (d-'A' >= 26 || c != d+32) {
+			return 0, false
+		}
+	}
+	e := j + len(w)
+	if last := w[len(w)-1]; wordByte(last) && last < 0x80 && e < len(s) && wordByte(s[e]) {
+		return 0, false
+	}
+	return e, true
+}
+
+// gapOK reports whether g, the text between a context word and a date,
+// keeps them together: short, no digit, no sentence end, no word that
+// starts another clause.
+func gapOK(g string) bool {
+	if len(g) > contextGap {
+		return false
+	}
+	for k := 0; k < len(g); k++ {
+		switch c := g[k]; {
+		case isDigit(c) || c == '\n' || c == ';' || c == '!' || c == '?' || c == '|':
+			return false
+		case c == '.' && k+2 < len(g) && g[k+1] == ' ' && g[k+2]-'A' < 26 && k >= 3 && isASCIILetter(g[k-1]) && isASCIILetter(g[k-2]) && isASCIILetter(g[k-3]):
+			return false // a sentence ends
+		}
+	}
+	for k := 0; k < len(g); {
+		for k < len(g) && !isASCIILetter(g[k]) {
+			k++
+		}
+		e := k
+		for e < len(g) && wordByte(g[e]) {
+			e++
+		}
+		if e > k && clauseWord(g[k:e]) {
+			return false
+		}
+		k = e
+	}
+	return true
+}
+
+// clauseWord reports whether w starts another clause or names another
+// event, so that a date after it is not the birth date before it.
+func clauseWord(w string) bool {
+	if len(w) > 12 {
+		return false
+	}
+	var buf [12]byte
+	for k := 0; k < len(w); k++ {
+		c := w[k]
+		if c-'A' < 26 {
+			c += 32
+		}
+		buf[k] = c
+	}
+	return clauseWords[string(buf[:len(w)])]
+}
+
+var clauseWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
+		maar och men eller ja mutta tai og eller oraz ale lub
+		between zwischen entre tra fra tussen mellan mellem välillä między
+		hired joined married died died moved started ordered created updated issued expires expired valid until due since
+		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit
+		embauché marié mort décédé commandé créé valable depuis jusqu
+		contratado casado murió fallecido pedido creado válido hasta desde
+		assunto sposato morto ordinato creato valido fino
+		overleden besteld aangemaakt geldig tot
+		faleceu pedido criado
+		zmarł zamówiono ważny
+		död beställd giltig
+		kuoli tilattu voimassa
+		død bestilt gyldig`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// dateRangeAfter reports whether the date ending at b starts a range
+// ("– 1990-01-01", " to 5 May 1990", " bis …").
+func dateRangeAfter(s string, b int) bool {
+	j := skipSpaces(s, b)
+	if j < len(s) && s[j] == '-' {
+		j++
+	} else if j > b {
+		k := skipWords(s, j, "to ", "till ", "until ", "bis ", "au ", "al ", "a ", "tot ", "até ", "do ", "and ", "und ", "et ", "y ", "e ", "en ", "och ", "og ", "ja ", "i ")
+		if k == j {
+			return false
+		}
+		j = k
+	}
+	j = skipSpaces(s, j)
+	if j >= len(s) || !isDigit(s[j]) {
+		return false
+	}
+	_, _, ok := dateAround(s, j)
+	return ok
+}
