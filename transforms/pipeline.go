@@ -65,6 +65,9 @@ type scratch struct {
 	now time.Time
 	// shares holds the targets' shares (pairTexts).
 	shares []share
+	// keys is the stack of member Keys of the data objects being walked
+	// (docWalk.keys), kept from walk to walk.
+	keys []detect.Key
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.

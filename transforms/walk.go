@@ -32,8 +32,11 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	// mostly clean: each string is looked at in place before it is
 	// copied. Data (structuredContent, arguments, JSON text) often holds
 	// findings, which the look would only scan twice.
-	var keys [32]detect.Key
-	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg), shares: shares, keys: keys[:0]}
+	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg), shares: shares}
+	if run.sc != nil {
+		w.keys = run.sc.keys[:0]
+		defer func() { run.sc.keys = w.keys[:0] }()
+	}
 	if sg.scoped {
 		w.in, w.out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
 		for i, st := range sg.steps {

@@ -412,7 +412,7 @@ var keyVocabOf = []struct {
 	{kID, detSSN, "ssn|social security|social security number|social security no|soc sec no|us ssn"},
 	{kID, detPassport, "passport|passport number|passport no|passport id|passport num|travel document|travel document number|" +
 		"reisepass|reisepassnummer|passnummer|pass nr|passeport|numero de passeport|pasaporte|numero de pasaporte|passaporto|numero passaporto|" +
-		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|pass|passnummer se|passi|passin numero|旅券番号|パスポート番号"},
+		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|旅券番号|パスポート番号"},
 	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing number"},
 	{kID, detBankAccount, "bank account|bank account number|bankaccount|account number|accountnumber|account no|acct no|acct number|acct|bank acct|" +
 		"sort code|sortcode|bsb|bsb number|kontonummer|bankkonto|konto|numero de compte|compte bancaire|rib|" +
@@ -467,7 +467,7 @@ var keyVocabOf = []struct {
 		"date|created date|created|updated|modified|order date|start date|end date|due date|timestamp|birth place|place of birth|" +
 		"geburtsort|lieu de naissance|lugar de nacimiento|luogo di nascita|geboorteplaats|naturalidade|" +
 		"firmenname|nom de l entreprise|raison sociale|nombre de la empresa|razon social|ragione sociale|bedrijfsnaam|razao social|nazwa firmy|" +
-		"vat|vat number|vat id|vat no|ust id|ustid|umsatzsteuer id|tva|numero de tva|iva|partita iva|btw|btw nummer|cif|" +
+		"vat|vat number|vat id|vat no|ust id|ustid|ust idnr|ustidnr|umsatzsteuer identifikationsnummer|umsatzsteuer id|tva|numero de tva|iva|partita iva|btw|btw nummer|cif|" +
 		"iban|bic|swift|card number|credit card|email address|ip address|ipaddress|mac address|wallet address|contract address|server address|" +
 		"web address|url address|remote address|local address|bind address|listen address|memory address|return address|base address|"},
 }
@@ -531,7 +531,7 @@ func (k *normKey) classify() Key {
 	}
 	// passport_number, tax_id_no, licence_nr: the head names the kind.
 	if nw > 1 && keyHeads[string(k.word(nw-1))] {
-		if v, ok := lookupKey(k.words(0, nw-1)); ok && v.class() == kID {
+		if v, ok := lookupKey(k.words(0, nw-1)); ok && (v.class() == kID || v.class() == kStop) {
 			return v
 		}
 	}
@@ -1166,7 +1166,8 @@ func nameEnd(s string, v, e int) int {
 			break
 		}
 		r, _ := utf8.DecodeRuneInString(w)
-		particle := nameParticles[strings.ToLower(w)]
+		var buf [16]byte
+		particle := len(w) <= 16 && nameParticles[string(lowerASCII(buf[:0], w))]
 		if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r) || particle) {
 			break
 		}
@@ -1231,7 +1232,7 @@ func idEnd(s string, v, e int) int {
 		for j < e && alnumByte(s[j]) {
 			j++
 		}
-		if j == i+1 || c == ' ' && digitCount(s[i+1:j]) == 0 {
+		if j == i+1 || c == ' ' && digitCount(s[i+1:j]) == 0 && j-i > 2 {
 			break
 		}
 		i, end = j, j

@@ -44,8 +44,8 @@ func init() {
 // keyPersonName: 1 to 6 words of letters (an apostrophe, a hyphen or a
 // dot inside), each capitalised or a particle, or in a script without
 // case; no digit, no '@', '_', '/' or other mark of an identifier; not a
-// company's legal form or a product's word. One word only when single.
-// All capitals pass in two or more words (MARTIN Alice, ALICE MARTIN).
+// company's legal form or a product's word. Lower-case words only when
+// single (a given or family name's key: "alice" under first_name).
 func keyPersonName(v string, single bool) bool {
 	if len(v) < 2 || len(v) > 80 {
 		return false
@@ -80,13 +80,17 @@ func keyPersonName(v string, single bool) bool {
 			}
 			i += size
 		}
-		word := v[start:i]
+		word := strings.TrimRight(v[start:i], ".,")
 		words++
 		if words > 6 {
 			return false
 		}
-		lw := strings.ToLower(strings.TrimRight(word, ".,"))
-		if notNames[lw] {
+		var buf [16]byte
+		lw := lowerASCII(buf[:0], word)
+		if len(word) > len(buf) {
+			lw = nil
+		}
+		if notNames[string(lw)] {
 			return false
 		}
 		switch {
@@ -94,17 +98,30 @@ func keyPersonName(v string, single bool) bool {
 			capital++
 		case !unicode.IsLower(firstRune):
 			uncased++ // 山田, 김
-		case nameParticles[lw]:
+		case nameParticles[string(lw)]:
 		default:
 			if !single {
 				return false // a lower-case word under a bare name: gold, get customer
 			}
 		}
 	}
-	if words == 0 || words == 1 && !single && uncased == 0 {
+	if words == 0 {
 		return false
 	}
 	return capital+uncased > 0 || single
+}
+
+// lowerASCII appends word to b in ASCII lower case (a word longer than
+// cap(b) is cut: the tables hold short words).
+func lowerASCII(b []byte, word string) []byte {
+	for i := 0; i < len(word) && len(b) < cap(b); i++ {
+		c := word[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // keyAddress: a street address or its street line: letters, at most 200
