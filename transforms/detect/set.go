@@ -180,12 +180,17 @@ func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
 // something in how a JSON number reads (digits, with a '-', a '.', an
 // exponent): a custom detector, or credit_card, the one built-in that
 // finds a bare run of digits (phone numbers need a '+' before the digits
-// or groups, the others letters or separators no number has).
+// or groups, the others letters or separators no number has), or a
+// detector a member's name may report a number by (keys.go: "bsn":
+// 123456782).
 func (ds *Set) ReadsNumbers(sel Selection) bool {
 	for _, c := range ds.custom {
 		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
 			return true
 		}
+	}
+	if ds.builtins&sel.builtins&(labelFamily|1<<detSSN) != 0 {
+		return true // a number under a key that names it (keys.go)
 	}
 	for i := range policy.BuiltinDetectors {
 		if b := &policy.BuiltinDetectors[i]; b.Name == "credit_card" {
