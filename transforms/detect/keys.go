@@ -904,8 +904,27 @@ func init() {
 	}
 	for w := range keyHeads {
 		add(w)
+		labelLast[w] = true
+	}
+	var k normKey
+	for _, e := range keyVocabOf {
+		if !mkKey(e.class, e.det).Reports() && e.class != kHolder {
+			continue
+		}
+		for _, w := range strings.Split(e.keys, "|") {
+			if k.set(w) {
+				labelLast[string(k.word(k.nw-1))] = true
+				if k.nw >= 2 && len(k.word(k.nw-2)) == 1 {
+					labelLast[string(k.words(k.nw-2, k.nw))] = true // d'identité: one word in text
+				}
+			}
+		}
 	}
 }
+
+// labelLast is the last word of every label that may say something: a
+// label ending in another word is passed by without classifying it.
+var labelLast = map[string]bool{}
 
 // labelTail reports whether a label may end with the bytes b1 b2
 // (ASCII lower-cased; any non-ASCII byte may).
@@ -983,7 +1002,7 @@ func labelAt(s string, t int, x *Extra) Key {
 	// The label is the last words of that run: the longest that says
 	// something (Customer details Name: the last word).
 	var k normKey
-	if !k.set(label) {
+	if !k.set(label) || !labelLast[string(k.word(k.nw-1))] && (x == nil || len(x.Keys) == 0) {
 		return 0
 	}
 	for i := max(0, k.nw-labelWords); i < k.nw; i++ {
