@@ -65,6 +65,9 @@ type scratch struct {
 	now time.Time
 	// shares holds the targets' shares (pairTexts).
 	shares []share
+	// keys is the stack of member Keys of the data objects being walked
+	// (docWalk.keys), kept from walk to walk.
+	keys []detect.Key
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.
@@ -282,7 +285,7 @@ func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run
 	// Most strings hold no trigger of sel's detectors (prose, names,
 	// "gold"), or are a short word no detector finds anything in (an enum
 	// value, most member names): no pass, no memo.
-	if e.detectors.Clean(s, sel) {
+	if run.key == 0 && e.detectors.Clean(s, sel) {
 		return nil
 	}
 	return e.detectUnclean(s, sel, memoID, run)
@@ -290,6 +293,9 @@ func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run
 
 // detectUnclean is detect of a string Clean has said holds a trigger.
 func (e *Engine) detectUnclean(s string, sel *detect.Selection, memoID uint16, run *Run) []detect.Detection {
+	if run.key != 0 {
+		return e.detectKeyed(s, sel, run)
+	}
 	if e.detectors.SurelyClean(s) {
 		return nil
 	}
@@ -307,6 +313,19 @@ func (e *Engine) detectUnclean(s string, sel *detect.Selection, memoID uint16, r
 	if sc.memo.adding {
 		sc.memo.add(memoID, s, found)
 	}
+	return found
+}
+
+// detectKeyed is detect of the value of a member whose name says what
+// it is (Run.key): not memoised, as the same string under another key
+// says something else.
+func (e *Engine) detectKeyed(s string, sel *detect.Selection, run *Run) []detect.Detection {
+	sc := run.sc
+	if sc == nil {
+		return e.detectors.DetectKeyed(nil, s, run.key, *sel)
+	}
+	found := e.detectors.DetectKeyed(sc.found[:0], s, run.key, *sel)
+	sc.found = found[:0]
 	return found
 }
 
@@ -562,7 +581,7 @@ func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string 
 			// rewriteString, with what detect would settle first
 			// settled before the calls: most strings hold no trigger of
 			// a step's detectors.
-			if e.detectors.Clean(s, &st.sel) {
+			if run.key == 0 && e.detectors.Clean(s, &st.sel) {
 				continue
 			}
 			s = e.rewriteFound(st, s, e.detectUnclean(s, &st.sel, st.memoID, run), run)
@@ -672,6 +691,11 @@ type Run struct {
 	// that fired it, sorted and distinct.
 	Blocked     bool
 	BlockLabels []string
+
+	// key is what the name of the member being walked says of its
+	// value (detect.KeyContext.Of; 0: nothing): its strings and numbers
+	// are scanned with it (DetectKeyed), never skipped as clean.
+	key detect.Key
 
 	// sc is the scratch of the message being transformed (Engine.Apply
 	// takes one from the engine's pool), or nil.

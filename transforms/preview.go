@@ -90,7 +90,7 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 			case !st.detecting():
 			case t.kind == plainText:
 				if len(st.fields) == 0 || t.unparsed {
-					f.scan(e, st, d, t.node, j)
+					f.scan(e, st, d, t.node, j, 0)
 				}
 			case t.kind == jsonText:
 				f.walk(e, st, t.sub, jsondoc.Root, shData, false, j)
@@ -153,13 +153,14 @@ func (f *finder) name(d *jsondoc.Doc, n int32, prefix string) {
 	}
 }
 
-// scan runs one step's detectors over string node n.
-func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) {
+// scan runs one step's detectors over string node n, a member keyed k
+// (detect.KeyContext.Of; 0: nothing said).
+func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int, key detect.Key) {
 	s, ok := d.Str(n)
 	if !ok {
 		return
 	}
-	ds := e.detectors.Detect(s, st.sel)
+	ds := e.detectors.DetectKeyed(nil, s, key, st.sel)
 	if len(ds) == 0 {
 		return
 	}
@@ -171,11 +172,15 @@ func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) 
 // scanNumber runs one step's detectors over number node n, read as Apply
 // reads it (runNumber): its first reading the step finds something in.
 // Start and End index that reading.
-func (f *finder) scanNumber(e *Engine, st *step, d *jsondoc.Doc, n int32, target int) {
+func (f *finder) scanNumber(e *Engine, st *step, d *jsondoc.Doc, n int32, target int, k detect.Key) {
 	var rs numberReadings
-	e.readNumber(&rs, d.Raw(n), nil)
+	if k != 0 && plainNumber(d.Raw(n)) {
+		rs.add(d.Raw(n), d.Raw(n), 0, nil) // read whole under its key, as the walk does
+	} else {
+		e.readNumber(&rs, d.Raw(n), nil)
+	}
 	for _, r := range rs.all() {
-		if ds := e.detectors.Detect(r, st.sel); len(ds) > 0 {
+		if ds := e.detectors.DetectKeyed(nil, r, k, st.sel); len(ds) > 0 {
 			k := place{d, n}
 			f.hits[k] = append(f.hits[k], ds...)
 			f.target[k] = target
@@ -194,8 +199,10 @@ func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, sh shape,
 	if len(st.exclude) > 0 {
 		out = st.exclude.Nodes(d, root)
 	}
-	var visit func(n int32, sh shape, reached bool)
-	visit = func(n int32, sh shape, reached bool) {
+	// ctx is the context an object's key gives it, k a scalar's Key
+	// (keyed.go: the walk's reading of member names).
+	var visit func(n int32, sh shape, reached bool, ctx detect.KeyContext, k detect.Key)
+	visit = func(n int32, sh shape, reached bool, ctx detect.KeyContext, k detect.Key) {
 		if out[n] {
 			return
 		}
@@ -203,30 +210,46 @@ func (f *finder) walk(e *Engine, st *step, d *jsondoc.Doc, root int32, sh shape,
 		switch d.Kind(n) {
 		case jsondoc.String:
 			if reached && textAt(d, n, sh, separate) {
-				f.scan(e, st, d, n, target)
+				f.scan(e, st, d, n, target, k)
 			}
 		case jsondoc.Number:
 			if reached && numberRead(sh, separate) {
-				f.scanNumber(e, st, d, n, target)
+				f.scanNumber(e, st, d, n, target, k)
 			}
 		case jsondoc.Object:
 			if skipped(sh, separate) {
 				return
 			}
 			sh = refine(d, n, sh)
+			data := sh == shData
+			var keys []detect.Key
+			if data {
+				for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+					kc := e.detectors.KeyOf(d.Key(c))
+					keys = append(keys, kc)
+					ctx = ctx.Member(kc)
+				}
+			}
+			i := 0
 			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				visit(c, childOf(d, c, sh), reached)
+				var ck detect.Key
+				var cctx detect.KeyContext
+				if data {
+					ck, cctx = ctx.Of(keys[i]), keys[i].Nested()
+					i++
+				}
+				visit(c, childOf(d, c, sh), reached, cctx, ck)
 			}
 		case jsondoc.Array:
 			if skipped(sh, separate) {
 				return
 			}
 			for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
-				visit(c, sh, reached)
+				visit(c, sh, reached, ctx, k)
 			}
 		}
 	}
-	visit(root, sh, len(st.fields) == 0)
+	visit(root, sh, len(st.fields) == 0, 0, 0)
 }
 
 // nodePath is the projection path of node n from the root of d.

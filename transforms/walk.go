@@ -10,6 +10,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/streq"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 )
 
 // The walk of a JSON document by a run of string steps (runDocument): each
@@ -32,6 +33,10 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	// copied. Data (structuredContent, arguments, JSON text) often holds
 	// findings, which the look would only scan twice.
 	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg), shares: shares}
+	if run.sc != nil {
+		w.keys = run.sc.keys[:0]
+		defer func() { run.sc.keys = w.keys[:0] }()
+	}
 	if sg.scoped {
 		w.in, w.out = make([]map[int32]bool, len(sg.steps)), make([]map[int32]bool, len(sg.steps))
 		for i, st := range sg.steps {
@@ -70,6 +75,15 @@ type docWalk struct {
 	// node order, which is the walk's; next is the first not passed.
 	shares []share
 	next   int
+	// keys holds the Keys of the members of the data objects being
+	// walked (a stack: each object's after its parent's); nested is the
+	// context the member being entered gives the object or list it
+	// holds, elem the Key of the scalars of a list (keyed.go).
+	keys   []detect.Key
+	nested detect.KeyContext
+	elem   detect.Key
+	cur    detect.Key // the Key of the next scalar walked
+	kcache keyCache
 }
 
 // shared walks node n, reached as sh, if it is a share, and reports
@@ -154,7 +168,7 @@ func (w *docWalk) unchanged(raw []byte, mask uint64) bool {
 		return false
 	}
 	e := w.e
-	return !l.scans || e.detectors.SurelyClean(bytesView(raw)) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
+	return !l.scans || w.run.key == 0 && e.detectors.SurelyClean(bytesView(raw)) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
 }
 
 func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool) {
@@ -174,9 +188,13 @@ func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool)
 	}
 	switch w.d.Kind(n) {
 	case jsondoc.String:
+		w.run.key, w.cur = w.cur, 0
 		w.str(n, sh, reached&^excluded)
+		w.run.key = 0
 	case jsondoc.Number:
+		w.run.key, w.cur = w.cur, 0
 		w.number(n, sh, reached&^excluded)
+		w.run.key = 0
 	case jsondoc.Object:
 		w.object(n, sh, reached, excluded)
 	case jsondoc.Array:
@@ -193,18 +211,41 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 	if sh <= shEnvelope || sh == shContent || sh == shInputParams {
 		sh = refine(d, n, sh)
 	}
+	// A data object's members are read with what their names say
+	// (keyed.go).
+	ctx, k0, keyed := w.nested, len(w.keys), false
+	w.nested = 0
+	if w.detects && sh == shData {
+		ctx, keyed = w.memberKeys(n, ctx)
+	}
 	if w.sg.scoped {
 		// Each member may be reached by other steps: visit works it out.
+		i := k0
 		for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
 			csh := childOf(d, c, sh)
+			if keyed {
+				w.enter(ctx, w.keys[i])
+				i++
+			} else {
+				w.cur = 0
+			}
 			w.visit(c, csh, reached, excluded, nameIsData(sh, csh))
 		}
+		w.keys = w.keys[:k0]
+		w.cur, w.nested, w.elem = 0, 0, 0
 		return
 	}
 	mask := reached &^ excluded
 	nameMask := mask & w.sg.findMask
 	every, table := memberShapes(sh)
+	i := k0
 	for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+		if keyed {
+			w.enter(ctx, w.keys[i])
+			i++
+		} else {
+			w.cur = 0
+		}
 		key, plain := d.KeyRaw(c)
 		csh := every
 		switch {
@@ -231,15 +272,21 @@ func (w *docWalk) object(n int32, sh shape, reached, excluded uint64) {
 		}
 		switch d.Kind(c) {
 		case jsondoc.String:
+			run.key, w.cur = w.cur, 0
 			w.str(c, csh, mask)
+			run.key = 0
 		case jsondoc.Number:
+			run.key, w.cur = w.cur, 0
 			w.number(c, csh, mask)
+			run.key = 0
 		case jsondoc.Object:
 			w.object(c, csh, reached, excluded)
 		case jsondoc.Array:
 			w.array(c, csh, reached, excluded)
 		}
 	}
+	w.keys = w.keys[:k0]
+	w.cur, w.nested, w.elem = 0, 0, 0
 }
 
 // array walks the elements of array n reached as sh.
@@ -254,28 +301,40 @@ func (w *docWalk) array(n int32, sh shape, reached, excluded uint64) {
 		sh = shData // an id, method or version is never a list
 	}
 	d, run := w.d, w.run
+	// The elements of a list under a key are what the key says (given
+	// names, customers).
+	nested, elem := w.nested, w.elem
+	w.nested, w.elem = 0, 0
 	if w.sg.scoped {
 		for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+			w.cur, w.nested = elem, nested
 			w.visit(c, sh, reached, excluded, false)
 		}
+		w.cur, w.nested, w.elem = 0, 0, 0
 		return
 	}
 	mask := reached &^ excluded
 	for c := d.First(n); c != jsondoc.None && !run.Blocked; c = d.Next(c) {
+		w.cur, w.nested = elem, nested
 		if w.shares != nil && w.next < len(w.shares) && w.shares[w.next].node <= c && w.shared(c, sh, reached, excluded) {
 			continue // a share (shared's first test, in line)
 		}
 		switch d.Kind(c) {
 		case jsondoc.String:
+			run.key, w.cur = w.cur, 0
 			w.str(c, sh, mask)
+			run.key = 0
 		case jsondoc.Number:
+			run.key, w.cur = w.cur, 0
 			w.number(c, sh, mask)
+			run.key = 0
 		case jsondoc.Object:
 			w.object(c, sh, reached, excluded)
 		case jsondoc.Array:
 			w.array(c, sh, reached, excluded)
 		}
 	}
+	w.cur, w.nested, w.elem = 0, 0, 0
 }
 
 // str runs the steps of mask over string node n reached as sh.
@@ -360,8 +419,8 @@ func (w *docWalk) number(n int32, sh shape, mask uint64) {
 		return
 	}
 	raw := d.Raw(n)
-	if len(raw) < minDetectedNumber && !e.detectors.HasCustom() && !mayGrow(raw) {
-		return // no reading is long enough for a built-in
+	if len(raw) < minDetectedNumber && !e.detectors.HasCustom() && !mayGrow(raw) && run.key == 0 {
+		return // no reading is long enough for a built-in, and no key says what it is
 	}
 	if plainNumber(raw) {
 		// The common case: every reader prints it as sent.
@@ -534,5 +593,5 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && !e.detectors.SurelyClean(bytesView(raw)) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
+	return scans && (run.key != 0 || !e.detectors.SurelyClean(bytesView(raw))) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
 }

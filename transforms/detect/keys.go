@@ -1,10 +1,1260 @@
 package detect
 
-// labelFamily is the detectors scanLabelled may report.
-const labelFamily = uint64(0)
+import (
+	"math/bits"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
 
-// scanLabelled is not written yet: it finds nothing.
-func (p *pass) scanLabelled() {}
+// Keys and labels (manual 12.9.5): what a JSON member's name, or a label
+// in text ("Passport No.: …"), says its value is. A key is read after
+// normalising case, separators and accents (normKey), and classified by
+// one vocabulary (keyVocab) in English, German, French, Spanish, Italian,
+// Dutch, Portuguese, Polish, Swedish, Finnish, Danish and Japanese:
+//
+//   - a person's name, given name, family name;
+//   - a street address, house number, postcode and city (the last three
+//     only inside an address: KeyContext);
+//   - a date of birth;
+//   - an identifier: national, tax, passport, driver licence, bank
+//     account, routing number, and the keys of the identifiers of
+//     ids.go (bsn, pesel, codice_fiscale…).
+//
+// A composite key is its head and qualifiers: customer_name and
+// holderName are names, product_name and hostname are not; date_of_birth
+// is a birth date, created_date is nothing. A value is reported by its
+// key only when it also looks like what the key promises (keyshape.go):
+// "Pro Plan" under name is no person, an order date under date nothing.
+//
+// The walk of package transforms classifies each member's name (KeyOf),
+// works out the context of the object from its members and its own key
+// (KeyContext), and scans each string or number value with its key
+// (DetectKeyed): the whole value becomes one detection, BasisKey, merged
+// with what the value's own scan found. In text, scanLabelled reads the
+// same vocabulary in labels followed by ':', '=', a tab or " - ".
 
-// labelledClean: scanLabelled finds nothing anywhere yet.
-func labelledClean(s string) bool { return true }
+// Key is what a member's name says of its value: a class (the low byte)
+// and, for an identifier, the detector a key names (the high byte: the
+// detector's index + 1; 0: the class's generic detector). The zero Key
+// says nothing.
+type Key uint16
+
+// Key classes.
+const (
+	kNone uint8 = iota
+	kStop       // a key known to say nothing (username, hostname): no guess
+	// Values.
+	kName       // a bare name: a person's only in a person's object
+	kPersonName // a person's name: customer_name, full_name, holderName
+	kGivenName  // first_name, Vorname, prénom
+	kFamilyName // last_name, Nachname, nom_de_famille
+	kAddress    // address, street, address_line1: the street part or all of it
+	kLine       // line1, line2: an address's line, inside an address
+	kHouse      // house number: inside an address
+	kPostcode   // inside an address
+	kCity       // inside an address
+	kBirthDate  // date of birth
+	kID         // an identifier: national, tax, passport, licence, account
+	// Context only.
+	kEmail       // a sibling that makes an object a person's
+	kPhone       // likewise
+	kHolder      // customer, patient, employee: the object under it is a person's
+	kThing       // company, product, tool: the object under it is no person's
+	kAddressPart // country, region, state: a sibling in an address, nothing itself
+)
+
+func mkKey(class uint8, det int) Key { return Key(class) | Key(det+1)<<8 }
+
+func (k Key) class() uint8 { return uint8(k) }
+
+// det is the detector a key names, or -1.
+func (k Key) det() int { return int(k>>8) - 1 }
+
+// Reports says whether a value under k may be reported by its key (in
+// some context): the walk scans such a value even when it is clean.
+func (k Key) Reports() bool {
+	c := k.class()
+	return c >= kName && c <= kID
+}
+
+// KeyContext is what an object's members and its own key say of it: a
+// person's record, an address, or a thing (a company, a product).
+type KeyContext uint8
+
+const (
+	ctxPerson KeyContext = 1 << iota
+	ctxAddress
+	ctxThing
+)
+
+// Nested is the context k gives the object that is its value (or the
+// objects of the list that is): a customer's object is a person's, a
+// billing address an address, a product a thing.
+func (k Key) Nested() KeyContext {
+	switch k.class() {
+	case kHolder:
+		return ctxPerson
+	case kAddress:
+		return ctxAddress
+	case kThing:
+		return ctxThing
+	}
+	return 0
+}
+
+// Member adds to c what a member keyed k says of its object: an e-mail,
+// a phone, a birth date, an identifier or a given or family name make
+// it a person's; a street or house number an address (and a person's).
+func (c KeyContext) Member(k Key) KeyContext {
+	switch k.class() {
+	case kEmail, kPhone, kBirthDate, kGivenName, kFamilyName, kPersonName:
+		return c | ctxPerson
+	case kID:
+		if d := k.det(); d < 0 || d != detBRCNPJ {
+			return c | ctxPerson
+		}
+	case kAddress, kHouse:
+		return c | ctxAddress | ctxPerson
+	case kPostcode:
+		return c | ctxPerson
+	}
+	return c
+}
+
+// Of is the key a member keyed k has in an object of context c: a bare
+// name is a person's only in a person's object that is not a thing's; a
+// city, postcode or house number only in an address. The zero Key: the
+// value is not reported by its key.
+func (c KeyContext) Of(k Key) Key {
+	switch k.class() {
+	case kName:
+		if c&(ctxPerson|ctxThing) == ctxPerson {
+			return mkKey(kPersonName, -1)
+		}
+		return 0
+	case kHouse, kPostcode, kCity:
+		if c&ctxAddress == 0 {
+			return 0
+		}
+	case kLine:
+		if c&ctxAddress == 0 {
+			return 0
+		}
+		return mkKey(kAddress, -1)
+	}
+	if !k.Reports() {
+		return 0
+	}
+	return k
+}
+
+// ---------------------------------------------------------------- normalising
+
+// keyMax is the longest normalised key classified (bytes), keyWords the
+// most words: longer keys say nothing.
+const (
+	keyMax   = 64
+	keyWords = 10
+)
+
+// normKey is a key normalised: lower case, accents folded (é→e, ß→ss,
+// ł→l, æ→ae), its words (split at '_', '-', spaces, dots and other
+// punctuation, at camelCase humps and at digits; each character of a
+// script without spaces, such as Japanese, a word of its own) written
+// one after the other without separators in b, starting at ws.
+type normKey struct {
+	b  [keyMax]byte
+	n  int
+	ws [keyWords + 1]uint8
+	nw int
+}
+
+// foldLatin is the ASCII of U+00C0–U+017F, lower case ("" for × and ÷).
+var foldLatin = func() (t [0x180 - 0xC0]string) {
+	// Latin-1: À–ß, then à–ÿ; Latin Extended-A in runs of one letter.
+	const latin1 = "aaaaaa_ceeeeiiiidnooooo_ouuuuy__"
+	runs := []struct {
+		n int
+		s string
+	}{{6, "a"}, {8, "c"}, {4, "d"}, {10, "e"}, {8, "g"}, {4, "h"}, {10, "i"}, {2, "ij"}, {2, "j"}, {3, "k"},
+		{10, "l"}, {9, "n"}, {6, "o"}, {2, "oe"}, {6, "r"}, {8, "s"}, {6, "t"}, {12, "u"}, {2, "w"}, {3, "y"}, {6, "z"}, {1, "s"}}
+	for half := 0; half < 2; half++ {
+		for i := 0; i < 32; i++ {
+			if c := latin1[i]; c != '_' {
+				t[half*32+i] = string(c)
+			}
+		}
+		t[half*32+6] = "ae"
+		t[half*32+30] = "th"
+	}
+	t[0x1F], t[0x3F] = "ss", "y" // ß, ÿ
+	i := 0x40
+	for _, r := range runs {
+		for j := 0; j < r.n; j++ {
+			t[i] = r.s
+			i++
+		}
+	}
+	return t
+}()
+
+// set normalises name into k; false when it is too long to classify.
+func (k *normKey) set(name string) bool {
+	k.n, k.nw = 0, 0
+	newWord := true
+	var prev byte // class of the previous character: 'l' lower, 'u' upper, 'd' digit, 0 other
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c < utf8.RuneSelf {
+			var cls byte
+			switch {
+			case c >= 'a' && c <= 'z':
+				cls = 'l'
+			case c >= 'A' && c <= 'Z':
+				cls = 'u'
+				// A hump: lower to upper, or the last capital of a
+				// run before lower case (SSNNumber).
+				if prev == 'l' || prev == 'd' || prev == 'u' && i+1 < len(name) && name[i+1] >= 'a' && name[i+1] <= 'z' {
+					newWord = true
+				}
+				c += 'a' - 'A'
+			case c >= '0' && c <= '9':
+				cls = 'd'
+				if prev != 'd' {
+					newWord = true
+				}
+			case c == '\'' || c == '`':
+				i++
+				continue // driver's: one word
+			default:
+				newWord = true
+				prev = 0
+				i++
+				continue
+			}
+			if cls != 'd' && prev == 'd' {
+				newWord = true
+			}
+			if !k.add(newWord, c) {
+				return false
+			}
+			newWord, prev = false, cls
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(name[i:])
+		i += size
+		switch {
+		case r >= 0xC0 && r < 0x180:
+			f := foldLatin[r-0xC0]
+			if f == "" {
+				newWord, prev = true, 0
+				continue
+			}
+			if unicode.IsUpper(r) && (prev == 'l' || prev == 'd') {
+				newWord = true
+			}
+			for j := 0; j < len(f); j++ {
+				if !k.add(newWord, f[j]) {
+					return false
+				}
+				newWord = false
+			}
+			prev = 'l'
+			if unicode.IsUpper(r) {
+				prev = 'u'
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			// Another script: lower case where it has case; a character
+			// of a script without spaces is a word.
+			var buf [utf8.UTFMax]byte
+			spaced := unicode.Is(unicode.Latin, r) || unicode.Is(unicode.Cyrillic, r) || unicode.Is(unicode.Greek, r)
+			if !spaced {
+				newWord = true
+			}
+			n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+			for j := 0; j < n; j++ {
+				if !k.add(newWord, buf[j]) {
+					return false
+				}
+				newWord = false
+			}
+			prev = 'l'
+			if !spaced {
+				newWord, prev = true, 0
+			}
+		case unicode.IsMark(r):
+		default:
+			newWord, prev = true, 0
+		}
+	}
+	k.ws[k.nw] = uint8(k.n)
+	return k.n > 0
+}
+
+func (k *normKey) add(newWord bool, c byte) bool {
+	if k.n == keyMax {
+		return false
+	}
+	if newWord || k.nw == 0 {
+		if k.nw == keyWords {
+			return false
+		}
+		k.ws[k.nw] = uint8(k.n)
+		k.nw++
+	}
+	k.b[k.n] = c
+	k.n++
+	return true
+}
+
+// words returns the compact form of words [i, j).
+func (k *normKey) words(i, j int) []byte { return k.b[k.ws[i]:k.ws[j]] }
+
+func (k *normKey) word(i int) []byte { return k.words(i, i+1) }
+
+// normalizeKey returns the compact normalised form of key (tests, docs).
+func normalizeKey(key string) string {
+	var k normKey
+	if !k.set(key) {
+		return ""
+	}
+	return string(k.b[:k.n])
+}
+
+// ---------------------------------------------------------------- vocabulary
+
+// keyVocab is every key of the vocabulary, in compact normalised form,
+// with its Key. Entries are written as people write keys; init
+// normalises them.
+var keyVocab = map[string]Key{}
+
+// keyVocabOf lists the vocabulary: per class (and detector), keys
+// separated by '|', each normalised when the table is built.
+var keyVocabOf = []struct {
+	class uint8
+	det   int
+	keys  string
+}{
+	{kName, -1, "name|nom|nombre|nome|naam|nazwa|navn|namn|nimi|名前|名称|display name|displayname"},
+	{kPersonName, -1, "full name|fullname|person name|personal name|legal name|complete name|real name|" +
+		"contact name|customer name|client name|holder name|account holder|account holder name|cardholder|card holder|cardholder name|card holder name|name on card|" +
+		"patient name|employee name|beneficiary|beneficiary name|recipient name|sender name|passenger name|guest name|member name|student name|applicant name|" +
+		"owner name|emergency contact|emergency contact name|next of kin|spouse name|father name|mother name|parent name|" +
+		"vollständiger name|vollstaendiger name|kundenname|mitarbeitername|ansprechpartner|kontoinhaber|karteninhaber|" +
+		"nom complet|nom et prenom|nom prenom|prenom nom|titulaire|nom du titulaire|" +
+		"nombre completo|nombre y apellidos|nombre apellido|titular|nombre del titular|" +
+		"nome completo|nome e cognome|intestatario|titolare|" +
+		"volledige naam|naam klant|rekeninghouder|" +
+		"nome do titular|" +
+		"imie i nazwisko|imię i nazwisko|fullständigt namn|koko nimi|fulde navn|fulde navn|" +
+		"氏名|お名前|フルネーム|名義人|顧客名"},
+	{kGivenName, -1, "first name|firstname|given name|givenname|forename|christian name|middle name|middlename|second name|" +
+		"vorname|vornamen|rufname|prenom|prenoms|nombre de pila|primer nombre|nome proprio|nome di battesimo|" +
+		"voornaam|voornamen|roepnaam|primeiro nome|imie|imię|imiona|fornavn|förnamn|fornamn|tilltalsnamn|etunimi|etunimet|名|下の名前"},
+	{kFamilyName, -1, "last name|lastname|surname|family name|familyname|maiden name|birth name|" +
+		"nachname|familienname|zuname|geburtsname|nom de famille|nom de naissance|nom d usage|" +
+		"apellido|apellidos|primer apellido|segundo apellido|cognome|achternaam|familienaam|geslachtsnaam|" +
+		"sobrenome|apelido|nazwisko|efternamn|efternavn|sukunimi|姓|苗字|名字"},
+	{kAddress, -1, "address|street|street address|streetaddress|street name|streetname|street line|address line|addressline|" +
+		"home address|postal address|mailing address|residential address|residence address|billing address|shipping address|delivery address|" +
+		"permanent address|current address|correspondence address|" +
+		"adresse|anschrift|strasse|straße|strassenname|wohnadresse|postanschrift|lieferadresse|rechnungsadresse|wohnort adresse|" +
+		"rue|adresse postale|domicile|adresse de livraison|adresse de facturation|" +
+		"direccion|dirección|calle|domicilio|direccion postal|" +
+		"indirizzo|via|indirizzo di residenza|residenza|" +
+		"adres|straat|straatnaam|woonadres|" +
+		"endereco|endereço|rua|logradouro|morada|" +
+		"ulica|adres zamieszkania|gatuadress|gata|gatunavn|vejnavn|vej|osoite|katuosoite|katu|住所|所在地"},
+	{kLine, -1, "line|address 1|address 2|adresse 1|adresse 2|zusatz|adresszusatz|complement|complemento"},
+	{kHouse, -1, "house number|housenumber|house no|building number|street number|hausnummer|numero de rue|numero de voie|" +
+		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|番地"},
+	{kPostcode, -1, "postcode|post code|postal code|postalcode|zip|zip code|zipcode|postleitzahl|plz|code postal|codepostal|cp|" +
+		"codigo postal|código postal|cap|postcode nl|cep|kod pocztowy|kod|postnummer|postnr|postinumero|郵便番号|〒"},
+	{kCity, -1, "city|town|locality|municipality|suburb|village|stadt|ort|wohnort|gemeinde|ville|commune|localite|" +
+		"ciudad|localidad|municipio|poblacion|citta|città|comune|localita|plaats|woonplaats|stad|gemeente|cidade|" +
+		"miasto|miejscowosc|miejscowość|stad|kommun|postort|by|kaupunki|paikkakunta|kunta|市区町村|都市"},
+	{kAddressPart, -1, "country|state|province|region|county|district|land|bundesland|kanton|pays|departement|provincia|" +
+		"estado|pais|país|paese|regione|provincie|staat|wojewodztwo|lan|län|maa|都道府県"},
+	{kBirthDate, -1, "dob|date of birth|dateofbirth|birth date|birthdate|birthday|birth day|born|born on|date born|" +
+		"geburtsdatum|geburtstag|geboren|geboren am|date de naissance|date naissance|naissance|ne le|née le|" +
+		"fecha de nacimiento|fecha nacimiento|nacimiento|fecha nac|f nac|data di nascita|data nascita|nato il|nata il|" +
+		"geboortedatum|geboren op|data de nascimento|data nascimento|nascimento|data urodzenia|urodzony|urodzona|" +
+		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日"},
+	// Identifiers with a detector of their own (ids.go): the value is
+	// reported by that detector when its check digits hold, else by the
+	// generic one of its kind (keyGeneric).
+	{kID, detUKNINO, "nino|ni number|national insurance|national insurance number|nat ins no"},
+	{kID, detUKNHS, "nhs|nhs number|nhs no"},
+	{kID, detDETaxID, "steuer id|steuerid|steuer identifikationsnummer|steueridentifikationsnummer|steuerliche identifikationsnummer|idnr|tin de|identifikationsnummer"},
+	{kID, detFRNIR, "nir|numero de securite sociale|numero securite sociale|securite sociale|num secu|no secu|insee|numero insee"},
+	{kID, detESDNI, "dni|documento nacional de identidad|numero dni"},
+	{kID, detESNIE, "nie|numero de identidad de extranjero"},
+	{kID, detITFiscalCode, "codice fiscale|codicefiscale|cod fiscale|cf"},
+	{kID, detNLBSN, "bsn|burgerservicenummer|burger service nummer|sofinummer|sofi nummer"},
+	{kID, detBENationalNumber, "rijksregisternummer|numero national|numero de registre national|registre national|insz|niss"},
+	{kID, detPLPESEL, "pesel"},
+	{kID, detSEPersonnummer, "personnummer|person nummer|samordningsnummer"},
+	{kID, detFIHETU, "hetu|henkilotunnus|henkilötunnus|sotu|sosiaaliturvatunnus"},
+	{kID, detDKCPR, "cpr|cpr nummer|cprnr|personnummer dk"},
+	{kID, detBRCPF, "cpf"},
+	{kID, detBRCNPJ, "cnpj"},
+	{kID, detINAadhaar, "aadhaar|aadhar|uidai|aadhaar number"},
+	{kID, detINPAN, "pan|pan number|permanent account number"},
+	{kID, detCASIN, "sin|social insurance number|numero d assurance sociale|nas"},
+	{kID, detAUTFN, "tfn|tax file number"},
+	{kID, detAUMedicare, "medicare|medicare number|medicare card|medicare card number"},
+	{kID, detSGNRIC, "nric|fin|nric fin|nric no"},
+	{kID, detJPMyNumber, "my number|mynumber|kojin bango|個人番号|マイナンバー"},
+	{kID, detUSITIN, "itin|individual taxpayer identification number"},
+	{kID, detSSN, "ssn|social security|social security number|social security no|soc sec no|us ssn"},
+	{kID, detPassport, "passport|passport number|passport no|passport id|passport num|travel document|travel document number|" +
+		"reisepass|reisepassnummer|passnummer|pass nr|passeport|numero de passeport|pasaporte|numero de pasaporte|passaporto|numero passaporto|" +
+		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|旅券番号|パスポート番号"},
+	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing number"},
+	{kID, detBankAccount, "bank account|bank account number|bankaccount|account number|accountnumber|account no|acct no|acct number|acct|bank acct|" +
+		"sort code|sortcode|bsb|bsb number|kontonummer|bankkonto|konto|numero de compte|compte bancaire|rib|" +
+		"numero de cuenta|cuenta bancaria|cuenta|numero di conto|conto corrente|conto|rekeningnummer|bankrekening|rekening|" +
+		"numero da conta|conta bancaria|conta|numer konta|numer rachunku|konto bankowe|bankkontonummer|tilinumero|pankkitili|口座番号"},
+	{kID, detNationalID, "national id|nationalid|national id number|national identifier|national identity number|national number|national identification number|" +
+		"id number|id no|identity number|identity card|identity card number|id card|id card number|personal id|personal number|personal identification number|" +
+		"citizen id|resident id|government id|state id|" +
+		"personalausweis|personalausweisnummer|ausweisnummer|ausweis|identitatskarte|" +
+		"carte d identite|numero carte d identite|carte nationale d identite|cni|" +
+		"documento de identidad|cedula|cédula|numero de documento|documento|carta d identita|carta di identita|numero carta identita|" +
+		"identiteitskaart|identiteitsbewijs|id kaart|rg|registro geral|carteira de identidade|dowod osobisty|dowód osobisty|numer dowodu|" +
+		"identitetskort|henkilokortti|sozialversicherungsnummer|svnr|versicherungsnummer|rentenversicherungsnummer|" +
+		"numero de seguridad social|nss|numero seguridad social|身分証番号"},
+	{kID, detTaxID, "tax id|taxid|tax number|tax no|tax identification number|taxpayer id|taxpayer identification number|tin|tax reference|utr|" +
+		"steuernummer|steuer nr|steuernr|numero fiscal|numero d identification fiscale|nif|numero fiscal de referencia|" +
+		"nif|numero de identificacion fiscal|rfc|partita iva personale|fiscaal nummer|fiscaal identificatienummer|" +
+		"nip|numer identyfikacji podatkowej|skattenummer|skatteregistreringsnummer|verotunniste|veronumero|納税者番号"},
+	{kID, detDriverLicense, "driver license|driver licence|drivers license|drivers licence|driving license|driving licence|driver license number|" +
+		"driver licence number|drivers license number|drivers licence number|driving licence number|driving license number|dl|dl number|license number|licence number|" +
+		"fuhrerschein|führerschein|fuhrerscheinnummer|führerscheinnummer|permis de conduire|numero de permis|permis|" +
+		"carnet de conducir|permiso de conducir|licencia de conducir|licencia|patente|patente di guida|numero patente|" +
+		"rijbewijs|rijbewijsnummer|carteira de motorista|carta de conducao|cnh|prawo jazdy|korkort|körkort|ajokortti|korekort|kørekort|運転免許証|免許証番号"},
+	{kEmail, -1, "email|e mail|mail|email address|e mail address|courriel|correo|correo electronico|posta elettronica|e posta|sahkoposti|メール|メールアドレス"},
+	{kPhone, -1, "phone|phone number|telephone|tel|mobile|mobile number|cell|cellphone|cell phone|fax|telefon|telefonnummer|handy|mobil|mobilnummer|" +
+		"telephone portable|portable|numero de telephone|telefono|movil|celular|cellulare|telefoonnummer|mobiel|gsm|puhelin|puhelinnumero|電話番号|電話"},
+	{kHolder, -1, "customer|customers|client|clients|contact|contacts|person|persons|people|individual|patient|patients|employee|employees|staff|" +
+		"user|users|member|members|owner|owners|holder|holders|account holder|cardholder|guest|guests|passenger|passengers|student|students|" +
+		"applicant|applicants|candidate|candidates|beneficiary|beneficiaries|recipient|recipients|sender|subscriber|subscribers|buyer|purchaser|" +
+		"spouse|partner|parent|parents|father|mother|child|children|guardian|emergency contact|next of kin|profile|user profile|author|authors|" +
+		"assignee|reporter|requester|manager|driver|traveler|traveller|tenant|resident|borrower|debtor|insured|policyholder|" +
+		"kunde|kunden|mitarbeiter|mitarbeitende|angestellter|ansprechpartner|person|personen|benutzer|nutzer|teilnehmer|mieter|versicherter|" +
+		"utilisateur|utilisateurs|salarie|salarié|employe|employé|personne|personnes|patiente|assure|locataire|" +
+		"cliente|clientes|usuario|usuarios|empleado|empleados|paciente|pacientes|persona|personas|titular|" +
+		"contatto|dipendente|dipendenti|utente|utenti|persone|" +
+		"klant|klanten|medewerker|medewerkers|gebruiker|gebruikers|persoon|personen|patient|" +
+		"funcionario|funcionário|usuário|pessoa|pessoas|" +
+		"klient|klienci|pracownik|pracownicy|uzytkownik|użytkownik|osoba|pacjent|" +
+		"kund|kunder|anstalld|anställd|anvandare|användare|asiakas|asiakkaat|tyontekija|työntekijä|kayttaja|käyttäjä|henkilo|henkilö|potilas|" +
+		"medarbejder|bruger|顧客|患者|社員|従業員|利用者|会員"},
+	{kThing, -1, "company|companies|organisation|organization|org|organizations|business|firm|employer|vendor|vendors|supplier|suppliers|merchant|" +
+		"store|shop|brand|product|products|item|items|sku|plan|plans|tool|tools|service|services|app|application|project|projects|repo|repository|" +
+		"bank|institution|school|university|hospital|hotel|restaurant|team|teams|group|groups|department|category|categories|tag|tags|" +
+		"file|files|document|attachment|resource|resources|server|servers|host|device|devices|model|package|module|dataset|table|column|field|" +
+		"event|events|campaign|course|venue|location|place|airport|airline|carrier|unternehmen|firma|produkt|entreprise|societe|produit|" +
+		"empresa|producto|azienda|prodotto|bedrijf|onderneming|firma|produto|firma|produkt|yritys|tuote|virksomhed|会社|商品|製品"},
+	{kStop, -1, "username|user name|login|login name|screen name|screenname|nickname|nick name|nick|handle|account name|user id|userid|" +
+		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|product name|productname|company name|companyname|" +
+		"business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|" +
+		"display name of|project name|app name|service name|server name|bucket name|table name|field name|column name|key name|" +
+		"domain name|class name|function name|method name|event name|plan name|city name|country name|street name of|" +
+		"date|created date|created|updated|modified|order date|start date|end date|due date|timestamp|birth place|place of birth|" +
+		"geburtsort|lieu de naissance|lugar de nacimiento|luogo di nascita|geboorteplaats|naturalidade|" +
+		"firmenname|nom de l entreprise|raison sociale|nombre de la empresa|razon social|ragione sociale|bedrijfsnaam|razao social|nazwa firmy|" +
+		"vat|vat number|vat id|vat no|ust id|ustid|ust idnr|ustidnr|umsatzsteuer identifikationsnummer|umsatzsteuer id|tva|numero de tva|iva|partita iva|btw|btw nummer|cif|" +
+		"iban|bic|swift|card number|credit card|email address|ip address|ipaddress|mac address|wallet address|contract address|server address|" +
+		"web address|url address|remote address|local address|bind address|listen address|memory address|return address|base address|"},
+}
+
+// keyHeads are the words that end a key and say which of its kind it is
+// (passport_number, tax_id_no): stripped before the rest is looked up.
+var keyHeads = map[string]bool{}
+
+// keyLinks are the small words of a Romance key between its head and its
+// qualifier (nombre_del_cliente, data_di_nascita).
+var keyLinks = map[string]bool{}
+
+// keyDeny are qualifiers that make a head say nothing of a person
+// (product_name, ip_address, wallet_address).
+var keyDeny = map[string]bool{}
+
+func init() {
+	var k normKey
+	for _, e := range keyVocabOf {
+		for _, w := range strings.Split(e.keys, "|") {
+			if w == "" || !k.set(w) {
+				continue
+			}
+			key := string(k.b[:k.n])
+			if _, dup := keyVocab[key]; dup {
+				continue // the first class listed wins
+			}
+			keyVocab[key] = mkKey(e.class, e.det)
+		}
+	}
+	for _, w := range strings.Fields("number num no nr nbr nummer numero nro n code id") {
+		keyHeads[w] = true
+	}
+	for _, w := range strings.Fields("de du des d del della dello dei di da do dos das van von der den of the la le lo el") {
+		keyLinks[w] = true
+	}
+	for _, w := range strings.Fields("email e mail ip ipv4 ipv6 mac wallet web url uri server remote local bind listen contract memory return base network host " +
+		"proxy gateway node peer endpoint broadcast multicast ethereum eth bitcoin btc crypto token hex hash pointer") {
+		keyDeny[w] = true
+	}
+}
+
+// lookupKey is keyVocab[string(b)] without an allocation.
+func lookupKey(b []byte) (Key, bool) {
+	k, ok := keyVocab[string(b)]
+	return k, ok
+}
+
+// classify is the Key of the normalised key k.
+func (k *normKey) classify() Key {
+	nw := k.nw
+	// Trailing digits say which of several (address_line1, phone2).
+	for nw > 0 && k.b[k.ws[nw-1]] >= '0' && k.b[k.ws[nw-1]] <= '9' {
+		nw--
+	}
+	if nw == 0 {
+		return 0
+	}
+	if v, ok := lookupKey(k.words(0, nw)); ok {
+		return v
+	}
+	// passport_number, tax_id_no, licence_nr: the head names the kind.
+	if nw > 1 && keyHeads[string(k.word(nw-1))] {
+		if v, ok := lookupKey(k.words(0, nw-1)); ok && (v.class() == kID || v.class() == kStop) {
+			return v
+		}
+	}
+	// Head last (customer_name, billingAddress, emergency_contact_phone):
+	// the longest known tail, qualified by what comes before it.
+	holder := Key(0)
+	for i := 1; i < nw; i++ {
+		v, ok := lookupKey(k.words(i, nw))
+		if !ok {
+			continue
+		}
+		if v.class() == kHolder {
+			// primary_contact, or nombre_cliente: a head first may come.
+			holder = k.qualified(v, 0, i)
+			break
+		}
+		return k.qualified(v, 0, i)
+	}
+	// Head first (nombre_cliente, data_di_nascita_paziente, nom_du_titulaire).
+	for i := nw - 1; i >= 1; i-- {
+		v, ok := lookupKey(k.words(0, i))
+		if !ok {
+			continue
+		}
+		j := i
+		for j < nw && keyLinks[string(k.word(j))] {
+			j++
+		}
+		if j == nw {
+			return v // data_di: a link alone
+		}
+		q := k.qualified(v, j, nw)
+		if v.class() != kName && v.class() != kHolder && !k.holders(j, nw) {
+			return 0 // a head first needs a person after it: date_de_creation is no birth date
+		}
+		return q
+	}
+	if holder != 0 {
+		return holder
+	}
+	// One word of qualifier and head (customername, kundenname,
+	// billingaddress): a known qualifier, then a known head.
+	if nw == 1 && k.n >= 5 {
+		for j := 2; j < k.n-1; j++ {
+			v, ok := lookupKey(k.b[j:k.n])
+			if !ok || v.class() == kStop || v.class() == kHolder || v.class() == kThing {
+				continue
+			}
+			q, ok := lookupKey(k.b[:j])
+			if !ok {
+				continue
+			}
+			switch {
+			case q.class() == kHolder && (v.class() == kName || v.class() == kPersonName || v.class() == kGivenName || v.class() == kFamilyName):
+				return mkKey(kPersonName, -1)
+			case q.class() == kHolder || q.class() == kAddress && v.class() == kAddress:
+				return v
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// holders reports whether words [i, j) are a person's qualifier.
+func (k *normKey) holders(i, j int) bool {
+	if v, ok := lookupKey(k.words(i, j)); ok && v.class() == kHolder {
+		return true
+	}
+	for w := i; w < j; w++ {
+		if v, ok := lookupKey(k.word(w)); ok && v.class() == kHolder {
+			return true
+		}
+	}
+	return false
+}
+
+// qualified is head v qualified by words [i, j) of k.
+func (k *normKey) qualified(v Key, i, j int) Key {
+	for w := i; w < j; w++ {
+		word := k.word(w)
+		if keyDeny[string(word)] {
+			return 0
+		}
+		if q, ok := lookupKey(word); ok && (q.class() == kThing || q.class() == kStop) {
+			return mkKey(kStop, -1) // product_name, company_address: no person's
+		}
+	}
+	switch v.class() {
+	case kName:
+		if k.holders(i, j) {
+			return mkKey(kPersonName, -1) // customer_name, emergency_contact_name
+		}
+		return mkKey(kStop, -1) // bucket_name, display_name of something
+	case kStop, kThing, kAddressPart:
+		return v
+	case kHolder:
+		return v // primary_contact, emergency_contact
+	case kCity, kPostcode, kHouse:
+		return v // billing_city: still only inside an address
+	}
+	return v
+}
+
+// keyGeneric is the generic detector of an identifier's kind: where the
+// value of a key that names a detector fails that detector's checks.
+func keyGeneric(det int) int {
+	switch det {
+	case detDETaxID, detINPAN, detAUTFN, detUSITIN, detBRCNPJ, detTaxID:
+		return detTaxID
+	case detPassport:
+		return detPassport
+	case detDriverLicense:
+		return detDriverLicense
+	case detBankAccount, detABARouting:
+		return detBankAccount
+	}
+	return detNationalID
+}
+
+// ---------------------------------------------------------------- classifying names
+
+// classifyKey is the Key of member name (or label) name, the policy's
+// extra keys (x, may be nil) first.
+func classifyKey(name string, x *Extra) Key {
+	var k normKey
+	if !k.set(name) {
+		return 0
+	}
+	if x != nil && len(x.Keys) > 0 {
+		if v, ok := extraKeys(x)[string(k.b[:k.n])]; ok {
+			return v
+		}
+	}
+	v := k.classify()
+	if v.class() == kStop {
+		return 0
+	}
+	return v
+}
+
+// KeyOf is what member name name says of its value (KeyContext.Of says
+// whether it is reported where it is).
+func (ds *Set) KeyOf(name string) Key {
+	if !keyWorth(name) {
+		return 0
+	}
+	return classifyKey(name, ds.extra)
+}
+
+// keyWorth is KeyOf's cheap test: a name of at most keyMax bytes that is
+// not a number.
+func keyWorth(name string) bool {
+	if len(name) == 0 || len(name) > 3*keyMax {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < '0' || c > '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// extraTables holds the extra keys of each Extra, normalised (built on
+// first use; an Extra does not change once a Set has it).
+var extraTables sync.Map // *Extra → map[string]Key
+
+// extraKeys is x's keys by normalised form.
+func extraKeys(x *Extra) map[string]Key {
+	if t, ok := extraTables.Load(x); ok {
+		return t.(map[string]Key)
+	}
+	t := map[string]Key{}
+	var k normKey
+	for name, keys := range x.Keys {
+		d := -1
+		for i, n := range builtinNames {
+			if n == name {
+				d = i
+			}
+		}
+		var v Key
+		switch {
+		case d == detPerson:
+			v = mkKey(kPersonName, -1)
+		case d == detStreetAddress:
+			v = mkKey(kAddress, -1)
+		case d == detDateOfBirth:
+			v = mkKey(kBirthDate, -1)
+		case d >= detUKNINO || d == detSSN:
+			v = mkKey(kID, d)
+		default:
+			continue // the other detectors find their values by shape
+		}
+		for _, key := range keys {
+			if k.set(key) {
+				t[string(k.b[:k.n])] = v
+			}
+		}
+	}
+	extraTables.Store(x, t)
+	return t
+}
+
+// ---------------------------------------------------------------- values by key
+
+// keyedSpan is the detection value s gets from key k when the detectors
+// in on run: detector, basis and the span (the value without its
+// surrounding white space); ok false when the value does not look like
+// what its key promises.
+func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
+	a, b = trimSpan(s, 0, len(s))
+	if a >= b {
+		return 0, 0, 0, false
+	}
+	v := s[a:b]
+	switch k.class() {
+	case kName, kPersonName, kGivenName, kFamilyName:
+		det, ok = detPerson, keyShapes.personName(v, k.class() != kName && k.class() != kPersonName)
+	case kAddress:
+		det, ok = detStreetAddress, keyShapes.address(v)
+	case kHouse:
+		det, ok = detStreetAddress, houseNumberShape(v)
+	case kPostcode:
+		det, ok = detStreetAddress, postcodeShape(v)
+	case kCity:
+		det, ok = detStreetAddress, cityShape(v)
+	case kBirthDate:
+		det, ok = detDateOfBirth, keyShapes.birthDate(v)
+	case kID:
+		det, ok = keyedID(v, k.det(), on)
+	}
+	if !ok || on&(1<<det) == 0 {
+		return 0, 0, 0, false
+	}
+	return det, a, b, true
+}
+
+// keyedID is the detector of identifier v under a key naming detector
+// want (-1: none in particular): the detector of ids.go whose checks v
+// passes whole, else the generic detector of the kind, if v looks like an
+// identifier at all.
+func keyedID(v string, want int, on uint64) (int, bool) {
+	if !idShape(v) {
+		return 0, false
+	}
+	if fam := on & idFamily; fam != 0 {
+		p := pass{s: v, fam: fam, multi: true}
+		p.scanIDs()
+		for i, sp := range p.spans {
+			if sp.Start == 0 && sp.End == len(v) {
+				return int(p.dets[i] & detMask), true
+			}
+		}
+	}
+	switch want {
+	case detSSN:
+		if ssnDigitsShape(v) && on&(1<<detSSN) != 0 {
+			return detSSN, true
+		}
+		return detNationalID, true
+	case detABARouting:
+		if digitCount(v) == 9 && len(v) == 9 && on&(1<<detABARouting) != 0 {
+			return detABARouting, true
+		}
+		return detBankAccount, true
+	case -1:
+		return detNationalID, true
+	}
+	if on&(1<<want) != 0 && (want == detNationalID || want == detTaxID || want == detPassport || want == detDriverLicense || want == detBankAccount) {
+		return want, true
+	}
+	return keyGeneric(want), true
+}
+
+// trimSpan narrows [a, b) of s past ASCII white space.
+func trimSpan(s string, a, b int) (int, int) {
+	for a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\n' || s[a] == '\r') {
+		a++
+	}
+	for b > a && (s[b-1] == ' ' || s[b-1] == '\t' || s[b-1] == '\n' || s[b-1] == '\r') {
+		b--
+	}
+	return a, b
+}
+
+// DetectKeyed is DetectAppend of the value s of a member keyed k (as
+// KeyContext.Of gives it): what s holds, and s whole, by its key, when it
+// looks like what the key promises, overlaps resolved (manual 12.3: the
+// whole value starts first and is longest, and wins).
+func (ds *Set) DetectKeyed(dst []Detection, s string, k Key, sel Selection) []Detection {
+	start := len(dst)
+	dst = ds.DetectAppend(dst, s, sel)
+	if !k.Reports() {
+		return dst
+	}
+	det, a, b, ok := keyedSpan(s, k, ds.builtins&sel.builtins)
+	if !ok {
+		return dst
+	}
+	m := &ds.meta[det]
+	kd := Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: a, End: b, Basis: BasisKey}
+	// The value's own detections are in order and apart: those before a
+	// stay; one that starts before a and reaches into the value, or one
+	// as long from a that ranks first, wins over it; the rest go.
+	found := dst[start:]
+	i := 0
+	for i < len(found) && found[i].End <= a {
+		i++
+	}
+	if i < len(found) {
+		f := &found[i]
+		if f.Start < a || f.Start == a && f.End > b {
+			return dst
+		}
+		if f.Start == a && f.End == b && (f.Sensitivity > kd.Sensitivity || f.Sensitivity == kd.Sensitivity && ds.rank[f.Detector] <= m.rank) {
+			if f.Detector == m.name {
+				f.Basis = BasisKey
+			}
+			return dst
+		}
+	}
+	j := i
+	for j < len(found) && found[j].Start < b {
+		j++
+	}
+	if j == i+1 {
+		found[i] = kd
+		return dst
+	}
+	if j == i {
+		dst = append(dst, Detection{})
+		found = dst[start:]
+		copy(found[i+1:], found[i:])
+		found[i] = kd
+		return dst
+	}
+	found[i] = kd
+	n := copy(found[i+1:], found[j:])
+	return dst[:start+i+1+n]
+}
+
+// ---------------------------------------------------------------- labels in text
+
+// labelFamily is the detectors scanLabelled may report: a labelled value
+// is a person's name, an address, a birth date or an identifier (and a
+// us_ssn, when the pass runs it).
+const labelFamily = idFamily | 1<<detPerson | 1<<detStreetAddress | 1<<detDateOfBirth |
+	1<<detBankAccount | 1<<detNationalID | 1<<detTaxID | 1<<detDriverLicense
+
+// labelTails marks the pairs of last bytes (lower case) of the words a
+// label may end with: a separator after any other word is passed by
+// without classifying it.
+// (Filled by init, after keyVocab.)
+var labelTails = new([1 << 16 / 8]uint8)
+
+func init() {
+	t := labelTails
+	add := func(w string) {
+		if len(w) >= 2 {
+			i := uint16(w[len(w)-2])<<8 | uint16(w[len(w)-1])
+			t[i>>3] |= 1 << (i & 7)
+		}
+	}
+	for w, k := range keyVocab {
+		if k.Reports() || k.class() == kHolder {
+			add(w)
+		}
+	}
+	for w := range keyHeads {
+		add(w)
+		labelLast[w] = true
+	}
+	var k normKey
+	for _, e := range keyVocabOf {
+		if !mkKey(e.class, e.det).Reports() && e.class != kHolder {
+			continue
+		}
+		for _, w := range strings.Split(e.keys, "|") {
+			if k.set(w) {
+				labelLast[string(k.word(k.nw-1))] = true
+				if k.nw >= 2 && len(k.word(k.nw-2)) == 1 {
+					labelLast[string(k.words(k.nw-2, k.nw))] = true // d'identité: one word in text
+				}
+			}
+		}
+	}
+}
+
+// labelLast is the last word of every label that may say something: a
+// label ending in another word is passed by without classifying it.
+var labelLast = map[string]bool{}
+
+// labelTail reports whether a label may end with the bytes b1 b2
+// (ASCII lower-cased; any non-ASCII byte may).
+func labelTail(b1, b2 byte) bool {
+	if b1 >= utf8.RuneSelf || b2 >= utf8.RuneSelf {
+		return true
+	}
+	i := uint16(b1|0x20)<<8 | uint16(b2|0x20)
+	return labelTails[i>>3]&(1<<(i&7)) != 0
+}
+
+// A label is at most labelMax bytes and labelWords words before its
+// separator.
+const (
+	labelMax   = 48
+	labelWords = 5
+)
+
+// labelSeps finds the bytes that may end a label: ':', '=', a tab, '-'
+// (of " - "), and the last bytes of '：' (U+FF1A) and '–' (U+2013).
+func labelSepWord(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	has := func(c uint64) uint64 {
+		y := x ^ (c * lo)
+		return (y - lo) &^ y & hi
+	}
+	return has(':') | has('=') | has('\t') | has('-') | has(0x9A) | has(0x93)
+}
+
+// labelAt reads the label before the separator at t (sep its length):
+// its Key (as KeyContext.Of gives it in a person's record, the zero Key
+// if the label says nothing worth reporting), x's extra keys first.
+func labelAt(s string, t int, x *Extra) Key {
+	// The separator.
+	switch c := s[t]; {
+	case c == '-':
+		if t == 0 || t+1 >= len(s) || s[t-1] != ' ' || s[t+1] != ' ' {
+			return 0
+		}
+	case c == 0x9A:
+		if t < 2 || s[t-2] != 0xEF || s[t-1] != 0xBC {
+			return 0
+		}
+		t -= 2
+	case c == 0x93:
+		if t < 2 || s[t-2] != 0xE2 || s[t-1] != 0x80 || t+1 >= len(s) || s[t+1] != ' ' {
+			return 0
+		}
+		t -= 2
+	}
+	// The label's end: spaces, a closing quote or bold marks before.
+	e := t
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '"' || s[e-1] == '\'' || s[e-1] == '*') && t-e < 4 {
+		e--
+	}
+	if e < 2 || !labelTail(s[e-2], s[e-1]) && !(s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2])) {
+		return 0
+	}
+	// Its start: letters, digits, spaces, apostrophes, dots, hyphens and
+	// non-ASCII letters, back to the line's start or other punctuation.
+	b := e
+	for b > 0 && e-b < labelMax {
+		c := s[b-1]
+		if c >= utf8.RuneSelf || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == ' ' || c == '\'' || c == '.' || c == '-' || c == '_' || c == '/' {
+			b--
+			continue
+		}
+		break
+	}
+	for b < e && !utf8.RuneStart(s[b]) {
+		b++
+	}
+	label := s[b:e]
+	// The label is the last words of that run: the longest that says
+	// something (Customer details Name: the last word).
+	var k normKey
+	if !k.set(label) || !labelLast[string(k.word(k.nw-1))] && (x == nil || len(x.Keys) == 0) {
+		return 0
+	}
+	for i := max(0, k.nw-labelWords); i < k.nw; i++ {
+		var v Key
+		ok := false
+		if x != nil && len(x.Keys) > 0 {
+			v, ok = extraKeys(x)[string(k.words(i, k.nw))]
+		}
+		if !ok {
+			sub := k.sub(i)
+			v = sub.classify()
+		}
+		switch {
+		case v.class() == kStop:
+			return 0
+		case v.class() == kName:
+			return mkKey(kPersonName, -1) // "Name:" in text: a person's
+		case v.class() == kHouse || v.class() == kPostcode || v.class() == kCity || v.class() == kLine:
+			return 0 // only inside an address
+		case v.Reports():
+			return v
+		}
+	}
+	return 0
+}
+
+// sub is k from word i on.
+func (k *normKey) sub(i int) *normKey {
+	var out normKey
+	off := k.ws[i]
+	out.n = k.n - int(off)
+	copy(out.b[:], k.b[off:k.n])
+	for j := i; j <= k.nw; j++ {
+		out.ws[j-i] = k.ws[j] - off
+	}
+	out.nw = k.nw - i
+	return &out
+}
+
+// labelSeparators calls f with the index of every byte of s that may end
+// a label, eight bytes at a time, until f returns false.
+func labelSeparators(s string, f func(t int) bool) {
+	n := len(s)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		m := labelSepWord(load64(s, i))
+		for m != 0 {
+			z := bits.TrailingZeros64(m) >> 3
+			m &= m - 1
+			if !f(i + z) {
+				return
+			}
+		}
+	}
+	for ; i < n; i++ {
+		switch s[i] {
+		case ':', '=', '\t', '-', 0x9A, 0x93:
+			if !f(i) {
+				return
+			}
+		}
+	}
+}
+
+// labelledClean: no label of the vocabulary in s.
+func labelledClean(s string) bool { return labelledCleanWith(s, nil) }
+
+// labelledCleanWith: no label of the vocabulary or of x's extra keys in s.
+func labelledCleanWith(s string, x *Extra) bool {
+	clean := true
+	labelSeparators(s, func(t int) bool {
+		if labelAt(s, t, x) != 0 {
+			clean = false
+		}
+		return clean
+	})
+	return clean
+}
+
+// scanLabelled reports the values after labels: "Name: Alice Martin",
+// "Passport No.: C01X00T47", "Date of birth: 04/03/1985", "Address: 12
+// rue de la Paix, 75002 Paris" (to the end of the line or field), each
+// when it looks like what its label promises (as a keyed value does).
+func (p *pass) scanLabelled() {
+	s := p.s
+	on := uint64(p.on) | p.fam
+	next := 0
+	labelSeparators(s, func(t int) bool {
+		if t < next {
+			return true
+		}
+		k := labelAt(s, t, p.extra)
+		if k == 0 {
+			return true
+		}
+		v := t + 1
+		if s[t] == '-' {
+			v = t + 2
+		}
+		a, b := labelledValue(s, v, k)
+		if a >= b {
+			return true
+		}
+		if det, da, db, ok := keyedSpan(s[a:b], k, on); ok {
+			p.emitBy(det, BasisContext, a+da, a+db)
+			next = a + db
+		}
+		return true
+	})
+}
+
+// labelledValue is the span of the value after a label keyed k, from v:
+// a quoted value to its closing quote; a name to its last word; an
+// address to the end of its line or field; a date or an identifier to the
+// end of its field, at most 40 bytes.
+func labelledValue(s string, v int, k Key) (int, int) {
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+		q := s[v]
+		end := strings.IndexByte(s[v+1:], q)
+		if end < 0 {
+			return 0, 0
+		}
+		return v + 1, v + 1 + end
+	}
+	e := fieldEnd(s, v)
+	switch k.class() {
+	case kName, kPersonName, kGivenName, kFamilyName:
+		return v, nameEnd(s, v, e)
+	case kAddress:
+		a, b := trimSpan(s, v, e)
+		for b > a && (s[b-1] == ',' || s[b-1] == '.') {
+			b--
+		}
+		return a, b
+	case kBirthDate:
+		return v, dateEnd(s, v, min(e, v+40))
+	case kID:
+		return v, idEnd(s, v, min(e, v+40))
+	}
+	return 0, 0
+}
+
+// fieldEnd is where the field from v ends: a line break, a tab, '|', ';',
+// a quote, a bracket, or the next label (" Phone: …").
+func fieldEnd(s string, v int) int {
+	for i := v; i < len(s); i++ {
+		switch s[i] {
+		case '\n', '\r', '\t', '|', ';', '"', '(', '[', '<', '{', '}', ']', ')', '>':
+			return i
+		case ' ':
+			// A next label: a word ending in ':'.
+			j := i + 1
+			for j < len(s) && j-i < 24 && s[j] != ' ' && s[j] != ':' && s[j] != '\n' {
+				j++
+			}
+			if j < len(s) && s[j] == ':' && j > i+1 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// nameEnd is the end of the name from v (before e): words of letters
+// (with ' - . inside), each capitalised, a particle, or in a script
+// without case; at most six.
+func nameEnd(s string, v, e int) int {
+	end := v
+	words := 0
+	for i := v; i < e && words < 6; {
+		j := i
+		for j < e && s[j] != ' ' && s[j] != ',' {
+			j++
+		}
+		w := s[i:j]
+		if w == "" {
+			break
+		}
+		r, _ := utf8.DecodeRuneInString(w)
+		var buf [16]byte
+		particle := len(w) <= 16 && nameParticles[string(lowerASCII(buf[:0], w))]
+		if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r) || particle) {
+			break
+		}
+		ok := true
+		for _, c := range w {
+			if !(unicode.IsLetter(c) || unicode.IsMark(c) || c == '\'' || c == '’' || c == '-' || c == '.') {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			break
+		}
+		if !particle {
+			end = j
+		}
+		words++
+		if j >= e || s[j] == ',' || j+1 < e && s[j+1] == ' ' {
+			break
+		}
+		i = j + 1
+	}
+	return end
+}
+
+// dateEnd is the end of the longest date from v (before e) that looks
+// like a birth date.
+func dateEnd(s string, v, e int) int {
+	for e > v {
+		_, b := trimSpan(s, v, e)
+		for b > v && (s[b-1] == ',' || s[b-1] == '.') && (b-2 < v || s[b-2] < '0' || s[b-2] > '9') {
+			b--
+		}
+		if keyShapes.birthDate(s[v:b]) {
+			return b
+		}
+		// Drop the last word.
+		j := strings.LastIndexByte(s[v:b], ' ')
+		if j < 0 {
+			return v
+		}
+		e = v + j
+	}
+	return v
+}
+
+// idEnd is the end of the identifier from v (before e): groups of
+// letters and digits joined by single separators; after a space, only a
+// group with a digit goes on (C01X00T47 issued… stops).
+func idEnd(s string, v, e int) int {
+	i := v
+	for i < e && alnumByte(s[i]) {
+		i++
+	}
+	end := i
+	for i < e {
+		c := s[i]
+		if c != ' ' && c != '-' && c != '.' && c != '/' {
+			break
+		}
+		j := i + 1
+		for j < e && alnumByte(s[j]) {
+			j++
+		}
+		if j == i+1 || c == ' ' && digitCount(s[i+1:j]) == 0 && j-i > 2 {
+			break
+		}
+		i, end = j, j
+	}
+	return end
+}

@@ -25,6 +25,9 @@ type Set struct {
 	// (plainScratch in the VM: see takeScratch).
 	scratch      atomic.Pointer[detectScratch]
 	plainScratch *detectScratch
+	// extra is what the policy adds to the families (nil: nothing):
+	// extra keys (KeyOf, scanLabelled) and context words.
+	extra *Extra
 }
 
 type detectorMeta struct {
@@ -177,12 +180,17 @@ func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
 // something in how a JSON number reads (digits, with a '-', a '.', an
 // exponent): a custom detector, or credit_card, the one built-in that
 // finds a bare run of digits (phone numbers need a '+' before the digits
-// or groups, the others letters or separators no number has).
+// or groups, the others letters or separators no number has), or a
+// detector a member's name may report a number by (keys.go: "bsn":
+// 123456782).
 func (ds *Set) ReadsNumbers(sel Selection) bool {
 	for _, c := range ds.custom {
 		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
 			return true
 		}
+	}
+	if ds.builtins&sel.builtins&(labelFamily|1<<detSSN) != 0 {
+		return true // a number under a key that names it (keys.go)
 	}
 	for i := range policy.BuiltinDetectors {
 		if b := &policy.BuiltinDetectors[i]; b.Name == "credit_card" {
@@ -298,7 +306,7 @@ const singleThreaded = runtime.GOARCH == "wasm"
 // detectText is DetectAppend on text as it is.
 func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
 	on := ds.builtins & sel.builtins
-	p := pass{s: s, on: uint32(on) & allPass, fam: on &^ uint64(allPass), tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	p := pass{s: s, on: uint32(on) & allPass, fam: on &^ uint64(allPass), extra: ds.extra, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}

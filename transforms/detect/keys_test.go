@@ -1,0 +1,190 @@
+package detect
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestNormalizeKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"nachname": "nachname", "date_naissance": "datenaissance", "customerName": "customername",
+		"first-name": "firstname", "Date Of Birth": "dateofbirth", "PRÉNOM": "prenom", "billingAddress.street": "billingaddressstreet",
+		"Straße": "strasse", "imię": "imie", "födelsedatum": "fodelsedatum", "SSNNumber": "ssnnumber", "Driver's licence": "driverslicence",
+		"address_line1": "addressline1", "氏名": "氏名", "łódź": "lodz", "Œuvre": "oeuvre",
+	} {
+		if got := normalizeKey(in); got != want {
+			t.Errorf("normalizeKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestClassifyKey(t *testing.T) {
+	type want struct {
+		class uint8
+		det   int
+	}
+	cases := map[want][]string{
+		{kName, -1}:             {"name", "Name", "nom", "nombre", "nome", "naam", "display_name", "名前"},
+		{kPersonName, -1}:       {"full_name", "fullName", "customerName", "contact_name", "emergency_contact_name", "holder_name", "nombre_cliente", "nom_du_client", "nome_completo", "kundenname", "customername", "氏名", "Nombre completo"},
+		{kGivenName, -1}:        {"first_name", "firstName", "given_name", "middle_name", "Vorname", "prénom", "PRÉNOM", "voornaam", "imię", "förnamn", "etunimi", "fornavn", "primeiro_nome", "名"},
+		{kFamilyName, -1}:       {"last_name", "lastName", "surname", "family_name", "Nachname", "nom_de_famille", "apellidos", "cognome", "achternaam", "sobrenome", "nazwisko", "efternamn", "sukunimi", "efternavn", "姓"},
+		{kAddress, -1}:          {"address", "street", "street_address", "address_line1", "billingAddress", "Straße", "adresse", "rue", "dirección", "calle", "indirizzo", "straat", "endereço", "rua", "ulica", "gatuadress", "osoite", "住所"},
+		{kPostcode, -1}:         {"postcode", "postal_code", "zip", "zip_code", "PLZ", "code_postal", "código_postal", "cap", "cep", "kod_pocztowy", "postnummer", "postinumero", "郵便番号"},
+		{kCity, -1}:             {"city", "town", "Ort", "ville", "ciudad", "città", "woonplaats", "cidade", "miasto", "kaupunki", "by"},
+		{kBirthDate, -1}:        {"dob", "date_of_birth", "birthDate", "birthday", "Geburtsdatum", "date_naissance", "date_de_naissance", "fecha_nacimiento", "data_nascita", "data_di_nascita", "geboortedatum", "data_nascimento", "data_urodzenia", "födelsedatum", "syntymäaika", "fødselsdato", "生年月日", "Date Of Birth", "customer_dob"},
+		{kID, detSSN}:           {"ssn", "SSN", "social_security_number"},
+		{kID, detNationalID}:    {"national_id", "nationalId", "id_number", "Personalausweis"},
+		{kID, detNLBSN}:         {"bsn", "BSN"},
+		{kID, detPLPESEL}:       {"pesel"},
+		{kID, detITFiscalCode}:  {"codice_fiscale"},
+		{kID, detFRNIR}:         {"numero_securite_sociale", "nir"},
+		{kID, detDETaxID}:       {"steuer_id", "idnr"},
+		{kID, detJPMyNumber}:    {"my_number", "マイナンバー"},
+		{kID, detTaxID}:         {"tax_id", "taxId", "Steuernummer"},
+		{kID, detPassport}:      {"passport", "passport_number", "passportNo", "Passport No.", "reisepass", "passeport", "pasaporte", "passaporto", "paspoort"},
+		{kID, detDriverLicense}: {"driver_license", "driving_licence", "Driver's licence", "führerschein", "permis_de_conduire", "carnet_de_conducir", "rijbewijs"},
+		{kID, detBankAccount}:   {"bank_account", "account_number", "accountNumber", "kontonummer", "sort_code", "bsb"},
+		{kID, detABARouting}:    {"routing_number", "aba"},
+		{kHolder, -1}:           {"customer", "customers", "contact", "patient", "employee", "user", "kunde", "cliente", "klant"},
+		{kNone, -1}:             {"product_name", "company_name", "tool_name", "file_name", "username", "user_name", "userName", "hostname", "created_date", "date", "order_date", "ip_address", "email_address", "wallet_address", "bucket_name", "vat", "vat_number", "iban", "USt-IdNr.", "id", "order_id", "description", "price", "status"},
+	}
+	for w, keys := range cases {
+		for _, key := range keys {
+			got := classifyKey(key, nil)
+			if w.class == kNone {
+				if got.Reports() {
+					t.Errorf("%q: class %d det %d, want nothing", key, got.class(), got.det())
+				}
+				continue
+			}
+			if got.class() != w.class || got.det() != w.det {
+				t.Errorf("%q: class %d det %d, want %d %d", key, got.class(), got.det(), w.class, w.det)
+			}
+		}
+	}
+}
+
+func TestKeyContext(t *testing.T) {
+	name := classifyKey("name", nil)
+	if KeyContext(0).Of(name) != 0 {
+		t.Error("a bare name alone is a person's")
+	}
+	if KeyContext(0).Member(classifyKey("email", nil)).Of(name).class() != kPersonName {
+		t.Error("a name beside an e-mail is not a person's")
+	}
+	if classifyKey("customer", nil).Nested().Of(name).class() != kPersonName {
+		t.Error("a customer's name is not a person's")
+	}
+	if (classifyKey("company", nil).Nested() | ctxPerson).Of(name) != 0 {
+		t.Error("a company's name is a person's")
+	}
+	city := classifyKey("city", nil)
+	if KeyContext(0).Member(classifyKey("email", nil)).Of(city) != 0 {
+		t.Error("a city outside an address is reported")
+	}
+	if KeyContext(0).Member(classifyKey("street", nil)).Of(city) == 0 || classifyKey("billing_address", nil).Nested().Of(city) == 0 {
+		t.Error("a city in an address is not")
+	}
+}
+
+func TestKeyedValues(t *testing.T) {
+	ds := &Set{builtins: allBuiltins}
+	for i := range builtinNames {
+		ds.meta = append(ds.meta, detectorMeta{name: builtinNames[i], rank: i})
+	}
+	ds.rank = map[string]int{}
+	sel := Select(nil, 0)
+	cases := []struct {
+		key, value string
+		det        string // "" nothing by key
+	}{
+		{"first_name", "Alice", "person"}, {"name", "Alice Martin", "person"}, {"Nachname", "Müller", "person"},
+		{"nom", "Jean Dupont", "person"}, {"氏名", "山田 太郎", "person"}, {"last_name", "van der Berg", "person"},
+		{"name", "Pro Plan", ""}, {"name", "Widget 3000", ""}, {"name", "gold", ""}, {"name", "get_customer", ""},
+		{"name", "Acme GmbH", ""}, {"full_name", "N/A", ""},
+		{"dob", "1985-03-04", "date_of_birth"}, {"Geburtsdatum", "04.03.1985", "date_of_birth"}, {"date_naissance", "4 mars 1985", "date_of_birth"},
+		{"birthDate", "1985-03-04T00:00:00Z", "date_of_birth"}, {"生年月日", "1985年3月4日", "date_of_birth"}, {"dob", "unknown", ""},
+		{"dob", "2024-01-02T10:22:31Z", ""},
+		{"street", "Hauptstraße 5", "street_address"}, {"address", "12 rue de la Paix, 75002 Paris", "street_address"},
+		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
+		{"passport", "C01X00T47", "passport"}, {"passport", "pending", ""}, {"ssn", "123456789", "us_ssn"}, {"ssn", "123 45 6789", "us_ssn"},
+		{"bsn", "123456780", "national_id"}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
+		{"account_number", "12345678", "bank_account"}, {"routing_number", "021000021", "aba_routing"},
+	}
+	for _, c := range cases {
+		k := (ctxPerson | ctxAddress).Of(classifyKey(c.key, nil))
+		found := ds.DetectKeyed(nil, c.value, k, sel)
+		got := ""
+		for _, d := range found {
+			if d.Basis == BasisKey && d.Start == 0 && d.End == len(c.value) {
+				got = d.Detector
+			}
+		}
+		if got != c.det && !(c.det == "national_id" && got != "") {
+			t.Errorf("%q: %q: got %q, want %q (%v)", c.key, c.value, got, c.det, found)
+		}
+	}
+}
+
+func TestLabelled(t *testing.T) {
+	for _, c := range []struct{ text, det, want string }{
+		{"Name: Alice Martin", "person", "Alice Martin"},
+		{"Full name - Jean Dupont", "person", "Jean Dupont"},
+		{"Nachname: Müller, Vorname: Jürgen", "person", "Müller"},
+		{"Name: Alice Martin Email: a@example.com", "person", "Alice Martin"},
+		{"Passport No.: C01X00T47 issued in Lyon", "passport", "C01X00T47"},
+		{"Date of birth: 04/03/1985 (age 39)", "date_of_birth", "04/03/1985"},
+		{"Geburtsdatum: 4. März 1985", "date_of_birth", "4. März 1985"},
+		{"Address: 12 rue de la Paix, 75002 Paris\nPhone: +33 1 23 45 67 89", "street_address", "12 rue de la Paix, 75002 Paris"},
+		{"氏名：山田 太郎", "person", "山田 太郎"},
+		{"name: get_customer", "person", ""},
+		{"Product name: Pro Plan", "person", ""},
+		{"Date: 04/03/1985", "date_of_birth", ""},
+		{"City: Paris", "street_address", ""},
+	} {
+		got := ""
+		for _, d := range Builtin(c.det, c.text) {
+			if got == "" || c.text[d.Start:d.End] == c.want {
+				got = c.text[d.Start:d.End]
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: %s got %q, want %q", c.text, c.det, got, c.want)
+		}
+	}
+}
+
+func FuzzNormalizeKey(f *testing.F) {
+	for _, s := range []string{"customerName", "Date Of Birth", "PRÉNOM", "氏名", "a_b-c.d e", "SSNNumber", strings.Repeat("x_", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := normalizeKey(s)
+		if len(n) > keyMax {
+			t.Fatalf("normalised %q is %d bytes", s, len(n))
+		}
+		if n != "" && normalizeKey(n) != n && utf8.ValidString(s) && isASCII(n) {
+			t.Fatalf("normalising %q twice: %q, %q", s, n, normalizeKey(n))
+		}
+		_ = classifyKey(s, nil)
+	})
+}
+
+func FuzzScanLabelled(f *testing.F) {
+	for _, s := range []string{"Name: Alice Martin", "Passport No.: C01X00T47", "Date of birth: 4 March 1985", "Address: 12 rue X\n", "氏名：山田", "a - b", "\"ssn\": \"123\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := pass{s: s, fam: labelFamily, multi: true}
+		p.scanLabelled()
+		for _, sp := range p.spans {
+			if utf8.ValidString(s) && !spanOK(s, sp) {
+				t.Fatalf("span %v of %q", sp, s)
+			}
+		}
+		if len(p.spans) > 0 && labelledClean(s) {
+			t.Fatalf("labelledClean(%q) but scanLabelled found %v", s, p.spans)
+		}
+	})
+}
