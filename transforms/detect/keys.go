@@ -757,7 +757,7 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 	case kHouse:
 		det, ok = detStreetAddress, houseNumberShape(v)
 	case kPostcode:
-		det, ok = detStreetAddress, postcodeShape(v)
+		det, ok = detStreetAddress, keyPostcode(v)
 	case kCity:
 		det, ok = detStreetAddress, cityShape(v)
 	case kBirthDate:

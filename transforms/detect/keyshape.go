@@ -18,7 +18,12 @@ var keyShapes = struct {
 	personName func(v string, single bool) bool
 	address    func(v string) bool
 	birthDate  func(v string) bool
-}{keyPersonName, keyAddress, keyBirthDate}
+}{keyPersonName,
+	// A value under an address or birth-date key is one when the scans
+	// would find it (address.go, dob.go) or it has the looser shape a
+	// key's promise is enough for.
+	func(v string) bool { return addressShape(v) || keyAddress(v) },
+	func(v string) bool { return birthDateShape(v) || keyBirthDate(v) }}
 
 // nameParticles are the lower-case words a name may hold.
 var nameParticles = map[string]bool{}
@@ -169,9 +174,12 @@ func houseNumberShape(v string) bool {
 	return d >= 1 && d <= 6
 }
 
-// postcodeShape: 3 to 10 letters, digits and one space or dash, with two
-// digits or more (10115, SW1A 1AA, 1012 AB, 00-950, 100-0001, K1A 0B1).
-func postcodeShape(v string) bool {
+// keyPostcode: a postcode under a postcode key: address.go's
+// postcodeShape, or 3 to 10 letters, digits and one space or dash, with
+// two digits or more (a country's format the scan does not know).
+func keyPostcode(v string) bool { return postcodeShape(v) || loosePostcode(v) }
+
+func loosePostcode(v string) bool {
 	if len(v) < 3 || len(v) > 10 {
 		return false
 	}
