@@ -298,7 +298,7 @@ const singleThreaded = runtime.GOARCH == "wasm"
 // detectText is DetectAppend on text as it is.
 func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
 	on := ds.builtins & sel.builtins
-	p := pass{s: s, on: uint32(on) & allPass, fam: on &^ uint64(allPass), tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	p := pass{s: s, on: uint32(on) & allPass, fam: on & familyMask, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}
