@@ -103,7 +103,7 @@ type idDef struct {
 	n      uint8
 	strong []string
 	weak   []string
-	valid  func(c []byte, ch *idChain, m int) bool
+	check  idCheck
 	words  []string
 	basis  Basis // without context: BasisChecksum, or BasisPattern where there is no check digit
 }
@@ -140,35 +140,35 @@ var (
 // idDefs is every identifier the scan knows, in the order ties are
 // broken (manual 12.9.1 has the sources of each rule).
 var idDefs = []idDef{
-	{detUKNINO, 9, []string{"9", "2 2 2 2 1", "2 6 1", "2-2-2-2-1"}, nil, ninoValid, wordsNINO, BasisPattern},
-	{detESDNI, 9, []string{"9", "8_1", "2.3.3_1"}, nil, dniValid, wordsDNI, BasisChecksum},
-	{detESNIE, 9, []string{"9", "1_7_1", "8_1", "1_8"}, nil, nieValid, wordsNIE, BasisChecksum},
-	{detSGNRIC, 9, []string{"9"}, nil, nricValid, wordsNRIC, BasisChecksum},
-	{detUSITIN, 9, []string{"3-2-4"}, []string{"9", "3_2_4"}, itinValid, wordsITIN, BasisPattern},
-	{detSSN, 9, nil, []string{"9", "3_2_4"}, ssnContextValid, wordsSSN, BasisPattern},
-	{detNLBSN, 9, nil, []string{"9", "4.2.3", "3_3_3"}, bsnValid, wordsBSN, BasisChecksum},
-	{detCASIN, 9, nil, []string{"9", "3_3_3"}, sinValid, wordsSIN, BasisChecksum},
-	{detAUTFN, 9, nil, []string{"9", "3_3_3"}, tfnValid, wordsTFN, BasisChecksum},
-	{detABARouting, 9, nil, []string{"9"}, abaValid, wordsABA, BasisChecksum},
-	{detINPAN, 10, []string{"a"}, nil, panPersonValid, wordsPAN, BasisPattern},
-	{detINPAN, 10, nil, []string{"a"}, panValid, wordsPAN, BasisPattern},
-	{detFIHETU, 10, []string{"6-4", "6+4"}, nil, hetuValid, wordsHETU, BasisChecksum},
-	{detSEPersonnummer, 10, []string{"6-4", "6+4"}, []string{"a"}, sePNValid, wordsSE, BasisChecksum},
-	{detDKCPR, 10, nil, []string{"6-4", "6 4", "a"}, cprValid, wordsCPR, BasisPattern},
-	{detAUMedicare, 10, []string{"4_5_1"}, []string{"a"}, medicareValid, wordsMedicare, BasisChecksum},
-	{detUKNHS, 10, nil, []string{"a", "3 3 4", "3-3-4"}, nhsValid, wordsNHS, BasisChecksum},
-	{detFIHETU, 11, []string{"b"}, nil, hetuValid, wordsHETU, BasisChecksum},
-	{detBRCPF, 11, []string{"3.3.3-2", "3.3.3.2", "9-2"}, []string{"b", "3_3_3_2"}, cpfValid, wordsCPF, BasisChecksum},
-	{detBENationalNumber, 11, []string{"2_2_2_3_2", "6_3_2", "6-3.2"}, []string{"b"}, beValid, wordsBE, BasisChecksum},
-	{detPLPESEL, 11, nil, []string{"b", "6_5"}, peselValid, wordsPESEL, BasisChecksum},
-	{detDETaxID, 11, nil, []string{"b", "2_3_3_3", "3_3_3_2"}, deTaxValid, wordsDETax, BasisChecksum},
-	{detAUMedicare, 11, []string{"4_5_1_1", "4_5_2"}, []string{"b"}, medicareValid, wordsMedicare, BasisChecksum},
-	{detJPMyNumber, 12, nil, []string{"c", "4_4_4"}, myNumberValid, wordsMyNumber, BasisChecksum},
-	{detINAadhaar, 12, []string{"4 4 4", "4-4-4"}, []string{"c"}, aadhaarValid, wordsAadhaar, BasisChecksum},
-	{detSEPersonnummer, 12, []string{"8-4", "8+4"}, []string{"c"}, sePNValid, wordsSE, BasisChecksum},
-	{detBRCNPJ, 14, []string{"2.3.3/4-2", "8/4-2"}, []string{"e", "2_3_3_4_2", "c-2"}, cnpjValid, wordsCNPJ, BasisChecksum},
-	{detFRNIR, 15, []string{"f", "1_2_2_2_3_3_2", "d_2", "1_2_2_5_3_2"}, nil, nirValid, wordsNIR, BasisChecksum},
-	{detITFiscalCode, 16, []string{"g", "6_5_5", "3_3_5_5"}, nil, cfValid, wordsCF, BasisChecksum},
+	{detUKNINO, 9, []string{"9", "2 2 2 2 1", "2 6 1", "2-2-2-2-1"}, nil, ckNino, wordsNINO, BasisPattern},
+	{detESDNI, 9, []string{"9", "8_1", "2.3.3_1"}, nil, ckDni, wordsDNI, BasisChecksum},
+	{detESNIE, 9, []string{"9", "1_7_1", "8_1", "1_8"}, nil, ckNie, wordsNIE, BasisChecksum},
+	{detSGNRIC, 9, []string{"9"}, nil, ckNric, wordsNRIC, BasisChecksum},
+	{detUSITIN, 9, []string{"3-2-4"}, []string{"9", "3_2_4"}, ckItin, wordsITIN, BasisPattern},
+	{detSSN, 9, nil, []string{"9", "3_2_4"}, ckSsnContext, wordsSSN, BasisPattern},
+	{detNLBSN, 9, nil, []string{"9", "4.2.3", "3_3_3"}, ckBsn, wordsBSN, BasisChecksum},
+	{detCASIN, 9, nil, []string{"9", "3_3_3"}, ckSin, wordsSIN, BasisChecksum},
+	{detAUTFN, 9, nil, []string{"9", "3_3_3"}, ckTfn, wordsTFN, BasisChecksum},
+	{detABARouting, 9, nil, []string{"9"}, ckAba, wordsABA, BasisChecksum},
+	{detINPAN, 10, []string{"a"}, nil, ckPanPerson, wordsPAN, BasisPattern},
+	{detINPAN, 10, nil, []string{"a"}, ckPan, wordsPAN, BasisPattern},
+	{detFIHETU, 10, []string{"6-4", "6+4"}, nil, ckHetu, wordsHETU, BasisChecksum},
+	{detSEPersonnummer, 10, []string{"6-4", "6+4"}, []string{"a"}, ckSePN, wordsSE, BasisChecksum},
+	{detDKCPR, 10, nil, []string{"6-4", "6 4", "a"}, ckCpr, wordsCPR, BasisPattern},
+	{detAUMedicare, 10, []string{"4_5_1"}, []string{"a"}, ckMedicare, wordsMedicare, BasisChecksum},
+	{detUKNHS, 10, nil, []string{"a", "3 3 4", "3-3-4"}, ckNhs, wordsNHS, BasisChecksum},
+	{detFIHETU, 11, []string{"b"}, nil, ckHetu, wordsHETU, BasisChecksum},
+	{detBRCPF, 11, []string{"3.3.3-2", "3.3.3.2", "9-2"}, []string{"b", "3_3_3_2"}, ckCpf, wordsCPF, BasisChecksum},
+	{detBENationalNumber, 11, []string{"2_2_2_3_2", "6_3_2", "6-3.2"}, []string{"b"}, ckBe, wordsBE, BasisChecksum},
+	{detPLPESEL, 11, nil, []string{"b", "6_5"}, ckPesel, wordsPESEL, BasisChecksum},
+	{detDETaxID, 11, nil, []string{"b", "2_3_3_3", "3_3_3_2"}, ckDeTax, wordsDETax, BasisChecksum},
+	{detAUMedicare, 11, []string{"4_5_1_1", "4_5_2"}, []string{"b"}, ckMedicare, wordsMedicare, BasisChecksum},
+	{detJPMyNumber, 12, nil, []string{"c", "4_4_4"}, ckMyNumber, wordsMyNumber, BasisChecksum},
+	{detINAadhaar, 12, []string{"4 4 4", "4-4-4"}, []string{"c"}, ckAadhaar, wordsAadhaar, BasisChecksum},
+	{detSEPersonnummer, 12, []string{"8-4", "8+4"}, []string{"c"}, ckSePN, wordsSE, BasisChecksum},
+	{detBRCNPJ, 14, []string{"2.3.3/4-2", "8/4-2"}, []string{"e", "2_3_3_4_2", "c-2"}, ckCnpj, wordsCNPJ, BasisChecksum},
+	{detFRNIR, 15, []string{"f", "1_2_2_2_3_3_2", "d_2", "1_2_2_5_3_2"}, nil, ckNir, wordsNIR, BasisChecksum},
+	{detITFiscalCode, 16, []string{"g", "6_5_5", "3_3_5_5"}, nil, ckCf, wordsCF, BasisChecksum},
 }
 
 // idByLen lists the indices in idDefs of the identifiers of each length.
@@ -379,25 +379,31 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 	n := ch.cum[m-1]
 	c := ch.c[:n]
 	defs := idByLen[n]
-	// First an identifier whose context word is there, then one whose
-	// layout needs none.
+	// First an identifier whose context word is there (the nearest),
+	// then one whose layout needs none.
+	best, bestAt := -1, -1
 	for _, k := range defs {
 		d := &idDefs[k]
-		if p.fam&(1<<d.det) == 0 || !layoutIn(lay, d.strong) && !layoutIn(lay, d.weak) || !d.valid(c, ch, m) {
+		if p.fam&(1<<d.det) == 0 || !layoutIn(lay, d.strong) && !layoutIn(lay, d.weak) || !idValid(d.check, c, lay) {
 			continue
 		}
-		if p.idContext(d.det, d.words, ch.start, idWindow) >= 0 {
-			b := d.basis
-			if !layoutIn(lay, d.strong) {
-				b = BasisContext
-			}
-			p.emitBy(d.det, b, ch.start, ch.end[m-1])
-			return ch.end[m-1]
+		if at := p.idContext(d.det, d.words, ch.start, idWindow); at > bestAt {
+			best, bestAt = int(k), at
 		}
+	}
+	if best >= 0 {
+		// The identifier whose word is nearest ("personnummer (CPR)").
+		d := &idDefs[best]
+		b := d.basis
+		if !layoutIn(lay, d.strong) {
+			b = BasisContext
+		}
+		p.emitBy(d.det, b, ch.start, ch.end[m-1])
+		return ch.end[m-1]
 	}
 	for _, k := range defs {
 		d := &idDefs[k]
-		if p.fam&(1<<d.det) != 0 && layoutIn(lay, d.strong) && d.valid(c, ch, m) {
+		if p.fam&(1<<d.det) != 0 && layoutIn(lay, d.strong) && idValid(d.check, c, lay) {
 			p.emitBy(d.det, d.basis, ch.start, ch.end[m-1])
 			return ch.end[m-1]
 		}
@@ -462,9 +468,9 @@ func mayHoldPassportWord(w string) bool {
 	return false
 }
 
-// lastWord returns the end of the last occurrence of context word w
-// (lower case; a '*' at its end: letters may follow) in s[lo:a], case
-// folded, on a word start, else -1.
+// lastWord returns the end of the last occurrence of context word w (a
+// '*' at its end: letters may follow) in s[lo:a], ASCII letters folded,
+// on a word start, else -1.
 func lastWord(s string, lo, a int, w string) int {
 	prefix := len(w) > 0 && w[len(w)-1] == '*'
 	if prefix {
@@ -475,7 +481,7 @@ func lastWord(s string, lo, a int, w string) int {
 	}
 	ascii := w[0] < 0x80
 	for j := a - len(w); j >= lo; j-- {
-		if foldLower(s[j]) != w[0] || !foldHasPrefix(s[j:], w) {
+		if foldLower(s[j]) != foldLower(w[0]) || !foldHasPrefix(s[j:], w) {
 			continue
 		}
 		if ascii && !idWordStart(s, j) {
@@ -519,14 +525,13 @@ func foldLower(c byte) byte {
 	return c
 }
 
-// foldHasPrefix reports whether s starts with w (lower case), ASCII
-// letters of s folded.
+// foldHasPrefix reports whether s starts with w, ASCII letters folded.
 func foldHasPrefix(s, w string) bool {
 	if len(s) < len(w) {
 		return false
 	}
 	for i := 0; i < len(w); i++ {
-		if foldLower(s[i]) != w[i] {
+		if foldLower(s[i]) != foldLower(w[i]) {
 			return false
 		}
 	}
@@ -586,8 +591,99 @@ func idsClean(s string) bool { return nextDigit(s, 0) < 0 }
 // ---------------------------------------------------------------- checks
 //
 // Each check takes the identifier's characters without separators (c,
-// of its definition's length), and the chain and segment count for the
-// few that read a separator.
+// of its definition's length) and its layout (lay), which a few read.
+// idValid calls them by a switch: a call through a function value would
+// make their arguments escape, and the scan allocate.
+
+// idCheck names a check.
+type idCheck uint8
+
+const (
+	ckNino idCheck = iota
+	ckDni
+	ckNie
+	ckNric
+	ckItin
+	ckSsnContext
+	ckBsn
+	ckSin
+	ckTfn
+	ckAba
+	ckPanPerson
+	ckPan
+	ckHetu
+	ckSePN
+	ckCpr
+	ckMedicare
+	ckNhs
+	ckCpf
+	ckBe
+	ckPesel
+	ckDeTax
+	ckMyNumber
+	ckAadhaar
+	ckCnpj
+	ckNir
+	ckCf
+)
+
+func idValid(k idCheck, c, lay []byte) bool {
+	switch k {
+	case ckNino:
+		return ninoValid(c, lay)
+	case ckDni:
+		return dniValid(c, lay)
+	case ckNie:
+		return nieValid(c, lay)
+	case ckNric:
+		return nricValid(c, lay)
+	case ckItin:
+		return itinValid(c, lay)
+	case ckSsnContext:
+		return ssnContextValid(c, lay)
+	case ckBsn:
+		return bsnValid(c, lay)
+	case ckSin:
+		return sinValid(c, lay)
+	case ckTfn:
+		return tfnValid(c, lay)
+	case ckAba:
+		return abaValid(c, lay)
+	case ckPanPerson:
+		return panPersonValid(c, lay)
+	case ckPan:
+		return panValid(c, lay)
+	case ckHetu:
+		return hetuValid(c, lay)
+	case ckSePN:
+		return sePNValid(c, lay)
+	case ckCpr:
+		return cprValid(c, lay)
+	case ckMedicare:
+		return medicareValid(c, lay)
+	case ckNhs:
+		return nhsValid(c, lay)
+	case ckCpf:
+		return cpfValid(c, lay)
+	case ckBe:
+		return beValid(c, lay)
+	case ckPesel:
+		return peselValid(c, lay)
+	case ckDeTax:
+		return deTaxValid(c, lay)
+	case ckMyNumber:
+		return myNumberValid(c, lay)
+	case ckAadhaar:
+		return aadhaarValid(c, lay)
+	case ckCnpj:
+		return cnpjValid(c, lay)
+	case ckNir:
+		return nirValid(c, lay)
+	case ckCf:
+		return cfValid(c, lay)
+	}
+	return false
+}
 
 func allDigits(c []byte) bool {
 	for _, b := range c {
@@ -664,7 +760,7 @@ func weighted(c []byte, w []int) int {
 // ninoValid: UK National Insurance number, AB123456C: two prefix letters
 // (not D F I Q U V, the second not O; not BG GB KN NK NT TN ZZ), six
 // digits, a suffix A-D. It has no check digit.
-func ninoValid(c []byte, _ *idChain, _ int) bool {
+func ninoValid(c, lay []byte) bool {
 	if idClass[c[0]]&idClass[c[1]]&icUpper == 0 || !allDigits(c[2:8]) || c[8] < 'A' || c[8] > 'D' {
 		return false
 	}
@@ -683,7 +779,7 @@ func ninoValid(c []byte, _ *idChain, _ int) bool {
 
 // nhsValid: NHS number, ten digits, the last 11 - (Σ dᵢ·(10-i) mod 11)
 // (11 reads 0; 10 is never issued).
-func nhsValid(c []byte, _ *idChain, _ int) bool {
+func nhsValid(c, lay []byte) bool {
 	if !allDigits(c) || allSame(c) {
 		return false
 	}
@@ -697,7 +793,7 @@ func nhsValid(c []byte, _ *idChain, _ int) bool {
 // deTaxValid: Steuer-ID, eleven digits, the first not 0; in the first
 // ten, one digit twice or three times (never three in a row), the others
 // at most once; the last the ISO 7064 MOD 11,10 check digit.
-func deTaxValid(c []byte, _ *idChain, _ int) bool {
+func deTaxValid(c, lay []byte) bool {
 	if !allDigits(c) || c[0] == '0' {
 		return false
 	}
@@ -749,7 +845,7 @@ func iso7064Mod1110(c []byte) int {
 // when unknown), département (digits, 2A or 2B for Corsica, not 00),
 // commune and order; the key is 97 - (the 13 digits mod 97), 2A read 19
 // and 2B read 18.
-func nirValid(c []byte, _ *idChain, _ int) bool {
+func nirValid(c, lay []byte) bool {
 	switch c[0] {
 	case '1', '2', '3', '4', '7', '8':
 	default:
@@ -777,13 +873,13 @@ func nirValid(c []byte, _ *idChain, _ int) bool {
 const dniLetters = "TRWAGMYFPDXBNJZSQVHLCKE"
 
 // dniValid: Spanish DNI, eight digits and the letter of their value mod 23.
-func dniValid(c []byte, _ *idChain, _ int) bool {
+func dniValid(c, lay []byte) bool {
 	return allDigits(c[:8]) && !allSame(c[:8]) && c[8] == dniLetters[num(c[:8])%23]
 }
 
 // nieValid: Spanish NIE, X Y or Z (read 0 1 2), seven digits, and the
 // DNI letter of the eight.
-func nieValid(c []byte, _ *idChain, _ int) bool {
+func nieValid(c, lay []byte) bool {
 	if c[0] < 'X' || c[0] > 'Z' || !allDigits(c[1:8]) {
 		return false
 	}
@@ -799,7 +895,7 @@ var cfOdd = [26]int{1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8
 // (surname, name), year, month letter (A B C D E H L M P R S T), day
 // (01-31, +40 for women), the place's letter and three digits, and the
 // check letter. Omocodia replaces digits by L M N P Q R S T U V.
-func cfValid(c []byte, _ *idChain, _ int) bool {
+func cfValid(c, lay []byte) bool {
 	for i := 0; i < 6; i++ {
 		if idClass[c[i]] != icUpper {
 			return false
@@ -858,7 +954,7 @@ func cfDigit(b byte) int {
 
 // bsnValid: Dutch BSN, nine digits passing the 11-proof: Σ dᵢ·(9-i) for
 // the first eight, minus the last, is a multiple of 11.
-func bsnValid(c []byte, _ *idChain, _ int) bool {
+func bsnValid(c, lay []byte) bool {
 	return allDigits(c) && !allSame(c) && (weighted(c, []int{9, 8, 7, 6, 5, 4, 3, 2})-int(c[8]-'0'))%11 == 0
 }
 
@@ -866,7 +962,7 @@ func bsnValid(c []byte, _ *idChain, _ int) bool {
 // for BIS numbers; month or day 00 when unknown), a serial 001-998 and 97
 // - (the nine digits mod 97), with 2 put before them for people born
 // since 2000.
-func beValid(c []byte, _ *idChain, _ int) bool {
+func beValid(c, lay []byte) bool {
 	if !allDigits(c) {
 		return false
 	}
@@ -889,7 +985,7 @@ func beValid(c []byte, _ *idChain, _ int) bool {
 // peselValid: Polish PESEL, YYMMDD (month +80 for 1800-1899, +20 2000-,
 // +40 2100-, +60 2200-), four digits and a check digit: Σ with weights 1
 // 3 7 9 1 3 7 9 1 3, plus the last, a multiple of 10.
-func peselValid(c []byte, _ *idChain, _ int) bool {
+func peselValid(c, lay []byte) bool {
 	if !allDigits(c) || allSame(c) {
 		return false
 	}
@@ -904,7 +1000,7 @@ func peselValid(c []byte, _ *idChain, _ int) bool {
 // sePNValid: Swedish personnummer, [YY]YYMMDD-NNNC (the day +60 for a
 // samordningsnummer), Luhn over the last ten digits; twelve digits start
 // with 18, 19 or 20.
-func sePNValid(c []byte, _ *idChain, _ int) bool {
+func sePNValid(c, lay []byte) bool {
 	if !allDigits(c) {
 		return false
 	}
@@ -929,15 +1025,15 @@ const hetuChecks = "0123456789ABCDEFHJKLMNPRSTUVWXY"
 // Y 1900s; A B C D E F 2000s), an individual number 002-999 and the
 // check character of DDMMYYNNN mod 31. With '-' or '+' the chain holds
 // the sign as its separator.
-func hetuValid(c []byte, ch *idChain, m int) bool {
+func hetuValid(c, lay []byte) bool {
 	var sign byte
 	var tail []byte
 	if len(c) == 11 {
 		sign, tail = c[6], c[7:]
 	} else {
-		sign, tail = ch.sep[1], c[6:]
+		sign, tail = lay[1], c[6:]
 	}
-	if !allDigits(c[:6]) || !allDigits(tail[:3]) || m > 2 {
+	if !allDigits(c[:6]) || !allDigits(tail[:3]) || len(lay) > 3 {
 		return false
 	}
 	var century int
@@ -960,7 +1056,7 @@ func hetuValid(c []byte, ch *idChain, m int) bool {
 // cprValid: Danish CPR, DDMMYY-SSSS, a valid date in the century the
 // seventh digit gives. The mod-11 check has not held since 2007: context
 // words only.
-func cprValid(c []byte, _ *idChain, _ int) bool {
+func cprValid(c, lay []byte) bool {
 	if !allDigits(c) {
 		return false
 	}
@@ -987,7 +1083,7 @@ func cprValid(c []byte, _ *idChain, _ int) bool {
 // cpfValid: Brazilian CPF, nine digits and two mod-11 check digits
 // (weights 10..2, then 11..2; a remainder under 2 gives 0), not all the
 // same digit.
-func cpfValid(c []byte, _ *idChain, _ int) bool {
+func cpfValid(c, lay []byte) bool {
 	if !allDigits(c) || allSame(c) {
 		return false
 	}
@@ -1012,7 +1108,7 @@ func cpfValid(c []byte, _ *idChain, _ int) bool {
 // cnpjValid: Brazilian CNPJ, twelve characters (digits, or since 2026
 // capitals too, each worth its ASCII code minus 48) and two mod-11 check
 // digits (weights 2..9 from the right).
-func cnpjValid(c []byte, _ *idChain, _ int) bool {
+func cnpjValid(c, lay []byte) bool {
 	if !allDigits(c[12:]) || allSame(c) {
 		return false
 	}
@@ -1078,14 +1174,14 @@ func verhoeff(c []byte) bool {
 
 // aadhaarValid: Indian Aadhaar, twelve digits, the first 2-9, passing
 // the Verhoeff check.
-func aadhaarValid(c []byte, _ *idChain, _ int) bool {
+func aadhaarValid(c, lay []byte) bool {
 	return allDigits(c) && c[0] >= '2' && !allSame(c) && verhoeff(c)
 }
 
 // panValid: Indian PAN, AAAPA1234A: three letters, the holder type (A B
 // C F G H J L P T), a letter, four digits, a letter. Its last letter is a
 // check character whose rule is not published.
-func panValid(c []byte, _ *idChain, _ int) bool {
+func panValid(c, lay []byte) bool {
 	for _, i := range []int{0, 1, 2, 4, 9} {
 		if idClass[c[i]] != icUpper {
 			return false
@@ -1100,18 +1196,18 @@ func panValid(c []byte, _ *idChain, _ int) bool {
 }
 
 // panPersonValid: a PAN of a person (holder type P), the strong shape.
-func panPersonValid(c []byte, ch *idChain, m int) bool {
-	return c[3] == 'P' && panValid(c, ch, m)
+func panPersonValid(c, lay []byte) bool {
+	return c[3] == 'P' && panValid(c, lay)
 }
 
 // sinValid: Canadian SIN, nine digits passing Luhn, not starting 0 or 8.
-func sinValid(c []byte, _ *idChain, _ int) bool {
+func sinValid(c, lay []byte) bool {
 	return allDigits(c) && c[0] != '0' && c[0] != '8' && luhn(c)
 }
 
 // tfnValid: Australian TFN, nine digits whose sum with weights 1 4 3 7 5
 // 8 6 9 10 is a multiple of 11.
-func tfnValid(c []byte, _ *idChain, _ int) bool {
+func tfnValid(c, lay []byte) bool {
 	return allDigits(c) && !allSame(c) && weighted(c, []int{1, 4, 3, 7, 5, 8, 6, 9, 10})%11 == 0
 }
 
@@ -1119,7 +1215,7 @@ func tfnValid(c []byte, _ *idChain, _ int) bool {
 // 2-6; the ninth the sum of the first eight with weights 1 3 7 9 1 3 7 9,
 // mod 10; the tenth the card's issue number, not 0), and the person's
 // number 1-9 as an eleventh.
-func medicareValid(c []byte, _ *idChain, _ int) bool {
+func medicareValid(c, lay []byte) bool {
 	if !allDigits(c) || c[0] < '2' || c[0] > '6' || c[9] == '0' || len(c) == 11 && c[10] == '0' {
 		return false
 	}
@@ -1129,7 +1225,7 @@ func medicareValid(c []byte, _ *idChain, _ int) bool {
 // nricValid: Singapore NRIC/FIN, S T F G or M, seven digits, the check
 // letter of their sum with weights 2 7 6 5 4 3 2 (plus 4 for T and G, 3
 // for M) mod 11.
-func nricValid(c []byte, _ *idChain, _ int) bool {
+func nricValid(c, lay []byte) bool {
 	if !allDigits(c[1:8]) {
 		return false
 	}
@@ -1158,7 +1254,7 @@ func nricValid(c []byte, _ *idChain, _ int) bool {
 // myNumberValid: Japanese My Number, eleven digits and a check digit:
 // with Pn the n-th digit from the right and Qn = n+1 (n ≤ 6) or n-5,
 // 11 - (Σ Pn·Qn mod 11), or 0 when the remainder is 0 or 1.
-func myNumberValid(c []byte, _ *idChain, _ int) bool {
+func myNumberValid(c, lay []byte) bool {
 	if !allDigits(c) || allSame(c) {
 		return false
 	}
@@ -1181,7 +1277,7 @@ func myNumberValid(c []byte, _ *idChain, _ int) bool {
 
 // itinValid: US ITIN, 9XX-GG-XXXX with GG in 50-65, 70-88, 90-92 or 94-99.
 // It has no check digit.
-func itinValid(c []byte, _ *idChain, _ int) bool {
+func itinValid(c, lay []byte) bool {
 	if !allDigits(c) || c[0] != '9' {
 		return false
 	}
@@ -1192,8 +1288,8 @@ func itinValid(c []byte, _ *idChain, _ int) bool {
 // ssnContextValid: a US SSN written spaced or without separators (the
 // pass finds the dashed form): area not 000, 666 or 9XX, group not 00,
 // serial not 0000.
-func ssnContextValid(c []byte, ch *idChain, m int) bool {
-	if !allDigits(c) || m == 3 && ch.sep[1] == '-' && ch.sep[2] == '-' {
+func ssnContextValid(c, lay []byte) bool {
+	if !allDigits(c) || string(lay) == "3-2-4" {
 		return false
 	}
 	area := num(c[:3])
@@ -1203,7 +1299,7 @@ func ssnContextValid(c []byte, ch *idChain, m int) bool {
 // abaValid: US ABA routing number, nine digits, the first two 00-12,
 // 21-32, 61-72 or 80, whose sum with weights 3 7 1 3 7 1 3 7 1 is a
 // multiple of 10.
-func abaValid(c []byte, _ *idChain, _ int) bool {
+func abaValid(c, lay []byte) bool {
 	if !allDigits(c) || allSame(c) {
 		return false
 	}

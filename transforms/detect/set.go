@@ -175,21 +175,18 @@ func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
 
 // ReadsNumbers reports whether a detector of ds that sel selects may find
 // something in how a JSON number reads (digits, with a '-', a '.', an
-// exponent): a custom detector, or credit_card, the one built-in that
-// finds a bare run of digits (phone numbers need a '+' before the digits
-// or groups, the others letters or separators no number has).
+// exponent): a custom detector, credit_card, or a national identifier of
+// ids.go (a BSN, a CPF, an Aadhaar number… is a bare run of digits, and
+// the words that may make it one lie outside the number), the built-ins
+// that find a bare run of digits (phone numbers need a '+' before the
+// digits or groups, the others letters or separators no number has).
 func (ds *Set) ReadsNumbers(sel Selection) bool {
 	for _, c := range ds.custom {
 		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
 			return true
 		}
 	}
-	for i := range policy.BuiltinDetectors {
-		if b := &policy.BuiltinDetectors[i]; b.Name == "credit_card" {
-			return ds.builtins&sel.builtins&(1<<i) != 0
-		}
-	}
-	return false
+	return ds.builtins&sel.builtins&(1<<detCard|idDetectors) != 0
 }
 
 // SurelyClean reports whether no detector of ds can find anything in s:
