@@ -179,6 +179,14 @@ var idByLen = func() (t [idMaxChars + 1][]uint8) {
 	return t
 }()
 
+// idLens has bit n set for each length n of an identifier of idDefs.
+var idLens = func() (m uint32) {
+	for _, d := range idDefs {
+		m |= 1 << d.n
+	}
+	return m
+}()
+
 // idDetectors is the detectors scanIDs may report (idFamily and us_ssn).
 const idDetectors = idFamily | 1<<detSSN
 
@@ -220,10 +228,34 @@ func (p *pass) scanIDs() {
 		if cls&icLower != 0 {
 			continue // no identifier has lower-case letters: a word, a hash
 		}
-		// The fast path: a short number not joined to anything.
-		if e-a < 6 && (e+1 >= n || idClass[s[e]]&icSep == 0 || idClass[s[e+1]]&icAlnum == 0) &&
-			(a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
-			continue
+		// The fast path: from a short segment without capitals before
+		// it, an identifier ends at a space or where the stretch of
+		// segments joined by separators ends (not glued to a word or to
+		// a time's ":30"), and holds 9 to 16 characters of a length some
+		// identifier has. Where no such end exists (a date, a timestamp,
+		// an amount, a version, "HTTP/1.1"), nothing starts here, nor in
+		// the rest of the stretch.
+		if e-a < 6 && (a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
+			q, chars, cand := e, e-a, false
+			for chars <= idMaxChars {
+				if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
+					if s[q] == ' ' && idLens>>chars&1 != 0 {
+						cand = true
+						break
+					}
+					r := q + 1
+					for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
+					}
+					chars += q - r
+					continue
+				}
+				cand = idLens>>chars&1 != 0 && !piiWordAt(s, q) && (q+1 >= n || s[q] != ':' || !piiDigit(s[q+1]))
+				break
+			}
+			if !cand {
+				i = max(i, q)
+				continue
+			}
 		}
 		if end := p.idsAt(a); end > i {
 			i = end
@@ -319,8 +351,8 @@ func (p *pass) idChainAt(a int) int {
 		}
 		ch.cum[ch.k], ch.end[ch.k] = uint8(chars), j
 		ch.k++
-		if piiWordAt(s, j) {
-			ch.more = 'w'
+		if piiWordAt(s, j) || j+1 < n && s[j] == ':' && piiDigit(s[j+1]) {
+			ch.more = 'w' // glued to a word, or to a time's minutes
 			break
 		}
 		if j+1 < n && idClass[s[j]]&icSep != 0 && idClass[s[j+1]]&icAlnum != 0 {
@@ -334,35 +366,39 @@ func (p *pass) idChainAt(a int) int {
 		}
 		break
 	}
-	if ch.k == 0 || chars < 6 {
+	// No identifier is shorter than 9 characters but a passport number,
+	// one segment of 6 to 9 (dates, times and short groups end here).
+	if ch.k == 0 || chars < 9 && ch.cum[0] < 6 {
 		return 0
 	}
+	// The layout of the first m segments is lay[:2m-1].
 	var lay [2 * idMaxSegs]byte
+	spaced := uint16(0) // bit m: a space among the first m segments' separators
+	for q := 0; q < ch.k; q++ {
+		lo := uint8(0)
+		if q > 0 {
+			lay[2*q-1] = ch.sep[q]
+			lo = ch.cum[q-1]
+			spaced |= spaced << 1 & (1 << q)
+			if ch.sep[q] == ' ' {
+				spaced |= 1 << (q + 1)
+			}
+		}
+		lay[2*q] = "0123456789abcdefg"[ch.cum[q]-lo]
+	}
 	for m := ch.k; m >= 1; m-- {
+		if len(idByLen[ch.cum[m-1]]) == 0 && (m > 1 || ch.cum[0] > 9) {
+			continue
+		}
 		// What follows segment m-1 must not make it part of a longer token.
 		next := ch.more
 		if m < ch.k {
 			next = ch.sep[m]
 		}
-		spaced := false
-		nl := 0
-		for q := 0; q < m; q++ {
-			if q > 0 {
-				lay[nl] = ch.sep[q]
-				nl++
-				spaced = spaced || ch.sep[q] == ' '
-			}
-			lo := uint8(0)
-			if q > 0 {
-				lo = ch.cum[q-1]
-			}
-			lay[nl] = "0123456789abcdefg"[ch.cum[q]-lo]
-			nl++
-		}
-		if next == 'w' || next != 0 && next != ' ' || next == ' ' && spaced && piiDigit(ch.s1(s, m)) {
+		if next == 'w' || next != 0 && next != ' ' || next == ' ' && spaced&(1<<m) != 0 && piiDigit(ch.s1(s, m)) {
 			continue
 		}
-		if end := p.idMatch(&ch, m, lay[:nl]); end > 0 {
+		if end := p.idMatch(&ch, m, lay[:2*m-1]); end > 0 {
 			return end
 		}
 	}
