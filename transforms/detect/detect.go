@@ -429,7 +429,8 @@ type pass struct {
 	s  string
 	on uint32 // pass detectors that run, bit d for index d
 	// fam is the family detectors that run (bit d for index d ≥
-	// numPass), run by runFamilies after the pass (families.go).
+	// numPass, and us_ssn for its forms in context: familyMask), run by
+	// runFamilies after the pass (families.go).
 	fam   uint64
 	extra *Extra // what the policy adds to the families (nil: nothing)
 	// regions is the regions whose national phone numbers count (0: the

@@ -24,9 +24,15 @@ const idFamily = uint64(1)<<detUKNINO | 1<<detUKNHS | 1<<detDETaxID | 1<<detFRNI
 	1<<detAUTFN | 1<<detAUMedicare | 1<<detSGNRIC | 1<<detJPMyNumber | 1<<detUSITIN | 1<<detPassport |
 	1<<detABARouting
 
+// familyMask is the detectors runFamilies may report: the families, and
+// us_ssn, whose spaced and unseparated forms in context scanIDs finds
+// (its dashed form is the pass's). Set.Detect and Set.Clean take the
+// selected detectors in it as a pass's fam.
+const familyMask = ^uint64(1<<numPass-1) | 1<<detSSN
+
 // runFamilies runs the scans of the family detectors in p.fam.
 func (p *pass) runFamilies() {
-	if p.fam&idFamily != 0 {
+	if p.fam&idDetectors != 0 {
 		p.scanIDs()
 	}
 	if p.fam&(1<<detPerson) != 0 {
@@ -46,7 +52,7 @@ func (p *pass) runFamilies() {
 // familiesClean reports whether the family detectors in fam surely find
 // nothing in s.
 func familiesClean(s string, fam uint64) bool {
-	return (fam&idFamily == 0 || idsClean(s)) &&
+	return (fam&idDetectors == 0 || idsClean(s)) &&
 		(fam&(1<<detPerson) == 0 || personsClean(s)) &&
 		(fam&(1<<detStreetAddress) == 0 || addressesClean(s)) &&
 		(fam&(1<<detDateOfBirth) == 0 || birthDatesClean(s)) &&

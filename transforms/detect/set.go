@@ -178,26 +178,20 @@ func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
 
 // ReadsNumbers reports whether a detector of ds that sel selects may find
 // something in how a JSON number reads (digits, with a '-', a '.', an
-// exponent): a custom detector, or credit_card, the one built-in that
-// finds a bare run of digits (phone numbers need a '+' before the digits
-// or groups, the others letters or separators no number has), or a
-// detector a member's name may report a number by (keys.go: "bsn":
-// 123456782).
+// exponent): a custom detector, credit_card, or a national identifier of
+// ids.go (a BSN, a CPF, an Aadhaar number… is a bare run of digits, and
+// the words that may make it one lie outside the number), or a detector
+// a member's name may report a number by (keys.go: "bsn": 123456782):
+// the built-ins that find a bare run of digits (phone numbers need a '+'
+// before the digits or groups, the others letters or separators no
+// number has).
 func (ds *Set) ReadsNumbers(sel Selection) bool {
 	for _, c := range ds.custom {
 		if sel.wants(c.cfg.Name, "", c.cfg.Sensitivity) {
 			return true
 		}
 	}
-	if ds.builtins&sel.builtins&(labelFamily|1<<detSSN) != 0 {
-		return true // a number under a key that names it (keys.go)
-	}
-	for i := range policy.BuiltinDetectors {
-		if b := &policy.BuiltinDetectors[i]; b.Name == "credit_card" {
-			return ds.builtins&sel.builtins&(1<<i) != 0
-		}
-	}
-	return false
+	return ds.builtins&sel.builtins&(1<<detCard|idDetectors|labelFamily|1<<detSSN) != 0
 }
 
 // SurelyClean reports whether no detector of ds can find anything in s:
@@ -306,7 +300,7 @@ const singleThreaded = runtime.GOARCH == "wasm"
 // detectText is DetectAppend on text as it is.
 func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
 	on := ds.builtins & sel.builtins
-	p := pass{s: s, on: uint32(on) & allPass, fam: on &^ uint64(allPass), extra: ds.extra, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	p := pass{s: s, on: uint32(on) & allPass, fam: on & familyMask, extra: ds.extra, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}
