@@ -1,6 +1,5 @@
 package detect
 
-
 // National identifiers, passports and routing numbers (manual 12.9.1):
 // the identifiers of idDefs, each checked by its check digits (and the
 // birth date it encodes, where it encodes one), and passports, which have
