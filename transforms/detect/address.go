@@ -661,6 +661,16 @@ func numberAfter(s string, i int) (int, int) {
 	if !capital(s, ws) || e-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
 		return 0, 0
 	}
+	// And a comma or a line break after the number: without a type word,
+	// "Steueridentifikationsnummer 84 370 615" and "Order 12 345 67" are
+	// a label and digit groups (an identifier, an amount), not a street.
+	k := e
+	for k < len(s) && s[k] == ' ' {
+		k++
+	}
+	if k == len(s) || s[k] != ',' && s[k] != '\n' {
+		return 0, 0
+	}
 	start = ws
 	if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) {
 		start = p

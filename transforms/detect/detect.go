@@ -176,6 +176,9 @@ var builtinNames = [numBuiltins]string{
 // alone (Builtin, the tests and the corpus).
 var scanners = map[string]scanFunc{}
 
+// builtinIndex maps a built-in detector's name to its index.
+var builtinIndex = map[string]int{}
+
 func init() {
 	if len(policy.BuiltinDetectors) != numBuiltins {
 		panic("detect: the built-in detector table (manual 12) changed; update the detector indices")
@@ -185,26 +188,38 @@ func init() {
 			panic("detect: built-in detector " + name + " is not at its index")
 		}
 		scanners[name] = func(s string, dst []Span) []Span { return scanBuiltin(i, s, dst) }
+		builtinIndex[name] = i
 	}
 }
 
 // Builtin scans s with one built-in detector (by name) and returns its
 // detections, for tests and tools; nil for an unknown name.
 func Builtin(name string, s string) []Detection {
-	f, ok := scanners[name]
+	i, ok := builtinIndex[name]
 	if !ok {
 		return nil
 	}
 	d := policy.LookupBuiltinDetector(name)
 	v := newView(s)
 	text := v.text
+	p := pass{s: text, multi: true}
+	if i < numPass {
+		p.on, p.tab = 1<<i, newTrigTable(1<<i)
+		p.run()
+	}
+	if p.fam = familyMask & (1 << i); p.fam != 0 {
+		p.runFamilies() // us_ssn: also its spaced and bare forms in context
+	}
 	var out []Detection
-	for _, sp := range f(text, nil) {
-		if !spanOK(text, sp) {
+	for k, sp := range p.spans {
+		if int(p.dets[k]&detMask) != i || !spanOK(text, sp) {
 			continue
 		}
-		out = append(out, Detection{Detector: name, Label: d.Label, Sensitivity: d.Sensitivity, Start: sp.Start, End: sp.End})
+		out = append(out, Detection{Detector: name, Label: d.Label, Sensitivity: d.Sensitivity, Start: sp.Start, End: sp.End, Basis: Basis(p.dets[k] >> basisShift)})
 	}
+	// Two families may find one span (a birth date by its context and by
+	// its label): one detection, as Set.Detect gives.
+	out = resolveOverlaps(out, func(string) int { return 0 })
 	if text != s {
 		out = v.mapBack(s, out)
 	}
@@ -433,6 +448,9 @@ type pass struct {
 	// runFamilies after the pass (families.go).
 	fam   uint64
 	extra *Extra // what the policy adds to the families (nil: nothing)
+	// keyed: p.s is a value whose key or label names what it is, which
+	// stands for the context words identifiers may need (keyedID).
+	keyed bool
 	// regions is the regions whose national phone numbers count (0: the
 	// default set); phoneMin the fewest digits of such a number (8 with
 	// Denmark or Singapore, else 9), both set by run.

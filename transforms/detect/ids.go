@@ -473,6 +473,9 @@ next:
 // before a ends, if one of words or the policy's words for det ends
 // within window bytes before a; else -1.
 func (p *pass) idContext(det int, words []string, a, window int) int {
+	if p.keyed {
+		return a // the member's key or the label is the context (keys.go)
+	}
 	s := p.s
 	lo := max(0, a-window)
 	best := -1

@@ -147,7 +147,7 @@ func TestIDsContext(t *testing.T) {
 		{detSSN, "SSN 123 45 6789", "123 45 6789"},
 		{detSSN, "social security number: 123456789", "123456789"},
 		{detSSN, "Soc Sec 123.45.6789", "123.45.6789"},
-		{detSSN, "SSN 123-45-6789", ""}, // the pass's
+		{detSSN, "SSN 123-45-6789", "123-45-6789"}, // the pass's
 		{detSSN, "SSN 666 45 6789", ""},
 		{detSSN, "order 123 45 6789", ""},
 		{detPassport, "Passport No.: C01X00T47", "C01X00T47"},
@@ -164,14 +164,14 @@ func TestIDsContext(t *testing.T) {
 		{detJPMyNumber, "個人番号は1234 5678 9018です", "1234 5678 9018"},
 	}
 	for _, c := range cases {
-		p := pass{s: c.text, fam: 1 << c.det}
-		p.runFamilies()
+		// Builtin: the label scan (keys.go) may find the same span.
+		found := Builtin(builtinNames[c.det], c.text)
 		got := ""
-		if len(p.spans) > 0 {
-			got = c.text[p.spans[0].Start:p.spans[0].End]
+		if len(found) > 0 {
+			got = c.text[found[0].Start:found[0].End]
 		}
-		if got != c.want || len(p.spans) > 1 {
-			t.Errorf("%s in %q: got %v, want %q", builtinNames[c.det], c.text, p.spans, c.want)
+		if got != c.want || len(found) > 1 {
+			t.Errorf("%s in %q: got %v, want %q", builtinNames[c.det], c.text, found, c.want)
 		}
 	}
 	// The policy's words (Extra.Context).

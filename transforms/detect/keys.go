@@ -779,33 +779,44 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 	if !idShape(v) {
 		return 0, false
 	}
-	if fam := on & idFamily; fam != 0 {
-		p := pass{s: v, fam: fam, multi: true}
-		p.scanIDs()
-		for i, sp := range p.spans {
-			if sp.Start == 0 && sp.End == len(v) {
-				return int(p.dets[i] & detMask), true
-			}
+	if want >= 0 && idDetectors&(1<<want) != 0 {
+		// A key naming one identifier (bsn, routing_number, passport):
+		// the value is one only if it passes that identifier's checks,
+		// the key standing for its context words. One that fails its
+		// check digits is no identifier (an order number under a
+		// careless key).
+		if on&(1<<want) != 0 && keyedWholeDet(v, 1<<want) == want {
+			return want, true
+		}
+		return 0, false
+	}
+	// Passports have no check digits: any shape would do, so only a
+	// passport key makes one.
+	if fam := on & idDetectors &^ (1 << detPassport); fam != 0 {
+		if det := keyedWholeDet(v, fam); det >= 0 {
+			return det, true
 		}
 	}
-	switch want {
-	case detSSN:
-		if ssnDigitsShape(v) && on&(1<<detSSN) != 0 {
-			return detSSN, true
-		}
-		return detNationalID, true
-	case detABARouting:
-		if digitCount(v) == 9 && len(v) == 9 && on&(1<<detABARouting) != 0 {
-			return detABARouting, true
-		}
-		return detBankAccount, true
-	case -1:
+	if want == -1 {
 		return detNationalID, true
 	}
-	if on&(1<<want) != 0 && (want == detNationalID || want == detTaxID || want == detPassport || want == detDriverLicense || want == detBankAccount) {
+	if on&(1<<want) != 0 && (want == detNationalID || want == detTaxID || want == detDriverLicense || want == detBankAccount) {
 		return want, true
 	}
 	return keyGeneric(want), true
+}
+
+// keyedWholeDet is the identifier of fam that v whole is, its key
+// standing for the context, or -1.
+func keyedWholeDet(v string, fam uint64) int {
+	p := pass{s: v, fam: fam, multi: true, keyed: true}
+	p.scanIDs()
+	for i, sp := range p.spans {
+		if sp.Start == 0 && sp.End == len(v) {
+			return int(p.dets[i] & detMask)
+		}
+	}
+	return -1
 }
 
 // trimSpan narrows [a, b) of s past ASCII white space.

@@ -109,7 +109,8 @@ func TestKeyedValues(t *testing.T) {
 		{"street", "Hauptstraße 5", "street_address"}, {"address", "12 rue de la Paix, 75002 Paris", "street_address"},
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		{"passport", "C01X00T47", "passport"}, {"passport", "pending", ""}, {"ssn", "123456789", "us_ssn"}, {"ssn", "123 45 6789", "us_ssn"},
-		{"bsn", "123456780", "national_id"}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
+		{"bsn", "123456780", ""}, // fails the 11-proof: no BSN, and no identifier
+		{"bsn", "111222333", "nl_bsn"}, {"routing_number", "021000022", ""}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
 		{"account_number", "12345678", "bank_account"}, {"routing_number", "021000021", "aba_routing"},
 	}
 	for _, c := range cases {
