@@ -69,16 +69,16 @@ func TestPolicyTestFailure(t *testing.T) {
   - name: only the email
     caller: {principal: ann, roles: [support]}
     call: {tool: get_customer}
-    result: {structuredContent: {email: alice@example.com, name: Alice}}
+    result: {structuredContent: {email: alice@example.com, plan: Gold}}
     expect: {decision: allow, output: {structuredContent: {email: "EMAIL_*"}}}`,
-			[]string{`output.structuredContent.name: want nothing, got "Alice"`}},
+			[]string{`output.structuredContent.plan: want nothing, got "Gold"`}},
 		{"not_contains", `
-  - name: the name never shows
+  - name: the plan never shows
     caller: {principal: ann, roles: [support]}
     call: {tool: get_customer}
-    result: {structuredContent: {email: alice@example.com, name: Alice}}
-    expect: {decision: allow, not_contains: [Alice]}`,
-			[]string{`not_contains: the output contains "Alice"`}},
+    result: {structuredContent: {email: alice@example.com, plan: Gold}}
+    expect: {decision: allow, not_contains: [Gold]}`,
+			[]string{`not_contains: the output contains "Gold"`}},
 		{"code", `
   - name: hidden tools answer access denied
     caller: {principal: ann, roles: [support]}

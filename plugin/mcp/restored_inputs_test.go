@@ -73,9 +73,9 @@ policy:
   allow_tools: ["*"]
   allow_resources: ["*"]
   detectors:
-    - {name: person, pattern: 'Zoë [A-Z][a-z]+'}
+    - {name: zoe_name, pattern: 'Zoë [A-Z][a-z]+'}
   transforms:
-    - {type: pseudonymise, options: {detectors: [person]}}
+    - {type: pseudonymise, options: {detectors: [zoe_name]}}
   vault: {key: "test key, not secret"}
 identity:
   principal: [{header: x-mcp-principal}]
