@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/bits"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -173,9 +174,14 @@ type dictMatcher struct {
 	keys  []uint64
 	dicts []uint16
 	shift uint8
-	// bloom holds every chain prefix of every term, two bits each.
+	// bloom holds every chain prefix of every term, two bits each;
+	// starts the hash of every term's first token, and startByte the
+	// bytes its first character may begin with (any non-ASCII byte).
 	bloom      []uint64
 	bloomShift uint8
+	starts     []uint64
+	startShift uint8
+	startByte  [256]bool
 	terms      int
 	// digits: some term has a digit (it may be in a JSON number).
 	digits bool
@@ -217,11 +223,24 @@ func newDictMatcher(dicts [][]string) *dictMatcher {
 	var whole []term
 	seen := map[uint64]bool{}
 	var buf []uint64
+	var firsts []uint64
+	for c := 0x80; c < 256; c++ {
+		m.startByte[c] = true
+	}
 	for d, terms := range dicts {
 		for _, t := range terms {
 			buf = termTokens(t, buf[:0])
 			if len(buf) == 0 {
 				continue
+			}
+			t = strings.TrimLeftFunc(t, isSpaceRune)
+			_, _, th := dictToken(t, 0)
+			firsts = append(firsts, th)
+			f, _ := utf8.DecodeRuneInString(t)
+			for c := 0; c < 0x80; c++ {
+				if foldRune(rune(c)) == foldRune(f) {
+					m.startByte[c] = true
+				}
 			}
 			for _, c := range t {
 				m.digits = m.digits || unicode.IsDigit(c)
@@ -235,9 +254,10 @@ func newDictMatcher(dicts [][]string) *dictMatcher {
 		}
 	}
 	m.terms = len(whole)
-	// The table at most half full; the filter 16 bits per prefix.
+	// The table at most three quarters full (a lookup that misses is
+	// rare: the filters come first); the filter 16 bits per prefix.
 	size := 16
-	for size < 2*len(whole) {
+	for 3*size < 4*len(whole) {
 		size <<= 1
 	}
 	m.keys, m.dicts = make([]uint64, size), make([]uint16, size)
@@ -262,7 +282,31 @@ func newDictMatcher(dicts [][]string) *dictMatcher {
 		m.bloom[a>>6] |= 1 << (a & 63)
 		m.bloom[b>>6] |= 1 << (b & 63)
 	}
+	// The first tokens' filter, read for every token of the text, is
+	// small (8 bits a token) so that it stays in cache.
+	nbits = 1024
+	for nbits < 8*len(firsts) {
+		nbits <<= 1
+	}
+	m.starts = make([]uint64, nbits/64)
+	m.startShift = uint8(64 - bits.TrailingZeros(uint(nbits)))
+	for _, h := range firsts {
+		a, b := m.startBits(h)
+		m.starts[a>>6] |= 1 << (a & 63)
+		m.starts[b>>6] |= 1 << (b & 63)
+	}
 	return m
+}
+
+func (m *dictMatcher) startBits(h uint64) (a, b uint64) {
+	x := h * mixMul1
+	return x >> m.startShift, (x << 20) >> m.startShift
+}
+
+// mayStart reports whether a term may start with the token hashed h.
+func (m *dictMatcher) mayStart(h uint64) bool {
+	a, b := m.startBits(h)
+	return m.starts[a>>6]&(1<<(a&63)) != 0 && m.starts[b>>6]&(1<<(b&63)) != 0
 }
 
 func (m *dictMatcher) bloomBits(h uint64) (a, b uint64) {
@@ -289,7 +333,9 @@ func (m *dictMatcher) lookup(h uint64) uint16 {
 }
 
 // bytes is the size of the matcher's tables.
-func (m *dictMatcher) bytes() int { return 8*len(m.keys) + 2*len(m.dicts) + 8*len(m.bloom) }
+func (m *dictMatcher) bytes() int {
+	return 8*len(m.keys) + 2*len(m.dicts) + 8*len(m.bloom) + 8*len(m.starts) + len(m.startByte)
+}
 
 // scan appends to dst every term found in s (at one start, every term
 // that starts there); with first, it stops at the first.
@@ -304,10 +350,21 @@ func (m *dictMatcher) scan(s string, dst []dictHit, first bool) []dictHit {
 			i++
 			continue
 		case tkWord:
-			// An ASCII word, hashed inline; a non-ASCII character in it
-			// sends it to dictToken.
-			h = (fnvOffset ^ uint64(dictFold[c])) * fnvPrime
+			// An ASCII word, hashed inline unless no term starts with
+			// its first byte; a non-ASCII character in it sends it to
+			// dictToken.
 			end = i + 1
+			if !m.startByte[c] {
+				for end < n && dictClass[s[end]] == tkWord {
+					end++
+				}
+				if end < n && s[end] >= 0x80 {
+					end, _, _ = dictToken(s, i)
+				}
+				i = end
+				continue
+			}
+			h = (fnvOffset ^ uint64(dictFold[c])) * fnvPrime
 			for end < n && dictClass[s[end]] == tkWord {
 				h = (h ^ uint64(dictFold[s[end]])) * fnvPrime
 				end++
@@ -316,17 +373,23 @@ func (m *dictMatcher) scan(s string, dst []dictHit, first bool) []dictHit {
 				end, _, h = dictToken(s, i)
 			}
 		default:
+			if !m.startByte[c] {
+				i++ // ASCII punctuation no term starts with
+				continue
+			}
 			var kind uint8
 			if end, kind, h = dictToken(s, i); kind == tkSpace {
 				i = end
 				continue
 			}
 		}
-		if hc := chain(chainSeed, h, false); m.mayBe(hc) {
-			k := len(dst)
-			dst = m.walk(s, i, end, hc, dst)
-			if first && len(dst) > k {
-				return dst
+		if m.mayStart(h) {
+			if hc := chain(chainSeed, h, false); m.mayBe(hc) {
+				k := len(dst)
+				dst = m.walk(s, i, end, hc, dst)
+				if first && len(dst) > k {
+					return dst
+				}
 			}
 		}
 		i = end

@@ -261,3 +261,98 @@ func TestDictionaryRandom(t *testing.T) {
 		}
 	}
 }
+
+// benchTerms generates n distinct company names and codenames of one to
+// three words, from syllables (no real names).
+func benchTerms(n int) []string {
+	r := rand.New(rand.NewPCG(7, 11))
+	syl := []string{"ka", "vel", "mor", "tri", "xan", "lo", "qui", "ber", "sto", "nex", "dra", "ul", "fen", "zor", "pa", "rin", "tho", "gla", "wes", "ony"}
+	tails := []string{"Holdings", "GmbH", "Ltd", "Systems", "Partners", "& Söhne", "S.A.", "Logistics", "Labs", "Group"}
+	word := func() string {
+		var b strings.Builder
+		for range 2 + r.IntN(2) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		w := b.String()
+		return strings.ToUpper(w[:1]) + w[1:]
+	}
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		var t string
+		switch r.IntN(3) {
+		case 0:
+			t = word() + " " + tails[r.IntN(len(tails))]
+		case 1:
+			t = "Project " + word() + " " + fmt.Sprint(r.IntN(100))
+		default:
+			t = word() + " " + word()
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// BenchmarkDictionary100k scans the mixed corpus (realistic text: tool
+// results, prose, JSON) with a dictionary of 100,000 terms, one in every
+// few hundred bytes of the text being a term: /matcher is the matcher
+// alone over the whole corpus, /detect the Set with the dictionary
+// selected alone over each input (reader view, hits, overlaps).
+func BenchmarkDictionary100k(b *testing.B) {
+	terms := benchTerms(100_000)
+	whole, docs := readMixed(b)
+	// A term every ~400 bytes, at a space.
+	var tb strings.Builder
+	planted := 0
+	for i, w := range strings.SplitAfter(whole, " ") {
+		tb.WriteString(w)
+		if i%60 == 59 {
+			tb.WriteString(terms[(i*7919)%len(terms)] + " ")
+			planted++
+		}
+	}
+	text := tb.String()
+	p := &policy.Policy{Detection: &policy.Detection{Dictionaries: []policy.Dictionary{
+		{Name: "crm", Label: "CUSTOMER", Sensitivity: policy.Confidential, Group: "pii", Terms: terms},
+	}}}
+	ds, err := NewSet(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := ds.main.dict
+	if found := len(m.scan(text, nil, false)); found < planted {
+		b.Fatalf("found %d terms, planted %d", found, planted)
+	}
+	b.Run("matcher", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportMetric(float64(m.bytes()), "table-bytes")
+		var buf []dictHit
+		b.ResetTimer()
+		for b.Loop() {
+			buf = m.scan(text, buf[:0], false)
+		}
+	})
+	b.Run("detect", func(b *testing.B) {
+		sel := Select([]string{"crm"}, 0)
+		var inputs []string
+		n := 0
+		for i, d := range docs {
+			if i%4 == 0 {
+				d = terms[i%len(terms)] + ", " + d
+			}
+			inputs = append(inputs, d)
+			n += len(d)
+		}
+		b.SetBytes(int64(n))
+		var dst []Detection
+		b.ResetTimer()
+		for b.Loop() {
+			for _, s := range inputs {
+				dst = ds.DetectAppend(dst[:0], s, sel)
+			}
+		}
+	})
+}
