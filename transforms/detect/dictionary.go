@@ -254,10 +254,10 @@ func newDictMatcher(dicts [][]string) *dictMatcher {
 		}
 	}
 	m.terms = len(whole)
-	// The table at most three quarters full (a lookup that misses is
-	// rare: the filters come first); the filter 16 bits per prefix.
+	// The table at most four fifths full (a lookup that misses is rare:
+	// the filters come first); the filter 16 bits per prefix.
 	size := 16
-	for 3*size < 4*len(whole) {
+	for 4*size < 5*len(whole) {
 		size <<= 1
 	}
 	m.keys, m.dicts = make([]uint64, size), make([]uint16, size)
