@@ -413,7 +413,7 @@ func (m *dictMatcher) walk(s string, start, end int, h uint64, dst []dictHit) []
 			if next >= len(s) {
 				return dst
 			}
-			next, kind, th = dictToken(s, next)
+			next, _, th = dictToken(s, next)
 		}
 		h = chain(h, th, space)
 		if !m.mayBe(h) {
