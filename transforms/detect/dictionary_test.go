@@ -356,3 +356,28 @@ func BenchmarkDictionary100k(b *testing.B) {
 		}
 	})
 }
+
+// FuzzCleanDictionary: with dictionaries, Clean(s) still implies that
+// Detect finds nothing in s (the contract transforms rely on to skip
+// strings), for every selection.
+func FuzzCleanDictionary(f *testing.F) {
+	ds := dictSet(f, `
+detection:
+  dictionaries:
+    - {name: crm, terms: ["Acme Widgets", "Σοφία", "東京", "AT&T", "x"]}
+    - {name: codes, group: secrets, terms: [Bluebird, "42"]}
+`)
+	sels := []Selection{Select(nil, 0), Select([]string{"@pii"}, 0), Select([]string{"@secrets"}, 0), Select([]string{"codes"}, 0), Select([]string{"email"}, 0)}
+	f.Add("see ACME  widgets")
+	f.Add("at&t 42 bluebird")
+	f.Add("ΣΟΦΊΑ in 東京都")
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := range sels {
+			if ds.Clean(s, &sels[i]) {
+				if found := ds.Detect(s, sels[i]); len(found) > 0 {
+					t.Fatalf("selection %d: Clean(%q), but Detect finds %v", i, s, found)
+				}
+			}
+		}
+	})
+}
