@@ -21,6 +21,9 @@ type Policy struct {
 	DisabledDetectors []string
 	RateLimits        []RateLimit
 	Vault             VaultConfig
+	// Detection is the policy's detection block (manual 12.9.6); nil
+	// when absent.
+	Detection *Detection
 
 	// Rules are the roles (as rules, in document order) followed by the
 	// rules; Rules[i].Index is i. Roles is how many of them come from roles.
@@ -104,6 +107,9 @@ type Rule struct {
 	InputTransforms  []TransformEntry
 	RateLimits       []RateLimit
 	HonorHints       *bool
+	// Detection is the rule's allow lists and dictionaries, for matching
+	// calls (nil: none).
+	Detection *Detection
 
 	// Doc is the rule as written (after extends), for describe.
 	Doc *Value

@@ -21,6 +21,14 @@ type decoder struct {
 	// inherited is the flattened parent of the policy being decoded: its
 	// custom detectors and transform ids may be referenced.
 	inherited *Value
+	// ownDetectors are the custom detectors' names (customDetectors also
+	// has the dictionaries'); dictionaries maps each dictionary name to
+	// the path of its first entry.
+	ownDetectors map[string]bool
+	dictionaries map[string]string
+	// readFile reads dictionary files (detection.dictionaries[].file);
+	// nil where there is no file system (the plugin).
+	readFile ReadFileFunc
 }
 
 func (d *decoder) fail(path, format string, args ...any) { d.errs.add(path, format, args...) }

@@ -82,6 +82,13 @@ func (d *decoder) policy(v *Value, path string) *Policy {
 			d.customDetectors[dc.Get("name").Text] = true
 		}
 	}
+	d.ownDetectors = map[string]bool{}
+	for n := range d.customDetectors {
+		d.ownDetectors[n] = true
+	}
+	d.dictionaries = map[string]string{}
+	d.dictionaryNames(v)
+	p.Detection = d.detection(v, path, false)
 	if dd := d.strings(v, "disabled_detectors", path); dd != nil {
 		p.DisabledDetectors = dd
 		for i, name := range dd {
@@ -163,6 +170,7 @@ func (d *decoder) rule(v *Value, path string) *Rule {
 	r.InputTransforms = d.pipeline(v, "input_transforms", path)
 	r.RateLimits = d.rateLimits(v, path)
 	r.HonorHints = d.nullableBool(v, "honor_hints", path)
+	r.Detection = d.detection(v, path, true)
 	return r
 }
 

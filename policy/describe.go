@@ -103,6 +103,9 @@ type DetectorsInUse struct {
 	Builtin  []string `json:"builtin"`
 	Custom   []string `json:"custom"`
 	Disabled []string `json:"disabled"`
+	// Dictionaries are the policy's dictionaries not disabled, each as
+	// "name: N terms" (and whether its file was read); absent when none.
+	Dictionaries []string `json:"dictionaries,omitempty"`
 }
 
 // VaultSummary is the vault configuration without the key.
@@ -170,6 +173,21 @@ func (p *Policy) Describe(lookupEnv func(string) (string, bool)) *Description {
 	for _, b := range BuiltinDetectors {
 		if !disabled[b.Name] && !custom[b.Name] {
 			d.Detectors.Builtin = append(d.Detectors.Builtin, b.Name)
+		}
+	}
+	if p.Detection != nil {
+		for _, dc := range p.Detection.Dictionaries {
+			if disabled[dc.Name] {
+				continue
+			}
+			s := fmt.Sprintf("%s: %d terms", dc.Name, len(dc.Terms))
+			switch {
+			case dc.File != "" && dc.FileRead:
+				s += " (with " + dc.File + ")"
+			case dc.File != "":
+				s += " (" + dc.File + " not read: no file system)"
+			}
+			d.Detectors.Dictionaries = append(d.Detectors.Dictionaries, s)
 		}
 	}
 	for i := range p.RateLimits {
@@ -249,6 +267,9 @@ func (d *Description) Text() string {
 	writeEntries(&b, d.InputTransforms)
 	w("\ndetectors\n  built-in: %s\n", listOrNone(d.Detectors.Builtin))
 	w("  custom:   %s\n  disabled: %s\n", listOrNone(d.Detectors.Custom), listOrNone(d.Detectors.Disabled))
+	if len(d.Detectors.Dictionaries) > 0 {
+		w("  dictionaries: %s\n", strings.Join(d.Detectors.Dictionaries, "; "))
+	}
 	w("\nrate limits\n")
 	if len(d.RateLimits) == 0 {
 		w("  none\n")

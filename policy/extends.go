@@ -141,6 +141,8 @@ func mergePolicy(parent, child *Value) *Value {
 			out.Set(k, concat(out.Get(k), cv))
 		case contains(deepMergeKeys, k):
 			out.Set(k, deepMerge(out.Get(k), cv))
+		case k == "detection":
+			out.Set(k, mergeDetection(out.Get(k), cv))
 		case k == "roles" || k == "detectors":
 			out.Set(k, mergeNamed(out.Get(k), cv, k == "detectors"))
 		default:

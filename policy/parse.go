@@ -1,5 +1,7 @@
 package policy
 
+import "path/filepath"
+
 // Options says where a configuration came from.
 type Options struct {
 	// File is the path the document was read from ("" when not a file);
@@ -42,12 +44,27 @@ func DecodePolicy(doc *Value, path string, opt Options) (*Policy, Errors) {
 	if len(errs) > 0 {
 		return nil, errs.inDocumentOrder(doc, path)
 	}
-	return decodeFlat(mergePolicy(parent, doc), path)
+	return decodeFlat(mergePolicy(parent, doc), path, dictionaryReader(opt))
 }
 
-// decodeFlat decodes a policy without extends, checking everything.
-func decodeFlat(flat *Value, path string) (*Policy, Errors) {
-	d := decoder{}
+// dictionaryReader reads dictionary files relative to the policy file's
+// directory, or nil when opt reads no files.
+func dictionaryReader(opt Options) ReadFileFunc {
+	if opt.ReadFile == nil {
+		return nil
+	}
+	return func(name string) ([]byte, error) {
+		if !filepath.IsAbs(name) && opt.File != "" {
+			name = filepath.Join(filepath.Dir(opt.File), name)
+		}
+		return opt.ReadFile(name)
+	}
+}
+
+// decodeFlat decodes a policy without extends, checking everything;
+// dictionary files are read with read (nil: not read).
+func decodeFlat(flat *Value, path string, read ReadFileFunc) (*Policy, Errors) {
+	d := decoder{readFile: read}
 	p := d.policy(flat, path)
 	if len(d.errs) > 0 {
 		return nil, d.errs

@@ -8,6 +8,11 @@ type PipelineEntry struct {
 	Options *Value // object
 	// Required entries cannot be skipped by hints.
 	Required bool
+	// Detection is the detection blocks of the matched rules that have
+	// one, in match order (manual 12.9.6): their allow lists and
+	// dictionaries apply to the entry's detectors. Every entry of a
+	// resolved pipeline shares one slice.
+	Detection []*Detection
 }
 
 // HonorsHints is the policy's honor_hints, replaced by the last matched
@@ -58,6 +63,12 @@ func (p *Policy) resolve(entries []TransformEntry, matched []*Rule, meta *Metada
 	if meta != nil && meta.Hints != nil && meta.Hints.Kind == ObjectValue && p.HonorsHints(matched) {
 		hints = meta.Hints
 	}
+	var dets []*Detection
+	for _, r := range matched {
+		if r.Detection != nil {
+			dets = append(dets, r.Detection)
+		}
+	}
 	out := make([]PipelineEntry, 0, len(entries))
 	for _, e := range entries {
 		keys := typeKeys(e.Type)
@@ -89,7 +100,7 @@ func (p *Policy) resolve(entries []TransformEntry, matched []*Rule, meta *Metada
 				}
 			}
 		}
-		out = append(out, PipelineEntry{ID: e.ID, Type: e.Type, Options: opts, Required: required})
+		out = append(out, PipelineEntry{ID: e.ID, Type: e.Type, Options: opts, Required: required, Detection: dets})
 	}
 	return out
 }

@@ -108,6 +108,7 @@ var schemaObjects = []schemaObject{
 		{key: "rules", schema: listOf(ref("RuleConfig")), def: []any{}},
 		{key: "rate_limits", schema: listOf(ref("RateLimit")), def: []any{}},
 		{key: "vault", schema: ref("Vault")},
+		{key: "detection", schema: ref("Detection")},
 	}, accessFields...)},
 	{name: "RuleConfig", fields: append([]schemaField{
 		{key: "name", schema: js{"type": "string"}},
@@ -119,6 +120,7 @@ var schemaObjects = []schemaObject{
 		{key: "input_transforms", schema: ref("Pipeline"), def: []any{}},
 		{key: "rate_limits", schema: listOf(ref("RateLimit")), def: []any{}},
 		{key: "honor_hints", schema: js{"type": []any{"boolean", "null"}}, def: nil},
+		{key: "detection", schema: ref("RuleDetection")},
 	}, accessFields...)},
 	{name: "RuleMatch", fields: []schemaField{
 		{key: "roles", schema: listOf(nonEmptyString())},
@@ -145,6 +147,32 @@ var schemaObjects = []schemaObject{
 		{key: "keywords", schema: listOf(js{"type": "string"}), def: []any{}},
 		{key: "window", schema: intAtLeast(1), def: 32},
 		{key: "case_insensitive", schema: boolean(), def: false},
+	}},
+	{name: "Detection", fields: []schemaField{
+		{key: "allow", schema: listOf(ref("AllowEntry")), def: []any{}},
+		{key: "dictionaries", schema: listOf(ref("Dictionary")), def: []any{}},
+		{key: "keys", schema: wordsPerDetector(), def: js{}},
+		{key: "context", schema: wordsPerDetector(), def: js{}},
+		{key: "phone_regions", schema: js{"type": "array", "uniqueItems": true,
+			"items": js{"type": "string", "pattern": phoneRegion.String()}}},
+	}},
+	{name: "RuleDetection", fields: []schemaField{
+		{key: "allow", schema: listOf(ref("AllowEntry")), def: []any{}},
+		{key: "dictionaries", schema: listOf(ref("Dictionary")), def: []any{}},
+	}},
+	{name: "AllowEntry", fields: []schemaField{
+		{key: "values", schema: listOf(nonBlankString())},
+		{key: "globs", schema: listOf(js{"type": "string", "pattern": `^[^!]`, "maxLength": maxGlobBytes})},
+		{key: "patterns", schema: listOf(nonBlankString())},
+		{key: "detectors", schema: js{"type": "array", "minItems": 1, "items": js{"type": "string", "pattern": detectorName.String()}}},
+	}},
+	{name: "Dictionary", required: []string{"name"}, fields: []schemaField{
+		{key: "name", schema: js{"type": "string", "pattern": detectorName.String(), "not": enum(builtinDetectorNames()...)}},
+		{key: "label", schema: js{"type": "string", "pattern": detectorLabel.String()}},
+		{key: "sensitivity", schema: ref("Sensitivity"), def: "confidential"},
+		{key: "group", schema: enum(dictionaryGroupNames...), def: "pii"},
+		{key: "terms", schema: listOf(js{"type": "string", "pattern": `\S`, "maxLength": MaxTermBytes}), def: []any{}},
+		{key: "file", schema: js{"anyOf": []any{nonEmptyString(), js{"type": "null"}}}, def: nil},
 	}},
 	{name: "RateLimit", required: []string{"rate"}, fields: []schemaField{
 		{key: "rate", schema: js{"type": "number", "exclusiveMinimum": 0}},
@@ -186,10 +214,11 @@ var accessFields = []schemaField{
 
 // Value lists the decoder and the schema share.
 var (
-	onFailureNames      = []string{"reject", "pass"}
-	transformsModeNames = []string{"append", "prepend", "replace"}
-	detectorValidations = []string{"none", "luhn", "mod97"}
-	vaultScopeNames     = []string{"global", "principal"}
+	onFailureNames       = []string{"reject", "pass"}
+	transformsModeNames  = []string{"append", "prepend", "replace"}
+	detectorValidations  = []string{"none", "luhn", "mod97"}
+	vaultScopeNames      = []string{"global", "principal"}
+	dictionaryGroupNames = []string{"pii", "secrets"}
 )
 
 // optionDescriptions describe the options of single transform types
@@ -225,7 +254,21 @@ func schemaObjectNamed(name string) *schemaObject {
 	panic("policy: no schema object " + name)
 }
 
-func ref(name string) js         { return js{"$ref": "#/$defs/" + name} }
+func ref(name string) js { return js{"$ref": "#/$defs/" + name} }
+func nonBlankString() js { return js{"type": "string", "pattern": `\S`} }
+
+// wordsPerDetector is the schema of detection.keys and .context: family
+// detector names to non-empty words.
+func wordsPerDetector() js {
+	var names []string
+	for _, b := range BuiltinDetectors {
+		if FamilyDetector(b.Name) {
+			names = append(names, b.Name)
+		}
+	}
+	return js{"type": "object", "propertyNames": enum(names...),
+		"additionalProperties": listOf(js{"type": "string", "pattern": `\S`, "maxLength": 64})}
+}
 func listOf(items js) js         { return js{"type": "array", "items": items} }
 func boolean() js                { return js{"type": "boolean"} }
 func nonEmptyString() js         { return js{"type": "string", "minLength": 1} }
@@ -277,6 +320,9 @@ func optionSchema(k optionKind) js {
 // describe is a field's description: the manual's meaning, or desc.
 func (f schemaField) describe(object string) string {
 	if m, ok := manualFields[object+"."+f.key]; ok {
+		return m.Meaning
+	}
+	if m, ok := manualFields["Detection."+f.key]; ok && object == "RuleDetection" {
 		return m.Meaning
 	}
 	if m, ok := manualFields["AccessRules."+f.key]; ok && slices.ContainsFunc(accessFields, func(a schemaField) bool { return a.key == f.key }) {

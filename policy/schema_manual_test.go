@@ -28,6 +28,7 @@ var manualTables = []struct {
 	{"### 6.1 ", []string{"PolicyConfig"}},
 	{"#### Transform entries", []string{"TransformEntry"}},
 	{"#### Custom detectors", []string{"Detector"}},
+	{"#### Detection corrections", []string{"Detection", "AllowEntry", "Dictionary"}},
 	{"### 6.2 ", []string{"AccessRules"}},
 	{"### 6.3 ", []string{"RuleConfig"}},
 	{"### 6.4 ", []string{"RuleMatch"}},

@@ -464,7 +464,9 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			if v := o.Get("min_sensitivity"); v != nil && v.Kind == policy.StringValue {
 				min, _ = policy.ParseSensitivity(v.Text)
 			}
-			st.sel = detect.Select(stringsOption(o, "detectors"), min)
+			// The matched rules' allow lists and dictionaries (manual
+			// 12.9.6) ride on the selection: compiled once per pipeline.
+			st.sel = e.detectors.WithRules(detect.Select(stringsOption(o, "detectors"), min), en.Detection)
 			st.readsNumbers = st.scan && e.detectors.ReadsNumbers(st.sel)
 		}
 		switch k {

@@ -19,6 +19,9 @@ import (
 type PayloadDetection struct {
 	Path string
 	detect.Detection
+	// AllowedBy is, for a detection an allow entry took away
+	// (PayloadDetectionsExplained), the entry's path.
+	AllowedBy string
 }
 
 // Detections returns what the detecting steps of p find in plain text s,
@@ -27,17 +30,41 @@ type PayloadDetection struct {
 // rewrote it, overlaps resolved as manual 12 says, in order. It stores and
 // changes nothing.
 func (e *Engine) Detections(p *Pipeline, s string) []detect.Detection {
+	found, _ := e.DetectionsExplained(p, s)
+	return found
+}
+
+// DetectionsExplained is Detections, and what allow entries took away
+// (manual 12.9.6), each once, in order.
+func (e *Engine) DetectionsExplained(p *Pipeline, s string) (found []detect.Detection, allowed []detect.Allowed) {
 	if p.Empty() {
-		return nil
+		return nil, nil
 	}
-	var out []detect.Detection
 	for i := range p.steps {
 		st := &p.steps[i]
 		if st.detecting() && len(st.fields) == 0 {
-			out = append(out, e.detectors.Detect(s, st.sel)...)
+			ds, al := e.detectors.DetectExplained(s, st.sel)
+			found = append(found, ds...)
+			allowed = appendAllowed(allowed, al)
 		}
 	}
-	return e.union(out)
+	return e.union(found), allowed
+}
+
+// appendAllowed appends to dst the entries of al it does not hold yet
+// (several steps see the same allowed span), keeping dst in order.
+func appendAllowed(dst, al []detect.Allowed) []detect.Allowed {
+	for _, a := range al {
+		dup := false
+		for _, b := range dst {
+			dup = dup || (a.Start == b.Start && a.End == b.End && a.Detector == b.Detector)
+		}
+		if !dup {
+			dst = append(dst, a)
+		}
+	}
+	sort.SliceStable(dst, func(i, j int) bool { return dst[i].Start < dst[j].Start })
+	return dst
 }
 
 // union resolves the overlaps among detections several steps made.
@@ -56,16 +83,23 @@ func (e *Engine) union(ds []detect.Detection) []detect.Detection {
 // union of the steps reaching it, overlaps resolved), never as an earlier
 // step rewrote it. doc is not changed; the result is in document order.
 func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload) []PayloadDetection {
+	found, _ := e.PayloadDetectionsExplained(p, doc, n, kind)
+	return found
+}
+
+// PayloadDetectionsExplained is PayloadDetections, and what allow entries
+// took away (manual 12.9.6), with AllowedBy set, each once.
+func (e *Engine) PayloadDetectionsExplained(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload) (found, allowed []PayloadDetection) {
 	if p.Empty() || doc.Kind(n) == jsondoc.Invalid {
-		return nil
+		return nil, nil
 	}
 	// A private copy of the payload, which project steps may edit.
 	d, err := jsondoc.Parse(doc.AppendValue(nil, n))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	ts := collect(d, jsondoc.Root, kind, nil)
-	f := &finder{paths: map[place]string{}, hits: map[place][]detect.Detection{}, target: map[place]int{}}
+	f := &finder{paths: map[place]string{}, hits: map[place][]detect.Detection{}, allowed: map[place][]detect.Allowed{}, target: map[place]int{}}
 	readTexts(d, ts, nil, false)
 	for i := range ts {
 		switch t := &ts[i]; t.kind {
@@ -103,6 +137,11 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 	for k := range f.hits {
 		keys = append(keys, k)
 	}
+	for k := range f.allowed {
+		if _, ok := f.hits[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
 	// Parsed nodes are numbered in document order; targets come in order.
 	sort.Slice(keys, func(a, b int) bool {
 		if ta, tb := f.target[keys[a]], f.target[keys[b]]; ta != tb {
@@ -110,13 +149,15 @@ func (e *Engine) PayloadDetections(p *Pipeline, doc *jsondoc.Doc, n int32, kind 
 		}
 		return keys[a].node < keys[b].node
 	})
-	var out []PayloadDetection
 	for _, k := range keys {
 		for _, det := range e.union(f.hits[k]) {
-			out = append(out, PayloadDetection{Path: f.paths[k], Detection: det})
+			found = append(found, PayloadDetection{Path: f.paths[k], Detection: det})
+		}
+		for _, a := range f.allowed[k] {
+			allowed = append(allowed, PayloadDetection{Path: f.paths[k], Detection: a.Detection, AllowedBy: a.By})
 		}
 	}
-	return out
+	return found, allowed
 }
 
 // place is one string node of a document.
@@ -129,9 +170,10 @@ type place struct {
 // projection renumbers array elements), what the steps found in it, and
 // the index of the target it belongs to (for ordering).
 type finder struct {
-	paths  map[place]string
-	hits   map[place][]detect.Detection
-	target map[place]int
+	paths   map[place]string
+	hits    map[place][]detect.Detection
+	allowed map[place][]detect.Allowed
+	target  map[place]int
 }
 
 // name records the paths of the strings under node n of d, n being at
@@ -161,10 +203,14 @@ func (f *finder) scan(e *Engine, st *step, d *jsondoc.Doc, n int32, target int, 
 		return
 	}
 	ds := e.detectors.DetectKeyed(nil, s, key, st.sel)
+	k := place{d, n}
+	if _, al := e.detectors.DetectExplained(s, st.sel); len(al) > 0 {
+		f.allowed[k] = appendAllowed(f.allowed[k], al)
+		f.target[k] = target
+	}
 	if len(ds) == 0 {
 		return
 	}
-	k := place{d, n}
 	f.hits[k] = append(f.hits[k], ds...)
 	f.target[k] = target
 }

@@ -24,6 +24,10 @@ type explanation struct {
 	Transforms      []string         `json:"transforms"`
 	InputTransforms []string         `json:"input_transforms"`
 	RateLimits      []string         `json:"rate_limits"`
+	// Detection names the detection blocks (manual 12.9.6) whose allow
+	// lists and dictionaries the call's pipelines use: the policy's, then
+	// the matched rules'. Absent when there are none.
+	Detection []string `json:"detection,omitempty"`
 }
 
 func splitList(s string) []string {
@@ -147,6 +151,14 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		for _, b := range p.Buckets(policy.Call{Kind: x.Kind, Name: x.Name, Principal: pr.ID}, d.Matched) {
 			out.RateLimits = append(out.RateLimits, b.String())
 		}
+		if p.Detection != nil {
+			out.Detection = append(out.Detection, p.Detection.Path)
+		}
+		for _, r := range d.Matched {
+			if r.Detection != nil {
+				out.Detection = append(out.Detection, r.Detection.Path)
+			}
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -177,6 +189,9 @@ func explain(args []string, stdout, stderr io.Writer) int {
 			rl = strings.Join(out.RateLimits, "\n                  ")
 		}
 		fmt.Fprintf(stdout, "rate_limits:      %s\n", rl)
+		if len(out.Detection) > 0 {
+			fmt.Fprintf(stdout, "detection:        %s\n", strings.Join(out.Detection, ", "))
+		}
 	}
 	return 0
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
-const previewUsage = `usage: mcp-privacy preview --policy FILE [--principal ID] [--roles a,b] [--tool NAME] [--json] < INPUT
+const previewUsage = `usage: mcp-privacy preview --policy FILE [--principal ID] [--roles a,b] [--tool NAME] [--json | --detections] < INPUT
 
 Prints what the caller would receive if a server sent INPUT (stdin).
 
@@ -37,7 +37,15 @@ Output: the transformed result (JSON) or text; a result a block step stops
 prints the -32004 error object the caller would receive instead (inside the
 response for a JSON-RPC response). With --json, one object:
   {"output": <result JSON, or text as a string, or the error>,
-   "detections": [{"detector", "label", "start", "end"}]}
+   "detections": [{"detector", "label", "start", "end", "basis"}],
+   "allowed": [{"detector", "label", "start", "end", "basis", "allowed_by"}]}
+basis says why a span was reported: pattern, checksum, context, key,
+dictionary or name table. allowed lists what the detectors found and an
+allow entry of the policy's detection block took away; allowed_by is the
+entry's path (detection.allow[0], rules[1].detection.allow[0]).
+With --detections (and without --json), the same goes to stderr, one
+detection a line: "detector LABEL start-end by basis", or "... allowed by
+PATH" (with path for a result: "path: detector ...").
 For text, start and end are byte offsets into INPUT. For a result each
 detection also has "path", the string it is in (relative to the result,
 projection-path syntax: content.0.text, structuredContent.email; a text item
@@ -57,6 +65,9 @@ cannot run; 2 a usage error.
 type previewOutput struct {
 	Output     json.RawMessage    `json:"output"`
 	Detections []previewDetection `json:"detections"`
+	// Allowed are the detections an allow entry took away (manual
+	// 12.9.6), with the entry's path in allowed_by.
+	Allowed []previewDetection `json:"allowed"`
 }
 
 // previewDetection is one detection: Path is set for result input only.
@@ -66,6 +77,10 @@ type previewDetection struct {
 	Label    string `json:"label"`
 	Start    int    `json:"start"`
 	End      int    `json:"end"`
+	// Basis is why the span was reported: pattern, checksum, context,
+	// key, dictionary or name table (manual 12.9.6).
+	Basis     string `json:"basis"`
+	AllowedBy string `json:"allowed_by,omitempty"`
 }
 
 // blockedData is the data of -32004, as the plugin sends it.
@@ -87,6 +102,7 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	roles := fs.String("roles", "", "comma-separated `roles` of the principal")
 	tool := fs.String("tool", "", "preview the result of tool `NAME` (default: the policy-level pipeline)")
 	asJSON := fs.Bool("json", false, "print one JSON object: output and detections")
+	listDetections := fs.Bool("detections", false, "also print the detections, and what allow entries took away, on stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -162,25 +178,35 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	run := &transforms.Run{Namespace: store.Namespace(pr.ID), Preview: true}
-	out := previewOutput{Detections: []previewDetection{}}
+	out := previewOutput{Detections: []previewDetection{}, Allowed: []previewDetection{}}
 	text := "" // the output for text input
 	doc, result, note := toolResult(input)
 	if note != "" {
 		fmt.Fprintf(stderr, "preview: %s; previewing it as plain text\n", note)
 	}
 	if doc != nil {
-		for _, d := range engine.PayloadDetections(pipeline, doc, result, transforms.ToolResult) {
+		found, allowed := engine.PayloadDetectionsExplained(pipeline, doc, result, transforms.ToolResult)
+		for _, d := range found {
 			out.Detections = append(out.Detections, previewDetection{Path: d.Path,
-				Detector: d.Detector, Label: d.Label, Start: d.Start, End: d.End})
+				Detector: d.Detector, Label: d.Label, Start: d.Start, End: d.End, Basis: d.Basis.String()})
+		}
+		for _, d := range allowed {
+			out.Allowed = append(out.Allowed, previewDetection{Path: d.Path,
+				Detector: d.Detector, Label: d.Label, Start: d.Start, End: d.End, Basis: d.Basis.String(), AllowedBy: d.AllowedBy})
 		}
 		engine.Apply(pipeline, doc, result, transforms.ToolResult, run)
 		// Unchanged, Bytes is stdin as read: white space around it goes.
 		out.Output = bytes.TrimSpace(doc.Bytes())
 	} else {
 		in := string(input)
-		for _, d := range engine.Detections(pipeline, in) {
+		found, allowed := engine.DetectionsExplained(pipeline, in)
+		for _, d := range found {
 			out.Detections = append(out.Detections, previewDetection{
-				Detector: d.Detector, Label: d.Label, Start: d.Start, End: d.End})
+				Detector: d.Detector, Label: d.Label, Start: d.Start, End: d.End, Basis: d.Basis.String()})
+		}
+		for _, d := range allowed {
+			out.Allowed = append(out.Allowed, previewDetection{
+				Detector: d.Detector, Label: d.Label, Start: d.Start, End: d.End, Basis: d.Basis.String(), AllowedBy: d.By})
 		}
 		text = engine.ApplyText(pipeline, in, run)
 		out.Output = jsondoc.AppendString(nil, text)
@@ -201,6 +227,21 @@ func preview(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		_, _ = stdout.Write(b.Bytes())
 		return 0
+	}
+	if *listDetections {
+		for _, list := range [][]previewDetection{out.Detections, out.Allowed} {
+			for _, d := range list {
+				at := ""
+				if d.Path != "" {
+					at = d.Path + ": "
+				}
+				why := "by " + d.Basis
+				if d.AllowedBy != "" {
+					why = "allowed by " + d.AllowedBy
+				}
+				fmt.Fprintf(stderr, "preview: %s%s %s %d-%d %s\n", at, d.Detector, d.Label, d.Start, d.End, why)
+			}
+		}
 	}
 	if doc == nil && !run.Blocked {
 		fmt.Fprint(stdout, text)

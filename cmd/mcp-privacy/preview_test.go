@@ -72,7 +72,9 @@ func sameJSON(t *testing.T, got, want string) bool {
 func TestPreview(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"std.yaml": previewStandard, "env.yaml": previewEnvelope, "keyenv.yaml": previewKeyEnv,
+		"corr.yaml": previewCorrections,
 	})
+	corr := filepath.Join(dir, "corr.yaml")
 	std := filepath.Join(dir, "std.yaml")
 	env := filepath.Join(dir, "env.yaml")
 	keyEnv := filepath.Join(dir, "keyenv.yaml")
@@ -120,8 +122,8 @@ func TestPreview(t *testing.T) {
 			args:  []string{"--policy", std, "--json"},
 			stdin: text,
 			wantJSON: `{"output": "Café owner: ` + email + `, card ` + card + `\n", "detections": [
-				{"detector": "email", "label": "EMAIL", "start": 13, "end": 27},
-				{"detector": "credit_card", "label": "CREDIT_CARD", "start": 34, "end": 53}]}`,
+				{"detector": "email", "label": "EMAIL", "start": 13, "end": 27, "basis": "pattern"},
+				{"detector": "credit_card", "label": "CREDIT_CARD", "start": 34, "end": 53, "basis": "pattern"}], "allowed": []}`,
 			noErr: true,
 		},
 		{
@@ -145,9 +147,9 @@ func TestPreview(t *testing.T) {
 			wantJSON: `{"output": {"content":[{"type":"text","text":"write to ` + email + `"}],
 				"structuredContent":{"owner":{"email":"` + email + `"},"card":"` + card + `","id":7}},
 			"detections": [
-				{"path": "content.0.text", "detector": "email", "label": "EMAIL", "start": 9, "end": 23},
-				{"path": "structuredContent.owner.email", "detector": "email", "label": "EMAIL", "start": 0, "end": 14},
-				{"path": "structuredContent.card", "detector": "credit_card", "label": "CREDIT_CARD", "start": 0, "end": 19}]}`,
+				{"path": "content.0.text", "detector": "email", "label": "EMAIL", "start": 9, "end": 23, "basis": "pattern"},
+				{"path": "structuredContent.owner.email", "detector": "email", "label": "EMAIL", "start": 0, "end": 14, "basis": "pattern"},
+				{"path": "structuredContent.card", "detector": "credit_card", "label": "CREDIT_CARD", "start": 0, "end": 19, "basis": "pattern"}], "allowed": []}`,
 		},
 		{
 			name:    "a result nothing changes is printed as received, white space trimmed",
@@ -167,7 +169,7 @@ func TestPreview(t *testing.T) {
 			args:  []string{"--policy", std, "--json"},
 			stdin: `{"to": jo@example.com`,
 			wantJSON: `{"output": "{\"to\": ` + email + `", "detections": [
-				{"detector": "email", "label": "EMAIL", "start": 7, "end": 21}]}`,
+				{"detector": "email", "label": "EMAIL", "start": 7, "end": 21, "basis": "pattern"}], "allowed": []}`,
 			wantErr: []string{"stdin is not valid JSON", "previewing it as plain text"},
 		},
 		{
@@ -175,7 +177,7 @@ func TestPreview(t *testing.T) {
 			args:  []string{"--policy", env, "--tool", "export", "--json"},
 			stdin: "mail jo@example.com",
 			wantJSON: `{"output": "mail [REDACTED:EMAIL]", "detections": [
-				{"detector": "email", "label": "EMAIL", "start": 5, "end": 19}]}`,
+				{"detector": "email", "label": "EMAIL", "start": 5, "end": 19, "basis": "pattern"}], "allowed": []}`,
 			noErr: true,
 		},
 		{
@@ -210,8 +212,8 @@ func TestPreview(t *testing.T) {
 			args:  []string{"--policy", env, "--tool", "billing", "--json"},
 			stdin: text,
 			wantJSON: `{"output": ` + blocked + `, "detections": [
-				{"detector": "email", "label": "EMAIL", "start": 13, "end": 27},
-				{"detector": "credit_card", "label": "CREDIT_CARD", "start": 34, "end": 53}]}`,
+				{"detector": "email", "label": "EMAIL", "start": 13, "end": 27, "basis": "pattern"},
+				{"detector": "credit_card", "label": "CREDIT_CARD", "start": 34, "end": 53, "basis": "pattern"}], "allowed": []}`,
 			notOut: []string{email},
 		},
 		{
@@ -242,6 +244,23 @@ func TestPreview(t *testing.T) {
 			args:     []string{"--policy", filepath.Join(dir, "missing.yaml")},
 			wantCode: 1,
 			wantErr:  []string{"missing.yaml", "no such file"},
+		},
+		{
+			name:  "--json: basis dictionary, and what an allow entry took away",
+			args:  []string{"--policy", corr, "--json"},
+			stdin: "Acme Widgets: jo@example.com, support@example.com",
+			wantJSON: `{"output": "[REDACTED:CUSTOMER]: [REDACTED:EMAIL], support@example.com", "detections": [
+				{"detector": "crm", "label": "CUSTOMER", "start": 0, "end": 12, "basis": "dictionary"},
+				{"detector": "email", "label": "EMAIL", "start": 14, "end": 28, "basis": "pattern"}], "allowed": [
+				{"detector": "email", "label": "EMAIL", "start": 30, "end": 49, "basis": "pattern", "allowed_by": "detection.allow[0]"}]}`,
+			noErr: true,
+		},
+		{
+			name:    "--detections: the same on stderr",
+			args:    []string{"--policy", corr, "--detections"},
+			stdin:   "Acme Widgets: support@example.com",
+			wantOut: "[REDACTED:CUSTOMER]: support@example.com\n",
+			wantErr: []string{"crm CUSTOMER 0-12 by dictionary", "email EMAIL 14-33 allowed by detection.allow[0]"},
 		},
 		{name: "no --policy", args: []string{"--json"}, wantCode: 2, wantErr: []string{"usage: mcp-privacy preview"}},
 		{name: "empty --tool", args: []string{"--policy", std, "--tool", ""}, wantCode: 2, wantErr: []string{"--tool needs a tool NAME"}},
@@ -300,3 +319,11 @@ func TestPreviewDispatch(t *testing.T) {
 		t.Errorf("help does not list preview:\n%s", out)
 	}
 }
+
+const previewCorrections = `
+transforms: [redact]
+vault: {key: "` + previewKey + `"}
+detection:
+  allow: [{values: [support@example.com]}]
+  dictionaries: [{name: crm, label: CUSTOMER, terms: ["Acme Widgets"]}]
+`

@@ -132,6 +132,21 @@ func (c *Config) Warnings() []string {
 		w = append(w, "mcp-privacy: vault.path is not supported under Envoy (the VM has no filesystem): "+
 			"the vault lives in shared data and is lost when Envoy restarts; mcp-privacy serve persists it")
 	}
+	blocks := []*policy.Detection{c.Env.Policy.Detection}
+	for _, r := range c.Env.Policy.Rules {
+		blocks = append(blocks, r.Detection)
+	}
+	for _, d := range blocks {
+		if d == nil {
+			continue
+		}
+		for _, dc := range d.Dictionaries {
+			if dc.File != "" && !dc.FileRead {
+				w = append(w, "mcp-privacy: "+dc.Path+".file is not read under Envoy (the VM has no filesystem): "+
+					"dictionary "+dc.Name+" has only its inline terms")
+			}
+		}
+	}
 	return w
 }
 

@@ -18,6 +18,9 @@ func (ds *Set) Clean(s string, sel *Selection) bool {
 	if len(ds.custom) > 0 {
 		return false
 	}
+	if ds.dicts && ds.dictsWanted(sel) && !ds.dictsClean(s, sel) {
+		return false
+	}
 	on := ds.builtins & sel.builtins
 	if on == 0 {
 		return true // no detector runs (the pass would not start)

@@ -789,7 +789,7 @@ func singlePassSame(t *testing.T, ds *Set, sel Selection, s string) {
 	}
 	passOnly := sel // the former drivers are the pass's detectors
 	passOnly.builtins &= uint64(allPass)
-	if got, want := ds.detectText(nil, s, passOnly, new(detectScratch)), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := ds.detectText(nil, s, passOnly, new(detectScratch), nil), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Detect %v, former %v, in %q", got, want, s)
 	}
 	pairPassSame(t, s)

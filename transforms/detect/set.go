@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -10,30 +11,60 @@ import (
 )
 
 // Set is the detectors a policy runs: the built-ins of manual 12 not
-// switched off by disabled_detectors, in table order, and its custom
-// detectors (manual 12.5).
+// switched off by disabled_detectors, in table order, its custom
+// detectors (manual 12.5), and its detection block (manual 12.9.6): the
+// dictionaries and allow lists of the policy and of each rule, and what
+// it adds to the built-ins (Extra).
 type Set struct {
 	builtins uint64 // bit i: policy.BuiltinDetectors[i] runs
 	custom   []*customDetector
 	// meta is every detector a hit can name: the built-ins by index, then
-	// the custom detectors. rank is the position in manual 12's table (then
-	// the policy's order), which breaks overlap ties; rank maps each name
-	// to it (for resolveOverlaps).
+	// the custom detectors, then the dictionaries (the policy's, then each
+	// rule's). rank is the position in manual 12's table (then the
+	// policy's order: custom detectors, then dictionaries), which breaks
+	// overlap ties; rank maps each name to it (for resolveOverlaps).
 	meta []detectorMeta
 	rank map[string]int
+	// main is the policy's detection block, byRule each rule's (by the
+	// rule's block, as policy.PipelineEntry.Detection names them).
+	main   corrections
+	byRule map[*policy.Detection]*corrections
+	// dicts: some dictionary runs (the policy's or a rule's); digitTerms:
+	// some term has a digit (a JSON number may hold it).
+	dicts, digitTerms bool
+	// extra is what the policy adds to the families (nil: nothing):
+	// extra keys (KeyOf, scanLabelled) and context words.
+	extra *Extra
+	// regions are the numbering plans whose national forms count as
+	// phones (manual 12.9.2; 0: the default set).
+	regions regionSet
 	// scratch is the memory of the last Detect call, for the next
 	// (plainScratch in the VM: see takeScratch).
 	scratch      atomic.Pointer[detectScratch]
 	plainScratch *detectScratch
-	// extra is what the policy adds to the families (nil: nothing):
-	// extra keys (KeyOf, scanLabelled) and context words.
-	extra *Extra
 }
 
 type detectorMeta struct {
 	name, label string
 	sensitivity policy.Sensitivity
 	rank        int
+	group       string // dictionaries: pii or secrets
+}
+
+// corrections is a compiled detection block: its allow entries, and its
+// dictionaries in one matcher whose dictionary k is Set.meta[dictMeta+k].
+type corrections struct {
+	allow    allowList
+	dict     *dictMatcher
+	dictMeta int
+}
+
+// ruleSelection is what the matched rules of a call add to a selection
+// (Set.WithRules): the allow entries that apply (the policy's, then the
+// rules'), and the rules' dictionaries.
+type ruleSelection struct {
+	allow allowList
+	dicts []*corrections
 }
 
 // NewSet builds the detector set of a policy.
@@ -65,12 +96,105 @@ func NewSet(p *policy.Policy) (*Set, error) {
 	}
 	for i := range policy.BuiltinDetectors {
 		b := &policy.BuiltinDetectors[i]
-		ds.meta = append(ds.meta, detectorMeta{b.Name, b.Label, b.Sensitivity, rank[b.Name]})
+		ds.meta = append(ds.meta, detectorMeta{b.Name, b.Label, b.Sensitivity, rank[b.Name], b.Group})
 	}
 	for _, c := range ds.custom {
-		ds.meta = append(ds.meta, detectorMeta{c.cfg.Name, c.cfg.Label, c.cfg.Sensitivity, rank[c.cfg.Name]})
+		ds.meta = append(ds.meta, detectorMeta{c.cfg.Name, c.cfg.Label, c.cfg.Sensitivity, rank[c.cfg.Name], ""})
+	}
+	if err := ds.compile(&ds.main, p.Detection, off); err != nil {
+		return nil, err
+	}
+	if d := p.Detection; d != nil {
+		ds.extra = &Extra{Keys: d.Keys, Context: d.Context, PhoneRegions: d.PhoneRegions}
+		var err error
+		if ds.regions, err = phoneRegionSet(d.PhoneRegions); err != nil {
+			return nil, fmt.Errorf("policy.detection.phone_regions: %w", err)
+		}
+	}
+	for _, r := range p.Rules {
+		if r.Detection == nil {
+			continue
+		}
+		if ds.byRule == nil {
+			ds.byRule = map[*policy.Detection]*corrections{}
+		}
+		c := new(corrections)
+		if err := ds.compile(c, r.Detection, off); err != nil {
+			return nil, err
+		}
+		ds.byRule[r.Detection] = c
 	}
 	return ds, nil
+}
+
+// compile compiles detection block d (nil: none) into c: its allow
+// entries, and its dictionaries not switched off, whose detectors follow
+// in ds.meta.
+func (ds *Set) compile(c *corrections, d *policy.Detection, off map[string]bool) error {
+	if d == nil {
+		return nil
+	}
+	for i := range d.Allow {
+		e, err := newAllowEntry(&d.Allow[i])
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.Allow[i].Path, err)
+		}
+		c.allow = append(c.allow, e)
+	}
+	var terms [][]string
+	c.dictMeta = len(ds.meta)
+	for i := range d.Dictionaries {
+		dc := &d.Dictionaries[i]
+		if off[dc.Name] {
+			continue
+		}
+		ds.rank[dc.Name] = len(ds.rank)
+		ds.meta = append(ds.meta, detectorMeta{dc.Name, dc.Label, dc.Sensitivity, ds.rank[dc.Name], dc.Group})
+		terms = append(terms, dc.Terms)
+	}
+	if len(terms) > 0 {
+		c.dict = newDictMatcher(terms)
+		ds.dicts = true
+		ds.digitTerms = ds.digitTerms || c.dict.digits
+	}
+	return nil
+}
+
+// WithRules is sel for a call whose matched rules have the detection
+// blocks dets (policy.PipelineEntry.Detection): their allow entries and
+// dictionaries apply too. Without any, sel itself.
+func (ds *Set) WithRules(sel Selection, dets []*policy.Detection) Selection {
+	var rs *ruleSelection
+	for _, d := range dets {
+		c := ds.byRule[d]
+		if c == nil {
+			continue
+		}
+		if rs == nil {
+			rs = &ruleSelection{allow: slices.Clone(ds.main.allow)}
+		}
+		rs.allow = append(rs.allow, c.allow...)
+		if c.dict != nil {
+			rs.dicts = append(rs.dicts, c)
+		}
+	}
+	sel.rules = rs
+	return sel
+}
+
+// DictionaryTableBytes is the size of the tables of the policy's
+// dictionaries (for benchmarks and describe).
+func (ds *Set) DictionaryTableBytes() int {
+	n := 0
+	if ds.main.dict != nil {
+		n += ds.main.dict.bytes()
+	}
+	for _, c := range ds.byRule {
+		if c.dict != nil {
+			n += c.dict.bytes()
+		}
+	}
+	return n
 }
 
 // Selection is which detectors a transform uses: its `detectors` option
@@ -82,6 +206,9 @@ type Selection struct {
 	minSensitivity policy.Sensitivity
 	builtins       uint64     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
 	tab            *trigTable // the triggers of those the pass runs
+	// rules is what the call's matched rules add (Set.WithRules); nil:
+	// nothing.
+	rules *ruleSelection
 }
 
 // Select builds a selection from a transform's options.
@@ -143,7 +270,11 @@ func Union(sels []*Selection) Selection {
 	}
 	var names []string
 	min, all := policy.Restricted+1, false
+	var rules *ruleSelection
 	for _, s := range sels {
+		if rules == nil {
+			rules = s.rules // the steps of a pipeline share their rules'
+		}
 		all = all || s.all
 		min = minSensitivity(min, s.minSensitivity)
 		for n := range s.names {
@@ -156,7 +287,9 @@ func Union(sels []*Selection) Selection {
 	if all {
 		names = nil
 	}
-	return Select(names, min)
+	u := Select(names, min)
+	u.rules = rules
+	return u
 }
 
 func minSensitivity(a, b policy.Sensitivity) policy.Sensitivity {
@@ -173,8 +306,10 @@ func (ds *Set) ResolveOverlaps(dets []Detection) []Detection {
 	return resolveOverlaps(dets, func(name string) int { return ds.rank[name] })
 }
 
-// HasCustom reports whether the policy has custom detectors.
-func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 }
+// HasCustom reports whether the policy has detectors that may find
+// something in any short text: custom detectors, or dictionaries with a
+// term holding a digit.
+func (ds *Set) HasCustom() bool { return len(ds.custom) > 0 || ds.digitTerms }
 
 // ReadsNumbers reports whether a detector of ds that sel selects may find
 // something in how a JSON number reads (digits, with a '-', a '.', an
@@ -191,15 +326,19 @@ func (ds *Set) ReadsNumbers(sel Selection) bool {
 			return true
 		}
 	}
+	if ds.digitTerms {
+		return true
+	}
 	return ds.builtins&sel.builtins&(1<<detCard|idDetectors|labelFamily|1<<detSSN) != 0
 }
 
 // SurelyClean reports whether no detector of ds can find anything in s:
 // a short word such as most member names and schema keywords ("type",
 // "inputSchema", "string"), looked at without starting a pass. Never with
-// custom detectors, whose patterns may match anything.
+// custom detectors or dictionaries, whose patterns and terms may match
+// anything.
 func (ds *Set) SurelyClean(s string) bool {
-	if len(s) >= 20 || len(ds.custom) > 0 {
+	if len(s) >= 20 || len(ds.custom) > 0 || ds.dicts {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -219,16 +358,44 @@ func (ds *Set) SurelyClean(s string) bool {
 // The detectors read the reader view of s (readerview.go): spans are
 // found in what a reader sees and reported in the bytes of s.
 func (ds *Set) DetectAppend(dst []Detection, s string, sel Selection) []Detection {
+	return ds.detectAppend(dst, s, sel, nil)
+}
+
+// Allowed is a detection an allow entry took away, and the entry's path
+// (detection.allow[0], rules[1].detection.allow[0]).
+type Allowed struct {
+	Detection
+	By string
+}
+
+// DetectExplained is Detect that also returns what allow entries took
+// away (for preview and explain); overlaps among those are not resolved.
+func (ds *Set) DetectExplained(s string, sel Selection) (found []Detection, allowed []Allowed) {
+	found = ds.detectAppend(nil, s, sel, &allowed)
+	return found, allowed
+}
+
+func (ds *Set) detectAppend(dst []Detection, s string, sel Selection, ex *[]Allowed) []Detection {
 	sc := ds.takeScratch()
 	v := buildView(s, sc.text, sc.segs)
 	keepLarger(&sc.text, v.buf)
 	keepLarger(&sc.segs, v.segs)
 	if len(v.segs) == 0 {
-		dst = ds.detectText(dst, s, sel, sc) // nothing a reader reads differently
+		dst = ds.detectText(dst, s, sel, sc, ex) // nothing a reader reads differently
 	} else {
 		k := len(dst)
-		dst = ds.detectText(dst, v.text, sel, sc)
+		dst = ds.detectText(dst, v.text, sel, sc, ex)
 		dst = append(dst[:k], v.mapBack(s, dst[k:])...)
+		if ex != nil && len(*ex) > 0 {
+			a := *ex
+			dets := make([]Detection, len(a))
+			for i := range a {
+				dets[i] = a[i].Detection
+			}
+			for i, d := range v.mapBack(s, dets) {
+				a[i].Detection = d
+			}
+		}
 	}
 	ds.putScratch(sc)
 	return dst
@@ -246,6 +413,8 @@ type detectScratch struct {
 	spans []Span
 	dets  []uint8
 	hits  []hit
+	dict  []dictHit
+	fold  []byte // an allowed value folded
 }
 
 // scratchKeep is the largest view text a Set keeps for the next
@@ -297,10 +466,11 @@ func (ds *Set) putScratch(sc *detectScratch) {
 // is compiled out).
 const singleThreaded = runtime.GOARCH == "wasm"
 
-// detectText is DetectAppend on text as it is.
-func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch) []Detection {
+// detectText is DetectAppend on text as it is; with ex, the detections
+// allow entries take away are appended to *ex.
+func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch, ex *[]Allowed) []Detection {
 	on := ds.builtins & sel.builtins
-	p := pass{s: s, on: uint32(on) & allPass, fam: on & familyMask, extra: ds.extra, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
+	p := pass{s: s, on: uint32(on) & allPass, fam: on & familyMask, extra: ds.extra, regions: ds.regions, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
 	if p.on != 0 {
 		p.run()
 	}
@@ -309,7 +479,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 	}
 	keepLarger(&sc.spans, p.spans)
 	keepLarger(&sc.dets, p.dets)
-	if len(p.spans) == 0 && len(ds.custom) == 0 {
+	if len(p.spans) == 0 && len(ds.custom) == 0 && !ds.dicts {
 		return dst
 	}
 	hits := sc.hits[:0]
@@ -329,6 +499,21 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 				hits = append(hits, hit{d.Start, d.End, uint16(numBuiltins + k), BasisPattern})
 			}
 		}
+	}
+	if ds.dicts {
+		hits = ds.dictHits(s, sel, &ds.main, hits, sc)
+		if sel.rules != nil {
+			for _, c := range sel.rules.dicts {
+				hits = ds.dictHits(s, sel, c, hits, sc)
+			}
+		}
+	}
+	allow := ds.main.allow
+	if sel.rules != nil {
+		allow = sel.rules.allow
+	}
+	if len(allow) > 0 && len(hits) > 0 {
+		hits = ds.dropAllowed(s, allow, hits, sc, ex)
 	}
 	keepLarger(&sc.hits, hits)
 	if len(hits) == 0 {
@@ -380,4 +565,68 @@ func (ds *Set) resolve(hs []hit) []hit {
 		}
 	}
 	return out
+}
+
+// dictHits appends the hits of c's dictionaries that sel selects in s.
+func (ds *Set) dictHits(s string, sel Selection, c *corrections, hits []hit, sc *detectScratch) []hit {
+	if c.dict == nil {
+		return hits
+	}
+	found := c.dict.scan(s, sc.dict[:0], false)
+	keepLarger(&sc.dict, found)
+	for _, f := range found {
+		k := c.dictMeta + int(f.dict)
+		if m := &ds.meta[k]; sel.wants(m.name, m.group, m.sensitivity) {
+			hits = append(hits, hit{int(f.start), int(f.end), uint16(k), BasisDictionary})
+		}
+	}
+	return hits
+}
+
+// dropAllowed removes the hits an allow entry allows (before overlaps are
+// resolved: an allowed span hides nothing), recording them in *ex.
+func (ds *Set) dropAllowed(s string, allow allowList, hits []hit, sc *detectScratch, ex *[]Allowed) []hit {
+	out := hits[:0]
+	for _, h := range hits {
+		m := &ds.meta[h.det]
+		var e *allowEntry
+		e, sc.fold = allow.allowedBy(m.name, s[h.start:h.end], sc.fold)
+		if e == nil {
+			out = append(out, h)
+			continue
+		}
+		if ex != nil {
+			*ex = append(*ex, Allowed{Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: h.start, End: h.end, Basis: h.basis}, e.path})
+		}
+	}
+	return out
+}
+
+// dictsWanted reports whether sel selects some dictionary of ds.
+func (ds *Set) dictsWanted(sel *Selection) bool {
+	if sel.all || sel.rules != nil {
+		return true
+	}
+	for i := numBuiltins + len(ds.custom); i < len(ds.meta); i++ {
+		if m := &ds.meta[i]; sel.wants(m.name, m.group, m.sensitivity) {
+			return true
+		}
+	}
+	return false
+}
+
+// dictsClean reports whether no dictionary sel may use has a term in s.
+func (ds *Set) dictsClean(s string, sel *Selection) bool {
+	var one [1]dictHit
+	if c := ds.main.dict; c != nil && len(c.scan(s, one[:0], true)) > 0 {
+		return false
+	}
+	if sel.rules != nil {
+		for _, c := range sel.rules.dicts {
+			if len(c.dict.scan(s, one[:0], true)) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
