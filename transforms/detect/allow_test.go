@@ -135,3 +135,26 @@ func FuzzAllowValue(f *testing.F) {
 		}
 	})
 }
+
+// An allow entry takes away a value its key would report, as it takes
+// away one a scan finds (regression: DetectKeyed added the keyed
+// detection after the allow lists had run).
+func TestAllowKeyed(t *testing.T) {
+	ds := dictSet(t, `
+detection:
+  allow:
+    - values: ["Jane Doe"]
+      detectors: [person]
+`)
+	sel := Select(nil, 0)
+	for _, c := range []struct {
+		value string
+		want  bool
+	}{{"Jane Doe", false}, {"jane  DOE", false}, {"Alice Martin", true}} {
+		k := (ctxPerson | ctxAddress).Of(classifyKey("name", nil))
+		found := ds.DetectKeyed(nil, c.value, k, sel)
+		if got := len(found) > 0; got != c.want {
+			t.Errorf("name %q: %v, want reported %v", c.value, found, c.want)
+		}
+	}
+}

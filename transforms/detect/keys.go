@@ -845,6 +845,17 @@ func (ds *Set) DetectKeyed(dst []Detection, s string, k Key, sel Selection) []De
 		return dst
 	}
 	m := &ds.meta[det]
+	// An allow entry takes the keyed value away like any other finding
+	// (the company's support desk under "name").
+	allow := ds.main.allow
+	if sel.rules != nil {
+		allow = sel.rules.allow
+	}
+	if len(allow) > 0 {
+		if e, _ := allow.allowedBy(m.name, s[a:b], nil); e != nil {
+			return dst
+		}
+	}
 	kd := Detection{Detector: m.name, Label: m.label, Sensitivity: m.sensitivity, Start: a, End: b, Basis: BasisKey}
 	// The value's own detections are in order and apart: those before a
 	// stay; one that starts before a and reaches into the value, or one
