@@ -104,6 +104,10 @@ func TestDecisionsThroughThePlugin(t *testing.T) {
 			if strings.Contains(string(raw), "alice.martin@example.com") || !strings.Contains(string(raw), "EMAIL_") {
 				t.Errorf("search result not pseudonymised: %s", raw)
 			}
+			// The name, by its key beside the e-mail (manual 12.9.5).
+			if strings.Contains(string(raw), "Alice") || strings.Contains(string(raw), "Martin") || !strings.Contains(string(raw), "PERSON_") {
+				t.Errorf("the customer's name not pseudonymised: %s", raw)
+			}
 
 			// Hidden denials get the server's own answer for a name it does
 			// not have (the go-sdk's wording), e2e/hidden_test.go.

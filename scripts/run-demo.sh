@@ -39,7 +39,7 @@ cat <<MSG
     curl -s http://$LISTEN/mcp -H 'content-type: application/json' \\
       -H 'accept: application/json, text/event-stream' -H 'x-mcp-principal: ann' -H 'x-mcp-roles: support' \\
       -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_customer","arguments":{"id":"c-1"}}}'
-    -> the record with EMAIL_…, PHONE_… and CREDIT_CARD_… pseudonyms; send one back in
+    -> the record with PERSON_…, EMAIL_…, PHONE_… and CREDIT_CARD_… pseudonyms; send one back in
        arguments (e.g. to echo) and the server receives the real value
 
     build/mcp-privacy explain --policy $POLICY --principal ann --roles support --tool delete_customer
