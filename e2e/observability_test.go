@@ -332,7 +332,8 @@ func TestMetricsAfterAScriptedSession(t *testing.T) {
 				"mcp_privacy.detections.label.PHONE":                           2,
 				"mcp_privacy.detections.label.CREDIT_CARD":                     2,
 				"mcp_privacy.detections.label.AWS_ACCESS_KEY":                  1,
-				"mcp_privacy.pseudonyms.issued":                                7,
+				"mcp_privacy.detections.label.PERSON":                          2, // the name, structured and in the text twin
+				"mcp_privacy.pseudonyms.issued":                                9,
 				"mcp_privacy.pseudonyms.resolved":                              1,
 				"mcp_privacy.rate_limited.scope.principal_tool":                1,
 				"mcp_privacy.errors.kind.invalid_params":                       1,
