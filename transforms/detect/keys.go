@@ -76,7 +76,7 @@ func (k Key) det() int { return int(k>>8) - 1 }
 // some context): the walk scans such a value even when it is clean.
 func (k Key) Reports() bool {
 	c := k.class()
-	return c >= kName && c <= kID
+	return c >= kName && c <= kID || c == kPhone
 }
 
 // KeyContext is what an object's members and its own key say of it: a
@@ -764,6 +764,8 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 		det, ok = detDateOfBirth, keyShapes.birthDate(v)
 	case kID:
 		det, ok = keyedID(v, k.det(), on)
+	case kPhone:
+		det, ok = detPhone, on&(1<<detPhone) != 0 && keyedPhone(v)
 	}
 	if !ok || on&(1<<det) == 0 {
 		return 0, 0, 0, false
@@ -805,6 +807,29 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 	}
 	return keyGeneric(want), true
 }
+
+// keyedPhone reports whether v whole is a phone number once its key is
+// read as the phone word before it: a national number written as a bare
+// run ("612345678" under "telefono") is one there, as after "Tel." in
+// text (phone.go), and still has to be valid for its region.
+func keyedPhone(v string) bool {
+	if len(v) < 6 || len(v) > 32 {
+		return false
+	}
+	const word = "tel "
+	s := word + v
+	p := pass{s: s, on: 1 << detPhone, tab: phoneOnly}
+	p.run()
+	for _, sp := range p.spans {
+		if sp.Start == len(word) && sp.End == len(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// phoneOnly is the trigger table of the phone detector alone.
+var phoneOnly = newTrigTable(1 << detPhone)
 
 // keyedWholeDet is the identifier of fam that v whole is, its key
 // standing for the context, or -1.

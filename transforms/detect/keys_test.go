@@ -110,7 +110,11 @@ func TestKeyedValues(t *testing.T) {
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		{"passport", "C01X00T47", "passport"}, {"passport", "pending", ""}, {"ssn", "123456789", "us_ssn"}, {"ssn", "123 45 6789", "us_ssn"},
 		{"bsn", "123456780", ""}, // fails the 11-proof: no BSN, and no identifier
-		{"bsn", "111222333", "nl_bsn"}, {"routing_number", "021000022", ""}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
+		{"bsn", "111222333", "nl_bsn"}, {"routing_number", "021000022", ""},
+		// Phones written as their country does, the key standing for the
+		// phone word; an order number under a careless key is none.
+		{"telefono", "612345678", "phone"}, {"phone", "+44 20 7946 0958", "phone"}, {"Telefon", "030 12345678", "phone"},
+		{"phone", "12", ""}, {"phone", "n/a", ""}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
 		{"account_number", "12345678", "bank_account"}, {"routing_number", "021000021", "aba_routing"},
 	}
 	for _, c := range cases {
