@@ -1,0 +1,257 @@
+// Command gennames writes the name table of the person detector
+// (transforms/detect/names_table.bin) from the person names of the npm
+// package @faker-js/faker (MIT; docs/RATIONALE.md) and the vocabulary in
+// words.go.
+//
+//	go generate ./transforms/detect/   (runs: go run ./internal/gennames)
+//
+// It needs node and the package: -faker DIR (or $NAMES_FAKER_DIR) is a
+// folder holding node_modules/@faker-js/faker; without one it installs
+// fakerVersion into a temporary folder with npm.
+//
+// The table is every word of the given names and surnames of the locales
+// below, folded and hashed as package nameword says, with flags: sorted
+// 32-bit hashes, their 16-bit flags, and an index of the first entry per
+// top 12 bits of hash (format in Table). The words themselves are not
+// kept: the .wasm holds 6 bytes per word.
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect/internal/nameword"
+)
+
+// fakerVersion is the version the committed table was made from.
+const fakerVersion = "10.6.0"
+
+// locales are faker's locales whose person names go into the table: the
+// 16 locales the detector is measured on and their neighbours.
+var locales = []string{
+	"en", "en_AU", "en_IN", "en_ZA", "en_NG", "en_GH", "de", "de_AT", "de_CH", "fr", "fr_CH", "fr_BE", "es", "es_MX", "it", "nl", "nl_BE",
+	"pt_BR", "pt_PT", "pl", "sv", "fi", "da", "nb_NO", "cs_CZ", "sk", "hr", "ro", "hu", "tr", "id_ID",
+	"ja", "zh_CN", "zh_TW", "ko", "ru", "uk", "el",
+}
+
+// dumpScript prints {locale: {given: [...], surname: [...]}} for the
+// locales given as arguments.
+const dumpScript = `
+import { allLocales } from '@faker-js/faker';
+const flat = x => !x ? [] : Array.isArray(x) ? x : Object.values(x).flat();
+const out = {};
+for (const l of process.argv.slice(1)) {
+  const p = (allLocales[l] || {}).person || {};
+  out[l] = { given: flat(p.first_name).concat(flat(p.middle_name)), surname: flat(p.last_name) };
+}
+process.stdout.write(JSON.stringify(out));
+`
+
+func main() {
+	fakerDir := flag.String("faker", os.Getenv("NAMES_FAKER_DIR"), "folder holding node_modules/@faker-js/faker (empty: npm install into a temporary folder)")
+	out := flag.String("o", "names_table.bin", "the table to write")
+	flag.Parse()
+	dir := *fakerDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "gennames")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		cmd := exec.Command("npm", "install", "--no-save", "--prefix", tmp, "@faker-js/faker@"+fakerVersion)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			log.Fatalf("npm install @faker-js/faker@%s: %v", fakerVersion, err)
+		}
+		dir = tmp
+	}
+	names, err := Dump(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	table, stats := Build(names)
+	if err := os.WriteFile(*out, table, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%s: %s", *out, stats)
+}
+
+// Names is the dataset: per locale, given names and surnames.
+type Names map[string]struct{ Given, Surname []string }
+
+// Dump reads the person names of the locales from the faker package in
+// dir with node.
+func Dump(dir string) (Names, error) {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@faker-js", "faker", "package.json")); err != nil {
+		return nil, fmt.Errorf("no @faker-js/faker in %s: %w", dir, err)
+	}
+	cmd := exec.Command("node", append([]string{"--input-type=module", "-e", dumpScript, "--"}, locales...)...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	var raw map[string]struct {
+		Given   []string `json:"given"`
+		Surname []string `json:"surname"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	n := Names{}
+	for l, v := range raw {
+		n[l] = struct{ Given, Surname []string }{v.Given, v.Surname}
+	}
+	return n, nil
+}
+
+// Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
+// n uint16 flags, then 4097 uint16: the index of the first entry whose
+// hash's top 12 bits are k, for k = 0…4096; then 16 uint64: the
+// prefilter, bit a<<5|b set when a word starts with the ASCII letters a,
+// b (5 bits each), folded.
+func Build(names Names) ([]byte, string) {
+	flags := map[uint32]uint16{}
+	words := map[uint32]string{}
+	collisions := 0
+	add := func(w string, f uint16) {
+		w = strings.TrimSpace(w)
+		if w == "" {
+			return
+		}
+		h := nameword.Hash(w)
+		if prev, ok := words[h]; ok && fold(prev) != fold(w) {
+			collisions++
+		}
+		words[h] = w
+		flags[h] |= f
+	}
+	particle := map[string]bool{}
+	for _, p := range particles {
+		particle[p] = true
+	}
+	// Names: each word of a multi-word or hyphenated name on its own,
+	// particles left to the particle list.
+	isName := map[uint32]bool{}
+	for _, l := range locales {
+		for k, list := range [2][]string{names[l].Given, names[l].Surname} {
+			f := nameword.Given
+			if k == 1 {
+				f = nameword.Surname
+			}
+			for _, name := range list {
+				for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' }) {
+					if particle[strings.ToLower(w)] && !startsUpper(w) {
+						continue
+					}
+					if !validWord(w) {
+						continue
+					}
+					add(w, f)
+					isName[nameword.Hash(w)] = true
+				}
+			}
+		}
+	}
+	for _, ws := range common {
+		for _, w := range ws {
+			if isName[nameword.Hash(w)] {
+				add(w, nameword.Common)
+			} else {
+				add(w, nameword.Stop)
+			}
+		}
+	}
+	for _, set := range []struct {
+		words []string
+		f     uint16
+	}{{honorifics, nameword.Honorific}, {greetings, nameword.Greeting}, {closings, nameword.Closing}, {orgWords, nameword.Org},
+		{particles, nameword.Particle}, {labels, nameword.Label}, {suffixes, nameword.Suffix}} {
+		for _, w := range set.words {
+			add(w, set.f)
+		}
+	}
+	keys := make([]uint32, 0, len(flags))
+	for h := range flags {
+		keys = append(keys, h)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var buf bytes.Buffer
+	binary.Write(&buf, binary.LittleEndian, uint32(len(keys)))
+	binary.Write(&buf, binary.LittleEndian, keys)
+	for _, h := range keys {
+		binary.Write(&buf, binary.LittleEndian, flags[h])
+	}
+	k := 0
+	for b := 0; b <= 4096; b++ {
+		for k < len(keys) && int(keys[k]>>20) < b {
+			k++
+		}
+		binary.Write(&buf, binary.LittleEndian, uint16(k))
+	}
+	// The prefilter: bit a<<5|b for the first two letters a, b of a word,
+	// folded, when both are ASCII letters.
+	var prefix [16]uint64
+	for _, w := range words {
+		var f []rune
+		for _, r := range w {
+			if r == '\'' || r == '’' || r == '.' {
+				continue
+			}
+			f = append(f, nameword.Fold(r))
+			if len(f) == 2 {
+				break
+			}
+		}
+		if len(f) == 2 && f[0] >= 'a' && f[0] <= 'z' && f[1] >= 'a' && f[1] <= 'z' {
+			k := uint(f[0]&31)<<5 | uint(f[1]&31)
+			prefix[k>>6] |= 1 << (k & 63)
+		}
+	}
+	binary.Write(&buf, binary.LittleEndian, prefix)
+	if len(keys) >= 1<<16 {
+		log.Fatal("gennames: more than 65535 words: the index needs wider entries")
+	}
+	return buf.Bytes(), fmt.Sprintf("%d words, %d bytes, %d hash collisions between different words", len(keys), buf.Len(), collisions)
+}
+
+// suffixes follow a name in Japanese, Chinese and Korean.
+var suffixes = []string{"さん", "様", "さま", "氏", "殿", "先生", "君", "くん", "ちゃん", "先輩", "教授", "博士", "社長", "部長", "課长", "課長", "女士", "小姐", "老师", "老師", "经理", "經理", "님", "씨", "선생님"}
+
+func startsUpper(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// validWord: letters (and an inner apostrophe or dot) only.
+func validWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '\'' && r != '’' && !unicode.Is(unicode.Mn, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func fold(w string) string {
+	var b strings.Builder
+	for _, r := range w {
+		if r == '\'' || r == '’' || r == '.' {
+			continue
+		}
+		b.WriteRune(nameword.Fold(r))
+	}
+	return b.String()
+}
