@@ -93,10 +93,30 @@ func nameLookup(h uint32) uint16 {
 	return 0
 }
 
-// namePrefix has bit (a*32+b) set when some word of the tables starts with
-// the folded ASCII letters a, b (5 bits each): the prefilter before a
-// lookup of an ASCII word.
-var namePrefix [1024 / 64]uint64
+// namePrefix has bit a<<10|b<<5|c set when some word of the tables
+// starts with the folded ASCII letters a, b, c (5 bits each; c is 0 for a
+// word of two letters): the prefilter before reading a word.
+var namePrefix [512]uint64
+
+// maybeInTable is the prefilter for the word at t: false when its first
+// three bytes are ASCII and no word of the tables starts with them.
+func maybeInTable(s string, t int) bool {
+	if t+2 >= len(s) {
+		return true
+	}
+	a, b, c := nameByte[s[t]], nameByte[s[t+1]], s[t+2]
+	if a&b&1 == 0 {
+		return true // an apostrophe, a non-ASCII letter…
+	}
+	k := uint(s[t]&31)<<10 | uint(s[t+1]&31)<<5
+	switch {
+	case nameByte[c]&1 != 0:
+		k |= uint(c & 31)
+	case c >= 0x80 || c == '\'' || nameByte[c] != 0:
+		return true
+	}
+	return namePrefix[k>>6]>>(k&63)&1 != 0
+}
 
 // The flags a word must have none of to be part of a name.
 const notName = nameword.Stop | nameword.Org | nameword.Honorific | nameword.Greeting | nameword.Closing | nameword.Label | nameword.Suffix
@@ -143,8 +163,32 @@ func isCJK(r rune) bool {
 // between letters (O'Brien, not the possessive 's) are inside it; a
 // hyphen ends it. It stops at CJK characters.
 func readWord(s string, i int) nameTok {
-	t := nameTok{start: i, hash: nameword.Offset}
+	var t nameTok
+	readWordTo(&t, s, i)
+	return t
+}
+
+// readWordTo is readWord into *t.
+func readWordTo(t *nameTok, s string, i int) {
 	n := len(s)
+	if c := s[i]; nameByte[c] == 3 {
+		// Most words: a capital and ASCII lower-case letters.
+		h := nameword.Mix(nameword.Offset, rune(c|0x20))
+		j := i + 1
+		for j < n && nameByte[s[j]] == 1 {
+			h = nameword.Mix(h, rune(s[j]))
+			j++
+		}
+		if j == n || s[j] < 0x80 && nameByte[s[j]] == 0 && s[j] != '\'' {
+			t.start, t.end, t.hash, t.shape, t.dot = i, j, h, shapeCap, j < n && s[j] == '.'
+			if j == i+1 {
+				t.shape = shapeInitial
+			}
+			t.flags = nameLookup(h)
+			return
+		}
+	}
+	*t = nameTok{start: i, hash: nameword.Offset}
 	letters, uppers, secondUpper := 0, 0, -1
 	firstUpper, digit := false, false
 	for i < n {
@@ -225,7 +269,7 @@ func readWord(s string, i int) nameTok {
 	if !digit && letters > 0 {
 		t.flags = wordFlags(s[t.start:t.end], t.hash)
 	}
-	return t
+	return
 }
 
 // innerCapOK: the second capital letter of w (at letter index k) follows a
@@ -248,15 +292,8 @@ func innerCapOK(w string, k int) bool {
 	return false
 }
 
-// wordFlags looks the word w (hash h) up, after the prefilter for ASCII
-// words.
+// wordFlags looks the word w (hash h) up.
 func wordFlags(w string, h uint32) uint16 {
-	if len(w) >= 2 && nameByte[w[0]]&nameByte[w[1]]&1 != 0 {
-		a, b := uint(w[0]|0x20)&31, uint(w[1]|0x20)&31
-		if k := a<<5 | b; namePrefix[k>>6]>>(k&63)&1 == 0 {
-			return 0
-		}
-	}
 	return nameLookup(h)
 }
 
@@ -273,6 +310,18 @@ type nameScan struct {
 	p     *pass
 	found bool
 	extra []uint32 // hashes of the policy's context words for person
+	// The last word read (at ck-1): a run reads its words more than once.
+	ck int
+	cw nameTok
+}
+
+// word is readWord(sc.s, i), remembered: valid until the next call.
+func (sc *nameScan) word(i int) *nameTok {
+	if sc.ck != i+1 {
+		readWordTo(&sc.cw, sc.s, i)
+		sc.ck = i + 1
+	}
+	return &sc.cw
 }
 
 func (sc *nameScan) emit(start, end int, b Basis) {
@@ -356,6 +405,8 @@ func (sc *nameScan) run() {
 	i := 0
 	for i < n {
 		for i+8 <= n {
+			// Capitals and non-ASCII bytes (a capital inside a word is
+			// skipped with its word).
 			if m := capsOrHigh(load64(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto found
@@ -426,14 +477,30 @@ func (sc *nameScan) latin(t int) int {
 		// Inside a word: go to its end.
 		return skipWord(s, t)
 	}
-	w := readWord(s, t)
+	if len(sc.extra) == 0 && t+1 < len(s) && nameByte[s[t+1]] == 3 && s[t] != 'M' {
+		// ALL CAPS, CamelCase: no name starts here (MM, MME: honorifics).
+		return skipWord(s, t)
+	}
+	w := sc.word(t)
 	if w.end == t {
 		_, size := utf8.DecodeRuneInString(s[t:])
 		return t + size
 	}
+	end := w.end
+	if w.flags&(nameword.Honorific|nameword.Label|nameword.Greeting) == 0 && len(sc.extra) == 0 {
+		// Most capitalised words start a sentence or a heading: unless
+		// the tables know them or context comes before, nothing starts
+		// here.
+		if w.shape != shapeCap {
+			return w.end
+		}
+		if w.flags&(nameword.Given|nameword.Surname) == 0 {
+			return w.end
+		}
+	}
 	ctx := ctxNone
 	switch {
-	case honorificTok(&w) || w.flags&nameword.Label != 0 || sc.isExtra(w.hash):
+	case honorificTok(w) || w.flags&nameword.Label != 0 || sc.isExtra(w.hash):
 		ctx = ctxHonorific
 	case w.flags&nameword.Greeting != 0:
 		ctx = ctxGreeting
@@ -446,22 +513,22 @@ func (sc *nameScan) latin(t int) int {
 			if pos < 0 || pos >= len(s) {
 				return w.end
 			}
-			nx := readWord(s, pos)
-			if nx.end == pos || !honorificTok(&nx) {
+			nx := sc.word(pos)
+			if nx.end == pos || !honorificTok(nx) {
 				break
 			}
 			ctx, pos = ctxHonorific, nx.end
 		}
-		if end, ok := sc.run1(pos, ctx); ok {
-			return end
+		if e, ok := sc.run1(pos, ctx); ok {
+			return e
 		}
-		return w.end
-	}
-	ctx = sc.contextBefore(t)
-	if end, ok := sc.run1(t, ctx); ok {
 		return end
 	}
-	return w.end
+	ctx = sc.contextBefore(t)
+	if e, ok := sc.run1(t, ctx); ok {
+		return e
+	}
+	return end
 }
 
 // skipWord returns the end of the word of letters around t.
@@ -609,8 +676,8 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// Particles before the next word: van der, de la, da.
 		q := pos
 		np := 0
-		for np < 3 {
-			pw := readWord(s, q)
+		for np < 3 && s[q]-'a' < 26 {
+			pw := sc.word(q)
 			if pw.end == q || pw.shape != shapeLower || pw.flags&nameword.Particle == 0 {
 				break
 			}
@@ -628,7 +695,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if np > 0 && k == 0 && !leading {
 			break
 		}
-		g, ok := readGroup(s, q)
+		g, ok := sc.group(q)
 		if !ok || !nameWordOK(&g, k) {
 			after = q
 			if np > 0 {
@@ -670,7 +737,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if s[after] == '&' {
 			return 0, false
 		}
-		if nw := readWord(s, after); nw.end > after && nw.flags&nameword.Org != 0 && nw.shape != shapeLower {
+		if nw := sc.word(after); nw.end > after && nw.flags&nameword.Org != 0 && nw.shape != shapeLower {
 			return 0, false
 		}
 	}
@@ -764,10 +831,17 @@ func orgBefore(s string, t int) bool {
 
 // readGroup reads a word and the parts hyphenated to it.
 func readGroup(s string, i int) (nameGroup, bool) {
+	sc := nameScan{s: s}
+	return sc.group(i)
+}
+
+// group is readGroup through sc's memory.
+func (sc *nameScan) group(i int) (nameGroup, bool) {
+	s := sc.s
 	if i >= len(s) {
 		return nameGroup{}, false
 	}
-	w := readWord(s, i)
+	w := sc.word(i)
 	if w.end == i {
 		return nameGroup{}, false
 	}

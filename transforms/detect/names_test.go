@@ -175,3 +175,26 @@ func FuzzPersonNameShape(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPersonScan is the person scan alone over the mixed corpus,
+// beside the trigger pass of the other detectors (BenchmarkPassMixed):
+// what the person detector adds to a whole-document scan.
+func BenchmarkPersonScan(b *testing.B) {
+	whole, _ := readMixed(b)
+	b.SetBytes(int64(len(whole)))
+	p := pass{s: whole, fam: 1 << detPerson, spans: make([]Span, 0, 4096)}
+	for b.Loop() {
+		p.spans = p.spans[:0]
+		p.scanPersons()
+	}
+	b.ReportMetric(float64(len(p.spans)), "names")
+}
+
+func BenchmarkPassMixed(b *testing.B) {
+	whole, _ := readMixed(b)
+	b.SetBytes(int64(len(whole)))
+	for b.Loop() {
+		p := pass{s: whole, on: allPass, tab: allTable, spans: make([]Span, 0, 4096)}
+		p.run()
+	}
+}

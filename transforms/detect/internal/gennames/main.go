@@ -119,9 +119,9 @@ func Dump(dir string) (Names, error) {
 
 // Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
 // n uint16 flags, then 4097 uint16: the index of the first entry whose
-// hash's top 12 bits are k, for k = 0…4096; then 16 uint64: the
-// prefilter, bit a<<5|b set when a word starts with the ASCII letters a,
-// b (5 bits each), folded.
+// hash's top 12 bits are k, for k = 0…4096; then 512 uint64: the
+// prefilter, bit a<<10|b<<5|c set when a word starts with the ASCII
+// letters a, b, c (5 bits each; c 0 for a word of two letters), folded.
 func Build(names Names) ([]byte, string) {
 	flags := map[uint32]uint16{}
 	words := map[uint32]string{}
@@ -201,9 +201,10 @@ func Build(names Names) ([]byte, string) {
 		}
 		binary.Write(&buf, binary.LittleEndian, uint16(k))
 	}
-	// The prefilter: bit a<<5|b for the first two letters a, b of a word,
-	// folded, when both are ASCII letters.
-	var prefix [16]uint64
+	// The prefilter: bit a<<10|b<<5|c for the first three letters a, b, c
+	// of a word, folded, when they are ASCII letters (c is 0 for a word of
+	// two letters).
+	var prefix [512]uint64
 	for _, w := range words {
 		var f []rune
 		for _, r := range w {
@@ -211,14 +212,20 @@ func Build(names Names) ([]byte, string) {
 				continue
 			}
 			f = append(f, nameword.Fold(r))
-			if len(f) == 2 {
-				break
+		}
+		az := func(r rune) bool { return r >= 'a' && r <= 'z' }
+		if len(f) < 2 || !az(f[0]) || !az(f[1]) {
+			continue
+		}
+		c := uint(0)
+		if len(f) > 2 {
+			if !az(f[2]) {
+				continue
 			}
+			c = uint(f[2] & 31)
 		}
-		if len(f) == 2 && f[0] >= 'a' && f[0] <= 'z' && f[1] >= 'a' && f[1] <= 'z' {
-			k := uint(f[0]&31)<<5 | uint(f[1]&31)
-			prefix[k>>6] |= 1 << (k & 63)
-		}
+		k := uint(f[0]&31)<<10 | uint(f[1]&31)<<5 | c
+		prefix[k>>6] |= 1 << (k & 63)
 	}
 	binary.Write(&buf, binary.LittleEndian, prefix)
 	if len(keys) >= 1<<16 {
