@@ -171,6 +171,10 @@ func readWord(s string, i int) nameTok {
 // readWordTo is readWord into *t.
 func readWordTo(t *nameTok, s string, i int) {
 	n := len(s)
+	if i >= n {
+		*t = nameTok{start: i, end: i}
+		return
+	}
 	if c := s[i]; nameByte[c] == 3 {
 		// Most words: a capital and ASCII lower-case letters.
 		h := nameword.Mix(nameword.Offset, rune(c|0x20))
@@ -676,7 +680,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// Particles before the next word: van der, de la, da.
 		q := pos
 		np := 0
-		for np < 3 && s[q]-'a' < 26 {
+		for np < 3 && q < len(s) && s[q]-'a' < 26 {
 			pw := sc.word(q)
 			if pw.end == q || pw.shape != shapeLower || pw.flags&nameword.Particle == 0 {
 				break
@@ -902,15 +906,17 @@ func (sc *nameScan) cjk(t int) int {
 		}
 		e += size
 	}
+	next := e
 	for j := t; j < e; {
 		r, size := utf8.DecodeRuneInString(s[j:])
 		if end := sc.cjkAt(j, e, r); end > j {
 			j = end
+			next = max(next, end) // 山田 太郎: past the run
 			continue
 		}
 		j += size
 	}
-	return e
+	return next
 }
 
 // cjkChars returns the end of up to n characters of s from i, within end.
