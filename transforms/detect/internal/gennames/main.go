@@ -119,9 +119,7 @@ func Dump(dir string) (Names, error) {
 
 // Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
 // n uint16 flags, then 4097 uint16: the index of the first entry whose
-// hash's top 12 bits are k, for k = 0…4096; then 512 uint64: the
-// prefilter, bit a<<10|b<<5|c set when a word starts with the ASCII
-// letters a, b, c (5 bits each; c 0 for a word of two letters), folded.
+// hash's top 12 bits are k, for k = 0…4096.
 func Build(names Names) ([]byte, string) {
 	flags := map[uint32]uint16{}
 	words := map[uint32]string{}
@@ -201,33 +199,6 @@ func Build(names Names) ([]byte, string) {
 		}
 		binary.Write(&buf, binary.LittleEndian, uint16(k))
 	}
-	// The prefilter: bit a<<10|b<<5|c for the first three letters a, b, c
-	// of a word, folded, when they are ASCII letters (c is 0 for a word of
-	// two letters).
-	var prefix [512]uint64
-	for _, w := range words {
-		var f []rune
-		for _, r := range w {
-			if r == '\'' || r == '’' || r == '.' {
-				continue
-			}
-			f = append(f, nameword.Fold(r))
-		}
-		az := func(r rune) bool { return r >= 'a' && r <= 'z' }
-		if len(f) < 2 || !az(f[0]) || !az(f[1]) {
-			continue
-		}
-		c := uint(0)
-		if len(f) > 2 {
-			if !az(f[2]) {
-				continue
-			}
-			c = uint(f[2] & 31)
-		}
-		k := uint(f[0]&31)<<10 | uint(f[1]&31)<<5 | c
-		prefix[k>>6] |= 1 << (k & 63)
-	}
-	binary.Write(&buf, binary.LittleEndian, prefix)
 	if len(keys) >= 1<<16 {
 		log.Fatal("gennames: more than 65535 words: the index needs wider entries")
 	}
