@@ -52,9 +52,9 @@ var nameTable string
 // The parts of nameTable: n hashes from nameKeys, n flags from
 // nameFlags, 4097 index entries from nameIndex.
 var (
-	nameCount    = int(le32(nameTable, 0))
-	nameKeys     = 4
-	nameFlags    = 4 + 4*nameCount
+	nameCount = int(le32(nameTable, 0))
+	nameKeys  = 4
+	nameFlags = 4 + 4*nameCount
 	nameIndex = 4 + 6*nameCount
 )
 
@@ -278,7 +278,6 @@ func innerCapOK(w string, k int) bool {
 func wordFlags(w string, h uint32) uint16 {
 	return nameLookup(h)
 }
-
 
 // nameScan is one scan for names: it emits into p, or (p nil) only
 // records that it would find something.
