@@ -222,9 +222,6 @@ func readWordTo(t *nameTok, s string, i int) {
 				uppers++
 			}
 			r = nameword.Fold(r)
-			if r >= 0x80 {
-				r = unicode.ToLower(r)
-			}
 		}
 		t.hash = nameword.Mix(t.hash, r)
 		letters++
@@ -767,6 +764,11 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		case a.first&nameword.Surname != 0 && a.first&nameword.Common == 0:
 			ok = b.first&nameword.Given != 0 && b.first&nameword.Common == 0 && k == j+2
 		}
+		if !ok && a.first&nameword.Surname != 0 && k == j+3 {
+			// Tan Wei Ming: a surname, then two given names.
+			c := &gs[j+2]
+			ok = b.first&nameword.Given != 0 && c.first&nameword.Given != 0 && (b.first|c.first)&nameword.Common == 0
+		}
 		if ok {
 			sc.emit(a.start, gs[k-1].end, BasisNameTable)
 			return gs[k-1].end, true
@@ -834,7 +836,10 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 			if p.flags&nameword.Org != 0 {
 				g.any |= nameword.Org // Goethe-straße
 			}
-			break
+			// Min-jun, Seo-yeon: a short lower-case part of a given name.
+			if p.shape != shapeLower || p.end-p.start > 5 || p.flags&(nameword.Given|nameword.Surname) == 0 || p.flags&nameword.Org != 0 {
+				break
+			}
 		}
 		g.any |= p.flags
 		g.end = p.end

@@ -163,12 +163,32 @@ func Build(names Names) ([]byte, string) {
 			}
 		}
 	}
-	for _, ws := range common {
+	for k, list := range [2][]string{romanisedGiven, romanisedSurnames} {
+		f := nameword.Given
+		if k == 1 {
+			f = nameword.Surname
+		}
+		for _, name := range list {
+			for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' }) {
+				add(w, f)
+				isName[nameword.Hash(w)] = true
+			}
+			if strings.Contains(name, "-") {
+				add(name, f) // Min-jun read whole, too
+			}
+		}
+	}
+	// Common words: a name that is one in English (the language of most
+	// headings written in Title Case) is Common; the common words of the
+	// other languages that are names stay names (they are capitalised
+	// only at a sentence's start), the others are Stop.
+	for lang, ws := range common {
 		for _, w := range ws {
-			if isName[nameword.Hash(w)] {
-				add(w, nameword.Common)
-			} else {
+			switch {
+			case !isName[nameword.Hash(w)]:
 				add(w, nameword.Stop)
+			case lang == "en":
+				add(w, nameword.Common)
 			}
 		}
 	}

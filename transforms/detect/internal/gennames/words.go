@@ -59,7 +59,7 @@ var closings = []string{
 // particles join the parts of a name: van der Berg, da Silva, de la Cruz.
 var particles = []string{
 	"van", "der", "den", "de", "del", "della", "delle", "dei", "degli", "di", "da", "dal", "dalla", "das", "do", "dos", "du", "des",
-	"la", "le", "las", "los", "von", "vom", "zu", "zum", "zur", "ter", "ten", "te", "het", "op", "y", "e", "af", "av", "bin", "ibn", "al", "el",
+	"la", "le", "las", "los", "von", "vom", "zu", "zum", "zur", "ter", "ten", "te", "het", "op", "y", "e", "af", "av", "bin", "binti", "binte", "bte", "ibn", "al", "el",
 }
 
 // labels name the role of the person whose name follows.
@@ -175,4 +175,63 @@ var common = map[string][]string{
 		"og", "i", "at", "det", "en", "den", "til", "er", "som", "på", "de", "med", "han", "af", "for", "ikke", "der", "var", "mig", "sig", "men", "et", "har", "om", "vi", "hej", "tak", "januar", "februar", "marts", "april", "maj", "juni", "juli", "august", "september", "oktober", "november", "december", "mandag", "tirsdag", "onsdag", "torsdag", "fredag", "lørdag", "søndag", "vinter", "forår", "efterår",
 		"københavn", "aarhus", "odense", "aalborg", "esbjerg", "randers", "kolding", "horsens", "vejle", "roskilde", "danmark", "norge", "oslo", "bergen", "trondheim", "stavanger", "kunde", "faktura", "bestilling",
 	},
+}
+
+// romanised are names as the locales without a Latin script in the
+// dataset write them in Latin letters (Japanese in Hepburn, Chinese in
+// pinyin and as Singapore and Hong Kong write them, Korean, Russian,
+// Arabic, Greek), written for this project from common knowledge of the
+// most frequent names: the dataset has them only in their own scripts.
+var romanisedGiven = []string{
+	// ja
+	"Hiroshi", "Takashi", "Takeshi", "Kenji", "Kenta", "Kazuki", "Daiki", "Haruto", "Yuto", "Sota", "Ren", "Riku", "Yuki", "Yuka", "Yoko", "Yoshiko", "Keiko", "Kazuko", "Akiko", "Tomoko",
+	"Naoko", "Mayumi", "Megumi", "Ayaka", "Misaki", "Haruka", "Sakura", "Yui", "Hina", "Aoi", "Yuna", "Mei", "Rin", "Koharu", "Shota", "Takumi", "Naoki", "Makoto", "Satoshi", "Tetsuya",
+	"Hideo", "Hideki", "Kaito", "Yusuke", "Ryota", "Shun", "Daisuke", "Kohei", "Taro", "Jiro", "Ichiro", "Hanako", "Emi", "Kaori", "Noriko", "Sachiko", "Masako", "Junko", "Kyoko", "Ayumi",
+	"Asuka", "Nanami", "Mio", "Riko", "Miyu", "Kenichi", "Shinji", "Masato", "Tatsuya", "Yasuhiro", "Nobuo", "Hiroko", "Tomoya", "Akira", "Minoru", "Osamu", "Haruki", "Sho", "Yuma", "Kota",
+	// zh, sg, hk (given syllables)
+	"Wei", "Ming", "Hui", "Jun", "Jie", "Xin", "Ling", "Mei", "Hao", "Yu", "Li", "Fang", "Jing", "Yan", "Ying", "Lei", "Qiang", "Tao", "Bo", "Chen", "Xiao", "Hong", "Hua", "Jian", "Yong",
+	"Zhi", "Kai", "Yi", "Xiu", "Lan", "Na", "Ping", "Rui", "Hui Min", "Wei Ling", "Jun Jie", "Kai Wen", "Zhi Hao", "Jia Hui", "Xin Yi", "Siew", "Kok", "Seng", "Boon", "Chee", "Keng", "Kian",
+	"Meng", "Soon", "Teck", "Hock", "Kiat", "Wai", "Ka", "Man", "Kin", "Siu", "Chun", "Yee", "Mun", "Sze", "Pei", "Shu", "Qian", "Yun", "Zhen", "Ning", "Feng", "Gang", "Dong", "Long",
+	// ko
+	"Min-jun", "Seo-yeon", "Ji-hoon", "Ji-woo", "Seo-jun", "Ha-eun", "Do-yun", "Ji-min", "Min-seo", "Hyun-woo", "Su-bin", "Ye-jin", "Joon-ho", "Eun-ji", "Sung-min", "Young-ho", "Jae-won",
+	"Minjun", "Seoyeon", "Jihoon", "Jiwoo", "Seojun", "Haeun", "Doyun", "Jimin", "Minseo", "Hyunwoo", "Subin", "Yejin", "Joonho", "Eunji", "Sungmin", "Youngho", "Jaewon", "Minsu", "Jisoo",
+	// ru, uk
+	"Dmitri", "Dmitry", "Dmitriy", "Sergei", "Sergey", "Alexei", "Alexey", "Aleksandr", "Andrei", "Andrey", "Mikhail", "Nikolai", "Nikolay", "Vladimir", "Yuri", "Yury", "Igor", "Oleg",
+	"Pavel", "Maxim", "Ivan", "Artem", "Boris", "Viktor", "Anatoly", "Evgeny", "Yevgeny", "Olga", "Natalia", "Natalya", "Tatiana", "Tatyana", "Svetlana", "Ekaterina", "Yekaterina",
+	"Anastasia", "Irina", "Elena", "Yelena", "Marina", "Anna", "Maria", "Oksana", "Ludmila", "Lyudmila", "Galina", "Nadezhda", "Vera", "Yulia", "Daria", "Darya", "Ksenia", "Polina", "Taras", "Bohdan",
+	// ar
+	"Mohammed", "Mohamed", "Muhammad", "Mohammad", "Ahmed", "Ahmad", "Ali", "Omar", "Umar", "Hassan", "Hasan", "Hussein", "Husain", "Khalid", "Yusuf", "Youssef", "Ibrahim", "Mustafa",
+	"Abdullah", "Abdul", "Karim", "Samir", "Tariq", "Rashid", "Faisal", "Nasser", "Walid", "Ziad", "Fatima", "Fatma", "Aisha", "Aysha", "Maryam", "Mariam", "Layla", "Leila", "Noor", "Nour",
+	"Zainab", "Khadija", "Amina", "Yasmin", "Salma", "Hana", "Rania", "Huda", "Nadia", "Samira", "Siti", "Nur", "Nurul", "Aminah", "Farah", "Aziz", "Hamid", "Rahman", "Faizal", "Hafiz",
+	// el
+	"Georgios", "Giorgos", "Dimitrios", "Konstantinos", "Ioannis", "Nikolaos", "Panagiotis", "Vasilis", "Christos", "Athanasios", "Eleni", "Aikaterini", "Katerina", "Sofia", "Dimitra", "Ioanna",
+	// African (Ghana, Nigeria, Kenya)
+	"Kwame", "Kofi", "Kwaku", "Kwabena", "Yaw", "Ama", "Akosua", "Abena", "Chinedu", "Chukwuemeka", "Emeka", "Ngozi", "Chiamaka", "Oluwaseun", "Adebayo", "Wanjiru", "Otieno", "Achieng",
+}
+
+var romanisedSurnames = []string{
+	// ja
+	"Sato", "Satou", "Suzuki", "Takahashi", "Tanaka", "Watanabe", "Ito", "Itou", "Yamamoto", "Nakamura", "Kobayashi", "Kato", "Katou", "Yoshida", "Yamada", "Sasaki", "Yamaguchi", "Matsumoto",
+	"Inoue", "Kimura", "Hayashi", "Shimizu", "Yamazaki", "Mori", "Abe", "Ikeda", "Hashimoto", "Yamashita", "Ishikawa", "Nakajima", "Maeda", "Fujita", "Ogawa", "Goto", "Okada", "Hasegawa",
+	"Murakami", "Kondo", "Ishii", "Saito", "Sakamoto", "Endo", "Aoki", "Fujii", "Nishimura", "Fukuda", "Ota", "Miura", "Fujiwara", "Okamoto", "Matsuda", "Nakagawa", "Nakano", "Harada",
+	"Ono", "Tamura", "Takeuchi", "Kaneko", "Wada", "Nakayama", "Ishida", "Ueda", "Morita", "Hara", "Shibata", "Sakai", "Kudo", "Yokoyama", "Miyazaki", "Miyamoto", "Uchida", "Takagi", "Ando",
+	"Taniguchi", "Ohno", "Maruyama", "Imai", "Takada", "Fujimoto", "Takeda", "Murata", "Ueno", "Sugiyama", "Masuda", "Sugawara", "Hirano", "Otsuka", "Chiba", "Kubo", "Matsui", "Iwasaki", "Sakurai", "Kinoshita", "Noguchi", "Matsuo", "Nomura", "Kikuchi", "Sano", "Onishi", "Sugimoto", "Arai",
+	// zh, sg, hk, tw
+	"Wang", "Zhang", "Liu", "Chen", "Yang", "Huang", "Zhao", "Wu", "Zhou", "Xu", "Sun", "Zhu", "Hu", "Guo", "Lin", "Luo", "Zheng", "Liang", "Xie", "Song", "Tang", "Han", "Feng", "Deng",
+	"Cao", "Peng", "Zeng", "Xiao", "Tian", "Dong", "Pan", "Yuan", "Cai", "Jiang", "Yu", "Du", "Ye", "Cheng", "Wei", "Su", "Lu", "Ding", "Ren", "Shen", "Yao", "Tan", "Lim", "Lee", "Ng", "Ong",
+	"Wong", "Goh", "Chua", "Chan", "Koh", "Teo", "Ang", "Yeo", "Tay", "Ho", "Low", "Toh", "Sim", "Chong", "Chia", "Seah", "Foo", "Leong", "Yap", "Phua", "Quek", "Loh", "Heng", "Neo", "Soh",
+	"Tham", "Wee", "Kwek", "Chew", "Cheong", "Lau", "Leung", "Cheung", "Tsang", "Fung", "Kwok", "Yeung", "Mak", "Lai", "Tse", "Chiu", "Poon", "Chau", "Tsai", "Hsu", "Kuo", "Chang", "Huang",
+	// ko
+	"Kim", "Park", "Choi", "Jung", "Jeong", "Kang", "Cho", "Jo", "Yoon", "Yun", "Jang", "Lim", "Im", "Shin", "Han", "Oh", "Seo", "Kwon", "Hwang", "Ahn", "Song", "Hong", "Yoo", "Ryu", "Bae", "Baek",
+	// ru, uk
+	"Ivanov", "Ivanova", "Petrov", "Petrova", "Smirnov", "Smirnova", "Kuznetsov", "Kuznetsova", "Popov", "Popova", "Volkov", "Volkova", "Sokolov", "Sokolova", "Lebedev", "Lebedeva",
+	"Kozlov", "Kozlova", "Novikov", "Novikova", "Morozov", "Morozova", "Pavlov", "Pavlova", "Vasiliev", "Vasilieva", "Fedorov", "Fedorova", "Mikhailov", "Mikhailova", "Orlov", "Orlova",
+	"Romanov", "Romanova", "Egorov", "Egorova", "Nikolaev", "Nikolaeva", "Zaitsev", "Zaitseva", "Shevchenko", "Kovalenko", "Bondarenko", "Tkachenko", "Kravchenko", "Melnyk", "Boyko",
+	// ar
+	"Haddad", "Khalil", "Hassan", "Hussein", "Ibrahim", "Mansour", "Nasser", "Saleh", "Salem", "Khoury", "Aziz", "Rahman", "Abdullah", "Mahmoud", "Darwish", "Farouk", "Hamdan", "Karam",
+	"Nassar", "Sabbagh", "Younes", "Yousef", "Zaki", "Qureshi", "Sheikh", "Malik", "Siddiqui", "Chaudhry", "Hashemi", "Rahimi", "Hosseini",
+	// el
+	"Papadopoulos", "Papadopoulou", "Georgiou", "Dimitriou", "Nikolaou", "Konstantinou", "Ioannou", "Vlachos", "Papageorgiou", "Oikonomou", "Karagiannis", "Christodoulou", "Alexiou",
+	// African
+	"Okafor", "Okonkwo", "Adeyemi", "Oyelaran", "Mensah", "Boateng", "Owusu", "Asante", "Osei", "Agyeman", "Nwosu", "Eze", "Ogunleye", "Balogun", "Abubakar", "Kamau", "Mwangi", "Ochieng", "Odhiambo", "Kiplagat", "Nkosi", "Dlamini", "Ndlovu",
 }

@@ -4,6 +4,8 @@
 // mean. It knows nothing of the dataset or of text.
 package nameword
 
+import "unicode"
+
 // The flags of a word in the table: the name tables it is in, and the
 // vocabulary of context around names (written by hand in gennames).
 const (
@@ -22,7 +24,7 @@ const (
 
 // Fold is the rune a name's rune r is compared as: lower case, and the
 // Latin letters with diacritics as their base letter (Müller, Muller and
-// MÜLLER are one word). Other runes are kept.
+// MÜLLER are one word).
 func Fold(r rune) rune {
 	switch {
 	case r < 0x80:
@@ -35,14 +37,12 @@ func Fold(r rune) rune {
 			return rune(f)
 		}
 		return r
-	case r >= 0x391 && r <= 0x3a9: // Greek capitals
-		return r + 32
 	case r >= 0x410 && r <= 0x42f: // Cyrillic capitals
 		return r + 32
-	case r >= 0x400 && r <= 0x40f:
-		return r + 80
+	case r >= 0x3040 && r < 0xa000: // kana, CJK: no case
+		return r
 	}
-	return r
+	return unicode.ToLower(r)
 }
 
 // Mix adds the folded rune f to the hash h (FNV-1a over runes); a word's
