@@ -450,9 +450,14 @@ func (sc *nameScan) latin(t int) int {
 		// Inside a word: go to its end.
 		return skipWord(s, t)
 	}
-	if len(sc.extra) == 0 && t+1 < len(s) && nameByte[s[t+1]] == 3 && s[t] != 'M' {
-		// ALL CAPS, CamelCase: no name starts here (MM, MME: honorifics).
-		return skipWord(s, t)
+	if len(sc.extra) == 0 {
+		if t+1 < len(s) && nameByte[s[t+1]] == 3 && s[t] != 'M' {
+			// ALL CAPS, CamelCase: no name starts here (MM, MME: honorifics).
+			return skipWord(s, t)
+		}
+		if ok, end := worthReading(s, t); !ok {
+			return end
+		}
 	}
 	w := sc.word(t)
 	if w.end == t {
@@ -502,6 +507,97 @@ func (sc *nameScan) latin(t int) int {
 		return e
 	}
 	return end
+}
+
+// worthReading is the cheap test before a capitalised word at t is read
+// and looked up: what follows it or comes before it may make it part of a
+// name. A name of two words or more has a capital (or a particle, then a
+// capital) after a space, or a honorific's dot or a greeting's comma
+// before it; a name of one word has a space or a line break before it
+// (for a label, a dash, a closing). If not, it returns false and the
+// word's end.
+func worthReading(s string, t int) (bool, int) {
+	n := len(s)
+	e := lowerRun(s, t+1)
+	if e+2 >= n {
+		return true, e
+	}
+	c, d := s[e], s[e+1]
+	switch {
+	case c >= 0x80 || c == '\'' || c == '-':
+		return true, e // Müller, O'Brien, Jean-Pierre: read it
+	case c == ' ':
+		if nameByte[d] == 3 || d >= 0x80 || nameByte[d] == 1 && particleThenCap(s, e+1) {
+			return true, e
+		}
+	case c == '.' || c == ',':
+		if d == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80 || s[e+2]-'a' < 26) {
+			return true, e
+		}
+	}
+	// One word: context must come before it.
+	if t == 0 {
+		return false, e
+	}
+	switch s[t-1] {
+	case '\n':
+		return true, e
+	case ' ', '\t':
+		if t < 2 {
+			return false, e
+		}
+		b := s[t-2]
+		return nameByte[b]&1 != 0 || b == '.' || b == ':' || b == '-' || b >= 0x80 || b == '\n' || b == ' ', e
+	}
+	return false, e
+}
+
+// particleThenCap: up to three short lower-case words from i, each
+// followed by a space (or an apostrophe), then a capital: the particles
+// of a name (van der Berg, de la Cruz, d'Alembert).
+func particleThenCap(s string, i int) bool {
+	n := len(s)
+	if particleStart[s[i]] == 0 {
+		return false
+	}
+	for k := 0; k < 3; k++ {
+		j := lowerRun(s, i)
+		if j == i || j-i > 5 || j+1 >= n || s[j] != ' ' && s[j] != '\'' {
+			return false
+		}
+		i = j + 1
+		if nameByte[s[i]] == 3 || s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// particleStart marks the first letters of particles.
+var particleStart = func() (t [256]uint8) {
+	for _, c := range "abdehilotvyz" {
+		t[c] = 1
+	}
+	return t
+}()
+
+// lowerRun returns the end of the run of ASCII lower-case letters from i,
+// eight bytes at a time.
+func lowerRun(s string, i int) int {
+	n := len(s)
+	for i+8 <= n {
+		x := load64(s, i)
+		t := x & swarLow7
+		lower := (t + 0x1f1f1f1f1f1f1f1f) &^ (t + 0x0505050505050505) &^ x & swarHigh
+		if stop := ^lower & swarHigh; stop != 0 {
+			return i + bits.TrailingZeros64(stop)>>3
+		}
+		i += 8
+	}
+	for i < n && nameByte[s[i]] == 1 {
+		i++
+	}
+	return i
 }
 
 // skipWord returns the end of the word of letters around t.
@@ -562,10 +658,7 @@ func (sc *nameScan) contextBefore(t int) int {
 	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
 		i--
 	}
-	if i == t && i > 0 {
-		return ctxNone
-	}
-	if i == 0 {
+	if i == 0 || i == t && s[i-1] != '\n' {
 		return ctxNone
 	}
 	// A dash: "— Jean Dupont", "-- Anna", at a line start or after a space.

@@ -58,6 +58,8 @@ func TestPersonClasses(t *testing.T) {
 		{"Atentamente,\nLucía Gómez", []string{"Lucía Gómez"}},
 		{"Pozdrawiam,\nTomasz Lewandowski", []string{"Tomasz Lewandowski"}},
 		{"Best regards,\nThe Support Team", nil},
+		{"Regards,\nAnna", []string{"Anna"}},
+		{"Kind regards,\r\nLukas", []string{"Lukas"}},
 		// labels
 		{"customer Alice Martin", []string{"Alice Martin"}},
 		{"Kunde Jürgen Wolff", []string{"Jürgen Wolff"}},
