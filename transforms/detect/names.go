@@ -166,7 +166,7 @@ func readWordTo(t *nameTok, s string, i int) {
 			if j == i+1 {
 				t.shape = shapeInitial
 			}
-			t.flags = nameLookup(h)
+			t.flags = caseFlags(nameLookup(h), t.shape)
 			return
 		}
 	}
@@ -246,7 +246,7 @@ func readWordTo(t *nameTok, s string, i int) {
 	}
 	t.dot = i < n && s[i] == '.'
 	if !digit && letters > 0 {
-		t.flags = wordFlags(s[t.start:t.end], t.hash)
+		t.flags = caseFlags(nameLookup(t.hash), t.shape)
 	}
 	return
 }
@@ -271,9 +271,18 @@ func innerCapOK(w string, k int) bool {
 	return false
 }
 
-// wordFlags looks the word w (hash h) up.
-func wordFlags(w string, h uint32) uint16 {
-	return nameLookup(h)
+// caseFlags is the flags f of a word of shape sh: a company form
+// written in capitals (AG, IS) is Org only so written, a lower-case Org
+// word (figli, ligure) only after a name.
+func caseFlags(f uint16, sh uint8) uint16 {
+	if f&nameword.OrgCase != 0 {
+		if sh == shapeUpper || sh == shapeOther {
+			f |= nameword.Org
+		} else {
+			f &^= nameword.Company // "is", "Sa": no company form
+		}
+	}
+	return f
 }
 
 // nameScan is one scan for names: it emits into p, or (p nil) only
@@ -283,6 +292,9 @@ type nameScan struct {
 	p     *pass
 	found bool
 	extra []uint32 // hashes of the policy's context words for person
+	// from, when ≥ 0, is where the next name reported starts: a
+	// honorific or greeting that is also a given name (Don, Kara).
+	from int
 	// The last word read (at ck-1): a run reads its words more than once.
 	ck int
 	cw nameTok
@@ -302,6 +314,9 @@ func (sc *nameScan) emit(start, end int, b Basis) {
 		return
 	}
 	sc.found = true
+	if sc.from >= 0 && sc.from < start {
+		start = sc.from
+	}
 	if sc.p != nil {
 		sc.p.emitBy(detPerson, b, start, end)
 	}
@@ -345,7 +360,7 @@ func personExtraHashes(e *Extra) []uint32 {
 
 // scanPersons reports people's names.
 func (p *pass) scanPersons() {
-	sc := nameScan{s: p.s, p: p, extra: personExtraHashes(p.extra)}
+	sc := nameScan{s: p.s, p: p, extra: personExtraHashes(p.extra), from: -1}
 	sc.run()
 }
 
@@ -355,7 +370,7 @@ func personsClean(s string) bool { return personsCleanExtra(s, nil) }
 
 // personsCleanExtra is personsClean for a policy that adds e.
 func personsCleanExtra(s string, e *Extra) bool {
-	sc := nameScan{s: s, extra: personExtraHashes(e)}
+	sc := nameScan{s: s, extra: personExtraHashes(e), from: -1}
 	sc.run()
 	return !sc.found
 }
@@ -443,6 +458,13 @@ func honorificTok(t *nameTok) bool {
 	return t.flags&nameword.Honorific != 0 && (t.end-t.start > 1 || t.dot)
 }
 
+// honorificAt is honorificTok for the word t of s, where a one-letter
+// honorific may also go without its dot before a capitalised word (M
+// Jean Dupont).
+func honorificAt(s string, t *nameTok) bool {
+	return honorificTok(t) || t.flags&nameword.Honorific != 0 && t.end+1 < len(s) && s[t.end] == ' ' && nameByte[s[t.end+1]] == 3
+}
+
 // latin looks at the capitalised word at t and returns where to go on.
 func (sc *nameScan) latin(t int) int {
 	s := sc.s
@@ -478,7 +500,7 @@ func (sc *nameScan) latin(t int) int {
 	}
 	ctx := ctxNone
 	switch {
-	case honorificTok(w) || w.flags&nameword.Label != 0 || sc.isExtra(w.hash):
+	case honorificAt(s, w) || w.flags&nameword.Label != 0 || sc.isExtra(w.hash):
 		ctx = ctxHonorific
 	case w.flags&nameword.Greeting != 0:
 		ctx = ctxGreeting
@@ -497,7 +519,13 @@ func (sc *nameScan) latin(t int) int {
 			}
 			ctx, pos = ctxHonorific, nx.end
 		}
-		if e, ok := sc.run1(pos, ctx); ok {
+		sc.from = -1
+		if w.flags&nameword.Given != 0 && w.shape == shapeCap && !w.dot {
+			sc.from = t // Don Juan, Kara Bednar: the word is a name too
+		}
+		e, ok := sc.run1(pos, ctx)
+		sc.from = -1
+		if ok {
 			return e
 		}
 		return end
@@ -672,10 +700,13 @@ func (sc *nameScan) contextBefore(t int) int {
 		} else if j > 0 && s[j-1] == '-' {
 			j--
 		}
-		if j == 0 || s[j-1] == ' ' || s[j-1] == '\n' {
-			return ctxSignature
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
 		}
-		return ctxNone
+		if j == 0 || s[j-1] == '\n' {
+			return ctxSignature // at a line's start: "— Jean Dupont"
+		}
+		return ctxNone // "Crona - Graham": a company
 	}
 	if s[i-1] == '\n' {
 		// The last word of the line before: a closing?
@@ -718,6 +749,7 @@ func (sc *nameScan) contextBefore(t int) int {
 // nameGroup is a word of a run: its parts joined by hyphens.
 type nameGroup struct {
 	start, end int
+	org        bool   // a part is a company, street or place word and no name
 	first      uint16 // flags of the first part
 	any        uint16 // of every part
 	shape      uint8  // of the first part
@@ -737,6 +769,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	k := 0
 	pos := t
 	leading := ctx != ctxNone // particles may open the run after context (Dhr. de Vries)
+	lead := false             // they did
 	after := -1               // where the word after the run starts (-1: none)
 	for k < maxGroups && pos < len(s) {
 		// Particles before the next word: van der, de la, da.
@@ -764,13 +797,10 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		g, ok := sc.group(q)
 		if !ok || !nameWordOK(&g, k) {
 			after = q
-			if np > 0 {
-				after = -1
-			}
 			break
 		}
 		if k == 0 && np > 0 {
-			g.start = pos // the particles open the name
+			g.start, lead = pos, true // the particles open the name
 		}
 		gs[k] = g
 		k++
@@ -803,23 +833,24 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if s[after] == '&' {
 			return 0, false
 		}
-		if nw := sc.word(after); nw.end > after && nw.flags&nameword.Org != 0 && nw.shape != shapeLower {
+		if nw := sc.word(after); nw.end > after && nw.flags&nameword.Org != 0 {
 			return 0, false
 		}
 	}
 	if e := gs[k-1].end; e+2 < len(s) && s[e] == ' ' && s[e+1] == '&' {
 		return 0, false
 	}
-	if gs[k-1].end+1 < len(s) && s[gs[k-1].end] == ',' {
-		if nw := readWord(s, skipSpaces(s, gs[k-1].end+1)); nw.flags&nameword.Org != 0 && nw.shape != shapeLower {
-			return 0, false // "Smith, Inc."
-		}
+	if ctx == ctxNone && companyChain(s, gs[k-1].end) {
+		return 0, false // "Smith, Inc.", "Zepeda y Pelayo Medina Asociados"
 	}
-	if ctx == ctxNone && orgBefore(s, t) {
-		return 0, false
+	if e := gs[k-1].end; ctx == ctxNone && e+4 <= len(s) && s[e:e+4] == " s/n" {
+		return 0, false // a street without number
+	}
+	if ctx == ctxNone && (orgBefore(s, t) || digitAround(s, gs[0].start, gs[k-1].end)) {
+		return 0, false // Rue Victor Hugo, 10807 Reanna Ridge
 	}
 	for j := 0; j < k; j++ {
-		if gs[j].any&nameword.Org != 0 {
+		if gs[j].org {
 			return 0, false // Karl-Marx-Straße
 		}
 	}
@@ -828,6 +859,9 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if gs[j].any&(nameword.Given|nameword.Surname) != 0 {
 			table = true
 		}
+	}
+	if sc.from >= 0 && gs[0].first&nameword.Given != 0 && !lead {
+		sc.from = -1 // Hi Tom, Don Juan: the word was a greeting or honorific
 	}
 	switch ctx {
 	case ctxHonorific:
@@ -843,15 +877,16 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	// The tables: from each word of the run, a given name and what follows.
 	for j := 0; j+1 < k; j++ {
 		a, b := &gs[j], &gs[j+1]
-		if a.shape != shapeCap {
-			continue
+		if a.shape != shapeCap || a.first&(nameword.Particle|nameword.Org) != 0 {
+			continue // La Rochelle, Lake Pauline: a particle or place word opens no name here
 		}
 		ok := false
 		switch {
 		case a.first&nameword.Given != 0 && a.first&nameword.Common == 0:
 			// An unambiguous given name: a capitalised word follows that is
 			// not only a common word or another name that is a common word.
-			ok = b.first&nameword.Common == 0 || b.first&nameword.Surname != 0
+			ok = b.first&nameword.Common == 0 || b.first&nameword.Surname != 0 ||
+				b.first&nameword.Given != 0 && k > j+2 && gs[j+2].first&nameword.Surname != 0 // Ana Júlia Martins
 		case a.first&nameword.Given != 0:
 			ok = b.first&(nameword.Surname|nameword.Given) != 0 && b.first&nameword.Common == 0
 		case a.first&nameword.Surname != 0 && a.first&nameword.Common == 0:
@@ -877,6 +912,49 @@ func skipSpaces(s string, i int) int {
 	return i
 }
 
+// companyChain: from i, a chain of capitalised words joined by spaces,
+// commas, '&', '-' and y, e, and, und, et, en, og, och ends in a company
+// form (Becerra Martínez y León Asociados, Müller & Söhne).
+func companyChain(s string, i int) bool {
+	for n := 0; n < 10 && i < len(s); n++ {
+		for i < len(s) && (s[i] == ' ' || s[i] == ',' || s[i] == '&' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) {
+			return false
+		}
+		w := readWord(s, i)
+		switch {
+		case w.end == i:
+			return false
+		case w.flags&nameword.Company != 0:
+			return true
+		case w.shape == shapeLower && w.end-w.start <= 3:
+			switch s[w.start:w.end] {
+			case "y", "e", "and", "und", "et", "en", "og", "och", "i":
+			default:
+				return false
+			}
+		case w.shape != shapeCap && w.shape != shapeUpper:
+			return false
+		}
+		i = w.end
+		if i < len(s) && s[i] == '.' {
+			i++
+		}
+	}
+	return false
+}
+
+// digitAround: a number stands just before start or after end (a house
+// number: 10807 Reanna Ridge, Rincón Eva 4).
+func digitAround(s string, start, end int) bool {
+	if start >= 2 && s[start-1] == ' ' && nameByte[s[start-2]] == 4 && s[start-2] != '_' {
+		return true
+	}
+	return end+1 < len(s) && s[end] == ' ' && s[end+1]-'0' < 10
+}
+
 // orgBefore: the word before t is a street, place or company word (Rue
 // Victor Hugo, Via Giuseppe Verdi, San Martín).
 func orgBefore(s string, t int) bool {
@@ -897,12 +975,12 @@ func orgBefore(s string, t int) bool {
 		return false
 	}
 	w := readWord(s, k)
-	return w.flags&nameword.Org != 0
+	return w.flags&nameword.Org != 0 && (w.shape != shapeLower || w.flags&nameword.StreetBefore != 0)
 }
 
 // readGroup reads a word and the parts hyphenated to it.
 func readGroup(s string, i int) (nameGroup, bool) {
-	sc := nameScan{s: s}
+	sc := nameScan{s: s, from: -1}
 	return sc.group(i)
 }
 
@@ -917,6 +995,7 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 		return nameGroup{}, false
 	}
 	g := nameGroup{start: w.start, end: w.end, first: w.flags, any: w.flags, shape: w.shape, parts: 1, initial: w.shape == shapeInitial && w.dot}
+	g.org = orgNotName(w.flags)
 	if w.shape == shapeInitial && !w.dot {
 		return g, false
 	}
@@ -927,7 +1006,7 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 		}
 		if p.shape != shapeCap && p.shape != shapeUpper {
 			if p.flags&nameword.Org != 0 {
-				g.any |= nameword.Org // Goethe-straße
+				g.org = true // Goethe-straße
 			}
 			// Min-jun, Seo-yeon: a short lower-case part of a given name.
 			if p.shape != shapeLower || p.end-p.start > 5 || p.flags&(nameword.Given|nameword.Surname) == 0 || p.flags&nameword.Org != 0 {
@@ -935,6 +1014,7 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 			}
 		}
 		g.any |= p.flags
+		g.org = g.org || orgNotName(p.flags)
 		g.end = p.end
 		g.parts++
 	}
@@ -958,10 +1038,16 @@ func nameWordOK(g *nameGroup, k int) bool {
 	if g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
 		return false
 	}
-	if g.first&(nameword.Org|nameword.Honorific|nameword.Greeting) != 0 {
+	if g.first&(nameword.Honorific|nameword.Greeting) != 0 && g.first&(nameword.Given|nameword.Surname) == 0 || g.org {
 		return false
 	}
 	return true
+}
+
+// orgNotName: flags f are a company, street or place word's that is no
+// given name or surname (Hall, West and Park are names too).
+func orgNotName(f uint16) bool {
+	return f&nameword.Company != 0 || f&nameword.Org != 0 && f&(nameword.Given|nameword.Surname) == 0
 }
 
 // cjk looks for names in the run of CJK characters at t and returns its
@@ -1022,6 +1108,73 @@ func cjkSuffixAt(s string, i, end int) bool {
 		}
 		if j >= end {
 			return false
+		}
+	}
+	return false
+}
+
+// cjkGivenAfterSpace returns the end of a given name at g, after a
+// family name and a space (山田 太郎に, 中谷 さくらに): one of the tables,
+// else one to three Han or katakana characters (hiragana ends them) not
+// followed by more Han; 0 if none.
+func cjkGivenAfterSpace(s string, g int) int {
+	end := g
+	for end < len(s) {
+		r, size := utf8.DecodeRuneInString(s[end:])
+		if !isCJK(r) {
+			break
+		}
+		end += size
+	}
+	if end == g {
+		return 0
+	}
+	k, chars := g, 0
+	for k < end && chars < 4 {
+		r, size := utf8.DecodeRuneInString(s[k:])
+		if r < 0x30a0 || cjkSuffixAt(s, k, end) { // hiragana: a particle
+			break
+		}
+		k += size
+		chars++
+	}
+	if chars > 0 && chars < 4 && (k == end || cjkSuffixAt(s, k, end) || cjkParticle(s, k)) && !cjkOrg(s[g:k]) {
+		return k
+	}
+	for m := 4; m >= 1; m-- { // さくら: a given name of the tables in kana
+		k := cjkChars(s, g, end, m)
+		if k-g == 3*m && nameLookup(cjkHash(s[g:k]))&nameword.Given != 0 && !cjkOrgAt(s, k, end) {
+			return k
+		}
+	}
+	return 0
+}
+
+// cjkOrgAt: a company, place or title word starts at i (within end).
+func cjkOrgAt(s string, i, end int) bool {
+	for n := 1; n <= 4 && i < end; n++ {
+		k := cjkChars(s, i, end, n)
+		if nameLookup(cjkHash(s[i:k]))&nameword.Org != 0 {
+			return true
+		}
+		if k >= end {
+			break
+		}
+	}
+	return false
+}
+
+// cjkOrgBefore: a company form ends at j (株式会社, 有限会社).
+func cjkOrgBefore(s string, j int) bool {
+	k := j
+	for n := 0; n < 4 && k > 0; n++ {
+		r, size := utf8.DecodeLastRuneInString(s[:k])
+		if !isCJK(r) {
+			return false
+		}
+		k -= size
+		if nameLookup(cjkHash(s[k:j]))&nameword.Org != 0 {
+			return true
 		}
 	}
 	return false
@@ -1102,6 +1255,9 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 	if r < 0x3400 {
 		return j // kana: no family name starts here
 	}
+	if cjkOrgBefore(s, j) {
+		return j // 株式会社石崎食品: a company's name
+	}
 	// A family name of the tables, longest first.
 	for n := 3; n >= 1; n-- {
 		f := cjkChars(s, j, e, n)
@@ -1114,7 +1270,7 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 			if g-f < 3*m || nameLookup(cjkHash(s[f:g]))&nameword.Given == 0 {
 				continue
 			}
-			if n+m >= 3 || cjkSuffixAt(s, g, e) || g == e {
+			if (n+m >= 3 || cjkSuffixAt(s, g, e) || g == e) && !cjkOrgAt(s, g, e) {
 				sc.emit(j, g, BasisNameTable)
 				return g
 			}
@@ -1141,17 +1297,7 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 			}
 		}
 		if f == e && e < len(s) && s[e] == ' ' {
-			// 山田 太郎: a family name, a space, a short run of CJK.
-			g := e + 1
-			k := g
-			for k < len(s) && !cjkSuffixAt(s, k, len(s)) {
-				kr, size := utf8.DecodeRuneInString(s[k:])
-				if !isCJK(kr) {
-					break
-				}
-				k += size
-			}
-			if chars := utf8.RuneCountInString(s[g:k]); chars >= 1 && chars <= 4 && !cjkOrg(s[g:k]) {
+			if k := cjkGivenAfterSpace(s, e+1); k > 0 {
 				sc.emit(j, k, BasisNameTable)
 				return k
 			}
@@ -1180,7 +1326,7 @@ func personNameShape(s string) (ok bool, basis Basis) {
 		return false, BasisPattern
 	}
 	if r, _ := utf8.DecodeRuneInString(s); isCJK(r) {
-		sc := nameScan{s: s}
+		sc := nameScan{s: s, from: -1}
 		for j := 0; j < len(s); {
 			r, size := utf8.DecodeRuneInString(s[j:])
 			if !isCJK(r) {
@@ -1233,8 +1379,11 @@ func personNameShape(s string) (ok bool, basis Basis) {
 			j++
 			continue
 		}
-		if w := readWord(s, j); w.end > j && w.shape == shapeLower && w.flags&nameword.Particle != 0 {
-			j = w.end
+		if w := readWord(s, j); w.end > j && (w.shape == shapeLower && w.flags&nameword.Particle != 0 || words == 0 && honorificAt(s, &w) || nameAffix(s[w.start:w.end])) {
+			j = w.end // de, van; Mr., Prof. Dr.; Jr., MD, III
+			if j < len(s) && s[j] == '.' {
+				j++
+			}
 			continue
 		}
 		g, ok := readGroup(s, j)
@@ -1245,7 +1394,7 @@ func personNameShape(s string) (ok bool, basis Basis) {
 			j = g.end + 1
 			continue
 		}
-		if g.any&nameword.Org != 0 || g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
+		if g.org || g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
 			return false, BasisPattern
 		}
 		if g.shape != shapeCap && !(g.shape == shapeUpper && g.first&(nameword.Given|nameword.Surname) != 0) {
@@ -1270,6 +1419,17 @@ func personNameShape(s string) (ok bool, basis Basis) {
 		return false, BasisPattern
 	}
 	return true, BasisNameTable
+}
+
+// nameAffix: a generation or degree after a name (Jr, III, MD, PhD,
+// Filho).
+func nameAffix(w string) bool {
+	switch w {
+	case "Jr", "Sr", "Snr", "Jnr", "I", "II", "III", "IV", "V", "VI", "MD", "DDS", "DVM", "PhD", "Esq", "CPA", "RN", "MBA", "MSc", "Msc", "BSc", "Bsc", "MA", "BA",
+		"Neto", "Filho", "Júnior", "Junior", "Sobrinho", "Dr", "Prof", "Ing", "Dipl":
+		return true
+	}
+	return false
 }
 
 func allCJK(s string) bool {

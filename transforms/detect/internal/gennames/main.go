@@ -53,7 +53,14 @@ const flat = x => !x ? [] : Array.isArray(x) ? x : Object.values(x).flat();
 const out = {};
 for (const l of process.argv.slice(1)) {
   const p = (allLocales[l] || {}).person || {};
-  out[l] = { given: flat(p.first_name).concat(flat(p.middle_name)), surname: flat(p.last_name) };
+  const loc = (allLocales[l] || {}).location || {};
+  const words = x => flat(x).filter(v => typeof v === 'string');
+  // Street and place affixes that are words (not fragments of names).
+  const co = (allLocales[l] || {}).company || {};
+  const place = [].concat(words(loc.street_prefix), l.startsWith('fr') ? [] : words(loc.street_suffix),
+    ['nl', 'sv'].includes(l) ? [] : words(loc.city_prefix), words(loc.city_suffix).filter(v => v.startsWith(' ') || l === 'it'),
+    words(co.category), words(loc.city_suffix).filter(v => l === 'ja'));
+  out[l] = { given: flat(p.first_name).concat(flat(p.middle_name)), surname: flat(p.last_name), place };
 }
 process.stdout.write(JSON.stringify(out));
 `
@@ -87,8 +94,9 @@ func main() {
 	log.Printf("%s: %s", *out, stats)
 }
 
-// Names is the dataset: per locale, given names and surnames.
-type Names map[string]struct{ Given, Surname []string }
+// Names is the dataset: per locale, given names, surnames, and the
+// words of street and place names (Ridge, Calleja, do Norte).
+type Names map[string]struct{ Given, Surname, Place []string }
 
 // Dump reads the person names of the locales from the faker package in
 // dir with node.
@@ -106,13 +114,14 @@ func Dump(dir string) (Names, error) {
 	var raw map[string]struct {
 		Given   []string `json:"given"`
 		Surname []string `json:"surname"`
+		Place   []string `json:"place"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, err
 	}
 	n := Names{}
 	for l, v := range raw {
-		n[l] = struct{ Given, Surname []string }{v.Given, v.Surname}
+		n[l] = struct{ Given, Surname, Place []string }{v.Given, v.Surname, v.Place}
 	}
 	return n, nil
 }
@@ -192,12 +201,43 @@ func Build(names Names) ([]byte, string) {
 			}
 		}
 	}
+	honorific := map[uint32]bool{}
+	for _, w := range honorifics {
+		honorific[nameword.Hash(w)] = true
+	}
+	// Street and place words of the dataset that are no names: Org.
+	for _, l := range locales {
+		for _, pl := range names[l].Place {
+			for _, w := range strings.Fields(pl) {
+				if validWord(w) && (utf8.RuneCountInString(w) > 2 || isCJKWord(w)) && !isName[nameword.Hash(w)] && !particle[strings.ToLower(w)] && !honorific[nameword.Hash(w)] {
+					add(w, nameword.Org)
+				}
+			}
+		}
+	}
+	// Company forms written in capitals (AG, SA, IS, eG) are Org only so
+	// written: "is", "as", "sa" are words.
+	for _, w := range companyWords {
+		if abbreviation(w) {
+			add(w, nameword.OrgCase|nameword.Company)
+		} else {
+			add(w, nameword.Org|nameword.Company)
+		}
+	}
+	for _, w := range orgWords {
+		if abbreviation(w) {
+			add(w, nameword.OrgCase)
+		}
+	}
 	for _, set := range []struct {
 		words []string
 		f     uint16
 	}{{honorifics, nameword.Honorific}, {greetings, nameword.Greeting}, {closings, nameword.Closing}, {orgWords, nameword.Org},
-		{particles, nameword.Particle}, {labels, nameword.Label}, {suffixes, nameword.Suffix}} {
+		{particles, nameword.Particle}, {labels, nameword.Label}, {suffixes, nameword.Suffix}, {streetsBefore, nameword.Org | nameword.StreetBefore}} {
 		for _, w := range set.words {
+			if set.f == nameword.Org && abbreviation(w) {
+				continue
+			}
 			add(w, set.f)
 		}
 	}
@@ -227,6 +267,25 @@ func Build(names Names) ([]byte, string) {
 
 // suffixes follow a name in Japanese, Chinese and Korean.
 var suffixes = []string{"さん", "様", "さま", "氏", "殿", "先生", "君", "くん", "ちゃん", "先輩", "教授", "博士", "社長", "部長", "課长", "課長", "女士", "小姐", "老师", "老師", "经理", "經理", "님", "씨", "선생님"}
+
+// abbreviation: a company form of two capitals or more, or mixed case
+// (GmbH, SpA, eG).
+func abbreviation(w string) bool {
+	upper, lower := 0, 0
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			upper++
+		} else {
+			lower++
+		}
+	}
+	return upper >= 2 || upper == 1 && !startsUpper(w) || len(w) <= 3 && upper == len(w)
+}
+
+func isCJKWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return r >= 0x3040
+}
 
 func startsUpper(w string) bool {
 	r, _ := utf8.DecodeRuneInString(w)

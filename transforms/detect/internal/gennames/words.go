@@ -12,7 +12,7 @@ var honorifics = []string{
 	// de
 	"Herr", "Herrn", "Frau", "Fräulein", "Hr", "Fr", "Dipl", "Ing",
 	// fr
-	"M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Monsieur", "Mademoiselle", "Me", "Maître", "Pr",
+	"M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Monsieur", "Mademoiselle", "Maître", "Pr",
 	// es, pt
 	"Sr", "Sra", "Srta", "Sres", "Señor", "Señora", "Señorita", "Don", "Doña", "Dña", "Dra", "Lic", "Ing", "Senhor", "Senhora", "Sras", "Dona", "Exmo", "Exma",
 	// it
@@ -59,7 +59,7 @@ var closings = []string{
 // particles join the parts of a name: van der Berg, da Silva, de la Cruz.
 var particles = []string{
 	"van", "der", "den", "de", "del", "della", "delle", "dei", "degli", "di", "da", "dal", "dalla", "das", "do", "dos", "du", "des",
-	"la", "le", "las", "los", "von", "vom", "zu", "zum", "zur", "ter", "ten", "te", "het", "op", "y", "e", "af", "av", "bin", "binti", "binte", "bte", "ibn", "al", "el",
+	"la", "le", "las", "los", "von", "vom", "zu", "zum", "zur", "ter", "ten", "te", "het", "op", "af", "av", "bin", "binti", "binte", "bte", "ibn", "al", "el",
 }
 
 // labels name the role of the person whose name follows.
@@ -77,19 +77,21 @@ var labels = []string{
 
 // orgWords make a company, an institution, a street or a place of the
 // capitalised words next to them: no person is reported there.
-var orgWords = []string{
-	// companies
+var companyWords = []string{
 	"Inc", "Incorporated", "LLC", "LLP", "Ltd", "Limited", "Corp", "Corporation", "Co", "Company", "Group", "Holdings", "Holding", "Partners", "Associates",
 	"Sons", "Brothers", "Bros", "Industries", "Enterprises", "Technologies", "Solutions", "Systems", "Consulting", "Services", "Bank", "Capital", "Ventures",
 	"Foundation", "Institute", "Trust", "Fund", "Labs", "Studio", "Studios", "Media", "Software", "Pharma", "Motors", "Airlines", "Insurance", "Securities",
 	"GmbH", "AG", "KG", "KGaA", "OHG", "eG", "eV", "UG", "mbH", "Söhne", "Gebrüder", "Stiftung", "Verlag", "Bau", "Werke",
 	"SA", "SAS", "SARL", "SASU", "SNC", "EURL", "Cie", "Fils", "Frères", "Groupe",
-	"SL", "SLU", "SAU", "Ltda", "Hermanos", "Hijos", "Compañía", "Grupo", "Sucesores",
+	"SL", "SLU", "SAU", "Ltda", "Hermanos", "Hijos", "Compañía", "Grupo", "Sucesores", "Asociados", "Associados", "Comércio", "Bedrijf", "Combinatie", "Groep", "Gruppe", "Gruppen", "Aktiebolag", "Kommanditbolag", "Investment", "figli", "Zonen",
 	"SpA", "Srl", "Snc", "Sas", "Figli", "Fratelli", "Gruppo",
 	"BV", "NV", "VOF", "Zonen", "Gebroeders",
 	"ME", "EIRELI", "Filhos", "Irmãos",
 	"sp", "SA", "Spółka", "AB", "HB", "KB", "Oy", "Oyj", "Ky", "ApS", "AS", "ASA", "IS", "PLC", "Pty", "Pvt", "Plc",
-	// institutions and places
+}
+
+// orgWords are institutions, places and streets.
+var orgWords = []string{
 	"University", "College", "School", "Academy", "Hospital", "Clinic", "Hotel", "Restaurant", "Cafe", "Café", "Bar", "Museum", "Library", "Church", "Cathedral",
 	"Center", "Centre", "Station", "Airport", "Park", "Stadium", "Arena", "Hall", "Theatre", "Theater", "Gallery", "Prize", "Award", "Medal", "Bridge", "Tower",
 	"Universität", "Hochschule", "Schule", "Klinik", "Krankenhaus", "Bahnhof", "Flughafen", "Kirche", "Rathaus",
@@ -103,14 +105,14 @@ var orgWords = []string{
 	"市", "県", "区", "町", "村", "駅", "店", "屋", "社", "部", "課", "局", "署", "府", "都", "道", "線", "館", "堂", "寺", "神社", "公園", "通り", "ビル", "本店", "支店",
 	"公司", "集团", "银行", "大学", "医院", "学校", "省", "路", "街", "区",
 	// streets
-	"Street", "St", "Road", "Rd", "Avenue", "Ave", "Boulevard", "Blvd", "Lane", "Ln", "Drive", "Dr", "Court", "Ct", "Place", "Pl", "Square", "Sq", "Way", "Terrace", "Crescent", "Close", "Gardens", "Grove", "Highway", "Parkway", "Row", "Mews",
+	"Street", "St", "Road", "Rd", "Avenue", "Ave", "Boulevard", "Blvd", "Lane", "Drive", "Court", "Place", "Square", "Way", "Terrace", "Crescent", "Close", "Gardens", "Grove", "Highway", "Parkway", "Row", "Mews",
 	"Straße", "Strasse", "Str", "Weg", "Platz", "Allee", "Gasse", "Ring", "Damm", "Ufer", "Chaussee", "Steig", "Pfad",
-	"Rue", "Avenue", "Av", "Boulevard", "Bd", "Bld", "Place", "Chemin", "Impasse", "Allée", "Quai", "Cours", "Route", "Passage", "Square",
-	"Calle", "C", "Avenida", "Avda", "Plaza", "Paseo", "Camino", "Carretera", "Ronda", "Travesía", "Glorieta",
+	"Rue", "Avenue", "Boulevard", "Place", "Chemin", "Impasse", "Allée", "Quai", "Cours", "Route", "Passage", "Square",
+	"Calle", "Avenida", "Avda", "Plaza", "Paseo", "Camino", "Carretera", "Ronda", "Travesía", "Glorieta",
 	"Via", "Viale", "Piazza", "Piazzale", "Corso", "Vicolo", "Largo", "Strada", "Lungomare",
 	"Straat", "Laan", "Plein", "Gracht", "Kade", "Dijk", "Singel", "Steeg",
 	"Rua", "Travessa", "Praça", "Largo", "Alameda", "Estrada", "Rodovia",
-	"Ulica", "Ul", "Aleja", "Al", "Plac", "Osiedle", "Gatan", "Vägen", "Gata", "Väg", "Torget", "Katu", "Tie", "Kuja", "Polku", "Gade", "Vej", "Vei", "Veien", "Gate", "Gaten", "Torv",
+	"Ulica", "Aleja", "Plac", "Osiedle", "Gatan", "Vägen", "Gata", "Väg", "Torget", "Katu", "Tie", "Kuja", "Polku", "Gade", "Vej", "Vei", "Veien", "Gate", "Gaten", "Torv",
 }
 
 // common is, per language, words that are capitalised at the start of a
@@ -175,6 +177,13 @@ var common = map[string][]string{
 		"og", "i", "at", "det", "en", "den", "til", "er", "som", "på", "de", "med", "han", "af", "for", "ikke", "der", "var", "mig", "sig", "men", "et", "har", "om", "vi", "hej", "tak", "januar", "februar", "marts", "april", "maj", "juni", "juli", "august", "september", "oktober", "november", "december", "mandag", "tirsdag", "onsdag", "torsdag", "fredag", "lørdag", "søndag", "vinter", "forår", "efterår",
 		"københavn", "aarhus", "odense", "aalborg", "esbjerg", "randers", "kolding", "horsens", "vejle", "roskilde", "danmark", "norge", "oslo", "bergen", "trondheim", "stavanger", "kunde", "faktura", "bestilling",
 	},
+}
+
+// streetsBefore come before a street's name, in lower case too (au 12
+// rue Victor Hugo, in via Garibaldi).
+var streetsBefore = []string{
+	"rue", "avenue", "boulevard", "allée", "impasse", "quai", "chemin", "place", "via", "viale", "piazza", "piazzale", "corso", "vicolo", "largo",
+	"calle", "avenida", "plaza", "paseo", "camino", "carretera", "rua", "travessa", "praça", "alameda", "estrada", "ulica", "aleja", "plac", "osiedle",
 }
 
 // romanised are names as the locales without a Latin script in the

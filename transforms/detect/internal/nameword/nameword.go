@@ -9,17 +9,20 @@ import "unicode"
 // The flags of a word in the table: the name tables it is in, and the
 // vocabulary of context around names (written by hand in gennames).
 const (
-	Given     uint16 = 1 << iota // a given name in some locale
-	Surname                      // a family name in some locale
-	Common                       // also a common word, place or brand: a name only in context
-	Stop                         // a common word that is no name: never part of one
-	Honorific                    // Mr, Frau, Mme, Sr., Dhr. …: a name follows
-	Greeting                     // Dear, Hi, Hallo, Bonjour …: a name may follow
-	Closing                      // regards, Grüßen, cordialement …: a signature follows
-	Org                          // GmbH, Inc, Street, Straße, Hotel …: next to it, no person
-	Particle                     // van, de, da, von, zu … inside a name
-	Label                        // customer, patient, Kunde … before a name
-	Suffix                       // さん 様 氏 先生 님 씨 …: after a name (CJK)
+	Given        uint16 = 1 << iota // a given name in some locale
+	Surname                         // a family name in some locale
+	Common                          // also a common word, place or brand: a name only in context
+	Stop                            // a common word that is no name: never part of one
+	Honorific                       // Mr, Frau, Mme, Sr., Dhr. …: a name follows
+	Greeting                        // Dear, Hi, Hallo, Bonjour …: a name may follow
+	Closing                         // regards, Grüßen, cordialement …: a signature follows
+	Org                             // GmbH, Inc, Street, Straße, Hotel …: next to it, no person
+	Particle                        // van, de, da, von, zu … inside a name
+	Label                           // customer, patient, Kunde … before a name
+	Suffix                          // さん 様 氏 先生 님 씨 …: after a name (CJK)
+	OrgCase                         // AG, SA, IS, eG …: Org only when written with two capitals or more
+	StreetBefore                    // rue, via, calle …: a street's name follows, even written in lower case
+	Company                         // Inc, GmbH, SARL, Ltda …: a company form, whatever else the word is
 )
 
 // Fold is the rune a name's rune r is compared as: lower case, and the
