@@ -248,7 +248,6 @@ func readWordTo(t *nameTok, s string, i int) {
 	if !digit && letters > 0 {
 		t.flags = caseFlags(nameLookup(t.hash), t.shape)
 	}
-	return
 }
 
 // innerCapOK: the second capital letter of w (at letter index k) follows a
@@ -905,13 +904,6 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	return 0, false
 }
 
-func skipSpaces(s string, i int) int {
-	for i < len(s) && s[i] == ' ' {
-		i++
-	}
-	return i
-}
-
 // companyChain: from i, a chain of capitalised words joined by spaces,
 // commas, '&', '-' and y, e, and, und, et, en, og, och ends in a company
 // form (Becerra Martínez y León Asociados, Müller & Söhne).
@@ -1326,51 +1318,7 @@ func personNameShape(s string) (ok bool, basis Basis) {
 		return false, BasisPattern
 	}
 	if r, _ := utf8.DecodeRuneInString(s); isCJK(r) {
-		sc := nameScan{s: s, from: -1}
-		for j := 0; j < len(s); {
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if !isCJK(r) {
-				break
-			}
-			if isKatakana(r) {
-				// ジョン・スミス
-				for _, r := range s {
-					if !isKatakana(r) && r != '・' && r != ' ' {
-						return false, BasisPattern
-					}
-				}
-				return true, BasisPattern
-			}
-			e := j
-			for e < len(s) {
-				r, size := utf8.DecodeRuneInString(s[e:])
-				if !isCJK(r) {
-					break
-				}
-				e += size
-			}
-			if end := sc.cjkAt(j, e, r); end == len(s) {
-				return true, BasisNameTable
-			}
-			// A family name alone or with any short given name.
-			for f := cjkChars(s, j, e, 1); f <= e && f > j; f = cjkChars(s, f, e, 1) {
-				if nameLookup(cjkHash(s[j:f]))&nameword.Surname != 0 {
-					rest := s[f:]
-					if len(rest) > 0 && rest[0] == ' ' {
-						rest = rest[1:]
-					}
-					if c := utf8.RuneCountInString(rest); c <= 4 && allCJK(rest) && !cjkOrg(rest) {
-						return true, BasisNameTable
-					}
-				}
-				if f == e {
-					break
-				}
-			}
-			_ = size
-			return false, BasisPattern
-		}
-		return false, BasisPattern
+		return cjkNameShape(s, r), BasisNameTable
 	}
 	words, known, common := 0, 0, 0
 	for j := 0; j < len(s); {
@@ -1428,6 +1376,48 @@ func nameAffix(w string) bool {
 	case "Jr", "Sr", "Snr", "Jnr", "I", "II", "III", "IV", "V", "VI", "MD", "DDS", "DVM", "PhD", "Esq", "CPA", "RN", "MBA", "MSc", "Msc", "BSc", "Bsc", "MA", "BA",
 		"Neto", "Filho", "Júnior", "Junior", "Sobrinho", "Dr", "Prof", "Ing", "Dipl":
 		return true
+	}
+	return false
+}
+
+// cjkNameShape is personNameShape for s starting with the CJK character
+// r: a katakana name (ジョン・スミス), a family name and given name the
+// scan finds, or a family name of the tables with at most four CJK
+// characters after it.
+func cjkNameShape(s string, r rune) bool {
+	if isKatakana(r) {
+		for _, r := range s {
+			if !isKatakana(r) && r != '・' && r != ' ' {
+				return false
+			}
+		}
+		return true
+	}
+	e := 0
+	for e < len(s) {
+		r, size := utf8.DecodeRuneInString(s[e:])
+		if !isCJK(r) {
+			break
+		}
+		e += size
+	}
+	sc := nameScan{s: s, from: -1}
+	if end := sc.cjkAt(0, e, r); end == len(s) {
+		return true
+	}
+	for f := cjkChars(s, 0, e, 1); f > 0 && f <= e; f = cjkChars(s, f, e, 1) {
+		if nameLookup(cjkHash(s[:f]))&nameword.Surname != 0 {
+			rest := s[f:]
+			if len(rest) > 0 && rest[0] == ' ' {
+				rest = rest[1:]
+			}
+			if utf8.RuneCountInString(rest) <= 4 && allCJK(rest) && !cjkOrg(rest) {
+				return true
+			}
+		}
+		if f == e {
+			break
+		}
 	}
 	return false
 }
