@@ -873,6 +873,12 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 		_ = table
 	}
+	if ctx == ctxNone && k >= 2 && brandPair(s, gs[0].start, gs[1].end) {
+		return 0, false // Calvin Klein, Morgan Stanley, Martin Luther King…
+	}
+	if e := gs[k-1].end; ctx == ctxNone && e+2 < len(s) && s[e] == '.' && s[e+1] == ' ' && sc.word(e+2).flags&nameword.Org != 0 {
+		return 0, false // Martin Luther King Jr. Boulevard
+	}
 	// The tables: from each word of the run, a given name and what follows.
 	for j := 0; j+1 < k; j++ {
 		a, b := &gs[j], &gs[j+1]
@@ -936,6 +942,29 @@ func companyChain(s string, i int) bool {
 		}
 	}
 	return false
+}
+
+// brandPair: s[i:j], two words with a space, is a brand named after a
+// person (folded and hashed as the generator hashes "Calvin Klein"; '&'
+// and a second space are left out: Ben & Jerry).
+func brandPair(s string, i, j int) bool {
+	h := nameword.Offset
+	space := false
+	for _, r := range s[i:j] {
+		switch {
+		case r == ' ':
+			if space {
+				continue
+			}
+			space = true
+		case r == '&' || r == '\'' || r == '’' || r == '.' || r == '-':
+			continue
+		default:
+			space = false
+		}
+		h = nameword.Mix(h, nameword.Fold(r))
+	}
+	return nameLookup(h)&nameword.Brand != 0
 }
 
 // digitAround: a number stands just before start or after end (a house

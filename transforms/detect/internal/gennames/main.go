@@ -241,6 +241,10 @@ func Build(names Names) ([]byte, string) {
 			add(w, set.f)
 		}
 	}
+	// Brands: the hash of both words with the space between them.
+	for _, b := range brands {
+		add(b, nameword.Brand)
+	}
 	keys := make([]uint32, 0, len(flags))
 	for h := range flags {
 		keys = append(keys, h)

@@ -92,6 +92,7 @@ var companyWords = []string{
 
 // orgWords are institutions, places and streets.
 var orgWords = []string{
+	"Huis", "Haus", "Maison", "Casa", "Museu", "Musée", "Stichting", "Fondation", "Fundación", "Fondazione",
 	"University", "College", "School", "Academy", "Hospital", "Clinic", "Hotel", "Restaurant", "Cafe", "Café", "Bar", "Museum", "Library", "Church", "Cathedral",
 	"Center", "Centre", "Station", "Airport", "Park", "Stadium", "Arena", "Hall", "Theatre", "Theater", "Gallery", "Prize", "Award", "Medal", "Bridge", "Tower",
 	"Universität", "Hochschule", "Schule", "Klinik", "Krankenhaus", "Bahnhof", "Flughafen", "Kirche", "Rathaus",
@@ -184,6 +185,18 @@ var common = map[string][]string{
 var streetsBefore = []string{
 	"rue", "avenue", "boulevard", "allée", "impasse", "quai", "chemin", "place", "via", "viale", "piazza", "piazzale", "corso", "vicolo", "largo",
 	"calle", "avenida", "plaza", "paseo", "camino", "carretera", "rua", "travessa", "praça", "alameda", "estrada", "ulica", "aleja", "plac", "osiedle",
+}
+
+// brands are companies, brands and places named after a person, known
+// well enough to be written without a company form: the two words are
+// not reported as a person without context.
+var brands = []string{
+	"Calvin Klein", "Ralph Lauren", "Tommy Hilfiger", "Michael Kors", "Kate Spade", "Tom Ford", "Hugo Boss", "Giorgio Armani", "Christian Dior", "Christian Louboutin",
+	"Yves Saint", "Louis Vuitton", "Jimmy Choo", "Vera Wang", "Marc Jacobs", "Paul Smith", "Ted Baker", "Karl Lagerfeld", "Stella McCartney", "Oscar Renta",
+	"Charles Schwab", "Philip Morris", "Johnnie Walker", "Jack Daniels", "Jim Beam", "Martin Marietta", "Morgan Stanley", "Goldman Sachs", "Merrill Lynch", "Dow Jones",
+	"Clifford Chance", "Price Waterhouse", "Baker McKenzie", "Grant Thornton", "Ernst Young", "Arthur Andersen", "Booz Allen", "Estée Lauder", "Mercedes Benz", "Walt Disney",
+	"Harley Davidson", "Aston Martin", "Rolls Royce", "Alfa Romeo", "Enzo Ferrari", "Ben Jerry", "Wells Fargo", "Julia Lang", "Charlotte Amalie", "Santa Claus",
+	"Robert Bosch", "Carl Zeiss", "Max Planck", "Hugo Junkers", "Anne Frank", "Victoria Albert", "Martin Luther", "George Washington", "Abraham Lincoln", "John Lewis", "Marks Spencer",
 }
 
 // romanised are names as the locales without a Latin script in the

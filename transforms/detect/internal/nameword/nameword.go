@@ -23,6 +23,7 @@ const (
 	OrgCase                         // AG, SA, IS, eG …: Org only when written with two capitals or more
 	StreetBefore                    // rue, via, calle …: a street's name follows, even written in lower case
 	Company                         // Inc, GmbH, SARL, Ltda …: a company form, whatever else the word is
+	Brand                           // (the hash of two words) a company, brand or place named after a person: Calvin Klein
 )
 
 // Fold is the rune a name's rune r is compared as: lower case, and the
