@@ -409,6 +409,19 @@ func (sc *nameScan) run() {
 	found:
 		c := s[i]
 		if c < 0x80 {
+			if len(sc.extra) == 0 {
+				// The cheap tests of latin, here to save calls (each
+				// costs in the VM): a capital inside a word, ALL CAPS and
+				// CamelCase, a word nothing around makes a name.
+				if i > 0 && nameByte[s[i-1]] != 0 || i+1 < n && nameByte[s[i+1]] == 3 && c != 'M' {
+					i = skipWord(s, i)
+					continue
+				}
+				if ok, e := worthReading(s, i); !ok {
+					i = e
+					continue
+				}
+			}
 			i = sc.latin(i)
 			continue
 		}
@@ -545,7 +558,20 @@ func (sc *nameScan) latin(t int) int {
 // word's end.
 func worthReading(s string, t int) (bool, int) {
 	n := len(s)
-	e := lowerRun(s, t+1)
+	e := t + 1
+	if e+8 <= n {
+		// Most words end within eight bytes: one load, no call.
+		x := load64(s, e)
+		y := x & swarLow7
+		lower := (y + 0x1f1f1f1f1f1f1f1f) &^ (y + 0x0505050505050505) &^ x & swarHigh
+		if stop := ^lower & swarHigh; stop != 0 {
+			e += bits.TrailingZeros64(stop) >> 3
+		} else {
+			e = lowerRun(s, e+8)
+		}
+	} else {
+		e = lowerRun(s, e)
+	}
 	if e+2 >= n {
 		return true, e
 	}
