@@ -56,7 +56,15 @@ var (
 	nameKeys  = 4
 	nameFlags = 4 + 4*nameCount
 	nameIndex = 4 + 6*nameCount
+	nameCJK   = nameIndex + 2*4097
 )
+
+// cjkFirst reports whether some CJK surname of the tables starts with r
+// (a bitmap: false for most characters).
+func cjkFirst(r rune) bool {
+	k := int(r & 0xffff)
+	return nameTable[nameCJK+k>>3]>>(k&7)&1 != 0
+}
 
 func le32(s string, i int) uint32 {
 	_ = s[i+3]
@@ -1103,7 +1111,7 @@ func (sc *nameScan) cjk(t int) int {
 	s := sc.s
 	e := t
 	for e < len(s) {
-		r, size := utf8.DecodeRuneInString(s[e:])
+		r, size := decodeCJK(s, e)
 		if !isCJK(r) {
 			break
 		}
@@ -1111,7 +1119,7 @@ func (sc *nameScan) cjk(t int) int {
 	}
 	next := e
 	for j := t; j < e; {
-		r, size := utf8.DecodeRuneInString(s[j:])
+		r, size := decodeCJK(s, j)
 		if end := sc.cjkAt(j, e, r); end > j {
 			j = end
 			next = max(next, end) // 山田 太郎: past the run
@@ -1122,10 +1130,22 @@ func (sc *nameScan) cjk(t int) int {
 	return next
 }
 
+// decodeCJK is utf8.DecodeRuneInString with the three-byte characters of
+// CJK text decoded inline.
+func decodeCJK(s string, i int) (rune, int) {
+	if i+2 < len(s) && s[i]&0xf0 == 0xe0 && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 {
+		r := rune(s[i]&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f)
+		if r >= 0x800 && (r < 0xd800 || r > 0xdfff) {
+			return r, 3
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
 // cjkChars returns the end of up to n characters of s from i, within end.
 func cjkChars(s string, i, end, n int) int {
 	for ; n > 0 && i < end; n-- {
-		_, size := utf8.DecodeRuneInString(s[i:])
+		_, size := decodeCJK(s, i)
 		i += size
 	}
 	return i
@@ -1134,8 +1154,10 @@ func cjkChars(s string, i, end, n int) int {
 // cjkHash hashes s[i:j].
 func cjkHash(s string) uint32 {
 	h := nameword.Offset
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := decodeCJK(s, i)
 		h = nameword.Mix(h, r)
+		i += size
 	}
 	return h
 }
@@ -1255,6 +1277,9 @@ func isHangul(r rune) bool   { return r >= 0xac00 && r <= 0xd7a3 }
 // ends at e; it returns the end of what it reported, or j.
 func (sc *nameScan) cjkAt(j, e int, r rune) int {
 	s := sc.s
+	if !isKatakana(r) && !cjkFirst(r) {
+		return j // no family name starts here
+	}
 	if isHangul(r) {
 		// Korean: a word of a family syllable and a given name.
 		if j > 0 {
@@ -1302,14 +1327,14 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 	if r < 0x3400 {
 		return j // kana: no family name starts here
 	}
-	if cjkOrgBefore(s, j) {
-		return j // 株式会社石崎食品: a company's name
-	}
 	// A family name of the tables, longest first.
 	for n := 3; n >= 1; n-- {
 		f := cjkChars(s, j, e, n)
 		if f-j < 3*n || nameLookup(cjkHash(s[j:f]))&nameword.Surname == 0 {
 			continue
+		}
+		if cjkOrgBefore(s, j) {
+			return j // 株式会社石崎食品: a company's name
 		}
 		// A given name of the tables after it, longest first.
 		for m := 4; m >= 1; m-- {

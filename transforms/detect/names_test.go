@@ -247,3 +247,16 @@ func TestPersonExtraContext(t *testing.T) {
 		t.Errorf("without the policy's words: %q", got)
 	}
 }
+
+// BenchmarkPersonJapanese is the person scan over Japanese prose with names.
+func BenchmarkPersonJapanese(b *testing.B) {
+	para := "本日の会議では、営業部の田中さんが新しい製品の販売計画について説明しました。担当は山田 太郎です。来週までに資料を準備してください。東京本社の会議室で午後三時から開始します。"
+	s := strings.Repeat(para, 2000)
+	b.SetBytes(int64(len(s)))
+	p := pass{s: s, fam: 1 << detPerson, spans: make([]Span, 0, 8192)}
+	for b.Loop() {
+		p.spans = p.spans[:0]
+		p.scanPersons()
+	}
+	b.ReportMetric(float64(len(p.spans)), "names")
+}

@@ -128,7 +128,8 @@ func Dump(dir string) (Names, error) {
 
 // Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
 // n uint16 flags, then 4097 uint16: the index of the first entry whose
-// hash's top 12 bits are k, for k = 0…4096.
+// hash's top 12 bits are k, for k = 0…4096; then 1024 uint64: bit
+// r&0xffff set for the first character r of a CJK surname.
 func Build(names Names) ([]byte, string) {
 	flags := map[uint32]uint16{}
 	words := map[uint32]string{}
@@ -263,6 +264,15 @@ func Build(names Names) ([]byte, string) {
 		}
 		binary.Write(&buf, binary.LittleEndian, uint16(k))
 	}
+	// The first characters of the CJK surnames, bit r&0xffff: most Han
+	// and Hangul characters start none, and are passed after one test.
+	var cjkFirst [1 << 16 / 64]uint64
+	for h, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); r >= 0x3040 && flags[h]&nameword.Surname != 0 {
+			cjkFirst[(r&0xffff)>>6] |= 1 << (r & 63)
+		}
+	}
+	binary.Write(&buf, binary.LittleEndian, cjkFirst)
 	if len(keys) >= 1<<16 {
 		log.Fatal("gennames: more than 65535 words: the index needs wider entries")
 	}
