@@ -1380,7 +1380,9 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 
 // personNameShape reports whether the whole of s looks like a person's
 // name (for a value under a key such as "name"): words that are
-// capitalised (or particles, initials, a surname in capitals), no digit,
+// capitalised (or particles, initials, a name of the tables in capitals
+// or in lower case: ALICE MARTIN, alice martin), honorifics first and
+// generations or degrees anywhere (Dr., Jr., MD) left aside, no digit,
 // no company form (GmbH, Inc, Ltd, S.A. …) or street word, at least one
 // word in the name tables and not only common words; or a CJK family
 // name of the tables with a given name. basis is BasisNameTable when the
@@ -1425,7 +1427,8 @@ func personNameShape(s string) (ok bool, basis Basis) {
 		if g.org || g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
 			return false, BasisPattern
 		}
-		if g.shape != shapeCap && !(g.shape == shapeUpper && g.first&(nameword.Given|nameword.Surname) != 0) {
+		inTable := g.first&(nameword.Given|nameword.Surname) != 0
+		if g.shape != shapeCap && !(g.shape == shapeUpper && inTable) && !(g.shape == shapeLower && inTable && g.first&(nameword.Common|nameword.Stop|nameword.Particle) == 0) {
 			return false, BasisPattern
 		}
 		words++
@@ -1443,7 +1446,7 @@ func personNameShape(s string) (ok bool, basis Basis) {
 			return false, BasisPattern
 		}
 	}
-	if words == 0 || words > maxGroups || known == 0 || known == common && words == 1 {
+	if words == 0 || words > maxGroups || known == 0 || known == common && known == words || brandPair(s, 0, len(s)) {
 		return false, BasisPattern
 	}
 	return true, BasisNameTable

@@ -139,7 +139,8 @@ func TestPersonNameShape(t *testing.T) {
 		{"山田太郎", true}, {"山田 花子", true}, {"김민수", true}, {"Иван Петров", true},
 		{"", false}, {"Acme GmbH", false}, {"Alice Martin Inc", false}, {"Widget 3000", false}, {"Ergonomic Granite Chair", false},
 		{"getCustomerName", false}, {"Paris", false}, {"the best chair", false}, {"Schmidt & Partner", false}, {"山田工業", false},
-		{"Alice2 Martin", false}, {"Rue Victor Hugo", false},
+		{"Alice2 Martin", false}, {"Rue Victor Hugo", false}, {"alice martin", true}, {"the chair", false}, {"Dr. Alice Martin Jr.", true},
+		{"Calvin Klein", false}, {"M Jean Dupont", true}, {"Morgan Stanley", false}, {"Will Grant", false},
 	} {
 		if ok, _ := personNameShape(c.s); ok != c.ok {
 			t.Errorf("personNameShape(%q) = %v, want %v", c.s, ok, c.ok)
