@@ -79,7 +79,7 @@ func TestCleanFindsNothing(t *testing.T) {
 func TestCleanPasses(t *testing.T) {
 	ds, all := allDetectors(t), Select(nil, 0)
 	clean := []string{
-		"", "gold", "Bob Keller", "Get customers. Supports paging.", "prefers email, renewal due in March",
+		"", "gold", "bob keller", "Get customers. Supports paging.", "prefers email, renewal due in March",
 		"Search terms", "Only validate", "Comment on invoices", "Export repositories for the next window opened",
 	}
 	for _, s := range clean {

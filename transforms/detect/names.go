@@ -1,7 +1,1515 @@
 package detect
 
-// scanPersons is not written yet: it finds nothing.
-func (p *pass) scanPersons() {}
+import (
+	_ "embed"
+	"math/bits"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
 
-// personsClean: scanPersons finds nothing anywhere yet.
-func personsClean(s string) bool { return true }
+	"github.com/cloudg/mcp-privacy/transforms/detect/internal/nameword"
+)
+
+// People's names in text (manual 12.9.3). A name is a run of capitalised
+// words (with particles such as van der, da, de la between them, hyphens
+// and apostrophes inside them: Jean-Pierre, O'Brien, McDonald), reported
+// whole and without what introduced it, when
+//
+//   - context comes before it: an honorific (Mr, Frau, Mme, Sr., Sig.,
+//     Dhr., Pan …), a greeting that a name in the tables follows (Dear,
+//     Hi, Hallo, Hola …), a label (customer, patient, Kunde …, and the
+//     policy's context words for person), or a signature: a dash, or the
+//     line after a closing (Best regards, Mit freundlichen Grüßen …);
+//   - or the name tables say so: a given name followed by a capitalised
+//     word (a surname in the tables when the given name is also a common
+//     word, place or brand: May, Will, Grant, Paris …), or a known
+//     surname followed by a known given name.
+//
+// Nothing is reported next to a company form, a street or place word
+// (GmbH, Inc, &, Street, Rue, Straße …), nor for a single word without
+// context. Japanese, Chinese and Korean names are a family name of the
+// tables followed by a given name of the tables, or by a space and a
+// short run, or by an honorific suffix (さん, 様, 氏, 先生, 님 …).
+//
+// The tables (names_table.bin, made by internal/gennames from the person
+// names of @faker-js/faker and the vocabulary in its words.go) hold only
+// 32-bit hashes of folded words and their flags (package nameword).
+//
+// Cost: the scan visits capitalised word starts, found eight bytes at a
+// time, and non-ASCII letters; ALL CAPS and CamelCase words are skipped
+// at their second letter; a word is hashed as it is read (no allocation,
+// no string map) and looked up by binary search in the bucket of its
+// hash's top 12 bits (about seven words). A prefilter on the first three
+// letters was tried and dropped: the tables start with most three-letter
+// prefixes that text does (92% of capitalised words passed it).
+
+//go:generate go run ./internal/gennames -o names_table.bin
+
+//go:embed names_table.bin
+var nameTable string
+
+// The parts of nameTable: n hashes from nameKeys, n flags from
+// nameFlags, 4097 index entries from nameIndex.
+var (
+	nameCount = int(le32(nameTable, 0))
+	nameKeys  = 4
+	nameFlags = 4 + 4*nameCount
+	nameIndex = 4 + 6*nameCount
+	nameCJK   = nameIndex + 2*4097
+)
+
+// cjkFirst reports whether some CJK surname of the tables starts with r
+// (a bitmap: false for most characters).
+func cjkFirst(r rune) bool {
+	k := int(r & 0xffff)
+	return nameTable[nameCJK+k>>3]>>(k&7)&1 != 0
+}
+
+func le32(s string, i int) uint32 {
+	_ = s[i+3]
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+// nameLookup returns the flags of the word with hash h (0: not in the
+// tables).
+func nameLookup(h uint32) uint16 {
+	t := nameTable
+	b := int(h>>20) * 2
+	p := unsafe.Pointer(unsafe.StringData(t))
+	lo := int(*(*uint16)(unsafe.Add(p, nameIndex+b)))
+	hi := int(*(*uint16)(unsafe.Add(p, nameIndex+b+2)))
+	if bigEndian {
+		lo, hi = int(bits.ReverseBytes16(uint16(lo))), int(bits.ReverseBytes16(uint16(hi)))
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		k := *(*uint32)(unsafe.Add(p, nameKeys+4*m))
+		if bigEndian {
+			k = bits.ReverseBytes32(k)
+		}
+		switch {
+		case k == h:
+			f := *(*uint16)(unsafe.Add(p, nameFlags+2*m))
+			if bigEndian {
+				f = bits.ReverseBytes16(f)
+			}
+			return f
+		case k < h:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return 0
+}
+
+// The flags a word must have none of to be part of a name.
+const notName = nameword.Stop | nameword.Org | nameword.Honorific | nameword.Greeting | nameword.Closing | nameword.Label | nameword.Suffix
+
+// Word shapes.
+const (
+	shapeOther   = iota // camelCase, digits inside …: no name
+	shapeCap            // Capitalised (McDonald, O'Brien, DiCaprio too)
+	shapeUpper          // ALL CAPS
+	shapeLower          // lower case
+	shapeInitial        // one capital letter
+)
+
+// nameTok is a word as read for the person scan.
+type nameTok struct {
+	start, end int
+	flags      uint16
+	shape      uint8
+	dot        bool // a '.' follows
+	hash       uint32
+}
+
+// nameByte classifies ASCII bytes for words: 1 letter, 2 upper case, 4
+// digit or '_'.
+var nameByte = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = 1
+		t[c-32] = 3
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 4
+	}
+	t['_'] = 4
+	return t
+}()
+
+// isCJK reports whether r is written without spaces between words: Han,
+// Hiragana, Katakana, Hangul.
+func isCJK(r rune) bool {
+	return r >= 0x3040 && r <= 0x30ff || r >= 0x3400 && r <= 0x9fff || r >= 0xac00 && r <= 0xd7a3 || r >= 0xf900 && r <= 0xfaff || r >= 0x20000 && r <= 0x2ffff
+}
+
+// readWord reads the word of letters at i (i at a letter): apostrophes
+// between letters (O'Brien, not the possessive 's) are inside it; a
+// hyphen ends it. It stops at CJK characters.
+func readWord(s string, i int) nameTok {
+	var t nameTok
+	readWordTo(&t, s, i)
+	return t
+}
+
+// readWordTo is readWord into *t.
+func readWordTo(t *nameTok, s string, i int) {
+	n := len(s)
+	if i >= n {
+		*t = nameTok{start: i, end: i}
+		return
+	}
+	if c := s[i]; nameByte[c] == 3 {
+		// Most words: a capital and ASCII lower-case letters.
+		h := nameword.Mix(nameword.Offset, rune(c|0x20))
+		j := i + 1
+		for j < n && nameByte[s[j]] == 1 {
+			h = nameword.Mix(h, rune(s[j]))
+			j++
+		}
+		if j == n || s[j] < 0x80 && nameByte[s[j]] == 0 && s[j] != '\'' {
+			t.start, t.end, t.hash, t.shape, t.dot = i, j, h, shapeCap, j < n && s[j] == '.'
+			if j == i+1 {
+				t.shape = shapeInitial
+			}
+			t.flags = caseFlags(nameLookup(h), t.shape)
+			return
+		}
+	}
+	*t = nameTok{start: i, hash: nameword.Offset}
+	letters, uppers, secondUpper := 0, 0, -1
+	firstUpper, digit := false, false
+	for i < n {
+		c := s[i]
+		var r rune
+		size := 1
+		if c < utf8.RuneSelf {
+			k := nameByte[c]
+			if k == 0 {
+				if (c == '\'') && i+1 < n && letters > 0 && nameByte[s[i+1]]&1 != 0 && !(s[i+1] == 's' && (i+2 >= n || nameByte[s[i+2]]&1 == 0)) {
+					i++
+					continue
+				}
+				break
+			}
+			if k == 4 {
+				digit = true
+				r = rune(c)
+			} else {
+				r = rune(c) | 0x20
+				if k == 3 {
+					if letters == 0 {
+						firstUpper = true
+					} else if secondUpper < 0 {
+						secondUpper = letters
+					}
+					uppers++
+				}
+			}
+		} else {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if r == '’' && letters > 0 && i+3 < n && nameByte[s[i+3]]&1 != 0 && !(s[i+3] == 's' && (i+4 >= n || nameByte[s[i+4]]&1 == 0)) {
+				i += size
+				continue
+			}
+			if isCJK(r) || !unicode.IsLetter(r) {
+				if unicode.Is(unicode.Mn, r) {
+					i += size
+					continue
+				}
+				break
+			}
+			if unicode.IsUpper(r) {
+				if letters == 0 {
+					firstUpper = true
+				} else if secondUpper < 0 {
+					secondUpper = letters
+				}
+				uppers++
+			}
+			r = nameword.Fold(r)
+		}
+		t.hash = nameword.Mix(t.hash, r)
+		letters++
+		i += size
+	}
+	t.end = i
+	switch {
+	case digit || letters == 0:
+		t.shape = shapeOther
+	case letters == 1 && firstUpper:
+		t.shape = shapeInitial
+	case uppers == 0:
+		t.shape = shapeLower
+	case firstUpper && uppers == 1:
+		t.shape = shapeCap
+	case uppers == letters:
+		t.shape = shapeUpper
+	case firstUpper && uppers == 2 && innerCapOK(s[t.start:t.end], secondUpper):
+		t.shape = shapeCap
+	default:
+		t.shape = shapeOther
+	}
+	t.dot = i < n && s[i] == '.'
+	if !digit && letters > 0 {
+		t.flags = caseFlags(nameLookup(t.hash), t.shape)
+	}
+}
+
+// innerCapOK: the second capital letter of w (at letter index k) follows a
+// prefix of surnames: Mc, Mac, O', D', De, Di, Da, Du, La, Le, Van, Von,
+// Fitz.
+func innerCapOK(w string, k int) bool {
+	if len(w) > 2 && (w[1] == '\'' || w[1] == 0xe2) {
+		return k == 1
+	}
+	switch k {
+	case 2:
+		p := w[:2]
+		return p == "Mc" || p == "De" || p == "Di" || p == "Da" || p == "Du" || p == "La" || p == "Le"
+	case 3:
+		p := w[:3]
+		return p == "Mac" || p == "Van" || p == "Von"
+	case 4:
+		return w[:4] == "Fitz"
+	}
+	return false
+}
+
+// caseFlags is the flags f of a word of shape sh: a company form
+// written in capitals (AG, IS) is Org only so written, a lower-case Org
+// word (figli, ligure) only after a name.
+func caseFlags(f uint16, sh uint8) uint16 {
+	if f&nameword.OrgCase != 0 {
+		if sh == shapeUpper || sh == shapeOther {
+			f |= nameword.Org
+		} else {
+			f &^= nameword.Company // "is", "Sa": no company form
+		}
+	}
+	return f
+}
+
+// nameScan is one scan for names: it emits into p, or (p nil) only
+// records that it would find something.
+type nameScan struct {
+	s     string
+	p     *pass
+	found bool
+	extra []uint32 // hashes of the policy's context words for person
+	// from, when ≥ 0, is where the next name reported starts: a
+	// honorific or greeting that is also a given name (Don, Kara).
+	from int
+	// The last word read (at ck-1): a run reads its words more than once.
+	ck int
+	cw nameTok
+}
+
+// word is readWord(sc.s, i), remembered: valid until the next call.
+func (sc *nameScan) word(i int) *nameTok {
+	if sc.ck != i+1 {
+		readWordTo(&sc.cw, sc.s, i)
+		sc.ck = i + 1
+	}
+	return &sc.cw
+}
+
+func (sc *nameScan) emit(start, end int, b Basis) {
+	if end <= start {
+		return
+	}
+	sc.found = true
+	if sc.from >= 0 && sc.from < start {
+		start = sc.from
+	}
+	if sc.p != nil {
+		sc.p.emitBy(detPerson, b, start, end)
+	}
+}
+
+// personExtra caches the hashes of the context words of the last Extra
+// seen.
+var personExtra atomic.Pointer[struct {
+	e *Extra
+	h []uint32
+}]
+
+func personExtraHashes(e *Extra) []uint32 {
+	if e == nil || len(e.Context["person"]) == 0 {
+		return nil
+	}
+	if c := personExtra.Load(); c != nil && c.e == e {
+		return c.h
+	}
+	var hs []uint32
+	for _, w := range e.Context["person"] {
+		// The last word of a phrase ("account holder": holder).
+		k := len(w)
+		for k > 0 && w[k-1] == ' ' || k > 0 && w[k-1] == ':' {
+			k--
+		}
+		j := k
+		for j > 0 && w[j-1] != ' ' {
+			j--
+		}
+		if j < k {
+			hs = append(hs, readWord(w[j:k], 0).hash)
+		}
+	}
+	personExtra.Store(&struct {
+		e *Extra
+		h []uint32
+	}{e, hs})
+	return hs
+}
+
+// scanPersons reports people's names.
+func (p *pass) scanPersons() {
+	sc := nameScan{s: p.s, p: p, extra: personExtraHashes(p.extra), from: -1}
+	sc.run()
+}
+
+// personsClean reports whether scanPersons surely finds nothing in s
+// (without operator context words: see personsCleanExtra).
+func personsClean(s string) bool { return personsCleanExtra(s, nil) }
+
+// personsCleanExtra is personsClean for a policy that adds e.
+func personsCleanExtra(s string, e *Extra) bool {
+	sc := nameScan{s: s, extra: personExtraHashes(e), from: -1}
+	sc.run()
+	return !sc.found
+}
+
+const swarLow7 = 0x7f7f7f7f7f7f7f7f
+
+// capsOrHigh marks (high bit of each byte) the bytes of x that are ASCII
+// capitals or non-ASCII.
+func capsOrHigh(x uint64) uint64 {
+	t := x & swarLow7
+	ge := t + 0x3f3f3f3f3f3f3f3f // high bit: byte ≥ 'A'
+	gt := t + 0x2525252525252525 // high bit: byte > 'Z'
+	return (ge&^gt)&^x&swarHigh | x&swarHigh
+}
+
+// run scans sc.s.
+func (sc *nameScan) run() {
+	s := sc.s
+	n := len(s)
+	i := 0
+	for i < n {
+		for i+8 <= n {
+			// Capitals and non-ASCII bytes (a capital inside a word is
+			// skipped with its word).
+			if m := capsOrHigh(load64(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			i += 8
+		}
+		for i < n && s[i] < 0x80 && nameByte[s[i]] != 3 {
+			i++
+		}
+		if i >= n {
+			return
+		}
+	found:
+		c := s[i]
+		if c < 0x80 {
+			if len(sc.extra) == 0 {
+				// The cheap tests of latin, here to save calls (each
+				// costs in the VM): a capital inside a word, ALL CAPS and
+				// CamelCase, a word nothing around makes a name.
+				if i > 0 && nameByte[s[i-1]] != 0 || i+1 < n && nameByte[s[i+1]] == 3 && c != 'M' {
+					i = skipWord(s, i)
+					continue
+				}
+				if ok, e := worthReading(s, i); !ok {
+					i = e
+					continue
+				}
+			}
+			i = sc.latin(i)
+			continue
+		}
+		if c < 0xc0 {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isCJK(r):
+			i = sc.cjk(i)
+		case unicode.IsUpper(r):
+			i = sc.latin(i)
+		default:
+			i += size
+		}
+		if sc.found && sc.p == nil {
+			return
+		}
+	}
+}
+
+// letterBefore reports whether a letter, digit or '_' ends s[:i].
+func letterBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	c := s[i-1]
+	if c < 0x80 {
+		return nameByte[c] != 0
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// Contexts a run may have.
+const (
+	ctxNone      = iota
+	ctxHonorific // Mr, Frau, label words, the policy's words: any name
+	ctxGreeting  // Dear, Hi: a name of the tables
+	ctxSignature // a dash or a closing line before: a name of the tables
+)
+
+// honorificTok: t is an honorific (a one-letter one needs its dot: M.).
+func honorificTok(t *nameTok) bool {
+	return t.flags&nameword.Honorific != 0 && (t.end-t.start > 1 || t.dot)
+}
+
+// honorificAt is honorificTok for the word t of s, where a one-letter
+// honorific may also go without its dot before a capitalised word (M
+// Jean Dupont).
+func honorificAt(s string, t *nameTok) bool {
+	return honorificTok(t) || t.flags&nameword.Honorific != 0 && t.end+1 < len(s) && s[t.end] == ' ' && nameByte[s[t.end+1]] == 3
+}
+
+// latin looks at the capitalised word at t and returns where to go on.
+func (sc *nameScan) latin(t int) int {
+	s := sc.s
+	if letterBefore(s, t) {
+		// Inside a word: go to its end.
+		return skipWord(s, t)
+	}
+	if len(sc.extra) == 0 {
+		if t+1 < len(s) && nameByte[s[t+1]] == 3 && s[t] != 'M' {
+			// ALL CAPS, CamelCase: no name starts here (MM, MME: honorifics).
+			return skipWord(s, t)
+		}
+		if ok, end := worthReading(s, t); !ok {
+			return end
+		}
+	}
+	w := sc.word(t)
+	if w.end == t {
+		_, size := utf8.DecodeRuneInString(s[t:])
+		return t + size
+	}
+	end := w.end
+	if w.flags&(nameword.Honorific|nameword.Label|nameword.Greeting) == 0 && len(sc.extra) == 0 {
+		// Most capitalised words start a sentence or a heading: unless
+		// the tables know them or context comes before, nothing starts
+		// here.
+		if w.shape != shapeCap {
+			return w.end
+		}
+		if w.flags&(nameword.Given|nameword.Surname) == 0 {
+			return w.end
+		}
+	}
+	ctx := ctxNone
+	switch {
+	case honorificAt(s, w) || w.flags&nameword.Label != 0 || sc.isExtra(w.hash):
+		ctx = ctxHonorific
+	case w.flags&nameword.Greeting != 0:
+		ctx = ctxGreeting
+	}
+	if ctx != ctxNone {
+		// The words after it, past further honorifics (Dear Mr, Herr Dr.).
+		pos := w.end
+		for k := 0; k < 4; k++ {
+			pos = skipAfterWord(s, pos, ctx == ctxGreeting)
+			if pos < 0 || pos >= len(s) {
+				return w.end
+			}
+			nx := sc.word(pos)
+			if nx.end == pos || !honorificTok(nx) {
+				break
+			}
+			ctx, pos = ctxHonorific, nx.end
+		}
+		sc.from = -1
+		if w.flags&nameword.Given != 0 && w.shape == shapeCap && !w.dot {
+			sc.from = t // Don Juan, Kara Bednar: the word is a name too
+		}
+		e, ok := sc.run1(pos, ctx)
+		sc.from = -1
+		if ok {
+			return e
+		}
+		return end
+	}
+	ctx = sc.contextBefore(t)
+	if e, ok := sc.run1(t, ctx); ok {
+		return e
+	}
+	return end
+}
+
+// worthReading is the cheap test before a capitalised word at t is read
+// and looked up: what follows it or comes before it may make it part of a
+// name. A name of two words or more has a capital (or a particle, then a
+// capital) after a space, or a honorific's dot or a greeting's comma
+// before it; a name of one word has a space or a line break before it
+// (for a label, a dash, a closing). If not, it returns false and the
+// word's end.
+func worthReading(s string, t int) (bool, int) {
+	n := len(s)
+	e := t + 1
+	if e+8 <= n {
+		// Most words end within eight bytes: one load, no call.
+		x := load64(s, e)
+		y := x & swarLow7
+		lower := (y + 0x1f1f1f1f1f1f1f1f) &^ (y + 0x0505050505050505) &^ x & swarHigh
+		if stop := ^lower & swarHigh; stop != 0 {
+			e += bits.TrailingZeros64(stop) >> 3
+		} else {
+			e = lowerRun(s, e+8)
+		}
+	} else {
+		e = lowerRun(s, e)
+	}
+	if e+2 >= n {
+		return true, e
+	}
+	c, d := s[e], s[e+1]
+	switch {
+	case c >= 0x80 || c == '\'' || c == '-':
+		return true, e // Müller, O'Brien, Jean-Pierre: read it
+	case c == ' ':
+		if nameByte[d] == 3 || d >= 0x80 || nameByte[d] == 1 && particleThenCap(s, e+1) {
+			return true, e
+		}
+	case c == '.' || c == ',':
+		if d == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80 || s[e+2]-'a' < 26) {
+			return true, e
+		}
+	}
+	// One word: context must come before it.
+	if t == 0 {
+		return false, e
+	}
+	switch s[t-1] {
+	case '\n':
+		return true, e
+	case ' ', '\t':
+		if t < 2 {
+			return false, e
+		}
+		b := s[t-2]
+		return nameByte[b]&1 != 0 || b == '.' || b == ':' || b == '-' || b >= 0x80 || b == '\n' || b == ' ', e
+	}
+	return false, e
+}
+
+// particleThenCap: up to three short lower-case words from i, each
+// followed by a space (or an apostrophe), then a capital: the particles
+// of a name (van der Berg, de la Cruz, d'Alembert).
+func particleThenCap(s string, i int) bool {
+	n := len(s)
+	if particleStart[s[i]] == 0 {
+		return false
+	}
+	for k := 0; k < 3; k++ {
+		j := lowerRun(s, i)
+		if j == i || j-i > 5 || j+1 >= n || s[j] != ' ' && s[j] != '\'' {
+			return false
+		}
+		i = j + 1
+		if nameByte[s[i]] == 3 || s[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+// particleStart marks the first letters of particles.
+var particleStart = func() (t [256]uint8) {
+	for _, c := range "abdehilotvyz" {
+		t[c] = 1
+	}
+	return t
+}()
+
+// lowerRun returns the end of the run of ASCII lower-case letters from i,
+// eight bytes at a time.
+func lowerRun(s string, i int) int {
+	n := len(s)
+	for i+8 <= n {
+		x := load64(s, i)
+		t := x & swarLow7
+		lower := (t + 0x1f1f1f1f1f1f1f1f) &^ (t + 0x0505050505050505) &^ x & swarHigh
+		if stop := ^lower & swarHigh; stop != 0 {
+			return i + bits.TrailingZeros64(stop)>>3
+		}
+		i += 8
+	}
+	for i < n && nameByte[s[i]] == 1 {
+		i++
+	}
+	return i
+}
+
+// skipWord returns the end of the word of letters around t.
+func skipWord(s string, t int) int {
+	for t < len(s) {
+		c := s[t]
+		if c < 0x80 {
+			if nameByte[c] == 0 {
+				return t
+			}
+			t++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[t:])
+		if !unicode.IsLetter(r) || isCJK(r) {
+			return t
+		}
+		t += size
+	}
+	return t
+}
+
+// skipAfterWord skips what may follow a context word before the name: a
+// dot, spaces (a comma too after a greeting: "Hello, Anna"). -1 if not
+// followed by a space.
+func skipAfterWord(s string, i int, greeting bool) int {
+	if i < len(s) && s[i] == '.' {
+		i++
+	}
+	if greeting && i < len(s) && s[i] == ',' {
+		i++
+	}
+	k := i
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i == k || i-k > 3 {
+		return -1
+	}
+	return i
+}
+
+func (sc *nameScan) isExtra(h uint32) bool {
+	for _, x := range sc.extra {
+		if x == h {
+			return true
+		}
+	}
+	return false
+}
+
+// contextBefore looks before the run at t for a lower-case label or
+// honorific (customer, mr), a policy's context word, a dash of a
+// signature, or a closing on the line before.
+func (sc *nameScan) contextBefore(t int) int {
+	s := sc.s
+	i := t
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	if i == 0 || i == t && s[i-1] != '\n' {
+		return ctxNone
+	}
+	// A dash: "— Jean Dupont", "-- Anna", at a line start or after a space.
+	if c := s[i-1]; c == '-' || c == 0x94 || c == 0x93 {
+		j := i - 1
+		if c != '-' {
+			if j < 2 || s[j-2] != 0xe2 || s[j-1] != 0x80 {
+				return ctxNone
+			}
+			j -= 2
+		} else if j > 0 && s[j-1] == '-' {
+			j--
+		}
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+			j--
+		}
+		if j == 0 || s[j-1] == '\n' {
+			return ctxSignature // at a line's start: "— Jean Dupont"
+		}
+		return ctxNone // "Crona - Graham": a company
+	}
+	if s[i-1] == '\n' {
+		// The last word of the line before: a closing?
+		j := i - 1
+		for j > 0 && (s[j-1] == '\r' || s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '!' || s[j-1] == '.' || s[j-1] == '\t') {
+			j--
+		}
+		k := j
+		for k > 0 && letterBefore(s, k) {
+			_, size := utf8.DecodeLastRuneInString(s[:k])
+			k -= size
+		}
+		if k < j && readWord(s, k).flags&nameword.Closing != 0 {
+			return ctxSignature
+		}
+		return ctxNone
+	}
+	// The word before, as a label or honorific in any case.
+	if s[i-1] == '.' || s[i-1] == ':' {
+		i--
+	}
+	k := i
+	for k > 0 && letterBefore(s, k) {
+		_, size := utf8.DecodeLastRuneInString(s[:k])
+		k -= size
+	}
+	if k == i {
+		return ctxNone
+	}
+	pw := readWord(s, k)
+	if pw.end != i && !(pw.end == i-1 && s[i-1] == '.') {
+		return ctxNone
+	}
+	if pw.flags&(nameword.Label) != 0 || honorificTok(&pw) && pw.end-pw.start > 1 || sc.isExtra(pw.hash) {
+		return ctxHonorific
+	}
+	return ctxNone
+}
+
+// nameGroup is a word of a run: its parts joined by hyphens.
+type nameGroup struct {
+	start, end int
+	org        bool   // a part is a company, street or place word and no name
+	first      uint16 // flags of the first part
+	any        uint16 // of every part
+	shape      uint8  // of the first part
+	parts      int
+	initial    bool
+}
+
+// maxGroups is the most words a name has.
+const maxGroups = 6
+
+// run1 reads the run of name words from t and reports it if its context
+// ctx or the tables make it a name; it returns the end of what it
+// reported.
+func (sc *nameScan) run1(t int, ctx int) (int, bool) {
+	s := sc.s
+	var gs [maxGroups]nameGroup
+	k := 0
+	pos := t
+	leading := ctx != ctxNone // particles may open the run after context (Dhr. de Vries)
+	lead := false             // they did
+	after := -1               // where the word after the run starts (-1: none)
+	for k < maxGroups && pos < len(s) {
+		// Particles before the next word: van der, de la, da.
+		q := pos
+		np := 0
+		for np < 3 && q < len(s) && s[q]-'a' < 26 {
+			pw := sc.word(q)
+			if pw.end == q || pw.shape != shapeLower || pw.flags&nameword.Particle == 0 {
+				break
+			}
+			nq := pw.end
+			if nq < len(s) && s[nq] == ' ' {
+				nq++
+			} else if nq < len(s) && (s[nq] == '\'' || s[nq] == '-') { // d'Alembert, dell'Acqua
+				nq++
+			} else {
+				break
+			}
+			q = nq
+			np++
+		}
+		if np > 0 && k == 0 && !leading {
+			break
+		}
+		g, ok := sc.group(q)
+		if !ok || !nameWordOK(&g, k) {
+			after = q
+			break
+		}
+		if k == 0 && np > 0 {
+			g.start, lead = pos, true // the particles open the name
+		}
+		gs[k] = g
+		k++
+		// What joins it to the next word: one space, or ". " after an
+		// initial.
+		e := g.end
+		if e < len(s) && s[e] == '.' && g.initial {
+			e++
+		}
+		if e < len(s) && s[e] == ' ' && e+1 < len(s) {
+			pos = e + 1
+			continue
+		}
+		if e < len(s) && s[e] == ' ' {
+			break
+		}
+		if e+1 < len(s) && s[e] == '&' {
+			after = e
+		}
+		break
+	}
+	for k > 0 && gs[k-1].initial {
+		k--
+	}
+	if k == 0 {
+		return 0, false
+	}
+	// Next to a company form, '&', a street or place word: no person.
+	if after >= 0 && after < len(s) {
+		if s[after] == '&' {
+			return 0, false
+		}
+		if nw := sc.word(after); nw.end > after && nw.flags&nameword.Org != 0 {
+			return 0, false
+		}
+	}
+	if e := gs[k-1].end; e+2 < len(s) && s[e] == ' ' && s[e+1] == '&' {
+		return 0, false
+	}
+	if ctx == ctxNone && companyChain(s, gs[k-1].end) {
+		return 0, false // "Smith, Inc.", "Zepeda y Pelayo Medina Asociados"
+	}
+	if e := gs[k-1].end; ctx == ctxNone && e+4 <= len(s) && s[e:e+4] == " s/n" {
+		return 0, false // a street without number
+	}
+	if ctx == ctxNone && (orgBefore(s, t) || digitAround(s, gs[0].start, gs[k-1].end)) {
+		return 0, false // Rue Victor Hugo, 10807 Reanna Ridge
+	}
+	for j := 0; j < k; j++ {
+		if gs[j].org {
+			return 0, false // Karl-Marx-Straße
+		}
+	}
+	var table bool
+	for j := 0; j < k; j++ {
+		if gs[j].any&(nameword.Given|nameword.Surname) != 0 {
+			table = true
+		}
+	}
+	if sc.from >= 0 && gs[0].first&nameword.Given != 0 && !lead {
+		sc.from = -1 // Hi Tom, Don Juan: the word was a greeting or honorific
+	}
+	switch ctx {
+	case ctxHonorific:
+		sc.emit(gs[0].start, gs[k-1].end, BasisContext)
+		return gs[k-1].end, true
+	case ctxGreeting, ctxSignature:
+		if gs[0].first&(nameword.Given|nameword.Surname) != 0 && (k > 1 || gs[0].first&nameword.Common == 0 || ctx == ctxGreeting) {
+			sc.emit(gs[0].start, gs[k-1].end, BasisContext)
+			return gs[k-1].end, true
+		}
+		_ = table
+	}
+	if ctx == ctxNone && k >= 2 && brandPair(s, gs[0].start, gs[1].end) {
+		return 0, false // Calvin Klein, Morgan Stanley, Martin Luther King…
+	}
+	if e := gs[k-1].end; ctx == ctxNone && e+2 < len(s) && s[e] == '.' && s[e+1] == ' ' && sc.word(e+2).flags&nameword.Org != 0 {
+		return 0, false // Martin Luther King Jr. Boulevard
+	}
+	// The tables: from each word of the run, a given name and what follows.
+	for j := 0; j+1 < k; j++ {
+		a, b := &gs[j], &gs[j+1]
+		if a.shape != shapeCap || a.first&(nameword.Particle|nameword.Org) != 0 {
+			continue // La Rochelle, Lake Pauline: a particle or place word opens no name here
+		}
+		ok := false
+		switch {
+		case a.first&nameword.Given != 0 && a.first&nameword.Common == 0:
+			// An unambiguous given name: a capitalised word follows that is
+			// not only a common word or another name that is a common word.
+			ok = b.first&nameword.Common == 0 || b.first&nameword.Surname != 0 ||
+				b.first&nameword.Given != 0 && k > j+2 && gs[j+2].first&nameword.Surname != 0 // Ana Júlia Martins
+		case a.first&nameword.Given != 0:
+			ok = b.first&(nameword.Surname|nameword.Given) != 0 && b.first&nameword.Common == 0
+		case a.first&nameword.Surname != 0 && a.first&nameword.Common == 0:
+			ok = b.first&nameword.Given != 0 && b.first&nameword.Common == 0 && k == j+2
+		}
+		if !ok && a.first&nameword.Surname != 0 && k == j+3 {
+			// Tan Wei Ming: a surname, then two given names.
+			c := &gs[j+2]
+			ok = b.first&nameword.Given != 0 && c.first&nameword.Given != 0 && (b.first|c.first)&nameword.Common == 0
+		}
+		if ok {
+			sc.emit(a.start, gs[k-1].end, BasisNameTable)
+			return gs[k-1].end, true
+		}
+	}
+	return 0, false
+}
+
+// companyChain: from i, a chain of capitalised words joined by spaces,
+// commas, '&', '-' and y, e, and, und, et, en, og, och ends in a company
+// form (Becerra Martínez y León Asociados, Müller & Söhne).
+func companyChain(s string, i int) bool {
+	for n := 0; n < 10 && i < len(s); n++ {
+		for i < len(s) && (s[i] == ' ' || s[i] == ',' || s[i] == '&' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) {
+			return false
+		}
+		w := readWord(s, i)
+		switch {
+		case w.end == i:
+			return false
+		case w.flags&nameword.Company != 0:
+			return true
+		case w.shape == shapeLower && w.end-w.start <= 3:
+			switch s[w.start:w.end] {
+			case "y", "e", "and", "und", "et", "en", "og", "och", "i":
+			default:
+				return false
+			}
+		case w.shape != shapeCap && w.shape != shapeUpper:
+			return false
+		}
+		i = w.end
+		if i < len(s) && s[i] == '.' {
+			i++
+		}
+	}
+	return false
+}
+
+// brandPair: s[i:j], two words with a space, is a brand named after a
+// person (folded and hashed as the generator hashes "Calvin Klein"; '&'
+// and a second space are left out: Ben & Jerry).
+func brandPair(s string, i, j int) bool {
+	h := nameword.Offset
+	space := false
+	for _, r := range s[i:j] {
+		switch {
+		case r == ' ':
+			if space {
+				continue
+			}
+			space = true
+		case r == '&' || r == '\'' || r == '’' || r == '.' || r == '-':
+			continue
+		default:
+			space = false
+		}
+		h = nameword.Mix(h, nameword.Fold(r))
+	}
+	return nameLookup(h)&nameword.Brand != 0
+}
+
+// digitAround: a number stands just before start or after end (a house
+// number: 10807 Reanna Ridge, Rincón Eva 4).
+func digitAround(s string, start, end int) bool {
+	if start >= 2 && s[start-1] == ' ' && nameByte[s[start-2]] == 4 && s[start-2] != '_' {
+		return true
+	}
+	return end+1 < len(s) && s[end] == ' ' && s[end+1]-'0' < 10
+}
+
+// orgBefore: the word before t is a street, place or company word (Rue
+// Victor Hugo, Via Giuseppe Verdi, San Martín).
+func orgBefore(s string, t int) bool {
+	i := t
+	if i == 0 || s[i-1] != ' ' {
+		return false
+	}
+	i--
+	if i > 0 && s[i-1] == '.' {
+		i--
+	}
+	k := i
+	for k > 0 && letterBefore(s, k) {
+		_, size := utf8.DecodeLastRuneInString(s[:k])
+		k -= size
+	}
+	if k == i {
+		return false
+	}
+	w := readWord(s, k)
+	return w.flags&nameword.Org != 0 && (w.shape != shapeLower || w.flags&nameword.StreetBefore != 0)
+}
+
+// readGroup reads a word and the parts hyphenated to it.
+func readGroup(s string, i int) (nameGroup, bool) {
+	sc := nameScan{s: s, from: -1}
+	return sc.group(i)
+}
+
+// group is readGroup through sc's memory.
+func (sc *nameScan) group(i int) (nameGroup, bool) {
+	s := sc.s
+	if i >= len(s) {
+		return nameGroup{}, false
+	}
+	w := sc.word(i)
+	if w.end == i {
+		return nameGroup{}, false
+	}
+	g := nameGroup{start: w.start, end: w.end, first: w.flags, any: w.flags, shape: w.shape, parts: 1, initial: w.shape == shapeInitial && w.dot}
+	g.org = orgNotName(w.flags)
+	if w.shape == shapeInitial && !w.dot {
+		return g, false
+	}
+	for g.end+1 < len(s) && s[g.end] == '-' && !g.initial {
+		p := readWord(s, g.end+1)
+		if p.end == g.end+1 {
+			break
+		}
+		if p.shape != shapeCap && p.shape != shapeUpper {
+			if p.flags&nameword.Org != 0 {
+				g.org = true // Goethe-straße
+			}
+			// Min-jun, Seo-yeon: a short lower-case part of a given name.
+			if p.shape != shapeLower || p.end-p.start > 5 || p.flags&(nameword.Given|nameword.Surname) == 0 || p.flags&nameword.Org != 0 {
+				break
+			}
+		}
+		g.any |= p.flags
+		g.org = g.org || orgNotName(p.flags)
+		g.end = p.end
+		g.parts++
+	}
+	return g, true
+}
+
+// nameWordOK: the group g can be the k-th word of a name.
+func nameWordOK(g *nameGroup, k int) bool {
+	switch g.shape {
+	case shapeCap:
+	case shapeInitial:
+		return g.initial
+	case shapeUpper:
+		// DUPONT after a given name, when the tables know it.
+		if k == 0 || g.first&nameword.Surname == 0 || g.end-g.start < 2 {
+			return false
+		}
+	default:
+		return false
+	}
+	if g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
+		return false
+	}
+	if g.first&(nameword.Honorific|nameword.Greeting) != 0 && g.first&(nameword.Given|nameword.Surname) == 0 || g.org {
+		return false
+	}
+	return true
+}
+
+// orgNotName: flags f are a company, street or place word's that is no
+// given name or surname (Hall, West and Park are names too).
+func orgNotName(f uint16) bool {
+	return f&nameword.Company != 0 || f&nameword.Org != 0 && f&(nameword.Given|nameword.Surname) == 0
+}
+
+// cjk looks for names in the run of CJK characters at t and returns its
+// end.
+func (sc *nameScan) cjk(t int) int {
+	s := sc.s
+	e := t
+	for e < len(s) {
+		r, size := decodeCJK(s, e)
+		if !isCJK(r) {
+			break
+		}
+		e += size
+	}
+	next := e
+	for j := t; j < e; {
+		r, size := decodeCJK(s, j)
+		if end := sc.cjkAt(j, e, r); end > j {
+			j = end
+			next = max(next, end) // 山田 太郎: past the run
+			continue
+		}
+		j += size
+	}
+	return next
+}
+
+// decodeCJK is utf8.DecodeRuneInString with the three-byte characters of
+// CJK text decoded inline.
+func decodeCJK(s string, i int) (rune, int) {
+	if i+2 < len(s) && s[i]&0xf0 == 0xe0 && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 {
+		r := rune(s[i]&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f)
+		if r >= 0x800 && (r < 0xd800 || r > 0xdfff) {
+			return r, 3
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// cjkChars returns the end of up to n characters of s from i, within end.
+func cjkChars(s string, i, end, n int) int {
+	for ; n > 0 && i < end; n-- {
+		_, size := decodeCJK(s, i)
+		i += size
+	}
+	return i
+}
+
+// cjkHash hashes s[i:j].
+func cjkHash(s string) uint32 {
+	h := nameword.Offset
+	for i := 0; i < len(s); {
+		r, size := decodeCJK(s, i)
+		h = nameword.Mix(h, r)
+		i += size
+	}
+	return h
+}
+
+// cjkSuffixAt: an honorific suffix starts at i.
+func cjkSuffixAt(s string, i, end int) bool {
+	if i >= end {
+		return false
+	}
+	for n := 1; n <= 3; n++ {
+		j := cjkChars(s, i, end, n)
+		if j == i {
+			return false
+		}
+		if nameLookup(cjkHash(s[i:j]))&nameword.Suffix != 0 {
+			return true
+		}
+		if j >= end {
+			return false
+		}
+	}
+	return false
+}
+
+// cjkGivenAfterSpace returns the end of a given name at g, after a
+// family name and a space (山田 太郎に, 中谷 さくらに): one of the tables,
+// else one to three Han or katakana characters (hiragana ends them) not
+// followed by more Han; 0 if none.
+func cjkGivenAfterSpace(s string, g int) int {
+	end := g
+	for end < len(s) {
+		r, size := utf8.DecodeRuneInString(s[end:])
+		if !isCJK(r) {
+			break
+		}
+		end += size
+	}
+	if end == g {
+		return 0
+	}
+	k, chars := g, 0
+	for k < end && chars < 4 {
+		r, size := utf8.DecodeRuneInString(s[k:])
+		if r < 0x30a0 || cjkSuffixAt(s, k, end) { // hiragana: a particle
+			break
+		}
+		k += size
+		chars++
+	}
+	if chars > 0 && chars < 4 && (k == end || cjkSuffixAt(s, k, end) || cjkParticle(s, k)) && !cjkOrg(s[g:k]) {
+		return k
+	}
+	for m := 4; m >= 1; m-- { // さくら: a given name of the tables in kana
+		k := cjkChars(s, g, end, m)
+		if k-g == 3*m && nameLookup(cjkHash(s[g:k]))&nameword.Given != 0 && !cjkOrgAt(s, k, end) {
+			return k
+		}
+	}
+	return 0
+}
+
+// cjkOrgAt: a company, place or title word starts at i (within end).
+func cjkOrgAt(s string, i, end int) bool {
+	for n := 1; n <= 4 && i < end; n++ {
+		k := cjkChars(s, i, end, n)
+		if nameLookup(cjkHash(s[i:k]))&nameword.Org != 0 {
+			return true
+		}
+		if k >= end {
+			break
+		}
+	}
+	return false
+}
+
+// cjkOrgBefore: a company form ends at j (株式会社, 有限会社).
+func cjkOrgBefore(s string, j int) bool {
+	k := j
+	for n := 0; n < 4 && k > 0; n++ {
+		r, size := utf8.DecodeLastRuneInString(s[:k])
+		if !isCJK(r) {
+			return false
+		}
+		k -= size
+		if nameLookup(cjkHash(s[k:j]))&nameword.Org != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cjkParticle: a hiragana particle that follows a noun starts at i (は
+// が を に の と も へ で).
+func cjkParticle(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	switch r {
+	case 'は', 'が', 'を', 'に', 'の', 'と', 'も', 'へ', 'で':
+		return true
+	}
+	return false
+}
+
+// cjkOrg: the run w ends in, or is, a company, place or title word.
+func cjkOrg(w string) bool {
+	for i := range w {
+		if nameLookup(cjkHash(w[i:]))&nameword.Org != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isKatakana(r rune) bool { return r >= 0x30a0 && r <= 0x30ff }
+func isHangul(r rune) bool   { return r >= 0xac00 && r <= 0xd7a3 }
+
+// cjkAt looks for a name starting at j (character r) in the CJK run that
+// ends at e; it returns the end of what it reported, or j.
+func (sc *nameScan) cjkAt(j, e int, r rune) int {
+	s := sc.s
+	if !isKatakana(r) && !cjkFirst(r) {
+		return j // no family name starts here
+	}
+	if isHangul(r) {
+		// Korean: a word of a family syllable and a given name.
+		if j > 0 {
+			if pr, _ := utf8.DecodeLastRuneInString(s[:j]); isHangul(pr) {
+				return j
+			}
+		}
+		f := cjkChars(s, j, e, 1)
+		if nameLookup(cjkHash(s[j:f]))&nameword.Surname == 0 {
+			return j
+		}
+		for n := 2; n >= 1; n-- {
+			g := cjkChars(s, f, e, n)
+			if g-f < 3*n {
+				continue
+			}
+			if nameLookup(cjkHash(s[f:g]))&nameword.Given != 0 && (g == e || cjkSuffixAt(s, g, e) || n == 2) {
+				sc.emit(j, g, BasisNameTable)
+				return g
+			}
+		}
+		return j
+	}
+	if isKatakana(r) {
+		// A foreign name in katakana before an honorific: スミスさん.
+		if j > 0 {
+			if pr, _ := utf8.DecodeLastRuneInString(s[:j]); isKatakana(pr) {
+				return j
+			}
+		}
+		k := j
+		for k < e {
+			kr, size := utf8.DecodeRuneInString(s[k:])
+			if !isKatakana(kr) {
+				break
+			}
+			k += size
+		}
+		if k-j >= 6 && cjkSuffixAt(s, k, e) {
+			sc.emit(j, k, BasisContext)
+			return k
+		}
+		return j
+	}
+	if r < 0x3400 {
+		return j // kana: no family name starts here
+	}
+	// A family name of the tables, longest first.
+	for n := 3; n >= 1; n-- {
+		f := cjkChars(s, j, e, n)
+		if f-j < 3*n || nameLookup(cjkHash(s[j:f]))&nameword.Surname == 0 {
+			continue
+		}
+		if cjkOrgBefore(s, j) {
+			return j // 株式会社石崎食品: a company's name
+		}
+		// A given name of the tables after it, longest first.
+		for m := 4; m >= 1; m-- {
+			g := cjkChars(s, f, e, m)
+			if g-f < 3*m || nameLookup(cjkHash(s[f:g]))&nameword.Given == 0 {
+				continue
+			}
+			if (n+m >= 3 || cjkSuffixAt(s, g, e) || g == e) && !cjkOrgAt(s, g, e) {
+				sc.emit(j, g, BasisNameTable)
+				return g
+			}
+		}
+		if cjkSuffixAt(s, f, e) {
+			sc.emit(j, f, BasisContext)
+			return f
+		}
+		if n >= 2 {
+			// 山田太郎: one to three Han characters after a family name of two
+			// or more, then the end of the run, a suffix or a particle,
+			// and no company or place word among them.
+			g := f
+			for m := 0; m < 3 && g < e; m++ {
+				gr, size := utf8.DecodeRuneInString(s[g:])
+				if gr < 0x3400 {
+					break
+				}
+				g += size
+			}
+			if g > f && (g == e || cjkSuffixAt(s, g, e) || cjkParticle(s, g)) && !cjkOrg(s[f:g]) {
+				sc.emit(j, g, BasisNameTable)
+				return g
+			}
+		}
+		if f == e && e < len(s) && s[e] == ' ' {
+			if k := cjkGivenAfterSpace(s, e+1); k > 0 {
+				sc.emit(j, k, BasisNameTable)
+				return k
+			}
+		}
+	}
+	return j
+}
+
+// personNameShape reports whether the whole of s looks like a person's
+// name (for a value under a key such as "name"): words that are
+// capitalised (or particles, initials, a name of the tables in capitals
+// or in lower case: ALICE MARTIN, alice martin), honorifics first and
+// generations or degrees anywhere (Dr., Jr., MD) left aside, no digit,
+// no company form (GmbH, Inc, Ltd, S.A. …) or street word, at least one
+// word in the name tables and not only common words; or a CJK family
+// name of the tables with a given name. basis is BasisNameTable when the
+// tables know a word.
+func personNameShape(s string) (ok bool, basis Basis) {
+	i, n := 0, len(s)
+	for i < n && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	for n > i && (s[n-1] == ' ' || s[n-1] == '\t') {
+		n--
+	}
+	s = s[i:n]
+	if s == "" || len(s) > 120 {
+		return false, BasisPattern
+	}
+	if r, _ := utf8.DecodeRuneInString(s); isCJK(r) {
+		return cjkNameShape(s, r), BasisNameTable
+	}
+	words, known, common := 0, 0, 0
+	for j := 0; j < len(s); {
+		c := s[j]
+		if c == ' ' || c == ',' {
+			j++
+			continue
+		}
+		if w := readWord(s, j); w.end > j && (w.shape == shapeLower && w.flags&nameword.Particle != 0 || words == 0 && honorificAt(s, &w) || nameAffix(s[w.start:w.end])) {
+			j = w.end // de, van; Mr., Prof. Dr.; Jr., MD, III
+			if j < len(s) && s[j] == '.' {
+				j++
+			}
+			continue
+		}
+		g, ok := readGroup(s, j)
+		if !ok {
+			return false, BasisPattern
+		}
+		if g.initial {
+			j = g.end + 1
+			continue
+		}
+		if g.org || g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
+			return false, BasisPattern
+		}
+		inTable := g.first&(nameword.Given|nameword.Surname) != 0
+		if g.shape != shapeCap && !(g.shape == shapeUpper && inTable) && !(g.shape == shapeLower && inTable && g.first&(nameword.Common|nameword.Stop|nameword.Particle) == 0) {
+			return false, BasisPattern
+		}
+		words++
+		if g.any&(nameword.Given|nameword.Surname) != 0 {
+			known++
+			if g.first&nameword.Common != 0 {
+				common++
+			}
+		}
+		j = g.end
+		if j < len(s) && s[j] == '.' {
+			j++
+		}
+		if j < len(s) && s[j] != ' ' && s[j] != ',' {
+			return false, BasisPattern
+		}
+	}
+	if words == 0 || words > maxGroups || known == 0 || known == common && known == words || brandPair(s, 0, len(s)) {
+		return false, BasisPattern
+	}
+	return true, BasisNameTable
+}
+
+// nameAffix: a generation or degree after a name (Jr, III, MD, PhD,
+// Filho).
+func nameAffix(w string) bool {
+	switch w {
+	case "Jr", "Sr", "Snr", "Jnr", "I", "II", "III", "IV", "V", "VI", "MD", "DDS", "DVM", "PhD", "Esq", "CPA", "RN", "MBA", "MSc", "Msc", "BSc", "Bsc", "MA", "BA",
+		"Neto", "Filho", "Júnior", "Junior", "Sobrinho", "Dr", "Prof", "Ing", "Dipl":
+		return true
+	}
+	return false
+}
+
+// cjkNameShape is personNameShape for s starting with the CJK character
+// r: a katakana name (ジョン・スミス), a family name and given name the
+// scan finds, or a family name of the tables with at most four CJK
+// characters after it.
+func cjkNameShape(s string, r rune) bool {
+	if isKatakana(r) {
+		for _, r := range s {
+			if !isKatakana(r) && r != '・' && r != ' ' {
+				return false
+			}
+		}
+		return true
+	}
+	e := 0
+	for e < len(s) {
+		r, size := utf8.DecodeRuneInString(s[e:])
+		if !isCJK(r) {
+			break
+		}
+		e += size
+	}
+	sc := nameScan{s: s, from: -1}
+	if end := sc.cjkAt(0, e, r); end == len(s) {
+		return true
+	}
+	for f := cjkChars(s, 0, e, 1); f > 0 && f <= e; f = cjkChars(s, f, e, 1) {
+		if nameLookup(cjkHash(s[:f]))&nameword.Surname != 0 {
+			rest := s[f:]
+			if len(rest) > 0 && rest[0] == ' ' {
+				rest = rest[1:]
+			}
+			if utf8.RuneCountInString(rest) <= 4 && allCJK(rest) && !cjkOrg(rest) {
+				return true
+			}
+		}
+		if f == e {
+			break
+		}
+	}
+	return false
+}
+
+func allCJK(s string) bool {
+	for _, r := range s {
+		if !isCJK(r) {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,328 @@
+// Command gennames writes the name table of the person detector
+// (transforms/detect/names_table.bin) from the person names of the npm
+// package @faker-js/faker (MIT; docs/RATIONALE.md) and the vocabulary in
+// words.go.
+//
+//	go generate ./transforms/detect/   (runs: go run ./internal/gennames)
+//
+// It needs node and the package: -faker DIR (or $NAMES_FAKER_DIR) is a
+// folder holding node_modules/@faker-js/faker; without one it installs
+// fakerVersion into a temporary folder with npm.
+//
+// The table is every word of the given names and surnames of the locales
+// below, folded and hashed as package nameword says, with flags: sorted
+// 32-bit hashes, their 16-bit flags, and an index of the first entry per
+// top 12 bits of hash (format in Table). The words themselves are not
+// kept: the .wasm holds 6 bytes per word.
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect/internal/nameword"
+)
+
+// fakerVersion is the version the committed table was made from.
+const fakerVersion = "10.6.0"
+
+// locales are faker's locales whose person names go into the table: the
+// 16 locales the detector is measured on and their neighbours.
+var locales = []string{
+	"en", "en_AU", "en_IN", "en_ZA", "en_NG", "en_GH", "de", "de_AT", "de_CH", "fr", "fr_CH", "fr_BE", "es", "es_MX", "it", "nl", "nl_BE",
+	"pt_BR", "pt_PT", "pl", "sv", "fi", "da", "nb_NO", "cs_CZ", "sk", "hr", "ro", "hu", "tr", "id_ID",
+	"ja", "zh_CN", "zh_TW", "ko", "ru", "uk", "el",
+}
+
+// dumpScript prints {locale: {given: [...], surname: [...]}} for the
+// locales given as arguments.
+const dumpScript = `
+import { allLocales } from '@faker-js/faker';
+const flat = x => !x ? [] : Array.isArray(x) ? x : Object.values(x).flat();
+const out = {};
+for (const l of process.argv.slice(1)) {
+  const p = (allLocales[l] || {}).person || {};
+  const loc = (allLocales[l] || {}).location || {};
+  const words = x => flat(x).filter(v => typeof v === 'string');
+  // Street and place affixes that are words (not fragments of names).
+  const co = (allLocales[l] || {}).company || {};
+  const place = [].concat(words(loc.street_prefix), l.startsWith('fr') ? [] : words(loc.street_suffix),
+    ['nl', 'sv'].includes(l) ? [] : words(loc.city_prefix), words(loc.city_suffix).filter(v => v.startsWith(' ') || l === 'it'),
+    words(co.category), words(loc.city_suffix).filter(v => l === 'ja'));
+  out[l] = { given: flat(p.first_name).concat(flat(p.middle_name)), surname: flat(p.last_name), place };
+}
+process.stdout.write(JSON.stringify(out));
+`
+
+func main() {
+	fakerDir := flag.String("faker", os.Getenv("NAMES_FAKER_DIR"), "folder holding node_modules/@faker-js/faker (empty: npm install into a temporary folder)")
+	out := flag.String("o", "names_table.bin", "the table to write")
+	flag.Parse()
+	dir := *fakerDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "gennames")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		cmd := exec.Command("npm", "install", "--no-save", "--prefix", tmp, "@faker-js/faker@"+fakerVersion)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			log.Fatalf("npm install @faker-js/faker@%s: %v", fakerVersion, err)
+		}
+		dir = tmp
+	}
+	names, err := Dump(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	table, stats := Build(names)
+	if err := os.WriteFile(*out, table, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%s: %s", *out, stats)
+}
+
+// Names is the dataset: per locale, given names, surnames, and the
+// words of street and place names (Ridge, Calleja, do Norte).
+type Names map[string]struct{ Given, Surname, Place []string }
+
+// Dump reads the person names of the locales from the faker package in
+// dir with node.
+func Dump(dir string) (Names, error) {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@faker-js", "faker", "package.json")); err != nil {
+		return nil, fmt.Errorf("no @faker-js/faker in %s: %w", dir, err)
+	}
+	cmd := exec.Command("node", append([]string{"--input-type=module", "-e", dumpScript, "--"}, locales...)...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	var raw map[string]struct {
+		Given   []string `json:"given"`
+		Surname []string `json:"surname"`
+		Place   []string `json:"place"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	n := Names{}
+	for l, v := range raw {
+		n[l] = struct{ Given, Surname, Place []string }{v.Given, v.Surname, v.Place}
+	}
+	return n, nil
+}
+
+// Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
+// n uint16 flags, then 4097 uint16: the index of the first entry whose
+// hash's top 12 bits are k, for k = 0…4096; then 1024 uint64: bit
+// r&0xffff set for the first character r of a CJK surname.
+func Build(names Names) ([]byte, string) {
+	flags := map[uint32]uint16{}
+	words := map[uint32]string{}
+	collisions := 0
+	add := func(w string, f uint16) {
+		w = strings.TrimSpace(w)
+		if w == "" {
+			return
+		}
+		h := nameword.Hash(w)
+		if prev, ok := words[h]; ok && fold(prev) != fold(w) {
+			collisions++
+		}
+		words[h] = w
+		flags[h] |= f
+	}
+	particle := map[string]bool{}
+	for _, p := range particles {
+		particle[p] = true
+	}
+	// Names: each word of a multi-word or hyphenated name on its own,
+	// particles left to the particle list.
+	isName := map[uint32]bool{}
+	for _, l := range locales {
+		for k, list := range [2][]string{names[l].Given, names[l].Surname} {
+			f := nameword.Given
+			if k == 1 {
+				f = nameword.Surname
+			}
+			for _, name := range list {
+				for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' }) {
+					if particle[strings.ToLower(w)] && !startsUpper(w) {
+						continue
+					}
+					if !validWord(w) {
+						continue
+					}
+					add(w, f)
+					isName[nameword.Hash(w)] = true
+				}
+			}
+		}
+	}
+	for k, list := range [2][]string{romanisedGiven, romanisedSurnames} {
+		f := nameword.Given
+		if k == 1 {
+			f = nameword.Surname
+		}
+		for _, name := range list {
+			for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '-' }) {
+				add(w, f)
+				isName[nameword.Hash(w)] = true
+			}
+			if strings.Contains(name, "-") {
+				add(name, f) // Min-jun read whole, too
+			}
+		}
+	}
+	// Common words: a name that is one in English (the language of most
+	// headings written in Title Case) is Common; the common words of the
+	// other languages that are names stay names (they are capitalised
+	// only at a sentence's start), the others are Stop.
+	for lang, ws := range common {
+		for _, w := range ws {
+			switch {
+			case !isName[nameword.Hash(w)]:
+				add(w, nameword.Stop)
+			case lang == "en":
+				add(w, nameword.Common)
+			}
+		}
+	}
+	honorific := map[uint32]bool{}
+	for _, w := range honorifics {
+		honorific[nameword.Hash(w)] = true
+	}
+	// Street and place words of the dataset that are no names: Org.
+	for _, l := range locales {
+		for _, pl := range names[l].Place {
+			for _, w := range strings.Fields(pl) {
+				if validWord(w) && (utf8.RuneCountInString(w) > 2 || isCJKWord(w)) && !isName[nameword.Hash(w)] && !particle[strings.ToLower(w)] && !honorific[nameword.Hash(w)] {
+					add(w, nameword.Org)
+				}
+			}
+		}
+	}
+	// Company forms written in capitals (AG, SA, IS, eG) are Org only so
+	// written: "is", "as", "sa" are words.
+	for _, w := range companyWords {
+		if abbreviation(w) {
+			add(w, nameword.OrgCase|nameword.Company)
+		} else {
+			add(w, nameword.Org|nameword.Company)
+		}
+	}
+	for _, w := range orgWords {
+		if abbreviation(w) {
+			add(w, nameword.OrgCase)
+		}
+	}
+	for _, set := range []struct {
+		words []string
+		f     uint16
+	}{{honorifics, nameword.Honorific}, {greetings, nameword.Greeting}, {closings, nameword.Closing}, {orgWords, nameword.Org},
+		{particles, nameword.Particle}, {labels, nameword.Label}, {suffixes, nameword.Suffix}, {streetsBefore, nameword.Org | nameword.StreetBefore}} {
+		for _, w := range set.words {
+			if set.f == nameword.Org && abbreviation(w) {
+				continue
+			}
+			add(w, set.f)
+		}
+	}
+	// Brands: the hash of both words with the space between them.
+	for _, b := range brands {
+		add(b, nameword.Brand)
+	}
+	keys := make([]uint32, 0, len(flags))
+	for h := range flags {
+		keys = append(keys, h)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var buf bytes.Buffer
+	binary.Write(&buf, binary.LittleEndian, uint32(len(keys)))
+	binary.Write(&buf, binary.LittleEndian, keys)
+	for _, h := range keys {
+		binary.Write(&buf, binary.LittleEndian, flags[h])
+	}
+	k := 0
+	for b := 0; b <= 4096; b++ {
+		for k < len(keys) && int(keys[k]>>20) < b {
+			k++
+		}
+		binary.Write(&buf, binary.LittleEndian, uint16(k))
+	}
+	// The first characters of the CJK surnames, bit r&0xffff: most Han
+	// and Hangul characters start none, and are passed after one test.
+	var cjkFirst [1 << 16 / 64]uint64
+	for h, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); r >= 0x3040 && flags[h]&nameword.Surname != 0 {
+			cjkFirst[(r&0xffff)>>6] |= 1 << (r & 63)
+		}
+	}
+	binary.Write(&buf, binary.LittleEndian, cjkFirst)
+	if len(keys) >= 1<<16 {
+		log.Fatal("gennames: more than 65535 words: the index needs wider entries")
+	}
+	return buf.Bytes(), fmt.Sprintf("%d words, %d bytes, %d hash collisions between different words", len(keys), buf.Len(), collisions)
+}
+
+// suffixes follow a name in Japanese, Chinese and Korean.
+var suffixes = []string{"さん", "様", "さま", "氏", "殿", "先生", "君", "くん", "ちゃん", "先輩", "教授", "博士", "社長", "部長", "課长", "課長", "女士", "小姐", "老师", "老師", "经理", "經理", "님", "씨", "선생님"}
+
+// abbreviation: a company form of two capitals or more, or mixed case
+// (GmbH, SpA, eG).
+func abbreviation(w string) bool {
+	upper, lower := 0, 0
+	for _, r := range w {
+		if unicode.IsUpper(r) {
+			upper++
+		} else {
+			lower++
+		}
+	}
+	return upper >= 2 || upper == 1 && !startsUpper(w) || len(w) <= 3 && upper == len(w)
+}
+
+func isCJKWord(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return r >= 0x3040
+}
+
+func startsUpper(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// validWord: letters (and an inner apostrophe or dot) only.
+func validWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '\'' && r != '’' && !unicode.Is(unicode.Mn, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func fold(w string) string {
+	var b strings.Builder
+	for _, r := range w {
+		if r == '\'' || r == '’' || r == '.' {
+			continue
+		}
+		b.WriteRune(nameword.Fold(r))
+	}
+	return b.String()
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The committed table is what the generator makes from the dataset, when
+// the dataset is here: $NAMES_FAKER_DIR holding
+// node_modules/@faker-js/faker at fakerVersion (npm install --prefix DIR
+// @faker-js/faker@10.6.0), and node.
+func TestTableCurrent(t *testing.T) {
+	dir := os.Getenv("NAMES_FAKER_DIR")
+	if dir == "" {
+		t.Skip("NAMES_FAKER_DIR is not set: the name table is not checked against @faker-js/faker@" + fakerVersion)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node: the name table is not checked against the dataset")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@faker-js", "faker")); err != nil {
+		t.Skipf("no @faker-js/faker in %s: the name table is not checked", dir)
+	}
+	names, err := Dump(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stats := Build(names)
+	t.Log(stats)
+	want, err := os.ReadFile("../../names_table.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("transforms/detect/names_table.bin is not current: run go generate ./transforms/detect/")
+	}
+}
