@@ -130,8 +130,13 @@ func (c KeyContext) Member(k Key) KeyContext {
 func (c KeyContext) Of(k Key) Key {
 	switch k.class() {
 	case kName:
-		if c&(ctxPerson|ctxThing) == ctxPerson {
+		switch c & (ctxPerson | ctxThing) {
+		case ctxPerson:
 			return mkKey(kPersonName, -1)
+		case 0:
+			// Nothing says whose: a name only if the value itself is
+			// one by the name tables (keyedSpan).
+			return k
 		}
 		return 0
 	case kHouse, kPostcode, kCity:
@@ -750,8 +755,15 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 	}
 	v := s[a:b]
 	switch k.class() {
-	case kName, kPersonName, kGivenName, kFamilyName:
-		det, ok = detPerson, keyShapes.personName(v, k.class() != kName && k.class() != kPersonName)
+	case kName:
+		// A bare "name" in an object that says nothing of a person: a
+		// person's only with two words or more the name tables know as
+		// a name (not "Pro Plan", "Paris Office", "Victoria").
+		ok2, _, allKnown := personNameWords(v)
+		r, _ := utf8.DecodeRuneInString(v)
+		det, ok = detPerson, ok2 && allKnown && (strings.ContainsAny(strings.TrimSpace(v), " \u3000") || isCJK(r))
+	case kPersonName, kGivenName, kFamilyName:
+		det, ok = detPerson, keyShapes.personName(v, k.class() != kPersonName)
 	case kAddress:
 		det, ok = detStreetAddress, keyShapes.address(v)
 	case kHouse:

@@ -67,8 +67,8 @@ func TestClassifyKey(t *testing.T) {
 
 func TestKeyContext(t *testing.T) {
 	name := classifyKey("name", nil)
-	if KeyContext(0).Of(name) != 0 {
-		t.Error("a bare name alone is a person's")
+	if KeyContext(0).Of(name).class() != kName {
+		t.Error("a bare name alone is not left to its value's shape (TestKeyedNameAlone)")
 	}
 	if KeyContext(0).Member(classifyKey("email", nil)).Of(name).class() != kPersonName {
 		t.Error("a name beside an e-mail is not a person's")
@@ -192,4 +192,30 @@ func FuzzScanLabelled(f *testing.F) {
 			t.Fatalf("labelledClean(%q) but scanLabelled found %v", s, p.spans)
 		}
 	})
+}
+
+// A bare "name" in an object that says nothing of whose it is is a
+// person's only by the name tables, two words or more.
+func TestKeyedNameAlone(t *testing.T) {
+	ds := allDetectors(t)
+	sel := Select(nil, 0)
+	for _, c := range []struct {
+		value string
+		want  bool
+	}{
+		{"Hans Müller", true}, {"Alice Martin", true}, {"山田 太郎", true}, {"山田太郎", true},
+		{"Pro Plan", false}, {"Paris Office", false}, {"Victoria", false}, {"Morgan Stanley", false},
+		{"Widget 3000", false}, {"get_customer", false}, {"Acme GmbH", false},
+	} {
+		k := KeyContext(0).Of(classifyKey("name", nil))
+		got := false
+		for _, d := range ds.DetectKeyed(nil, c.value, k, sel) {
+			if d.Basis == BasisKey && d.Detector == "person" {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("name %q: person %v, want %v", c.value, got, c.want)
+		}
+	}
 }

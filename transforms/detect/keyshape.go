@@ -18,7 +18,12 @@ var keyShapes = struct {
 	personName func(v string, single bool) bool
 	address    func(v string) bool
 	birthDate  func(v string) bool
-}{keyPersonName,
+}{func(v string, single bool) bool {
+	if ok, _ := personNameShape(v); ok {
+		return true // names.go's tables and rules
+	}
+	return keyPersonName(v, single)
+},
 	// A value under an address or birth-date key is one when the scans
 	// would find it (address.go, dob.go) or it has the looser shape a
 	// key's promise is enough for.

@@ -1388,6 +1388,15 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 // name of the tables with a given name. basis is BasisNameTable when the
 // tables know a word.
 func personNameShape(s string) (ok bool, basis Basis) {
+	ok, basis, _ = personNameWords(s)
+	return ok, basis
+}
+
+// personNameWords is personNameShape, also saying whether every word of
+// the name (particles, honorifics and affixes aside) is in the tables:
+// what a value needs under a bare "name" key with nothing else saying
+// it is a person's (keys.go).
+func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 	i, n := 0, len(s)
 	for i < n && (s[i] == ' ' || s[i] == '\t') {
 		i++
@@ -1397,10 +1406,11 @@ func personNameShape(s string) (ok bool, basis Basis) {
 	}
 	s = s[i:n]
 	if s == "" || len(s) > 120 {
-		return false, BasisPattern
+		return false, BasisPattern, false
 	}
 	if r, _ := utf8.DecodeRuneInString(s); isCJK(r) {
-		return cjkNameShape(s, r), BasisNameTable
+		ok := cjkNameShape(s, r)
+		return ok, BasisNameTable, ok
 	}
 	words, known, common := 0, 0, 0
 	for j := 0; j < len(s); {
@@ -1418,18 +1428,18 @@ func personNameShape(s string) (ok bool, basis Basis) {
 		}
 		g, ok := readGroup(s, j)
 		if !ok {
-			return false, BasisPattern
+			return false, BasisPattern, false
 		}
 		if g.initial {
 			j = g.end + 1
 			continue
 		}
 		if g.org || g.first&notName != 0 && g.first&(nameword.Given|nameword.Surname) == 0 {
-			return false, BasisPattern
+			return false, BasisPattern, false
 		}
 		inTable := g.first&(nameword.Given|nameword.Surname) != 0
 		if g.shape != shapeCap && !(g.shape == shapeUpper && inTable) && !(g.shape == shapeLower && inTable && g.first&(nameword.Common|nameword.Stop|nameword.Particle) == 0) {
-			return false, BasisPattern
+			return false, BasisPattern, false
 		}
 		words++
 		if g.any&(nameword.Given|nameword.Surname) != 0 {
@@ -1443,13 +1453,13 @@ func personNameShape(s string) (ok bool, basis Basis) {
 			j++
 		}
 		if j < len(s) && s[j] != ' ' && s[j] != ',' {
-			return false, BasisPattern
+			return false, BasisPattern, false
 		}
 	}
 	if words == 0 || words > maxGroups || known == 0 || known == common && known == words || brandPair(s, 0, len(s)) {
-		return false, BasisPattern
+		return false, BasisPattern, false
 	}
-	return true, BasisNameTable
+	return true, BasisNameTable, known == words
 }
 
 // nameAffix: a generation or degree after a name (Jr, III, MD, PhD,
