@@ -931,6 +931,67 @@ func init() {
 			}
 		}
 	}
+	for w := range labelLast {
+		h := uint32(0)
+		for i := len(w) - 1; i >= 0; i-- {
+			if w[i]-'a' >= 26 {
+				h = 1 // not letters only: no word labelLastMay hashes
+				break
+			}
+			h = h*lastMul + uint32(w[i])
+		}
+		if h != 1 {
+			h = lastHash(h)
+			labelLastBits[h>>3] |= 1 << (h & 7)
+		}
+	}
+}
+
+// labelLastBits has bit lastHash(h) set for the hash h of every word of
+// labelLast made of the letters a-z alone (labelLastMay).
+var labelLastBits = new([1 << lastBits / 8]uint8)
+
+const (
+	lastBits = 14
+	lastMul  = 0x9E3779B1
+)
+
+func lastHash(h uint32) uint32 { return (h * lastMul) >> (32 - lastBits) }
+
+// labelLastMay is labelAt's cheap test of the label ending at e (after
+// its separator and labelTail's test): false only when the label's last
+// word, as normKey.set splits and lowers it, is made of ASCII letters and
+// is surely not in labelLast. It reads that word back from e (less a
+// final '.') as set would split it: lower-case letters with the capital
+// before them (a hump), or a run of capitals; anything it cannot decide
+// so (an apostrophe, a non-ASCII byte, no letter, a long word) is true.
+func labelLastMay(s string, e int) bool {
+	j := e
+	if s[j-1] == '.' {
+		j--
+	}
+	i, h := j, uint32(0)
+	for i > 0 && j-i < 24 && s[i-1]-'a' < 26 {
+		i--
+		h = h*lastMul + uint32(s[i])
+	}
+	if i > 0 && s[i-1]-'A' < 26 {
+		if i < j {
+			// A capital before lower case always starts a word.
+			i--
+			h = h*lastMul + uint32(s[i]|0x20)
+		} else {
+			for i > 0 && j-i < 24 && s[i-1]-'A' < 26 {
+				i--
+				h = h*lastMul + uint32(s[i]|0x20)
+			}
+		}
+	}
+	if i == j || j-i >= 24 || i > 0 && (s[i-1] >= utf8.RuneSelf || s[i-1] == '\'' || s[i-1] == '`') {
+		return true
+	}
+	h = lastHash(h)
+	return labelLastBits[h>>3]&(1<<(h&7)) != 0
 }
 
 // labelLast is the last word of every label that may say something: a
@@ -992,6 +1053,9 @@ func labelAt(s string, t int, x *Extra) Key {
 		e--
 	}
 	if e < 2 || !labelTail(s[e-2], s[e-1]) && !(s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2])) {
+		return 0
+	}
+	if (x == nil || len(x.Keys) == 0) && !labelLastMay(s, e) {
 		return 0
 	}
 	// Its start: letters, digits, spaces, apostrophes, dots, hyphens and
