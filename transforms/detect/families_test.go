@@ -151,3 +151,54 @@ func TestFamiliesFindAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFamilyScans: each family scan alone over the whole mixed
+// corpus (one string), and all of them (runFamilies without the names),
+// and familiesClean over the corpus's strings.
+func BenchmarkFamilyScans(b *testing.B) {
+	whole, docs := readMixed(b)
+	fam := familyMask &^ (1 << detPerson)
+	for _, sc := range []struct {
+		name string
+		f    func(*pass)
+	}{
+		{"ids", (*pass).scanIDs},
+		{"addresses", (*pass).scanAddresses},
+		{"dob", (*pass).scanBirthDates},
+		{"labelled", (*pass).scanLabelled},
+		{"all", (*pass).runFamilies},
+	} {
+		b.Run(sc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(whole)))
+			b.ReportAllocs()
+			var spans []Span
+			var dets []uint8
+			for b.Loop() {
+				p := pass{s: whole, fam: fam, multi: true, spans: spans[:0], dets: dets[:0]}
+				sc.f(&p)
+				spans, dets = p.spans, p.dets
+			}
+		})
+	}
+	strs := benchdata.MixedStrings(docs)
+	b.Run("clean", func(b *testing.B) {
+		b.SetBytes(benchdata.TotalLen(strs))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, s := range strs {
+				familiesClean(s, fam)
+			}
+		}
+	})
+}
+
+// TestDigitFamiliesCleanAlike: familiesClean tests the digit families
+// with one look for a digit, which is what each of their clean tests is.
+func TestDigitFamiliesCleanAlike(t *testing.T) {
+	for _, s := range []string{"", "abc", "a1", "12", "éà 9", strings.Repeat("x", 17) + "0"} {
+		want := nextDigit(s, 0) == len(s)
+		if idsClean(s) != want || addressesClean(s) != want || birthDatesClean(s) != want {
+			t.Errorf("%q: the digit families' clean tests differ", s)
+		}
+	}
+}

@@ -1118,7 +1118,8 @@ func (k *normKey) sub(i int) *normKey {
 }
 
 // labelSeparators calls f with the index of every byte of s that may end
-// a label, eight bytes at a time, until f returns false.
+// a label, eight bytes at a time, until f returns false. (The scans below
+// have this loop inline, without a call per separator; tests use it.)
 func labelSeparators(s string, f func(t int) bool) {
 	n := len(s)
 	i := 0
@@ -1142,19 +1143,63 @@ func labelSeparators(s string, f func(t int) bool) {
 	}
 }
 
+// labelCands is labelSepWord less the '-' that labelAt surely passes by:
+// one without a space on either side inside the word (a '-' in the first
+// or last byte stays, and so does the ',' that labelSepWord may flag
+// after a '-': labelAt passes it by too).
+func labelCands(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	has := func(c uint64) uint64 {
+		y := x ^ (c * lo)
+		return (y - lo) &^ y & hi
+	}
+	sp := has(' ')
+	dash := has('-') & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
+	return has(':') | has('=') | has('\t') | dash | has(0x9A) | has(0x93)
+}
+
+// labelTailAt is labelAt's test of the byte at t (one labelCands
+// flagged): false when no label may end before it (no label's last
+// bytes before it, past spaces, quotes and bold marks), or when it is a
+// '-' without spaces around it.
+func labelTailAt(s string, t int) bool {
+	c := s[t]
+	if c == '-' {
+		return t > 0 && t+1 < len(s) && s[t-1] == ' ' && s[t+1] == ' '
+	}
+	if c == 0x9A || c == 0x93 {
+		return true // labelAt's other forms
+	}
+	e := t
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '"' || s[e-1] == '\'' || s[e-1] == '*') && t-e < 4 {
+		e--
+	}
+	return e >= 2 && (labelTail(s[e-2], s[e-1]) || s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2]))
+}
+
 // labelledClean: no label of the vocabulary in s.
 func labelledClean(s string) bool { return labelledCleanWith(s, nil) }
 
 // labelledCleanWith: no label of the vocabulary or of x's extra keys in s.
 func labelledCleanWith(s string, x *Extra) bool {
-	clean := true
-	labelSeparators(s, func(t int) bool {
-		if labelAt(s, t, x) != 0 {
-			clean = false
+	n := len(s)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
+			if t := i + bits.TrailingZeros64(m)>>3; labelTailAt(s, t) && labelAt(s, t, x) != 0 {
+				return false
+			}
 		}
-		return clean
-	})
-	return clean
+	}
+	for ; i < n; i++ {
+		switch s[i] {
+		case ':', '=', '\t', '-', 0x9A, 0x93:
+			if labelAt(s, i, x) != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scanLabelled reports the values after labels: "Name: Alice Martin",
@@ -1163,30 +1208,47 @@ func labelledCleanWith(s string, x *Extra) bool {
 // when it looks like what its label promises (as a keyed value does).
 func (p *pass) scanLabelled() {
 	s := p.s
-	on := uint64(p.on) | p.fam
+	n := len(s)
 	next := 0
-	labelSeparators(s, func(t int) bool {
-		if t < next {
-			return true
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
+			if t := i + bits.TrailingZeros64(m)>>3; t >= next && labelTailAt(s, t) {
+				next = p.labelledAt(t, next)
+			}
 		}
-		k := labelAt(s, t, p.extra)
-		if k == 0 {
-			return true
+	}
+	for ; i < n; i++ {
+		switch s[i] {
+		case ':', '=', '\t', '-', 0x9A, 0x93:
+			if i >= next {
+				next = p.labelledAt(i, next)
+			}
 		}
-		v := t + 1
-		if s[t] == '-' {
-			v = t + 2
-		}
-		a, b := labelledValue(s, v, k)
-		if a >= b {
-			return true
-		}
-		if det, da, db, ok := keyedSpan(s[a:b], k, on); ok {
-			p.emitBy(det, BasisContext, a+da, a+db)
-			next = a + db
-		}
-		return true
-	})
+	}
+}
+
+// labelledAt reports the value after the label the separator at t ends,
+// if any, and returns where the scan resumes (next if nothing).
+func (p *pass) labelledAt(t, next int) int {
+	s := p.s
+	k := labelAt(s, t, p.extra)
+	if k == 0 {
+		return next
+	}
+	v := t + 1
+	if s[t] == '-' {
+		v = t + 2
+	}
+	a, b := labelledValue(s, v, k)
+	if a >= b {
+		return next
+	}
+	if det, da, db, ok := keyedSpan(s[a:b], k, uint64(p.on)|p.fam); ok {
+		p.emitBy(det, BasisContext, a+da, a+db)
+		return a + db
+	}
+	return next
 }
 
 // labelledValue is the span of the value after a label keyed k, from v:
