@@ -1015,17 +1015,6 @@ const (
 	labelWords = 5
 )
 
-// labelSeps finds the bytes that may end a label: ':', '=', a tab, '-'
-// (of " - "), and the last bytes of '：' (U+FF1A) and '–' (U+2013).
-func labelSepWord(x uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	has := func(c uint64) uint64 {
-		y := x ^ (c * lo)
-		return (y - lo) &^ y & hi
-	}
-	return has(':') | has('=') | has('\t') | has('-') | has(0x9A) | has(0x93)
-}
-
 // labelAt reads the label before the separator at t (sep its length):
 // its Key (as KeyContext.Of gives it in a person's record, the zero Key
 // if the label says nothing worth reporting), x's extra keys first.
@@ -1117,36 +1106,12 @@ func (k *normKey) sub(i int) *normKey {
 	return &out
 }
 
-// labelSeparators calls f with the index of every byte of s that may end
-// a label, eight bytes at a time, until f returns false. (The scans below
-// have this loop inline, without a call per separator; tests use it.)
-func labelSeparators(s string, f func(t int) bool) {
-	n := len(s)
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		m := labelSepWord(load64(s, i))
-		for m != 0 {
-			z := bits.TrailingZeros64(m) >> 3
-			m &= m - 1
-			if !f(i + z) {
-				return
-			}
-		}
-	}
-	for ; i < n; i++ {
-		switch s[i] {
-		case ':', '=', '\t', '-', 0x9A, 0x93:
-			if !f(i) {
-				return
-			}
-		}
-	}
-}
-
-// labelCands is labelSepWord less the '-' that labelAt surely passes by:
-// one without a space on either side inside the word (a '-' in the first
-// or last byte stays, and so does the ',' that labelSepWord may flag
-// after a '-': labelAt passes it by too).
+// labelCands flags (0x80) the bytes of the word x that may end a label:
+// ':', '=', a tab, '-' (of " - ": one without a space on either side
+// inside the word is left out, one in its first or last byte stays), and
+// the last bytes of '：' (U+FF1A) and '–' (U+2013). A byte one more than
+// one of these right after it may be flagged too (the borrow of the
+// test): labelAt passes it by.
 func labelCands(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	has := func(c uint64) uint64 {
