@@ -32,31 +32,37 @@ import (
 // without a house number ("Baker Street station", "Main Street").
 
 // scanAddresses reports the addresses of p.s.
-func (p *pass) scanAddresses() {
+func (p *pass) scanAddresses() { p.scanDigits(addrStepOn) }
+
+// addrStep is scanAddresses' visit of the digit run at i: it reports the
+// address the run belongs to, extending the last one it overlaps, and
+// returns where the next visit may be.
+func (p *pass) addrStep(i int, last *addrLast) int {
 	s := p.s
-	lastEnd := -1
-	for i := nextDigit(s, 0); i < len(s); {
-		a, b := addressAt(s, i)
-		if b > a {
-			if a < lastEnd {
-				// Overlaps the last one: extend it.
-				last := &p.spans[len(p.spans)-1]
-				if b > last.End {
-					last.End = b
-				}
-				if a < last.Start {
-					last.Start = a
-				}
-			} else {
-				p.emitBy(detStreetAddress, BasisPattern, a, b)
-			}
-			lastEnd = max(lastEnd, b)
-			i = nextDigit(s, b)
-			continue
-		}
-		i = nextDigit(s, skipDigits(s, i))
+	a, b := addressAt(s, i)
+	if b <= a {
+		return skipDigits(s, i)
 	}
+	if a < last.end {
+		// Overlaps the last one: extend it.
+		sp := &p.spans[last.k]
+		if b > sp.End {
+			sp.End = b
+		}
+		if a < sp.Start {
+			sp.Start = a
+		}
+	} else {
+		last.k = len(p.spans)
+		p.emitBy(detStreetAddress, BasisPattern, a, b)
+	}
+	last.end = max(last.end, b)
+	return b
 }
+
+// addrLast is the last address addrStep reported: its index in p.spans
+// and the end of what it covers (-1 before the first).
+type addrLast struct{ k, end int }
 
 // addressesClean reports whether s holds no ASCII digit.
 func addressesClean(s string) bool { return nextDigit(s, 0) == len(s) }

@@ -29,27 +29,29 @@ var thisYear = func() int {
 
 // scanBirthDates reports the dates with a birth context before them (or
 // 生まれ after them).
-func (p *pass) scanBirthDates() {
+func (p *pass) scanBirthDates() { p.scanDigits(dobStepOn) }
+
+// dobStep is scanBirthDates' visit of the digit run at i (which passed
+// dateWorth): it reports a birth date there and returns where the next
+// visit may be.
+func (p *pass) dobStep(i int) int {
 	s := p.s
-	var extra []string
+	a, b, ok := dateAround(s, i)
+	if !ok {
+		return skipDigits(s, i)
+	}
+	if birthContext(s, a, b, p.dobExtra()) && !dateRangeAfter(s, b) {
+		p.emitBy(detDateOfBirth, BasisContext, a, b)
+	}
+	return b
+}
+
+// dobExtra is the policy's context words for birth dates.
+func (p *pass) dobExtra() []string {
 	if p.extra != nil {
-		extra = p.extra.Context["date_of_birth"]
+		return p.extra.Context["date_of_birth"]
 	}
-	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, i) {
-		if !dateWorth(s, i) {
-			i = skipDigits(s, i)
-			continue
-		}
-		a, b, ok := dateAround(s, i)
-		if !ok {
-			i = skipDigits(s, i)
-			continue
-		}
-		if birthContext(s, a, b, extra) && !dateRangeAfter(s, b) {
-			p.emitBy(detDateOfBirth, BasisContext, a, b)
-		}
-		i = b
-	}
+	return nil
 }
 
 // dateWorth is the scan's cheap test of the digit run at i: the bytes

@@ -1,5 +1,7 @@
 package detect
 
+import "math/bits"
+
 // The family detectors: personal data without a fixed shape (manual
 // 12.9), found after the trigger pass by scans of their own, each family
 // in its file:
@@ -30,32 +32,130 @@ const idFamily = uint64(1)<<detUKNINO | 1<<detUKNHS | 1<<detDETaxID | 1<<detFRNI
 // selected detectors in it as a pass's fam.
 const familyMask = ^uint64(1<<numPass-1) | 1<<detSSN
 
-// runFamilies runs the scans of the family detectors in p.fam.
+// runFamilies runs the scans of the family detectors in p.fam: the
+// three read from digits (ids, addresses, birth dates) in one walk
+// (scanDigits), then the names and the labels.
 func (p *pass) runFamilies() {
+	var on uint8
 	if p.fam&idDetectors != 0 {
-		p.scanIDs()
+		on |= idStepOn
+	}
+	if p.fam&(1<<detStreetAddress) != 0 {
+		on |= addrStepOn
+	}
+	if p.fam&(1<<detDateOfBirth) != 0 {
+		on |= dobStepOn
+	}
+	if on != 0 {
+		p.scanDigits(on)
 	}
 	if p.fam&(1<<detPerson) != 0 {
 		p.scanPersons()
-	}
-	if p.fam&(1<<detStreetAddress) != 0 {
-		p.scanAddresses()
-	}
-	if p.fam&(1<<detDateOfBirth) != 0 {
-		p.scanBirthDates()
 	}
 	if p.fam&labelFamily != 0 {
 		p.scanLabelled()
 	}
 }
 
+// The scans scanDigits runs.
+const (
+	idStepOn uint8 = 1 << iota
+	addrStepOn
+	dobStepOn
+)
+
+// scanDigits runs the scans in on (idStep, addrStep, dobStep) over p.s
+// in one walk: eight bytes at a time to the first digit of each run, where
+// each scan whose resume point the walk has passed gets a visit, past its
+// cheap test. A scan that resumes inside a run (its last visit ended
+// there) is visited there at once, as its own loop over nextDigit did:
+// each scan sees the digits it saw alone, in order, and finds what it
+// found. They report different detectors, so their spans interleaving
+// in p.spans changes nothing (addrStep extends its own last span by its
+// index).
+func (p *pass) scanDigits(on uint8) {
+	s := p.s
+	n := len(s)
+	idNext, addrNext, dobNext := 0, 0, 0
+	last := addrLast{-1, -1}
+	var carry uint64 // 0x80 when the byte before i is a digit
+	for i := 0; i < n; i += 8 {
+		var x uint64
+		if i+8 <= n {
+			x = load64(s, i)
+		} else {
+			x = tailWord(s, i) // NUL above the end: no digit
+		}
+		d := digitLanes(x)
+		starts := d &^ (d<<8 | carry)
+		carry = d >> 56
+		for starts != 0 {
+			t := i + bits.TrailingZeros64(starts)>>3
+			starts &= starts - 1
+			var b byte // the byte before the run
+			if t > 0 {
+				b = s[t-1]
+			}
+			if on&idStepOn != 0 && t >= idNext {
+				if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
+					// Glued to a lower-case letter: the token is a word
+					// or a hash, no identifier (idStep's cls test).
+					e := t + 1
+					for e < n && idClass[s[e]]&icAlnum != 0 {
+						e++
+					}
+					idNext = e
+				} else {
+					r := p.idStep(t)
+					for midRun(s, r) {
+						r = p.idStep(r)
+					}
+					idNext = r
+				}
+			}
+			if on&addrStepOn != 0 && t >= addrNext && addrBefore[b] != 0 && (addrBefore[b] == 1 || addrBefore2(s, t)) {
+				r := p.addrStep(t, &last)
+				for midRun(s, r) {
+					r = p.addrStep(r, &last)
+				}
+				addrNext = r
+			}
+			if on&dobStepOn != 0 && t >= dobNext && !dateGluedTab[b] && dateWorth(s, t) {
+				r := p.dobStep(t)
+				for midRun(s, r) {
+					if dateWorth(s, r) {
+						r = p.dobStep(r)
+					} else {
+						r = skipDigits(s, r)
+					}
+				}
+				dobNext = r
+			}
+		}
+	}
+}
+
+// midRun reports whether r is a digit after a digit: a scan resuming
+// there visits it (nextDigit(s, r) == r), where the walk visits only the
+// first digit of each run.
+func midRun(s string, r int) bool {
+	return r > 0 && r < len(s) && s[r]-'0' < 10 && s[r-1]-'0' < 10
+}
+
+// digitLanes has 0x80 in each byte of x that is an ASCII digit, exactly
+// (no borrow runs from one byte into the next).
+func digitLanes(x uint64) uint64 {
+	t := x ^ 0x30*swarOnes // digits become 0..9
+	return ^((t | swarHigh) - 0x0a*swarOnes) &^ t & swarHigh
+}
+
 // familiesClean reports whether the family detectors in fam surely find
 // nothing in s.
 func familiesClean(s string, fam uint64) bool {
-	return (fam&idDetectors == 0 || idsClean(s)) &&
+	// idsClean, addressesClean and birthDatesClean are one test: no
+	// ASCII digit (TestFamiliesFindAsBefore holds them to it).
+	return (fam&(idDetectors|1<<detStreetAddress|1<<detDateOfBirth) == 0 || nextDigit(s, 0) == len(s)) &&
 		(fam&(1<<detPerson) == 0 || personsClean(s)) &&
-		(fam&(1<<detStreetAddress) == 0 || addressesClean(s)) &&
-		(fam&(1<<detDateOfBirth) == 0 || birthDatesClean(s)) &&
 		(fam&labelFamily == 0 || labelledClean(s))
 }
 
@@ -68,3 +168,41 @@ type Extra struct {
 	Context      map[string][]string
 	PhoneRegions []string
 }
+
+// addrBefore is addressAt's first test, by the byte before the digit run
+// (0 at the start of s): 0 when the run starts no address (glued to a
+// lower-case letter, in a number, a version, a key=value), 2 when that
+// depends on the byte before ('-', ':': addrBefore2), else 1.
+var addrBefore = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = 1
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = 0
+	}
+	for _, c := range "_.=+$@%&\\[{" {
+		t[c] = 0
+	}
+	t['-'], t[':'] = 2, 2
+	return t
+}()
+
+// addrBefore2 is addressAt's test of a run after '-' (D-10115) or ':'
+// (PIN:110001).
+func addrBefore2(s string, t int) bool {
+	if t < 2 {
+		return false
+	}
+	if s[t-1] == '-' {
+		return s[t-2]-'A' < 26
+	}
+	return wordByte(s[t-2])
+}
+
+// dateGluedTab is dateGlued as a table.
+var dateGluedTab = func() (t [256]bool) {
+	for c := range t {
+		t[c] = dateGlued(byte(c))
+	}
+	return t
+}()

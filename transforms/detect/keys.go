@@ -979,6 +979,67 @@ func init() {
 			}
 		}
 	}
+	for w := range labelLast {
+		h := uint32(0)
+		for i := len(w) - 1; i >= 0; i-- {
+			if w[i]-'a' >= 26 {
+				h = 1 // not letters only: no word labelLastMay hashes
+				break
+			}
+			h = h*lastMul + uint32(w[i])
+		}
+		if h != 1 {
+			h = lastHash(h)
+			labelLastBits[h>>3] |= 1 << (h & 7)
+		}
+	}
+}
+
+// labelLastBits has bit lastHash(h) set for the hash h of every word of
+// labelLast made of the letters a-z alone (labelLastMay).
+var labelLastBits = new([1 << lastBits / 8]uint8)
+
+const (
+	lastBits = 14
+	lastMul  = 0x9E3779B1
+)
+
+func lastHash(h uint32) uint32 { return (h * lastMul) >> (32 - lastBits) }
+
+// labelLastMay is labelAt's cheap test of the label ending at e (after
+// its separator and labelTail's test): false only when the label's last
+// word, as normKey.set splits and lowers it, is made of ASCII letters and
+// is surely not in labelLast. It reads that word back from e (less a
+// final '.') as set would split it: lower-case letters with the capital
+// before them (a hump), or a run of capitals; anything it cannot decide
+// so (an apostrophe, a non-ASCII byte, no letter, a long word) is true.
+func labelLastMay(s string, e int) bool {
+	j := e
+	if s[j-1] == '.' {
+		j--
+	}
+	i, h := j, uint32(0)
+	for i > 0 && j-i < 24 && s[i-1]-'a' < 26 {
+		i--
+		h = h*lastMul + uint32(s[i])
+	}
+	if i > 0 && s[i-1]-'A' < 26 {
+		if i < j {
+			// A capital before lower case always starts a word.
+			i--
+			h = h*lastMul + uint32(s[i]|0x20)
+		} else {
+			for i > 0 && j-i < 24 && s[i-1]-'A' < 26 {
+				i--
+				h = h*lastMul + uint32(s[i]|0x20)
+			}
+		}
+	}
+	if i == j || j-i >= 24 || i > 0 && (s[i-1] >= utf8.RuneSelf || s[i-1] == '\'' || s[i-1] == '`') {
+		return true
+	}
+	h = lastHash(h)
+	return labelLastBits[h>>3]&(1<<(h&7)) != 0
 }
 
 // labelLast is the last word of every label that may say something: a
@@ -1001,17 +1062,6 @@ const (
 	labelMax   = 48
 	labelWords = 5
 )
-
-// labelSeps finds the bytes that may end a label: ':', '=', a tab, '-'
-// (of " - "), and the last bytes of '：' (U+FF1A) and '–' (U+2013).
-func labelSepWord(x uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	has := func(c uint64) uint64 {
-		y := x ^ (c * lo)
-		return (y - lo) &^ y & hi
-	}
-	return has(':') | has('=') | has('\t') | has('-') | has(0x9A) | has(0x93)
-}
 
 // labelAt reads the label before the separator at t (sep its length):
 // its Key (as KeyContext.Of gives it in a person's record, the zero Key
@@ -1040,6 +1090,9 @@ func labelAt(s string, t int, x *Extra) Key {
 		e--
 	}
 	if e < 2 || !labelTail(s[e-2], s[e-1]) && !(s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2])) {
+		return 0
+	}
+	if (x == nil || len(x.Keys) == 0) && !labelLastMay(s, e) {
 		return 0
 	}
 	// Its start: letters, digits, spaces, apostrophes, dots, hyphens and
@@ -1101,29 +1154,40 @@ func (k *normKey) sub(i int) *normKey {
 	return &out
 }
 
-// labelSeparators calls f with the index of every byte of s that may end
-// a label, eight bytes at a time, until f returns false.
-func labelSeparators(s string, f func(t int) bool) {
-	n := len(s)
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		m := labelSepWord(load64(s, i))
-		for m != 0 {
-			z := bits.TrailingZeros64(m) >> 3
-			m &= m - 1
-			if !f(i + z) {
-				return
-			}
-		}
+// labelCands flags (0x80) the bytes of the word x that may end a label:
+// ':', '=', a tab, '-' (of " - ": one without a space on either side
+// inside the word is left out, one in its first or last byte stays), and
+// the last bytes of '：' (U+FF1A) and '–' (U+2013). A byte one more than
+// one of these right after it may be flagged too (the borrow of the
+// test): labelAt passes it by.
+func labelCands(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	has := func(c uint64) uint64 {
+		y := x ^ (c * lo)
+		return (y - lo) &^ y & hi
 	}
-	for ; i < n; i++ {
-		switch s[i] {
-		case ':', '=', '\t', '-', 0x9A, 0x93:
-			if !f(i) {
-				return
-			}
-		}
+	sp := has(' ')
+	dash := has('-') & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
+	return has(':') | has('=') | has('\t') | dash | has(0x9A) | has(0x93)
+}
+
+// labelTailAt is labelAt's test of the byte at t (one labelCands
+// flagged): false when no label may end before it (no label's last
+// bytes before it, past spaces, quotes and bold marks), or when it is a
+// '-' without spaces around it.
+func labelTailAt(s string, t int) bool {
+	c := s[t]
+	if c == '-' {
+		return t > 0 && t+1 < len(s) && s[t-1] == ' ' && s[t+1] == ' '
 	}
+	if c == 0x9A || c == 0x93 {
+		return true // labelAt's other forms
+	}
+	e := t
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == '"' || s[e-1] == '\'' || s[e-1] == '*') && t-e < 4 {
+		e--
+	}
+	return e >= 2 && (labelTail(s[e-2], s[e-1]) || s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2]))
 }
 
 // labelledClean: no label of the vocabulary in s.
@@ -1131,14 +1195,24 @@ func labelledClean(s string) bool { return labelledCleanWith(s, nil) }
 
 // labelledCleanWith: no label of the vocabulary or of x's extra keys in s.
 func labelledCleanWith(s string, x *Extra) bool {
-	clean := true
-	labelSeparators(s, func(t int) bool {
-		if labelAt(s, t, x) != 0 {
-			clean = false
+	n := len(s)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
+			if t := i + bits.TrailingZeros64(m)>>3; labelTailAt(s, t) && labelAt(s, t, x) != 0 {
+				return false
+			}
 		}
-		return clean
-	})
-	return clean
+	}
+	for ; i < n; i++ {
+		switch s[i] {
+		case ':', '=', '\t', '-', 0x9A, 0x93:
+			if labelAt(s, i, x) != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scanLabelled reports the values after labels: "Name: Alice Martin",
@@ -1147,30 +1221,47 @@ func labelledCleanWith(s string, x *Extra) bool {
 // when it looks like what its label promises (as a keyed value does).
 func (p *pass) scanLabelled() {
 	s := p.s
-	on := uint64(p.on) | p.fam
+	n := len(s)
 	next := 0
-	labelSeparators(s, func(t int) bool {
-		if t < next {
-			return true
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
+			if t := i + bits.TrailingZeros64(m)>>3; t >= next && labelTailAt(s, t) {
+				next = p.labelledAt(t, next)
+			}
 		}
-		k := labelAt(s, t, p.extra)
-		if k == 0 {
-			return true
+	}
+	for ; i < n; i++ {
+		switch s[i] {
+		case ':', '=', '\t', '-', 0x9A, 0x93:
+			if i >= next {
+				next = p.labelledAt(i, next)
+			}
 		}
-		v := t + 1
-		if s[t] == '-' {
-			v = t + 2
-		}
-		a, b := labelledValue(s, v, k)
-		if a >= b {
-			return true
-		}
-		if det, da, db, ok := keyedSpan(s[a:b], k, on); ok {
-			p.emitBy(det, BasisContext, a+da, a+db)
-			next = a + db
-		}
-		return true
-	})
+	}
+}
+
+// labelledAt reports the value after the label the separator at t ends,
+// if any, and returns where the scan resumes (next if nothing).
+func (p *pass) labelledAt(t, next int) int {
+	s := p.s
+	k := labelAt(s, t, p.extra)
+	if k == 0 {
+		return next
+	}
+	v := t + 1
+	if s[t] == '-' {
+		v = t + 2
+	}
+	a, b := labelledValue(s, v, k)
+	if a >= b {
+		return next
+	}
+	if det, da, db, ok := keyedSpan(s[a:b], k, uint64(p.on)|p.fam); ok {
+		p.emitBy(det, BasisContext, a+da, a+db)
+		return a + db
+	}
+	return next
 }
 
 // labelledValue is the span of the value after a label keyed k, from v:
