@@ -25,7 +25,7 @@ func (ds *Set) Clean(s string, sel *Selection) bool {
 	if on == 0 {
 		return true // no detector runs (the pass would not start)
 	}
-	if fam := on & familyMask; fam != 0 && (!familiesClean(s, fam) || ds.extra != nil && fam&labelFamily != 0 && !labelledCleanWith(s, ds.extra)) {
+	if fam := on & familyMask; fam != 0 && !familiesCleanWith(s, fam, ds.extra) {
 		return false
 	}
 	tab := sel.tab

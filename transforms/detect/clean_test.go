@@ -123,3 +123,25 @@ func FuzzClean(f *testing.F) {
 		cleanSame(t, ds, sels, s)
 	})
 }
+
+// A policy's context words make names of what the built-ins leave: Clean
+// must look with them (regression: familiesClean read no Extra).
+func TestCleanWithPolicyContext(t *testing.T) {
+	ds := dictSet(t, `
+detection:
+  context:
+    person: [zxqkunde]
+`)
+	sel := Select(nil, 0)
+	s := "zxqkunde Alice"
+	found := ds.Detect(s, sel)
+	if len(found) == 0 {
+		t.Fatalf("the person scan finds nothing in %q with the policy's word", s)
+	}
+	if !familiesClean(s, 1<<detPerson) {
+		t.Fatalf("%q is not clean without the policy's word: the test would prove nothing", s)
+	}
+	if ds.Clean(s, &sel) {
+		t.Errorf("Clean(%q) with the policy's context word, but Detect finds %v", s, found)
+	}
+}

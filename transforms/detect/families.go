@@ -151,12 +151,16 @@ func digitLanes(x uint64) uint64 {
 
 // familiesClean reports whether the family detectors in fam surely find
 // nothing in s.
-func familiesClean(s string, fam uint64) bool {
+func familiesClean(s string, fam uint64) bool { return familiesCleanWith(s, fam, nil) }
+
+// familiesCleanWith is familiesClean for a policy that adds e (its keys
+// and context words may make more of s a label or a name's context).
+func familiesCleanWith(s string, fam uint64, e *Extra) bool {
 	// idsClean, addressesClean and birthDatesClean are one test: no
 	// ASCII digit (TestFamiliesFindAsBefore holds them to it).
 	return (fam&(idDetectors|1<<detStreetAddress|1<<detDateOfBirth) == 0 || nextDigit(s, 0) == len(s)) &&
-		(fam&(1<<detPerson) == 0 || personsClean(s)) &&
-		(fam&labelFamily == 0 || labelledClean(s))
+		(fam&(1<<detPerson) == 0 || personsCleanExtra(s, e)) &&
+		(fam&labelFamily == 0 || labelledClean(s) && (e == nil || labelledCleanWith(s, e)))
 }
 
 // Extra is what a policy adds to the built-ins (its detection block,
