@@ -48,11 +48,20 @@ var mixedDetections = map[string]int{
 	"email": 931, "phone": 268, "credit_card": 5, "iban": 32, "us_ssn": 21, "ipv4": 690, "ipv6": 70, "mac_address": 48, "aws_arn": 51,
 	"aws_access_key": 6, "github_token": 5, "slack_token": 7, "stripe_key": 3, "google_api_key": 0, "jwt": 5, "private_key": 1,
 	"url_credentials": 21, "bearer_token": 13, "generic_secret": 21,
+	// The families (manual 12.9): the corpus's customers' names (CSV rows,
+	// tickets, JSON records, signatures), its addresses' street lines and
+	// the birth dates of its verification requests; it holds no national
+	// identifier or passport.
+	"person": 878, "street_address": 133, "date_of_birth": 21,
+	"uk_nino": 0, "uk_nhs": 0, "de_tax_id": 0, "fr_nir": 0, "es_dni": 0, "es_nie": 0, "it_fiscal_code": 0, "nl_bsn": 0,
+	"be_national_number": 0, "pl_pesel": 0, "se_personnummer": 0, "fi_hetu": 0, "dk_cpr": 0, "br_cpf": 0, "br_cnpj": 0,
+	"in_aadhaar": 0, "in_pan": 0, "ca_sin": 0, "au_tfn": 0, "au_medicare": 0, "sg_nric": 0, "jp_my_number": 0, "us_itin": 0,
+	"passport": 0, "aba_routing": 0, "bank_account": 0, "national_id": 0, "tax_id": 0, "driver_license": 0,
 }
 
 // mixedFingerprint is FNV-64a over every detection (document, detector,
 // start, end) in order.
-const mixedFingerprint = 0x27fcba47cb6ec84d
+const mixedFingerprint = 0x3ee6deafc60b7a79
 
 func readMixed(tb testing.TB) (whole string, docs []string) {
 	tb.Helper()

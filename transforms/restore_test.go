@@ -237,8 +237,9 @@ func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 			t.Fatalf("%q pseudonymised as %q: %d refused, %d unresolved on the way back (%q)", doc, out, run.Refused, run.Unresolved, back)
 		}
 		// The vault puts back the spelling it stored first: compare
-		// letters and digits, in lower case.
-		if alnum(back) != alnum(detect.ReaderText(doc)) {
+		// letters and digits, in lower case, both as a reader reads them
+		// (the reader view drops combining marks: आधार's vowel signs).
+		if alnum(detect.ReaderText(back)) != alnum(detect.ReaderText(doc)) {
 			t.Fatalf("%q came back as %q", doc, back)
 		}
 	}

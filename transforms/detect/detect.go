@@ -57,7 +57,7 @@ func (b Basis) String() string {
 	return "pattern"
 }
 
-// A pass records each span's detector in a byte: the detector's index in
+// A pass records each span's detector in 16 bits: the detector's index in
 // the low six bits (detMask), its Basis above them (basisShift). Pass
 // detectors record BasisPattern, 0.
 const (
@@ -459,7 +459,7 @@ type pass struct {
 	tab      *trigTable // covers at least the detectors in on
 	multi    bool       // record which detector found each span in dets
 	spans    []Span
-	dets     []uint8
+	dets     []uint16 // detector | basis<<basisShift
 
 	emailNext, emailLo                   int
 	phoneNext, cardNext, ibanNext        int
@@ -479,7 +479,7 @@ type pass struct {
 func (p *pass) tag(k int, d uint8) {
 	if p.multi {
 		for ; k < len(p.spans); k++ {
-			p.dets = append(p.dets, d)
+			p.dets = append(p.dets, uint16(d))
 		}
 	}
 }
@@ -488,14 +488,14 @@ func (p *pass) tag(k int, d uint8) {
 func (p *pass) emitBy(d int, b Basis, start, end int) {
 	p.spans = append(p.spans, Span{start, end})
 	if p.multi {
-		p.dets = append(p.dets, uint8(d)|uint8(b)<<basisShift)
+		p.dets = append(p.dets, uint16(d)|uint16(b)<<basisShift)
 	}
 }
 
 func (p *pass) emit(d uint8, a, b int) {
 	p.spans = append(p.spans, Span{a, b})
 	if p.multi {
-		p.dets = append(p.dets, d)
+		p.dets = append(p.dets, uint16(d))
 	}
 }
 

@@ -52,7 +52,7 @@ func TestFamiliesFindAsBefore(t *testing.T) {
 		h uint64
 	}
 	got := map[string]*tally{}
-	add := func(scope string, i int, spans []Span, dets []uint8) {
+	add := func(scope string, i int, spans []Span, dets []uint16) {
 		for k, sp := range spans {
 			d := int(dets[k] & detMask)
 			key := scope + " " + builtinNames[d]
@@ -172,7 +172,7 @@ func BenchmarkFamilyScans(b *testing.B) {
 			b.SetBytes(int64(len(whole)))
 			b.ReportAllocs()
 			var spans []Span
-			var dets []uint8
+			var dets []uint16
 			for b.Loop() {
 				p := pass{s: whole, fam: fam, multi: true, spans: spans[:0], dets: dets[:0]}
 				sc.f(&p)

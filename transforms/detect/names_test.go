@@ -261,3 +261,18 @@ func BenchmarkPersonJapanese(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(p.spans)), "names")
 }
+
+// A detection keeps its basis whatever its value (regression: a pass
+// packed it in two bits, and "name table" came out as "checksum").
+func TestPersonBasis(t *testing.T) {
+	ds := allDetectors(t)
+	for _, c := range []struct {
+		text  string
+		basis Basis
+	}{{"Dear Mr Müller, thanks", BasisContext}, {"opened by Sven Müller yesterday", BasisNameTable}} {
+		found := ds.Detect(c.text, Select(nil, 0))
+		if len(found) != 1 || found[0].Detector != "person" || found[0].Basis != c.basis {
+			t.Errorf("%q: %+v, want one person by %v", c.text, found, c.basis)
+		}
+	}
+}

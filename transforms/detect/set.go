@@ -411,7 +411,7 @@ type detectScratch struct {
 	text  []byte
 	segs  []viewSeg
 	spans []Span
-	dets  []uint8
+	dets  []uint16
 	hits  []hit
 	dict  []dictHit
 	fold  []byte // an allowed value folded
