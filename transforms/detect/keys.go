@@ -420,7 +420,10 @@ var keyVocabOf = []struct {
 		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|旅券番号|パスポート番号"},
 	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing number"},
 	{kID, detBankAccount, "bank account|bank account number|bankaccount|account number|accountnumber|account no|acct no|acct number|acct|bank acct|" +
-		"sort code|sortcode|bsb|bsb number|kontonummer|bankkonto|konto|numero de compte|compte bancaire|rib|" +
+		"sort code|sortcode|bsb|bsb number|bsb code|ifsc|ifsc code|transit number|institution number|bank code|bank number|" +
+		"blz|bankleitzahl|code banque|code guichet|codigo de banco|codigo de agencia|agencia|codice abi|codice cab|" +
+		"bankcode|clearingnummer|clearing number|registreringsnummer|reg nr|銀行コード|支店コード|" +
+		"kontonummer|bankkonto|konto|numero de compte|compte bancaire|rib|" +
 		"numero de cuenta|cuenta bancaria|cuenta|numero di conto|conto corrente|conto|rekeningnummer|bankrekening|rekening|" +
 		"numero da conta|conta bancaria|conta|numer konta|numer rachunku|konto bankowe|bankkontonummer|tilinumero|pankkitili|口座番号"},
 	{kID, detNationalID, "national id|nationalid|national id number|national identifier|national identity number|national number|national identification number|" +
@@ -801,6 +804,12 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		// careless key).
 		if on&(1<<want) != 0 && keyedWholeDet(v, 1<<want) == want {
 			return want, true
+		}
+		// A routing number of another country under a routing key (a
+		// sort code 20-00-00, a BSB 062-000, an IFSC): a bank's number,
+		// not an ABA number that fails its check (nine digits).
+		if want == detABARouting && on&(1<<detBankAccount) != 0 && digitCount(v) != 9 {
+			return detBankAccount, true
 		}
 		return 0, false
 	}

@@ -110,7 +110,9 @@ func TestKeyedValues(t *testing.T) {
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		{"passport", "C01X00T47", "passport"}, {"passport", "pending", ""}, {"ssn", "123456789", "us_ssn"}, {"ssn", "123 45 6789", "us_ssn"},
 		{"bsn", "123456780", ""}, // fails the 11-proof: no BSN, and no identifier
-		{"bsn", "111222333", "nl_bsn"}, {"routing_number", "021000022", ""},
+		{"bsn", "111222333", "nl_bsn"}, {"routing_number", "021000022", ""}, {"routing_number", "20-00-00", "bank_account"},
+		{"sort_code", "20-00-00", "bank_account"}, {"bsb", "062-000", "bank_account"}, {"ifsc", "SBIN0001234", "bank_account"},
+		{"bankleitzahl", "37040044", "bank_account"},
 		// Phones written as their country does, the key standing for the
 		// phone word; an order number under a careless key is none.
 		{"telefono", "612345678", "phone"}, {"phone", "+44 20 7946 0958", "phone"}, {"Telefon", "030 12345678", "phone"},
