@@ -175,7 +175,7 @@ func TestAuditNeverHoldsDetectedValues(t *testing.T) {
 	}
 	up := obServer(t, corpus, false)
 	p := startPlugin(t, up.URL, `{
-  "policy": {"name": "no-leak", "audit": true, "audit_size": 4096,
+  "policy": {"name": "no-leak", "audit": true, "audit_size": 8192,
     "allow_tools": ["emit", "consume"],
     "transforms": [{"type": "redact", "id": "secrets", "options": {"detectors": ["@secrets"]}},
                    {"type": "pseudonymise", "id": "pii", "options": {"detectors": ["@pii"]}}],

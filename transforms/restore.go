@@ -110,9 +110,12 @@ func (e *Engine) restoresAt(t string, a, b int, label string) bool {
 		if d.End <= a || d.Start >= b {
 			continue
 		}
-		if d.Start != a || d.End != b || d.Label != label {
+		if d.Start != a || d.End != b {
 			return false // part of, or overlapping, another value
 		}
+		// Exactly the value, under this label or another detector's that
+		// finds the same span ("Zoë Smith" of a custom detector is also a
+		// PERSON): it joins nothing around it.
 		exact = true
 	}
 	if exact {

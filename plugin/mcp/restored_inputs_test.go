@@ -66,6 +66,9 @@ gateway: {hold_headers: true}
 // a server's error quoting the header as it got it (the go-sdk's
 // -32020, which compares Mcp-Name raw) carried the restored value in
 // Base64 back to the client: only the decoded value was put back.
+// The custom detector's value is also a built-in PERSON: restoring it
+// must not be refused for reading as another detector's exact span
+// (regression, issue 31).
 func TestNoRestoredHeaderValueInErrors(t *testing.T) {
 	const env = `
 policy:
