@@ -284,32 +284,6 @@ func digitCount(v string) int {
 	return n
 }
 
-// ssnDigitsShape: nine digits, bare or grouped 3-2-4 by spaces, dashes or
-// dots, with the rules of us_ssn (area not 000, 666, 9xx; group not 00;
-// serial not 0000).
-func ssnDigitsShape(v string) bool {
-	var d [9]byte
-	n := 0
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= '0' && c <= '9':
-			if n == 9 {
-				return false
-			}
-			d[n] = c
-			n++
-		case (c == ' ' || c == '-' || c == '.') && (n == 3 || n == 5):
-		default:
-			return false
-		}
-	}
-	if n != 9 {
-		return false
-	}
-	area := string(d[:3])
-	return area != "000" && area != "666" && d[0] != '9' && string(d[3:5]) != "00" && string(d[5:]) != "0000"
-}
 
 // monthWords are the months of the vocabulary's languages by their
 // first three letters (folded), and the Japanese date marks.

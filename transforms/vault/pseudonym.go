@@ -306,15 +306,6 @@ func count(s string, ok func(byte) bool) int {
 	return n
 }
 
-func appendKept(dst []byte, s string, ok func(byte) bool) []byte {
-	for i := 0; i < len(s); i++ {
-		if ok(s[i]) {
-			dst = append(dst, s[i])
-		}
-	}
-	return dst
-}
-
 func keep(s string, ok func(byte) bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
