@@ -284,7 +284,6 @@ func digitCount(v string) int {
 	return n
 }
 
-
 // monthWords are the months of the vocabulary's languages by their
 // first three letters (folded), and the Japanese date marks.
 var monthWords = map[string]bool{}
