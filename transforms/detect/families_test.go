@@ -202,3 +202,24 @@ func TestDigitFamiliesCleanAlike(t *testing.T) {
 		}
 	}
 }
+
+// A family's span that loses an overlap keeps what lies past the winner,
+// so none of it stays in clear (regression: the address after a birth
+// date whose year its scan read as a house number was dropped whole).
+func TestOverlapKeepsFamilyRemainder(t *testing.T) {
+	ds := allDetectors(t)
+	for _, c := range []struct{ text, det, want string }{
+		{"Szanowna Pani Anna Kowalska, urodzona 4 marca 1985, ul. Marszałkowska 1, 00-624 Warszawa.", "street_address", "ul. Marszałkowska 1, 00-624 Warszawa"},
+		{"urodzona 4 marca 1985, ul. Marszałkowska 1, 00-624 Warszawa.", "date_of_birth", "4 marca 1985"},
+	} {
+		found := false
+		for _, d := range ds.Detect(c.text, Select(nil, 0)) {
+			if d.Detector == c.det && c.text[d.Start:d.End] == c.want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: no %s %q in %v", c.text, c.det, c.want, ds.Detect(c.text, Select(nil, 0)))
+		}
+	}
+}

@@ -520,7 +520,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 		return dst
 	}
 	if len(hits) > 1 {
-		hits = ds.resolve(hits)
+		hits = ds.resolve(s, hits)
 	}
 	dst = slices.Grow(dst, len(hits))
 	for _, h := range hits {
@@ -539,32 +539,54 @@ type hit struct {
 }
 
 // resolve keeps, among overlapping hits, the one that starts first, then
-// the longer, then the more sensitive, then the earlier in manual 12's table
-// (as resolveOverlaps does with Detections).
-func (ds *Set) resolve(hs []hit) []hit {
+// the longer, then the more sensitive, then the earlier in manual 12's
+// table (as resolveOverlaps does with Detections); a family's hit that
+// loses keeps what lies past the winner (manual 12.3).
+func (ds *Set) resolve(s string, hs []hit) []hit {
 	meta := ds.meta
-	slices.SortFunc(hs, func(a, b hit) int {
-		switch {
-		case a.start != b.start:
-			return a.start - b.start
-		case a.end-a.start != b.end-b.start:
-			return (b.end - b.start) - (a.end - a.start)
+	for round := 0; ; round++ {
+		slices.SortFunc(hs, func(a, b hit) int {
+			switch {
+			case a.start != b.start:
+				return a.start - b.start
+			case a.end-a.start != b.end-b.start:
+				return (b.end - b.start) - (a.end - a.start)
+			}
+			ma, mb := &meta[a.det], &meta[b.det]
+			if ma.sensitivity != mb.sensitivity {
+				return int(mb.sensitivity) - int(ma.sensitivity)
+			}
+			return ma.rank - mb.rank
+		})
+		out := hs[:0]
+		var rest []hit
+		end := -1
+		for _, h := range hs {
+			if h.start >= end {
+				out = append(out, h)
+				end = h.end
+				continue
+			}
+			// A family's span (an address, a name) that a span starting
+			// before it overlaps keeps what lies past that span: "4 marca
+			// 1985, ul. Marszałkowska 1, 00-624 Warszawa" is a birth date
+			// and an address, and the address's street must not stay in
+			// clear because its scan read the year as a house number.
+			if h.end > end && h.det >= numPass && h.det < numBuiltins && round < 3 {
+				a := end
+				for a < h.end && (s[a] == ' ' || s[a] == ',' || s[a] == ';' || s[a] == '\t' || s[a] == '\n') {
+					a++
+				}
+				if h.end-a >= 3 {
+					rest = append(rest, hit{a, h.end, h.det, h.basis})
+				}
+			}
 		}
-		ma, mb := &meta[a.det], &meta[b.det]
-		if ma.sensitivity != mb.sensitivity {
-			return int(mb.sensitivity) - int(ma.sensitivity)
+		if len(rest) == 0 {
+			return out
 		}
-		return ma.rank - mb.rank
-	})
-	out := hs[:0]
-	end := -1
-	for _, h := range hs {
-		if h.start >= end {
-			out = append(out, h)
-			end = h.end
-		}
+		hs = append(out, rest...)
 	}
-	return out
 }
 
 // dictHits appends the hits of c's dictionaries that sel selects in s.
