@@ -81,12 +81,26 @@ func Replace(s string, ds []Detection, with func(d Detection, value string) stri
 	if len(ds) == 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
+	// The replacements first, then one buffer of the result's size (a
+	// buffer of len(s) grows, copying, when pseudonyms are longer than
+	// what they replace).
+	var small [16]string
+	vs := small[:0]
+	if len(ds) > len(small) {
+		vs = make([]string, 0, len(ds))
+	}
+	n := len(s)
 	for _, d := range ds {
+		v := with(d, d.Seen(s))
+		vs = append(vs, v)
+		n += len(v) - (d.End - d.Start)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	last := 0
+	for k, d := range ds {
 		b.WriteString(s[last:d.Start])
-		b.WriteString(with(d, d.Seen(s)))
+		b.WriteString(vs[k])
 		last = d.End
 	}
 	b.WriteString(s[last:])

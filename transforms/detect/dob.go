@@ -527,6 +527,14 @@ func init() {
 
 // gapStop marks the bytes no gap between a context word and its date
 // holds (gapOK): the backward look for a context stops at the first.
+// gapBreak is the bytes gapOK refuses in any gap.
+var gapBreak = func() (t [256]bool) {
+	for _, c := range "0123456789\n;!?|" {
+		t[c] = true
+	}
+	return t
+}()
+
 var gapStop = func() (t [256]bool) {
 	for _, c := range "0123456789\n;!?|{}[]<>=" {
 		t[c] = true
@@ -552,11 +560,16 @@ func birthContext(s string, a, b int, extra []string) bool {
 	}
 	// German and Dutch put the participle last: "am 4.3.1985 in Graz
 	// geboren", "op 4 maart 1985 geboren".
+	// gapOK refuses any gap holding a digit, a line break, ';', '!', '?'
+	// or '|': the look stops at the first (a timestamp's time, a JSON
+	// number, the next line).
 	for j := b; j < len(s) && j-b <= contextGap; j++ {
 		if c := s[j]; c == 'g' || c == 'G' {
 			if _, ok := matchWord(s, j, "geboren"); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
 				return true
 			}
+		} else if gapBreak[c] {
+			break
 		}
 	}
 	lo := max(0, a-contextWindow)

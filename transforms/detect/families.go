@@ -113,7 +113,7 @@ func (p *pass) scanDigits(on uint8) {
 					idNext = r
 				}
 			}
-			if on&addrStepOn != 0 && t >= addrNext && addrBefore[b] != 0 && (addrBefore[b] == 1 || addrBefore2(s, t)) {
+			if on&addrStepOn != 0 && t >= addrNext && addrBefore[b] != 0 && (addrBefore[b] == 1 || addrWorth(s, t, addrBefore[b])) {
 				r := p.addrStep(t, &last)
 				for midRun(s, r) {
 					r = p.addrStep(r, &last)
@@ -174,12 +174,28 @@ type Extra struct {
 }
 
 // addrBefore is addressAt's first test, by the byte before the digit run
-// (0 at the start of s): 0 when the run starts no address (glued to a
-// lower-case letter, in a number, a version, a key=value), 2 when that
-// depends on the byte before ('-', ':': addrBefore2), else 1.
+// (0 at the start of s), read with addressAt's branches: 0 when the run
+// starts no address (glued to a lower-case letter, in a number, a
+// version, a key=value); 1 when every branch may start one (a non-ASCII
+// byte); else the test addrWorth makes: addrUpper after a capital (a
+// letter postcode, NW1 6XE, after a city: a space or a comma before it),
+// addrDash after '-' or ':' (addrBefore2), addrFirst where only a house
+// number first may start (numberFirst: after ',', '"', '(', a tab or a
+// line break, and at the start), addrSpace after a space, addrJP where
+// only a 〒 before may start one ('/', ')', ';' and the other ASCII
+// punctuation: a path, a version, a fraction).
 var addrBefore = func() (t [256]uint8) {
 	for c := range t {
+		t[c] = addrJP
+	}
+	for c := 0x80; c < 0x100; c++ {
 		t[c] = 1
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = addrUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 1 // never the byte before a run's first digit
 	}
 	for c := 'a'; c <= 'z'; c++ {
 		t[c] = 0
@@ -187,9 +203,88 @@ var addrBefore = func() (t [256]uint8) {
 	for _, c := range "_.=+$@%&\\[{" {
 		t[c] = 0
 	}
-	t['-'], t[':'] = 2, 2
+	t['-'], t[':'] = addrDash, addrDash
+	for _, c := range ",\"(\t\n\x00" {
+		t[c] = addrFirst
+	}
+	t[' '] = addrSpace
 	return t
 }()
+
+// addrBefore's tests (1 is none).
+const (
+	addrDash uint8 = 2 + iota
+	addrFirst
+	addrSpace
+	addrJP
+	addrUpper
+)
+
+// addrWorth is addrBefore's test kind of the run at t (a necessary
+// condition for addressAt(s, t) to find an address).
+func addrWorth(s string, t int, kind uint8) bool {
+	switch kind {
+	case addrDash:
+		return addrBefore2(s, t)
+	case addrFirst:
+		return addrFirstWorth(s, t)
+	case addrUpper:
+		// postcodeAnchor's start of a letter postcode, then
+		// cityBefore's first test (2024-10-28T11:57 stops here).
+		k := t
+		for k > 0 && t-k < 2 && s[k-1]-'A' < 26 {
+			k--
+		}
+		return k > 0 && (s[k-1] == ' ' || s[k-1] == ',')
+	case addrSpace:
+		// numberAfter and postcodeAnchor need a word (a street, a
+		// postcode's label) before the spaces, or a '.', ',', ':' after
+		// it; else only numberFirst may start here (a 〒 before is a
+		// non-ASCII byte).
+		q := t - 1
+		for q > 0 && s[q-1] == ' ' {
+			q--
+		}
+		if q > 0 {
+			if c := s[q-1]; wordByte(c) || c == '.' || c == ',' || c == ':' {
+				return true
+			}
+		}
+		return addrFirstWorth(s, t)
+	}
+	return t >= 4 && s[t-4:t-1] == "〒"
+}
+
+// addrFirstWorth is numberFirst's necessary shape at the run t: a house
+// number as houseNumber reads it (up to five digits, a letter, a range or
+// a flat: 221B, 12-14, 12/3), a comma or none, spaces, and a word's first
+// letter (a date, a JSON number, a CSV field, "200 8428" stop here).
+func addrFirstWorth(s string, t int) bool {
+	e := skipDigits(s, t)
+	if e-t > 5 {
+		return false
+	}
+	e = houseLetter(s, e)
+	if e+1 < len(s) && (s[e] == '/' || s[e] == '-') && isDigit(s[e+1]) {
+		if e2 := skipDigits(s, e+1); e2-e-1 <= 4 {
+			e = houseLetter(s, e2)
+		}
+	}
+	if e < len(s) && s[e] == ',' {
+		e++
+	}
+	k := skipSpaces(s, e)
+	return k > e && k < len(s) && (isASCIILetter(s[k]) || s[k] >= 0x80)
+}
+
+// houseLetter is houseNumber's letter after the digits ending at e (221B),
+// if there is one: the end of the house number so far.
+func houseLetter(s string, e int) int {
+	if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
+		return e + 1
+	}
+	return e
+}
 
 // addrBefore2 is addressAt's test of a run after '-' (D-10115) or ':'
 // (PIN:110001).
@@ -198,7 +293,8 @@ func addrBefore2(s string, t int) bool {
 		return false
 	}
 	if s[t-1] == '-' {
-		return s[t-2]-'A' < 26
+		// postcodeAnchor's country prefix (D-10115, SE-114 55).
+		return s[t-2]-'A' < 26 && (countryPrefix(s, t-2) == t || t >= 3 && countryPrefix(s, t-3) == t)
 	}
 	return wordByte(s[t-2])
 }

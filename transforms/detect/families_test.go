@@ -223,3 +223,53 @@ func TestOverlapKeepsFamilyRemainder(t *testing.T) {
 		}
 	}
 }
+
+// digitFilterInputs is what the digit walk's filters are checked on: the
+// mixed corpus's documents and every line of the detector corpus.
+func digitFilterInputs(tb testing.TB) []string {
+	_, docs := readMixed(tb)
+	texts := append([]string(nil), docs...)
+	for _, name := range builtinNames {
+		f, err := os.ReadFile(filepath.Join(corpusDir, name+".txt"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(f), "\n") {
+			if len(line) >= 2 && line[0] != '#' {
+				texts = append(texts, strings.NewReplacer("«", "", "»", "", `\n`, "\n").Replace(line[2:]))
+			}
+		}
+	}
+	return texts
+}
+
+// checkDigitFilters fails when one of scanDigits' filters refuses a digit
+// run whose scan finds something there: addrBefore/addrWorth before
+// addressAt.
+func checkDigitFilters(t *testing.T, s string) {
+	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, skipDigits(s, i)) {
+		var b byte
+		if i > 0 {
+			b = s[i-1]
+		}
+		if a, e := addressAt(s, i); e > a && (addrBefore[b] == 0 || addrBefore[b] != 1 && !addrWorth(s, i, addrBefore[b])) {
+			t.Fatalf("%q: addressAt(%d) = %d, %d past a refusing filter (kind %d)", s, i, a, e, addrBefore[b])
+		}
+	}
+}
+
+// TestDigitFilters: the digit walk's filters refuse no run the scans find
+// something at, over the corpora.
+func TestDigitFilters(t *testing.T) {
+	for _, s := range digitFilterInputs(t) {
+		checkDigitFilters(t, s)
+	}
+}
+
+// FuzzDigitFilters is TestDigitFilters on any text.
+func FuzzDigitFilters(f *testing.F) {
+	for _, s := range []string{"12 rue de la Paix", "Hauptstraße 12, 10115 Berlin", "〒100-0001 東京都千代田区千代田1-1", "PLZ: 10115", "D-10115 Berlin", "221B Baker Street, London NW1 6XE", "Flat 3, 5 High Road", "(12 Main St)", "\"5 Place Vendôme\"", "a,12, Calle Mayor"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkDigitFilters(t, s) })
+}
