@@ -1103,10 +1103,22 @@ func cpfValid(c, lay []byte) bool {
 	if !allDigits(c) || allSame(c) {
 		return false
 	}
-	for k := 9; k <= 10; k++ {
+	return brMod11(c, 9, false)
+}
+
+// brMod11 checks Brazil's two mod-11 check digits at c[first] and
+// c[first+1]: each is 0 for a remainder below 2, else 11 minus it, of
+// the characters before it (worth their code minus '0') weighted from
+// the right 2, 3, … (cycling 2..9 for the CNPJ, cycle8).
+func brMod11(c []byte, first int, cycle8 bool) bool {
+	for k := first; k <= first+1; k++ {
 		sum := 0
 		for i := 0; i < k; i++ {
-			sum += int(c[i]-'0') * (k + 1 - i)
+			w := k + 1 - i
+			if cycle8 {
+				w = 2 + (k-1-i)%8
+			}
+			sum += int(c[i]-'0') * w
 		}
 		r := sum % 11
 		if r < 2 {
@@ -1133,22 +1145,7 @@ func cnpjValid(c, lay []byte) bool {
 			return false
 		}
 	}
-	for k := 12; k <= 13; k++ {
-		sum := 0
-		for i := 0; i < k; i++ {
-			sum += int(c[i]-'0') * (2 + (k-1-i)%8)
-		}
-		r := sum % 11
-		if r < 2 {
-			r = 0
-		} else {
-			r = 11 - r
-		}
-		if r != int(c[k]-'0') {
-			return false
-		}
-	}
-	return true
+	return brMod11(c, 12, true)
 }
 
 // The Verhoeff check (dihedral group D5): verhoeffD its multiplication

@@ -747,11 +747,7 @@ func (sc *nameScan) contextBefore(t int) int {
 		for j > 0 && (s[j-1] == '\r' || s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '!' || s[j-1] == '.' || s[j-1] == '\t') {
 			j--
 		}
-		k := j
-		for k > 0 && letterBefore(s, k) {
-			_, size := utf8.DecodeLastRuneInString(s[:k])
-			k -= size
-		}
+		k := lettersBefore(s, j)
 		if k < j && readWord(s, k).flags&nameword.Closing != 0 {
 			return ctxSignature
 		}
@@ -761,11 +757,7 @@ func (sc *nameScan) contextBefore(t int) int {
 	if s[i-1] == '.' || s[i-1] == ':' {
 		i--
 	}
-	k := i
-	for k > 0 && letterBefore(s, k) {
-		_, size := utf8.DecodeLastRuneInString(s[:k])
-		k -= size
-	}
+	k := lettersBefore(s, i)
 	if k == i {
 		return ctxNone
 	}
@@ -1010,6 +1002,17 @@ func digitAround(s string, start, end int) bool {
 	return end+1 < len(s) && s[end] == ' ' && s[end+1]-'0' < 10
 }
 
+// lettersBefore is where the run of letters ending at i starts (i when
+// none ends there).
+func lettersBefore(s string, i int) int {
+	k := i
+	for k > 0 && letterBefore(s, k) {
+		_, size := utf8.DecodeLastRuneInString(s[:k])
+		k -= size
+	}
+	return k
+}
+
 // orgBefore: the word before t is a street, place or company word (Rue
 // Victor Hugo, Via Giuseppe Verdi, San Martín).
 func orgBefore(s string, t int) bool {
@@ -1021,11 +1024,7 @@ func orgBefore(s string, t int) bool {
 	if i > 0 && s[i-1] == '.' {
 		i--
 	}
-	k := i
-	for k > 0 && letterBefore(s, k) {
-		_, size := utf8.DecodeLastRuneInString(s[:k])
-		k -= size
-	}
+	k := lettersBefore(s, i)
 	if k == i {
 		return false
 	}
