@@ -538,6 +538,8 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 		return false
 	}
 	switch {
+	case seps == psDot && k == 2 && s[first] != '0' && (first == 0 || s[first-1] != '+'):
+		return false // 2000.0000, 9123.4567: a decimal number (a JSON number's reading)
 	case seps == psDot && k == 4 && phoneLens(g, 3, 3, 3, 3, true):
 		return false // 10.120.33.200
 	case seps == psDash && k == 3 && phoneLens(g, 3, 2, 4, 0, false):
