@@ -271,12 +271,7 @@ func newDictMatcher(dicts [][]string) *dictMatcher {
 			}
 		}
 	}
-	nbits := 1024
-	for nbits < 16*len(prefixes) {
-		nbits <<= 1
-	}
-	m.bloom = make([]uint64, nbits/64)
-	m.bloomShift = uint8(64 - bits.TrailingZeros(uint(nbits)))
+	m.bloom, m.bloomShift = bitFilter(16 * len(prefixes))
 	for _, h := range prefixes {
 		a, b := m.bloomBits(h)
 		m.bloom[a>>6] |= 1 << (a & 63)
@@ -284,12 +279,7 @@ func newDictMatcher(dicts [][]string) *dictMatcher {
 	}
 	// The first tokens' filter, read for every token of the text, is
 	// small (8 bits a token) so that it stays in cache.
-	nbits = 1024
-	for nbits < 8*len(firsts) {
-		nbits <<= 1
-	}
-	m.starts = make([]uint64, nbits/64)
-	m.startShift = uint8(64 - bits.TrailingZeros(uint(nbits)))
+	m.starts, m.startShift = bitFilter(8 * len(firsts))
 	for _, h := range firsts {
 		a, b := m.startBits(h)
 		m.starts[a>>6] |= 1 << (a & 63)
@@ -421,4 +411,14 @@ func (m *dictMatcher) walk(s string, start, end int, h uint64, dst []dictHit) []
 		}
 		end = next
 	}
+}
+
+// bitFilter makes a filter's bits: a power of two, at least 1024 and at
+// least want, and the shift that maps a 64-bit hash to a bit of it.
+func bitFilter(want int) ([]uint64, uint8) {
+	nbits := 1024
+	for nbits < want {
+		nbits <<= 1
+	}
+	return make([]uint64, nbits/64), uint8(64 - bits.TrailingZeros(uint(nbits)))
 }
