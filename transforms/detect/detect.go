@@ -779,8 +779,14 @@ func (p *pass) settleStretch(t int, phone, card bool) (bool, bool) {
 				p.stepBare(t, end)
 			}
 			return false, card
-		case digits < 7,
-			digits < p.phoneMin && (lo|hi)&plus == 0 && before != '+',
+		case digits < 7:
+			p.phoneNext = end
+			return false, card
+		case digits == lastDigit(lo, hi)+1:
+			// A bare run with separators after it ("01000000 A"): phoneRun
+			// may read it as bare, after a phone word.
+			return true, card
+		case digits < p.phoneMin && (lo|hi)&plus == 0 && before != '+',
 			digits == 8 && (lo|hi)&plus == 0 && before != '+' && before != '(' && !eightShape(lo, hi):
 			p.phoneNext = end
 			return false, card
@@ -792,6 +798,16 @@ func (p *pass) settleStretch(t int, phone, card bool) (bool, bool) {
 		}
 	}
 	return phone, card
+}
+
+// lastDigit is the index of the last digit in a stretch with phoneTab
+// lanes lo and hi (cut at its end).
+func lastDigit(lo, hi uint64) int {
+	const digit = 0x0101010101010101
+	if g := hi & digit; g != 0 {
+		return 8 + (63-bits.LeadingZeros64(g))>>3
+	}
+	return (63 - bits.LeadingZeros64(lo&digit)) >> 3
 }
 
 // eightShape reports whether a stretch with phoneTab lanes lo and hi (cut

@@ -18,6 +18,11 @@ var phoneCases = []struct {
 	{"Biuro (12) 345 67 89", []string{"(12) 345 67 89"}},
 	{"Ring på 32 12 34 56 i dag", []string{"32 12 34 56"}},
 	{"Mobil 2012 3456", []string{"2012 3456"}},
+	// A bare run after a phone word, with a separator after it and more text
+	// (FuzzPhone: the pass's 16-byte test dropped it, phoneRun did not).
+	{"Cel  01000000 A000000", []string{"01000000"}},
+	{"Tel 0612345678 - mobiel, bel na vijf", []string{"0612345678"}},
+	{"Handy 015123456789 ab Montag erreichbar", []string{"015123456789"}},
 	{"Call 6123 4567 or 9123 4567", []string{"6123 4567", "9123 4567"}},
 	{"Cellulare 312 345 6789", []string{"312 345 6789"}},
 	{"cell 347 1234567", []string{"347 1234567"}},
