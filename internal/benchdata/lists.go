@@ -67,6 +67,9 @@ var (
 func tool(out []byte, i int) []byte {
 	verb, noun := verbs[i%len(verbs)], nouns[i/len(verbs)%len(nouns)]
 	name := verb + "_" + noun
+	if round := i / (len(verbs) * len(nouns)); round > 0 {
+		name += "_" + strconv.Itoa(round)
+	}
 	switch {
 	case i%10 == 3:
 		name = "admin_" + name
@@ -117,9 +120,15 @@ func tool(out []byte, i int) []byte {
 
 // ToolsList is the JSON-RPC response with id 1 to tools/list: 500 tools,
 // 143,723 bytes.
-func ToolsList() []byte {
+func ToolsList() []byte { return ToolsListN(ToolCount) }
+
+// ToolsListN is ToolsList with n tools: the first 500 are ToolsList's,
+// and from the 501st on each name has the round it was made in as a
+// suffix ("get_customer_1"), so names stay unique and the proportions of
+// hidden tools stay those of ToolsList.
+func ToolsListN(n int) []byte {
 	out := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[`)
-	for i := range ToolCount {
+	for i := range n {
 		if i > 0 {
 			out = append(out, ',')
 		}
