@@ -35,6 +35,9 @@ type Policy struct {
 	// roleBits numbers up to 64 role names used in rules, so matching a
 	// principal's roles against a rule is one AND (see Policy.Match).
 	roleBits map[string]uint64
+	// memo remembers decisions once EnableDecisionMemo is called
+	// (decidememo.go).
+	memo *decisionMemo
 }
 
 // AccessRules are the allow/deny fields shared by policies and rules

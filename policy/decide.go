@@ -181,8 +181,14 @@ func anyShared(a, b []string) bool {
 
 // Decide judges a call by principal pr to primitive x (manual 7).
 func (p *Policy) Decide(pr *Principal, x *Primitive) Decision {
-	d := Decision{policy: p, primitive: x, Matched: p.Match(pr, x)}
-	d.decide()
+	var d Decision
+	if p.memo != nil {
+		d = p.memo.decide(p, pr, x)
+	} else {
+		d = Decision{policy: p, Matched: p.Match(pr, x)}
+		d.decideOn(x)
+	}
+	d.primitive = x
 	d.Hidden = !d.Allowed && p.HideDenied
 	return d
 }
@@ -200,8 +206,10 @@ func (d *Decision) deny(step Step, rule string, field listField) {
 	d.Allowed, d.Step, d.Rule, d.field = false, step, rule, field
 }
 
-func (d *Decision) decide() {
-	p, x, fam := d.policy, d.primitive, d.primitive.Kind.Family()
+// decideOn decides the call to x (d.primitive is set by the caller: a
+// memoised decision is stored without it, decidememo.go).
+func (d *Decision) decideOn(x *Primitive) {
+	p, fam := d.policy, x.Kind.Family()
 
 	// 1. Explicit denies of matching rules win.
 	for _, r := range d.Matched {

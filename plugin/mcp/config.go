@@ -108,6 +108,8 @@ func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 
 // newConfig compiles a validated envelope.
 func newConfig(env *policy.Envelope, shared shareddata.Store) *Config {
+	// The policy no longer changes: its decisions may be remembered.
+	env.Policy.EnableDecisionMemo()
 	cat := newCatalog(&env.Server)
 	cat.Shared = shared
 	c := &Config{Env: env, catalog: cat, caches: &vmCaches{},
