@@ -371,6 +371,7 @@ detection:
 	f.Add("see ACME  widgets")
 	f.Add("at&t 42 bluebird")
 	f.Add("ΣΟΦΊΑ in 東京都")
+	f.Add("code \u0359" + "42; B&#108;uebird") // the reader view joins and decodes: Detect finds both
 	f.Fuzz(func(t *testing.T, s string) {
 		for i := range sels {
 			if ds.Clean(s, &sels[i]) {

@@ -637,8 +637,24 @@ func (ds *Set) dictsWanted(sel *Selection) bool {
 	return false
 }
 
-// dictsClean reports whether no dictionary sel may use has a term in s.
+// dictsClean reports whether no dictionary sel may use has a term in s,
+// as Detect reads s: its reader view (readerview.go), where a combining
+// mark or an escape may join or split words ("͙42" reads "42").
 func (ds *Set) dictsClean(s string, sel *Selection) bool {
+	if plainRun(s) == len(s) {
+		return ds.dictsCleanText(s, sel)
+	}
+	sc := ds.takeScratch()
+	v := buildView(s, sc.text, sc.segs)
+	keepLarger(&sc.text, v.buf)
+	keepLarger(&sc.segs, v.segs)
+	clean := ds.dictsCleanText(v.text, sel)
+	ds.putScratch(sc)
+	return clean
+}
+
+// dictsCleanText is dictsClean of text as it is.
+func (ds *Set) dictsCleanText(s string, sel *Selection) bool {
 	var one [1]dictHit
 	if c := ds.main.dict; c != nil && len(c.scan(s, one[:0], true)) > 0 {
 		return false
