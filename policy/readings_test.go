@@ -282,3 +282,55 @@ func BenchmarkNameReadings(b *testing.B) {
 		})
 	}
 }
+
+// An allowed name takes the rules of every reading (their transforms,
+// options and limits) and the buckets of each reading (issue 32, item 3).
+func TestDecideReadingsTakeTheReadingsRules(t *testing.T) {
+	p := dtParse(t, `
+rules:
+  - name: exports
+    match: {names: [export_customers]}
+    transforms: [{type: project, options: {exclude: [salary]}}]
+    rate_limits: [{rate: 1, per: hour, burst: 2}]
+  - name: others
+    match: {names: [search]}
+    rate_limits: [{rate: 5, per: hour, scope: tool}]
+`)
+	pr := Principal{ID: "u"}
+	for _, c := range []struct {
+		name  string
+		rules string // names of the rules matched
+	}{
+		{"export_customers", "exports"},
+		{"ｅxport_customers", "exports"},
+		{"export_cuſtomers", "exports"},
+		{"export\u00ad_customers", "exports"},
+		{"ｓearch", "others"},
+		{"ｐrint", ""},
+	} {
+		x := Primitive{Kind: KindTool, Name: c.name}
+		d := DecideReadings(&x, p.Decide(&pr, &x), func(name string) Decision {
+			return p.Decide(&pr, &Primitive{Kind: KindTool, Name: name})
+		})
+		var got []string
+		for _, r := range d.Matched {
+			got = append(got, r.Name)
+		}
+		if !d.Allowed || strings.Join(got, ",") != c.rules {
+			t.Errorf("%q: allowed %v, rules %v, want %q", c.name, d.Allowed, got, c.rules)
+		}
+		// The buckets: the name's and each reading's, each once.
+		bs := p.Buckets(Call{Kind: KindTool, Name: c.name, Principal: "u", Readings: NameReadings(c.name)}, d.Matched)
+		var keys []string
+		for _, b := range bs {
+			keys = append(keys, b.ScopeKey)
+		}
+		read := map[string]string{"exports": "u\x00tool:export_customers", "others": "tool:search"}[c.rules]
+		if read != "" && !slices.Contains(keys, read) {
+			t.Errorf("%q: buckets %q, want %q among them", c.name, keys, read)
+		}
+		if slices.Contains(keys, "") || len(keys) != len(slices.Compact(slices.Sorted(slices.Values(keys)))) {
+			t.Errorf("%q: buckets %q, want each once", c.name, keys)
+		}
+	}
+}

@@ -148,7 +148,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		out.Decision = "allow"
 		out.Transforms = policy.IDs(p.OutputPipeline(d.Matched, &x.Metadata))
 		out.InputTransforms = policy.IDs(p.InputPipeline(d.Matched, &x.Metadata))
-		for _, b := range p.Buckets(policy.Call{Kind: x.Kind, Name: x.Name, Principal: pr.ID}, d.Matched) {
+		for _, b := range p.Buckets(rateCallOf(&x, pr.ID), d.Matched) {
 			out.RateLimits = append(out.RateLimits, b.String())
 		}
 		if p.Detection != nil {
@@ -226,4 +226,15 @@ func (l *loaded) decide(pr *policy.Principal, x *policy.Primitive, known bool) p
 		}
 		return l.Policy.Decide(pr, &rx)
 	})
+}
+
+// rateCallOf is what rate limits see of a call to x by principal, as the
+// plugin builds it: a tool or prompt name with its readings (manual 6.7,
+// 9), whose buckets it takes too.
+func rateCallOf(x *policy.Primitive, principal string) policy.Call {
+	c := policy.Call{Kind: x.Kind, Name: x.Name, Principal: principal}
+	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
+		c.Readings = policy.NameReadings(x.Name)
+	}
+	return c
 }

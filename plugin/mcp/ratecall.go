@@ -46,3 +46,15 @@ func rateCall(t target, x *policy.Primitive, principal string) policy.Call {
 	}
 	return c
 }
+
+// rateCall is rateCall of this caller, with the readings of a tool or
+// prompt name (manual 6.7): the call takes from the buckets of each name
+// a server may read it as, so that ｅxport_customers stops where
+// export_customers's bucket is empty.
+func (s *exchange) rateCall(t target, x *policy.Primitive) policy.Call {
+	c := rateCall(t, x, s.id.ID)
+	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
+		c.Readings = s.readingsOf(x.Name).Names
+	}
+	return c
+}
