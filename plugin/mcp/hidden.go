@@ -217,14 +217,14 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
 		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
-			s.markCacheScope(msg, jsondoc.Root, f)
+			s.markCacheScope(msg, jsondoc.Root, f.rev, f.method)
 			doc.SetRaw(n, msg.Bytes())
 			return
 		}
 	}
 	unhide(doc, n, sub, f.name)
 	s.transformResponse(doc, n, id, f)
-	s.markCacheScope(doc, n, f)
+	s.markCacheScope(doc, n, f.rev, f.method)
 }
 
 // notFoundResult reports whether result, a server's answer to a stand-in
