@@ -250,6 +250,10 @@ func caseSpecial(r rune) (caseEntry, bool) {
 	return caseTable[i], true
 }
 
+// ASCIIName reports whether a name is of ASCII characters only: its only
+// reading is itself.
+func ASCIIName(name string) bool { return asciiOnly(name) }
+
 // asciiOnly reports whether s holds ASCII bytes only.
 func asciiOnly(s string) bool {
 	for i := 0; i < len(s); i++ {

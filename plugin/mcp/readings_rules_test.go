@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
 )
 
 // rulesEnvelope gives listed tools and a prompt rules of their own: a
@@ -138,5 +140,54 @@ func TestNameReadingsHiddenTakeTheReadingsBuckets(t *testing.T) {
 	// bucket of export_customers, so the hidden one is too.
 	if _, r := post(t, cfg, ann, rdCall("ｅxport_customers")); r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32029`) {
 		t.Errorf("hidden ｅxport_customers: %v, want -32029 as for a missing name", r.Reply)
+	}
+}
+
+// A listed name beyond ASCII shares its bucket with its other normal
+// forms: résumé decomposed (NFD) is résumé composed to a server that
+// normalises, and stops where its bucket is empty.
+func TestNameReadingsListedBeyondASCIIShareABucket(t *testing.T) {
+	cfg := mustConfig(t, strings.Replace(rulesEnvelope, "summary]}", "summary, \"résumé\"]}", 1))
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"résumé"}]}}`
+	respond(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
+	ann := hdr("x-mcp-principal", "ann")
+	for i := 0; i < 2; i++ {
+		if _, r := post(t, cfg, ann, rdCall("résumé")); r.Reply != nil {
+			t.Fatalf("résumé call %d refused: %s", i, r.Reply.Body)
+		}
+	}
+	if _, r := post(t, cfg, ann, rdCall("re\u0301sume\u0301")); r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32029`) {
+		t.Errorf("résumé decomposed ran after résumé's bucket was empty (%v)", r.Reply)
+	}
+}
+
+// A call takes the buckets of its name's readings of ASCII characters
+// and of those the catalog knows, not of every reading: a name mixing
+// characters of special case mappings has dozens, and a bucket for each
+// would let a few calls fill the slot table.
+func TestNameReadingsBucketsBounded(t *testing.T) {
+	cfg := mustConfig(t, rulesEnvelope)
+	rdListed(t, cfg)
+	s := NewStream(cfg)
+	s.OnRequestHeaders(hdr("x-mcp-principal", "ann"), "POST", "/mcp", false)
+	for _, c := range []struct {
+		name string
+		want []string // among the buckets' readings
+		most int
+	}{
+		{"ｅxport_customers", []string{"export_customers"}, 2},
+		{"ﬁßΐ_ｅxport", nil, 0},                // 60 readings, none of ASCII, none listed
+		{"Straßenverzeichnis_öffnen", nil, 0}, // 11
+		{"ßｅxpoſt", []string{"ssexpost"}, 7},  // 18, 7 of ASCII
+	} {
+		got := s.ex.bucketReadings(policy.KindTool, c.name)
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: bucket readings %q, want %q among them", c.name, got, w)
+			}
+		}
+		if len(got) > c.most {
+			t.Errorf("%q: %d bucket readings %q (of %d readings), want at most %d", c.name, len(got), got, len(policy.NameReadings(c.name)), c.most)
+		}
 	}
 }
