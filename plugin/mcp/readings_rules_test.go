@@ -18,7 +18,7 @@ policy:
   hide_denied: true
   rules:
     - name: exports
-      match: {names: [export_customers, kyc_report, address_report, summary]}
+      match: {names: [export_customers, kyc_report, address_report, file_report, EXPORT_CUSTOMERS, summary]}
       transforms: [{type: project, options: {exclude: [salary]}}]
       rate_limits: [{rate: 1, per: hour, burst: 2}]
 server:
@@ -39,6 +39,8 @@ var rdSpellings = []struct{ what, sent, read string }{
 	{"long s (NFKC, case folding)", "export_cuſtomers", "export_customers"},
 	{"Kelvin sign (NFC, lower case)", "\u212Ayc_report", "kyc_report"},
 	{"sharp s (full case folding)", "addreß_report", "address_report"},
+	{"ligature fi (NFKC, full lower case)", "ﬁle_report", "file_report"},
+	{"fullwidth, upper case (NFKC)", "ｅXPORT_CUSTOMERS", "EXPORT_CUSTOMERS"},
 	{"soft hyphen (default ignorable)", "export\u00ad_customers", "export_customers"},
 	{"zero width space (default ignorable)", "export_\u200bcustomers", "export_customers"},
 	{"variation selector (default ignorable)", "export_customers\ufe0f", "export_customers"},
@@ -46,7 +48,7 @@ var rdSpellings = []struct{ what, sent, read string }{
 
 func rdListed(t *testing.T, cfg *Config) {
 	t.Helper()
-	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"export_customers"},{"name":"kyc_report"},{"name":"address_report"},{"name":"search"}]}}`
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"export_customers"},{"name":"kyc_report"},{"name":"address_report"},{"name":"file_report"},{"name":"EXPORT_CUSTOMERS"},{"name":"search"}]}}`
 	respond(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
 }
 
