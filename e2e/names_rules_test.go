@@ -21,10 +21,11 @@ import (
 // export_cuſtomers as export_customers, the call gets export_customers's
 // project step and takes from its bucket. Helpers are prefixed nr.
 
-// nrConfig gives export_customers and kyc_report a rule: a project step
-// that drops the salary, and a bucket of two calls an hour per caller.
+// nrConfig gives export_customers, kyc_report and the prompt summary a
+// rule: a project step that drops the salary, and a bucket of two calls
+// an hour per caller.
 const nrConfig = `{"policy": {"name": "names-rules", "rules": [{"name": "exports",
-    "match": {"names": ["export_customers", "kyc_report"]},
+    "match": {"names": ["export_customers", "kyc_report", "summary"]},
     "transforms": [{"type": "project", "options": {"exclude": ["salary"]}}],
     "rate_limits": [{"rate": 1, "per": "hour", "burst": 2}]}]},
   "identity": {"principal": [{"header": "x-mcp-principal"}]}, "gateway": {"virtual_tools": false}}`
@@ -198,6 +199,27 @@ func TestNameReadingsRunUnderTheToolsRulesTypeScript(t *testing.T) {
 		res := rqRaw(t, p.URL, "POST", "/mcp", headers, nmCall("export_customers", marker), false)
 		if strings.Contains(rqTSCalls(t, ts), marker) || !strings.Contains(res.body, "-32029") {
 			t.Errorf("%s: export_customers after two calls of %q: %d %s, want -32029", n.what, n.sent, res.status, res.body)
+		}
+	}
+
+	// A prompt too: two prompts/get of summary empty its bucket, and its
+	// spellings, which the server serves as summary, stop there.
+	headers := [][2]string{{"x-mcp-principal", "ts-prompt"}, {"accept", "application/json, text/event-stream"},
+		{"content-type", "application/json"}, {"mcp-protocol-version", "2025-11-25"}}
+	for call := range 2 {
+		marker := fmt.Sprintf("nr-prompt-%d;", call)
+		if res := rqRaw(t, p.URL, "POST", "/mcp", headers, nmPrompt("summary", marker), false); !strings.Contains(rqTSCalls(t, ts), marker) {
+			t.Fatalf("summary call %d did not run: %d %s", call, res.status, res.body)
+		}
+	}
+	for i, name := range []string{"ｓummary", "ſummary", "ＳＵＭＭＡＲＹ"} {
+		if direct := rqRaw(t, ts, "POST", "/mcp", headers, nmPrompt(name, fmt.Sprintf("nr-prompt-direct-%d;", i)), false); !strings.Contains(direct.body, "summary text") {
+			t.Fatalf("%q straight to the server: %d %s: the test proves nothing", name, direct.status, direct.body)
+		}
+		marker := fmt.Sprintf("nr-prompt-over-%d;", i)
+		res := rqRaw(t, p.URL, "POST", "/mcp", headers, nmPrompt(name, marker), false)
+		if strings.Contains(rqTSCalls(t, ts), marker) || !strings.Contains(res.body, "-32029") {
+			t.Errorf("prompts/get %q after summary's bucket was empty: %d %s, want -32029", name, res.status, res.body)
 		}
 	}
 }

@@ -193,3 +193,41 @@ func TestNameReadingsBucketsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A rule that matches the listed tool by what its list said of it (a
+// category, tags) reaches the spellings that read as it: the reading is
+// judged with the listed tool's metadata.
+func TestNameReadingsTakeRulesByLearnedMetadata(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: names
+  rules:
+    - name: by-category
+      match: {categories: [exports]}
+      transforms: [{type: project, options: {exclude: [salary]}}]
+    - name: by-tag
+      match: {tags: [quota]}
+      rate_limits: [{rate: 1, per: hour, burst: 1, scope: tool}]
+server:
+  learn_from_lists: true
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {virtual_tools: false}
+`)
+	list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[` +
+		`{"name":"payroll_export","_meta":{"io.cloudg/privacy":{"category":"exports"}}},` +
+		`{"name":"bulk_send","_meta":{"io.cloudg/privacy":{"tags":["quota"]}}}]}}`
+	ann := hdr("x-mcp-principal", "ann")
+	respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, list)
+	for _, name := range []string{"payroll_export", "ｐayroll_export", "payroll＿export"} {
+		if out := respond(t, cfg, ann, rdCall(name), rdSalary); strings.Contains(out, "91000") {
+			t.Errorf("%q: %s, want the project step of the rule its category matches", name, out)
+		}
+	}
+	if _, r := post(t, cfg, ann, rdCall("bulk_send")); r.Reply != nil {
+		t.Fatalf("bulk_send refused: %s", r.Reply.Body)
+	}
+	if _, r := post(t, cfg, hdr("x-mcp-principal", "bob"), rdCall("bulk＿send")); r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32029`) {
+		t.Errorf("bulk＿send ran after bulk_send's tool bucket was empty (%v)", r.Reply)
+	}
+}
