@@ -334,3 +334,52 @@ rules:
 		}
 	}
 }
+
+// FuzzNameReadingsTakeRules: a name runs under the rules of every reading
+// a server makes of it by up to three of the oracle's operations, and
+// takes from that reading's bucket (issue 32, item 3), unless its
+// readings are incomplete (then it is denied).
+func FuzzNameReadingsTakeRules(f *testing.F) {
+	for _, s := range []string{"ｅxport_customers", "export_cuſtomers", "\u212Ayc", "ﬁle", "addreß", "re\u0301sume\u0301", "ｅXPORT", "a\u00adb"} {
+		f.Add(s, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, name string, pick uint8) {
+		if len(name) > 24 || name == "" {
+			return
+		}
+		want := oracleReadings(name, 3)
+		read := want[int(pick)%len(want)]
+		if strings.ContainsAny(read, "*?[!\"\\\n\r") || !utf8.ValidString(read) || read == "" {
+			return
+		}
+		quoted, _ := json.Marshal(read)
+		p, errs := ParsePolicy([]byte(`{"rules": [{"name": "read", "match": {"names": [`+string(quoted)+`]},
+			"rate_limits": [{"rate": 1, "per": "hour", "scope": "principal_tool"}]}]}`), Options{})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		pr := Principal{ID: "u"}
+		x := Primitive{Kind: KindTool, Name: name}
+		rs := ReadingsOf(name)
+		d := rs.Decide(&x, p.Decide(&pr, &x), func(r string) Decision {
+			return p.Decide(&pr, &Primitive{Kind: KindTool, Name: r})
+		})
+		if rs.Incomplete {
+			if d.Allowed && !asciiOnly(name) {
+				t.Fatalf("%q: readings incomplete, yet allowed", name)
+			}
+			return
+		}
+		if !d.Allowed || len(d.Matched) != 1 || d.Matched[0].Name != "read" {
+			t.Fatalf("%q: allowed %v, rules %v, want the rule of its reading %q", name, d.Allowed, d.Matched, read)
+		}
+		bs := p.Buckets(Call{Kind: KindTool, Name: name, Principal: "u", Readings: rs.Names}, d.Matched)
+		found := false
+		for _, b := range bs {
+			found = found || b.ScopeKey == "u\x00tool:"+read
+		}
+		if !found {
+			t.Fatalf("%q: buckets %v, want its reading %q's", name, bs, read)
+		}
+	})
+}
