@@ -231,3 +231,29 @@ gateway: {virtual_tools: false}
 		t.Errorf("bulk＿send ran after bulk_send's tool bucket was empty (%v)", r.Reply)
 	}
 }
+
+// The reading's rule's input pipeline runs too: its block step refuses
+// arguments with an email before they reach the tool the server runs.
+func TestNameReadingsTakeTheToolsInputTransforms(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: names
+  rules:
+    - name: mail-guard
+      match: {names: [send_mail]}
+      input_transforms: [{type: block, options: {detectors: [email]}}]
+identity:
+  principal: [{header: x-mcp-principal}]
+gateway: {virtual_tools: false}
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	for _, name := range []string{"send_mail", "ｓend_mail", "send＿mail", "ſend_mail", "send_\u200bmail"} {
+		_, r := post(t, cfg, ann, call("7", "tools/call", `{"name":`+jsondoc.Quote(name)+`,"arguments":{"to":"alice@example.com"}}`))
+		if r.Reply == nil || !strings.Contains(string(r.Reply.Body), `"code":-32004`) {
+			t.Errorf("%q with an email: reply %v, body %s; want send_mail's block step (-32004)", name, r.Reply, r.Body)
+		}
+	}
+	if _, r := post(t, cfg, ann, call("7", "tools/call", `{"name":"ｓearch","arguments":{"to":"alice@example.com"}}`)); r.Reply != nil {
+		t.Errorf("ｓearch blocked: %s", r.Reply.Body)
+	}
+}
