@@ -45,6 +45,11 @@ type Call struct {
 	Kind      Kind
 	Name      string
 	Principal string
+	// Readings are the other names a server may read Name as (a tool or
+	// prompt name beyond ASCII, manual 6.7): the call takes from the
+	// buckets of each as well, since the server may run what a reading
+	// names.
+	Readings []string
 }
 
 // Bucket is one token bucket a call must take a token from.
@@ -69,22 +74,18 @@ func (b Bucket) String() string {
 }
 
 // Buckets returns the buckets covering a call: the policy's limits and
-// those of every matched rule, each distinct bucket once.
+// those of every matched rule, each distinct bucket once; with readings,
+// each limit's bucket for the name, then for each reading it covers.
 func (p *Policy) Buckets(c Call, matched []*Rule) []Bucket {
 	var out []Bucket
 	add := func(ls []RateLimit) {
 		for i := range ls {
 			l := &ls[i]
-			if !l.Covers(c.Kind, c.Name) {
-				continue
-			}
-			b := l.BucketFor(c)
-			dup := false
-			for _, o := range out {
-				dup = dup || o.Key == b.Key
-			}
-			if !dup {
-				out = append(out, b)
+			out = appendBucket(out, l, c)
+			for _, r := range c.Readings {
+				rc := c
+				rc.Name = r
+				out = appendBucket(out, l, rc)
 			}
 		}
 	}
@@ -93,6 +94,21 @@ func (p *Policy) Buckets(c Call, matched []*Rule) []Bucket {
 		add(r.RateLimits)
 	}
 	return out
+}
+
+// appendBucket appends l's bucket for c when l covers c and out does not
+// hold that bucket yet.
+func appendBucket(out []Bucket, l *RateLimit, c Call) []Bucket {
+	if !l.Covers(c.Kind, c.Name) {
+		return out
+	}
+	b := l.BucketFor(c)
+	for _, o := range out {
+		if o.Key == b.Key {
+			return out
+		}
+	}
+	return append(out, b)
 }
 
 // BucketFor is the limit's bucket for a call, whether or not the limit

@@ -250,6 +250,10 @@ func caseSpecial(r rune) (caseEntry, bool) {
 	return caseTable[i], true
 }
 
+// ASCIIName reports whether a name is of ASCII characters only: its only
+// reading is itself.
+func ASCIIName(name string) bool { return asciiOnly(name) }
+
 // asciiOnly reports whether s holds ASCII bytes only.
 func asciiOnly(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -265,7 +269,11 @@ func asciiOnly(s string) bool {
 // the primitive a reading names, denies: then it is that reading's
 // denial, about x's name as the client sent it (Decision.Reading says
 // which reading), hidden if that denial is. A call allowed goes on as
-// named: its pipelines, options and rate limits are those of d.
+// named, under the rules of every reading too: the server may run the
+// tool a reading names, so the rules matching any reading join d's
+// (Matched: their transforms, options and rate limits apply, as a
+// concrete URI takes the rules of every template it matches, manual 4).
+// Its buckets are those of the name and of each reading (Call.Readings).
 func DecideReadings(x *Primitive, d Decision, judge func(reading string) Decision) Decision {
 	if !d.Allowed || x.Kind != KindTool && x.Kind != KindPrompt || asciiOnly(x.Name) {
 		return d
@@ -278,13 +286,19 @@ func (rs Readings) Decide(x *Primitive, d Decision, judge func(reading string) D
 	if !d.Allowed || x.Kind != KindTool && x.Kind != KindPrompt {
 		return d
 	}
+	matched := d.Matched
 	for _, r := range rs.Names {
-		if rd := judge(r); !rd.Allowed {
+		rd := judge(r)
+		if !rd.Allowed {
 			rd = rd.Renamed(r, x.Name)
 			rd.Reading = r
 			return rd
 		}
+		if d.policy != nil {
+			matched = d.policy.UnionRules(matched, rd.Matched)
+		}
 	}
+	d.Matched = matched
 	if rs.Incomplete {
 		// A name whose readings cannot all be judged is denied.
 		d.deny(StepPolicyList, policyRule, fieldReadings)

@@ -282,3 +282,104 @@ func BenchmarkNameReadings(b *testing.B) {
 		})
 	}
 }
+
+// An allowed name takes the rules of every reading (their transforms,
+// options and limits) and the buckets of each reading (issue 32, item 3).
+func TestDecideReadingsTakeTheReadingsRules(t *testing.T) {
+	p := dtParse(t, `
+rules:
+  - name: exports
+    match: {names: [export_customers]}
+    transforms: [{type: project, options: {exclude: [salary]}}]
+    rate_limits: [{rate: 1, per: hour, burst: 2}]
+  - name: others
+    match: {names: [search]}
+    rate_limits: [{rate: 5, per: hour, scope: tool}]
+`)
+	pr := Principal{ID: "u"}
+	for _, c := range []struct {
+		name  string
+		rules string // names of the rules matched
+	}{
+		{"export_customers", "exports"},
+		{"ｅxport_customers", "exports"},
+		{"export_cuſtomers", "exports"},
+		{"export\u00ad_customers", "exports"},
+		{"ｓearch", "others"},
+		{"ｐrint", ""},
+	} {
+		x := Primitive{Kind: KindTool, Name: c.name}
+		d := DecideReadings(&x, p.Decide(&pr, &x), func(name string) Decision {
+			return p.Decide(&pr, &Primitive{Kind: KindTool, Name: name})
+		})
+		var got []string
+		for _, r := range d.Matched {
+			got = append(got, r.Name)
+		}
+		if !d.Allowed || strings.Join(got, ",") != c.rules {
+			t.Errorf("%q: allowed %v, rules %v, want %q", c.name, d.Allowed, got, c.rules)
+		}
+		// The buckets: the name's and each reading's, each once.
+		bs := p.Buckets(Call{Kind: KindTool, Name: c.name, Principal: "u", Readings: NameReadings(c.name)}, d.Matched)
+		var keys []string
+		for _, b := range bs {
+			keys = append(keys, b.ScopeKey)
+		}
+		read := map[string]string{"exports": "u\x00tool:export_customers", "others": "tool:search"}[c.rules]
+		if read != "" && !slices.Contains(keys, read) {
+			t.Errorf("%q: buckets %q, want %q among them", c.name, keys, read)
+		}
+		if slices.Contains(keys, "") || len(keys) != len(slices.Compact(slices.Sorted(slices.Values(keys)))) {
+			t.Errorf("%q: buckets %q, want each once", c.name, keys)
+		}
+	}
+}
+
+// FuzzNameReadingsTakeRules: a name runs under the rules of every reading
+// a server makes of it by up to three of the oracle's operations, and
+// takes from that reading's bucket (issue 32, item 3), unless its
+// readings are incomplete (then it is denied).
+func FuzzNameReadingsTakeRules(f *testing.F) {
+	for _, s := range []string{"ｅxport_customers", "export_cuſtomers", "\u212Ayc", "ﬁle", "addreß", "re\u0301sume\u0301", "ｅXPORT", "a\u00adb"} {
+		f.Add(s, uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, name string, pick uint8) {
+		if len(name) > 24 || name == "" {
+			return
+		}
+		want := oracleReadings(name, 3)
+		read := want[int(pick)%len(want)]
+		if strings.ContainsAny(read, "*?[!\"\\\n\r") || !utf8.ValidString(read) || read == "" {
+			return
+		}
+		quoted, _ := json.Marshal(read)
+		p, errs := ParsePolicy([]byte(`{"rules": [{"name": "read", "match": {"names": [`+string(quoted)+`]},
+			"rate_limits": [{"rate": 1, "per": "hour", "scope": "principal_tool"}]}]}`), Options{})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		pr := Principal{ID: "u"}
+		x := Primitive{Kind: KindTool, Name: name}
+		rs := ReadingsOf(name)
+		d := rs.Decide(&x, p.Decide(&pr, &x), func(r string) Decision {
+			return p.Decide(&pr, &Primitive{Kind: KindTool, Name: r})
+		})
+		if rs.Incomplete {
+			if d.Allowed && !asciiOnly(name) {
+				t.Fatalf("%q: readings incomplete, yet allowed", name)
+			}
+			return
+		}
+		if !d.Allowed || len(d.Matched) != 1 || d.Matched[0].Name != "read" {
+			t.Fatalf("%q: allowed %v, rules %v, want the rule of its reading %q", name, d.Allowed, d.Matched, read)
+		}
+		bs := p.Buckets(Call{Kind: KindTool, Name: name, Principal: "u", Readings: rs.Names}, d.Matched)
+		found := false
+		for _, b := range bs {
+			found = found || b.ScopeKey == "u\x00tool:"+read
+		}
+		if !found {
+			t.Fatalf("%q: buckets %v, want its reading %q's", name, bs, read)
+		}
+	})
+}

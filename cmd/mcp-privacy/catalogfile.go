@@ -352,7 +352,10 @@ func (j *judge) verdictOf(pr *policy.Principal, kind policy.Kind, name string) v
 		v.Decision = "allow"
 		v.Transforms = policy.IDs(p.OutputPipeline(d.Matched, &x.Metadata))
 		v.InputTransforms = policy.IDs(p.InputPipeline(d.Matched, &x.Metadata))
-		for _, b := range p.Buckets(policy.Call{Kind: x.Kind, Name: x.Name, Principal: pr.ID}, d.Matched) {
+		for _, b := range p.Buckets(rateCallOf(&x, pr.ID, func(name string) bool {
+			_, known := j.resolve(x.Kind, name)
+			return known
+		}), d.Matched) {
 			v.RateLimits = append(v.RateLimits, b.String())
 		}
 	}

@@ -148,7 +148,9 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		out.Decision = "allow"
 		out.Transforms = policy.IDs(p.OutputPipeline(d.Matched, &x.Metadata))
 		out.InputTransforms = policy.IDs(p.InputPipeline(d.Matched, &x.Metadata))
-		for _, b := range p.Buckets(policy.Call{Kind: x.Kind, Name: x.Name, Principal: pr.ID}, d.Matched) {
+		for _, b := range p.Buckets(rateCallOf(&x, pr.ID, func(name string) bool {
+			return l.Envelope != nil && l.Envelope.Server.Known(x.Kind, name)
+		}), d.Matched) {
 			out.RateLimits = append(out.RateLimits, b.String())
 		}
 		if p.Detection != nil {
@@ -226,4 +228,21 @@ func (l *loaded) decide(pr *policy.Principal, x *policy.Primitive, known bool) p
 		}
 		return l.Policy.Decide(pr, &rx)
 	})
+}
+
+// rateCallOf is what rate limits see of a call to x by principal, as the
+// plugin builds it: a tool or prompt name with its readings of ASCII
+// characters and those known names (manual 6.7, 9), whose buckets it
+// takes too.
+func rateCallOf(x *policy.Primitive, principal string, known func(name string) bool) policy.Call {
+	c := policy.Call{Kind: x.Kind, Name: x.Name, Principal: principal}
+	if x.Kind != policy.KindTool && x.Kind != policy.KindPrompt {
+		return c
+	}
+	for _, r := range policy.NameReadings(x.Name) {
+		if policy.ASCIIName(r) || known(r) {
+			c.Readings = append(c.Readings, r)
+		}
+	}
+	return c
 }

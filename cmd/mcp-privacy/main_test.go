@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -358,6 +359,32 @@ func TestExplainNameReadings(t *testing.T) {
 		}
 		if tc.hidden && (got.Error == nil || got.Error.Message != "Unknown tool: "+tc.name) {
 			t.Errorf("%s %s: hidden error %+v, want it to name %q", tc.flag, tc.name, got.Error, tc.name)
+		}
+	}
+}
+
+// explain shows what an allowed name beyond ASCII runs under, as the
+// plugin runs it (issue 32, item 3): the rules of its readings (the
+// project step of export_customers's rule) and the buckets of its
+// readings of ASCII characters beside its own.
+func TestExplainNameReadingsRules(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"p.yaml": "rules:\n  - name: exports\n    match: {names: [export_customers]}\n" +
+			"    transforms: [{type: project, options: {exclude: [salary]}}]\n    rate_limits: [{rate: 2, per: hour}]\n",
+	})
+	for _, name := range []string{"ｅxport_customers", "export_cuſtomers", "export\u00ad_customers"} {
+		code, out, errOut := runCLI("explain", "--json", "--policy", filepath.Join(dir, "p.yaml"), "--principal", "ann", "--tool", name)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var got explanation
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Decision != "allow" || !slices.Contains(got.Transforms, "project") ||
+			!slices.Contains(got.RateLimits, "rules[0].rate_limits[0]: 2/hour burst 2 per principal_tool [ann | tool:export_customers]") ||
+			!slices.Contains(got.RateLimits, "rules[0].rate_limits[0]: 2/hour burst 2 per principal_tool [ann | tool:"+name+"]") {
+			t.Errorf("%s: %s", name, out)
 		}
 	}
 }

@@ -16,24 +16,35 @@ import (
 // (Stream.CacheControl, stream.go).
 // Marking only the results the filter changed would tell a caller which
 // list page lost a hidden item.
+//
+// Servers send the hints at 2025 revisions too (the go-sdk 1.8 server
+// writes ttlMs and cacheScope "public" on every list and read result,
+// whatever the revision), and on results of other methods: a result that
+// carries either hint, at any revision and of any method, leaves with
+// cacheScope "private" (an absent cacheScope means "public").
 
-// markCacheScope sets cacheScope "private" on the result of response n,
-// which answers req, when the result is cacheable and complete.
-func (s *exchange) markCacheScope(doc *jsondoc.Doc, n int32, req *forwarded) {
-	if req.rev != mcpvocab.Rev2026 || !methodOf(req.rev, req.method).Cacheable {
+// markCacheScope marks the result of response n cacheScope "private":
+// always when it carries ttlMs or cacheScope, and when it is a complete
+// 2026-07-28 result of a cacheable method (rev and method are its
+// request's; method "" for a response no request of the stream explains).
+func (s *exchange) markCacheScope(doc *jsondoc.Doc, n int32, rev mcpvocab.Revision, method string) {
+	result := doc.Get(n, "result")
+	if doc.Kind(result) != jsondoc.Object {
 		return
 	}
-	result := doc.Get(n, "result")
-	if doc.Kind(result) != jsondoc.Object || doc.StrEquals(doc.Get(result, "resultType"), "input_required") {
-		return // interim MRTR results carry no caching hints
+	if scope := doc.Get(result, "cacheScope"); scope != jsondoc.None {
+		if !doc.StrEquals(scope, "private") {
+			doc.SetString(scope, "private")
+		}
+		return
 	}
-
-	switch scope := doc.Get(result, "cacheScope"); {
-	case scope == jsondoc.None:
-		doc.Append(result, "cacheScope", []byte(`"private"`))
-	case !doc.StrEquals(scope, "private"):
-		doc.SetString(scope, "private")
+	if doc.Get(result, "ttlMs") == jsondoc.None {
+		if rev != mcpvocab.Rev2026 || method == "" || !methodOf(rev, method).Cacheable ||
+			doc.StrEquals(doc.Get(result, "resultType"), "input_required") {
+			return // interim MRTR results carry no caching hints
+		}
 	}
+	doc.Append(result, "cacheScope", []byte(`"private"`))
 }
 
 // forwardsCacheable reports whether a request this stream forwarded is of

@@ -516,7 +516,7 @@ func (s *exchange) judge(doc *jsondoc.Doc, m *message) judgement {
 	}
 	// Access first, then rate limits: a visibly denied call takes no token
 	// (a hidden one takes them as a missing one would, hideAsMissing).
-	if !s.rateLimit(&j, rateCall(t, &x, s.id.ID)) {
+	if !s.rateLimit(&j, s.rateCall(t, &x)) {
 		return j
 	}
 	s.transformRequest(doc, m, t, &j)
@@ -658,28 +658,42 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 // knows is judged with x's metadata (the server may still run it), and
 // require_known applies to the name as sent only. A name of ASCII
 // characters has no other reading: one pass over it, no allocation.
+// When every reading is allowed, the rules matching any of them join d's
+// (policy.Readings.Decide): the server may run the tool a reading names,
+// under that tool's transforms and limits.
 func (s *exchange) decideReadings(x *policy.Primitive, d policy.Decision) policy.Decision {
 	if !d.Allowed || asciiName(x.Name) {
 		return d
 	}
-	c := s.cfg.caches
-	rs, ok := c.readings[x.Name]
-	if !ok {
-		rs = policy.ReadingsOf(x.Name)
-		if len(x.Name) <= readingsCacheName {
-			if c.readings == nil || len(c.readings) >= readingsCacheSize {
-				c.readings = make(map[string]policy.Readings, 16)
-			}
-			c.readings[strings.Clone(x.Name)] = rs // the name may be a view of a body
-		}
-	}
-	return rs.Decide(x, d, func(name string) policy.Decision {
+	return s.readingsOf(x.Name).Decide(x, d, func(name string) policy.Decision {
 		rx, known := s.cfg.catalog.resolve(target{Kind: x.Kind, Name: name, Args: jsondoc.None})
 		if !known {
 			rx.Metadata = x.Metadata
 		}
 		return s.cfg.Env.Policy.Decide(&s.id.Principal, &rx)
 	})
+}
+
+// readingsOf are the readings of a tool or prompt name (policy.ReadingsOf),
+// kept per VM: they cost tens of µs in wasm, and a call's name is read
+// again for its rate limits (rateCall). None for a name of ASCII
+// characters, without a map lookup.
+func (s *exchange) readingsOf(name string) policy.Readings {
+	if asciiName(name) {
+		return policy.Readings{}
+	}
+	c := s.cfg.caches
+	rs, ok := c.readings[name]
+	if !ok {
+		rs = policy.ReadingsOf(name)
+		if len(name) <= readingsCacheName {
+			if c.readings == nil || len(c.readings) >= readingsCacheSize {
+				c.readings = make(map[string]policy.Readings, 16)
+			}
+			c.readings[strings.Clone(name)] = rs // the name may be a view of a body
+		}
+	}
+	return rs
 }
 
 // Bounds of vmCaches.readings: entries, and the longest name kept (a

@@ -114,7 +114,7 @@ func isScheme(s string) bool {
 func (s *exchange) hideAsMissing(doc *jsondoc.Doc, m *message, t target, j *judgement) {
 	x, matched := s.missing(&j.target)
 	j.outcome = outcomeDenied
-	if !s.rateLimitFor(j, rateCall(t, &x, s.id.ID), matched) {
+	if !s.rateLimitFor(j, s.rateCall(t, &x), matched) {
 		return
 	}
 	as := judgement{method: j.method, target: x, call: t, outcome: outcomeAllowed}
@@ -217,14 +217,14 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
 		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
-			s.markCacheScope(msg, jsondoc.Root, f)
+			s.markCacheScope(msg, jsondoc.Root, f.rev, f.method)
 			doc.SetRaw(n, msg.Bytes())
 			return
 		}
 	}
 	unhide(doc, n, sub, f.name)
 	s.transformResponse(doc, n, id, f)
-	s.markCacheScope(doc, n, f)
+	s.markCacheScope(doc, n, f.rev, f.method)
 }
 
 // notFoundResult reports whether result, a server's answer to a stand-in
@@ -636,8 +636,24 @@ func (s *exchange) withholdHiddenUpdate(doc *jsondoc.Doc, n int32) bool {
 // the rules that match the caller for it: what the configuration says of
 // the name, nothing learned from the server's lists (a missing primitive
 // was never listed).
+//
+// A tool or prompt name beyond ASCII takes the rules of its readings too,
+// as an allowed call does (decideReadings): a reading server.primitives
+// knows with their metadata, another with the name's.
 func (s *exchange) missing(hidden *policy.Primitive) (policy.Primitive, []*policy.Rule) {
 	x := policy.Primitive{Kind: hidden.Kind, Name: hidden.Name, URI: hidden.URI}
-	x.Metadata = s.cfg.Env.Server.Metadata(x.Kind, x.Name, policy.Metadata{})
-	return x, s.cfg.Env.Policy.Match(&s.id.Principal, &x)
+	srv := &s.cfg.Env.Server
+	x.Metadata = srv.Metadata(x.Kind, x.Name, policy.Metadata{})
+	p := s.cfg.Env.Policy
+	matched := p.Match(&s.id.Principal, &x)
+	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
+		for _, r := range s.readingsOf(x.Name).Names {
+			rx := policy.Primitive{Kind: x.Kind, Name: r, Metadata: x.Metadata}
+			if srv.Known(x.Kind, r) {
+				rx.Metadata = srv.Metadata(x.Kind, r, policy.Metadata{})
+			}
+			matched = p.UnionRules(matched, p.Match(&s.id.Principal, &rx))
+		}
+	}
+	return x, matched
 }

@@ -239,8 +239,15 @@ gateway: {virtual_tools: false, hold_headers: true}
 				}
 				got = respond2026(t, cfg, ann, request, string(msg))
 			}
-			// A result's taskId is the client's sealed handle.
+			// A result's taskId is the client's sealed handle; its
+			// cacheScope is private (issue 32, item 4).
 			checkPlanted(t, got, data, keep, func(t *testing.T, path string, g any) bool {
+				if strings.HasSuffix(path, "\x00result\x00cacheScope") {
+					if g != "private" {
+						t.Errorf("%q: %v, want private", path, g)
+					}
+					return true
+				}
 				if !strings.HasSuffix(path, "\x00result\x00taskId") {
 					return false
 				}

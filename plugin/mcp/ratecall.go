@@ -46,3 +46,43 @@ func rateCall(t target, x *policy.Primitive, principal string) policy.Call {
 	}
 	return c
 }
+
+// rateCall is rateCall of this caller, with the readings of a tool or
+// prompt name (manual 6.7, 9) whose buckets the call takes too
+// (bucketReadings): ｅxport_customers stops where export_customers's
+// bucket is empty.
+func (s *exchange) rateCall(t target, x *policy.Primitive) policy.Call {
+	c := rateCall(t, x, s.id.ID)
+	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
+		c.Readings = s.bucketReadings(x.Kind, x.Name)
+	}
+	return c
+}
+
+// bucketReadings are the readings of a tool or prompt name whose buckets
+// a call of it takes from: those of ASCII characters only (what the
+// tools a server lists are mostly named, listed or not yet) and those the
+// catalog knows (a list or server.primitives named them). Not every
+// reading: a name mixing characters of special case mappings has up to
+// 64, and a bucket for each would let a few calls fill the slot table
+// (manual 9, Where buckets live) and evict other callers' buckets.
+func (s *exchange) bucketReadings(kind policy.Kind, name string) []string {
+	rs := s.readingsOf(name).Names
+	var out []string
+	for i, r := range rs {
+		keep := asciiName(r)
+		if !keep {
+			_, keep = s.cfg.catalog.resolve(target{Kind: kind, Name: r, Args: jsondoc.None})
+		}
+		switch {
+		case keep && out != nil:
+			out = append(out, r)
+		case !keep && out == nil:
+			out = append(make([]string, 0, len(rs)), rs[:i]...)
+		}
+	}
+	if out == nil {
+		return rs
+	}
+	return out
+}

@@ -393,7 +393,7 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		}
 		t0 := s.cfg.now()
 		o := s.transformResponse(doc, n, id, &req)
-		s.markCacheScope(doc, n, &req)
+		s.markCacheScope(doc, n, req.rev, req.method)
 		switch {
 		case req.rec != nil:
 			s.answered(req.rec, o, doc, n, t0)
@@ -433,6 +433,7 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 	if o := s.transformResponse(doc, n, id, nil); o.errKind != "" {
 		countError(s.cfg.Metrics, o.errKind)
 	}
+	s.markCacheScope(doc, n, s.rev, "")
 	return msgOutcomeOf(doc)
 }
 

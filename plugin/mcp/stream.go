@@ -701,18 +701,26 @@ func (s *Stream) OnResponseTrailers(size int, body func() []byte) (Action, BodyE
 }
 
 // CacheControl is the Cache-Control header the response to this stream's
-// request gets, given the server's (existing, "" if none): when the
-// request is a 2026-07-28 request of a cacheable method, "public" gives
-// way to "private", and "private" is added unless the server already
-// forbids storing it (no-store) or said private. The headers leave before
-// the body is read, so this is decided for every such response, changed
-// by the plugin or not, event streams included. ok is false when the
-// header stays as it is.
+// request gets, given the server's (existing, "" if none): "public" and
+// "s-maxage" (a shared cache's directives) give way to "private" on any
+// inspected response, whatever its revision and method, since every
+// answer that passes the filter is one caller's view; and when the
+// request is a 2026-07-28 request of a cacheable method, "private" is
+// added even when the server said nothing of shared caches. A server's
+// no-store or private stands. The headers leave before the body is read,
+// so this is decided for every such response, changed by the plugin or
+// not, event streams included. ok is false when the header stays as it
+// is.
 func (s *Stream) CacheControl(existing string) (string, bool) {
-	if !s.inspect || s.replied || s.ex.rev != mcpvocab.Rev2026 || !s.ex.forwardsCacheable() {
+	if !s.inspect || s.replied {
+		return "", false
+	}
+	cacheable := s.ex.rev == mcpvocab.Rev2026 && s.ex.forwardsCacheable()
+	if !cacheable && existing == "" {
 		return "", false
 	}
 	var keep []string
+	shared := false
 	for _, d := range strings.Split(existing, ",") {
 		d = strings.TrimSpace(d)
 		name, _, _ := strings.Cut(d, "=")
@@ -722,9 +730,13 @@ func (s *Stream) CacheControl(existing string) (string, bool) {
 		case "no-store", "private":
 			return "", false
 		case "public", "s-maxage":
+			shared = true
 			continue // a shared cache's directives
 		}
 		keep = append(keep, d)
+	}
+	if !cacheable && !shared {
+		return "", false
 	}
 	return strings.Join(append(keep, "private"), ", "), true
 }

@@ -1,9 +1,10 @@
 // A Streamable HTTP MCP server on the TypeScript SDK v1's low-level Server
-// and its own Express app, for e2e/names_test.go. With the argument
+// and its own Express app, for e2e/names_test.go and names_rules_test.go. With the argument
 // "normalise" it is a lenient server that looks tool and prompt names up
 // after name.normalize('NFKC').toLowerCase(), as servers that forgive a
 // client's spelling do: ｄelete_customer, delete＿customer or \u212Aill_session
-// (Kelvin sign) run delete_customer or kill_session. Without it, names are
+// (Kelvin sign) run delete_customer or kill_session; export_customers
+// answers a record with a salary. Without it, names are
 // looked up as sent, as the SDK's McpServer does. Every tool call, prompt
 // and completion it serves is recorded; GET /calls lists them. Stateless:
 // every POST gets a fresh server. It prints "LISTENING <port>".
@@ -17,7 +18,7 @@ import { serveStateless } from './stateless.mjs';
 const normalise = process.argv[2] === 'normalise';
 const lookUp = (name) => (normalise ? name.normalize('NFKC').toLowerCase() : name);
 const calls = [];
-const tools = ['search_customers', 'delete_customer', 'kill_session', 'shred_files'];
+const tools = ['search_customers', 'delete_customer', 'kill_session', 'shred_files', 'export_customers'];
 const prompts = ['summary', 'internal_notes'];
 
 function newServer() {
@@ -32,6 +33,11 @@ function newServer() {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     calls.push({ tool, sent: name, arguments: args ?? {} });
+    if (tool === 'export_customers') {
+      // A record with a salary, which a policy's project step drops.
+      const record = { name: 'c-1', salary: 91000 };
+      return { content: [{ type: 'text', text: JSON.stringify(record) }], structuredContent: record };
+    }
     return { content: [{ type: 'text', text: `${tool} done` }] };
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: prompts.map((name) => ({ name })) }));
