@@ -1248,6 +1248,17 @@ func cjkOrgBefore(s string, j int) bool {
 	return false
 }
 
+// cjkNameEnd: a Han name may end at g (run end e): the end of the run, an
+// honorific suffix, or hiragana (a particle or the verb after a noun:
+// 山田太郎様から, 佐藤花子です).
+func cjkNameEnd(s string, g, e int) bool {
+	if g >= e || cjkSuffixAt(s, g, e) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[g:])
+	return r >= 0x3041 && r <= 0x309f
+}
+
 // cjkParticle: a hiragana particle that follows a noun starts at i (は
 // が を に の と も へ で).
 func cjkParticle(s string, i int) bool {
@@ -1342,6 +1353,14 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 				continue
 			}
 			if (n+m >= 3 || cjkSuffixAt(s, g, e) || g == e) && !cjkOrgAt(s, g, e) {
+				// 佐藤花子: the tables know 花, and 子 is part of the
+				// name: a given name of up to three characters that
+				// ends where a name ends is taken whole.
+				if m < 3 && !cjkNameEnd(s, g, e) {
+					if h := cjkChars(s, g, e, 1); h-g == 3 && !cjkSuffixAt(s, g, e) && cjkNameEnd(s, h, e) && !cjkOrg(s[f:h]) {
+						g = h
+					}
+				}
 				sc.emit(j, g, BasisNameTable)
 				return g
 			}
@@ -1355,14 +1374,14 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 			// or more, then the end of the run, a suffix or a particle,
 			// and no company or place word among them.
 			g := f
-			for m := 0; m < 3 && g < e; m++ {
+			for m := 0; m < 3 && g < e && !cjkSuffixAt(s, g, e); m++ {
 				gr, size := utf8.DecodeRuneInString(s[g:])
 				if gr < 0x3400 {
 					break
 				}
 				g += size
 			}
-			if g > f && (g == e || cjkSuffixAt(s, g, e) || cjkParticle(s, g)) && !cjkOrg(s[f:g]) {
+			if g > f && cjkNameEnd(s, g, e) && !cjkOrg(s[f:g]) {
 				sc.emit(j, g, BasisNameTable)
 				return g
 			}
