@@ -296,34 +296,14 @@ func checkEnvoyMCPRouter(p *problems, file string, data []byte) {
 		}
 	}
 
-	// The envelope names primitives as the client sees them: prefixed.
-	for i, e := range env.Server.Primitives {
-		for _, glob := range e.Names.Patterns() {
-			if !prefixedForRouter(glob, e.Kinds, backends) {
-				p.add("%s: server.primitives[%d] names %q: behind mcp_router a name starts with a backend's name and %q (tools, prompts) or %q (resource URIs); backends %v",
-					file, i, glob, routerNameDelimiter, routerURIDelimiter, backends)
-			}
-		}
+	// The envelope says which router it sits before, and names primitives
+	// as the client sees them: prefixed (policy check's warnings).
+	if !slices.Equal(env.Server.RouterBackends, backends) {
+		p.add("%s: server.router_backends %v, want the router's servers %v", file, env.Server.RouterBackends, backends)
 	}
-}
-
-// prefixedForRouter reports whether a glob of server.primitives can only
-// match names the router gives: <backend>__ for tools and prompts,
-// <backend>+ for resources and templates.
-func prefixedForRouter(glob string, kinds policy.KindSet, backends []string) bool {
-	for _, k := range []policy.Kind{policy.KindTool, policy.KindPrompt, policy.KindResource, policy.KindResourceTemplate} {
-		if kinds != 0 && !kinds.Has(k) {
-			continue
-		}
-		delim := routerNameDelimiter
-		if k == policy.KindResource || k == policy.KindResourceTemplate {
-			delim = routerURIDelimiter
-		}
-		if !slices.ContainsFunc(backends, func(b string) bool { return strings.HasPrefix(glob, b+delim) }) {
-			return false
-		}
+	for _, w := range env.RouterWarnings() {
+		p.add("%s: envelope: %s", file, w)
 	}
-	return true
 }
 
 // forEachMetadataMatcher calls f on every MetadataMatcher below m.
@@ -427,6 +407,7 @@ func TestMCPRouterBrokenCopiesFail(t *testing.T) {
 		{"jwt on /mcp only", replace("- match: {prefix: /}\n                requires:", "- match: {prefix: /mcp}\n                requires:"), "no jwt_authn rule covers"},
 		{"unprefixed tool glob", replace(`"names": ["ops__*"]}, "category": "ops", "capabilities"`, `"names": ["deploy_*"]}, "category": "ops", "capabilities"`), "deploy_*"},
 		{"tool prefix on a resource", replace(`"names": ["crm+*"]`, `"names": ["crm__*"]`), "crm__*"},
+		{"router backends not the router's", replace(`"router_backends": ["crm", "ops"],`, `"router_backends": ["crm"],`), "router_backends"},
 		{"mcp_router config misspelled", replace("header_forwarding:\n                  allowed_headers:\n                    patterns: [{exact: traceparent}, {exact: tracestate}]\n              - name: ops",
 			"header_forwarding:\n                  allowed_header:\n                    patterns: [{exact: traceparent}, {exact: tracestate}]\n              - name: ops"), "allowed_header"},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +105,35 @@ func TestPolicyMatrixAggregatedNames(t *testing.T) {
 				t.Errorf("%q %s %s: matrix %s by %s, explain %s by %s", role, p.Kind, p.Name, c.Decision, c.Rule, want, e.Rule)
 			}
 		}
+	}
+}
+
+// TestPolicyCheckRouterWarnings: with server.router_backends, policy check
+// warns of every glob written with a server's own names (it matches
+// nothing behind the router) and still exits 0; the aggregate envelope has
+// none.
+func TestPolicyCheckRouterWarnings(t *testing.T) {
+	code, out, errOut := runCLI("policy", "check", aggregatePolicy(t))
+	if code != 0 || out != "ok\n" || errOut != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	src, err := os.ReadFile(aggregatePolicy(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(src), `deny_tools: ["crm__delete_*"]`, `deny_tools: ["delete_*"]`, 1)
+	broken = strings.Replace(broken, `names: ["ops__*"]`, `names: ["deploy"]`, 1)
+	dir := writeFiles(t, map[string]string{"aggregate.yaml": broken})
+	code, out, errOut = runCLI("policy", "check", filepath.Join(dir, "aggregate.yaml"))
+	if code != 0 || out != "ok\n" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, w := range []string{`policy.deny_tools: "delete_*" matches no name the router gives`, `server.primitives[2].match.names: "deploy"`} {
+		if !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	if n := strings.Count(errOut, "\n"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, errOut)
 	}
 }
