@@ -500,7 +500,7 @@ func routerEnvelope(buffering string) string {
     "deny_categories": ["ops"], "deny_tools": ["crm__delete_*"],
     "roles": {"sre": {"allow_categories": ["ops"], "allow_capabilities": ["exec"], "max_sensitivity": "restricted"}},
     "vault": {"key": "e2e router key, not a secret"}},
-  "server": {"id": "aggregate", "require_known": true, "primitives": [
+  "server": {"id": "aggregate", "require_known": true, "router_backends": ["crm", "ops"], "primitives": [
     {"match": {"kinds": ["tool", "prompt"], "names": ["crm__*"]}, "category": "crm", "sensitivity": "confidential"},
     {"match": {"kinds": ["resource"], "names": ["crm+*"]}, "category": "crm", "sensitivity": "internal"},
     {"match": {"kinds": ["tool", "prompt"], "names": ["ops__*"]}, "category": "ops", "capabilities": ["exec"], "sensitivity": "restricted"}]},

@@ -5,6 +5,7 @@ import (
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -63,7 +64,7 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {
 			out = name[:i+3] + out
 		}
-	} else if prefix, _, ok := routedName(kind, name); ok {
+	} else if prefix, _, ok := c.routedName(kind, name); ok {
 		// A router in front of the servers sends the stand-in where it
 		// sends the name: to the same backend, as for a missing name there.
 		out = prefix + out
@@ -113,7 +114,19 @@ func isScheme(s string) bool {
 // such a prefix. The router strips the prefix on the way to the server,
 // so a server's "not found" names the rest: answerStandIn gives it back as
 // the rest of the client's name, as the server would have written it.
-func routedName(kind policy.Kind, name string) (prefix, rest string, ok bool) {
+//
+// Only names of the backends server.router_backends lists count: without
+// a router, a stand-in carries nothing of the name.
+func (c *Config) routedName(kind policy.Kind, name string) (prefix, rest string, ok bool) {
+	prefix, rest, ok = splitRouted(kind, name)
+	if !ok || !slices.Contains(c.Env.Server.RouterBackends, strings.TrimRight(prefix, "_+")) {
+		return "", "", false
+	}
+	return prefix, rest, true
+}
+
+// splitRouted is routedName for any backend.
+func splitRouted(kind policy.Kind, name string) (prefix, rest string, ok bool) {
 	if kind.Family() == policy.FamilyResources {
 		i := strings.Index(name, "://")
 		if i <= 0 || !isScheme(name[:i]) {
@@ -133,9 +146,9 @@ func routedName(kind policy.Kind, name string) (prefix, rest string, ok bool) {
 // respellStandIn is respell of the stand-in sub of a hidden (kind, name)
 // in raw, and, for a routed name, of sub without the router's prefix as
 // the rest of the name (what the server behind the router echoes).
-func respellStandIn(raw []byte, sub string, kind policy.Kind, name string) ([]byte, bool) {
+func (c *Config) respellStandIn(raw []byte, sub string, kind policy.Kind, name string) ([]byte, bool) {
 	out, found := respell(raw, sub, name)
-	if prefix, rest, ok := routedName(kind, name); ok && strings.HasPrefix(sub, prefix) {
+	if prefix, rest, ok := c.routedName(kind, name); ok && strings.HasPrefix(sub, prefix) {
 		in := raw
 		if found {
 			in = out
@@ -259,7 +272,7 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 		return
 	}
 	sub := s.cfg.standIn(f.kind, f.name)
-	if raw, ok := respellStandIn(doc.Raw(n), sub, f.kind, f.name); ok {
+	if raw, ok := s.cfg.respellStandIn(doc.Raw(n), sub, f.kind, f.name); ok {
 		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
 			s.markCacheScope(msg, jsondoc.Root, f)
@@ -268,7 +281,7 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 		}
 	}
 	unhide(doc, n, sub, f.name)
-	if prefix, rest, ok := routedName(f.kind, f.name); ok && strings.HasPrefix(sub, prefix) {
+	if prefix, rest, ok := s.cfg.routedName(f.kind, f.name); ok && strings.HasPrefix(sub, prefix) {
 		unhide(doc, n, sub[len(prefix):], rest)
 	}
 	s.transformResponse(doc, n, id, f)
@@ -455,7 +468,7 @@ func (s *exchange) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 				doc.SetRaw(n, mcpvocab.ErrorResponse(doc.ValueString(doc.Get(n, "id")), e))
 				return true
 			}
-			if next, ok := respellStandIn(out, s.cfg.standIn(kind, name), kind, name); ok {
+			if next, ok := s.cfg.respellStandIn(out, s.cfg.standIn(kind, name), kind, name); ok {
 				out = next
 			}
 		}

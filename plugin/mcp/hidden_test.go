@@ -1061,6 +1061,7 @@ policy:
   deny_tools: ["crm__delete_*"]
   deny_prompts: ["crm__internal_*"]
   deny_resources: ["crm+secret://*"]
+server: {router_backends: [crm]}
 identity:
   principal: [{header: x-mcp-principal}]
 `)
@@ -1129,7 +1130,8 @@ identity:
 	}
 }
 
-// routedName splits what mcp_router gives and nothing else.
+// splitRouted splits what mcp_router gives and nothing else; routedName
+// only names of the backends server.router_backends lists.
 func TestRoutedName(t *testing.T) {
 	tests := []struct {
 		kind         policy.Kind
@@ -1149,9 +1151,36 @@ func TestRoutedName(t *testing.T) {
 		{policy.KindResourceTemplate, "crm+customers://{id}", "crm+", "customers://{id}"},
 	}
 	for _, tc := range tests {
-		prefix, rest, ok := routedName(tc.kind, tc.name)
+		prefix, rest, ok := splitRouted(tc.kind, tc.name)
 		if ok != (tc.prefix != "") || prefix != tc.prefix || rest != tc.rest {
 			t.Errorf("%v %q: %q %q %v, want %q %q", tc.kind, tc.name, prefix, rest, ok, tc.prefix, tc.rest)
 		}
+	}
+}
+
+func TestRoutedNameNeedsItsBackendListed(t *testing.T) {
+	routed := mustConfig(t, "policy: standard\nserver: {router_backends: [crm]}\n")
+	plain := mustConfig(t, "policy: standard\n")
+	for _, name := range []string{"crm__delete", "crm+file:///x"} {
+		kind := policy.KindTool
+		if strings.Contains(name, "://") {
+			kind = policy.KindResource
+		}
+		if _, _, ok := routed.routedName(kind, name); !ok {
+			t.Errorf("%s: not routed with crm listed", name)
+		}
+		if _, _, ok := plain.routedName(kind, name); ok {
+			t.Errorf("%s: routed without a router", name)
+		}
+	}
+	if _, _, ok := routed.routedName(policy.KindTool, "ops__deploy"); ok {
+		t.Error("ops__deploy: routed, but ops is no backend")
+	}
+	// Without a router a tool's stand-in carries nothing of its name.
+	if sub := plain.standIn(policy.KindTool, "crm__delete"); !strings.HasPrefix(sub, standInPrefix) {
+		t.Errorf("stand-in %s", sub)
+	}
+	if sub := routed.standIn(policy.KindTool, "crm__delete"); !strings.HasPrefix(sub, "crm__"+standInPrefix) {
+		t.Errorf("routed stand-in %s", sub)
 	}
 }
