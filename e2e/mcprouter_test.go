@@ -36,9 +36,12 @@ import (
 var routerRevisions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
 
 // mcpDefaultMaxRequestBodySize is the mcp filter's default
-// max_request_body_size (mcp.proto); the shipped file raises it to
+// max_request_body_size (mcp.proto); the shipped file raises it above
 // gateway.max_request_bytes.
 const mcpDefaultMaxRequestBodySize = 8192
+
+// shippedMaxRequestBodySize is envoy-mcp-router.yaml's.
+const shippedMaxRequestBodySize = 2 << 20
 
 // routerBackend is one server behind the router: its name (the prefix) and
 // where it runs, recording what it receives.
@@ -536,7 +539,7 @@ func connectAt(t *testing.T, url, principal, roles, revision string) *mcp.Client
 func TestMCPRouterMergedListFiltered(t *testing.T) {
 	for _, rev := range routerRevisions {
 		t.Run(rev, func(t *testing.T) {
-			p, crmUp, opsUp := startRouterChain(t, rev, 1<<20, "plugin", crmServer(200, false))
+			p, crmUp, opsUp := startRouterChain(t, rev, shippedMaxRequestBodySize, "plugin", crmServer(200, false))
 			ctx := ctxT(t)
 
 			ann := connectAt(t, p.URL, "ann", "", rev)
@@ -604,7 +607,7 @@ func TestMCPRouterMergedListFiltered(t *testing.T) {
 }
 
 // TestMCPRouterLargeResultTransformed: under the shipped order a result
-// above the mcp filter's buffer limit (8 KiB by default, the shipped 1 MiB)
+// above the mcp filter's buffer limit (8 KiB by default, the shipped 2 MiB)
 // reaches the client transformed and whole, in an event stream or as one
 // JSON body; with the host holding bodies (body_buffering host) the same
 // JSON result meets Envoy's buffer limit and fails, never passed raw nor
@@ -620,7 +623,7 @@ func TestMCPRouterLargeResultTransformed(t *testing.T) {
 	}{
 		{"default limit, json", mcpDefaultMaxRequestBodySize, 20 << 10, true, "plugin", false},
 		{"default limit, event stream", mcpDefaultMaxRequestBodySize, 20 << 10, false, "plugin", false},
-		{"shipped limit, json", 1 << 20, (1 << 20) + (200 << 10), true, "plugin", false},
+		{"shipped limit, json", shippedMaxRequestBodySize, shippedMaxRequestBodySize + (200 << 10), true, "plugin", false},
 		{"host buffering, default limit, json", mcpDefaultMaxRequestBodySize, 20 << 10, true, "host", true},
 	}
 	for _, rev := range routerRevisions {
