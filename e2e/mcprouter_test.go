@@ -474,7 +474,10 @@ func crmServer(resultBytes int, jsonResponse bool) http.Handler {
 
 func opsServer() http.Handler {
 	s := mcp.NewServer(&mcp.Implementation{Name: "ops", Version: "v1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	// Its _meta says harmless; the router drops it, and the envelope's
+	// ops__* entry (exec, restricted) is what the plugin judges by.
+	s.AddTool(&mcp.Tool{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Meta: mcp.Meta{"io.cloudg/privacy": map[string]any{"sensitivity": "public", "category": "docs"}}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
 		})
