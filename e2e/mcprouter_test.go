@@ -26,6 +26,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/proxy"
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -132,6 +133,13 @@ func (m *routerModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var n float64
 	if json.Unmarshal(msg.ID, &n) == nil {
 		md.id = int64(n)
+	}
+	if stale := r.Header.Get(staleMetadataHeader); stale != "" {
+		// The mcp filter ran before the plugin: its metadata is the
+		// client's request (mcpFilterFirst).
+		var c struct{ Name, URI string }
+		_ = json.Unmarshal([]byte(stale), &c)
+		md.name, md.uri = c.Name, c.URI
 	}
 	sessions := map[string]string{}
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
@@ -441,6 +449,53 @@ func (u *upstream) receivedCall(s string) bool {
 	return slices.ContainsFunc(u.bodies, func(b string) bool { return strings.Contains(b, `"tools/call"`) && strings.Contains(b, s) })
 }
 
+// staleMetadataHeader carries, in the tests of the wrong order, the
+// metadata the mcp filter took from the client's request before the
+// plugin rewrote it.
+const staleMetadataHeader = "x-test-mcp-metadata-of-the-client"
+
+// mcpFilterFirst is the wrong order, the mcp filter before the plugin: it
+// parses the client's request and the router later reads that, whatever
+// the plugin made of the body.
+func mcpFilterFirst(t *testing.T, pluginURL string) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg struct {
+			Params struct {
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"params"`
+		}
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, pluginURL+r.URL.RequestURI(), bytes.NewReader(body))
+		req.Header = r.Header.Clone()
+		if json.Unmarshal(body, &msg) == nil {
+			md, _ := json.Marshal(map[string]string{"Name": msg.Params.Name, "URI": msg.Params.URI})
+			req.Header.Set(staleMetadataHeader, string(md))
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// bodiesCopy is what the server received so far.
+func (u *upstream) bodiesCopy() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.bodies)
+}
+
 // --- The servers behind the router, and the plugin's envelope ---------
 
 // crmServer lists two tools (one with a title, an outputSchema and _meta,
@@ -654,5 +709,59 @@ func TestMCPRouterLargeResultTransformed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMCPRouterWrongOrderShowsHiding: with the mcp filter before the
+// plugin (docs/DEPLOYMENT.md, "What breaks in each order"), the router
+// routes by the client's name and searches the plugin's body for it: a
+// hidden resource's stand-in reaches its backend with the router's prefix
+// unstripped, and the client tells it from a missing one, which the
+// shipped order prevents.
+func TestMCPRouterWrongOrderShowsHiding(t *testing.T) {
+	crm := func() http.Handler {
+		s := mcp.NewServer(&mcp.Implementation{Name: "crm", Version: "v1"}, nil)
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
+	envelope := strings.Replace(routerEnvelope("plugin"), `"deny_tools": ["crm__delete_*"],`, `"deny_tools": ["crm__delete_*"], "deny_resources": ["crm+secret://*"],`, 1)
+	for _, order := range []string{"shipped", "mcp first"} {
+		t.Run(order, func(t *testing.T) {
+			crmUp, opsUp := recordedUpstream(t, crm()), recordedUpstream(t, opsServer())
+			router := startRouterModel(t, "2025-06-18", shippedMaxRequestBodySize, routerBackend{"crm", crmUp}, routerBackend{"ops", opsUp})
+			p := startPlugin(t, router.URL, envelope, func(o *proxy.Options) {
+				o.LaterFilterBufferLimit = mcpFilterBufferLimit(shippedMaxRequestBodySize)
+			})
+			url := p.URL
+			if order == "mcp first" {
+				url = mcpFilterFirst(t, p.URL).URL
+			}
+			ann := connectAt(t, url, "ann", "", "2025-06-18")
+			ctx := ctxT(t)
+			_, hidden := ann.ReadResource(ctx, &mcp.ReadResourceParams{URI: "crm+secret://keys"})
+			_, missing := ann.ReadResource(ctx, &mcp.ReadResourceParams{URI: "crm+nothing://keys"})
+			if hidden == nil || missing == nil {
+				t.Fatalf("hidden %v, missing %v", hidden, missing)
+			}
+			text := func(err error) string {
+				var e *jsonrpc.Error
+				if errors.As(err, &e) {
+					return fmt.Sprintf("%d %s %s", e.Code, e.Message, e.Data)
+				}
+				return err.Error()
+			}
+			same := strings.ReplaceAll(text(hidden), "secret", "X") == strings.ReplaceAll(text(missing), "nothing", "X")
+			// What the backend got: the router strips its prefix from a URI
+			// it finds in the body, and only from such a one.
+			unstripped := slices.ContainsFunc(crmUp.bodiesCopy(), func(b string) bool { return strings.Contains(b, `"uri":"crm+secret://`) })
+			if order == "shipped" && unstripped || order == "mcp first" && !unstripped {
+				t.Errorf("%s: the stand-in reached crm with the router's prefix: %v", order, unstripped)
+			}
+			if order == "shipped" && !same {
+				t.Errorf("the shipped order tells hidden from missing:\nhidden  %s\nmissing %s", text(hidden), text(missing))
+			}
+			if order == "mcp first" && same {
+				t.Errorf("with stale metadata the hidden resource still looks missing (the model no longer shows the failure):\nhidden  %s\nmissing %s", text(hidden), text(missing))
+			}
+		})
 	}
 }
