@@ -646,13 +646,14 @@ var deployments = []struct {
 }{
 	{"envoy", []string{"envoy.yaml"}, checkPlainEnvoy},
 	{"envoy-ratelimit", []string{"envoy-ratelimit.yaml", "ratelimit-config.yaml", "envoy.yaml"}, checkEnvoyRateLimit},
+	{"envoy-mcp-router", []string{"envoy-mcp-router.yaml"}, checkMCPRouterDeployment},
 	{"istio", []string{"istio/wasmplugin.yaml", "istio/requestauthentication.yaml", istioOverrideFile}, checkIstio},
 	{"gateway", []string{"gateway/envoyextensionpolicy.yaml", "gateway/securitypolicy.yaml",
 		"gateway/clienttrafficpolicy.yaml", "gateway/envoyproxy.yaml", "gateway/httproute.yaml"}, checkGateway},
 	{"higress", []string{"higress/wasmplugin.yaml", "higress/wasmplugin-crd.yaml"}, checkHigress},
 	// The stats_tags of every bootstrap against the plugin's metrics; the
 	// rule files are checked by the tests of ./observability.
-	{"stats-tags", []string{"envoy.yaml", "envoy-ratelimit.yaml", "gateway/envoyproxy.yaml", istioOverrideFile, statsGolden, promGolden,
+	{"stats-tags", []string{"envoy.yaml", "envoy-ratelimit.yaml", "envoy-mcp-router.yaml", "gateway/envoyproxy.yaml", istioOverrideFile, statsGolden, promGolden,
 		"observability/mcp-privacy-rules.yaml", "observability/mcp-privacy-prometheusrule.yaml"}, checkStatsTags},
 }
 

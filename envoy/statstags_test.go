@@ -244,7 +244,7 @@ func checkStatsTags(files map[string][]byte) problems {
 		return p
 	}
 	configs := map[string][]statsTag{}
-	for _, f := range []string{"envoy.yaml", "envoy-ratelimit.yaml"} {
+	for _, f := range []string{"envoy.yaml", "envoy-ratelimit.yaml", "envoy-mcp-router.yaml"} {
 		if b := loadBootstrap(&p, f, files[f]); b != nil {
 			configs[f] = bootstrapStatsTags(&p, f, b)
 		}

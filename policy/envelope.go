@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +23,11 @@ type ServerConfig struct {
 	Primitives     []PrimitiveConfig
 	LearnFromLists bool
 	RequireKnown   bool
+	// RouterBackends names the backends of an aggregating router between
+	// the filter and the servers (Envoy's mcp_router): names are then
+	// backend__name and backend+scheme://... (manual 4). Only policy check
+	// reads it (RouterWarnings).
+	RouterBackends []string
 }
 
 // PrimitiveConfig is one server.primitives entry: metadata for the
@@ -191,6 +198,18 @@ func (d *decoder) server(v *Value, path string) ServerConfig {
 	}
 	s.LearnFromLists = d.boolean(v, "learn_from_lists", path, true)
 	s.RequireKnown = d.boolean(v, "require_known", path, false)
+	for i, b := range d.strings(v, "router_backends", path) {
+		switch bp := fmt.Sprintf("%s.router_backends[%d]", path, i); {
+		case b == "":
+			d.fail(bp, "empty backend name")
+		case strings.Contains(b, "__") || strings.ContainsAny(b, "+:/"):
+			d.fail(bp, "backend name %q: the router splits names at the first __ and URIs at the first +, so a backend name holds neither (nor : or /)", b)
+		case slices.Contains(s.RouterBackends, b):
+			d.fail(bp, "backend %q named twice", b)
+		default:
+			s.RouterBackends = append(s.RouterBackends, b)
+		}
+	}
 	if pv := v.Get("primitives"); pv != nil {
 		d.list(pv, joinPath(path, "primitives"), "list of primitive metadata entries", func(e *Value, ep string) {
 			if c, ok := d.primitiveConfig(e, ep); ok {

@@ -47,6 +47,7 @@ var schemaObjects = []schemaObject{
 		{key: "primitives", schema: listOf(ref("Primitive")), def: []any{}},
 		{key: "learn_from_lists", schema: boolean(), def: true},
 		{key: "require_known", schema: boolean(), def: false},
+		{key: "router_backends", schema: listOf(nonEmptyString()), def: []any{}},
 	}},
 	{name: "Primitive", fields: []schemaField{
 		{key: "match", schema: ref("PrimitiveMatch"), desc: "Which primitives the entry applies to (kinds and names); an entry without match applies to every primitive."},

@@ -121,6 +121,7 @@ var manualFields = map[string]manualField{
 	"Server.learn_from_lists":          {Type: "bool", Default: "`true`", Meaning: "Take metadata from `_meta[\"io.cloudg/privacy\"]` of items in the server's list results."},
 	"Server.primitives":                {Type: "list of entries", Default: "`[]`", Meaning: "Metadata for primitives, by kind and name glob (section 4)."},
 	"Server.require_known":             {Type: "bool", Default: "`false`", Meaning: "Deny any primitive that has no metadata from any source (section 4)."},
+	"Server.router_backends":           {Type: "list of strings", Default: "`[]`", Meaning: "The backends of an aggregating router between the filter and the servers (Envoy's `mcp_router`), which names their primitives `backend__name` and `backend+scheme://...` (section 4). A hidden call of a name of one of them keeps the prefix in its stand-in (section 7), and `policy check` warns of every name glob that no such name can match."},
 	"TransformEntry.id":                {Type: "string, non-empty", Default: "the type", Meaning: "Name of the entry, for `transform_options`, hints, audit and `explain`."},
 	"TransformEntry.options":           {Type: "map", Default: "`{}`", Meaning: "The entry's options; only those of its type are accepted (section 10.5)."},
 	"TransformEntry.type":              {Type: "transform type", Default: "required", Meaning: "One of `redact`, `pseudonymise` (alias `pseudonymize`), `mask`, `hash`, `truncate`, `project`, `drop_binary`, `block`, `detect`, `annotate` (section 10.5)."},

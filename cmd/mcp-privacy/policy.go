@@ -109,6 +109,13 @@ func policyCheck(args []string, stdout, stderr io.Writer) int {
 	if l.Rules != nil {
 		printHostRules(stdout, l.Rules)
 	}
+	// Behind an aggregating router (server.router_backends), globs written
+	// with the servers' own names match nothing (manual 4).
+	if l.Envelope != nil {
+		for _, w := range l.Envelope.RouterWarnings() {
+			fmt.Fprintf(stderr, "warning: %s: %s\n", file, w)
+		}
+	}
 	return 0
 }
 

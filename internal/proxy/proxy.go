@@ -55,6 +55,9 @@ type Options struct {
 	AllowOnHeadersStopIteration bool
 	BufferLimitBytes            int
 	VMID, PluginName, RootID    string
+	// LaterFilterBufferLimit: see wasmhost.Options (a filter after the
+	// plugin, such as Envoy's mcp filter, setting the stream's limit).
+	LaterFilterBufferLimit func(h wasmhost.Headers, endOfStream bool) int
 	// Semantics: the host's departures from Envoy (wasmhost.Semantics);
 	// its ChunkSize, when set, is the size of the body chunks handed over.
 	Semantics wasmhost.Semantics
@@ -98,6 +101,7 @@ func New(ctx context.Context, opts Options) (*Proxy, error) {
 		PollOneoff: opts.PollOneoff, FailurePolicy: opts.FailurePolicy, ReloadBackoff: opts.ReloadBackoff,
 		AllowOnHeadersStopIteration: opts.AllowOnHeadersStopIteration,
 		BufferLimitBytes:            opts.BufferLimitBytes,
+		LaterFilterBufferLimit:      opts.LaterFilterBufferLimit,
 		Semantics:                   opts.Semantics,
 		Properties:                  opts.HostProperties,
 		VMID:                        opts.VMID, PluginName: opts.PluginName, RootID: opts.RootID,

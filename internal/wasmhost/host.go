@@ -112,6 +112,15 @@ type Options struct {
 	// buffers (PAUSE from a body callback) beyond it gets a local reply 413
 	// on requests, 500 (or a reset) on responses. Negative: no limit.
 	BufferLimitBytes int
+	// LaterFilterBufferLimit models a decoder filter after the plugin that
+	// sets the stream's buffer limit when the request headers reach it
+	// (Envoy's setDecoderBufferLimit: the stream has one limit, for its
+	// buffered request and response data). Envoy's mcp filter sets its
+	// max_request_body_size so on every JSON POST with a body
+	// (docs/HARNESS.md). It gets the request headers the plugin released
+	// and whether they end the stream, and returns the stream's new limit,
+	// or 0 to keep it. Nil: no such filter.
+	LaterFilterBufferLimit func(h Headers, endOfStream bool) int
 	// Semantics: where the host departs from Envoy around bodies,
 	// trailers and local replies (ngxwasm.go); the zero value is Envoy.
 	Semantics Semantics

@@ -170,6 +170,10 @@ type Stream struct {
 	downHeadersSent  bool
 	downDone         bool
 
+	// bufferLimit is the stream's buffer limit once a filter after the
+	// plugin set it (Options.LaterFilterBufferLimit); 0: the host's.
+	bufferLimit int
+
 	props       map[string][]byte
 	filterState map[string][]byte
 
@@ -685,6 +689,9 @@ func (s *Stream) trailersCallbackLocked(d *direction) FilterStatus {
 
 func (s *Stream) overLimit(d *direction) bool {
 	limit := s.vm.host.opts.BufferLimitBytes
+	if s.bufferLimit != 0 {
+		limit = s.bufferLimit
+	}
 	return limit > 0 && len(d.buffer) > limit
 }
 
@@ -742,6 +749,11 @@ func (s *Stream) releaseHeadersLocked(d *direction) {
 	s.emit(Event{Type: t, Headers: d.headers, EndOfStream: d.headersEOS})
 	if d.headersEOS {
 		d.eosReleased = true
+	}
+	if f := s.vm.host.opts.LaterFilterBufferLimit; f != nil && !d.resp {
+		if l := f(d.headers, d.headersEOS); l != 0 {
+			s.bufferLimit = l
+		}
 	}
 }
 

@@ -199,6 +199,49 @@ func TestBufferLimit(t *testing.T) {
 	}
 }
 
+// TestLaterFilterBufferLimit: a filter after the plugin that sets the
+// stream's buffer limit when the request headers reach it (Envoy's mcp
+// filter) limits what the plugin buffers in both directions, from then on,
+// on that stream only.
+func TestLaterFilterBufferLimit(t *testing.T) {
+	lower := func(h Headers, eos bool) int {
+		if h.Value(":method") == "POST" && !eos {
+			return 8
+		}
+		return 0
+	}
+	h, _ := testHost(t, Options{LaterFilterBufferLimit: lower})
+
+	s := h.NewStream()
+	s.RequestHeaders(req("POST", "/", "body-buffer"), false)
+	s.RequestBody([]byte("12345"), false)
+	s.RequestBody([]byte("67890"), false)
+	if down := s.Downstream(); down.Status() != 413 {
+		t.Fatalf("request over the lowered limit: %+v", down)
+	}
+
+	r := h.NewStream()
+	r.RequestHeaders(req("POST", "/", "resp-body-buffer"), false)
+	r.RequestBody([]byte("{}"), true)
+	r.ResponseHeaders(H(":status", "200"), false)
+	r.ResponseBody([]byte("12345"), false)
+	r.ResponseBody([]byte("67890"), false)
+	// The plugin let the response headers go: Envoy resets the stream
+	// (a 500 before them); nothing of the body went out.
+	if down := r.Downstream(); !down.Reset || len(down.Body) != 0 {
+		t.Fatalf("response over the lowered limit: %+v", down)
+	}
+
+	// A GET passes the later filter untouched: the host's limit (1 MiB).
+	g := h.NewStream()
+	g.RequestHeaders(req("GET", "/", "resp-body-buffer"), true)
+	g.ResponseHeaders(H(":status", "200"), false)
+	g.ResponseBody([]byte("1234567890"), true)
+	if down := g.Downstream(); down.Status() != 200 || !strings.Contains(string(down.Body), "1234567890") {
+		t.Fatalf("GET: %+v", down)
+	}
+}
+
 func TestResumeFromQueueAndTick(t *testing.T) {
 	h, _ := testHost(t, Options{Workers: 2, PluginConfig: []byte("tick")})
 	s := h.Worker(0).NewStream()

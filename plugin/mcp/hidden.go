@@ -5,6 +5,7 @@ import (
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -63,6 +64,10 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {
 			out = name[:i+3] + out
 		}
+	} else if prefix, _, ok := c.routedName(kind, name); ok {
+		// A router in front of the servers sends the stand-in where it
+		// sends the name: to the same backend, as for a missing name there.
+		out = prefix + out
 	}
 	// Evidence: each character of the name that JSON writers spell in
 	// different ways (plainRune), once, closed by _ so that no trimming
@@ -100,6 +105,59 @@ func isScheme(s string) bool {
 		return false
 	}
 	return s != ""
+}
+
+// routedName splits a name an aggregating router in front of the servers
+// gave (Envoy's mcp_router: backend__name for tools and prompts,
+// backend+scheme://... for resources) into the backend's prefix and the
+// name the server behind the router reads. ok is false for a name without
+// such a prefix. The router strips the prefix on the way to the server,
+// so a server's "not found" names the rest: answerStandIn gives it back as
+// the rest of the client's name, as the server would have written it.
+//
+// Only names of the backends server.router_backends lists count: without
+// a router, a stand-in carries nothing of the name.
+func (c *Config) routedName(kind policy.Kind, name string) (prefix, rest string, ok bool) {
+	prefix, rest, ok = splitRouted(kind, name)
+	if !ok || !slices.Contains(c.Env.Server.RouterBackends, strings.TrimRight(prefix, "_+")) {
+		return "", "", false
+	}
+	return prefix, rest, true
+}
+
+// splitRouted is routedName for any backend.
+func splitRouted(kind policy.Kind, name string) (prefix, rest string, ok bool) {
+	if kind.Family() == policy.FamilyResources {
+		i := strings.Index(name, "://")
+		if i <= 0 || !isScheme(name[:i]) {
+			return "", "", false
+		}
+		if j := strings.IndexByte(name[:i], '+'); j > 0 {
+			return name[:j+1], name[j+1:], true
+		}
+		return "", "", false
+	}
+	if i := strings.Index(name, "__"); i > 0 {
+		return name[:i+2], name[i+2:], true
+	}
+	return "", "", false
+}
+
+// respellStandIn is respell of the stand-in sub of a hidden (kind, name)
+// in raw, and, for a routed name, of sub without the router's prefix as
+// the rest of the name (what the server behind the router echoes).
+func (c *Config) respellStandIn(raw []byte, sub string, kind policy.Kind, name string) ([]byte, bool) {
+	out, found := respell(raw, sub, name)
+	if prefix, rest, ok := c.routedName(kind, name); ok && strings.HasPrefix(sub, prefix) {
+		in := raw
+		if found {
+			in = out
+		}
+		if next, ok := respell(in, sub[len(prefix):], rest); ok {
+			out, found = next, true
+		}
+	}
+	return out, found
 }
 
 // hideAsMissing handles a request for a hidden primitive, j holding its
@@ -214,7 +272,7 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 		return
 	}
 	sub := s.cfg.standIn(f.kind, f.name)
-	if raw, ok := respell(doc.Raw(n), sub, f.name); ok {
+	if raw, ok := s.cfg.respellStandIn(doc.Raw(n), sub, f.kind, f.name); ok {
 		if msg, err := jsondoc.Parse(raw); err == nil {
 			s.transformResponse(msg, jsondoc.Root, id, f)
 			s.markCacheScope(msg, jsondoc.Root, f.rev, f.method)
@@ -223,6 +281,9 @@ func (s *exchange) answerStandIn(doc *jsondoc.Doc, n int32, id string, f *forwar
 		}
 	}
 	unhide(doc, n, sub, f.name)
+	if prefix, rest, ok := s.cfg.routedName(f.kind, f.name); ok && strings.HasPrefix(sub, prefix) {
+		unhide(doc, n, sub[len(prefix):], rest)
+	}
 	s.transformResponse(doc, n, id, f)
 	s.markCacheScope(doc, n, f.rev, f.method)
 }
@@ -407,7 +468,7 @@ func (s *exchange) restoreUnattributed(doc *jsondoc.Doc, n int32) bool {
 				doc.SetRaw(n, mcpvocab.ErrorResponse(doc.ValueString(doc.Get(n, "id")), e))
 				return true
 			}
-			if next, ok := respell(out, s.cfg.standIn(kind, name), name); ok {
+			if next, ok := s.cfg.respellStandIn(out, s.cfg.standIn(kind, name), kind, name); ok {
 				out = next
 			}
 		}

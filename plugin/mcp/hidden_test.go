@@ -1044,3 +1044,143 @@ func TestHiddenNotFoundResultLooksMissing(t *testing.T) {
 		}
 	}
 }
+
+// Behind an aggregating router (Envoy's mcp_router) a hidden primitive's
+// stand-in keeps the router's prefix, so it reaches the backend the name
+// names, and the backend's "not found", which names what the router left
+// of it, comes back naming what the router left of the client's name:
+// what the client gets is what it gets for a missing name of that
+// backend. Before, the stand-in had no prefix: the router answered 400
+// (no backend), which a client's SDK takes as a failed session, and a
+// resource's came back naming the stand-in without the prefix.
+func TestHiddenBehindARouterLooksMissing(t *testing.T) {
+	cfg := mustConfig(t, `
+policy:
+  name: hide
+  hide_denied: true
+  deny_tools: ["crm__delete_*"]
+  deny_prompts: ["crm__internal_*"]
+  deny_resources: ["crm+secret://*"]
+server: {router_backends: [crm]}
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	// router is mcp_router in front of fakeServer: it strips the prefix
+	// (the first __ of a name, the backend+ of a URI's scheme) and
+	// answers 400, not JSON-RPC, for a name of no backend.
+	backendServer := fakeServer(t)
+	router := func(upstream string) string {
+		doc, err := jsondoc.Parse([]byte(upstream))
+		if err != nil {
+			t.Fatalf("upstream got %s: %v", upstream, err)
+		}
+		params := doc.Get(jsondoc.Root, "params")
+		member := "name"
+		name, ok := doc.Str(doc.Get(params, member))
+		if !ok {
+			member = "uri"
+			name, _ = doc.Str(doc.Get(params, member))
+		}
+		var rest string
+		if member == "name" {
+			backend, r, ok := strings.Cut(name, "__")
+			if !ok || backend != "crm" {
+				return "400 no backend"
+			}
+			rest = r
+		} else {
+			r, ok := strings.CutPrefix(name, "crm+")
+			if !ok {
+				return "400 no backend"
+			}
+			rest = r
+		}
+		doc.SetString(doc.Get(params, member), rest)
+		return backendServer(string(doc.Bytes()))
+	}
+	tests := []struct {
+		name           string
+		method, member string
+		hidden, absent string
+		strip          func(string) string
+	}{
+		{"tool", "tools/call", "name", "crm__delete_user", "crm__no_such_tool", func(n string) string { return strings.TrimPrefix(n, "crm__") }},
+		{"prompt", "prompts/get", "name", "crm__internal_notes", "crm__no_such_prompt", func(n string) string { return strings.TrimPrefix(n, "crm__") }},
+		{"resource", "resources/read", "uri", "crm+secret://keys", "crm+nothing://here", func(n string) string { return strings.TrimPrefix(n, "crm+") }},
+	}
+	for _, tc := range tests {
+		for _, sse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s sse=%v", tc.name, sse), func(t *testing.T) {
+				request := func(n string) string {
+					return call("1", tc.method, `{`+jsondoc.Quote(tc.member)+`:`+jsondoc.Quote(n)+`}`)
+				}
+				hidden := roundTrip(t, cfg, ann, request(tc.hidden), router, sse)
+				absent := roundTrip(t, cfg, ann, request(tc.absent), router, sse)
+				if strings.Contains(hidden, "400 no backend") || strings.Contains(hidden, standInPrefix) {
+					t.Fatalf("hidden: %s", hidden)
+				}
+				got := strings.ReplaceAll(hidden, tc.strip(tc.hidden), "NAME")
+				want := strings.ReplaceAll(absent, tc.strip(tc.absent), "NAME")
+				if got != want {
+					t.Errorf("hidden:  %s\nmissing: %s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// splitRouted splits what mcp_router gives and nothing else; routedName
+// only names of the backends server.router_backends lists.
+func TestRoutedName(t *testing.T) {
+	tests := []struct {
+		kind         policy.Kind
+		name         string
+		prefix, rest string
+	}{
+		{policy.KindTool, "crm__lookup", "crm__", "lookup"},
+		{policy.KindTool, "crm__a__b", "crm__", "a__b"},
+		{policy.KindPrompt, "ops__runbook", "ops__", "runbook"},
+		{policy.KindTool, "lookup", "", ""},
+		{policy.KindTool, "__lookup", "", ""},
+		{policy.KindTool, "a_b", "", ""},
+		{policy.KindResource, "crm+file:///x", "crm+", "file:///x"},
+		{policy.KindResource, "crm+://x", "crm+", "://x"}, // the router's name of a URI without a scheme, and what it sends on
+		{policy.KindResource, "file:///x", "", ""},
+		{policy.KindResource, "crm__file:///x", "", ""},
+		{policy.KindResourceTemplate, "crm+customers://{id}", "crm+", "customers://{id}"},
+	}
+	for _, tc := range tests {
+		prefix, rest, ok := splitRouted(tc.kind, tc.name)
+		if ok != (tc.prefix != "") || prefix != tc.prefix || rest != tc.rest {
+			t.Errorf("%v %q: %q %q %v, want %q %q", tc.kind, tc.name, prefix, rest, ok, tc.prefix, tc.rest)
+		}
+	}
+}
+
+func TestRoutedNameNeedsItsBackendListed(t *testing.T) {
+	routed := mustConfig(t, "policy: standard\nserver: {router_backends: [crm]}\n")
+	plain := mustConfig(t, "policy: standard\n")
+	for _, name := range []string{"crm__delete", "crm+file:///x"} {
+		kind := policy.KindTool
+		if strings.Contains(name, "://") {
+			kind = policy.KindResource
+		}
+		if _, _, ok := routed.routedName(kind, name); !ok {
+			t.Errorf("%s: not routed with crm listed", name)
+		}
+		if _, _, ok := plain.routedName(kind, name); ok {
+			t.Errorf("%s: routed without a router", name)
+		}
+	}
+	if _, _, ok := routed.routedName(policy.KindTool, "ops__deploy"); ok {
+		t.Error("ops__deploy: routed, but ops is no backend")
+	}
+	// Without a router a tool's stand-in carries nothing of its name.
+	if sub := plain.standIn(policy.KindTool, "crm__delete"); !strings.HasPrefix(sub, standInPrefix) {
+		t.Errorf("stand-in %s", sub)
+	}
+	if sub := routed.standIn(policy.KindTool, "crm__delete"); !strings.HasPrefix(sub, "crm__"+standInPrefix) {
+		t.Errorf("routed stand-in %s", sub)
+	}
+}
