@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -66,24 +65,13 @@ func urGoServer(t *testing.T) utServer {
 
 // urTSServer is that server on the TypeScript SDK v1, which looks URIs up
 // as new URL(uri).toString().
-func urTSServer(t *testing.T) utServer {
-	base := tsV1Server(t, "records.mjs")
-	return utServer{base, func(t *testing.T) []string {
-		resp, err := http.Get(base + "/reads")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var reads []string
-		if err := json.NewDecoder(resp.Body).Decode(&reads); err != nil {
-			t.Fatal(err)
-		}
-		return reads
-	}}
-}
+func urTSServer(t *testing.T) utServer { return utNodeServer(t, tsV1Server(t, "records.mjs")) }
+
+// urTSV2Server is that server on the TypeScript SDK v2.
+func urTSV2Server(t *testing.T) utServer { return utNodeServer(t, tsV2Server(t, "records.mjs")) }
 
 func urServers() map[string]func(*testing.T) utServer {
-	return map[string]func(*testing.T) utServer{"go-sdk": urGoServer, "typescript-v1": urTSServer}
+	return map[string]func(*testing.T) utServer{"go-sdk": urGoServer, "typescript-v1": urTSServer, "typescript-v2": urTSV2Server}
 }
 
 // urForms are URIs a WHATWG URL reader reads as a denied resource, and
@@ -126,7 +114,12 @@ func TestURIReadAsDeniedResource(t *testing.T) {
 				res, err := direct.ReadResource(ctx, &mcp.ReadResourceParams{URI: f.uri})
 				served := err == nil && len(res.Contents) == 1 && strings.Contains(res.Contents[0].Text, urSecrets[f.reads])
 				// The class is real where the SDK reads URIs as WHATWG URLs.
-				if want := name == "typescript-v1"; served != want {
+				// (The v2 server refuses a go-sdk client's Mcp-Name header
+				// beyond ASCII: it reads the header as Latin-1.)
+				if name == "typescript-v2" && !ascii(f.uri) {
+					continue
+				}
+				if want := name != "go-sdk"; served != want {
 					t.Errorf("straight to the server: %s served %v, want %v (%v)", f.uri, served, want, err)
 				}
 			}
@@ -135,7 +128,8 @@ func TestURIReadAsDeniedResource(t *testing.T) {
 				p := startPlugin(t, up.url, `{
   "policy": {"name": "readings", "hide_denied": `+hide+`, "allow_tools": ["*"], "allow_resources": ["*"],
              "deny_resources": ["https://secret.example.com/*", "file:///etc/*", "http://127.0.0.1/*"]},
-  "identity": {"principal": [{"header": "x-mcp-principal"}]}
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": true}
 }`)
 				cs := connect(t, p.URL, "ann", "")
 				for _, f := range urForms {
@@ -162,7 +156,8 @@ func TestHiddenURIAnswersAsMissing(t *testing.T) {
 			p := startPlugin(t, up.url, `{
   "policy": {"name": "hidden", "hide_denied": true, "allow_tools": ["*"], "allow_resources": ["*"],
              "deny_resources": ["https://secret.example.com/*", "file:///etc/*", "http://127.0.0.1/*"]},
-  "identity": {"principal": [{"header": "x-mcp-principal"}]}
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": true}
 }`)
 			ctx := ctxT(t)
 			cs := connect(t, p.URL, "ann", "")
@@ -204,7 +199,8 @@ func TestRestoredURIAsTheClientWritesIt(t *testing.T) {
   "policy": {"name": "restore", "allow_tools": ["*"], "allow_resources": ["*"], "transforms": ["pseudonymise"],
              "vault": {"key_env": "E2E_VAULT_KEY"}},
   "server": {"primitives": [{"match": {"kinds": ["resource_template"], "names": ["customers://{id}/profile"]}}]},
-  "identity": {"principal": [{"header": "x-mcp-principal"}]}
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": true}
 }`, env)
 			cs := connect(t, p.URL, "ann", "")
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}})
@@ -230,7 +226,7 @@ func TestRestoredURIAsTheClientWritesIt(t *testing.T) {
 				}
 				return
 			}
-			if name == "typescript-v1" && !strings.Contains(direct.Contents[0].Text, "plan pro") {
+			if name != "go-sdk" && !strings.Contains(direct.Contents[0].Text, "plan pro") {
 				t.Errorf("straight to the server: %+v", direct.Contents)
 			}
 			if b, _ := json.Marshal(read); !strings.Contains(string(b), "plan pro") || strings.Contains(string(b), "alice") {
@@ -238,4 +234,13 @@ func TestRestoredURIAsTheClientWritesIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
