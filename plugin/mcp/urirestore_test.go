@@ -139,3 +139,39 @@ identity:
 		}
 	}
 }
+
+// A value goes back into a URI as the server wrote it: raw where it wrote
+// it raw (text the client composed a URI from), encoded where it wrote it
+// encoded (a link the client reads back). Regression (issue 32, class
+// 5): both went back percent-encoded by the template.
+func TestRestoredURISpeltAsTheServerWroteIt(t *testing.T) {
+	cfg, _, _, _ := wrConfig(t, `
+policy:
+  name: restore-uri
+  allow_tools: ["*"]
+  allow_resources: ["*"]
+  vault: {key: "test key, not secret"}
+  rules: [{name: tools, match: {kinds: [tool]}, transforms: [pseudonymise]}]
+server:
+  primitives:
+    - match: {kinds: [resource_template], names: ["customers://{id}/profile"]}
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	out := respond(t, cfg, ann, call("1", "tools/call", `{"name":"lookup"}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"owner alice@example.com"},`+
+			`{"type":"resource_link","name":"profile","uri":"customers://alice%40example.com/profile"}]}}`)
+	ps := pseudonymRE.FindAllString(out, -1)
+	if len(ps) != 2 || ps[0] == ps[1] {
+		t.Fatalf("want two pseudonyms, one per spelling, in %s", out)
+	}
+	for i, want := range []string{"customers://alice@example.com/profile", "customers://alice%40example.com/profile"} {
+		sent := "customers://" + ps[i] + "/profile"
+		s, r := post(t, cfg, ann, call("2", "resources/read", `{"uri":`+jsondoc.Quote(sent)+`}`))
+		s.Done()
+		if r.Reply != nil || !strings.Contains(string(r.Body), `"uri":`+jsondoc.Quote(want)) {
+			t.Errorf("read %s: forwarded %s (%v), want uri %s", sent, r.Body, r.Reply, want)
+		}
+	}
+}
