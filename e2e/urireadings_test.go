@@ -16,7 +16,8 @@ import (
 // server has the static resources https://secret.example.com/payroll,
 // file:///etc/passwd and http://127.0.0.1/admin, the template
 // customers://{id}/profile, which knows one customer,
-// alice.martin@example.com, and a tool lookup naming her address.
+// alice.martin@example.com, and a tool lookup naming her address and
+// linking her profile (urLink).
 
 // urSecrets are the static resources and a word of each one's text.
 var urSecrets = map[string]string{
@@ -24,6 +25,10 @@ var urSecrets = map[string]string{
 	"file:///etc/passwd":                 "root:x",
 	"http://127.0.0.1/admin":             "admin console",
 }
+
+// urLink is the link to her profile the tool lookup gives, the address
+// in it percent-encoded.
+const urLink = "customers://alice.martin%40example.com/profile"
 
 // urGoServer is that server on go-sdk v1.8.0, which looks URIs up as
 // written.
@@ -40,7 +45,8 @@ func urGoServer(t *testing.T) utServer {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "go-records", Version: "v1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "lookup"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "alice.martin@example.com"}}}, nil, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "alice.martin@example.com"},
+			&mcp.ResourceLink{Name: "profile", URI: urLink}}}, nil, nil
 	})
 	s.AddResource(&mcp.Resource{URI: "https://secret.example.com/payroll", Name: "payroll"}, read("payroll: salaries"))
 	s.AddResource(&mcp.Resource{URI: "file:///etc/passwd", Name: "passwd"}, read("root:x:0:0"))
@@ -231,6 +237,49 @@ func TestRestoredURIAsTheClientWritesIt(t *testing.T) {
 			}
 			if b, _ := json.Marshal(read); !strings.Contains(string(b), "plan pro") || strings.Contains(string(b), "alice") {
 				t.Errorf("read through the plugin: %s", b)
+			}
+		})
+	}
+}
+
+// The link a tool gave, its address percent-encoded, reaches the server
+// as the server wrote it when the client reads it back: the read through
+// the plugin does what the direct read of the link does.
+func TestRestoredLinkAsTheServerWroteIt(t *testing.T) {
+	env := func(o *proxy.Options) { o.Env = map[string]string{"E2E_VAULT_KEY": "an e2e key, not a secret"} }
+	for name, start := range urServers() {
+		t.Run(name, func(t *testing.T) {
+			up := start(t)
+			ctx := ctxT(t)
+			_, directErr := connect(t, up.url, "ann", "").ReadResource(ctx, &mcp.ReadResourceParams{URI: urLink})
+			p := startPlugin(t, up.url, `{
+  "policy": {"name": "restore", "allow_tools": ["*"], "allow_resources": ["*"], "transforms": ["pseudonymise"],
+             "vault": {"key_env": "E2E_VAULT_KEY"}},
+  "server": {"primitives": [{"match": {"kinds": ["resource_template"], "names": ["customers://{id}/profile"]}}]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]},
+  "gateway": {"hold_headers": true}
+}`, env)
+			cs := connect(t, p.URL, "ann", "")
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var link string
+			for _, c := range res.Content {
+				if l, ok := c.(*mcp.ResourceLink); ok {
+					link = l.URI
+				}
+			}
+			if !strings.HasPrefix(link, "customers://EMAIL_") {
+				t.Fatalf("lookup linked %q, want the link with a pseudonym", link)
+			}
+			n := len(up.reads(t))
+			_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link})
+			if (err == nil) != (directErr == nil) {
+				t.Errorf("read %s through the plugin: %v; the link straight: %v", link, err, directErr)
+			}
+			if got := up.reads(t)[n:]; len(got) == 0 || got[0] != urLink {
+				t.Errorf("the server read %v, want %s", got, urLink)
 			}
 		})
 	}

@@ -3,7 +3,7 @@
 // https://, file: and http://127.0.0.1, and a template,
 // customers://{id}/profile, that knows one customer,
 // alice.martin@example.com, and answers any other id not found. The tool
-// lookup names her address. McpServer looks a URI up as
+// lookup names her address, and links her profile with it percent-encoded. McpServer looks a URI up as
 // new URL(uri).toString() (server/mcp.js), so https:secret.example.com/…
 // reads the payroll. GET /reads lists the URIs a handler ran for
 // (e2e/urireadings_test.go). It prints "LISTENING <port>".
@@ -20,7 +20,10 @@ const statics = {
 
 function newServer() {
   const server = new McpServer({ name: 'ts-v1-records', version: '1.0.0' });
-  server.registerTool('lookup', {}, async () => ({ content: [{ type: 'text', text: 'alice.martin@example.com' }] }));
+  server.registerTool('lookup', {}, async () => ({ content: [
+        { type: 'text', text: 'alice.martin@example.com' },
+        { type: 'resource_link', name: 'profile', uri: 'customers://alice.martin%40example.com/profile' },
+      ] }));
   for (const [uri, text] of Object.entries(statics)) {
     server.registerResource(uri, uri, { mimeType: 'text/plain' }, async (u) => {
       reads.push(u.href);

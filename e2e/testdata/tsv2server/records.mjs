@@ -2,7 +2,8 @@
 // resources a policy denies: static resources under https://, file: and
 // http://127.0.0.1, and a template, customers://{id}/profile, that knows
 // one customer, alice.martin@example.com, and answers any other id not
-// found. The tool lookup names her address. McpServer looks a URI up as
+// found. The tool lookup names her address, and links her profile with it
+// percent-encoded. McpServer looks a URI up as
 // new URL(uri).toString(). GET /reads lists the URIs a handler ran for
 // (e2e/urireadings_test.go). It prints "LISTENING <port>".
 import { createServer } from 'node:http';
@@ -21,7 +22,10 @@ const handler = toNodeHandler(
   createMcpHandler(() => {
     const server = new McpServer({ name: 'ts-v2-records', version: '1.0.0' });
     server.registerTool('lookup', { inputSchema: z.object({}) }, async () => ({
-      content: [{ type: 'text', text: 'alice.martin@example.com' }],
+      content: [
+        { type: 'text', text: 'alice.martin@example.com' },
+        { type: 'resource_link', name: 'profile', uri: 'customers://alice.martin%40example.com/profile' },
+      ],
     }));
     for (const [uri, text] of Object.entries(statics)) {
       server.registerResource(uri, uri, { mimeType: 'text/plain' }, async (u) => {
