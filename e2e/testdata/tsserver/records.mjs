@@ -3,10 +3,11 @@
 // https://, file: and http://127.0.0.1, and a template,
 // customers://{id}/profile, that knows one customer,
 // alice.martin@example.com, and answers any other id not found. The tool
-// lookup names her address, and links her profile with it percent-encoded. McpServer looks a URI up as
-// new URL(uri).toString() (server/mcp.js), so https:secret.example.com/…
-// reads the payroll. GET /reads lists the URIs a handler ran for
-// (e2e/urireadings_test.go). It prints "LISTENING <port>".
+// lookup names her address, and links her profile with it
+// percent-encoded. McpServer looks a URI up as new URL(uri).toString()
+// (server/mcp.js), so https:secret.example.com/… reads the payroll. GET
+// /reads lists the URIs a handler ran for (e2e/urireadings_test.go). It
+// prints "LISTENING <port>".
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { serveStateless } from './stateless.mjs';
