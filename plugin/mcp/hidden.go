@@ -102,11 +102,11 @@ func resourceStandIn(name, anchor, ev string) string {
 		return anchor + ev // no scheme: no WHATWG reading either
 	}
 	scheme, rest := name[:i+1], name[i+1:]
-	if !strings.HasPrefix(rest, "//") {
-		return scheme + anchor + ev // an opaque path
-	}
 	if _, st := whatwgurl.Href(name); st == whatwgurl.Failure {
 		return scheme + "//" + anchor + ev + ":_"
+	}
+	if !strings.HasPrefix(rest, "//") {
+		return scheme + anchor + ev // an opaque path
 	}
 	return scheme + "//" + anchor + "/" + ev
 }

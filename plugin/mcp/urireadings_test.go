@@ -3,6 +3,7 @@ package mcp
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/whatwgurl"
@@ -173,4 +174,37 @@ identity:
 			t.Errorf("%s: answer %s respelt %s, want %s", name, answer, got, wantAnswer)
 		}
 	}
+}
+
+// FuzzResourceStandIn: a resource URI the filter judges has a stand-in a
+// WHATWG URL reader keeps as written (but for percent-encoding, as it
+// does the name), or refuses where it refuses the name.
+func FuzzResourceStandIn(f *testing.F) {
+	cfg, errs := NewConfig([]byte(`
+policy:
+  name: standin
+  allow_tools: ["*"]
+identity:
+  principal: [{header: x-mcp-principal}]
+`), nil)
+	if len(errs) > 0 {
+		f.Fatal(errs)
+	}
+	for _, s := range []string{"https://secret.example.com/payroll", "file:///etc/passwd", "secret://dé/jà", "customers://c 1/p", "urn:x", "a", "secret://x/a\\b?q=\"'`#f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if !utf8.ValidString(name) || !uriNormal(name, true) {
+			return
+		}
+		sub := cfg.standIn(policy.KindResource, name)
+		_, nameSt := whatwgurl.Href(name)
+		href, st := whatwgurl.Href(sub)
+		if (nameSt == whatwgurl.Failure) != (st == whatwgurl.Failure) {
+			t.Fatalf("%q (%d): stand-in %q reads %q (%d)", name, nameSt, sub, href, st)
+		}
+		if st == whatwgurl.Exact && href != sub && !encodedOnly(sub, href) {
+			t.Fatalf("%q: stand-in %q reads %q", name, sub, href)
+		}
+	})
 }
