@@ -377,7 +377,9 @@ func (u *url) parsePath(s string) {
 }
 
 func (u *url) shorten() {
-	if u.scheme == "file" && len(u.path) == 1 && normalizedDriveLetter(u.path[0]) {
+	// Node.js 20 (ada 2) keeps a first segment that starts with a
+	// normalized drive letter (A:0 too); the standard, one that is one.
+	if p := u.path; u.scheme == "file" && len(p) == 1 && len(p[0]) >= 2 && normalizedDriveLetter(p[0][:2]) {
 		return
 	}
 	if len(u.path) > 0 {
@@ -458,9 +460,10 @@ var (
 	fragmentSet     = makeSet(c0Set, " \"<>`")
 	querySet        = makeSet(c0Set, " \"#<>")
 	specialQuerySet = makeSet(querySet, "'")
-	// The path set without ^, as Node.js 20 (ada 2) reads it; the
-	// standard added ^ in 2024.
-	pathSet     = makeSet(querySet, "?`{}")
+	// The path set with ^, as the standard has it since 2024 and newer
+	// Node.js releases read it; Node.js 20 (ada 2) keeps ^. A caller that
+	// judges both a URI and this reading covers both.
+	pathSet     = makeSet(querySet, "?^`{}")
 	userinfoSet = makeSet(pathSet, "/:;=@[\\]^|")
 )
 
