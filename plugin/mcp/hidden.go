@@ -112,9 +112,9 @@ func resourceStandIn(name, anchor, ev string) string {
 }
 
 // pathEncoded reports whether a WHATWG URL reader percent-encodes r in a
-// path (Node.js 20's set).
+// path (^: the standard and newer Node.js releases).
 func pathEncoded(r rune) bool {
-	return r < 0x20 || r > 0x7e || strings.ContainsRune(" \"<>`{}", r)
+	return r < 0x20 || r > 0x7e || strings.ContainsRune(" \"<>`{}^", r)
 }
 
 // plainRune reports whether every JSON writer writes r as itself, at any
