@@ -113,13 +113,15 @@ func TestURIReadLooselyAsDeniedTemplate(t *testing.T) {
 	}
 }
 
-// A pseudonym restored into a URI goes to the server as the template's
-// expansion writes its value: the server matches the URI to the template
-// and answers. Regression (issue 26, class 4): the address went in raw,
-// customers://alice@example.com/profile, which go-sdk matches to no
-// template.
+// A pseudonym restored into a URI goes to the server as the client that
+// saw the value writes it, raw: the TypeScript servers match it to the
+// template and answer; go-sdk, which reads {id} strictly, answers not
+// found, as it does to that client straight. Regression (issue 26,
+// class 4, reversed by issue 32, class 5): the address went in
+// percent-encoded, which the TypeScript servers pass to the handler
+// undecoded.
 func TestRestoredURIMatchesItsTemplate(t *testing.T) {
-	const want = "customers://alice%40example.com/profile"
+	const want = "customers://alice@example.com/profile"
 	env := func(o *proxy.Options) { o.Env = map[string]string{"E2E_VAULT_KEY": "an e2e key, not a secret"} }
 	config := `{
   "policy": {"name": "restore", "allow_tools": ["*"], "allow_resources": ["*"], "transforms": ["pseudonymise"],
@@ -144,6 +146,13 @@ func TestRestoredURIMatchesItsTemplate(t *testing.T) {
 			}
 			uri := "customers://" + pseudonym + "/profile"
 			read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			if name == "go-sdk" {
+				_, direct := connect(t, up.url, "ann", "").ReadResource(ctx, &mcp.ReadResourceParams{URI: want})
+				if err == nil || direct == nil {
+					t.Errorf("go-sdk: read %s through the plugin: %v; %s straight: %v", uri, err, want, direct)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("read %s: %v", uri, err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/transforms/detect"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // Values split across text items.
@@ -131,7 +132,7 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 			run.blockedBy(d.Label)
 			continue
 		}
-		r, ok := e.replacement(st, d, d.Seen(window), run)
+		r, ok := e.replacement(st, d, window, run)
 		if !ok {
 			continue
 		}
@@ -143,20 +144,72 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	return js
 }
 
-// replacement is what a rewriting step puts in place of detection d of
-// value v; ok is false for steps that rewrite nothing (detect, annotate,
-// block).
-func (e *Engine) replacement(st *step, d detect.Detection, v string, run *Run) (string, bool) {
+// replacement is what a rewriting step puts in place of detection d in
+// the scanned string s; ok is false for steps that rewrite nothing
+// (detect, annotate, block).
+func (e *Engine) replacement(st *step, d detect.Detection, s string, run *Run) (string, bool) {
+	v := d.Seen(s)
 	switch st.kind {
 	case stepRedact:
 		return Placeholder(st.placeholder, d), true
 	case stepPseudonymise:
 		run.Pseudonyms += run.weight()
-		return e.pseudonym(run, d.Label, v), true
+		return e.pseudonym(run, d.Label, pseudonymValue(&d, s, v)), true
 	case stepMask:
 		return Mask(d.Label, v, st.keepLast, st.char), true
 	case stepHash:
 		return e.hasher.Hash(d.Label, v, st.length), true
 	}
 	return "", false
+}
+
+// pseudonymValue is the value a pseudonym of detection d in s stands
+// for: the value as read (v), unless the server wrote it with URL escapes
+// (alice%40example.com, as a URI spells it) and its label keeps its
+// characters when normalised (an address, not a number: 13.1), when it
+// is the text as written. The depseudonymiser then puts back exactly the
+// text the pseudonym replaced (manual 13.6): a server that compares URIs
+// as written finds what it wrote. That spelling has a pseudonym of its
+// own.
+func pseudonymValue(d *detect.Detection, s, v string) string {
+	if d.Value == "" || !vault.KeepsCharacters(d.Label) {
+		return v
+	}
+	if w := s[d.Start:d.End]; urlEscapedOnly(w, v) {
+		return w
+	}
+	return v
+}
+
+// urlEscapedOnly reports whether written is value with some of its
+// characters written as %XX escapes and nothing else changed.
+func urlEscapedOnly(written, value string) bool {
+	i, j, escaped := 0, 0, false
+	for i < len(written) && j < len(value) {
+		if written[i] == value[j] {
+			i, j = i+1, j+1
+			continue
+		}
+		if written[i] != '%' || i+2 >= len(written) {
+			return false
+		}
+		hi, lo := unhex(written[i+1]), unhex(written[i+2])
+		if hi < 0 || lo < 0 || byte(hi<<4|lo) != value[j] {
+			return false
+		}
+		i, j, escaped = i+3, j+1, true
+	}
+	return escaped && i == len(written) && j == len(value)
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }

@@ -121,7 +121,7 @@ func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev st
 				run.blockedBy(d.Label)
 				return ""
 			}
-			if r, ok := e.replacement(st, d, d.Seen(window), run); ok {
+			if r, ok := e.replacement(st, d, window, run); ok {
 				doc.SetString(node, s[d.End-len(prev):])
 				return r
 			}

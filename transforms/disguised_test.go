@@ -69,7 +69,14 @@ func TestReaderViewEvasion(t *testing.T) {
 			}
 			run := &Run{}
 			out := e.ApplyText(pl, in, run)
-			want := c.before + store.pz.Pseudonym("", c.label, c.clean) + c.after
+			spelt := c.clean
+			if c.name == "email, URL escape" {
+				// An address a URI spells with escapes is pseudonymised as
+				// written, so that it goes back as written (issue 32,
+				// class 5): a pseudonym of its own.
+				spelt = c.value
+			}
+			want := c.before + store.pz.Pseudonym("", c.label, spelt) + c.after
 			if out != want {
 				t.Errorf("output %q, want %q", out, want)
 			}

@@ -835,7 +835,7 @@ func (e *Engine) rewriteFound(st *step, s string, ds []detect.Detection, run *Ru
 		if st.kind == stepRedact {
 			buf = appendPlaceholder(buf, st.placeholder, d)
 		} else {
-			r, _ := e.replacement(st, *d, d.Seen(s), run)
+			r, _ := e.replacement(st, *d, s, run)
 			buf = append(buf, r...)
 		}
 		last = d.End

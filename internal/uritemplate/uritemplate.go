@@ -35,18 +35,18 @@
 // _STOP_CHARS per operator, and a trailing {?…} read leniently: any query,
 // any order, extras, a fragment stripped); Python 1.x (v1.29.0)
 // src/mcp/server/fastmcp/resources/templates.py, which turns each {name}
-// into (?P<name>[^/]+) without escaping the literals (so a literal "."
-// matches any character but a newline; an operator makes the pattern
-// invalid). So Loose reads:
+// into (?P<name>[^/]+) without escaping the literals, so the literal text
+// is a pattern of Python's re (python1.go; an operator makes the pattern
+// invalid). So Loose reads, with the literals as written:
 //
 //	{x} {;x}      [^/]*                  {+x} {#x} {?x} {&x}: see below
 //	{.x}          (\.[^/]*)?             {/x}  (/[^/]*)? ((/[^/]*)* for a list or explode)
 //	{+x} {#x}     .*                     {?x} {&x}  ([?&#].*)?
 //
-// and a literal "." as any character but a newline when every expression
-// is a plain {name} (Python 1.x). Other regexp characters in a Python 1.x
-// literal are not modelled, nor is URL normalisation a server may apply
-// before matching.
+// or, when every expression is a plain {name}, Python 1.x's pattern
+// (python1Regexp). URL normalisation a server applies before matching is
+// not this package's: the plugin refuses a URI that a WHATWG URL parser
+// would serialise otherwise (internal/whatwgurl).
 package uritemplate
 
 import (
@@ -99,6 +99,11 @@ type Template struct {
 	// their literal prefixes, a cheap filter before the regexp.
 	re     [2]*regexp.Regexp
 	prefix [2]string
+	// py is Python 1.x's reading (python1Regexp), nil without one; pyAny:
+	// a Python 1.x pattern this package cannot bound, read as matching
+	// every URI.
+	py    *regexp.Regexp
+	pyAny bool
 }
 
 // ErrNotTemplate is returned for a text without expressions.
@@ -106,8 +111,16 @@ var ErrNotTemplate = errors.New("uritemplate: no expression")
 
 // Parse parses an RFC 6570 template (levels 1-4, as yosida95/uritemplate
 // accepts them: its parser is the judge of validity, as it is go-sdk's).
+//
+// A text RFC 6570 refuses whose expressions are all plain {name} is a
+// template FastMCP 1.x still serves (its literal a Python pattern: "a|b"
+// and "\\d" are no RFC 6570 literals): it is returned with Python 1.x's
+// reading alone, Loose, and the strict reading matching nothing.
 func Parse(text string) (*Template, error) {
 	if _, err := rfc6570.New(text); err != nil {
+		if t := parsePython1Only(text); t != nil {
+			return t, nil
+		}
 		return nil, err
 	}
 	t := &Template{text: text}
@@ -137,7 +150,7 @@ func Parse(text string) (*Template, error) {
 		var b strings.Builder
 		b.WriteString(`(?s)^`)
 		for i, lit := range lits {
-			b.WriteString(literalRegexp(lit, r == Loose && python1))
+			b.WriteString(regexp.QuoteMeta(lit))
 			if i < len(t.exprs) {
 				b.WriteByte('(')
 				if r == Strict {
@@ -156,7 +169,44 @@ func Parse(text string) (*Template, error) {
 		t.re[r] = re
 		t.prefix[r], _ = re.LiteralPrefix()
 	}
+	if python1 {
+		var ok bool
+		t.py, ok = python1Regexp(text)
+		t.pyAny = !ok
+	}
 	return t, nil
+}
+
+// neverRegexp matches no string.
+var neverRegexp = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+
+// parsePython1Only is the template of a text only FastMCP 1.x reads
+// (Parse), or nil.
+func parsePython1Only(text string) *Template {
+	t := &Template{text: text, re: [2]*regexp.Regexp{neverRegexp, neverRegexp}}
+	rest := text
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 || !wordName(rest[i+1:i+j]) {
+			return nil
+		}
+		t.exprs = append(t.exprs, Expr{Vars: []Var{{Name: rest[i+1 : i+j]}}})
+		rest = rest[i+j+1:]
+	}
+	if len(t.exprs) == 0 || strings.IndexByte(rest, '}') >= 0 {
+		return nil
+	}
+	var ok bool
+	t.py, ok = python1Regexp(text)
+	t.pyAny = !ok
+	if t.py == nil && !t.pyAny {
+		return nil // re refuses it: FastMCP 1.x serves nothing by it
+	}
+	return t
 }
 
 func parseExpr(body string) Expr {
@@ -186,16 +236,6 @@ func wordName(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// literalRegexp matches a literal; anyDot: a "." matches any character
-// but a newline as well (Python 1.x does not escape literals).
-func literalRegexp(lit string, anyDot bool) string {
-	q := regexp.QuoteMeta(lit)
-	if anyDot {
-		q = strings.ReplaceAll(q, `\.`, `[^\n]`)
-	}
-	return q
 }
 
 // The character classes of yosida95/uritemplate v3.0.2 escape.go.
@@ -313,19 +353,25 @@ func (t *Template) Exprs() []Expr { return t.exprs }
 
 // Match reports whether uri is an instance of t under reading r.
 func (t *Template) Match(uri string, r Reading) bool {
-	return strings.HasPrefix(uri, t.prefix[r]) && t.re[r].MatchString(uri)
+	if strings.HasPrefix(uri, t.prefix[r]) && t.re[r].MatchString(uri) {
+		return true
+	}
+	return r == Loose && (t.pyAny || t.py != nil && t.py.MatchString(uri))
 }
 
 // Spans appends to dst where each expression that matched a non-empty
 // part of uri lies, under reading r, and reports whether uri matches. Of
 // the ways uri can be split, the regexp's leftmost-first one is taken.
 func (t *Template) Spans(uri string, r Reading, dst []Span) ([]Span, bool) {
-	if !strings.HasPrefix(uri, t.prefix[r]) {
-		return dst, false
+	var m []int
+	if strings.HasPrefix(uri, t.prefix[r]) {
+		m = t.re[r].FindStringSubmatchIndex(uri)
 	}
-	m := t.re[r].FindStringSubmatchIndex(uri)
+	if m == nil && r == Loose && t.py != nil {
+		m = t.py.FindStringSubmatchIndex(uri) // a group per expression too
+	}
 	if m == nil {
-		return dst, false
+		return dst, r == Loose && t.pyAny
 	}
 	for i := range t.exprs {
 		if a, z := m[2+2*i], m[3+2*i]; a >= 0 && z > a {

@@ -618,7 +618,7 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 		return s.decideReadings(x, d)
 	}
 	c := s.cfg.catalog
-	if !d.Allowed || len(c.templates) == 0 {
+	if !d.Allowed {
 		return d
 	}
 	uri, own := x.Name, ""
@@ -628,21 +628,48 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 	case x.Kind != policy.KindResource:
 		return d
 	}
+	// The URI as a WHATWG URL reader looks it up, when that differs (only
+	// by percent-encoding: uriNormal refuses every other change): a
+	// TypeScript server reads that resource, or that template's instance.
+	reading := ""
+	if x.Kind == policy.KindResource || x.URI != "" {
+		reading = whatwgReading(uri)
+	}
+	if reading != "" {
+		rx, rknown := c.resolve(target{Kind: policy.KindResource, Name: reading, Args: jsondoc.None})
+		if rx.Kind != x.Kind || rx.Name != x.Name {
+			rd := s.decide(&rx, rknown)
+			if !rd.Allowed {
+				*x = rx
+				return rd
+			}
+			d.Matched = s.cfg.Env.Policy.UnionRules(d.Matched, rd.Matched)
+		}
+	}
+	if len(c.templates) == 0 {
+		return d
+	}
 	var denied *policy.Decision
-	c.eachLooseMatch(uri, func(t *uritemplate.Template) bool {
-		if t.Text() == own {
+	judge := func(uri string) func(t *uritemplate.Template) bool {
+		return func(t *uritemplate.Template) bool {
+			if t.Text() == own {
+				return true
+			}
+			tx, tknown := c.resolve(target{Kind: policy.KindResourceTemplate, Name: t.Text(), Args: jsondoc.None})
+			tx.URI = uri
+			td := s.decide(&tx, tknown)
+			if !td.Allowed {
+				*x, denied = tx, &td
+				return false
+			}
+			d.Matched = s.cfg.Env.Policy.UnionRules(d.Matched, td.Matched)
 			return true
 		}
-		tx, tknown := c.resolve(target{Kind: policy.KindResourceTemplate, Name: t.Text(), Args: jsondoc.None})
-		tx.URI = uri
-		td := s.decide(&tx, tknown)
-		if !td.Allowed {
-			*x, denied = tx, &td
-			return false
-		}
-		d.Matched = s.cfg.Env.Policy.UnionRules(d.Matched, td.Matched)
-		return true
-	})
+	}
+	c.eachLooseMatch(uri, judge(uri))
+	if denied == nil && reading != "" {
+		c.eachLooseMatch(reading, judge(reading))
+	}
 	if denied != nil {
 		return *denied
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/whatwgurl"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -60,29 +61,68 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 	// 64 bits, always 13 base-36 digits: the stand-in has one length.
 	digits := strconv.FormatUint(binary.BigEndian.Uint64(sum[:])|1<<63, 36)
 	out := standInPrefix + digits
-	if kind.Family() == policy.FamilyResources {
-		if i := strings.Index(name, "://"); i > 0 && isScheme(name[:i]) {
-			out = name[:i+3] + out
-		}
-	} else if prefix, _, ok := c.routedName(kind, name); ok {
+	resource := kind.Family() == policy.FamilyResources
+	if prefix, _, ok := c.routedName(kind, name); ok && !resource {
 		// A router in front of the servers sends the stand-in where it
 		// sends the name: to the same backend, as for a missing name there.
+		// (A routed resource keeps its backend+scheme as the scheme of
+		// resourceStandIn's URI.)
 		out = prefix + out
 	}
+	skeleton := out
+	if resource {
+		skeleton = resourceStandIn(name, out, "")
+	}
 	// Evidence: each character of the name that JSON writers spell in
-	// different ways (plainRune), once, closed by _ so that no trimming
-	// server drops it. How the server spells them in its answer is how
-	// the name is spelt there (respell).
+	// different ways (plainRune), and of a URI each that a WHATWG URL
+	// reader percent-encodes in a path, once, closed by _ so that no
+	// trimming server drops it. How the server spells them in its answer
+	// is how the name is spelt there (respell).
 	var evidence []byte
 	for _, r := range name {
-		if !plainRune(r) && !strings.ContainsRune(out, r) && !bytes.ContainsRune(evidence, r) {
+		if (!plainRune(r) || resource && pathEncoded(r)) && !strings.ContainsRune(skeleton, r) && !bytes.ContainsRune(evidence, r) {
 			evidence = utf8.AppendRune(evidence, r)
 		}
 	}
-	if len(evidence) > 0 {
-		out += "_" + string(evidence) + "_"
+	if len(evidence) == 0 {
+		return skeleton
 	}
-	return out
+	ev := "_" + string(evidence) + "_"
+	if resource {
+		return resourceStandIn(name, out, ev)
+	}
+	return out + ev
+}
+
+// resourceStandIn is the stand-in of resource URI name, from its hash
+// part anchor and its evidence ev: a URI of the name's scheme, which a
+// WHATWG URL reader (the TypeScript SDK's McpServer, which looks up
+// new URL(uri).toString() and quotes that in its not-found error) reads
+// as written, so that the server quotes it back as it quotes a missing
+// URI (which, being normal, it also quotes as written): scheme://… gets
+// the path "/" that reader gives https://…, the evidence goes into the path,
+// where the name's percent-encoded characters are encoded alike. A name
+// that reader refuses (it throws, whatever the URI) gets a stand-in it
+// refuses too: a port that is no number.
+func resourceStandIn(name, anchor, ev string) string {
+	i := strings.IndexByte(name, ':')
+	if i <= 0 || !isScheme(name[:i]) {
+		return anchor + ev // no scheme: no WHATWG reading either
+	}
+	scheme, rest := name[:i+1], name[i+1:]
+	if _, st := whatwgurl.Href(name); st == whatwgurl.Failure {
+		return scheme + "//" + anchor + ev + ":_"
+	}
+	if !strings.HasPrefix(rest, "//") {
+		return scheme + anchor + ev // an opaque path
+	}
+	return scheme + "//" + anchor + "/" + ev
+}
+
+// pathEncoded reports whether a WHATWG URL reader percent-encodes r in a
+// path (^: the standard and newer Node.js releases).
+func pathEncoded(r rune) bool {
+	return r < 0x20 || r > 0x7e || strings.ContainsRune(" \"<>`{}^", r)
 }
 
 // plainRune reports whether every JSON writer writes r as itself, at any
@@ -567,6 +607,13 @@ func matchSpelt(raw []byte, i int, rs []rune, end int, spelt map[rune]string) (i
 			}
 		}
 	}
+	// A URI's character percent-encoded, as a WHATWG URL reader writes
+	// it: each byte of its UTF-8 as %XX.
+	if n := percentSpelt(raw[i:], r); n > 0 {
+		if j, ok := try(n); ok {
+			return j, true
+		}
+	}
 	run := 0
 	for i+run < len(raw) && raw[i+run] == '\\' {
 		run++
@@ -611,6 +658,22 @@ func matchSpelt(raw []byte, i int, rs []rune, end int, spelt map[rune]string) (i
 		return 0, false
 	}
 	return try(run + n)
+}
+
+// percentSpelt is the length of r percent-encoded at the start of b
+// (upper-case hex), or 0.
+func percentSpelt(b []byte, r rune) int {
+	var enc [utf8.UTFMax]byte
+	w := utf8.EncodeRune(enc[:], r)
+	if len(b) < 3*w {
+		return 0
+	}
+	for k := 0; k < w; k++ {
+		if b[3*k] != '%' || b[3*k+1] != upperHex[enc[k]>>4] || b[3*k+2] != upperHex[enc[k]&15] {
+			return 0
+		}
+	}
+	return 3 * w
 }
 
 // shortEscape is the letter of r's two-character JSON escape (0: none).

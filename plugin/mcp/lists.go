@@ -45,7 +45,7 @@ func (s *exchange) filterList(doc *jsondoc.Doc, result int32, lm listMethod, fir
 		// The name is a view of the body's bytes (no copy per item): the
 		// catalog copies what it keeps.
 		name, ok := doc.StrView(found[0])
-		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name)) {
+		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name, true)) {
 			// An item we cannot name cannot be judged: it does not go out;
 			// nor does a resource whose URI a call could not name (targetOf).
 			doc.Delete(it)

@@ -326,8 +326,9 @@ func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *j
 	case mcpvocab.InputURI:
 		u := doc.Get(params, "uri")
 		sent, _ := doc.Str(u)
-		// With templates known, a value goes back encoded for its place
-		// in the template the URI is an instance of (urirestore.go).
+		// With templates known, a value goes back only inside the
+		// expressions of the template the URI is an instance of
+		// (urirestore.go).
 		var ur *uriRestorer
 		store := run.Store
 		if len(s.cfg.catalog.templates) > 0 && vault.MayHoldPseudonym(doc.Raw(u)) {
@@ -344,8 +345,16 @@ func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *j
 		}
 		uri, _ := doc.Str(u)
 		j.restored = appendRestored(j.restored, uri, sent)
-		if ur != nil && ur.raw != "" {
-			j.restored = append(appendRestored(j.restored, ur.raw, sent), ur.pairs...)
+		if ur != nil {
+			if ur.encoded != "" {
+				j.restored = appendRestored(j.restored, ur.encoded, sent)
+			}
+			j.restored = append(j.restored, ur.pairs...)
+		}
+		if reading := whatwgReading(uri); reading != "" {
+			// As a WHATWG URL reader writes it (the TypeScript SDK quotes
+			// that in its not-found error).
+			j.restored = appendRestored(j.restored, reading, sent)
 		}
 		t.Name = uri
 		x2, d := s.resolveAndDecide(t)

@@ -8,35 +8,50 @@ import (
 )
 
 // A client that read customers://EMAIL_…/profile holds the pseudonym as
-// the value of a template's variable: it expanded customers://{id}/profile
-// with it. The value it stands for goes back as that expansion would write
-// it (customers://alice%40example.com/profile), so the server receives
-// what a client holding the real value would have sent, and the URI is
-// still an instance of the template it is judged by (manual 13.6). A URI
-// no known template matches is restored as any text is.
+// the value of a template's variable. The value goes back as the text it
+// replaced, as it was (manual 13.6): the server receives what a client
+// that saw the value would have sent. The TypeScript SDK's servers match
+// {id} as [^/,]+ and do not decode, so an encoded value
+// (alice%40example.com) is a customer they do not have; the go-sdk
+// decodes, and a client that saw the address writes it raw. The URI is
+// then judged again (section 4). A pseudonym in a template's literal
+// text stays (it would change which resource the URI names); a URI no
+// known template matches is restored as any text is.
 
 // uriRestorer is the pseudonym store of the input pipeline over a
 // resources/read URI that may hold pseudonyms: it restores as store does,
-// each value encoded for the expression it lies in. pairs are the values
-// it restored and the pseudonyms they replaced, and raw the URI with the
-// values restored unencoded: a server quotes either in an error
-// (unrestoreError gives them back as the client sent them).
+// but only inside the expressions of the template the URI is read as.
+// pairs are the values it restored and the pseudonyms they replaced, the
+// values encoded as RFC 6570 expansion writes them too, and encoded the
+// URI with them so (when that differs): a server that decodes the URI
+// and writes it again quotes those in an error (unrestoreError gives
+// them back as the client sent them).
 type uriRestorer struct {
 	vault.PseudonymStore
 	catalog *catalog
 	pairs   []restoredPair
-	raw     string
+	encoded string
 }
 
-// Restore is the store's Restore, each restored value encoded as RFC 6570
-// expansion writes it for its expression in the template s is read as
-// (catalog.matchTemplate). A pseudonym outside every expression (in a
+// Restore is the store's Restore, for the values inside an expression
+// of the template s is read as (catalog.matchTemplate), each put back as
+// the vault holds it. A pseudonym outside every expression (in a
 // literal) is left as it is and counted refused; with no template
-// matching s, the values go in as they are.
+// matching s, every value goes in.
 func (u *uriRestorer) Restore(ns, s string, keep vault.RestoreCheck) (string, vault.Restored) {
 	tmpl := u.catalog.matchTemplate(s)
 	if tmpl == nil {
-		return u.PseudonymStore.Restore(ns, s, keep)
+		out, r := u.PseudonymStore.Restore(ns, s, func(s string, spans []vault.Span, vals []string, ok []bool) {
+			if keep != nil {
+				keep(s, spans, vals, ok)
+			}
+			for i, sp := range spans {
+				if ok[i] {
+					u.addPairs(vals[i], "", s[sp.Start:sp.End])
+				}
+			}
+		})
+		return out, r
 	}
 	reading := uritemplate.Loose
 	if tmpl.Match(s, uritemplate.Strict) {
@@ -60,25 +75,49 @@ func (u *uriRestorer) Restore(ns, s string, keep vault.RestoreCheck) (string, va
 		return raw, r
 	}
 	out := make([]byte, 0, len(raw)+len(raw)/2)
+	enc := make([]byte, 0, len(raw)+len(raw)/2)
 	last := 0
 	for i, sp := range restored {
 		out = append(out, s[last:sp.Start]...)
+		enc = append(enc, s[last:sp.Start]...)
 		last = sp.End
 		e := exprOf(exprs, sp)
 		if e < 0 {
 			out = append(out, s[sp.Start:sp.End]...)
+			enc = append(enc, s[sp.Start:sp.End]...)
 			r.Resolved--
 			r.Refused++
 			continue
 		}
-		out = uritemplate.AppendEncoded(out, tmpl.Exprs()[e].Op, values[i])
-		if len(values[i]) >= minRestoredSpan {
-			u.pairs = append(u.pairs, restoredPair{strings.Clone(values[i]), strings.Clone(s[sp.Start:sp.End])})
-		}
+		out = append(out, values[i]...)
+		n := len(enc)
+		enc = uritemplate.AppendEncoded(enc, tmpl.Exprs()[e].Op, values[i])
+		u.addPairs(values[i], string(enc[n:]), s[sp.Start:sp.End])
 	}
 	out = append(out, s[last:]...)
-	u.raw = raw
+	enc = append(enc, s[last:]...)
+	if string(enc) != string(out) {
+		u.encoded = string(enc)
+	}
 	return string(out), r
+}
+
+// addPairs records value, restored in place of the pseudonym sent, in
+// the forms a server may quote it in: as it is, encoded for its
+// expression (expanded, "" without a template) and wholly
+// percent-encoded.
+func (u *uriRestorer) addPairs(value, expanded, sent string) {
+	if len(value) < minRestoredSpan {
+		return
+	}
+	sent = strings.Clone(sent)
+	u.pairs = append(u.pairs, restoredPair{strings.Clone(value), sent})
+	all := uritemplate.Encode(0, value)
+	for _, v := range [2]string{expanded, all} {
+		if v != "" && v != value && (v != all || expanded != all) {
+			u.pairs = append(u.pairs, restoredPair{v, sent})
+		}
+	}
 }
 
 // exprOf is the expression whose span holds sp whole, or -1.

@@ -78,13 +78,14 @@ identity:
 	}
 }
 
-// A pseudonym restored into a resource URI goes in as the template's
-// expansion would write its value, so the server receives what a client
-// holding the value would send, and an error quoting the URI, encoded or
-// not, or the value, goes back as the client sent it. Regression (issue
-// 26, class 4): customers://alice@example.com/profile went out raw and
-// matched no template of the server.
-func TestRestoredURIEncodedForItsTemplate(t *testing.T) {
+// A pseudonym restored into a resource URI goes in as the text it
+// replaced, as the vault holds it: the server receives what a client
+// that saw the value would send, and an error quoting the URI, or the
+// value, goes back as the client sent it. Regression (issue 32, class
+// 5): the value went in percent-encoded, as RFC 6570 expansion writes it
+// (customers://alice%40example.com/profile), which the TypeScript SDK's
+// servers match to {id} without decoding: a customer they do not have.
+func TestRestoredURIAsItWasWritten(t *testing.T) {
 	cfg, _, _, _ := wrConfig(t, `
 policy:
   name: restore-uri
@@ -110,12 +111,12 @@ identity:
 		t.Fatalf("no pseudonym in %s", out)
 	}
 	for _, tt := range []struct{ sent, want string }{
-		{"customers://" + p + "/profile", "customers://alice%40example.com/profile"},
-		{"customers://" + p + ",x/profile", "customers://alice%40example.com,x/profile"},
-		{"notes://dir/" + p + "/a", "notes://dir/alice@example.com/a"}, // reserved: kept
-		{"search://q?who=" + p + "&page=2", "search://q?who=alice%40example.com&page=2"},
-		{"mail://x/inbox/" + p, "mail://x/inbox/alice%40example.com"},
-		{"tags://." + p, "tags://.alice%40example.com"},
+		{"customers://" + p + "/profile", "customers://alice@example.com/profile"},
+		{"customers://" + p + ",x/profile", "customers://alice@example.com,x/profile"},
+		{"notes://dir/" + p + "/a", "notes://dir/alice@example.com/a"},
+		{"search://q?who=" + p + "&page=2", "search://q?who=alice@example.com&page=2"},
+		{"mail://x/inbox/" + p, "mail://x/inbox/alice@example.com"},
+		{"tags://." + p, "tags://.alice@example.com"},
 		{"unknown://" + p, "unknown://alice@example.com"}, // no template: as text
 	} {
 		s, r := post(t, cfg, ann, call("2", "resources/read", `{"uri":`+jsondoc.Quote(tt.sent)+`}`))
@@ -127,14 +128,50 @@ identity:
 			t.Errorf("read %s: forwarded %s, want uri %s", tt.sent, got, tt.want)
 		}
 		s.Done()
-		// The server's error quotes the URI it received, decoded, and the
+		// The server's error quotes the URI it received, encoded, and the
 		// value alone: the client reads what it sent.
 		resp := `{"jsonrpc":"2.0","id":2,"error":{"code":-32002,"message":"Resource ` + tt.want +
-			` not found","data":{"uri":` + string(jsondoc.Quote(tt.want)) + `,"decoded":"` +
-			strings.ReplaceAll(tt.want, "%40", "@") + `","id":"alice@example.com"}}}`
+			` not found","data":{"uri":` + string(jsondoc.Quote(tt.want)) + `,"encoded":"` +
+			strings.ReplaceAll(tt.want, "@", "%40") + `","id":"alice@example.com"}}}`
 		back := respond(t, cfg, ann, call("3", "resources/read", `{"uri":`+jsondoc.Quote(tt.sent)+`}`), strings.Replace(resp, `"id":2`, `"id":3`, 1))
 		if strings.Contains(back, "alice") || !strings.Contains(back, p) {
 			t.Errorf("read %s: error back as %s", tt.sent, back)
+		}
+	}
+}
+
+// A value goes back into a URI as the server wrote it: raw where it wrote
+// it raw (text the client composed a URI from), encoded where it wrote it
+// encoded (a link the client reads back). Regression (issue 32, class
+// 5): both went back percent-encoded by the template.
+func TestRestoredURISpeltAsTheServerWroteIt(t *testing.T) {
+	cfg, _, _, _ := wrConfig(t, `
+policy:
+  name: restore-uri
+  allow_tools: ["*"]
+  allow_resources: ["*"]
+  vault: {key: "test key, not secret"}
+  rules: [{name: tools, match: {kinds: [tool]}, transforms: [pseudonymise]}]
+server:
+  primitives:
+    - match: {kinds: [resource_template], names: ["customers://{id}/profile"]}
+identity:
+  principal: [{header: x-mcp-principal}]
+`)
+	ann := hdr("x-mcp-principal", "ann")
+	out := respond(t, cfg, ann, call("1", "tools/call", `{"name":"lookup"}`),
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"owner alice@example.com"},`+
+			`{"type":"resource_link","name":"profile","uri":"customers://alice%40example.com/profile"}]}}`)
+	ps := pseudonymRE.FindAllString(out, -1)
+	if len(ps) != 2 || ps[0] == ps[1] {
+		t.Fatalf("want two pseudonyms, one per spelling, in %s", out)
+	}
+	for i, want := range []string{"customers://alice@example.com/profile", "customers://alice%40example.com/profile"} {
+		sent := "customers://" + ps[i] + "/profile"
+		s, r := post(t, cfg, ann, call("2", "resources/read", `{"uri":`+jsondoc.Quote(sent)+`}`))
+		s.Done()
+		if r.Reply != nil || !strings.Contains(string(r.Body), `"uri":`+jsondoc.Quote(want)) {
+			t.Errorf("read %s: forwarded %s (%v), want uri %s", sent, r.Body, r.Reply, want)
 		}
 	}
 }

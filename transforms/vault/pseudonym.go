@@ -140,6 +140,14 @@ func kindOf(label string) normKind {
 	return normKinds[label]
 }
 
+// KeepsCharacters reports whether label's values are normalised without
+// dropping characters (case aside): an address or an exact value, not a
+// number kept as its digits.
+func KeepsCharacters(label string) bool {
+	k := kindOf(label)
+	return k == normLower || k == normExact
+}
+
 // Normalize is the form of a value that pseudonyms are computed from, so
 // that spellings of one entity share a pseudonym: emails and addresses in
 // lower case, numbers and identifiers without their separators, names

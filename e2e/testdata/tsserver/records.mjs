@@ -1,0 +1,49 @@
+// A TypeScript SDK v1 server (@modelcontextprotocol/sdk 1.32.2, stateless
+// over Express) whose resources a policy denies: static resources under
+// https://, file: and http://127.0.0.1, and a template,
+// customers://{id}/profile, that knows one customer,
+// alice.martin@example.com, and answers any other id not found. The tool
+// lookup names her address, and links her profile with it
+// percent-encoded. McpServer looks a URI up as new URL(uri).toString()
+// (server/mcp.js), so https:secret.example.com/… reads the payroll. GET
+// /reads lists the URIs a handler ran for (e2e/urireadings_test.go). It
+// prints "LISTENING <port>".
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { serveStateless } from './stateless.mjs';
+
+const reads = [];
+const statics = {
+  'https://secret.example.com/payroll': 'payroll: salaries',
+  'file:///etc/passwd': 'root:x:0:0',
+  'http://127.0.0.1/admin': 'admin console',
+};
+
+function newServer() {
+  const server = new McpServer({ name: 'ts-v1-records', version: '1.0.0' });
+  server.registerTool('lookup', {}, async () => ({ content: [
+        { type: 'text', text: 'alice.martin@example.com' },
+        { type: 'resource_link', name: 'profile', uri: 'customers://alice.martin%40example.com/profile' },
+      ] }));
+  for (const [uri, text] of Object.entries(statics)) {
+    server.registerResource(uri, uri, { mimeType: 'text/plain' }, async (u) => {
+      reads.push(u.href);
+      return { contents: [{ uri: u.href, mimeType: 'text/plain', text }] };
+    });
+  }
+  server.registerResource(
+    'profile',
+    new ResourceTemplate('customers://{id}/profile', { list: undefined }),
+    { mimeType: 'text/plain' },
+    async (uri, { id }) => {
+      reads.push(uri.href);
+      if (id !== 'alice.martin@example.com') {
+        throw new McpError(-32002, `Customer ${id} not found`);
+      }
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `profile of ${id}: plan pro` }] };
+    },
+  );
+  return server;
+}
+
+serveStateless(newServer, { reads });

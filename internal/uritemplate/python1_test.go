@@ -1,0 +1,155 @@
+package uritemplate
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// FastMCP 1.x reads a template's literal text as a Python pattern (issue
+// 32, class 2): a denied template serves URIs its text does not spell.
+var python1Cases = []struct {
+	template, uri string
+	python        bool // re.fullmatch of FastMCP's pattern
+}{
+	{"pkg://c++/{name}", "pkg://ccc/left-pad", true},
+	{"pkg://c++/{name}", "pkg://c/left-pad", true},
+	{"pkg://c++/{name}", "pkg://c++/left-pad", false},
+	{"db://customers?region={region}", "db://customerregion=eu", true},
+	{"db://customers?region={region}", "db://customersregion=eu", true},
+	{"db://customers?region={region}", "db://customers?region=eu", false},
+	{"n://{name}.txt", "n://aXtxt", true},
+	{"n://{name}.txt", "n://a\ntxt", false},
+	{"a://x|y{id}", "a://x", true},
+	{"a://x|y{id}", "yz", true},
+	{"a://(ab)*{id}", "a://ababz", true},
+	{"a://[a-c]+/{id}", "a://cab/z", true},
+	{"a://[^a]/{id}", "a://b/z", true},
+	{"a://x(?=y){id}", "a://xyz", true},
+	{"a://x(?!y){id}", "a://xz", true},
+	{"a://(?i)X/{id}", "a://x/z", false}, // 3.11: global flags not at the start
+	{"a://\\d/{id}", "a://٣/z", true},
+	{"a://\\w+/{id}", "a://é/z", true},
+	{"a://x$/{id}", "a://x/z", false},
+	{"a://{a}/{b}", "a://x/y", true},
+	{"a://{a}{b}", "a://xy", true},
+	{"a://x)/{id}", "a://x)/z", false}, // re refuses it
+	{"a://x\\/{id}", "a://x/z", true},
+	{"a://x.y/{id}", "a://x\u00e9y/z", true},
+	{"a://x+?/{id}", "a://xx/z", true},
+	{"a://x{id}", "a://x/", false},
+}
+
+func TestPython1Reading(t *testing.T) {
+	for _, c := range python1Cases {
+		tmpl, err := Parse(c.template)
+		if err != nil {
+			t.Fatalf("%s: %v", c.template, err)
+		}
+		if got := tmpl.Match(c.uri, Loose); c.python && !got {
+			t.Errorf("%s: loose %q = false; FastMCP 1.x serves it", c.template, c.uri)
+		}
+	}
+}
+
+// pythonRE is one python3 process answering, a JSON line per question,
+// whether FastMCP 1.x's pattern of a template fully matches a URI: its
+// construction (two replacements, re.fullmatch; python-sdk v1.29.0,
+// ResourceTemplate.matches), with Python's own re. null: re refuses the
+// pattern.
+type pythonRE struct {
+	mu  sync.Mutex
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+var (
+	pyOnce sync.Once
+	pyProc *pythonRE
+	pyErr  error
+)
+
+func pythonMatches(t testing.TB, template, uri string) *bool {
+	t.Helper()
+	pyOnce.Do(func() {
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			pyErr = err
+			return
+		}
+		const script = `import json, re, sys, warnings
+warnings.simplefilter("ignore")
+for line in sys.stdin:
+    t, u = json.loads(line)
+    try:
+        r = re.fullmatch(t.replace("{", "(?P<").replace("}", ">[^/]+)"), u) is not None
+    except Exception:
+        r = None
+    sys.stdout.write(json.dumps(r) + "\n")
+    sys.stdout.flush()
+`
+		cmd := exec.Command(py, "-c", script)
+		in, err := cmd.StdinPipe()
+		if err == nil {
+			var out io.ReadCloser
+			if out, err = cmd.StdoutPipe(); err == nil {
+				if err = cmd.Start(); err == nil {
+					pyProc = &pythonRE{in: in, out: bufio.NewReader(out)}
+				}
+			}
+		}
+		pyErr = err
+	})
+	if pyErr != nil {
+		t.Skipf("python3 is not there (%v): FastMCP's reading is not checked against re", pyErr)
+	}
+	p := pyProc
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q, _ := json.Marshal([]string{template, uri})
+	if _, err := p.in.Write(append(q, '\n')); err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	line, err := p.out.ReadBytes('\n')
+	var r *bool
+	if err != nil || json.Unmarshal(line, &r) != nil {
+		t.Fatalf("python3 answered %q for %s (%v)", line, q, err)
+	}
+	return r
+}
+
+// Every URI Python's re matches by FastMCP's pattern, the loose reading
+// matches: checked against python3 where it is installed.
+func TestPython1AgainstPython(t *testing.T) {
+	for _, c := range python1Cases {
+		r := pythonMatches(t, c.template, c.uri)
+		if got := r != nil && *r; got != c.python {
+			t.Errorf("%s %q: python3 says %v, the case says %v", c.template, c.uri, got, c.python)
+		}
+	}
+}
+
+// FuzzPython1 checks that the loose reading of a template of plain
+// {name} expressions holds every URI FastMCP 1.x's pattern matches in
+// Python's own re.
+func FuzzPython1(f *testing.F) {
+	for _, c := range python1Cases {
+		f.Add(c.template, c.uri)
+	}
+	f.Fuzz(func(t *testing.T, template, uri string) {
+		if len(template) > 60 || len(uri) > 60 || !utf8.ValidString(template) || !utf8.ValidString(uri) {
+			return
+		}
+		tmpl, err := Parse(template)
+		if err != nil || tmpl.py == nil && !tmpl.pyAny {
+			return // not a template FastMCP 1.x can read
+		}
+		if r := pythonMatches(t, template, uri); r != nil && *r && !tmpl.Match(uri, Loose) {
+			t.Fatalf("%s %q: FastMCP 1.x matches, the loose reading does not", template, uri)
+		}
+	})
+}
