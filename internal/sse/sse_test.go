@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cloudg/mcp-privacy/internal/sse/ssereaders"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -498,7 +499,7 @@ func FuzzRewriter(f *testing.F) {
 			if why := notCanonical(whole.out); why != "" {
 				t.Fatalf("%s: output not canonical (%s): %q", x.name, why, whole.out)
 			}
-			if why := clientsDisagree(whole.out); why != "" {
+			if why := ssereaders.Disagree(whole.out); why != "" {
 				t.Fatalf("%s: %s\nin  %q\nout %q", x.name, why, in, whole.out)
 			}
 			switch x.name {

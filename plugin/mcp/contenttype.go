@@ -140,7 +140,7 @@ func canonicalType(contentType, mt string) string {
 	base, _, _ := strings.Cut(contentType, ";")
 	base = strings.ToLower(strings.TrimSpace(base))
 	typ, sub, ok := strings.Cut(base, "/")
-	if !ok || !isToken(typ) || !isToken(sub) || mediaType(base) != base {
+	if m := mediaType(base); !ok || !isToken(typ) || !isToken(sub) || m == "application/json" || m == "text/event-stream" {
 		// Not plain, or a type clients would read as JSON or an event
 		// stream (a body that is not 2xx is read as text).
 		base = "text/plain"

@@ -1,0 +1,233 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/sse/ssereaders"
+)
+
+// clientTexts is what each client surfaces of a response (status,
+// content-type, body) to a user or a model, one reading per client
+// (issue 32, item 1):
+//   - the TypeScript SDK's client (1.32.2, client/streamableHttp.js, send):
+//     a body that is not 2xx whole in its error; else by the media type's
+//     essence: an event stream's events (eventsource-parser), JSON, or
+//     "Unexpected content type: <header>";
+//   - the Python SDK 1.x client (streamable_http.py): nothing of a body
+//     that is not 2xx (raise_for_status); else by startswith on the
+//     lowered header: JSON, an event stream's events (httpx-sse), or an
+//     error naming the content type;
+//   - the go-sdk's client (v1.8.0, streamable.go, checkResponse and
+//     handleSSE): a body that is not 2xx decoded as JSON-RPC whatever its
+//     type; else by mime.ParseMediaType: JSON, an event stream's events,
+//     or "unsupported content type".
+func clientTexts(status int, ct, body string) []string {
+	var out []string
+	lower := strings.ToLower(ct)
+	essence := strings.TrimSpace(strings.SplitN(lower, ";", 2)[0])
+	ok := status >= 200 && status <= 299
+	data := func(evs []ssereaders.Event) {
+		for _, e := range evs {
+			out = append(out, e.Type, e.Data)
+		}
+	}
+	// TypeScript
+	switch {
+	case !ok:
+		out = append(out, body)
+	case essence == "text/event-stream":
+		data(ssereaders.ReadTS(body))
+	case essence == "application/json":
+		out = append(out, body)
+	default:
+		out = append(out, "Unexpected content type: "+ct)
+	}
+	// Python
+	switch {
+	case !ok:
+	case strings.HasPrefix(lower, "application/json"):
+		out = append(out, body)
+	case strings.HasPrefix(lower, "text/event-stream"):
+		data(ssereaders.ReadPython(body))
+	default:
+		out = append(out, "Unexpected content type: "+ct)
+	}
+	// Go
+	switch {
+	case !ok:
+		out = append(out, body)
+	case essence == "text/event-stream":
+		evs, err := ssereaders.ReadGo(body)
+		data(evs)
+		if err != nil {
+			out = append(out, err.Error())
+		}
+	case essence == "application/json":
+		out = append(out, body)
+	default:
+		out = append(out, "unsupported content type "+essence)
+	}
+	return out
+}
+
+// throughPlugin passes a response to a tools/call through the plugin's
+// response path: what the client receives (status, content-type, body).
+func throughPlugin(cfg *Config, status int, ct, enc string, chunks []string) (int, string, string) {
+	_, b, s := postOnce(cfg, hdr("x-mcp-principal", "ann"), call("1", "tools/call", `{"name":"search"}`))
+	if b.Reply != nil {
+		return b.Reply.Status, "application/json", string(b.Reply.Body)
+	}
+	h := s.OnResponseHeaders(status, ct, enc, false)
+	if h.Reply != nil {
+		return h.Reply.Status, "application/json", string(h.Reply.Body)
+	}
+	for _, r := range h.Remove {
+		if r == "content-type" {
+			ct = ""
+		}
+	}
+	for _, kv := range h.Set {
+		if kv[0] == "content-type" {
+			ct = kv[1]
+		}
+	}
+	var out strings.Builder
+	var held []byte
+	for i, c := range chunks {
+		end := i == len(chunks)-1
+		held = append(held, c...)
+		buf := held
+		a, edit := s.OnResponseBody(len(buf), end, func() []byte { return buf })
+		if a == Pause {
+			continue
+		}
+		if edit.Replace {
+			out.Write(edit.Data)
+		} else {
+			out.Write(buf)
+		}
+		held = nil
+	}
+	return status, ct, out.String()
+}
+
+const readingResult = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + leaked + `"}]}}`
+
+// Each class of issue 32's item 1: what the plugin passed as harmless and
+// a client read as data. Through the plugin, no client reads the address.
+func TestResponseOneReading(t *testing.T) {
+	cfg := mustConfig(t, leaksEnvelope)
+	hidden := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x ` + leaked + `"}]}}`
+	cases := []struct {
+		name        string
+		status      int
+		ct, enc     string
+		body        string
+		failsClosed bool
+		// quiet: no client model surfaces it directly (comments, ids):
+		// kept to show what goes out of them.
+		quiet bool
+	}{
+		{name: "garbled BOM before a data line", status: 200, ct: "text/event-stream", body: "ï»¿data: " + hidden + "\n\n"},
+		{name: "BOM then garbled BOM", status: 200, ct: "text/event-stream", body: "\xEF\xBB\xBFï»¿data: " + hidden + "\n\n"},
+		{name: "U+2028 in a comment", status: 200, ct: "text/event-stream", body: ": c\u2028data: " + hidden + "\n\n"},
+		{name: "U+2029 in an id", status: 200, ct: "text/event-stream", body: "id: 1\u2029data: " + hidden + "\ndata: {}\n\n"},
+		{name: "NEL in an event name", status: 200, ct: "text/event-stream", body: "event: m\u0085data: " + hidden + "\n\n"},
+		{name: "VT in an unknown field", status: 200, ct: "text/event-stream", body: "x: \vdata: " + hidden + "\n\n"},
+		{name: "FF FS GS RS in comments", status: 200, ct: "text/event-stream", body: ":\f" + leaked + "\n:\x1c" + leaked + "\n:\x1d" + leaked + "\n:\x1e" + leaked + "\n\n", quiet: true},
+		{name: "comment text", status: 200, ct: "text/event-stream", body: ": " + leaked + "\n\n", quiet: true},
+		{name: "id text", status: 200, ct: "text/event-stream", body: "id: " + leaked + " x\ndata: {}\n\n", quiet: true},
+		{name: "U+2028 inside JSON data", status: 200, ct: "text/event-stream", body: `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a` + "\u2028" + `data: b"}]}}` + "\n\n"},
+		{name: "charset utf-16 on an event stream", status: 200, ct: "text/event-stream; charset=utf-16", body: "data: {}\n\n", failsClosed: true},
+		{name: "charset on JSON", status: 200, ct: "application/json; charset=cp037", body: readingResult, failsClosed: true},
+		{name: "two media types", status: 200, ct: "application/json, text/event-stream", body: readingResult, failsClosed: true},
+		{name: "repeated content-encoding", status: 200, ct: "application/json", enc: "identity, gzip", body: readingResult, failsClosed: true},
+		{name: "content-encoding on text", status: 500, ct: "text/plain", enc: "br", body: leaked, failsClosed: true},
+		{name: "event stream not 2xx", status: 400, ct: "text/event-stream", body: ": " + leaked + "\nid: " + leaked + "\ndata: {}\n\n"},
+		{name: "JSON-RPC error under text, not 2xx", status: 400, ct: "text/plain", body: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"` + leaked + `"}}`},
+		{name: "JSON-RPC error, not 2xx", status: 404, ct: "application/json", body: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"` + leaked + `"}}`},
+		{name: "content type quoted in an error", status: 200, ct: "text/plain; note=" + leaked, body: "x"},
+		{name: "JSON typed as a variant", status: 200, ct: "application/json-rpc; x=" + leaked, body: readingResult},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// The class is real: straight from the server, a client reads it.
+			if !strings.Contains(strings.Join(clientTexts(c.status, c.ct, c.body), "\x00"), leaked) && !c.failsClosed && !c.quiet &&
+				!strings.Contains(c.body, "\u2028data") {
+				t.Fatalf("no client reads the address directly: the case proves nothing")
+			}
+			for _, chunks := range [][]string{{c.body}, splitEvery(c.body, 7)} {
+				status, ct, body := throughPlugin(cfg, c.status, c.ct, c.enc, chunks)
+				if c.failsClosed && !strings.Contains(body, "-32603") {
+					t.Errorf("not failed closed: %d %q %q", status, ct, body)
+				}
+				for _, s := range clientTexts(status, ct, body) {
+					if strings.Contains(s, leaked) {
+						t.Errorf("a client reads %q from %d %q %q", s, status, ct, body)
+					}
+				}
+				if !c.failsClosed && strings.HasPrefix(ct, "text/event-stream") {
+					if why := ssereaders.Disagree(body); why != "" {
+						t.Errorf("clients read %q differently: %s", body, why)
+					}
+				}
+			}
+		})
+	}
+}
+
+func splitEvery(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}
+
+// FuzzResponseReadings feeds a response through the plugin's response
+// path and reads what leaves as each client reads it (clientTexts): none
+// finds the address the policy redacts, and an event stream reads the
+// same to every client.
+// The fuzz target's marker, found wherever it stands by a custom
+// detector (no boundary, no length limit: what is judged is the reading,
+// not the detector).
+const (
+	fuzzMarker   = "zqmarker"
+	fuzzEnvelope = `
+policy: {name: p, transforms: [redact], detectors: [{name: marker, pattern: "zqmarker"}]}
+identity: {principal: [{header: x-mcp-principal}]}
+`
+	fuzzResult = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + fuzzMarker + `"}]}}`
+)
+
+func FuzzResponseReadings(f *testing.F) {
+	f.Add(200, "text/event-stream", "", "ï»¿data: "+fuzzResult+"\n\n: c\u2028data: "+fuzzResult+"\n\n", uint(5))
+	f.Add(200, "text/event-stream", "", "id: 1\u2029data: x\nevent: \x1c\ndata: "+fuzzResult+"\r\n\r\n", uint(3))
+	f.Add(400, "text/event-stream", "", ": "+fuzzMarker+"\n\n", uint(2))
+	f.Add(200, "application/json, text/event-stream", "", fuzzResult, uint(1))
+	f.Add(200, "application/json", "identity, gzip", fuzzResult, uint(1))
+	f.Add(302, "text/html; charset=utf-16", "", fuzzMarker, uint(1))
+	cfg, errs := NewConfig([]byte(fuzzEnvelope), nil)
+	if len(errs) > 0 {
+		f.Fatal(errs)
+	}
+	f.Fuzz(func(t *testing.T, status int, ct, enc, body string, split uint) {
+		if status < 200 || status > 599 {
+			status = 200 + (status%400+400)%400
+		}
+		k := int(split % uint(len(body)+1))
+		status, ct, out := throughPlugin(cfg, status, ct, enc, []string{body[:k], body[k:]})
+		for _, s := range clientTexts(status, ct, out) {
+			if strings.Contains(s, fuzzMarker) {
+				t.Fatalf("a client reads %q from %d %q %q", s, status, ct, out)
+			}
+		}
+		if strings.HasPrefix(ct, "text/event-stream") && status <= 299 {
+			if why := ssereaders.Disagree(out); why != "" {
+				t.Fatalf("clients read %q differently: %s", out, why)
+			}
+		}
+	})
+}
