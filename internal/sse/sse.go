@@ -74,6 +74,9 @@ type sseLine struct{ start, end, next int }
 type Rewriter struct {
 	maxEvent int
 	rewrite  func(data []byte) ([]byte, bool)
+	// judge, when set, must accept the value of each id and event line
+	// that goes out (JudgeFields).
+	judge func(name, value []byte) bool
 
 	// hold is the incomplete event, from its first byte; spare is the
 	// previous hold, which the last returned slice may alias.
@@ -124,6 +127,13 @@ type Rewriter struct {
 func NewRewriter(maxEvent int, rewrite func(data []byte) (newData []byte, drop bool)) *Rewriter {
 	return &Rewriter{maxEvent: max(maxEvent, 1), rewrite: rewrite}
 }
+
+// JudgeFields sets a check on the id and event lines that would go out
+// (plain ones, see Rewriter): judge gets the field's name and value, valid
+// only during the call, and a line it refuses is dropped like a line that
+// is not plain. Clients hand ids and event names to their application (a
+// resumption token, a log line), so their text is the caller's to judge.
+func (r *Rewriter) JudgeFields(judge func(name, value []byte) bool) { r.judge = judge }
 
 // Write takes the next chunk of the stream and returns the bytes that may
 // go out now: every event this chunk completed, rewritten or not, in order.
@@ -328,7 +338,7 @@ func (r *Rewriter) plain(ev []byte) bool {
 				return false
 			}
 		}
-		if !plainLine(ev[l.start:l.end]) {
+		if line := ev[l.start:l.end]; !plainLine(line) || r.judge != nil && !r.judged(line) {
 			return false
 		}
 		end = l.next
@@ -342,6 +352,19 @@ func (r *Rewriter) plain(ev []byte) bool {
 		}
 	}
 	return true
+}
+
+// judged reports whether judge accepts a plain line that is not data or a
+// comment (data and comments are not its to judge).
+func (r *Rewriter) judged(line []byte) bool {
+	if line[0] == ':' || len(line) >= 5 && string(line[:5]) == "data:" {
+		return true
+	}
+	name, value, _ := bytes.Cut(line, []byte{':'})
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	return string(name) == "retry" || r.judge(name, value)
 }
 
 // oddBreak marks the bytes that may start a line break to some client
@@ -415,11 +438,15 @@ func (r *Rewriter) canonical(ev, nd []byte, keepData bool) {
 			continue
 		}
 		name, value, _ := bytes.Cut(line, []byte{':'})
-		if plainField(name, value) == "" {
+		f := plainField(name, value)
+		if f == "" {
 			continue
 		}
 		if len(value) > 0 && value[0] == ' ' {
 			value = value[1:]
+		}
+		if f != "retry" && r.judge != nil && !r.judge(name, value) {
+			continue
 		}
 		r.out = append(r.out, name...)
 		r.out = append(r.out, ':')

@@ -620,3 +620,33 @@ func hasLoneCR(s string) bool {
 	}
 	return false
 }
+
+// JudgeFields drops the id and event lines its check refuses, in events
+// passed as they are and in rewritten ones alike; retry, comments and
+// data are not its to judge.
+func TestRewriterJudgeFields(t *testing.T) {
+	in := "id: 1\nevent: message\nretry: 5\ndata: a\n\nid: bad\nevent: bad\ndata: secret\n\n: c\n\n"
+	want := "id: 1\nevent: message\nretry: 5\ndata: a\n\ndata: SECRET\n\n:\n\n"
+	for how, chunks := range chunkings(in, 5) {
+		r := NewRewriter(1<<10, markerRewrite)
+		var seen []string
+		r.JudgeFields(func(name, value []byte) bool {
+			seen = append(seen, string(name)+"="+string(value))
+			return string(value) != "bad"
+		})
+		var out []byte
+		for _, c := range chunks {
+			b, err := r.Write(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b...)
+		}
+		if string(out) != want {
+			t.Fatalf("%s: got %q, want %q", how, out, want)
+		}
+		if !slices.Contains(seen, "id=1") || !slices.Contains(seen, "event=bad") || slices.ContainsFunc(seen, func(s string) bool { return strings.HasPrefix(s, "retry") }) {
+			t.Fatalf("%s: judged %q", how, seen)
+		}
+	}
+}

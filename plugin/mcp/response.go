@@ -98,6 +98,21 @@ func (s *exchange) headerText(v string) (string, bool) {
 	return r, true
 }
 
+// eventField judges the value of an event's id or event line (printable
+// ASCII, internal/sse): clients hand it to their application (the
+// TypeScript SDK's onresumptiontoken, the Python SDK's log of an unknown
+// event), so it goes out only when the policy-level output pipeline leaves
+// it as it is. A pipeline cannot rewrite an id the server must get back
+// (Last-Event-ID) without breaking resumption: such a line is dropped.
+func (s *exchange) eventField(_, value []byte) bool {
+	if len(value) == 0 {
+		return true
+	}
+	v := string(value)
+	out, keep := s.headerText(v)
+	return keep && out == v
+}
+
 // rewriteEvent handles the data of one server-sent event: a JSON-RPC
 // message is processed like a JSON response; the empty data of priming
 // events passes; anything else cannot be inspected.

@@ -38,6 +38,7 @@ func clientTexts(status int, ct, body string) []string {
 		out = append(out, body)
 	case essence == "text/event-stream":
 		data(ssereaders.ReadTS(body))
+		out = append(out, ssereaders.IDs(body)...) // onresumptiontoken
 	case essence == "application/json":
 		out = append(out, body)
 	default:
@@ -137,7 +138,8 @@ func TestResponseOneReading(t *testing.T) {
 		{name: "VT in an unknown field", status: 200, ct: "text/event-stream", body: "x: \vdata: " + hidden + "\n\n"},
 		{name: "FF FS GS RS in comments", status: 200, ct: "text/event-stream", body: ":\f" + leaked + "\n:\x1c" + leaked + "\n:\x1d" + leaked + "\n:\x1e" + leaked + "\n\n", quiet: true},
 		{name: "comment text", status: 200, ct: "text/event-stream", body: ": " + leaked + "\n\n", quiet: true},
-		{name: "id text", status: 200, ct: "text/event-stream", body: "id: " + leaked + " x\ndata: {}\n\n", quiet: true},
+		{name: "id text", status: 200, ct: "text/event-stream", body: "id: " + leaked + "\ndata: " + readingResult + "\n\n"},
+		{name: "event name", status: 200, ct: "text/event-stream", body: "event: " + leaked + "\ndata: " + readingResult + "\n\n"},
 		{name: "U+2028 inside JSON data", status: 200, ct: "text/event-stream", body: `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a` + "\u2028" + `data: b"}]}}` + "\n\n"},
 		{name: "charset utf-16 on an event stream", status: 200, ct: "text/event-stream; charset=utf-16", body: "data: {}\n\n", failsClosed: true},
 		{name: "charset on JSON", status: 200, ct: "application/json; charset=cp037", body: readingResult, failsClosed: true},
@@ -174,6 +176,23 @@ func TestResponseOneReading(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Ids, retry and keep-alives keep working: a plain id, an event name and a
+// retry go out as they came, a comment as an empty comment; an id the
+// policy would change is dropped, not rewritten (the server must get it
+// back as Last-Event-ID).
+func TestResponseEventFieldsKept(t *testing.T) {
+	cfg := mustConfig(t, leaksEnvelope)
+	n := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`
+	in := "id: 0_1\nretry: 3000\ndata: \n\n: ping\n\nid: s-7_2\nevent: message\ndata: " + n + "\n\nid: " + leaked + "\ndata: " + n + "\n\n"
+	want := "id: 0_1\nretry: 3000\ndata: \n\n:\n\nid: s-7_2\nevent: message\ndata: " + n + "\n\ndata: " + n + "\n\n"
+	for _, chunks := range [][]string{{in}, splitEvery(in, 3)} {
+		_, ct, got := throughPlugin(cfg, 200, "text/event-stream", "", chunks)
+		if got != want || ct != "text/event-stream" {
+			t.Errorf("got %q %q\nwant %q", ct, got, want)
+		}
 	}
 }
 
@@ -230,4 +249,24 @@ func FuzzResponseReadings(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A redirect's Location is quoted in the TypeScript client's error
+// ("Redirect to ... not followed") and httpx's: it is read by the
+// policy-level output pipeline like any text.
+func TestResponseLocationJudged(t *testing.T) {
+	cfg := mustConfig(t, leaksEnvelope)
+	_, _, s := postOnce(cfg, hdr("x-mcp-principal", "ann"), call("1", "tools/call", `{"name":"search"}`))
+	loc := "https://elsewhere.example/users/" + leaked
+	if got, keep := s.ResponseLocation(loc); !keep || strings.Contains(got, leaked) || !strings.HasPrefix(got, "https://elsewhere.example/users/") {
+		t.Errorf("Location %q became %q, %v", loc, got, keep)
+	}
+	if got, keep := s.ResponseLocation("/mcp/next"); !keep || got != "/mcp/next" {
+		t.Errorf("a plain Location became %q, %v", got, keep)
+	}
+	other := NewStream(cfg)
+	other.OnRequestHeaders(hdr(), "GET", "/elsewhere", true)
+	if got, keep := other.ResponseLocation(loc); !keep || got != loc {
+		t.Errorf("outside gateway.paths Location became %q, %v", got, keep)
+	}
 }

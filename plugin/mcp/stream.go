@@ -610,6 +610,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	case "text/event-stream":
 		s.mode = streamSSE
 		s.sse = sse.NewRewriter(g.MaxEventBytes, s.ex.rewriteEvent)
+		s.sse.JudgeFields(s.ex.eventField)
 	default:
 		// Any other body (an error page, plain text, none declared): clients
 		// put its text into the error they raise, which a user or a model

@@ -225,3 +225,25 @@ func nextBreak(b []byte) (int, int) {
 	}
 	return -1, 0
 }
+
+// IDs returns the value of every id line as eventsource-parser reads the
+// stream (see ReadTS): what the TypeScript client may hand its
+// application as a resumption token (more than it does: only the ids of
+// events with data reach it).
+func IDs(stream string) []string {
+	s := strings.ToValidUTF8(stream, "\uFFFD")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "\uFEFF"), "ï»¿")
+	var ids []string
+	for s != "" {
+		line := s
+		if j := strings.IndexAny(s, "\r\n"); j >= 0 {
+			line, s = s[:j], s[j+1:]
+		} else {
+			s = ""
+		}
+		if field, value, _ := strings.Cut(line, ":"); field == "id" && !strings.Contains(value, "\x00") {
+			ids = append(ids, strings.TrimPrefix(value, " "))
+		}
+	}
+	return ids
+}
