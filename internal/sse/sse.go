@@ -20,6 +20,7 @@ package sse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 )
 
@@ -76,7 +77,7 @@ type Rewriter struct {
 	rewrite  func(data []byte) ([]byte, bool)
 	// judge, when set, must accept the value of each id and event line
 	// that goes out (JudgeFields).
-	judge func(name, value []byte) bool
+	judge FieldJudge
 
 	// hold is the incomplete event, from its first byte; spare is the
 	// previous hold, which the last returned slice may alias.
@@ -128,12 +129,20 @@ func NewRewriter(maxEvent int, rewrite func(data []byte) (newData []byte, drop b
 	return &Rewriter{maxEvent: max(maxEvent, 1), rewrite: rewrite}
 }
 
+// FieldJudge judges the value of an id or event line (JudgeFields).
+type FieldJudge interface {
+	// JudgeField gets the field's name and value, valid only during the
+	// call, and reports whether the line may go out.
+	JudgeField(name, value []byte) bool
+}
+
 // JudgeFields sets a check on the id and event lines that would go out
-// (plain ones, see Rewriter): judge gets the field's name and value, valid
-// only during the call, and a line it refuses is dropped like a line that
-// is not plain. Clients hand ids and event names to their application (a
-// resumption token, a log line), so their text is the caller's to judge.
-func (r *Rewriter) JudgeFields(judge func(name, value []byte) bool) { r.judge = judge }
+// (plain ones, see Rewriter): a line judge refuses is dropped like a line
+// that is not plain. Clients hand ids and event names to their
+// application (a resumption token, a log line), so their text is the
+// caller's to judge. (An interface, not a func: a pointer to the caller's
+// state costs no allocation per stream.)
+func (r *Rewriter) JudgeFields(judge FieldJudge) { r.judge = judge }
 
 // Write takes the next chunk of the stream and returns the bytes that may
 // go out now: every event this chunk completed, rewritten or not, in order.
@@ -346,12 +355,32 @@ func (r *Rewriter) plain(ev []byte) bool {
 	if !r.closing && (len(ev)-end != 1 || ev[end] != '\n') {
 		return false
 	}
-	for _, c := range ev {
-		if oddBreak[c] {
-			return false
+	return !hasOddBreak(ev)
+}
+
+// hasOddBreak reports whether b holds a byte oddBreak marks. Eight bytes
+// at a time are passed over while none is a control byte or above ASCII
+// (JSON text is mostly ASCII; the loop costs what a byte search does).
+func hasOddBreak(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w|(w-0x20*ones)&^w)&highs == 0 {
+			continue
+		}
+		for _, c := range b[i : i+8] {
+			if oddBreak[c] {
+				return true
+			}
 		}
 	}
-	return true
+	for _, c := range b[i:] {
+		if oddBreak[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // judged reports whether judge accepts a plain line that is not data or a
@@ -364,7 +393,7 @@ func (r *Rewriter) judged(line []byte) bool {
 	if len(value) > 0 && value[0] == ' ' {
 		value = value[1:]
 	}
-	return string(name) == "retry" || r.judge(name, value)
+	return string(name) == "retry" || r.judge.JudgeField(name, value)
 }
 
 // oddBreak marks the bytes that may start a line break to some client
@@ -445,7 +474,7 @@ func (r *Rewriter) canonical(ev, nd []byte, keepData bool) {
 		if len(value) > 0 && value[0] == ' ' {
 			value = value[1:]
 		}
-		if f != "retry" && r.judge != nil && !r.judge(name, value) {
+		if f != "retry" && r.judge != nil && !r.judge.JudgeField(name, value) {
 			continue
 		}
 		r.out = append(r.out, name...)

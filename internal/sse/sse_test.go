@@ -630,10 +630,10 @@ func TestRewriterJudgeFields(t *testing.T) {
 	for how, chunks := range chunkings(in, 5) {
 		r := NewRewriter(1<<10, markerRewrite)
 		var seen []string
-		r.JudgeFields(func(name, value []byte) bool {
+		r.JudgeFields(judgeFunc(func(name, value []byte) bool {
 			seen = append(seen, string(name)+"="+string(value))
 			return string(value) != "bad"
-		})
+		}))
 		var out []byte
 		for _, c := range chunks {
 			b, err := r.Write(c)
@@ -650,3 +650,7 @@ func TestRewriterJudgeFields(t *testing.T) {
 		}
 	}
 }
+
+type judgeFunc func(name, value []byte) bool
+
+func (f judgeFunc) JudgeField(name, value []byte) bool { return f(name, value) }

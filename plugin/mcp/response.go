@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
@@ -98,19 +99,24 @@ func (s *exchange) headerText(v string) (string, bool) {
 	return r, true
 }
 
-// eventField judges the value of an event's id or event line (printable
+// JudgeField judges the value of an event's id or event line (printable
 // ASCII, internal/sse): clients hand it to their application (the
 // TypeScript SDK's onresumptiontoken, the Python SDK's log of an unknown
-// event), so it goes out only when the policy-level output pipeline leaves
-// it as it is. A pipeline cannot rewrite an id the server must get back
-// (Last-Event-ID) without breaking resumption: such a line is dropped.
-func (s *exchange) eventField(_, value []byte) bool {
+// event), so it goes out only when the detectors of the policy-level
+// output pipeline find nothing in it. A pipeline cannot rewrite an id the
+// server must get back (Last-Event-ID) without breaking resumption: such
+// a line is dropped. Nothing is stored or counted, and the value is read
+// in place (no copy per event).
+func (s *exchange) JudgeField(_, value []byte) bool {
 	if len(value) == 0 {
 		return true
 	}
-	v := string(value)
-	out, keep := s.headerText(v)
-	return keep && out == v
+	out, err := s.policyOutput()
+	if err != nil {
+		return false
+	}
+	tr, _ := s.cfg.transforms()
+	return len(tr.engine.Detections(out, unsafe.String(&value[0], len(value)))) == 0
 }
 
 // rewriteEvent handles the data of one server-sent event: a JSON-RPC

@@ -306,6 +306,10 @@ func compressed(values []string) (string, bool) {
 	return "", false
 }
 
+// removeLength is the Remove of most responses; callers must not modify
+// it (appends copy it first).
+var removeLength = []string{"content-length"}
+
 // responseCoding returns the first content coding of a response's
 // content-encoding lines (joined with ", ") other than identity.
 func responseCoding(v string) (string, bool) {
@@ -601,7 +605,11 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	if contentEncoding != "" {
 		r.Remove = append(r.Remove, "content-encoding")
 	}
-	r.Remove = append(r.Remove, "content-length")
+	if r.Remove == nil {
+		r.Remove = removeLength // shared: no allocation per response
+	} else {
+		r.Remove = append(r.Remove, "content-length")
+	}
 	switch mt {
 	case "application/json":
 		// Also when no request is waiting (a POST of notifications, a
@@ -610,7 +618,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	case "text/event-stream":
 		s.mode = streamSSE
 		s.sse = sse.NewRewriter(g.MaxEventBytes, s.ex.rewriteEvent)
-		s.sse.JudgeFields(s.ex.eventField)
+		s.sse.JudgeFields(&s.ex)
 	default:
 		// Any other body (an error page, plain text, none declared): clients
 		// put its text into the error they raise, which a user or a model
@@ -618,7 +626,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		s.mode = bufferText
 	}
 	if ct := canonicalType(contentType, mt); ct != contentType {
-		r.Remove = append(r.Remove, "content-type")
+		r.Remove = append(r.Remove[:len(r.Remove):len(r.Remove)], "content-type")
 		if ct != "" {
 			r.Set = append(r.Set, [2]string{"content-type", ct})
 		}
