@@ -611,16 +611,6 @@ func ExampleRewriter() {
 	// "event: message\ndata: {\"text\":\"mail [REDACTED:EMAIL]\"}\n\n:\n\n" <nil>
 }
 
-// hasLoneCR reports whether s has a CR not followed by LF.
-func hasLoneCR(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n') {
-			return true
-		}
-	}
-	return false
-}
-
 // JudgeFields drops the id and event lines its check refuses, in events
 // passed as they are and in rewritten ones alike; retry, comments and
 // data are not its to judge.

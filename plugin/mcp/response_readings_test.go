@@ -270,3 +270,48 @@ func TestResponseLocationJudged(t *testing.T) {
 		t.Errorf("outside gateway.paths Location became %q, %v", got, keep)
 	}
 }
+
+func TestJSONLineBreaks(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"x"}`:                         `{"a":"x"}`,
+		`{"a":"x` + "\u2028" + `y"}`:        `{"a":"x\u2028y"}`,
+		`{"a":"` + "\u0085\u2029" + `é—✓"}`: `{"a":"\u0085\u2029é—✓"}`,
+		"\u2028":                            `\u2028`,
+		"\xE2\x80":                          "\xE2\x80",
+	} {
+		if got := string(jsonLineBreaks([]byte(in))); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+	if b := []byte(`{"a":"é—"}`); &jsonLineBreaks(b)[0] != &b[0] {
+		t.Error("copied without a line break to escape")
+	}
+}
+
+// The content type a response goes out with, and the ones clients read
+// differently.
+func TestResponseContentTypes(t *testing.T) {
+	for _, c := range []struct{ in, ambiguous, out string }{
+		{"application/json", "", "application/json"},
+		{"Application/JSON; charset=UTF-8", "", "application/json"},
+		{`text/event-stream; charset="utf-8"`, "", "text/event-stream"},
+		{"text/event-stream;charset=utf-16", `declares charset "utf-16"`, ""},
+		{"application/json; charset=cp037", `declares charset "cp037"`, ""},
+		{"application/json, text/event-stream", "lists more than one media type", ""},
+		{"text/html; charset=iso-8859-1", "", "text/html; charset=utf-8"},
+		{"text/plain; a=application/json", "", "text/plain; charset=utf-8"},
+		{"application/problem+json", "", "application/json"},
+		{"te xt/plain", "", "text/plain; charset=utf-8"},
+		{"", "", ""},
+	} {
+		mt := mediaType(c.in)
+		if got := contentTypeReadings(c.in, mt); got != c.ambiguous {
+			t.Errorf("%q: readings %q, want %q", c.in, got, c.ambiguous)
+		}
+		if c.ambiguous == "" {
+			if got := canonicalType(c.in, mt); got != c.out {
+				t.Errorf("%q: goes out as %q, want %q", c.in, got, c.out)
+			}
+		}
+	}
+}

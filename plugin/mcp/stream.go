@@ -559,7 +559,8 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	}
 	mt := mediaType(contentType)
 	g := &s.cfg.Env.Gateway
-	if enc, ok := responseCoding(contentEncoding); ok && !endOfStream && !g.PassOnParseError {
+	enc, coded := responseCoding(contentEncoding)
+	if coded && !endOfStream && !g.PassOnParseError {
 		// The plugin asked for plain responses (accept-encoding removed);
 		// one it cannot read does not go out (manual 16). Every coding of
 		// every line counts: httpx applies each it knows.
@@ -601,8 +602,9 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		}
 	}
 	// What goes out has one content type and no content coding: the
-	// plugin removed any (identity) or failed above.
-	if contentEncoding != "" {
+	// plugin removed any (identity) or failed above (on_parse_error: pass
+	// lets a coded body through as it came, its header kept).
+	if contentEncoding != "" && !coded {
 		r.Remove = append(r.Remove, "content-encoding")
 	}
 	if r.Remove == nil {
@@ -746,7 +748,7 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 func sseEventBytes(data []byte) []byte {
 	out := make([]byte, 0, len(data)+24)
 	out = append(out, "event: message\ndata: "...)
-	out = append(out, data...)
+	out = append(out, jsonLineBreaks(data)...)
 	return append(out, "\n\n"...)
 }
 
