@@ -184,3 +184,22 @@ func TestResponsesReadByClients(t *testing.T) {
 		})
 	}
 }
+
+// What a well-behaved server sends keeps working through the plugin: the
+// TypeScript client gets the result and the resumption token of an event
+// with a plain id, the go-sdk client the result; keep-alives and retry
+// pass (a comment as an empty one).
+func TestResponsesCanonicalStillWork(t *testing.T) {
+	result := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"fine ✓ – 進行"}]}}`
+	c := respCase{status: 200, headers: [][2]string{{"content-type", "text/event-stream; charset=utf-8"}},
+		body: []byte("id: s1_0\nretry: 1000\ndata: \n\n: keep-alive\n\r\nid: s1_1\r\nevent: message\r\ndata: " + result + "\r\n\r\n")}
+	p := startPlugin(t, respServer(t, c), respConfig)
+	ts := tsClientReads(t, p.URL)
+	if !strings.Contains(ts, `MESSAGE {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"fine ✓ – 進行"}]}}`) ||
+		!strings.Contains(ts, "TOKEN s1_1") || strings.Contains(ts, "ERROR") {
+		t.Errorf("the TypeScript client got:\n%s", ts)
+	}
+	if g := goClientReads(t, p.URL); !strings.Contains(g, `"text":"fine ✓ – 進行"`) {
+		t.Errorf("the go-sdk client got:\n%s", g)
+	}
+}
