@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/sse/ssereaders"
+	"golang.org/x/text/encoding/ianaindex"
 )
 
 // clientTexts is what each client surfaces of a response (status,
@@ -17,7 +18,9 @@ import (
 //   - the Python SDK 1.x client (streamable_http.py): nothing of a body
 //     that is not 2xx (raise_for_status); else by startswith on the
 //     lowered header: JSON, an event stream's events (httpx-sse), or an
-//     error naming the content type;
+//     error naming the content type; the body decoded by the header's
+//     charset (httpx, Response.encoding; UTF-8 when Python has no codec
+//     of that name, here when x/text's IANA index has none);
 //   - the go-sdk's client (v1.8.0, streamable.go, checkResponse and
 //     handleSSE): a body that is not 2xx decoded as JSON-RPC whatever its
 //     type; else by mime.ParseMediaType: JSON, an event stream's events,
@@ -45,12 +48,13 @@ func clientTexts(status int, ct, body string) []string {
 		out = append(out, "Unexpected content type: "+ct)
 	}
 	// Python
+	pyBody := decodeCharset(ct, body)
 	switch {
 	case !ok:
 	case strings.HasPrefix(lower, "application/json"):
-		out = append(out, body)
+		out = append(out, pyBody)
 	case strings.HasPrefix(lower, "text/event-stream"):
-		data(ssereaders.ReadPython(body))
+		data(ssereaders.ReadPython(pyBody))
 	default:
 		out = append(out, "Unexpected content type: "+ct)
 	}
@@ -70,6 +74,39 @@ func clientTexts(status int, ct, body string) []string {
 		out = append(out, "unsupported content type "+essence)
 	}
 	return out
+}
+
+// decodeCharset is body decoded by the charset parameter of ct, as httpx
+// decodes text; body itself when there is none or it is unknown.
+func decodeCharset(ct, body string) string {
+	_, params, _ := strings.Cut(ct, ";")
+	for _, p := range strings.Split(params, ";") {
+		name, value, _ := strings.Cut(p, "=")
+		if !strings.EqualFold(strings.TrimSpace(name), "charset") {
+			continue
+		}
+		enc, err := ianaindex.IANA.Encoding(strings.Trim(strings.TrimSpace(value), `"`))
+		if err != nil || enc == nil {
+			return body
+		}
+		if d, err := enc.NewDecoder().String(body); err == nil {
+			return d
+		}
+	}
+	return body
+}
+
+// encodeCharset is s encoded in the named charset (test inputs).
+func encodeCharset(t *testing.T, name, s string) string {
+	enc, err := ianaindex.IANA.Encoding(name)
+	if err != nil || enc == nil {
+		t.Fatalf("no encoder for %s: %v", name, err)
+	}
+	e, err := enc.NewEncoder().String(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // throughPlugin passes a response to a tools/call through the plugin's
@@ -141,10 +178,10 @@ func TestResponseOneReading(t *testing.T) {
 		{name: "id text", status: 200, ct: "text/event-stream", body: "id: " + leaked + "\ndata: " + readingResult + "\n\n"},
 		{name: "event name", status: 200, ct: "text/event-stream", body: "event: " + leaked + "\ndata: " + readingResult + "\n\n"},
 		{name: "U+2028 inside JSON data", status: 200, ct: "text/event-stream", body: `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a` + "\u2028" + `data: b"}]}}` + "\n\n"},
-		{name: "charset utf-16 on an event stream", status: 200, ct: "text/event-stream; charset=utf-16", body: "data: {}\n\n", failsClosed: true},
-		{name: "charset on JSON", status: 200, ct: "application/json; charset=cp037", body: readingResult, failsClosed: true},
+		{name: "charset utf-16 on an event stream", status: 200, ct: "text/event-stream; charset=utf-16le", body: encodeCharset(t, "utf-16le", "data: "+hidden+"\n\n"), failsClosed: true},
+		{name: "charset on JSON", status: 200, ct: "application/json; charset=IBM037", body: encodeCharset(t, "IBM037", readingResult), failsClosed: true},
 		{name: "two media types", status: 200, ct: "application/json, text/event-stream", body: readingResult, failsClosed: true},
-		{name: "repeated content-encoding", status: 200, ct: "application/json", enc: "identity, gzip", body: readingResult, failsClosed: true},
+		{name: "repeated content-encoding", status: 200, ct: "application/json", enc: "identity, gzip", body: readingResult, failsClosed: true, quiet: true},
 		{name: "content-encoding on text", status: 500, ct: "text/plain", enc: "br", body: leaked, failsClosed: true},
 		{name: "event stream not 2xx", status: 400, ct: "text/event-stream", body: ": " + leaked + "\nid: " + leaked + "\ndata: {}\n\n"},
 		{name: "JSON-RPC error under text, not 2xx", status: 400, ct: "text/plain", body: `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"` + leaked + `"}}`},
@@ -155,7 +192,7 @@ func TestResponseOneReading(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// The class is real: straight from the server, a client reads it.
-			if !strings.Contains(strings.Join(clientTexts(c.status, c.ct, c.body), "\x00"), leaked) && !c.failsClosed && !c.quiet &&
+			if !strings.Contains(strings.Join(clientTexts(c.status, c.ct, c.body), "\x00"), leaked) && !c.quiet &&
 				!strings.Contains(c.body, "\u2028data") {
 				t.Fatalf("no client reads the address directly: the case proves nothing")
 			}
