@@ -352,3 +352,26 @@ func TestResponseContentTypes(t *testing.T) {
 		}
 	}
 }
+
+// The ids the SDKs' event stores write stay (resumption keeps working)
+// under the built-in profiles; an id with personal data does not.
+func TestEventIDsOfTheSDKsKept(t *testing.T) {
+	ids := []string{
+		"3f1c2a9e-8b7d-4c6e-9f00-1a2b3c4d5e6f_1733500000000_k3j9x2ab", // TypeScript InMemoryEventStore
+		"0_1", "17_1042", // go-sdk MemoryEventStore (stream, index)
+		"a1b2c3d4e5f60718293a4b5c6d7e8f90", // Python: uuid4 hex
+		"1733500000000",
+	}
+	for _, profile := range []string{"standard", "strict"} {
+		cfg := mustConfig(t, "policy: "+profile+"\nidentity: {principal: [{header: x-mcp-principal}]}\n")
+		_, _, s := postOnce(cfg, hdr("x-mcp-principal", "ann"), call("1", "tools/call", `{"name":"search"}`))
+		for _, id := range ids {
+			if !s.ex.JudgeField([]byte("id"), []byte(id)) {
+				t.Errorf("%s: the id %q is dropped", profile, id)
+			}
+		}
+		if s.ex.JudgeField([]byte("id"), []byte("4111111111111111")) {
+			t.Errorf("%s: an id that is a card number goes out", profile)
+		}
+	}
+}
