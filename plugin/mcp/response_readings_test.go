@@ -375,3 +375,20 @@ func TestEventIDsOfTheSDKsKept(t *testing.T) {
 		}
 	}
 }
+
+// A failed answer the plugin cannot read keeps its status; a success whose
+// content type clients read differently becomes 200 with the errors, one
+// that is not 2xx is read as text whatever its type.
+func TestResponseFailStatus(t *testing.T) {
+	cfg := mustConfig(t, leaksEnvelope)
+	if st, _, body := throughPlugin(cfg, 404, "application/json", "gzip", []string{"x"}); st != 404 || !strings.Contains(body, "-32603") {
+		t.Errorf("compressed 404: %d %s", st, body)
+	}
+	if st, _, body := throughPlugin(cfg, 200, "application/json", "gzip", []string{"x"}); st != 200 || !strings.Contains(body, "-32603") {
+		t.Errorf("compressed 200: %d %s", st, body)
+	}
+	st, ct, body := throughPlugin(cfg, 400, "application/json, text/event-stream", "", []string{"no: " + leaked})
+	if st != 400 || ct != "text/plain; charset=utf-8" || strings.Contains(body, leaked) {
+		t.Errorf("400 of two types: %d %q %q", st, ct, body)
+	}
+}

@@ -559,16 +559,24 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	}
 	mt := mediaType(contentType)
 	g := &s.cfg.Env.Gateway
+	success := status >= 200 && status <= 299
+	// A failed answer keeps its status (a 404 still tells a client its
+	// session is gone); a success becomes 200.
+	failStatus := 200
+	if status >= 300 {
+		failStatus = status
+	}
 	enc, coded := responseCoding(contentEncoding)
 	if coded && !endOfStream && !g.PassOnParseError {
 		// The plugin asked for plain responses (accept-encoding removed);
 		// one it cannot read does not go out (manual 16). Every coding of
 		// every line counts: httpx applies each it knows.
 		s.replied = true
-		r.Reply = jsonReply(200, s.ex.failResponse(failResponseCompressed, "the response is compressed ("+headerSafe(enc)+")"), "mcp_privacy_compressed_response")
+		r.Reply = jsonReply(failStatus, s.ex.failResponse(failResponseCompressed, "the response is compressed ("+headerSafe(enc)+")"), "mcp_privacy_compressed_response")
 		return r
 	}
-	if why := contentTypeReadings(contentType, mt); why != "" && !endOfStream && !g.PassOnParseError {
+	if why := contentTypeReadings(contentType, mt); why != "" && success && !endOfStream && !g.PassOnParseError {
+		// (A body that is not 2xx is read as text whatever its type.)
 		s.replied = true
 		r.Reply = jsonReply(200, s.ex.failResponse(failResponseInvalid, "its content type "+why+", which clients read differently"), "mcp_privacy_ambiguous_response")
 		return r
@@ -591,7 +599,7 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 	if endOfStream {
 		return r
 	}
-	if status < 200 || status > 299 {
+	if !success {
 		// Not a success: clients put the body into the error they raise
 		// (the TypeScript SDK's client all of its text, an event stream's
 		// comments and ids included; the go-sdk's decodes it as JSON-RPC
