@@ -15,10 +15,12 @@ import (
 //     a body that is not 2xx whole in its error; else by the media type's
 //     essence: an event stream's events (eventsource-parser), JSON, or
 //     "Unexpected content type: <header>";
-//   - the Python SDK 1.x client (streamable_http.py): nothing of a body
-//     that is not 2xx (raise_for_status); else by startswith on the
-//     lowered header: JSON, an event stream's events (httpx-sse), or an
-//     error naming the content type; the body decoded by the header's
+//   - the Python SDK 1.x client (v1.29.0, src/mcp/client/streamable_http.py,
+//     _handle_post_request and _handle_sse_event): nothing of a body that
+//     is not 2xx (raise_for_status); else by startswith on the lowered
+//     header: JSON, an event stream's events (httpx-sse; those named other
+//     than "message" only logged by name), or an error naming the content
+//     type; the body decoded by the header's
 //     charset (httpx, Response.encoding; UTF-8 when Python has no codec
 //     of that name, here when x/text's IANA index has none);
 //   - the go-sdk's client (v1.8.0, streamable.go, checkResponse and
