@@ -43,16 +43,16 @@ func jsonReply(status int, body []byte, details string) *LocalReply {
 // content type and encoding, sizes), answers what it refuses there (400,
 // 401, 404, 413, 415) and frames the bodies: a request body buffered to
 // its end, a JSON response buffered, an event stream rewritten event by
-// event (internal/sse), each response with one reading (the content type
-// written canonically, no content coding: OnResponseHeaders). What the bodies say is its exchange's: Stream
-// hands it each complete body, or each event's data, and applies what
-// comes back.
+// event (internal/sse), each response given one reading (its content type
+// written canonically, no content coding: OnResponseHeaders). What the
+// bodies say is its exchange's: Stream hands it each complete body, or
+// each event's data, and applies what comes back.
 //
 // The seam, one way: Stream calls exchange's judgeBody (a request body),
 // processJSON, rewriteEvent and processText (a response body or event),
-// JudgeField (an event's id or name, through internal/sse) and headerText
-// (a response header a client shows),
-// failResponse (a response it must fail), refusal and refuseBody (a
+// JudgeField (an event's id or name, through internal/sse), headerText (a
+// response header a client shows), failResponse (a response it must
+// fail), refusal and refuseBody (a
 // refusal of its own, for the audit), exportHeaders, forwardsCacheable,
 // done and failed; at the request headers it sets what they say of the
 // messages: the caller's identity, the session, the protocol revision and
