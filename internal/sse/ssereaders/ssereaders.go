@@ -159,16 +159,13 @@ func ReadGo(stream string) ([]Event, error) {
 }
 
 // clientsDisagree says how the clients' readings of stream differ, "" when
-// they read the same events (with data; the go-sdk's trimming of each data
-// line's spaces aside, and the unterminated last event it alone
-// dispatches).
+// they read the same events (with data other than white space; the
+// go-sdk's trimming of each data line's spaces aside, and the unterminated
+// last event it alone dispatches).
 func Disagree(stream string) string {
 	norm := func(evs []Event, drop bool) []Event {
 		var out []Event
 		for _, e := range evs {
-			if e.Data == "" && drop {
-				continue
-			}
 			if e.Type == "" {
 				e.Type = "message"
 			}
@@ -177,6 +174,9 @@ func Disagree(stream string) string {
 				lines[i] = strings.TrimSpace(lines[i])
 			}
 			e.Data = strings.Join(lines, "\n")
+			if strings.TrimSpace(e.Data) == "" && drop {
+				continue // nothing to read (the go-sdk trims it away)
+			}
 			out = append(out, e)
 		}
 		return out
