@@ -111,7 +111,7 @@ func BenchmarkEventStreamThroughputWasm(b *testing.B) {
 	}
 	// Once, checked: every event reaches the client.
 	down := run().Downstream()
-	if n := bytes.Count(down.Body, []byte("\ndata: ")); n != events || !down.EndOfStream || !bytes.HasSuffix(down.Body, []byte("-\n\n")) {
+	if n := bytes.Count(down.Body, []byte("\ndata: ")); n != events || !down.EndOfStream || !bytes.HasSuffix(down.Body, []byte("\n:\n\n")) {
 		b.Fatalf("%d of %d events passed, %d bytes of %d (end of stream %v)", n, events, len(down.Body), len(stream), down.EndOfStream)
 	}
 	b.SetBytes(benchdata.StreamBytes)

@@ -441,18 +441,23 @@ func TestEventSplitAtEveryByte(t *testing.T) {
 	if lfWant == lf || !strings.Contains(lf, stToolHidden) || strings.Contains(lfWant, stToolHidden) {
 		t.Fatal("bad fixture")
 	}
-	crlf, crlfWant := strings.ReplaceAll(lf, "\n", "\r\n"), strings.ReplaceAll(lfWant, "\n", "\r\n")
+	// What goes out is the canonical form every client reads alike
+	// (manual 8.1, "One reading"): comments emptied, LF endings, no BOM;
+	// an event that needed rewriting has its empty data line written
+	// "data:".
+	lfCanon := strings.Replace(lfWant, ": keep-alive ☕\n", ":\n", 1)
+	rewritten := strings.Replace(lfCanon, "data: \n", "data:\n", 1)
+	crlf := strings.ReplaceAll(lf, "\n", "\r\n")
 	variants := []struct{ name, stream, want string }{
-		{"lf", lf, lfWant},
-		{"crlf", crlf, crlfWant},
-		// Events with lone CR line endings go out with LF endings, as
-		// clients that split lines on LF only (the Go SDK's) read them; the
-		// priming event's empty data line is written "data:".
-		{"cr", strings.ReplaceAll(lf, "\n", "\r"), strings.Replace(lfWant, "data: \n", "data:\n", 1)},
-		{"bom", "\xEF\xBB\xBF" + crlf, "\xEF\xBB\xBF" + crlfWant},
+		{"lf", lf, lfCanon},
+		{"crlf", crlf, rewritten},
+		// Lone CR line endings go out as LF, as clients that split lines
+		// on LF only (the Go SDK's) read them.
+		{"cr", strings.ReplaceAll(lf, "\n", "\r"), rewritten},
+		{"bom", "\xEF\xBB\xBF" + crlf, rewritten},
 		// The list's JSON spread over three data lines: the rewritten event
 		// has one data line, where the first was.
-		{"multiline-data", strings.NewReplacer(`"result":{`, "\"result\":\ndata: {", `],"nextCursor"`, "],\ndata:\"nextCursor\"").Replace(lf), lfWant},
+		{"multiline-data", strings.NewReplacer(`"result":{`, "\"result\":\ndata: {", `],"nextCursor"`, "],\ndata:\"nextCursor\"").Replace(lf), lfCanon},
 	}
 	byName := map[string]string{}
 	for _, v := range variants {

@@ -205,6 +205,23 @@ func (h headerPairs) get(name string) (string, bool) {
 	return "", false
 }
 
+// joined returns every value of name joined with ", ", as fetch's and
+// httpx's Headers.get read a repeated header ("" when absent).
+func (h headerPairs) joined(name string) string {
+	v := ""
+	for _, kv := range h {
+		if kv[0] != name {
+			continue
+		}
+		if v == "" {
+			v = kv[1]
+			continue
+		}
+		v += ", " + kv[1]
+	}
+	return v
+}
+
 // hostRequest is the current request for identity resolution.
 type hostRequest struct{ headers headerPairs }
 
@@ -392,8 +409,9 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	headers := headerPairs(pairs)
 	statusText, _ := headers.get(":status")
 	status, _ := strconv.Atoi(statusText)
-	contentType, _ := headers.get("content-type")
-	contentEncoding, _ := headers.get("content-encoding")
+	// Every line of a repeated header, joined as clients join them.
+	contentType := headers.joined("content-type")
+	contentEncoding := headers.joined("content-encoding")
 	if h.respHold != nil {
 		// Read before the plugin removes it: the end of a body whose
 		// length was announced may be known only by counting.
@@ -415,6 +433,15 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	existing, _ := headers.get("cache-control")
 	if v, ok := h.stream.CacheControl(existing); ok {
 		_ = proxywasm.ReplaceHttpResponseHeader("cache-control", v)
+	}
+	if loc := headers.joined("location"); loc != "" {
+		// Clients quote a redirect's target in their errors.
+		if v, keep := h.stream.ResponseLocation(loc); !keep {
+			_ = proxywasm.RemoveHttpResponseHeader("location")
+		} else if v != loc {
+			_ = proxywasm.RemoveHttpResponseHeader("location")
+			_ = proxywasm.AddHttpResponseHeader("location", v)
+		}
 	}
 	return toAction(res.Action)
 }

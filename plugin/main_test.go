@@ -251,3 +251,47 @@ func TestMetricsAuditAndRateLimits(t *testing.T) {
 		t.Errorf("audit lines:\n%s", strings.Join(audit, "\n"))
 	}
 }
+
+// Response headers are read as clients read them: repeated lines joined
+// (two content-type lines are two media types: fail closed; identity then
+// gzip is gzip: fail closed), the content type written canonically, a
+// redirect's Location through the output pipeline.
+func TestResponseHeadersAsClientsRead(t *testing.T) {
+	host, reset := startPlugin(t, `{"policy": {"name": "t", "transforms": ["redact"]},
+  "identity": {"principal": [{"header": "x-mcp-principal"}]}}`)
+	defer reset()
+	if host.StartPlugin() != types.OnPluginStartStatusOK {
+		t.Fatal("plugin did not start")
+	}
+	open := func() uint32 {
+		id := host.InitializeHttpContext()
+		host.CallOnRequestHeaders(id, [][2]string{{":method", "POST"}, {":path", "/mcp"}, {"x-mcp-principal", "alice"}}, false)
+		host.CallOnRequestBody(id, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search"}}`), true)
+		return id
+	}
+	for _, h := range [][][2]string{
+		{{":status", "200"}, {"content-type", "application/json"}, {"content-type", "text/event-stream"}},
+		{{":status", "200"}, {"content-type", "application/json"}, {"content-encoding", "identity"}, {"content-encoding", "gzip"}},
+	} {
+		id := open()
+		host.CallOnResponseHeaders(id, h, false)
+		if lr := host.GetSentLocalResponse(id); lr == nil || !strings.Contains(string(lr.Data), "-32603") {
+			t.Errorf("%v: not failed closed: %+v", h, lr)
+		}
+		host.CompleteHttpContext(id)
+	}
+	id := open()
+	host.CallOnResponseHeaders(id, [][2]string{{":status", "307"}, {"location", "https://elsewhere.example/u/alice@corp.example"},
+		{"content-type", "Text/Event-Stream; charset=UTF-8"}}, false)
+	got := map[string]string{}
+	for _, kv := range host.GetCurrentResponseHeaders(id) {
+		got[kv[0]] = kv[1]
+	}
+	if strings.Contains(got["location"], "alice@corp.example") || !strings.HasPrefix(got["location"], "https://elsewhere.example/u/") {
+		t.Errorf("location %q", got["location"])
+	}
+	if got["content-type"] != "text/plain; charset=utf-8" {
+		t.Errorf("content-type %q (a 307's body is read as text)", got["content-type"])
+	}
+	host.CompleteHttpContext(id)
+}

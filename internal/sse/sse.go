@@ -5,18 +5,22 @@
 // answer a server request before the stream goes on). What an event's data
 // becomes is the caller's: the package knows nothing of MCP or JSON-RPC.
 //
-// Parsing follows the WHATWG HTML "server-sent events" rules, which is what
-// the rewrite callback must agree with clients on: lines end with CRLF, LF
-// or CR (a CRLF split across chunks still counts once); an empty line ends
-// an event; a line starting with ':' is a comment; otherwise the field name
-// runs to the first ':' (or the whole line) and one space after the colon
-// is dropped from the value; the values of `data` lines (case-sensitive)
-// are joined with "\n"; a UTF-8 BOM is ignored at the start of the stream
-// only.
+// Parsing follows the WHATWG HTML "server-sent events" rules: lines end
+// with CRLF, LF or CR (a CRLF split across chunks still counts once); an
+// empty line ends an event; a line starting with ':' is a comment;
+// otherwise the field name runs to the first ':' (or the whole line) and
+// one space after the colon is dropped from the value; the values of `data`
+// lines (case-sensitive) are joined with "\n".
+//
+// Clients do not all read a stream that way (see Rewriter), so what goes
+// out has one reading: the canonical form of what was parsed. UTF-8 with
+// no BOM, LF line endings, data lines, `id`, `event` and `retry` lines in a
+// form every client reads alike, comments emptied, and nothing else.
 package sse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 )
 
@@ -39,19 +43,41 @@ type sseLine struct{ start, end, next int }
 // Rewriter turns a stream of body chunks into a stream of complete
 // events, each possibly rewritten; it holds back only an incomplete event.
 //
-// Unchanged events go out byte for byte as received (line endings,
-// comments, field order, unknown fields). A rewritten event keeps every
-// line that is not a data line (id, event, retry, comments, unknown fields)
-// in its original order with its original line ending; the event's data
-// lines are replaced, at the position of the first of them, by one
-// "data: " line per line of the new data, ended with the event's line
-// ending style (LF when its lines mix styles). The empty line that ends an
-// event is always kept as received.
+// What goes out is read alike by every client, whatever each makes of the
+// bytes received. The readings differ: eventsource-parser (the TypeScript
+// SDK's client, 3.x) drops the characters "ï»¿" (a BOM decoded as Latin-1)
+// at the start of the stream; httpx-sse (the Python SDK's client, 0.4.1,
+// over httpx's LineDecoder) ends lines wherever Python's str.splitlines
+// does, also at VT, FF, FS, GS, RS, NEL, U+2028 and U+2029; the go-sdk's
+// client (v1.8.0, mcp/event.go, scanEventsLimited) ends lines at LF only,
+// trims values and fails on a line without a colon. So an event goes out
+// in its canonical form:
+//
+//   - its lines end with LF, the empty line that ends it too;
+//   - its data lines: "data: " and the value (or "data:" for an empty one),
+//     one per line of its data, where every character some client reads
+//     as a line break starts a new line (data the caller keeps as it is
+//     must not hold one: JSON can escape them, see NewRewriter);
+//   - `id` and `event` lines whose value is printable ASCII without
+//     spaces, and `retry` lines whose value is digits, in place; others
+//     are dropped (an id a client cannot resume from is no id);
+//   - each comment as an empty comment, ":" (keep-alives keep working,
+//     their text goes nowhere);
+//   - any other line (an unknown field, a field name a client reads
+//     otherwise, such as "ï»¿data") is dropped.
+//
+// A BOM at the start of the stream is dropped. An event already in its
+// canonical form, whose data the rewrite leaves unchanged (every event of
+// a well-behaved server), goes out byte for byte as received, without a
+// copy. Events that end up with no line go out as nothing.
 //
 // An Rewriter is used by one stream; it is not safe for concurrent use.
 type Rewriter struct {
 	maxEvent int
 	rewrite  func(data []byte) ([]byte, bool)
+	// judge, when set, must accept the value of each id and event line
+	// that goes out (JudgeFields).
+	judge FieldJudge
 
 	// hold is the incomplete event, from its first byte; spare is the
 	// previous hold, which the last returned slice may alias.
@@ -89,25 +115,42 @@ type Rewriter struct {
 // of each data line, joined with "\n"; "" for a lone empty data line such
 // as a priming event's `data: `). data is valid only during the call and
 // must not be modified. rewrite returns the replacement data (data itself,
-// or equal bytes, leaves the event byte for byte unchanged; nil or empty
-// removes the data lines and keeps the event's other lines) and whether to
-// drop the whole event, every line of it, from the output (for instance a
-// response answered elsewhere). Line breaks in the new data (LF, CR or
-// CRLF) start a new data line, so new data can never add fields or events
-// (a client reads CR and CRLF there as "\n"). Events without data lines
-// (a priming event with only id and retry, comment keep-alives, empty
-// events) pass unchanged without a call. A nil rewrite changes nothing.
+// or equal bytes, leaves the data unchanged; nil or empty removes the data
+// lines and keeps the event's other lines) and whether to drop the whole
+// event, every line of it, from the output (for instance a response
+// answered elsewhere). Every character a client reads as a line break in
+// the data (LF, CR, CRLF, and VT, FF, FS, GS, RS, NEL, U+2028, U+2029 for
+// Python's) starts a new data line, so data can never add fields or events
+// for any client; data that must stay one line (JSON) is returned with
+// those characters escaped. Events without data lines (a priming event
+// with only id and retry, comment keep-alives, empty events) are written
+// in their canonical form without a call. A nil rewrite changes no data.
 func NewRewriter(maxEvent int, rewrite func(data []byte) (newData []byte, drop bool)) *Rewriter {
 	return &Rewriter{maxEvent: max(maxEvent, 1), rewrite: rewrite}
 }
+
+// FieldJudge judges the value of an id or event line (JudgeFields).
+type FieldJudge interface {
+	// JudgeField gets the field's name and value, valid only during the
+	// call, and reports whether the line may go out.
+	JudgeField(name, value []byte) bool
+}
+
+// JudgeFields sets a check on the id and event lines that would go out
+// (plain ones, see Rewriter): a line judge refuses is dropped like a line
+// that is not plain. Clients hand ids and event names to their
+// application (a resumption token, a log line), so their text is the
+// caller's to judge. (An interface, not a func: a pointer to the caller's
+// state costs no allocation per stream.)
+func (r *Rewriter) JudgeFields(judge FieldJudge) { r.judge = judge }
 
 // Write takes the next chunk of the stream and returns the bytes that may
 // go out now: every event this chunk completed, rewritten or not, in order.
 // It returns nil when the chunk completed no event; those bytes are held.
 // Only whole events go out; the one exception is the LF of a CRLF that
-// ends an event split between its CR and its LF, which follows in the next
-// output (or is dropped with its event). A BOM at the start of the stream
-// goes out first, as received.
+// ends an event split between its CR and its LF, which is dropped (the
+// event went out with LF endings). A BOM at the start of the stream is
+// dropped.
 //
 // The returned slice may alias chunk or the rewriter's buffers: it is
 // valid until the next Write or Close and must not be modified. When every
@@ -242,9 +285,10 @@ func (r *Rewriter) Close() ([]byte, error) {
 }
 
 // startStream checks the start of the stream for a UTF-8 BOM, which may
-// arrive split across chunks, and returns the rest of p. A BOM goes out as
-// received (it precedes the first event and belongs to none); bytes that
-// began like one but were not become the start of the first line.
+// arrive split across chunks, and returns the rest of p. A BOM is dropped
+// (clients that decode UTF-8 by the WHATWG rules drop it, Python's "utf-8"
+// codec keeps it in the first field name); bytes that began like one but
+// were not become the start of the first line.
 func (r *Rewriter) startStream(p []byte) []byte {
 	n := 0
 	for r.bomLen+n < len(utf8BOM) && n < len(p) && p[n] == utf8BOM[r.bomLen+n] {
@@ -253,11 +297,6 @@ func (r *Rewriter) startStream(p []byte) []byte {
 	switch {
 	case r.bomLen+n == len(utf8BOM):
 		r.bomDone = true
-		if r.bomLen == 0 {
-			r.emit(p[:n])
-		} else {
-			r.out = append(r.out, utf8BOM...)
-		}
 		return p[n:]
 	case n == len(p):
 		r.bomLen += n
@@ -274,62 +313,181 @@ func (r *Rewriter) startStream(p []byte) []byte {
 func (r *Rewriter) dispatch(ev []byte) {
 	r.lfDrop = false
 	data, n := r.joinData(ev)
-	loneCR := r.hasLoneCR(ev)
+	plain := r.plain(ev)
 	if n == 0 || r.rewrite == nil {
-		if loneCR {
-			r.canonical(ev, data, n > 0)
+		if plain {
+			r.emit(ev)
 			return
 		}
-		r.emit(ev)
+		r.canonical(ev, data, n > 0)
 		return
 	}
 	nd, drop := r.rewrite(data)
+	unchanged := len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]) || bytes.Equal(nd, data)
 	switch {
 	case drop:
 		r.lfDrop = true
-	case loneCR:
-		// Clients that split lines on LF only (the Go SDK's) would read
-		// this event differently from the rewrite: it goes out with LF
-		// endings, as everyone reads them.
-		unchanged := len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]) || bytes.Equal(nd, data)
-		r.canonical(ev, nd, unchanged)
-	case len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]), bytes.Equal(nd, data):
+	case unchanged && plain:
 		r.emit(ev)
 	default:
-		r.reserialize(ev, nd)
+		r.canonical(ev, nd, unchanged)
 	}
 }
 
-// hasLoneCR reports whether a line of the event (not the empty line that
-// ends it) ends with a CR alone.
-func (r *Rewriter) hasLoneCR(ev []byte) bool {
+// plain reports whether the event is in its canonical form already: every
+// line ended by LF (at Close the last may have no ending), the empty line
+// that ends it an LF, each line a data line with a colon, a plain id,
+// event or retry line, or an empty comment, and no byte of it a line break
+// to some client but LF.
+func (r *Rewriter) plain(ev []byte) bool {
+	end := 0
 	for _, l := range r.lines {
-		if l.next-l.end == 1 && ev[l.end] == '\r' {
+		if l.next-l.end != 1 || ev[l.end] != '\n' {
+			if !r.closing || l.next != len(ev) || l.next != l.end {
+				return false
+			}
+		}
+		if line := ev[l.start:l.end]; !plainLine(line) || r.judge != nil && !r.judged(line) {
+			return false
+		}
+		end = l.next
+	}
+	if !r.closing && (len(ev)-end != 1 || ev[end] != '\n') {
+		return false
+	}
+	return !hasOddBreak(ev)
+}
+
+// hasOddBreak reports whether b holds a byte oddBreak marks. Eight bytes
+// at a time are passed over while none is a control byte or above ASCII
+// (JSON text is mostly ASCII; the loop costs what a byte search does).
+func hasOddBreak(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if (w|(w-0x20*ones)&^w)&highs == 0 {
+			continue
+		}
+		for _, c := range b[i : i+8] {
+			if oddBreak[c] {
+				return true
+			}
+		}
+	}
+	for _, c := range b[i:] {
+		if oddBreak[c] {
 			return true
 		}
 	}
 	return false
 }
 
-// canonical appends the event with LF line endings: its non-data lines as
-// they are, its data lines replaced by nd (kept even when empty if
-// keepData: the data was not removed, only re-ended), and an LF for the
+// judged reports whether judge accepts a plain line that is not data or a
+// comment (data and comments are not its to judge).
+func (r *Rewriter) judged(line []byte) bool {
+	if line[0] == ':' || len(line) >= 5 && string(line[:5]) == "data:" {
+		return true
+	}
+	name, value, _ := bytes.Cut(line, []byte{':'})
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	return string(name) == "retry" || r.judge.JudgeField(name, value)
+}
+
+// oddBreak marks the bytes that may start a line break to some client
+// other than CR and LF: VT, FF, FS, GS, RS, and the first bytes of NEL,
+// U+2028 and U+2029 in UTF-8 (which also start other characters).
+var oddBreak = [256]bool{0x0B: true, 0x0C: true, 0x1C: true, 0x1D: true, 0x1E: true, 0xC2: true, 0xE2: true}
+
+// plainLine reports whether a line is canonical as it is: "data:" and
+// anything, an empty comment, or an id, event or retry line that
+// plainField keeps, written with a colon.
+func plainLine(line []byte) bool {
+	if len(line) >= 5 && string(line[:5]) == "data:" || len(line) == 1 && line[0] == ':' {
+		return true
+	}
+	name, value, ok := bytes.Cut(line, []byte{':'})
+	return ok && plainField(name, value) != ""
+}
+
+// plainField returns the name of a field kept in the output, with value
+// as received after the colon (one leading space is not part of it): id
+// and event when the value is printable ASCII without spaces (clients
+// trim, keep or drop others differently: the go-sdk trims spaces,
+// eventsource-parser and httpx-sse ignore an id with NUL), retry when it
+// is digits (the others are ignored by every client). Anything else is "".
+func plainField(name, value []byte) string {
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	switch string(name) {
+	case "id", "event":
+		for _, c := range value {
+			if c <= ' ' || c >= 0x7F {
+				return ""
+			}
+		}
+		return string(name)
+	case "retry":
+		if len(value) == 0 {
+			return ""
+		}
+		for _, c := range value {
+			if c < '0' || c > '9' {
+				return ""
+			}
+		}
+		return "retry"
+	}
+	return ""
+}
+
+// canonical appends the event in its canonical form (see Rewriter): its
+// data lines replaced by nd (kept even when empty if keepData: the data
+// was not removed, only rewritten), its id, event and retry lines when
+// plain, its comments emptied, other lines dropped, and an LF for the
 // empty line. A CRLF whose LF is still to come is swallowed (lfDrop).
 func (r *Rewriter) canonical(ev, nd []byte, keepData bool) {
 	r.materialize()
+	start := len(r.out)
 	written := false
 	for _, l := range r.lines {
-		if _, ok := dataValue(ev[l.start:l.end]); ok {
+		line := ev[l.start:l.end]
+		if _, ok := dataValue(line); ok {
 			if !written && (len(nd) > 0 || keepData) {
-				r.out = appendDataLines(r.out, nd, "\n")
+				r.out = appendDataLines(r.out, nd)
 			}
 			written = true
 			continue
 		}
-		r.out = append(append(r.out, ev[l.start:l.end]...), '\n')
+		if len(line) > 0 && line[0] == ':' {
+			r.out = append(r.out, ":\n"...)
+			continue
+		}
+		name, value, _ := bytes.Cut(line, []byte{':'})
+		f := plainField(name, value)
+		if f == "" {
+			continue
+		}
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		if f != "retry" && r.judge != nil && !r.judge.JudgeField(name, value) {
+			continue
+		}
+		r.out = append(r.out, name...)
+		r.out = append(r.out, ':')
+		if len(value) > 0 {
+			r.out = append(append(r.out, ' '), value...)
+		}
+		r.out = append(r.out, '\n')
 	}
 	if !r.closing { // at Close the event has no empty line
-		r.out = append(r.out, '\n')
+		if len(r.out) > start {
+			r.out = append(r.out, '\n')
+		}
 		r.lfDrop = ev[len(ev)-1] == '\r'
 	}
 }
@@ -379,57 +537,12 @@ func dataValue(line []byte) ([]byte, bool) {
 	return v, true
 }
 
-// reserialize appends ev with its data lines replaced by nd.
-func (r *Rewriter) reserialize(ev, nd []byte) {
-	nl := r.lineEnding(ev)
-	r.materialize()
-	k, written := 0, false // ev[k:] is not written yet
-	for _, l := range r.lines {
-		if _, ok := dataValue(ev[l.start:l.end]); !ok {
-			continue
-		}
-		r.out = append(r.out, ev[k:l.start]...)
-		k = l.next
-		if !written && len(nd) > 0 {
-			r.out = appendDataLines(r.out, nd, nl)
-		}
-		written = true
-	}
-	r.out = append(r.out, ev[k:]...) // with the empty line, as received
-}
-
-// lineEnding is the line ending the event's lines share ("\n" when they
-// mix styles or none has one). The ending of the empty line that ends the
-// event is not considered: its CR may arrive without the LF that follows.
-func (r *Rewriter) lineEnding(ev []byte) string {
-	const lf, cr, crlf = 1, 2, 4
-	seen := 0
-	for _, l := range r.lines {
-		switch {
-		case l.next-l.end == 2:
-			seen |= crlf
-		case l.next-l.end == 1 && ev[l.end] == '\r':
-			seen |= cr
-		case l.next-l.end == 1:
-			seen |= lf
-		}
-	}
-	switch seen {
-	case cr:
-		return "\r"
-	case crlf:
-		return "\r\n"
-	}
-	return "\n"
-}
-
 // appendDataLines appends one data line per line of nd (not empty), each
-// ended by nl.
-// LF, CR and CRLF in nd all end a line: a client would read any of them as
-// one, so none may reach the output inside a data line.
-func appendDataLines(out, nd []byte, nl string) []byte {
+// ended by LF. Every line break a client reads (breakAt) ends a line, so
+// none may reach the output inside a data line.
+func appendDataLines(out, nd []byte) []byte {
 	for {
-		j := lineBreak(nd)
+		j, n := nextBreak(nd)
 		line := nd
 		if j >= 0 {
 			line = nd[:j]
@@ -438,14 +551,11 @@ func appendDataLines(out, nd []byte, nl string) []byte {
 		if len(line) > 0 {
 			out = append(append(out, ' '), line...)
 		}
-		out = append(out, nl...)
+		out = append(out, '\n')
 		if j < 0 {
 			return out
 		}
-		if nd[j] == '\r' && j+1 < len(nd) && nd[j+1] == '\n' {
-			j++
-		}
-		nd = nd[j+1:]
+		nd = nd[j+n:]
 	}
 }
 
@@ -514,21 +624,42 @@ func (r *Rewriter) fail(err error) error {
 	return err
 }
 
-// lineBreak returns the index of the first CR or LF in b, or -1. Each byte
-// is searched at most twice, with IndexByte (bytes.IndexAny tests bytes one
-// by one).
-func lineBreak(b []byte) int {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		i = len(b)
+// nextBreak returns the index and length of the first line break in b
+// that some client reads as one (breakAt), or -1.
+func nextBreak(b []byte) (int, int) {
+	for i, c := range b {
+		if c == '\n' || c == '\r' || oddBreak[c] {
+			if n := breakAt(b, i); n > 0 {
+				return i, n
+			}
+		}
 	}
-	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
-		return j
+	return -1, 0
+}
+
+// breakAt returns the length of the line break at b[i], 0 if there is
+// none: LF, CR and CRLF end a line for every client; VT, FF, FS, GS, RS,
+// NEL (U+0085), U+2028 and U+2029 for httpx-sse, whose lines are Python's
+// str.splitlines (httpx 0.28, _decoders.py, LineDecoder.decode).
+func breakAt(b []byte, i int) int {
+	switch b[i] {
+	case '\n', 0x0B, 0x0C, 0x1C, 0x1D, 0x1E:
+		return 1
+	case '\r':
+		if i+1 < len(b) && b[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2:
+		if i+1 < len(b) && b[i+1] == 0x85 {
+			return 2
+		}
+	case 0xE2:
+		if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+			return 3
+		}
 	}
-	if i == len(b) {
-		return -1
-	}
-	return i
+	return 0
 }
 
 func indexByteFrom(p []byte, i int, c byte) int {

@@ -90,3 +90,60 @@ func quoteHeader(s string) string {
 	}
 	return `"` + string(b) + `"`
 }
+
+// contentTypeReadings says why clients could read a response declared
+// with contentType (every line joined with ", ") otherwise than the plugin
+// reads it as mt (mediaType), or "" when they cannot: a value listing
+// several media types (the TypeScript client reads a joined
+// "application/json, text/event-stream" as neither, the Python client's
+// startswith as JSON, the plugin as an event stream), or a charset other
+// than UTF-8 on JSON or an event stream (httpx decodes the stream by it;
+// the other clients and the plugin read UTF-8).
+func contentTypeReadings(contentType, mt string) string {
+	if strings.IndexByte(contentType, ',') >= 0 {
+		return "lists more than one media type"
+	}
+	if mt != "application/json" && mt != "text/event-stream" {
+		return ""
+	}
+	_, params, _ := strings.Cut(contentType, ";")
+	for params != "" {
+		var param string
+		param, params, _ = strings.Cut(params, ";")
+		name, value, _ := strings.Cut(param, "=")
+		if !strings.EqualFold(strings.TrimSpace(name), "charset") {
+			continue
+		}
+		value = strings.Trim(strings.TrimSpace(value), `"`)
+		if !strings.EqualFold(value, "utf-8") && !strings.EqualFold(value, "utf8") {
+			return "declares charset " + quoteHeader(value)
+		}
+	}
+	return ""
+}
+
+// canonicalType is the content-type a response read as mt goes out with:
+// "application/json" and "text/event-stream" as such, parameters dropped
+// (the body is UTF-8: contentTypeReadings refused any other charset);
+// another type by its own media type when that is a plain type/subtype,
+// else text/plain, with charset=utf-8 (what the plugin read, and what
+// fetch's text() reads whatever the header says); none when none was
+// declared. Clients show the header in their errors ("Unexpected content
+// type: ..."), so no other text of it goes out.
+func canonicalType(contentType, mt string) string {
+	switch {
+	case mt == "application/json" || mt == "text/event-stream":
+		return mt
+	case strings.TrimSpace(contentType) == "":
+		return ""
+	}
+	base, _, _ := strings.Cut(contentType, ";")
+	base = strings.ToLower(strings.TrimSpace(base))
+	typ, sub, ok := strings.Cut(base, "/")
+	if m := mediaType(base); !ok || !isToken(typ) || !isToken(sub) || m == "application/json" || m == "text/event-stream" {
+		// Not plain, or a type clients would read as JSON or an event
+		// stream (a body that is not 2xx is read as text).
+		base = "text/plain"
+	}
+	return base + "; charset=utf-8"
+}

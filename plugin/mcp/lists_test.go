@@ -190,7 +190,7 @@ func TestListFilteringInEventStreams(t *testing.T) {
 		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"admin_reset\"},{\"name\":\"naïve_tool\"}]}}\r\n\r\n"
 	want := "id: 1\nretry: 500\ndata: \n\n" +
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
-		"event: message\r\nid: 2\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}," + string(privacyStatusTool) + "," + string(previewTransformTool) + "]}}\r\n\r\n"
+		"event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"tools\":[{\"name\":\"search\"},{\"name\":\"naïve_tool\"}," + string(privacyStatusTool) + "," + string(previewTransformTool) + "]}}\n\n"
 	cfg := mustConfig(t, listEnvelope)
 	for split := 0; split <= len(stream); split++ {
 		s, _ := post(t, cfg, hdr("x-mcp-principal", "ann"), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)

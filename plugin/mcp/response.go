@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
@@ -78,6 +80,45 @@ func (s *exchange) processText(raw []byte) []byte {
 	return nil
 }
 
+// headerText reads the text of a response header a client shows by the
+// policy-level output pipeline: the text as the pipeline leaves it, and
+// keep false when a block step stops it or the pipeline cannot run.
+func (s *exchange) headerText(v string) (string, bool) {
+	out, err := s.policyOutput()
+	if err != nil {
+		countError(s.cfg.Metrics, failTransform)
+		return "", false
+	}
+	tr, _ := s.cfg.transforms()
+	run := s.newRun()
+	r := tr.engine.ApplyText(out, v, run)
+	s.countRun(run)
+	if run.Blocked {
+		return "", false
+	}
+	return r, true
+}
+
+// JudgeField judges the value of an event's id or event line (printable
+// ASCII, internal/sse): clients hand it to their application (the
+// TypeScript SDK's onresumptiontoken, the Python SDK's log of an unknown
+// event), so it goes out only when the detectors of the policy-level
+// output pipeline find nothing in it. A pipeline cannot rewrite an id the
+// server must get back (Last-Event-ID) without breaking resumption: such
+// a line is dropped. Nothing is stored or counted, and the value is read
+// in place (no copy per event).
+func (s *exchange) JudgeField(_, value []byte) bool {
+	if len(value) == 0 {
+		return true
+	}
+	out, err := s.policyOutput()
+	if err != nil {
+		return false
+	}
+	tr, _ := s.cfg.transforms()
+	return len(tr.engine.Detections(out, unsafe.String(&value[0], len(value)))) == 0
+}
+
 // rewriteEvent handles the data of one server-sent event: a JSON-RPC
 // message is processed like a JSON response; the empty data of priming
 // events passes; anything else cannot be inspected.
@@ -135,9 +176,43 @@ func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 		}
 	}
 	if !changed {
-		return data, false
+		return jsonLineBreaks(data), false
 	}
-	return doc.Bytes(), false
+	return jsonLineBreaks(doc.Bytes()), false
+}
+
+// jsonLineBreaks returns JSON text b with NEL, U+2028 and U+2029 written
+// as escapes: httpx-sse, the Python SDK's client, ends a line at each
+// (Python's str.splitlines), the other clients and the plugin do not, and
+// the event stream writer (internal/sse) would break the line there. In
+// valid JSON they can stand only inside strings, where the escape means
+// the same. b itself when it holds none (the usual case: no copy).
+func jsonLineBreaks(b []byte) []byte {
+	if bytes.IndexByte(b, 0xC2) < 0 && bytes.IndexByte(b, 0xE2) < 0 {
+		return b
+	}
+	var out []byte
+	k := 0 // b[k:i] is not written yet
+	for i := 0; i < len(b); i++ {
+		esc, n := "", 0
+		switch {
+		case b[i] == 0xC2 && i+1 < len(b) && b[i+1] == 0x85:
+			esc, n = `\u0085`, 2
+		case b[i] == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && b[i+2] == 0xA8:
+			esc, n = `\u2028`, 3
+		case b[i] == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && b[i+2] == 0xA9:
+			esc, n = `\u2029`, 3
+		default:
+			continue
+		}
+		out = append(append(out, b[k:i]...), esc...)
+		k = i + n
+		i += n - 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[k:]...)
 }
 
 // processJSON handles a complete application/json response: each message

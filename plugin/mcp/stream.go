@@ -43,13 +43,16 @@ func jsonReply(status int, body []byte, details string) *LocalReply {
 // content type and encoding, sizes), answers what it refuses there (400,
 // 401, 404, 413, 415) and frames the bodies: a request body buffered to
 // its end, a JSON response buffered, an event stream rewritten event by
-// event (internal/sse). What the bodies say is its exchange's: Stream
-// hands it each complete body, or each event's data, and applies what
-// comes back.
+// event (internal/sse), each response given one reading (its content type
+// written canonically, no content coding: OnResponseHeaders). What the
+// bodies say is its exchange's: Stream hands it each complete body, or
+// each event's data, and applies what comes back.
 //
 // The seam, one way: Stream calls exchange's judgeBody (a request body),
 // processJSON, rewriteEvent and processText (a response body or event),
-// failResponse (a response it must fail), refusal and refuseBody (a
+// JudgeField (an event's id or name, through internal/sse), headerText (a
+// response header a client shows), failResponse (a response it must
+// fail), refusal and refuseBody (a
 // refusal of its own, for the audit), exportHeaders, forwardsCacheable,
 // done and failed; at the request headers it sets what they say of the
 // messages: the caller's identity, the session, the protocol revision and
@@ -306,6 +309,23 @@ func compressed(values []string) (string, bool) {
 	return "", false
 }
 
+// removeLength is the Remove of most responses; callers must not modify
+// it (appends copy it first).
+var removeLength = []string{"content-length"}
+
+// responseCoding returns the first content coding of a response's
+// content-encoding lines (joined with ", ") other than identity.
+func responseCoding(v string) (string, bool) {
+	for v != "" {
+		var c string
+		c, v, _ = strings.Cut(v, ",")
+		if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+			return c, true
+		}
+	}
+	return "", false
+}
+
 // declaresBody reports whether the headers announce a request body: a
 // transfer-encoding, or a content-length other than 0.
 func declaresBody(req Request) bool {
@@ -524,19 +544,44 @@ const (
 )
 
 // OnResponseHeaders sees the upstream's status and content type. The
-// plugin's own local replies pass untouched.
+// plugin's own local replies pass untouched. contentType and
+// contentEncoding are every line of those headers joined with ", ", as
+// clients read a repeated header (fetch's Headers.get, httpx's
+// Headers.get).
+//
+// What leaves has one reading (manual 8.1): the content type the plugin
+// reads the body by, written canonically, and no content coding. A
+// response clients could read otherwise (two media types, a charset other
+// than UTF-8 on JSON or an event stream, a content coding) is replaced by
+// the fail-closed answer of manual 16. A body that is not 2xx is read as
+// the text clients put into their errors, whatever its type.
 func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding string, endOfStream bool) ResponseHeadersResult {
 	var r ResponseHeadersResult
 	if s.replied || !s.inspect {
 		return r
 	}
 	mt := mediaType(contentType)
-	if enc := strings.TrimSpace(contentEncoding); enc != "" && !strings.EqualFold(enc, "identity") && !endOfStream &&
-		!s.cfg.Env.Gateway.PassOnParseError && (mt == "application/json" || mt == "text/event-stream") {
+	g := &s.cfg.Env.Gateway
+	success := status >= 200 && status <= 299
+	// A failed answer keeps its status (a 404 still tells a client its
+	// session is gone); a success becomes 200.
+	failStatus := 200
+	if status >= 300 {
+		failStatus = status
+	}
+	enc, coded := responseCoding(contentEncoding)
+	if coded && !endOfStream && !g.PassOnParseError {
 		// The plugin asked for plain responses (accept-encoding removed);
-		// one it cannot read does not go out (manual 16).
+		// one it cannot read does not go out (manual 16). Every coding of
+		// every line counts: httpx applies each it knows.
 		s.replied = true
-		r.Reply = jsonReply(200, s.ex.failResponse(failResponseCompressed, "the response is compressed ("+enc+")"), "mcp_privacy_compressed_response")
+		r.Reply = jsonReply(failStatus, s.ex.failResponse(failResponseCompressed, "the response is compressed ("+headerSafe(enc)+")"), "mcp_privacy_compressed_response")
+		return r
+	}
+	if why := contentTypeReadings(contentType, mt); why != "" && success && !endOfStream && !g.PassOnParseError {
+		// (A body that is not 2xx is read as text whatever its type.)
+		s.replied = true
+		r.Reply = jsonReply(200, s.ex.failResponse(failResponseInvalid, "its content type "+why+", which clients read differently"), "mcp_privacy_ambiguous_response")
 		return r
 	}
 	if len(s.ex.pending) > 0 && (endOfStream || status == 202) {
@@ -554,25 +599,66 @@ func (s *Stream) OnResponseHeaders(status int, contentType, contentEncoding stri
 		// A rate limit refused part of the batch.
 		r.Set = append(r.Set, s.ex.retryAfter)
 	}
-	switch {
-	case endOfStream:
-	case mt == "application/json":
+	if endOfStream {
+		return r
+	}
+	if !success {
+		// Not a success: clients put the body into the error they raise
+		// (the TypeScript SDK's client all of its text, an event stream's
+		// comments and ids included; the go-sdk's decodes it as JSON-RPC
+		// whatever its type). JSON stays JSON; anything else is read
+		// whole, as text.
+		if mt != "application/json" {
+			mt = ""
+		}
+	}
+	// What goes out has one content type and no content coding: the
+	// plugin removed any (identity) or failed above (on_parse_error: pass
+	// lets a coded body through as it came, its header kept).
+	if contentEncoding != "" && !coded {
+		r.Remove = append(r.Remove, "content-encoding")
+	}
+	if r.Remove == nil {
+		r.Remove = removeLength // shared: no allocation per response
+	} else {
+		r.Remove = append(r.Remove, "content-length")
+	}
+	switch mt {
+	case "application/json":
 		// Also when no request is waiting (a POST of notifications, a
 		// GET): what a server sends there is read by clients all the same.
 		s.mode = bufferJSON
-		r.Remove = []string{"content-length"}
-	case mt == "text/event-stream":
+	case "text/event-stream":
 		s.mode = streamSSE
-		s.sse = sse.NewRewriter(s.cfg.Env.Gateway.MaxEventBytes, s.ex.rewriteEvent)
-		r.Remove = []string{"content-length"}
+		s.sse = sse.NewRewriter(g.MaxEventBytes, s.ex.rewriteEvent)
+		s.sse.JudgeFields(&s.ex)
 	default:
 		// Any other body (an error page, plain text, none declared): clients
 		// put its text into the error they raise, which a user or a model
 		// reads (processText).
 		s.mode = bufferText
-		r.Remove = []string{"content-length"}
+	}
+	if ct := canonicalType(contentType, mt); ct != contentType {
+		r.Remove = append(r.Remove[:len(r.Remove):len(r.Remove)], "content-type")
+		if ct != "" {
+			r.Set = append(r.Set, [2]string{"content-type", ct})
+		}
 	}
 	return r
+}
+
+// ResponseLocation is what becomes of a response's Location header (every
+// line joined with ", "): clients quote a redirect's target in the error
+// they raise (the TypeScript SDK's "Redirect to ... not followed", httpx's
+// raise_for_status), so on an inspected stream it is read by the
+// policy-level output pipeline like any text, and goes out as the
+// pipeline leaves it; keep is false when a block step stops it (the
+// header is dropped).
+func (s *Stream) ResponseLocation(v string) (out string, keep bool) {
+	if !s.inspect || s.replied {
+		return v, true
+	}
+	return s.ex.headerText(v)
 }
 
 // BodyEdit says what becomes of the body chunk a callback saw.
@@ -673,7 +759,7 @@ func (s *Stream) streamEvents(chunk []byte, endOfStream bool) BodyEdit {
 func sseEventBytes(data []byte) []byte {
 	out := make([]byte, 0, len(data)+24)
 	out = append(out, "event: message\ndata: "...)
-	out = append(out, data...)
+	out = append(out, jsonLineBreaks(data)...)
 	return append(out, "\n\n"...)
 }
 

@@ -199,7 +199,7 @@ func TestBatchAnswersWithTrailers(t *testing.T) {
 	}{
 		{"json", "application/json", []string{"[" + answer + "]"}, "[" + answer + "," + denial + "]"},
 		{"event stream", "text/event-stream", []string{": keep-alive\n\n", "data: " + answer + "\n\n", ": bye\n\n"},
-			": keep-alive\n\ndata: " + answer + "\n\nevent: message\ndata: " + denial + "\n\n: bye\n\n"},
+			":\n\ndata: " + answer + "\n\nevent: message\ndata: " + denial + "\n\n:\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
