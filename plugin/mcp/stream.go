@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -95,31 +94,18 @@ type HeadersResult struct {
 func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream bool) HeadersResult {
 	var r HeadersResult
 	g := &s.cfg.Env.Gateway
-	target := path
-	query := ""
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path, query = path[:i], path[i+1:]
-	}
-	// A target servers read differently (a fragment, an encoded slash, a
-	// dot segment, ...) is refused wherever one of its readings could be a
-	// gateway path; the others are matched as the server will route them:
-	// /mc%70, //mcp and /mcp;x=1 are /mcp to it, and so is /MCP to the many
-	// routers that match case-insensitively (Express, ASP.NET Core): none
-	// may slip past gateway.paths.
-	ambiguity := targetAmbiguity(target)
-	if ambiguity != "" {
-		if !s.anyPathMatch(targetReadings(target)...) {
-			return r
-		}
-	} else if !s.anyPathMatch(path, normalizePath(path)) {
+	// The request target, read once (target.go): outside gateway.paths
+	// in every reading, the stream is not the plugin's.
+	t := readTarget(path, g.Paths)
+	if !t.gateway {
 		return r
 	}
 	s.inspect = true
 	s.ex.arrived = s.cfg.now()
-	if ambiguity != "" {
+	if t.ambiguity != "" {
 		s.ex.id = resolveIdentity(&s.cfg.Env.Identity, req)
 		r.Reply = s.refuseRequest(400, "mcp_privacy_ambiguous_target",
-			"Invalid Request: the request target "+ambiguity+", which servers read differently; send a plain path")
+			"Invalid Request: the request target "+t.ambiguity+", which servers read differently; send a plain path")
 		return r
 	}
 	// The session: the Mcp-Session-Id header (Streamable HTTP), else the
@@ -128,7 +114,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// server reads; where servers could read different ones, the request
 	// is refused below.
 	sessions := req.HeaderValues("mcp-session-id")
-	querySession, sessionAmbiguous := legacySession(query)
+	querySession, sessionAmbiguous := t.session, t.sessionAmbiguous
 	var ignoredSessions []string // named by a 2026-07-28 request
 	versions := req.HeaderValues(headerProtocolVersion)
 	if method == "POST" && statelessVersion(versions) {
@@ -256,29 +242,6 @@ func statelessVersion(v []string) bool {
 	return len(v) == 1 && mcpvocab.RevisionOf(v[0]) == mcpvocab.Rev2026
 }
 
-// anyPathMatch reports whether one of paths matches gateway.paths as a
-// router may read it: as it is, in lower case, and without or with a
-// trailing slash (Express, Spring's PathPattern and ASP.NET Core route
-// /mcp/ to a /mcp route and /rpc to a /rpc/ one).
-func (s *Stream) anyPathMatch(paths ...string) bool {
-	g := s.cfg.Env.Gateway.Paths
-	for _, p := range paths {
-		for _, v := range [2]string{p, strings.ToLower(p)} {
-			if g.Match(v) {
-				return true
-			}
-			if t := strings.TrimRight(v, "/"); len(t) < len(v) {
-				if g.Match(t) {
-					return true
-				}
-			} else if g.Match(v + "/") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // refuseRequest answers a request the plugin refuses from its headers with
 // status and a JSON-RPC -32600 error, and records it.
 func (s *Stream) refuseRequest(status int, details, message string) *LocalReply {
@@ -384,110 +347,6 @@ func (s *Stream) OnRequestBody(size int, endOfStream bool, read func() []byte) B
 	res := s.ex.judgeBody(read())
 	s.replied = res.Reply != nil
 	return res
-}
-
-// legacySession finds the session id in a legacy endpoint's query, under
-// any name sessionParam accepts. ambiguous is set when the query names two
-// different sessions (servers take the first, the last, or both joined)
-// or one whose escapes do not decode.
-func legacySession(query string) (session string, ambiguous bool) {
-	seen := false
-	for query != "" {
-		kv := query
-		// ; separates parameters too for some parsers (Python before
-		// 3.9.2, Rack): a session hidden behind one counts.
-		if i := strings.IndexAny(query, "&;"); i >= 0 {
-			kv, query = query[:i], query[i+1:]
-		} else {
-			query = ""
-		}
-		k, v, _ := strings.Cut(kv, "=")
-		if !sessionParam(k) {
-			continue
-		}
-		u, err := url.QueryUnescape(v)
-		if err != nil || seen && u != session {
-			// Two sessions, or one servers decode differently (Go drops
-			// a malformed escape's parameter, Python keeps it raw).
-			return "", true
-		}
-		session, seen = u, true
-	}
-	return session, false
-}
-
-// sessionParam reports whether a query parameter's name is the legacy
-// session's as some server reads it: sessionid (the go-sdk), sessionId
-// (the TypeScript SDK) or session_id (the Python SDK), in any case
-// (ASP.NET Core), percent-encoded or not (servers decode names).
-func sessionParam(k string) bool {
-	if strings.IndexByte(k, '%') >= 0 || strings.IndexByte(k, '+') >= 0 {
-		if u, err := url.QueryUnescape(k); err == nil {
-			k = u
-		}
-	}
-	return strings.EqualFold(k, "sessionid") || strings.EqualFold(k, "session_id")
-}
-
-// normalizePath is the path as a server resolves it (RFC 3986): percent-
-// encoded unreserved characters decoded, empty segments merged, dot
-// segments removed, and ;parameters dropped from segments (Spring and
-// others route /mcp;x=1 as /mcp). Encoded slashes stay encoded (servers
-// don't split on them).
-func normalizePath(p string) string {
-	if !strings.ContainsAny(p, "%.;") && !strings.Contains(p, "//") {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		if p[i] == '%' && i+2 < len(p) {
-			if c, ok := unhex2(p[i+1], p[i+2]); ok && unreserved(c) {
-				b.WriteByte(c)
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(p[i])
-	}
-	var out []string
-	for _, seg := range strings.Split(b.String(), "/") {
-		seg, _, _ = strings.Cut(seg, ";")
-		switch seg {
-		case "", ".":
-		case "..":
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		default:
-			out = append(out, seg)
-		}
-	}
-	n := "/" + strings.Join(out, "/")
-	if strings.HasSuffix(p, "/") && n != "/" {
-		n += "/"
-	}
-	return n
-}
-
-func unreserved(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
-}
-
-func unhex2(a, b byte) (byte, bool) {
-	h := func(c byte) (byte, bool) {
-		switch {
-		case c >= '0' && c <= '9':
-			return c - '0', true
-		case c >= 'a' && c <= 'f':
-			return c - 'a' + 10, true
-		case c >= 'A' && c <= 'F':
-			return c - 'A' + 10, true
-		}
-		return 0, false
-	}
-	x, ok1 := h(a)
-	y, ok2 := h(b)
-	return x<<4 | y, ok1 && ok2
 }
 
 // A message may end in trailers (HTTP/1.1 chunked trailers, HTTP/2

@@ -479,18 +479,6 @@ func TestWithoutHoldHeaders(t *testing.T) {
 	}
 }
 
-func TestNormalizePath(t *testing.T) {
-	for in, want := range map[string]string{
-		"/mcp": "/mcp", "/mc%70": "/mcp", "/%6Dcp/": "/mcp/", "/a/../mcp": "/mcp", "/./mcp": "/mcp",
-		"//mcp": "/mcp", "/mcp%2Fx": "/mcp%2Fx", "/..": "/", "/mcp/%2e%2e/admin": "/admin", "/%zz": "/%zz",
-		"/mcp;x=1": "/mcp", "/mcp;x=1/": "/mcp/", "/a;b/mcp": "/a/mcp",
-	} {
-		if got := normalizePath(in); got != want {
-			t.Errorf("normalizePath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // forwardedSet keeps every request it was given until it is taken or
 // drained, one or many, and a repeated id replaces the earlier request.
 func TestForwardedSet(t *testing.T) {

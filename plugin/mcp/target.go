@@ -1,9 +1,54 @@
 package mcp
 
 import (
+	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cloudg/mcp-privacy/policy"
 )
+
+// The request target (:path) is read here, once per request (readTarget):
+// its path and query, the readings servers give them (escapes, dot
+// segments, case, empty segments, parameters), whether they agree, whether
+// one is a gateway path, and the legacy transport's session in the query.
+
+// requestTarget is a request target as the plugin reads it.
+type requestTarget struct {
+	// path and query are the target split at its first '?'.
+	path, query string
+	// ambiguity says why servers read the target differently from one
+	// another ("": they agree); such a target is refused.
+	ambiguity string
+	// gateway: a reading of the target is one of gateway.paths.
+	gateway bool
+	// session is the legacy transport's session id in the query;
+	// sessionAmbiguous, that the query names two or one that does not
+	// decode (legacySession).
+	session          string
+	sessionAmbiguous bool
+}
+
+// readTarget reads the request target raw against gateway.paths. A
+// target servers read differently (a fragment, an encoded slash, a dot
+// segment, ...) is the gateway's wherever one of its readings could be a
+// gateway path; the others are matched as the server will route them:
+// /mc%70, //mcp and /mcp;x=1 are /mcp to it, and so is /MCP to the many
+// routers that match case-insensitively (Express, ASP.NET Core): none may
+// slip past gateway.paths.
+func readTarget(raw string, paths *policy.GlobList) requestTarget {
+	t := requestTarget{path: raw}
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		t.path, t.query = raw[:i], raw[i+1:]
+	}
+	if t.ambiguity = targetAmbiguity(raw); t.ambiguity != "" {
+		t.gateway = anyPathMatch(paths, targetReadings(raw)...)
+		return t
+	}
+	t.gateway = anyPathMatch(paths, t.path, normalizePath(t.path))
+	t.session, t.sessionAmbiguous = legacySession(t.query)
+	return t
+}
 
 // targetAmbiguity says why servers may read a request target (:path, with
 // its query) differently from one another, or "" when they all read it
@@ -232,4 +277,130 @@ func trimSegments(p string) string {
 func validEscape(a, b byte) bool {
 	_, ok := unhex2(a, b)
 	return ok
+}
+
+// anyPathMatch reports whether one of paths matches gateway.paths as a
+// router may read it: as it is, in lower case, and without or with a
+// trailing slash (Express, Spring's PathPattern and ASP.NET Core route
+// /mcp/ to a /mcp route and /rpc to a /rpc/ one).
+func anyPathMatch(g *policy.GlobList, paths ...string) bool {
+	for _, p := range paths {
+		for _, v := range [2]string{p, strings.ToLower(p)} {
+			if g.Match(v) {
+				return true
+			}
+			if t := strings.TrimRight(v, "/"); len(t) < len(v) {
+				if g.Match(t) {
+					return true
+				}
+			} else if g.Match(v + "/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// legacySession finds the session id in a legacy endpoint's query, under
+// any name sessionParam accepts. ambiguous is set when the query names two
+// different sessions (servers take the first, the last, or both joined)
+// or one whose escapes do not decode.
+func legacySession(query string) (session string, ambiguous bool) {
+	seen := false
+	for query != "" {
+		kv := query
+		// ; separates parameters too for some parsers (Python before
+		// 3.9.2, Rack): a session hidden behind one counts.
+		if i := strings.IndexAny(query, "&;"); i >= 0 {
+			kv, query = query[:i], query[i+1:]
+		} else {
+			query = ""
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		if !sessionParam(k) {
+			continue
+		}
+		u, err := url.QueryUnescape(v)
+		if err != nil || seen && u != session {
+			// Two sessions, or one servers decode differently (Go drops
+			// a malformed escape's parameter, Python keeps it raw).
+			return "", true
+		}
+		session, seen = u, true
+	}
+	return session, false
+}
+
+// sessionParam reports whether a query parameter's name is the legacy
+// session's as some server reads it: sessionid (the go-sdk), sessionId
+// (the TypeScript SDK) or session_id (the Python SDK), in any case
+// (ASP.NET Core), percent-encoded or not (servers decode names).
+func sessionParam(k string) bool {
+	if strings.IndexByte(k, '%') >= 0 || strings.IndexByte(k, '+') >= 0 {
+		if u, err := url.QueryUnescape(k); err == nil {
+			k = u
+		}
+	}
+	return strings.EqualFold(k, "sessionid") || strings.EqualFold(k, "session_id")
+}
+
+// normalizePath is the path as a server resolves it (RFC 3986): percent-
+// encoded unreserved characters decoded, empty segments merged, dot
+// segments removed, and ;parameters dropped from segments (Spring and
+// others route /mcp;x=1 as /mcp). Encoded slashes stay encoded (servers
+// don't split on them).
+func normalizePath(p string) string {
+	if !strings.ContainsAny(p, "%.;") && !strings.Contains(p, "//") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) {
+			if c, ok := unhex2(p[i+1], p[i+2]); ok && unreserved(c) {
+				b.WriteByte(c)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	var out []string
+	for _, seg := range strings.Split(b.String(), "/") {
+		seg, _, _ = strings.Cut(seg, ";")
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	n := "/" + strings.Join(out, "/")
+	if strings.HasSuffix(p, "/") && n != "/" {
+		n += "/"
+	}
+	return n
+}
+
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex2(a, b byte) (byte, bool) {
+	h := func(c byte) (byte, bool) {
+		switch {
+		case c >= '0' && c <= '9':
+			return c - '0', true
+		case c >= 'a' && c <= 'f':
+			return c - 'a' + 10, true
+		case c >= 'A' && c <= 'F':
+			return c - 'A' + 10, true
+		}
+		return 0, false
+	}
+	x, ok1 := h(a)
+	y, ok2 := h(b)
+	return x<<4 | y, ok1 && ok2
 }
