@@ -131,6 +131,12 @@ func addressAt(s string, i int) (a, b int) {
 		}
 	}
 	if a, b := numberFirst(s, i); b > a {
+		// "Rua Augusta 100, São Paulo - SP, 01305-000": the number also
+		// ends a street named before it; the address is both, or the
+		// street's name is left in clear.
+		if a2, b2 := numberAfter(s, i); b2 > a2 && a2 < a {
+			return a2, max(b, b2)
+		}
 		return a, b
 	}
 	if a, b := numberAfter(s, i); b > a {
