@@ -115,6 +115,7 @@ func FuzzStrictIsGoSDK(f *testing.F) {
 		{"f://r{/seg*}{?q,r}", "f://r/a/b?q=1&r=2"},
 		{"x{;a,b*}{.c:3}{#d}", "x;a=1;b=2.c#d/e"},
 		{"{+p}{&q}", "a/b&q=%41"},
+		{"{0} ", "x "}, // refused by yosida95, read by FastMCP 1.x
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -125,7 +126,12 @@ func FuzzStrictIsGoSDK(f *testing.F) {
 		}
 		oracle, err := rfc6570.New(text)
 		if err != nil {
-			t.Fatalf("Parse accepted %q, yosida95 did not: %v", text, err)
+			// A text only FastMCP 1.x reads (Parse): go-sdk serves
+			// nothing for it, so the strict reading matches nothing.
+			if tmpl.Match(uri, Strict) {
+				t.Fatalf("Parse accepted %q, which yosida95 refuses (%v), and it matches %q strictly", text, err, uri)
+			}
+			return
 		}
 		strict := tmpl.Match(uri, Strict)
 		if want := oracle.Regexp().MatchString(uri); strict != want {
@@ -163,6 +169,7 @@ func FuzzExpansionRoundTrip(f *testing.F) {
 		{"m://x{;p}", "1;2"},
 		{"q://x{?a}", "x&y=z"},
 		{"q://x?k=1{&a}", "50%"},
+		{"{0} ", "v"}, // refused by yosida95, read by FastMCP 1.x
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -176,7 +183,10 @@ func FuzzExpansionRoundTrip(f *testing.F) {
 			return // one plain variable: its value is the expression's
 		}
 		e := exprs[0]
-		oracle, _ := rfc6570.New(text)
+		oracle, err := rfc6570.New(text)
+		if err != nil {
+			return // a text only FastMCP 1.x reads: no RFC 6570 expansion
+		}
 		vals := rfc6570.Values{}
 		vals.Set(e.Vars[0].Name, rfc6570.String(value))
 		want, err := oracle.Expand(vals)
