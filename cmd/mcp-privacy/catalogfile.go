@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"io"
 	"os"
 	"slices"
@@ -294,36 +295,32 @@ func (j *judge) matchTemplate(uri string) *uritemplate.Template {
 }
 
 // decide judges a call of pr to the primitive (kind, name) as the plugin
-// does: require_known, then the policy; a concrete URI is judged by every
-// known template that may match it too, and the first denial among them
-// decides (plugin/mcp exchange.decideConcrete). x is what was judged.
+// does, through the same judging.Judge: require_known, then the policy,
+// every reading of a tool's or prompt's name, every known template a
+// concrete URI may also be read as. x is what was judged (what a denial
+// denied).
 func (j *judge) decide(pr *policy.Principal, kind policy.Kind, name string) (policy.Decision, policy.Primitive) {
 	x, known := j.resolve(kind, name)
-	d := j.l.decide(pr, &x, known)
-	if !d.Allowed {
-		return d, x
-	}
-	uri, own := x.Name, ""
-	switch {
-	case x.Kind == policy.KindResourceTemplate && x.URI != "":
-		uri, own = x.URI, x.Name
-	case x.Kind != policy.KindResource:
-		return d, x
-	}
-	for _, t := range j.templates {
-		if t.Text() == own || !t.Match(uri, uritemplate.Loose) {
-			continue
-		}
-		tx, tknown := j.resolve(policy.KindResourceTemplate, t.Text())
-		tx.URI = uri
-		td := j.l.decide(pr, &tx, tknown)
-		if !td.Allowed {
-			return td, tx
-		}
-		d.Matched = j.l.Policy.UnionRules(d.Matched, td.Matched)
-	}
+	jd := judging.Judge{Policy: j.l.Policy, Server: j.server, Principal: pr, Catalog: j}
+	d := jd.DecideConcrete(&x, known)
 	return d, x
 }
+
+// Resolve, EachLooseMatch and ReadingsOf make the captured catalog a
+// judging.Catalog.
+func (j *judge) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) {
+	return j.resolve(kind, name)
+}
+
+func (j *judge) EachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
+	for _, t := range j.templates {
+		if t.Match(uri, uritemplate.Loose) && !fn(t) {
+			return
+		}
+	}
+}
+
+func (j *judge) ReadingsOf(name string) policy.Readings { return policy.ReadingsOf(name) }
 
 // verdict is one call judged: the decision as the client sees it and what
 // an allowed call runs. Field names are the JSON of diff and matrix.

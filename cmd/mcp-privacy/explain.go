@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"io"
 	"strings"
 
@@ -212,22 +213,19 @@ func (l *loaded) principal(id string, given bool, roles string) policy.Principal
 	return pr
 }
 
-// decide judges a primitive as the plugin would: with the envelope's
+// decide judges a primitive as the plugin would, through the same
+// judging.Judge over the envelope's server block alone: with
 // server.require_known, one the server never listed is denied; a tool or
 // prompt is also judged in every reading a server may make of its name
-// (manual 6.7), a reading the envelope's server.primitives knows with
-// the metadata they give it, another with x's.
+// (manual 6.7), a reading server.primitives knows with the metadata they
+// give it, another with x's; a URI also as a WHATWG URL reader reads it.
 func (l *loaded) decide(pr *policy.Principal, x *policy.Primitive, known bool) policy.Decision {
-	if l.Envelope != nil && l.Envelope.Server.RequireKnown && !known {
-		return l.Policy.DenyUnknown(pr, x)
+	server := &policy.ServerConfig{}
+	if l.Envelope != nil {
+		server = &l.Envelope.Server
 	}
-	return policy.DecideReadings(x, l.Policy.Decide(pr, x), func(name string) policy.Decision {
-		rx := policy.Primitive{Kind: x.Kind, Name: name, Metadata: x.Metadata}
-		if l.Envelope != nil && l.Envelope.Server.Known(x.Kind, name) {
-			rx.Metadata = l.Envelope.Server.Metadata(x.Kind, name, policy.Metadata{})
-		}
-		return l.Policy.Decide(pr, &rx)
-	})
+	j := judging.Judge{Policy: l.Policy, Server: server, Principal: pr, Catalog: judging.ServerOnly{Server: server}}
+	return j.DecideConcrete(x, known)
 }
 
 // rateCallOf is what rate limits see of a call to x by principal, as the

@@ -199,7 +199,7 @@ func integral(doc *jsondoc.Doc, n int32) bool {
 // A URI the serialisation changes only by percent-encoding characters
 // (a space, a character beyond ASCII, in a path, query, fragment or a
 // non-special URL's host) is normal: it is judged in both readings
-// (whatwgReading). parse is false for a completion's ref, which servers
+// (judging.WHATWGReading). parse is false for a completion's ref, which servers
 // compare with a template's text as it is, unparsed.
 func uriNormal(uri string, parse bool) bool {
 	if uri == "" || uri[0] <= ' ' || uri[len(uri)-1] <= ' ' || strings.ContainsAny(uri, "\t\n\r") {
@@ -260,16 +260,6 @@ func encodedOnly(uri, href string) bool {
 }
 
 const upperHex = "0123456789ABCDEF"
-
-// whatwgReading is the URI a WHATWG URL reader (the TypeScript SDK's
-// McpServer) looks up for uri when that differs from uri, else "": for a
-// URI uriNormal accepts, uri with some characters percent-encoded.
-func whatwgReading(uri string) string {
-	if href, st := whatwgurl.Href(uri); st == whatwgurl.Exact && href != uri {
-		return href
-	}
-	return ""
-}
 
 // hasDotSegment reports whether the path of a URI (before ? or #) has a
 // segment that is . or .., spelt plainly or percent-encoded.

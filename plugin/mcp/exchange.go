@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"strconv"
 	"strings"
 
@@ -603,110 +604,38 @@ func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision
 	return x, d
 }
 
-// decideConcrete judges x: a tool or prompt in every reading of its name
-// (decideReadings); when x names a concrete URI (a static
-// resource, or an instance of a template), every other known template
-// that can match that URI under some server's reading (the loose one,
-// manual 4): a server may run any of their handlers for it, so a denial
-// of any wins (the first), also for a static resource a list made known.
-// When all allow, the rules matching any of them shape the request (each
-// one's transforms and limits apply). The templates are as Resolve or
+// decideConcrete judges x for the caller through the catalog
+// (judging.Judge.DecideConcrete: every reading of a tool's or prompt's
+// name, every known template a concrete URI may also be read as; *x
+// becomes what a denial denied). The templates are as Resolve or
 // filterList last refreshed them.
 func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decision {
-	d := s.decide(x, known)
-	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
-		return s.decideReadings(x, d)
-	}
-	c := s.cfg.catalog
-	if !d.Allowed {
-		return d
-	}
-	uri, own := x.Name, ""
-	switch {
-	case x.Kind == policy.KindResourceTemplate && x.URI != "":
-		uri, own = x.URI, x.Name
-	case x.Kind != policy.KindResource:
-		return d
-	}
-	// The URI as a WHATWG URL reader looks it up, when that differs (only
-	// by percent-encoding: uriNormal refuses every other change): a
-	// TypeScript server reads that resource, or that template's instance.
-	reading := ""
-	if x.Kind == policy.KindResource || x.URI != "" {
-		reading = whatwgReading(uri)
-	}
-	if reading != "" {
-		rx, rknown := c.resolve(target{Kind: policy.KindResource, Name: reading, Args: jsondoc.None})
-		if rx.Kind != x.Kind || rx.Name != x.Name {
-			rd := s.decide(&rx, rknown)
-			if !rd.Allowed {
-				*x = rx
-				return rd
-			}
-			d.Matched = s.cfg.Env.Policy.UnionRules(d.Matched, rd.Matched)
-		}
-	}
-	if len(c.templates) == 0 {
-		return d
-	}
-	var denied *policy.Decision
-	judge := func(uri string) func(t *uritemplate.Template) bool {
-		return func(t *uritemplate.Template) bool {
-			if t.Text() == own {
-				return true
-			}
-			tx, tknown := c.resolve(target{Kind: policy.KindResourceTemplate, Name: t.Text(), Args: jsondoc.None})
-			tx.URI = uri
-			td := s.decide(&tx, tknown)
-			if !td.Allowed {
-				*x, denied = tx, &td
-				return false
-			}
-			d.Matched = s.cfg.Env.Policy.UnionRules(d.Matched, td.Matched)
-			return true
-		}
-	}
-	c.eachLooseMatch(uri, judge(uri))
-	if denied == nil && reading != "" {
-		c.eachLooseMatch(reading, judge(reading))
-	}
-	if denied != nil {
-		return *denied
-	}
-	return d
+	j := s.caller()
+	return j.DecideConcrete(x, known)
 }
 
-// decideReadings is d, the decision on the tool or prompt x, unless a
-// reading a server may make of its name (policy.NameReadings: NFKC,
-// case folding... of the characters beyond ASCII) is denied (manual
-// 6.7): ｄelete_db must not pass as another name where the server runs
-// delete_db. Each reading is resolved against the catalog, so it is
-// judged with the metadata of the primitive it names; one no source
-// knows is judged with x's metadata (the server may still run it), and
-// require_known applies to the name as sent only. A name of ASCII
-// characters has no other reading: one pass over it, no allocation.
-// When every reading is allowed, the rules matching any of them join d's
-// (policy.Readings.Decide): the server may run the tool a reading names,
-// under that tool's transforms and limits.
-func (s *exchange) decideReadings(x *policy.Primitive, d policy.Decision) policy.Decision {
-	if !d.Allowed || asciiName(x.Name) {
-		return d
-	}
-	return s.readingsOf(x.Name).Decide(x, d, func(name string) policy.Decision {
-		rx, known := s.cfg.catalog.resolve(target{Kind: x.Kind, Name: name, Args: jsondoc.None})
-		if !known {
-			rx.Metadata = x.Metadata
-		}
-		return s.cfg.Env.Policy.Decide(&s.id.Principal, &rx)
-	})
+// caller is the caller's judging.Judge, over this exchange (its
+// Catalog).
+func (s *exchange) caller() judging.Judge {
+	return judging.Judge{Policy: s.cfg.Env.Policy, Server: &s.cfg.Env.Server, Principal: &s.id.Principal, Catalog: s}
 }
 
-// readingsOf are the readings of a tool or prompt name (policy.ReadingsOf),
+// Resolve is judging.Catalog's: the plugin's catalog's resolution.
+func (s *exchange) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) {
+	return s.cfg.catalog.resolve(target{Kind: kind, Name: name, Args: jsondoc.None})
+}
+
+// EachLooseMatch is judging.Catalog's: the templates the catalog knows.
+func (s *exchange) EachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
+	s.cfg.catalog.eachLooseMatch(uri, fn)
+}
+
+// ReadingsOf are the readings of a tool or prompt name (policy.ReadingsOf),
 // kept per VM: they cost tens of µs in wasm, and a call's name is read
 // again for its rate limits (rateCall). None for a name of ASCII
-// characters, without a map lookup.
-func (s *exchange) readingsOf(name string) policy.Readings {
-	if asciiName(name) {
+// characters, without a map lookup. (judging.Catalog's.)
+func (s *exchange) ReadingsOf(name string) policy.Readings {
+	if judging.ASCIIName(name) {
 		return policy.Readings{}
 	}
 	c := s.cfg.caches
@@ -730,23 +659,9 @@ const (
 	readingsCacheName = 512
 )
 
-// asciiName reports whether a name is of ASCII characters only: its only
-// reading is itself.
-func asciiName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // decide judges a resolved primitive for the caller; with require_known, one
 // the server never listed is denied.
 func (s *exchange) decide(x *policy.Primitive, known bool) policy.Decision {
-	p := s.cfg.Env.Policy
-	if s.cfg.Env.Server.RequireKnown && !known {
-		return p.DenyUnknown(&s.id.Principal, x)
-	}
-	return p.Decide(&s.id.Principal, x)
+	j := s.caller()
+	return j.Decide(x, known)
 }

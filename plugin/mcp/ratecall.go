@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"strconv"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
@@ -67,10 +68,10 @@ func (s *exchange) rateCall(t target, x *policy.Primitive) policy.Call {
 // 64, and a bucket for each would let a few calls fill the slot table
 // (manual 9, Where buckets live) and evict other callers' buckets.
 func (s *exchange) bucketReadings(kind policy.Kind, name string) []string {
-	rs := s.readingsOf(name).Names
+	rs := s.ReadingsOf(name).Names
 	var out []string
 	for i, r := range rs {
-		keep := asciiName(r)
+		keep := judging.ASCIIName(r)
 		if !keep {
 			_, keep = s.cfg.catalog.resolve(target{Kind: kind, Name: r, Args: jsondoc.None})
 		}

@@ -136,7 +136,11 @@ func TestNameReadingsASCIIFast(t *testing.T) {
 	s := &exchange{cfg: cfg}
 	x := policy.Primitive{Kind: policy.KindTool, Name: "search_customers"}
 	d := cfg.Env.Policy.Decide(&s.id.Principal, &x)
-	if n := testing.AllocsPerRun(100, func() { _ = s.decideReadings(&x, d) }); n != 0 {
-		t.Errorf("decideReadings of an ASCII name allocates %v times", n)
+	j := s.caller()
+	if n := testing.AllocsPerRun(100, func() { _ = j.DecideReadings(&x, d) }); n != 0 {
+		t.Errorf("DecideReadings of an ASCII name allocates %v times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.decideConcrete(&x, true) }); n != 0 {
+		t.Errorf("decideConcrete of an ASCII tool name allocates %v times", n)
 	}
 }

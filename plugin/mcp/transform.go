@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"math"
 	"os"
 	"strings"
@@ -351,7 +352,7 @@ func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *j
 			}
 			j.restored = append(j.restored, ur.pairs...)
 		}
-		if reading := whatwgReading(uri); reading != "" {
+		if reading := judging.WHATWGReading(uri); reading != "" {
 			// As a WHATWG URL reader writes it (the TypeScript SDK quotes
 			// that in its not-found error).
 			j.restored = appendRestored(j.restored, reading, sent)

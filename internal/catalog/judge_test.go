@@ -1,0 +1,124 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/cloudg/mcp-privacy/internal/uritemplate"
+	"github.com/cloudg/mcp-privacy/policy"
+)
+
+// listed is a catalog of listed names and templates (what a captured
+// tools/list and resources/templates/list give the CLI).
+type listed struct {
+	server    *policy.ServerConfig
+	names     map[policy.Kind]map[string]policy.Metadata
+	templates []*uritemplate.Template
+}
+
+func (c *listed) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) {
+	x := policy.Primitive{Kind: kind, Name: name}
+	if kind == policy.KindResource {
+		if _, static := c.names[kind][name]; !static {
+			for _, t := range c.templates {
+				if t.Match(name, uritemplate.Strict) {
+					x.Kind, x.Name, x.URI = policy.KindResourceTemplate, t.Text(), name
+					break
+				}
+			}
+		}
+	}
+	m, known := c.names[x.Kind][x.Name]
+	x.Metadata = c.server.Metadata(x.Kind, x.Name, m)
+	return x, known || c.server.Known(x.Kind, x.Name)
+}
+
+func (c *listed) EachLooseMatch(uri string, fn func(*uritemplate.Template) bool) {
+	for _, t := range c.templates {
+		if t.Match(uri, uritemplate.Loose) && !fn(t) {
+			return
+		}
+	}
+}
+
+func (c *listed) ReadingsOf(name string) policy.Readings { return policy.ReadingsOf(name) }
+
+func TestJudgeDecideConcrete(t *testing.T) {
+	env, errs := policy.ParseEnvelope([]byte(`{
+  "policy": {"name": "j", "deny_tools": ["delete_*"], "deny_resources": ["db://secrets/{id}", "file:///private%20notes", "db://*/admin"],
+             "rules": [{"name": "reports", "match": {"names": ["db://reports/{id}", "db://{table}/{id}"]}, "transforms": [{"type": "redact"}]}]},
+  "server": {"require_known": true, "primitives": [{"match": {"names": ["unlisted_tool"], "kinds": ["tool"]}}]}
+}`), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	cat := &listed{server: &env.Server, names: map[policy.Kind]map[string]policy.Metadata{
+		policy.KindTool:     {"search": {}, "delete_all": {}, "ｄelete_all": {}},
+		policy.KindResource: {"file:///private%20notes": {}, "file:///private notes": {}},
+	}}
+	cat.names[policy.KindResourceTemplate] = map[string]policy.Metadata{}
+	for _, text := range []string{"db://reports/{id}", "db://secrets/{id}", "db://{table}/{id}", "db://{table}/admin"} {
+		tmpl, err := uritemplate.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cat.templates = append(cat.templates, tmpl)
+		cat.names[policy.KindResourceTemplate][text] = policy.Metadata{}
+	}
+	pr := &policy.Principal{ID: "alice"}
+	j := Judge{Policy: env.Policy, Server: &env.Server, Principal: pr, Catalog: cat}
+	for _, c := range []struct {
+		kind    policy.Kind
+		name    string
+		allowed bool
+		judged  string // what the decision is about (a denial: what it denied)
+		rules   int    // matched rules of an allowed call
+	}{
+		{policy.KindTool, "search", true, "search", 0},
+		{policy.KindTool, "delete_all", false, "delete_all", 0},
+		{policy.KindTool, "ｄelete_all", false, "ｄelete_all", 0},               // its reading delete_all is denied
+		{policy.KindTool, "nobody_listed", false, "nobody_listed", 0},         // require_known
+		{policy.KindTool, "unlisted_tool", true, "unlisted_tool", 0},          // known from server.primitives
+		{policy.KindResource, "db://reports/7", true, "db://reports/{id}", 1}, // the reports rule, also by db://{table}/{id}
+		{policy.KindResource, "db://secrets/7", false, "db://secrets/{id}", 0},
+		// A URI another known template matches: a server may run its
+		// handler, so its denial wins.
+		{policy.KindResource, "db://reports/admin", false, "db://{table}/admin", 0},
+		// Read by a WHATWG URL reader as the denied static resource.
+		{policy.KindResource, "file:///private notes", false, "file:///private%20notes", 0},
+	} {
+		x, known := cat.Resolve(c.kind, c.name)
+		d := j.DecideConcrete(&x, known)
+		if d.Allowed != c.allowed || x.Name != c.judged || d.Allowed && len(d.Matched) != c.rules {
+			t.Errorf("%s %q: allowed %v (%s), judged %q, %d rules; want %v, %q, %d", c.kind, c.name, d.Allowed, d.Reason(), x.Name, len(d.Matched), c.allowed, c.judged, c.rules)
+		}
+	}
+}
+
+// An ASCII tool's decision allocates nothing the policy's own does not.
+func TestJudgeToolAllocations(t *testing.T) {
+	env, errs := policy.ParseEnvelope([]byte(`{"policy": "standard"}`), policy.Options{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	env.Policy.EnableDecisionMemo()
+	cat := &listed{server: &env.Server}
+	pr := &policy.Principal{ID: "alice"}
+	x := policy.Primitive{Kind: policy.KindTool, Name: "search"}
+	if n := testing.AllocsPerRun(100, func() { y := x; _ = env.Policy.Decide(pr, &y) }); n != 0 {
+		t.Errorf("policy: %v allocations", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		j := Judge{Policy: env.Policy, Server: &env.Server, Principal: pr, Catalog: cat}
+		y := x
+		_ = j.Decide(&y, true)
+	}); n != 0 {
+		t.Errorf("Decide: %v allocations", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		j := Judge{Policy: env.Policy, Server: &env.Server, Principal: pr, Catalog: cat}
+		y := x
+		_ = j.DecideConcrete(&y, true)
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
