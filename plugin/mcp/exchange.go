@@ -658,10 +658,3 @@ const (
 	readingsCacheSize = 256
 	readingsCacheName = 512
 )
-
-// decide judges a resolved primitive for the caller; with require_known, one
-// the server never listed is denied.
-func (s *exchange) decide(x *policy.Primitive, known bool) policy.Decision {
-	j := s.caller()
-	return j.Decide(x, known)
-}
