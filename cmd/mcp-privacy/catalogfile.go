@@ -301,7 +301,7 @@ func (j *judge) matchTemplate(uri string) *uritemplate.Template {
 // denied).
 func (j *judge) decide(pr *policy.Principal, kind policy.Kind, name string) (policy.Decision, policy.Primitive) {
 	x, known := j.resolve(kind, name)
-	jd := judging.Judge{Policy: j.l.Policy, Server: j.server, Principal: pr, Catalog: j}
+	jd := judging.Judge{Policy: j.l.Policy, Server: j.server, Principal: *pr, Catalog: j}
 	d := jd.DecideConcrete(&x, known)
 	return d, x
 }

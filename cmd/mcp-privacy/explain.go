@@ -224,7 +224,7 @@ func (l *loaded) decide(pr *policy.Principal, x *policy.Primitive, known bool) p
 	if l.Envelope != nil {
 		server = &l.Envelope.Server
 	}
-	j := judging.Judge{Policy: l.Policy, Server: server, Principal: pr, Catalog: judging.ServerOnly{Server: server}}
+	j := judging.Judge{Policy: l.Policy, Server: server, Principal: *pr, Catalog: judging.ServerOnly{Server: server}}
 	return j.DecideConcrete(x, known)
 }
 

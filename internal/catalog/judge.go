@@ -32,11 +32,14 @@ type Catalog interface {
 	ReadingsOf(name string) policy.Readings
 }
 
-// Judge decides the calls of one caller.
+// Judge decides the calls of one caller. It holds a copy of the
+// principal, not a pointer: its closures escape (Catalog is an
+// interface), and a pointer into the caller's stream would move the
+// stream to the heap.
 type Judge struct {
 	Policy    *policy.Policy
 	Server    *policy.ServerConfig
-	Principal *policy.Principal
+	Principal policy.Principal
 	Catalog   Catalog
 }
 
@@ -44,9 +47,9 @@ type Judge struct {
 // one no source knows is denied.
 func (j *Judge) Decide(x *policy.Primitive, known bool) policy.Decision {
 	if j.Server.RequireKnown && !known {
-		return j.Policy.DenyUnknown(j.Principal, x)
+		return j.Policy.DenyUnknown(&j.Principal, x)
 	}
-	return j.Policy.Decide(j.Principal, x)
+	return j.Policy.Decide(&j.Principal, x)
 }
 
 // DecideConcrete judges x: a tool or prompt in every reading of its name
@@ -156,7 +159,7 @@ func decideReadings(j Judge, x *policy.Primitive, d policy.Decision) policy.Deci
 		if !known {
 			rx.Metadata = meta
 		}
-		return j.Policy.Decide(j.Principal, &rx)
+		return j.Policy.Decide(&j.Principal, &rx)
 	})
 }
 

@@ -65,7 +65,7 @@ func TestJudgeDecideConcrete(t *testing.T) {
 		cat.names[policy.KindResourceTemplate][text] = policy.Metadata{}
 	}
 	pr := &policy.Principal{ID: "alice"}
-	j := Judge{Policy: env.Policy, Server: &env.Server, Principal: pr, Catalog: cat}
+	j := Judge{Policy: env.Policy, Server: &env.Server, Principal: *pr, Catalog: cat}
 	for _, c := range []struct {
 		kind    policy.Kind
 		name    string
@@ -108,14 +108,14 @@ func TestJudgeToolAllocations(t *testing.T) {
 		t.Errorf("policy: %v allocations", n)
 	}
 	if n := testing.AllocsPerRun(100, func() {
-		j := Judge{Policy: env.Policy, Server: &env.Server, Principal: pr, Catalog: cat}
+		j := Judge{Policy: env.Policy, Server: &env.Server, Principal: *pr, Catalog: cat}
 		y := x
 		_ = j.Decide(&y, true)
 	}); n != 0 {
 		t.Errorf("Decide: %v allocations", n)
 	}
 	if n := testing.AllocsPerRun(100, func() {
-		j := Judge{Policy: env.Policy, Server: &env.Server, Principal: pr, Catalog: cat}
+		j := Judge{Policy: env.Policy, Server: &env.Server, Principal: *pr, Catalog: cat}
 		y := x
 		_ = j.DecideConcrete(&y, true)
 	}); n != 0 {

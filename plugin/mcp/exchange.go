@@ -614,31 +614,35 @@ func (s *exchange) decideConcrete(x *policy.Primitive, known bool) policy.Decisi
 	return j.DecideConcrete(x, known)
 }
 
-// caller is the caller's judging.Judge, over this exchange (its
-// Catalog).
+// caller is the caller's judging.Judge, over the VM's catalog.
 func (s *exchange) caller() judging.Judge {
-	return judging.Judge{Policy: s.cfg.Env.Policy, Server: &s.cfg.Env.Server, Principal: &s.id.Principal, Catalog: s}
+	return judging.Judge{Policy: s.cfg.Env.Policy, Server: &s.cfg.Env.Server, Principal: s.id.Principal, Catalog: vmCatalog{s.cfg}}
 }
 
+// vmCatalog is the VM's catalog as judging.Catalog. It holds the config,
+// not the exchange: an exchange in an interface would move every stream
+// to the heap.
+type vmCatalog struct{ cfg *Config }
+
 // Resolve is judging.Catalog's: the plugin's catalog's resolution.
-func (s *exchange) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) {
-	return s.cfg.catalog.resolve(target{Kind: kind, Name: name, Args: jsondoc.None})
+func (c vmCatalog) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) {
+	return c.cfg.catalog.resolve(target{Kind: kind, Name: name, Args: jsondoc.None})
 }
 
 // EachLooseMatch is judging.Catalog's: the templates the catalog knows.
-func (s *exchange) EachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
-	s.cfg.catalog.eachLooseMatch(uri, fn)
+func (c vmCatalog) EachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
+	c.cfg.catalog.eachLooseMatch(uri, fn)
 }
 
 // ReadingsOf are the readings of a tool or prompt name (policy.ReadingsOf),
 // kept per VM: they cost tens of µs in wasm, and a call's name is read
 // again for its rate limits (rateCall). None for a name of ASCII
 // characters, without a map lookup. (judging.Catalog's.)
-func (s *exchange) ReadingsOf(name string) policy.Readings {
+func (v vmCatalog) ReadingsOf(name string) policy.Readings {
 	if judging.ASCIIName(name) {
 		return policy.Readings{}
 	}
-	c := s.cfg.caches
+	c := v.cfg.caches
 	rs, ok := c.readings[name]
 	if !ok {
 		rs = policy.ReadingsOf(name)

@@ -771,7 +771,7 @@ func (s *exchange) missing(hidden *policy.Primitive) (policy.Primitive, []*polic
 	p := s.cfg.Env.Policy
 	matched := p.Match(&s.id.Principal, &x)
 	if x.Kind == policy.KindTool || x.Kind == policy.KindPrompt {
-		for _, r := range s.ReadingsOf(x.Name).Names {
+		for _, r := range (vmCatalog{s.cfg}).ReadingsOf(x.Name).Names {
 			rx := policy.Primitive{Kind: x.Kind, Name: r, Metadata: x.Metadata}
 			if srv.Known(x.Kind, r) {
 				rx.Metadata = srv.Metadata(x.Kind, r, policy.Metadata{})

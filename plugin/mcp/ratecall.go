@@ -68,7 +68,7 @@ func (s *exchange) rateCall(t target, x *policy.Primitive) policy.Call {
 // 64, and a bucket for each would let a few calls fill the slot table
 // (manual 9, Where buckets live) and evict other callers' buckets.
 func (s *exchange) bucketReadings(kind policy.Kind, name string) []string {
-	rs := s.ReadingsOf(name).Names
+	rs := vmCatalog{s.cfg}.ReadingsOf(name).Names
 	var out []string
 	for i, r := range rs {
 		keep := judging.ASCIIName(r)
