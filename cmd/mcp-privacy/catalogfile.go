@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"io"
 	"os"
-	"slices"
-	"strings"
 
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/internal/uritemplate"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -31,17 +30,15 @@ type catalogFile struct {
 	Entries []catalogEntry
 }
 
-// listMembers are the four list results by the member holding their
-// items, with the item member naming each (as plugin/mcp's list methods).
-var listMembers = []struct {
-	items, key string
-	kind       policy.Kind
-}{
-	{"tools", "name", policy.KindTool},
-	{"resources", "uri", policy.KindResource},
-	{"resourceTemplates", "uriTemplate", policy.KindResourceTemplate},
-	{"prompts", "name", policy.KindPrompt},
-}
+// listMembers are the list results by the member holding their items,
+// with the item member naming each (the table plugin/mcp filters lists
+// by, internal/mcpvocab).
+var listMembers = func() (out []mcpvocab.List) {
+	for _, m := range mcpvocab.For(mcpvocab.Rev2025).Lists() {
+		out = append(out, m.List)
+	}
+	return out
+}()
 
 // readCatalogFile reads captured list results: one or more JSON values
 // in a row, each a list result, a JSON-RPC response carrying one, or an
@@ -112,26 +109,27 @@ func (c *catalogFile) add(v *policy.Value, path string) error {
 	}
 	found := false
 	for _, lm := range listMembers {
-		items := v.Get(lm.items)
+		kind := judging.PolicyKinds[lm.Kind]
+		items := v.Get(lm.Items)
 		if items == nil {
 			continue
 		}
 		found = true
 		if items.Kind != policy.ArrayValue {
-			return fmt.Errorf("%s.%s: an array, not a %s", path, lm.items, items.Kind)
+			return fmt.Errorf("%s.%s: an array, not a %s", path, lm.Items, items.Kind)
 		}
 		for i, it := range items.Array {
 			name := ""
-			if it.Kind == policy.ObjectValue && it.Get(lm.key) != nil && it.Get(lm.key).Kind == policy.StringValue {
-				name = it.Get(lm.key).Text
+			if it.Kind == policy.ObjectValue && it.Get(lm.Key) != nil && it.Get(lm.Key).Kind == policy.StringValue {
+				name = it.Get(lm.Key).Text
 			}
 			if name == "" {
 				// The plugin drops an item it cannot name (lists.go).
-				return fmt.Errorf("%s.%s[%d]: no %s string", path, lm.items, i, lm.key)
+				return fmt.Errorf("%s.%s[%d]: no %s string", path, lm.Items, i, lm.Key)
 			}
-			e := catalogEntry{Kind: lm.kind, Name: name}
+			e := catalogEntry{Kind: kind, Name: name}
 			if meta := it.Get("_meta"); meta != nil && meta.Kind == policy.ObjectValue {
-				e.Meta, e.HasMeta = learnedMetadata(meta.Get(mcpvocab.MetaKey))
+				e.Meta, e.HasMeta = listedMetadata(meta.Get(mcpvocab.MetaKey))
 			}
 			c.Entries = append(c.Entries, e)
 		}
@@ -142,57 +140,28 @@ func (c *catalogFile) add(v *policy.Value, path string) error {
 	return nil
 }
 
-// learnedMetadata reads an item's _meta["io.cloudg/privacy"] by the rules
-// of plugin/mcp's learnedMetadata (lists.go), which reads the same five
-// keys from the body in place: values of the wrong type are ignored,
-// unknown sensitivities and capabilities too.
-func learnedMetadata(v *policy.Value) (policy.Metadata, bool) {
-	var m policy.Metadata
-	if v == nil || v.Kind != policy.ObjectValue {
-		return m, false
+// listedMetadata reads an item's _meta["io.cloudg/privacy"] as the
+// plugin does (judging.ListedMetadata, over the value's JSON).
+func listedMetadata(v *policy.Value) (policy.Metadata, bool) {
+	if v == nil {
+		return policy.Metadata{}, false
 	}
-	if c := v.Get("category"); c != nil && c.Kind == policy.StringValue {
-		m.Category = c.Text
+	doc, err := jsondoc.Parse([]byte(v.JSON("")))
+	if err != nil {
+		return policy.Metadata{}, false
 	}
-	if t := v.Get("tags"); t != nil && t.Kind == policy.ArrayValue {
-		for _, e := range t.Array {
-			if e.Kind == policy.StringValue {
-				m.Tags = append(m.Tags, e.Text)
-			}
-		}
-	}
-	if s := v.Get("sensitivity"); s != nil && s.Kind == policy.StringValue {
-		m.Sensitivity, _ = policy.ParseSensitivity(s.Text)
-	}
-	if cs := v.Get("capabilities"); cs != nil && cs.Kind == policy.ArrayValue {
-		for _, e := range cs.Array {
-			if e.Kind == policy.StringValue {
-				if cp, ok := policy.ParseCapability(e.Text); ok {
-					m.Capabilities = m.Capabilities.With(cp)
-				}
-			}
-		}
-	}
-	if h := v.Get("transform_hints"); h != nil && h.Kind == policy.ObjectValue {
-		m.Hints = h
-	}
-	return m, true
+	return judging.ListedMetadata(doc, jsondoc.Root, nil)
 }
 
-// judge decides calls for a loaded policy and what the server lists, the
-// way plugin/mcp's catalog and exchange resolve and decide them (catalog.go
-// resolve, exchange.go decideConcrete): the decisions themselves are
-// policy.Decide's.
+// judge decides calls for a loaded policy and what the server lists,
+// through the plugin's catalog model and judge (internal/catalog): the
+// catalog file stands for the lists the plugin learns from.
 type judge struct {
-	l      *loaded
-	server *policy.ServerConfig
-	// learned is the catalog's metadata by kind and name (when the
-	// envelope learns from lists); listed every name the catalog lists.
-	learned map[kindName]policy.Metadata
-	listed  map[kindName]bool
-	// templates are the known templates in the order they became known:
-	// server.primitives' literal texts, then the catalog's.
-	templates []*uritemplate.Template
+	l     *loaded
+	model *judging.Model
+	// learned is what the lists say of each primitive they name: listed
+	// means known, with its metadata when the envelope learns from lists.
+	learned listed
 }
 
 type kindName struct {
@@ -200,98 +169,46 @@ type kindName struct {
 	Name string
 }
 
+// listed is the catalog file's judging.Learned.
+type listed map[kindName]policy.Metadata
+
+func (l listed) Lookup(k policy.Kind, name string) (policy.Metadata, bool) {
+	m, ok := l[kindName{k, name}]
+	return m, ok
+}
+
 func newJudge(l *loaded, cat *catalogFile) *judge {
-	j := &judge{l: l, server: &policy.ServerConfig{ID: "default", LearnFromLists: true},
-		learned: map[kindName]policy.Metadata{}, listed: map[kindName]bool{}}
+	server := &policy.ServerConfig{ID: "default", LearnFromLists: true}
 	if l.Envelope != nil {
-		j.server = &l.Envelope.Server
+		server = &l.Envelope.Server
 	}
-	for _, p := range j.server.Primitives {
-		if p.Names == nil || !p.Kinds.Has(policy.KindResourceTemplate) {
-			continue
-		}
-		for _, name := range p.Names.Patterns() {
-			if !strings.ContainsAny(name, "*?[!") {
-				j.addTemplate(name)
-			}
-		}
+	j := &judge{l: l, model: judging.NewModel(server), learned: listed{}}
+	if cat == nil {
+		return j
 	}
-	if cat != nil {
-		for _, e := range cat.Entries {
-			k := kindName{e.Kind, e.Name}
-			j.listed[k] = true
-			if j.server.LearnFromLists {
-				j.learned[k] = e.Meta
-			}
-			if e.Kind == policy.KindResourceTemplate {
-				j.addTemplate(e.Name)
-			}
+	for _, e := range cat.Entries {
+		if !judging.Listable(e.Kind, e.Name) {
+			continue // the plugin drops it from the list (lists.go)
+		}
+		var m policy.Metadata
+		if server.LearnFromLists {
+			m = e.Meta
+		}
+		j.learned[kindName{e.Kind, e.Name}] = m
+		switch e.Kind {
+		case policy.KindResource:
+			j.model.AddResource(e.Name)
+		case policy.KindResourceTemplate:
+			j.model.Templates.Add(e.Name)
 		}
 	}
 	return j
 }
 
-func (j *judge) addTemplate(text string) {
-	for _, t := range j.templates {
-		if t.Text() == text {
-			return
-		}
-	}
-	if t, err := uritemplate.Parse(text); err == nil {
-		j.templates = append(j.templates, t)
-	}
-}
-
 // resolve is the primitive a call names, with its metadata, and whether
-// any source knows it (plugin/mcp catalog.resolve): a concrete URI is a
-// listed static resource, else the first known template matching it
-// strictly, else loosely, else a resource of that URI.
+// any source knows it (judging.Model.Resolve).
 func (j *judge) resolve(kind policy.Kind, name string) (x policy.Primitive, known bool) {
-	x.Kind, x.Name = kind, name
-	if kind == policy.KindResource {
-		switch {
-		case j.isTemplate(name):
-			x.Kind = policy.KindResourceTemplate
-		case j.listed[kindName{policy.KindResource, name}] || j.staticResource(name):
-		default:
-			if t := j.matchTemplate(name); t != nil {
-				x.Kind, x.Name, x.URI = policy.KindResourceTemplate, t.Text(), name
-			}
-		}
-	}
-	m, learned := j.learned[kindName{x.Kind, x.Name}]
-	x.Metadata = j.server.Metadata(x.Kind, x.Name, m)
-	return x, learned || j.listed[kindName{x.Kind, x.Name}] || j.server.Known(x.Kind, x.Name)
-}
-
-// staticResource: server.primitives names the URI as a resource.
-func (j *judge) staticResource(uri string) bool {
-	for _, p := range j.server.Primitives {
-		if p.Names != nil && p.Kinds.Has(policy.KindResource) && slices.Contains(p.Names.Patterns(), uri) {
-			return true
-		}
-	}
-	return false
-}
-
-func (j *judge) isTemplate(text string) bool {
-	for _, t := range j.templates {
-		if t.Text() == text {
-			return true
-		}
-	}
-	return false
-}
-
-func (j *judge) matchTemplate(uri string) *uritemplate.Template {
-	for _, r := range []uritemplate.Reading{uritemplate.Strict, uritemplate.Loose} {
-		for _, t := range j.templates {
-			if t.Match(uri, r) {
-				return t
-			}
-		}
-	}
-	return nil
+	return j.model.Resolve(kind, name, j.learned)
 }
 
 // decide judges a call of pr to the primitive (kind, name) as the plugin
@@ -301,7 +218,7 @@ func (j *judge) matchTemplate(uri string) *uritemplate.Template {
 // denied).
 func (j *judge) decide(pr *policy.Principal, kind policy.Kind, name string) (policy.Decision, policy.Primitive) {
 	x, known := j.resolve(kind, name)
-	jd := judging.Judge{Policy: j.l.Policy, Server: j.server, Principal: *pr, Catalog: j}
+	jd := judging.Judge{Policy: j.l.Policy, Server: j.model.Server, Principal: *pr, Catalog: j}
 	d := jd.DecideConcrete(&x, known)
 	return d, x
 }
@@ -313,11 +230,7 @@ func (j *judge) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) 
 }
 
 func (j *judge) EachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
-	for _, t := range j.templates {
-		if t.Match(uri, uritemplate.Loose) && !fn(t) {
-			return
-		}
-	}
+	j.model.Templates.EachLooseMatch(uri, fn)
 }
 
 func (j *judge) ReadingsOf(name string) policy.Readings { return policy.ReadingsOf(name) }
@@ -334,10 +247,20 @@ type verdict struct {
 
 	d policy.Decision
 	x policy.Primitive
+	// refusal is the error of a call refused before it is judged (a
+	// resource URI that is not normal, judging.URINormal), else nil.
+	refusal *policy.RPCError
 }
 
 // verdictOf judges a call and resolves what explain reports for it.
 func (j *judge) verdictOf(pr *policy.Principal, kind policy.Kind, name string) verdict {
+	if kind == policy.KindResource && !judging.URINormal(name, true) {
+		// The plugin refuses the request as invalid params, whoever sends
+		// it (plugin/mcp call.go).
+		return verdict{Decision: "deny", Reason: "refused before judging: " + judging.URINotNormal,
+			Transforms: []string{}, InputTransforms: []string{}, RateLimits: []string{},
+			refusal: mcpvocab.For(mcpvocab.Rev2025).NewError(mcpvocab.ErrInvalidParams, judging.URINotNormal, nil)}
+	}
 	d, x := j.decide(pr, kind, name)
 	v := verdict{Decision: "deny", Rule: d.Rule, Reason: d.Reason(), d: d, x: x,
 		Transforms: []string{}, InputTransforms: []string{}, RateLimits: []string{}}

@@ -673,7 +673,10 @@ func (r *testRun) run() ([]string, string) {
 	}
 	// The error the client receives: the denial's (a hidden one is the
 	// not-found of a primitive that does not exist), or a block's.
-	rpcErr := v.d.Error()
+	rpcErr := v.refusal
+	if rpcErr == nil {
+		rpcErr = v.d.Error()
+	}
 	var out []byte
 	blocked := false
 	if v.Decision == "allow" && t.Result != nil {

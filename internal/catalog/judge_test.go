@@ -7,37 +7,42 @@ import (
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
-// listed is a catalog of listed names and templates (what a captured
-// tools/list and resources/templates/list give the CLI).
+// listed is a captured catalog over the Model: the names lists gave, with
+// their metadata (what the CLI reads from a catalog file).
 type listed struct {
-	server    *policy.ServerConfig
-	names     map[policy.Kind]map[string]policy.Metadata
-	templates []*uritemplate.Template
+	model *Model
+	names map[policy.Kind]map[string]policy.Metadata
+}
+
+func newListed(server *policy.ServerConfig) *listed {
+	return &listed{model: NewModel(server), names: map[policy.Kind]map[string]policy.Metadata{}}
+}
+
+// list adds what a list result names.
+func (c *listed) list(k policy.Kind, name string, m policy.Metadata) {
+	if c.names[k] == nil {
+		c.names[k] = map[string]policy.Metadata{}
+	}
+	c.names[k][name] = m
+	switch k {
+	case policy.KindResource:
+		c.model.AddResource(name)
+	case policy.KindResourceTemplate:
+		c.model.Templates.Add(name)
+	}
+}
+
+func (c *listed) Lookup(k policy.Kind, name string) (policy.Metadata, bool) {
+	m, ok := c.names[k][name]
+	return m, ok
 }
 
 func (c *listed) Resolve(kind policy.Kind, name string) (policy.Primitive, bool) {
-	x := policy.Primitive{Kind: kind, Name: name}
-	if kind == policy.KindResource {
-		if _, static := c.names[kind][name]; !static {
-			for _, t := range c.templates {
-				if t.Match(name, uritemplate.Strict) {
-					x.Kind, x.Name, x.URI = policy.KindResourceTemplate, t.Text(), name
-					break
-				}
-			}
-		}
-	}
-	m, known := c.names[x.Kind][x.Name]
-	x.Metadata = c.server.Metadata(x.Kind, x.Name, m)
-	return x, known || c.server.Known(x.Kind, x.Name)
+	return c.model.Resolve(kind, name, c)
 }
 
 func (c *listed) EachLooseMatch(uri string, fn func(*uritemplate.Template) bool) {
-	for _, t := range c.templates {
-		if t.Match(uri, uritemplate.Loose) && !fn(t) {
-			return
-		}
-	}
+	c.model.Templates.EachLooseMatch(uri, fn)
 }
 
 func (c *listed) ReadingsOf(name string) policy.Readings { return policy.ReadingsOf(name) }
@@ -51,18 +56,15 @@ func TestJudgeDecideConcrete(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cat := &listed{server: &env.Server, names: map[policy.Kind]map[string]policy.Metadata{
-		policy.KindTool:     {"search": {}, "delete_all": {}, "ｄelete_all": {}},
-		policy.KindResource: {"file:///private%20notes": {}, "file:///private notes": {}},
-	}}
-	cat.names[policy.KindResourceTemplate] = map[string]policy.Metadata{}
+	cat := newListed(&env.Server)
+	for _, name := range []string{"search", "delete_all", "ｄelete_all"} {
+		cat.list(policy.KindTool, name, policy.Metadata{})
+	}
+	for _, uri := range []string{"file:///private%20notes", "file:///private notes"} {
+		cat.list(policy.KindResource, uri, policy.Metadata{})
+	}
 	for _, text := range []string{"db://reports/{id}", "db://secrets/{id}", "db://{table}/{id}", "db://{table}/admin"} {
-		tmpl, err := uritemplate.Parse(text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat.templates = append(cat.templates, tmpl)
-		cat.names[policy.KindResourceTemplate][text] = policy.Metadata{}
+		cat.list(policy.KindResourceTemplate, text, policy.Metadata{})
 	}
 	pr := &policy.Principal{ID: "alice"}
 	j := Judge{Policy: env.Policy, Server: &env.Server, Principal: *pr, Catalog: cat}
@@ -101,7 +103,7 @@ func TestJudgeToolAllocations(t *testing.T) {
 		t.Fatal(errs)
 	}
 	env.Policy.EnableDecisionMemo()
-	cat := &listed{server: &env.Server}
+	cat := newListed(&env.Server)
 	pr := &policy.Principal{ID: "alice"}
 	x := policy.Primitive{Kind: policy.KindTool, Name: "search"}
 	if n := testing.AllocsPerRun(100, func() { y := x; _ = env.Policy.Decide(pr, &y) }); n != 0 {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"github.com/cloudg/mcp-privacy/internal/shareddata"
-	"github.com/cloudg/mcp-privacy/internal/uritemplate"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -15,14 +15,9 @@ import (
 // results. It resolves a request's target to the Primitive the policy
 // judges.
 type catalog struct {
-	server *policy.ServerConfig
-	// templates are known resource templates in the order they became
-	// known: a concrete URI is the first that matches it strictly, else
-	// the first that matches it loosely, and is judged by every one that
-	// matches it loosely too (manual 4).
-	templates []*uritemplate.Template
-	// resources are known static resource URIs.
-	resources map[string]bool
+	// model is the server block, the static resources and the templates
+	// (internal/catalog, which the CLI's policy test resolves through too).
+	model *judging.Model
 	// learned is metadata learned from list results (manual 4, source 2):
 	// this VM's copy of what Shared holds for all worker VMs.
 	learned learnedMaps
@@ -96,67 +91,18 @@ type learnedEntry struct {
 // server is set right again within this time.
 const learnedResync = 30 * time.Second
 
-// maxCatalog bounds what list results can add to the catalog, so a server
-// cannot grow the VM's memory without limit.
-const maxCatalog = 10000
-
-// newCatalog builds a catalog from the envelope's server block. Entries of
-// kind resource_template whose names are literal template texts make those
-// templates known; literal resource names make static resources known.
+// newCatalog builds a catalog from the envelope's server block
+// (judging.NewModel).
 func newCatalog(server *policy.ServerConfig) *catalog {
-	c := &catalog{server: server, resources: map[string]bool{}}
-	for _, p := range server.Primitives {
-		if p.Names == nil {
-			continue
-		}
-		for _, name := range p.Names.Patterns() {
-			if strings.ContainsAny(name, "*?[!") {
-				continue // a glob, not one primitive
-			}
-			if p.Kinds.Has(policy.KindResourceTemplate) {
-				c.addTemplate(name)
-			}
-			if p.Kinds.Has(policy.KindResource) {
-				c.resources[name] = true
-			}
-		}
-	}
-	return c
+	return &catalog{model: judging.NewModel(server)}
 }
 
 // addTemplate makes a URI template known, to every worker VM. Texts that
 // are not valid RFC 6570 templates are ignored (they can still be judged by
 // name).
-func (c *catalog) addTemplate(text string) bool {
-	known := len(c.templates)
-	ok := c.addLocalTemplate(text)
-	if ok && len(c.templates) > known {
+func (c *catalog) addTemplate(text string) {
+	if added, _ := c.model.Templates.Add(text); added {
 		c.shareTemplate(text)
-	}
-	return ok
-}
-
-func (c *catalog) addLocalTemplate(text string) bool {
-	if c.isTemplate(text) {
-		return true
-	}
-	if !strings.Contains(text, "{") || len(c.templates) >= maxCatalog {
-		return false
-	}
-	// A copy: text may be a view of a list's body (filterList), and the
-	// template and its regexps keep parts of it.
-	tmpl, err := uritemplate.Parse(strings.Clone(text))
-	if err != nil {
-		return false
-	}
-	c.templates = append(c.templates, tmpl)
-	return true
-}
-
-// addResource makes a static resource URI known.
-func (c *catalog) addResource(uri string) {
-	if len(c.resources) < maxCatalog && !c.resources[uri] {
-		c.resources[strings.Clone(uri)] = true // uri may be a view of a body
 	}
 }
 
@@ -169,37 +115,18 @@ func (c *catalog) learn(k policy.Kind, name string, m policy.Metadata, now int64
 	if ok && prev.synced != 0 && prev.synced <= now && now-prev.synced < int64(learnedResync) && sameMetadata(&prev.meta, &m) {
 		return true
 	}
-	if ok || c.learned.n < maxCatalog {
-		c.learned.set(k, strings.Clone(name), learnedEntry{meta: ownMetadata(m), synced: now}, ok)
+	if ok || c.learned.n < judging.MaxEntries {
+		c.learned.set(k, strings.Clone(name), learnedEntry{meta: judging.OwnMetadata(m), synced: now}, ok)
 		ok = true
 	}
 	c.shareLearned(k, name, m)
 	return ok
 }
 
-// resolveLearned is Resolve for a primitive a list result named, just
-// learned with m and kept: known, with m under the configured metadata,
-// without looking it up again.
-func (c *catalog) resolveLearned(k policy.Kind, name string, m policy.Metadata) policy.Primitive {
-	if k == policy.KindResource && c.isTemplate(name) {
-		x, _ := c.resolve(target{Kind: k, Name: name, Args: -1})
-		return x
-	}
-	return policy.Primitive{Kind: k, Name: name, Metadata: c.server.Metadata(k, name, m)}
-}
-
-// ownMetadata is m with its own copies of the strings a list's body
-// holds (learnedMetadata reads them as views).
-func ownMetadata(m policy.Metadata) policy.Metadata {
-	m.Category = strings.Clone(m.Category)
-	if m.Tags != nil {
-		tags := make([]string, len(m.Tags))
-		for i, t := range m.Tags {
-			tags[i] = strings.Clone(t)
-		}
-		m.Tags = tags
-	}
-	return m
+// resolveListed is resolve for an item a list result named, just
+// learned with m and kept (judging.Model.ResolveListed).
+func (c *catalog) resolveListed(k policy.Kind, name string, m policy.Metadata) policy.Primitive {
+	return c.model.ResolveListed(k, name, m, c)
 }
 
 func sameMetadata(a, b *policy.Metadata) bool {
@@ -217,80 +144,29 @@ func (c *catalog) lookup(k policy.Kind, name string) (policy.Metadata, bool) {
 		return e.meta, true
 	}
 	m, ok := c.sharedLearned(k, name)
-	if ok && c.learned.n < maxCatalog {
+	if ok && c.learned.n < judging.MaxEntries {
 		// Not written by this VM; name may be a view of a body.
 		c.learned.set(k, strings.Clone(name), learnedEntry{meta: m}, false)
 	}
 	return m, ok
 }
 
+// Lookup is judging.Learned's: learned metadata, this VM's copy, else
+// what another worker VM learned.
+func (c *catalog) Lookup(k policy.Kind, name string) (policy.Metadata, bool) {
+	return c.lookup(k, name)
+}
+
 // resolve turns a request's target into the primitive the policy judges,
-// with its metadata, and reports whether any source knows it (for
-// server.require_known). A concrete URI is a known static resource, else
-// the known template it is an instance of (matchTemplate), else a
-// resource named by the URI (manual 4).
+// with its metadata, and reports whether any source knows it
+// (judging.Model.Resolve).
 func (c *catalog) resolve(t target) (x policy.Primitive, known bool) {
-	x.Kind, x.Name = t.Kind, t.Name
 	if t.Kind == policy.KindResource {
 		// The templates other worker VMs learned, once per resolution:
 		// the caller's template checks (decideConcrete) rely on it too.
 		c.refreshTemplates()
-		if c.isTemplate(t.Name) {
-			// A template's own text (a completion's ref/resource names it
-			// so) is that template, not a resource no template matches.
-			x.Kind = policy.KindResourceTemplate
-		} else if !c.resources[t.Name] {
-			if _, static := c.lookup(policy.KindResource, t.Name); !static {
-				if tmpl := c.matchTemplate(t.Name); tmpl != nil {
-					x.Kind, x.Name, x.URI = policy.KindResourceTemplate, tmpl.Text(), t.Name
-				}
-			}
-		}
 	}
-	x.Metadata, known = c.lookup(x.Kind, x.Name)
-	x.Metadata = c.server.Metadata(x.Kind, x.Name, x.Metadata)
-	known = known || c.server.Known(x.Kind, x.Name)
-	return x, known
-}
-
-// isTemplate reports whether text is a known template's text (as of the
-// last refreshTemplates).
-func (c *catalog) isTemplate(text string) bool {
-	for _, t := range c.templates {
-		if t.Text() == text {
-			return true
-		}
-	}
-	return false
-}
-
-// matchTemplate is the known template (as of the last refreshTemplates)
-// a concrete URI is an instance of, or nil: the first that matches it
-// under the strict reading, else the first under the loose one (a
-// TypeScript or Python server reads it so: manual 4).
-func (c *catalog) matchTemplate(uri string) *uritemplate.Template {
-	for _, t := range c.templates {
-		if t.Match(uri, uritemplate.Strict) {
-			return t
-		}
-	}
-	for _, t := range c.templates {
-		if t.Match(uri, uritemplate.Loose) {
-			return t
-		}
-	}
-	return nil
-}
-
-// eachLooseMatch calls fn with every known template that can match uri
-// under some server's reading (the loose one), in order, until fn
-// returns false.
-func (c *catalog) eachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
-	for _, t := range c.templates {
-		if t.Match(uri, uritemplate.Loose) && !fn(t) {
-			return
-		}
-	}
+	return c.model.Resolve(t.Kind, t.Name, c)
 }
 
 // count judges every primitive learned from list results with visible and

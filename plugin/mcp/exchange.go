@@ -631,7 +631,7 @@ func (c vmCatalog) Resolve(kind policy.Kind, name string) (policy.Primitive, boo
 
 // EachLooseMatch is judging.Catalog's: the templates the catalog knows.
 func (c vmCatalog) EachLooseMatch(uri string, fn func(t *uritemplate.Template) bool) {
-	c.cfg.catalog.eachLooseMatch(uri, fn)
+	c.cfg.catalog.model.Templates.EachLooseMatch(uri, fn)
 }
 
 // ReadingsOf are the readings of a tool or prompt name (policy.ReadingsOf),

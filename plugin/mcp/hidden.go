@@ -660,6 +660,8 @@ func matchSpelt(raw []byte, i int, rs []rune, end int, spelt map[rune]string) (i
 	return try(run + n)
 }
 
+const upperHex = "0123456789ABCDEF"
+
 // percentSpelt is the length of r percent-encoded at the start of b
 // (upper-case hex), or 0.
 func percentSpelt(b []byte, r rune) int {

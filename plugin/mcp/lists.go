@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -26,10 +27,7 @@ func (s *exchange) filterList(doc *jsondoc.Doc, result int32, lm listMethod, fir
 		}
 	}()
 	changed := false
-	var now int64
-	if s.cfg.Env.Server.LearnFromLists {
-		now = s.cfg.now()
-	}
+	now := s.cfg.now()
 	if lm.kind == policy.KindResource || lm.kind == policy.KindResourceTemplate {
 		// Once per list, not per item: the templates other worker VMs
 		// learned, which a listed resource is also judged by.
@@ -45,29 +43,29 @@ func (s *exchange) filterList(doc *jsondoc.Doc, result int32, lm listMethod, fir
 		// The name is a view of the body's bytes (no copy per item): the
 		// catalog copies what it keeps.
 		name, ok := doc.StrView(found[0])
-		if !ok || name == "" || (lm.kind == policy.KindResource && !uriNormal(name, true)) {
+		if !ok || !judging.Listable(lm.kind, name) {
 			// An item we cannot name cannot be judged: it does not go out;
 			// nor does a resource whose URI a call could not name (targetOf).
 			doc.Delete(it)
 			changed = true
 			continue
 		}
+		// Listed means known (for require_known), with or without
+		// metadata, and whether or not the metadata is learned (manual 4).
 		var meta policy.Metadata
-		kept := false
 		if s.cfg.Env.Server.LearnFromLists {
-			// Listed means known (for require_known), with or without metadata.
-			meta, _ = learnedMetadata(doc, doc.Get(found[1], mcpvocab.MetaKey), tagBuf[:0])
-			kept = s.cfg.catalog.learn(lm.kind, name, meta, now)
+			meta, _ = judging.ListedMetadata(doc, doc.Get(found[1], mcpvocab.MetaKey), tagBuf[:0])
 		}
+		kept := s.cfg.catalog.learn(lm.kind, name, meta, now)
 		switch lm.kind {
 		case policy.KindResource:
-			s.cfg.catalog.addResource(name)
+			s.cfg.catalog.model.AddResource(name)
 		case policy.KindResourceTemplate:
 			s.cfg.catalog.addTemplate(name)
 		}
 		x, known := policy.Primitive{}, true
 		if kept {
-			x = s.cfg.catalog.resolveLearned(lm.kind, name, meta)
+			x = s.cfg.catalog.resolveListed(lm.kind, name, meta)
 		} else {
 			x, known = s.cfg.catalog.resolve(target{Kind: lm.kind, Name: name, Args: jsondoc.None})
 		}
@@ -86,56 +84,6 @@ func (s *exchange) filterList(doc *jsondoc.Doc, result int32, lm listMethod, fir
 	}
 	return changed
 }
-
-// learnedMetadata reads an item's _meta["io.cloudg/privacy"]: the five
-// metadata keys of manual 4. Values of the wrong type are ignored, so a
-// server cannot break the plugin with odd metadata. The category and tags
-// are views of the body's bytes (Doc.StrView), the tags appended to tags:
-// a list repeating known metadata copies nothing, and the catalog copies
-// what it keeps (Learn).
-func learnedMetadata(doc *jsondoc.Doc, n int32, tags []string) (policy.Metadata, bool) {
-	var m policy.Metadata
-	if doc.Kind(n) != jsondoc.Object {
-		return m, false
-	}
-	var f [5]int32
-	doc.GetMany(n, metadataMembers[:], f[:])
-	if c, ok := doc.StrView(f[0]); ok {
-		m.Category = c
-	}
-	if doc.Kind(f[1]) == jsondoc.Array {
-		for t := doc.First(f[1]); t != jsondoc.None; t = doc.Next(t) {
-			if s, ok := doc.StrView(t); ok {
-				tags = append(tags, s)
-			}
-		}
-		if len(tags) > 0 {
-			m.Tags = tags
-		}
-	}
-	if s, ok := doc.StrView(f[2]); ok {
-		m.Sensitivity, _ = policy.ParseSensitivity(s)
-	}
-	if doc.Kind(f[3]) == jsondoc.Array {
-		for c := doc.First(f[3]); c != jsondoc.None; c = doc.Next(c) {
-			if s, ok := doc.StrView(c); ok {
-				if cp, ok := policy.ParseCapability(s); ok {
-					m.Capabilities = m.Capabilities.With(cp)
-				}
-			}
-		}
-	}
-	if doc.Kind(f[4]) == jsondoc.Object {
-		if v, err := policy.ParseJSON(doc.AppendValue(nil, f[4])); err == nil {
-			m.Hints = v
-		}
-	}
-	return m, true
-}
-
-// metadataMembers are the members of an item's privacy metadata, in the
-// order learnedMetadata reads them.
-var metadataMembers = [5]string{"category", "tags", "sensitivity", "capabilities", "transform_hints"}
 
 // rewriteOutputSchema keeps a listed tool's outputSchema (schema) true to
 // what the caller will receive from it (manual 8): clients validate

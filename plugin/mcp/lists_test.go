@@ -140,18 +140,26 @@ func TestLearnedFromLists(t *testing.T) {
 }
 
 func TestRequireKnownWithLists(t *testing.T) {
-	cfg := mustConfig(t, listEnvelope+"server: {require_known: true}\n")
-	ann := hdr("x-mcp-principal", "ann")
-	out := respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"}]}}`)
-	if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "privacy_status", "preview_transform"}) {
-		t.Errorf("listed %v", got)
-	}
-	if _, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"search"}`)); r.Reply != nil {
-		t.Errorf("a listed tool is known: %s", r.Reply.Body)
-	}
-	if _, r := post(t, cfg, ann, call("3", "tools/call", `{"name":"never_listed"}`)); !keptHome(r) {
-		t.Error("a tool no source knows was allowed under require_known")
+	// Listed means known whether or not the server's metadata is learned
+	// (manual 4): a regression, learn_from_lists false once left every
+	// listed primitive unknown to the plugin, while policy test counted
+	// it known.
+	for _, learn := range []string{"true", "false"} {
+		t.Run("learn_from_lists "+learn, func(t *testing.T) {
+			cfg := mustConfig(t, listEnvelope+"server: {require_known: true, learn_from_lists: "+learn+"}\n")
+			ann := hdr("x-mcp-principal", "ann")
+			out := respond(t, cfg, ann, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+				`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search"}]}}`)
+			if got := names(t, out, "tools", "name"); !reflect.DeepEqual(got, []string{"search", "privacy_status", "preview_transform"}) {
+				t.Errorf("listed %v", got)
+			}
+			if _, r := post(t, cfg, ann, call("2", "tools/call", `{"name":"search"}`)); r.Reply != nil {
+				t.Errorf("a listed tool is known: %s", r.Reply.Body)
+			}
+			if _, r := post(t, cfg, ann, call("3", "tools/call", `{"name":"never_listed"}`)); !keptHome(r) {
+				t.Error("a tool no source knows was allowed under require_known")
+			}
+		})
 	}
 }
 
@@ -374,14 +382,14 @@ identity: {principal: [{header: x-mcp-principal}]}
 					t.Fatalf("%v %s not kept", k, name)
 				}
 				if k == policy.KindResource {
-					c.addResource(name)
+					c.model.AddResource(name)
 				}
 				want, known := c.resolve(target{Kind: k, Name: name, Args: -1})
 				want.Kind = k
-				got := c.resolveLearned(k, name, m)
+				got := c.resolveListed(k, name, m)
 				got.Kind = k // as filterList sets it
 				if !known || !reflect.DeepEqual(got, want) {
-					t.Errorf("%v %s %+v: resolveLearned %+v, Resolve %+v (known %v)", k, name, m, got, want, known)
+					t.Errorf("%v %s %+v: resolveListed %+v, resolve %+v (known %v)", k, name, m, got, want, known)
 				}
 			}
 		}
@@ -462,11 +470,12 @@ func TestListNamesCopiedIntoCatalog(t *testing.T) {
 	if e, _ := cat.learned.get(policy.KindTool, "search_a"); e.meta.Category != "crm" || !reflect.DeepEqual(e.meta.Tags, []string{"t1"}) {
 		t.Errorf("search_a's metadata = %+v", e.meta)
 	}
-	if !cat.resources["file:///docs/readme"] {
-		t.Errorf("resource missing: %v", cat.resources)
+	if !cat.model.IsResource("file:///docs/readme") {
+		t.Error("resource missing")
 	}
-	if !cat.isTemplate("users://{id}/card") || cat.matchTemplate("users://7/card") == nil || cat.matchTemplate("users://7/card").Text() != "users://{id}/card" {
-		t.Errorf("template missing or broken: %+v", cat.templates)
+	ts := &cat.model.Templates
+	if !ts.Has("users://{id}/card") || ts.Instance("users://7/card") == nil || ts.Instance("users://7/card").Text() != "users://{id}/card" {
+		t.Errorf("template missing or broken: %+v", ts)
 	}
 	cat.learned.each(func(_ policy.Kind, name string) {
 		if strings.Contains(name, "Z") {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
 	"github.com/cloudg/mcp-privacy/policy"
 )
@@ -38,12 +39,8 @@ func rpcError(e mcpvocab.Err, detail string) *policy.RPCError {
 // errCode is the code of error e.
 func errCode(e mcpvocab.Err) int { return vocab.Error(e).Code }
 
-// policyKinds is the policy's kind of each kind the table names (not
-// KindNone, nor KindRef, which names a prompt or resource by its type).
-var policyKinds = [...]policy.Kind{
-	mcpvocab.KindTool: policy.KindTool, mcpvocab.KindPrompt: policy.KindPrompt,
-	mcpvocab.KindResource: policy.KindResource, mcpvocab.KindResourceTemplate: policy.KindResourceTemplate,
-}
+// policyKinds is the policy's kind of each kind the table names.
+var policyKinds = judging.PolicyKinds
 
 // resultCarriesPrimitive reports whether a result to method carries the
 // data of the primitive its request named (it gets that primitive's

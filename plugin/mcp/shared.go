@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"github.com/cloudg/mcp-privacy/internal/hmacsha256"
 	"github.com/cloudg/mcp-privacy/internal/shareddata"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -20,7 +21,7 @@ import (
 const learnedSlots = 4096
 
 func (c *catalog) sharedKey(parts ...string) string {
-	return "mcp-privacy|" + c.server.ID + "|" + strings.Join(parts, "|")
+	return "mcp-privacy|" + c.model.Server.ID + "|" + strings.Join(parts, "|")
 }
 
 func slotOf(k policy.Kind, name string) string {
@@ -64,7 +65,7 @@ func (c *catalog) shareTemplate(text string) {
 				return
 			}
 		}
-		if strings.Count(list, "\n") >= maxCatalog {
+		if strings.Count(list, "\n") >= judging.MaxEntries {
 			return
 		}
 		if list != "" {
@@ -89,7 +90,7 @@ func (c *catalog) refreshTemplates() {
 	c.templatesCAS = cas
 	for _, t := range strings.Split(string(v), "\n") {
 		if t != "" {
-			c.addLocalTemplate(t)
+			c.model.Templates.Add(t)
 		}
 	}
 }

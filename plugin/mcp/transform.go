@@ -332,7 +332,7 @@ func (s *exchange) transformRequest(doc *jsondoc.Doc, m *message, t target, j *j
 		// (urirestore.go).
 		var ur *uriRestorer
 		store := run.Store
-		if len(s.cfg.catalog.templates) > 0 && vault.MayHoldPseudonym(doc.Raw(u)) {
+		if s.cfg.catalog.model.Templates.Len() > 0 && vault.MayHoldPseudonym(doc.Raw(u)) {
 			if store == nil {
 				store = tr.sealed.StoreIssuing() // the engine's
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/whatwgurl"
 	"github.com/cloudg/mcp-privacy/policy"
@@ -148,7 +149,7 @@ identity:
 		"urn:isbn:123", "mailto:a@example.com", "customers://c 1/profile", "https://h:99999/x", "no-scheme",
 		"secret://x/?q=a'b&c=\"d\"",
 	} {
-		if !uriNormal(name, true) {
+		if !judging.URINormal(name, true) {
 			t.Fatalf("%s is refused: never hidden", name)
 		}
 		sub := cfg.standIn(policy.KindResource, name)
@@ -159,7 +160,7 @@ identity:
 			if st != whatwgurl.Failure {
 				t.Errorf("%s: stand-in %s reads %s; the name is refused by the reader, the stand-in must be", name, sub, href)
 			}
-		case st != whatwgurl.Exact || href != sub && !encodedOnly(sub, href):
+		case st != whatwgurl.Exact || href != sub && !judging.EncodedOnly(sub, href):
 			t.Errorf("%s: stand-in %s reads %q (%d)", name, sub, href, st)
 		}
 		// The server quotes the stand-in as it reads it: the name comes
@@ -194,7 +195,7 @@ identity:
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if !utf8.ValidString(name) || !uriNormal(name, true) {
+		if !utf8.ValidString(name) || !judging.URINormal(name, true) {
 			return
 		}
 		sub := cfg.standIn(policy.KindResource, name)
@@ -203,7 +204,7 @@ identity:
 		if (nameSt == whatwgurl.Failure) != (st == whatwgurl.Failure) {
 			t.Fatalf("%q (%d): stand-in %q reads %q (%d)", name, nameSt, sub, href, st)
 		}
-		if st == whatwgurl.Exact && href != sub && !encodedOnly(sub, href) {
+		if st == whatwgurl.Exact && href != sub && !judging.EncodedOnly(sub, href) {
 			t.Fatalf("%q: stand-in %q reads %q", name, sub, href)
 		}
 	})

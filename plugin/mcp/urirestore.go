@@ -34,12 +34,12 @@ type uriRestorer struct {
 }
 
 // Restore is the store's Restore, for the values inside an expression
-// of the template s is read as (catalog.matchTemplate), each put back as
+// of the template s is read as (judging.Templates.Instance), each put back as
 // the vault holds it. A pseudonym outside every expression (in a
 // literal) is left as it is and counted refused; with no template
 // matching s, every value goes in.
 func (u *uriRestorer) Restore(ns, s string, keep vault.RestoreCheck) (string, vault.Restored) {
-	tmpl := u.catalog.matchTemplate(s)
+	tmpl := u.catalog.model.Templates.Instance(s)
 	if tmpl == nil {
 		out, r := u.PseudonymStore.Restore(ns, s, func(s string, spans []vault.Span, vals []string, ok []bool) {
 			if keep != nil {
