@@ -25,13 +25,21 @@ const blListRequest = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 // (headers, body at end of stream), the response headers with
 // contentType, the whole result in one body chunk at end of stream, and
 // the stream's end.
-func blToolsList500Wasm(b *testing.B, wasm []byte, envelope string, visible int, contentType string, body []byte) {
+// Each op's list differs from the last in its nextCursor (benchdata.Fresh):
+// the cost of a list the plugin has not seen lately; repeated sends the
+// same list every op, which the plugin answers from its memo of lists.
+func blToolsList500Wasm(b *testing.B, wasm []byte, envelope string, visible int, contentType string, body []byte, repeated bool) {
 	h := rbBenchHost(b, wasm, envelope)
 	reqBody := []byte(blListRequest)
 	req := rbBenchRequest(blListRequest)
 	resp := wasmhost.H(":status", "200", "content-type", contentType,
 		"content-length", strconv.Itoa(len(body)), "mcp-session-id", "bl-session")
+	next := func() []byte { return body }
+	if !repeated {
+		next = benchdata.Fresh(body)
+	}
 	run := func() *wasmhost.Stream {
+		body := next()
 		s := h.NewStream()
 		s.RequestHeaders(req, false)
 		if st := s.RequestBody(reqBody, true); st != wasmhost.Continue {
@@ -74,15 +82,18 @@ func BenchmarkToolsList500Wasm(b *testing.B) {
 	wasm := benchPlugin(b)
 	list := benchdata.ToolsList()
 	b.Run("json", func(b *testing.B) {
-		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelope, benchdata.Visible, "application/json", list)
+		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelope, benchdata.Visible, "application/json", list, false)
+	})
+	b.Run("json-repeated", func(b *testing.B) {
+		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelope, benchdata.Visible, "application/json", list, true)
 	})
 	b.Run("sse", func(b *testing.B) {
-		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelope, benchdata.Visible, "text/event-stream", benchdata.SSE(list))
+		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelope, benchdata.Visible, "text/event-stream", benchdata.SSE(list), false)
 	})
 	// As plugin/mcp's BenchmarkToolsList500NoLearn: without learning, so
 	// without the 500 proxy_set_shared_data calls learning makes.
 	b.Run("json-nolearn", func(b *testing.B) {
-		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelopeNoLearn, benchdata.VisibleNoLearn, "application/json", list)
+		blToolsList500Wasm(b, wasm, benchdata.ListsEnvelopeNoLearn, benchdata.VisibleNoLearn, "application/json", list, false)
 	})
 }
 

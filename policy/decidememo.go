@@ -49,16 +49,59 @@ type memoEntry struct {
 // Call it once, before the policy is shared, and never change the policy
 // afterwards.
 func (p *Policy) EnableDecisionMemo() {
-	m := &decisionMemo{seed: maphash.MakeSeed(), rolesIndexed: true, slots: make([]memoEntry, memoSlots)}
+	m := &decisionMemo{seed: maphash.MakeSeed(), slots: make([]memoEntry, memoSlots)}
+	m.readsID, m.rolesIndexed = p.callerReads()
+	p.memo = m
+}
+
+// callerReads says what the policy reads of a caller: readsID, some rule
+// matches principals by id; rolesIndexed, every role a rule names has a
+// bit of roleBits (else a caller's roles count by name).
+func (p *Policy) callerReads() (readsID, rolesIndexed bool) {
+	rolesIndexed = true
 	for _, r := range p.Rules {
 		if r.Match.Principals != nil {
-			m.readsID = true
+			readsID = true
 		}
 		if !r.Match.AnyRole && len(r.Match.Roles) > 0 && !r.roleMaskExact {
-			m.rolesIndexed = false
+			rolesIndexed = false
 		}
 	}
-	p.memo = m
+	return readsID, rolesIndexed
+}
+
+// AppendCallerClass appends to dst what the policy reads of caller pr,
+// so that two callers with the same bytes are judged alike everywhere
+// (decisions, the pipelines their rules give): the id when a rule
+// matches principals, and the roles (as the mask of the roles rules name,
+// or by name). The plugin keys what it memoises per class of caller by
+// it (a filtered list).
+func (p *Policy) AppendCallerClass(dst []byte, pr *Principal) []byte {
+	readsID, rolesIndexed := false, true
+	if p.memo != nil {
+		readsID, rolesIndexed = p.memo.readsID, p.memo.rolesIndexed
+	} else {
+		readsID, rolesIndexed = p.callerReads()
+	}
+	return p.appendCaller(dst, pr, readsID, rolesIndexed)
+}
+
+func (p *Policy) appendCaller(dst []byte, pr *Principal, readsID, rolesIndexed bool) []byte {
+	if readsID {
+		dst = appendField(dst, pr.ID)
+	}
+	if rolesIndexed {
+		var roles uint64
+		for _, role := range pr.Roles {
+			roles |= p.roleBits[role]
+		}
+		return binary.LittleEndian.AppendUint64(dst, roles)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(pr.Roles)))
+	for _, role := range pr.Roles {
+		dst = appendField(dst, role)
+	}
+	return dst
 }
 
 // appendKey writes the memo key of (pr, x) to dst. Every field is
@@ -71,21 +114,7 @@ func (m *decisionMemo) appendKey(dst []byte, p *Policy, pr *Principal, x *Primit
 	for _, t := range x.Tags {
 		dst = appendField(dst, t)
 	}
-	if m.readsID {
-		dst = appendField(dst, pr.ID)
-	}
-	if m.rolesIndexed {
-		var roles uint64
-		for _, role := range pr.Roles {
-			roles |= p.roleBits[role]
-		}
-		return binary.LittleEndian.AppendUint64(dst, roles)
-	}
-	dst = binary.AppendUvarint(dst, uint64(len(pr.Roles)))
-	for _, role := range pr.Roles {
-		dst = appendField(dst, role)
-	}
-	return dst
+	return p.appendCaller(dst, pr, m.readsID, m.rolesIndexed)
 }
 
 func appendField(dst []byte, s string) []byte {

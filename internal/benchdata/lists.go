@@ -137,6 +137,25 @@ func ToolsListN(n int) []byte {
 	return append(out, `],"nextCursor":"page-2"}}`...)
 }
 
+// Fresh returns a function that gives list (made by ToolsListN, or SSE
+// of it) each time with another nextCursor of the same length, in one
+// buffer it rewrites: a list the plugin has not seen lately, so its memo
+// of lists (plugin/mcp listmemo.go) does not answer it.
+func Fresh(list []byte) func() []byte {
+	list = bytes.Clone(list)
+	at := bytes.Index(list, []byte(`"nextCursor":"page-2"`))
+	if at < 0 {
+		panic("benchdata.Fresh: no nextCursor in the list")
+	}
+	at += len(`"nextCursor":"page-`)
+	n := byte(0)
+	return func() []byte {
+		n++
+		list[at] = '0' + n%10
+		return list
+	}
+}
+
 // SSE is msg as one server-sent event, as the SDKs send it.
 func SSE(msg []byte) []byte {
 	out := append([]byte("event: message\ndata: "), msg...)

@@ -30,6 +30,10 @@ type Doc struct {
 	keys     map[int32]string
 	numEdits int // in edits and more
 	changed  bool
+	// mark is the member whose place in the output BytesAt reports
+	// (0, the root, when none: the root is no member), markAt that place.
+	mark   int32
+	markAt int
 }
 
 // replacement is a node's new value: a string, or raw JSON (SetRaw's
@@ -338,6 +342,9 @@ func (d *Doc) StrEquals(n int32, s string) bool {
 	return v == s
 }
 
+// Offset is where n starts in the source.
+func (d *Doc) Offset(n int32) int { return int(d.nodes[n].start) }
+
 // Raw returns the source bytes of n as parsed (edits not applied).
 func (d *Doc) Raw(n int32) []byte {
 	m := &d.nodes[n]
@@ -427,6 +434,22 @@ func (d *Doc) Bytes() []byte {
 	return d.write(out, Root)
 }
 
+// BytesAt is Bytes, and the offset in it where the value of n, a member
+// of the root object, begins (-1 if n is not one).
+func (d *Doc) BytesAt(n int32) ([]byte, int) {
+	if n <= Root || int(n) >= len(d.nodes) || d.nodes[n].parent != Root || d.Kind(Root) != Object {
+		return d.Bytes(), -1
+	}
+	if !d.changed {
+		return d.src, int(d.nodes[n].start)
+	}
+	d.mark, d.markAt = n, -1
+	out := d.Bytes()
+	at := d.markAt
+	d.mark = 0
+	return out, at
+}
+
 // AppendValue appends the canonical serialization of node n to out.
 func (d *Doc) AppendValue(out []byte, n int32) []byte { return d.write(out, n) }
 
@@ -465,6 +488,9 @@ func (d *Doc) write(out []byte, n int32) []byte {
 				out = AppendString(out, decodeString(d.src[cm.keyStart:cm.keyEnd]))
 			}
 			out = append(out, ':')
+			if c == d.mark {
+				d.markAt = len(out)
+			}
 			if cm.flags&dirty == 0 {
 				out = append(out, d.src[cm.start:cm.end]...) // write's first case, without the call
 			} else {

@@ -24,14 +24,27 @@ func blConfig(tb testing.TB, envelope string) *Config {
 
 // blToolsList500 is one stream per op: the POST of tools/list from alice,
 // then the response headers and the whole result in one body callback at
-// end of stream, returning what the client gets.
+// end of stream, returning what the client gets. Each op's list differs
+// from the last in its nextCursor (the same length), so none is answered
+// from the VM's memo of lists (listmemo.go): the cost of a list the VM
+// sees for the first time, memoising it included. repeated sends the
+// same list every op: the cost of a list answered from the memo.
 func blToolsList500(b *testing.B, envelope string, visible int, contentType string, body []byte) {
+	blToolsList500Of(b, envelope, visible, contentType, body, false)
+}
+
+func blToolsList500Of(b *testing.B, envelope string, visible int, contentType string, body []byte, repeated bool) {
 	cfg := blConfig(b, envelope)
+	next := func() []byte { return body }
+	if !repeated {
+		next = benchdata.Fresh(body)
+	}
 	req := hdr("x-mcp-principal", "alice", "content-length", "46")
 	reqBody := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	readReq := func() []byte { return reqBody }
-	read := func() []byte { return body }
 	run := func() []byte {
+		body := next()
+		read := func() []byte { return body }
 		s := NewStream(cfg)
 		s.OnRequestHeaders(req, "POST", "/mcp", false)
 		if r := s.OnRequestBody(len(reqBody), true, readReq); r.Reply != nil || r.Body != nil {
@@ -61,6 +74,13 @@ func blToolsList500(b *testing.B, envelope string, visible int, contentType stri
 // runs in wasm as BenchmarkToolsList500Wasm in e2e.
 func BenchmarkToolsList500(b *testing.B) {
 	blToolsList500(b, benchdata.ListsEnvelope, benchdata.Visible, "application/json", benchdata.ToolsList())
+}
+
+// BenchmarkToolsList500Repeated: BenchmarkToolsList500 with the same
+// list every time, for the same class of caller: answered from the VM's
+// memo of lists (listmemo.go).
+func BenchmarkToolsList500Repeated(b *testing.B) {
+	blToolsList500Of(b, benchdata.ListsEnvelope, benchdata.Visible, "application/json", benchdata.ToolsList(), true)
 }
 
 // BenchmarkToolsList500SSE: the same result as one server-sent event.

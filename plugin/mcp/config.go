@@ -155,4 +155,6 @@ type vmCaches struct {
 	// reached: a name's readings cost tens of µs in wasm, and calls and
 	// lists repeat the same names.
 	readings map[string]policy.Readings
+	// lists are the last lists filtered (listmemo.go).
+	lists listMemo
 }

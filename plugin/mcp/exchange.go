@@ -27,6 +27,9 @@ type exchange struct {
 	// requests are the requests this stream forwarded, by raw id, for
 	// matching the responses.
 	requests forwardedSet
+	// keep is the list response being processed, when it is to be kept
+	// in the VM's memo of lists (listmemo.go).
+	keep listToKeep
 	// session is the MCP session (Mcp-Session-Id, or the legacy
 	// transport's sessionid); legacy marks a POST of the 2024-11-05
 	// HTTP+SSE transport, whose answers arrive on the GET stream.
@@ -150,6 +153,15 @@ func (r *forwardedSet) put(id string, f forwarded) {
 		r.many = map[string]forwarded{r.id: r.one, id: f}
 		r.id, r.one, r.has = "", forwarded{}, false
 	}
+}
+
+// peek returns the request with this id, leaving it in the set.
+func (r *forwardedSet) peek(id string) (forwarded, bool) {
+	if r.many != nil {
+		f, ok := r.many[id]
+		return f, ok
+	}
+	return r.one, r.has && r.id == id
 }
 
 // take removes and returns the request with this id.

@@ -126,6 +126,10 @@ func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 	if len(data) == 0 {
 		return data, false
 	}
+	s.keep = listToKeep{}
+	if out, ok := s.listFromMemo(data); ok {
+		return jsonLineBreaks(out), false
+	}
 	doc, err := jsondoc.Parse(data)
 	if err != nil || doc.Kind(jsondoc.Root) != jsondoc.Object && doc.Kind(jsondoc.Root) != jsondoc.Array {
 		if s.endpointEvent(data) {
@@ -174,6 +178,9 @@ func (s *exchange) rewriteEvent(data []byte) ([]byte, bool) {
 		case msgChanged:
 			changed = true
 		}
+		if written := s.keepList(doc, data); written != nil && changed {
+			return jsonLineBreaks(written), false
+		}
 	}
 	if !changed {
 		return jsonLineBreaks(data), false
@@ -219,6 +226,15 @@ func jsonLineBreaks(b []byte) []byte {
 // matched to its request and processed, the local answers of a batch
 // merged in. It returns the new body, or nil when nothing changed.
 func (s *exchange) processJSON(raw []byte) []byte {
+	s.keep = listToKeep{}
+	if len(s.pending) == 0 {
+		if out, ok := s.listFromMemo(raw); ok {
+			if bytes.Equal(out, raw) {
+				return nil
+			}
+			return out
+		}
+	}
 	doc, err := jsondoc.Parse(raw)
 	if err != nil {
 		if s.cfg.Env.Gateway.PassOnParseError {
@@ -229,6 +245,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 	// Nothing keeps the document: what goes out is a copy, or raw.
 	defer doc.Release()
 	changed, withheld := false, false
+	var written []byte // the message's bytes, when keepList wrote them
 	if doc.Kind(jsondoc.Root) == jsondoc.Array && doc.Len(jsondoc.Root) == 0 && !s.cfg.Env.Gateway.PassOnParseError {
 		return s.failResponse(failResponseInvalid, "the response is an empty batch")
 	}
@@ -242,6 +259,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 		case msgChanged:
 			changed = true
 		}
+		written = s.keepList(doc, raw)
 	case jsondoc.Array:
 		for m := doc.First(jsondoc.Root); m != jsondoc.None; m = doc.Next(m) {
 			switch s.processMessage(doc, m) {
@@ -275,6 +293,9 @@ func (s *exchange) processJSON(raw []byte) []byte {
 	if len(s.pending) == 0 {
 		if !changed {
 			return nil
+		}
+		if written != nil {
+			return written
 		}
 		return doc.Bytes()
 	}
@@ -461,14 +482,20 @@ func (s *exchange) processMessage(doc *jsondoc.Doc, n int32) msgOutcome {
 		return msgOutcomeOf(doc)
 	}
 	if ok {
-		if lm, isList := listOf(req.rev, req.method); isList && doc.Kind(result) == jsondoc.Object {
-			// Filtered first, then transformed like any result: the
-			// descriptions, titles and schemas of what remains are text.
-			s.filterList(doc, result, lm, req.firstPage)
-		}
 		t0 := s.cfg.now()
-		o := s.transformResponse(doc, n, id, &req)
-		s.markCacheScope(doc, n, req.rev, req.method)
+		var o responseOutcome
+		if lm, isList := listOf(req.rev, req.method); isList && doc.Kind(result) == jsondoc.Object && !shared {
+			// Filtered first, then transformed like any result: the
+			// descriptions, titles and schemas of what remains are text
+			// (through the VM's memo of lists, listmemo.go).
+			o = s.filterListMemo(doc, n, result, lm, &req, id)
+		} else {
+			if isList && doc.Kind(result) == jsondoc.Object {
+				s.filterList(doc, result, lm, req.firstPage)
+			}
+			o = s.transformResponse(doc, n, id, &req)
+			s.markCacheScope(doc, n, req.rev, req.method)
+		}
 		switch {
 		case req.rec != nil:
 			s.answered(req.rec, o, doc, n, t0)
