@@ -43,10 +43,10 @@ type listMemo struct {
 // listMemoEntry is one response: its bytes before and after its id, and
 // what the plugin made of them (the id, which it does not change, between).
 type listMemoEntry struct {
-	key               []byte
-	inHead, inTail    []byte
-	outHead, outTail  []byte
-	at                int64 // when stored (Unix ns)
+	key              []byte
+	inHead, inTail   []byte
+	outHead, outTail []byte
+	at               int64 // when stored (Unix ns)
 }
 
 // Bounds: entries, and the largest response memoised (its bytes and its
