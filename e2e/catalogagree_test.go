@@ -72,6 +72,15 @@ var caCases = []caCase{
 		{"resource", "rep://7"}, {"resource", "pub://7"}, {"resource", "pub://a b"}}},
 	{name: "templates", envelope: caTemplatesEnvelope, catalog: caTemplatesCatalog, extra: caTemplatesExtra},
 	{name: "names", envelope: caNamesEnvelope, catalog: caNamesCatalog, extra: caNamesExtra},
+	// A listed static resource that a denied template matches is hidden
+	// (manual 4), for the caller with no role, who lists first: a client
+	// lists resources before templates.
+	{name: "list_order", envelope: `{"policy": {"name": "order", "hide_denied": true, "vault": {"key": "an e2e key, not a secret"},
+  "deny_resources": ["cloudg://users/{id}"], "roles": {"admin": {"allow_resources": ["cloudg://users/{id}"]}}}}`,
+		catalog: `{"resources": [{"uri": "cloudg://users/admin", "name": "admin"}]}
+{"resourceTemplates": [{"uriTemplate": "cloudg://users/{id}", "name": "user"}]}`,
+		extra:           []caCall{{"resource", "cloudg://users/42"}},
+		knownDivergence: "the plugin judges a listed static resource against the templates it knows when the list passes: its first resources/list, before any resources/templates/list, shows cloudg://users/admin, which the CLI (and its own call after the templates list) hides"},
 	// Manual 4: a URI whose WHATWG reading differs otherwise than by
 	// percent-encoding is refused (-32602) whatever the policy says, and a
 	// list leaves such a resource out.
@@ -139,6 +148,9 @@ const caKnownCatalog = `[
 
 var caKnownExtra = []caCall{
 	{"resource", "notes://pages/7"}, {"resource", "notes://other"}, {"tool", "unlisted_tool"}, {"prompt", "unlisted_prompt"},
+	// Its reading plain_tool is listed; require_known judges the name as
+	// sent.
+	{"tool", "ｐlain_tool"},
 }
 
 // The metadata case: _meta from lists, server.primitives over it field by
