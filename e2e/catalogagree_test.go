@@ -328,6 +328,9 @@ func TestCLIAndPluginAgree(t *testing.T) {
 // the wire carried; why says which rule or which answer.
 type caVerdict struct {
 	decision, why string
+	// rule is the deciding rule, where the side says it (the CLI always,
+	// the plugin in a visible denial).
+	rule string
 }
 
 func caRun(t *testing.T, root, bin string, c caCase) {
@@ -355,14 +358,15 @@ func caRun(t *testing.T, root, bin string, c caCase) {
 	for i, role := range m.Roles {
 		for j, p := range m.Primitives {
 			cell := m.Cells[i][j]
-			cli[caKey(role, p.Kind, p.Name)] = caVerdict{caAllowed(cell.State), "rule " + cell.Rule + ": " + cell.Reason}
+			cli[caKey(role, p.Kind, p.Name)] = caVerdict{decision: caAllowed(cell.State), why: "rule " + cell.Rule + ": " + cell.Reason, rule: cell.Rule}
 		}
 	}
 	for k, v := range caPolicyTest(t, bin, dir, m.Roles, c.extra) {
 		cli[k] = v
 	}
 
-	config, hold, hideDenied := caPluginEnvelope(t, envelope)
+	config, hold := caPluginEnvelope(t, envelope)
+	hideDenied := caHideDenied(t, bin, policyFile)
 	lists := caLists(t, catalog)
 	up := httptest.NewServer(lists)
 	t.Cleanup(up.Close)
@@ -386,7 +390,7 @@ func caRun(t *testing.T, root, bin string, c caCase) {
 				t.Errorf("%s: no CLI answer", key)
 				continue
 			}
-			if call.kind == "resource_template" && !lists.knows(call.kind, call.name) && !caConfigured(envelope, call.name) {
+			if call.kind == "resource_template" && !lists.knows(call.kind, call.name) && !caConfigured(t, envelope, call.name) {
 				// A template no source makes known has no call that
 				// names it as itself: the plugin reads its text as a URI.
 				continue
@@ -396,6 +400,10 @@ func caRun(t *testing.T, root, bin string, c caCase) {
 			if want.decision != got.decision {
 				t.Errorf("case %s, role %q, %s %q: CLI %s (%s), plugin %s (%s)",
 					c.name, role, call.kind, call.name, want.decision, want.why, got.decision, got.why)
+			} else if got.decision == "deny" && want.rule != got.rule {
+				// A visible denial names its rule: the same one.
+				t.Errorf("case %s, role %q, %s %q: CLI denies by rule %q (%s), plugin by %q (%s)",
+					c.name, role, call.kind, call.name, want.rule, want.why, got.rule, got.why)
 			}
 			// A list shows what a call may use; without hide_denied,
 			// everything (manual 7).
@@ -498,7 +506,7 @@ func caPolicyTest(t *testing.T, bin, dir string, roles []string, calls []caCall)
 		if m := head.FindStringSubmatch(sc.Text()); m != nil {
 			name = m[2]
 		} else if m := judged.FindStringSubmatch(sc.Text()); m != nil && name != "" {
-			out[keys[name]] = caVerdict{m[1], "policy test: rule " + m[2]}
+			out[keys[name]] = caVerdict{decision: m[1], why: "policy test: rule " + m[2], rule: strings.Trim(m[2], `"`)}
 			name = ""
 		}
 	}
@@ -511,9 +519,8 @@ func caPolicyTest(t *testing.T, bin, dir string, roles []string, calls []caCall)
 // caPluginEnvelope is the envelope as JSON for the plugin (a bare policy
 // wrapped), the caller's identity read from headers: the matrix judges a
 // caller by role alone, with the anonymous principal id, and identity
-// sources are not what this test compares. hold is gateway.hold_headers,
-// hideDenied the policy's hide_denied (true unless set false).
-func caPluginEnvelope(t *testing.T, data []byte) (config string, hold, hideDenied bool) {
+// sources are not what this test compares. hold is gateway.hold_headers.
+func caPluginEnvelope(t *testing.T, data []byte) (config string, hold bool) {
 	t.Helper()
 	doc, err := policy.ParseDocument(data)
 	if err != nil {
@@ -534,17 +541,53 @@ func caPluginEnvelope(t *testing.T, data []byte) (config string, hold, hideDenie
 	if g := doc.Get("gateway"); g != nil && g.Get("hold_headers") != nil {
 		hold = g.Get("hold_headers").Bool
 	}
-	hideDenied = true
-	if p := doc.Get("policy"); p != nil && p.Get("hide_denied") != nil && p.Get("hide_denied").Kind == policy.BoolValue {
-		hideDenied = p.Get("hide_denied").Bool
-	}
-	return doc.JSON(""), hold, hideDenied
+	return doc.JSON(""), hold
 }
 
-// caConfigured reports whether the envelope names text literally in
-// server.primitives (a template it makes known).
-func caConfigured(envelope []byte, text string) bool {
-	return bytes.Contains(envelope, []byte(`"`+text+`"`))
+// caHideDenied is the effective policy's hide_denied (extends resolved),
+// as policy flatten prints it.
+func caHideDenied(t *testing.T, bin, policyFile string) bool {
+	t.Helper()
+	out, err := exec.Command(bin, "policy", "flatten", policyFile).Output()
+	if err != nil {
+		t.Fatalf("policy flatten: %v", err)
+	}
+	var p struct {
+		HideDenied *bool `json:"hide_denied"`
+	}
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("policy flatten: %v\n%s", err, out)
+	}
+	return p.HideDenied == nil || *p.HideDenied
+}
+
+// caConfigured reports whether an entry of the envelope's
+// server.primitives for templates (or any kind) names text literally,
+// which makes that template known (manual 4).
+func caConfigured(t *testing.T, envelope []byte, text string) bool {
+	t.Helper()
+	doc, err := policy.ParseDocument(envelope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := doc.Get("server")
+	if server == nil || server.Get("primitives") == nil {
+		return false
+	}
+	for _, e := range server.Get("primitives").Array {
+		match := e.Get("match")
+		if match == nil || match.Get("names") == nil {
+			continue
+		}
+		kinds := match.Get("kinds")
+		forTemplates := kinds == nil || len(kinds.Array) == 0 || slices.ContainsFunc(kinds.Array, func(k *policy.Value) bool {
+			return k.Text == "resource_template" || k.Text == "resource" // resource covers templates
+		})
+		if forTemplates && slices.ContainsFunc(match.Get("names").Array, func(n *policy.Value) bool { return n.Text == text }) {
+			return true
+		}
+	}
+	return false
 }
 
 // caServer answers the four list methods with a captured catalog's items
@@ -773,15 +816,15 @@ func caPluginCall(t *testing.T, url, session, role string, c caCall) caVerdict {
 	a := caParse(t, status, answer)
 	switch {
 	case a.Error == nil:
-		return caVerdict{"allow", "result " + caShort(string(a.Result))}
+		return caVerdict{decision: "allow", why: "result " + caShort(string(a.Result))}
 	case a.Error.Code == -32003:
 		var data struct{ Rule, Reason string }
 		_ = json.Unmarshal(a.Error.Data, &data)
-		return caVerdict{"deny", fmt.Sprintf("-32003 rule %s: %s", data.Rule, data.Reason)}
+		return caVerdict{decision: "deny", why: fmt.Sprintf("-32003 rule %s: %s", data.Rule, data.Reason), rule: data.Rule}
 	case slices.Contains([]string{"unknown tool", "unknown prompt", "Resource not found", "unknown reference"}, caNotFound(a.Error.Message)):
-		return caVerdict{"hidden", fmt.Sprintf("%d %s", a.Error.Code, a.Error.Message)}
+		return caVerdict{decision: "hidden", why: fmt.Sprintf("%d %s", a.Error.Code, a.Error.Message)}
 	}
-	return caVerdict{"error", fmt.Sprintf("%d %s %s", a.Error.Code, a.Error.Message, a.Error.Data)}
+	return caVerdict{decision: "error", why: fmt.Sprintf("%d %s %s", a.Error.Code, a.Error.Message, a.Error.Data)}
 }
 
 // caNotFound is the words of a not-found error without the name it quotes.
