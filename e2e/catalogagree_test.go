@@ -48,6 +48,9 @@ type caCase struct {
 	knownDivergence string
 }
 
+// caCases are the synthetic cases and, by file, the concrete URIs and
+// unlisted names to try on testdata/policies envelopes; every envelope
+// there with a *_catalog.json is a case, listed here or not.
 var caCases = []caCase{
 	{name: "demo", file: "demo.yaml", extra: []caCall{
 		{"resource", "customers://c-1/profile"}, {"resource", "customers://a@b/profile"},
@@ -313,7 +316,21 @@ func TestCLIAndPluginAgree(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/mcp-privacy: %v\n%s", err, out)
 	}
-	for _, c := range caCases {
+	cases := slices.Clone(caCases)
+	catalogs, _ := filepath.Glob(filepath.Join(root, "testdata", "policies", "*_catalog.json"))
+	if len(catalogs) == 0 {
+		t.Fatal("no testdata/policies/*_catalog.json")
+	}
+	for _, cat := range catalogs {
+		file := strings.TrimSuffix(filepath.Base(cat), "_catalog.json") + ".yaml"
+		if _, err := os.Stat(filepath.Join(root, "testdata", "policies", file)); err != nil {
+			continue
+		}
+		if !slices.ContainsFunc(cases, func(c caCase) bool { return c.file == file }) {
+			cases = append(cases, caCase{name: strings.TrimSuffix(file, ".yaml"), file: file})
+		}
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.knownDivergence != "" {
 				t.Skip("known divergence: " + c.knownDivergence)
