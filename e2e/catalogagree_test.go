@@ -422,11 +422,20 @@ func caRun(t *testing.T, root, bin string, c caCase) {
 				t.Errorf("case %s, role %q, %s %q: CLI denies by rule %q (%s), plugin by %q (%s)",
 					c.name, role, call.kind, call.name, want.rule, want.why, got.rule, got.why)
 			}
-			// A list shows what a call may use; without hide_denied,
-			// everything (manual 7).
-			if listed := visible[call.kind+" "+call.name]; lists.knows(call.kind, call.name) && listed != (!hideDenied || got.decision != "hidden") {
-				t.Errorf("case %s, role %q, %s %q: plugin lists it %v, calls it %s (%s)",
-					c.name, role, call.kind, call.name, listed, got.decision, got.why)
+		}
+		// A list shows what the caller may use; without hide_denied,
+		// everything (manual 7). Listed again after the calls: what
+		// the plugin learned since must not leave a stale list.
+		for i, visible := range []map[string]bool{visible, caVisible(t, p.URL, session, role)} {
+			for _, call := range calls {
+				want := cli[caKey(role, call.kind, call.name)]
+				if !lists.knows(call.kind, call.name) || want.decision == "" {
+					continue
+				}
+				if listed := visible[call.kind+" "+call.name]; listed != (!hideDenied || want.decision != "hidden") {
+					t.Errorf("case %s, role %q, %s %q: CLI %s (%s), plugin's %s list shows it: %v",
+						c.name, role, call.kind, call.name, want.decision, want.why, []string{"first", "second"}[i], listed)
+				}
 			}
 		}
 	}
