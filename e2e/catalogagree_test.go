@@ -362,6 +362,8 @@ func caRun(t *testing.T, root, bin string, c caCase) {
 			t.Fatal(err)
 		}
 	}
+	// Copies side by side, as policy test's file names them relative to
+	// itself (no testdata envelope extends a file: the plugin could not).
 	policyFile, catalogFile := filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "catalog.json")
 	if err := os.WriteFile(policyFile, envelope, 0o644); err != nil {
 		t.Fatal(err)
