@@ -43,9 +43,6 @@ type caCase struct {
 	file              string
 	envelope, catalog string
 	extra             []caCall
-	// knownDivergence skips the case with the reason: the two sides
-	// disagree and the fix is pending (issue 33).
-	knownDivergence string
 }
 
 // caCases are the synthetic cases and, by file, the concrete URIs and
@@ -65,8 +62,7 @@ var caCases = []caCase{
 	// Manual 4: "A primitive counts as known when it appeared in a list
 	// result or any server.primitives entry matches it", also when
 	// nothing is learned from lists.
-	{name: "learn_off_require_known", envelope: caKnown(false, true, true), catalog: caKnownCatalog, extra: caKnownExtra,
-		knownDivergence: "with learn_from_lists false the plugin counts no listed primitive as known, so require_known hides every listed one the CLI allows"},
+	{name: "learn_off_require_known", envelope: caKnown(false, true, true), catalog: caKnownCatalog, extra: caKnownExtra},
 	// require_known learning from lists, denials visible (-32003 with the
 	// rule server.require_known for what no source knows).
 	{name: "require_known", envelope: caKnown(true, true, false), catalog: caKnownCatalog, extra: caKnownExtra},
@@ -77,19 +73,20 @@ var caCases = []caCase{
 	{name: "names", envelope: caNamesEnvelope, catalog: caNamesCatalog, extra: caNamesExtra},
 	// A listed static resource that a denied template matches is hidden
 	// (manual 4), for the caller with no role, who lists first: a client
-	// lists resources before templates.
+	// lists resources before templates. The plugin knows the template
+	// from server.primitives before any list (manual 4: a policy that
+	// denies templates names them there).
 	{name: "list_order", envelope: `{"policy": {"name": "order", "hide_denied": true, "vault": {"key": "an e2e key, not a secret"},
-  "deny_resources": ["cloudg://users/{id}"], "roles": {"admin": {"allow_resources": ["cloudg://users/{id}"]}}}}`,
+  "deny_resources": ["cloudg://users/{id}"], "roles": {"admin": {"allow_resources": ["cloudg://users/{id}"]}}},
+  "server": {"primitives": [{"match": {"kinds": ["resource_template"], "names": ["cloudg://users/{id}"]}}]}}`,
 		catalog: `{"resources": [{"uri": "cloudg://users/admin", "name": "admin"}]}
 {"resourceTemplates": [{"uriTemplate": "cloudg://users/{id}", "name": "user"}]}`,
-		extra:           []caCall{{"resource", "cloudg://users/42"}},
-		knownDivergence: "the plugin judges a listed static resource against the templates it knows when the list passes: its first resources/list, before any resources/templates/list, shows cloudg://users/admin, which the CLI (and its own call after the templates list) hides"},
+		extra: []caCall{{"resource", "cloudg://users/42"}}},
 	// Manual 4: a URI whose WHATWG reading differs otherwise than by
 	// percent-encoding is refused (-32602) whatever the policy says, and a
 	// list leaves such a resource out.
 	{name: "uri_forms", envelope: caFormsEnvelope, catalog: caFormsCatalog, extra: []caCall{
-		{"resource", "SECRET://x"}, {"resource", "secret://a/../x"}, {"resource", "https://docs.example.com:443/b"}},
-		knownDivergence: "the plugin refuses a URI that is not in WHATWG normal form (-32602) and leaves it out of lists; the CLI judges it as written (allow, or hidden by its reading)"},
+		{"resource", "SECRET://x"}, {"resource", "secret://a/../x"}, {"resource", "https://docs.example.com:443/b"}}},
 }
 
 const caFormsEnvelope = `{
@@ -332,9 +329,6 @@ func TestCLIAndPluginAgree(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.knownDivergence != "" {
-				t.Skip("known divergence: " + c.knownDivergence)
-			}
 			caRun(t, root, bin, c)
 		})
 	}
@@ -434,7 +428,9 @@ func caRun(t *testing.T, root, bin string, c caCase) {
 				if !lists.knows(call.kind, call.name) || want.decision == "" {
 					continue
 				}
-				if listed := visible[call.kind+" "+call.name]; listed != (!hideDenied || want.decision != "hidden") {
+				// A refused URI is left out of lists, whatever the policy.
+				shown := want.decision != "refused" && (!hideDenied || want.decision != "hidden")
+				if listed := visible[call.kind+" "+call.name]; listed != shown {
 					t.Errorf("case %s, role %q, %s %q: CLI %s (%s), plugin's %s list shows it: %v",
 						c.name, role, call.kind, call.name, want.decision, want.why, []string{"first", "second"}[i], listed)
 				}
@@ -527,7 +523,7 @@ func caPolicyTest(t *testing.T, bin, dir string, roles []string, calls []caCall)
 	// "ok   FILE: NAME" or "FAIL FILE: NAME", the differences, then
 	// "    caller ID [ROLES]: DECISION by RULE (...)".
 	head := regexp.MustCompile(`^(ok  |FAIL) .*: (t\d+)$`)
-	judged := regexp.MustCompile(`^    caller .*?\]: (allow|deny|hidden) by (.*) \(transforms`)
+	judged := regexp.MustCompile(`^    caller .*?\]: (allow|deny|hidden|refused) by (.*) \(transforms`)
 	name := ""
 	sc := bufio.NewScanner(bytes.NewReader(res))
 	for sc.Scan() {
@@ -851,6 +847,9 @@ func caPluginCall(t *testing.T, url, session, role string, c caCall) caVerdict {
 		return caVerdict{decision: "deny", why: fmt.Sprintf("-32003 rule %s: %s", data.Rule, data.Reason), rule: data.Rule}
 	case slices.Contains([]string{"unknown tool", "unknown prompt", "Resource not found", "unknown reference"}, caNotFound(a.Error.Message)):
 		return caVerdict{decision: "hidden", why: fmt.Sprintf("%d %s", a.Error.Code, a.Error.Message)}
+	case a.Error.Code == -32602 && strings.Contains(a.Error.Message, "must be in normal form"):
+		// Refused whatever the policy says (manual 4): the CLI's refused.
+		return caVerdict{decision: "refused", why: fmt.Sprintf("%d %s", a.Error.Code, a.Error.Message)}
 	}
 	return caVerdict{decision: "error", why: fmt.Sprintf("%d %s %s", a.Error.Code, a.Error.Message, a.Error.Data)}
 }

@@ -238,7 +238,7 @@ func (j *judge) ReadingsOf(name string) policy.Readings { return policy.Readings
 // verdict is one call judged: the decision as the client sees it and what
 // an allowed call runs. Field names are the JSON of diff and matrix.
 type verdict struct {
-	Decision        string   `json:"decision"` // allow, deny or hidden
+	Decision        string   `json:"decision"` // allow, deny, hidden or refused
 	Rule            string   `json:"rule"`
 	Reason          string   `json:"reason"`
 	Transforms      []string `json:"transforms"`
@@ -257,7 +257,7 @@ func (j *judge) verdictOf(pr *policy.Principal, kind policy.Kind, name string) v
 	if kind == policy.KindResource && !judging.URINormal(name, true) {
 		// The plugin refuses the request as invalid params, whoever sends
 		// it (plugin/mcp call.go).
-		return verdict{Decision: "deny", Reason: "refused before judging: " + judging.URINotNormal,
+		return verdict{Decision: "refused", Reason: judging.URINotNormal,
 			Transforms: []string{}, InputTransforms: []string{}, RateLimits: []string{},
 			refusal: mcpvocab.For(mcpvocab.Rev2025).NewError(mcpvocab.ErrInvalidParams, judging.URINotNormal, nil)}
 	}

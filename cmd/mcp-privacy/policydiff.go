@@ -334,7 +334,7 @@ func (c *diffChange) grants() string {
 	if c.Field != "decision" {
 		return ""
 	}
-	rank := map[string]int{"hidden": 0, "deny": 1, "allow": 2}
+	rank := map[string]int{"refused": 0, "hidden": 0, "deny": 1, "allow": 2}
 	if rank[c.After] > rank[c.Before] {
 		return "grants"
 	}

@@ -42,6 +42,7 @@ var matrixStates = []struct {
 	{"limited", "R", "#f9a825", "#2b1d00", "allowed, rate-limited"},
 	{"deny", "✗", "#c62828", "#ffffff", "denied, visibly (-32003)"},
 	{"hidden", "–", "#9e9e9e", "#1f1f1f", "denied: does not exist for the caller"},
+	{"refused", "⊘", "#4a148c", "#ffffff", "refused whatever the policy: a URI not in normal form (-32602), left out of lists"},
 }
 
 // matrixCell is one role's verdict on one primitive.

@@ -197,10 +197,11 @@ roles:
 		}
 	}
 	// Every state but allow (every allowed call is transformed under the
-	// standard profile; deny has no visible denial here) fills grid cells:
-	// far more pixels than its legend swatch (22x22).
+	// standard profile; deny has no visible denial here; refused no URI
+	// out of normal form) fills grid cells: far more pixels than its
+	// legend swatch (22x22).
 	for _, s := range matrixStates {
-		if s.name == "allow" || s.name == "deny" {
+		if s.name == "allow" || s.name == "deny" || s.name == "refused" {
 			continue
 		}
 		want := hexRGB(t, s.colour)

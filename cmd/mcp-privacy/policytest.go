@@ -399,9 +399,9 @@ func (tp *testFileParser) testCase(tv *policy.Value, path string) policyTestCase
 	}
 	ep := path + ".expect"
 	if v := ex.Get("decision"); v == nil {
-		tp.fail(ep+".decision", "missing: allow, deny or hidden")
-	} else if t.WantDecision = tp.str(v, ep+".decision"); tp.err == nil && !slices.Contains([]string{"allow", "deny", "hidden"}, t.WantDecision) {
-		tp.fail(ep+".decision", "want allow, deny or hidden, got %q", t.WantDecision)
+		tp.fail(ep+".decision", "missing: allow, deny, hidden or refused")
+	} else if t.WantDecision = tp.str(v, ep+".decision"); tp.err == nil && !slices.Contains([]string{"allow", "deny", "hidden", "refused"}, t.WantDecision) {
+		tp.fail(ep+".decision", "want allow, deny, hidden or refused, got %q", t.WantDecision)
 	}
 	if v := ex.Get("rule"); v != nil {
 		s := tp.str(v, ep+".rule")

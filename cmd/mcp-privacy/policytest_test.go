@@ -128,7 +128,7 @@ func TestPolicyTestInvalidFile(t *testing.T) {
 		want       []string
 	}{
 		{"bad decision", head + "  - name: one\n    call: {tool: echo}\n    expect: {decision: allowed}\n",
-			[]string{`test "one"`, "$.tests[0].expect.decision", `want allow, deny or hidden, got "allowed"`}},
+			[]string{`test "one"`, "$.tests[0].expect.decision", `want allow, deny, hidden or refused, got "allowed"`}},
 		{"two targets", head + "  - name: ok\n    call: {tool: echo}\n    expect: {decision: allow}\n  - name: two\n    call: {tool: echo, prompt: p}\n    expect: {decision: allow}\n",
 			[]string{`test "two"`, "$.tests[1].call", "exactly one of tool, resource, prompt"}},
 		{"unknown key", head + "  - name: typo\n    call: {tool: echo}\n    expct: {decision: allow}\n",
