@@ -747,14 +747,7 @@ func (s *caServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		result = map[string]any{}
 	}
-	msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-	if rpcErr != nil {
-		msg["error"] = rpcErr
-	} else {
-		msg["result"] = result
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(msg)
+	writeRPC(w, req.ID, result, rpcErr)
 }
 
 // caAnswer is a JSON-RPC answer, from a JSON body or the first message

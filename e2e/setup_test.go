@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -163,4 +164,17 @@ func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// writeRPC writes the JSON-RPC answer to id (a raw id, as read): the
+// error when there is one, else the result.
+func writeRPC(w http.ResponseWriter, id json.RawMessage, result any, rpcErr map[string]any) {
+	msg := map[string]any{"jsonrpc": "2.0", "id": id}
+	if rpcErr != nil {
+		msg["error"] = rpcErr
+	} else {
+		msg["result"] = result
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(msg)
 }

@@ -698,14 +698,7 @@ func (s *flTaskServer) serve(w http.ResponseWriter, r *http.Request) {
 		rpcErr = map[string]any{"code": -32602, "message": "unknown method, tool or task"}
 	}
 	s.mu.Unlock()
-	msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-	if rpcErr != nil {
-		msg["error"] = rpcErr
-	} else {
-		msg["result"] = result
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(msg)
+	writeRPC(w, req.ID, result, rpcErr)
 }
 
 // flRaw posts one 2026-07-28 request as a client declaring the tasks

@@ -11,21 +11,9 @@ func TestToolsCallAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are asserted without -race")
 	}
-	cfg, errs := NewConfig([]byte(testEnvelope), nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	req := hdr("x-mcp-principal", "alice", "content-length", "200")
-	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice","limit":10,"filters":{"country":"DE","active":true,"tags":["vip","eu"]}},"_meta":{"progressToken":"abc-123"}}}`)
-	read := func() []byte { return body }
+	call, _ := toolsCallRun(t)
 	const budget = 10
-	n := testing.AllocsPerRun(200, func() {
-		s := NewStream(cfg)
-		s.OnRequestHeaders(req, "POST", "/mcp", false)
-		if r := s.OnRequestBody(len(body), true, read); r.Reply != nil || r.Body != nil {
-			t.Fatal("not forwarded as is")
-		}
-	})
+	n := testing.AllocsPerRun(200, call)
 	if n > budget {
 		t.Errorf("a tools/call costs %v allocations, budget %d", n, budget)
 	}

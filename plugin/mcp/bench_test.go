@@ -11,22 +11,32 @@ import (
 // headers, identity, strict parse, decision (the body is forwarded as is).
 // The same path runs in wasm in e2e (see docs/BENCHMARKS.md).
 func BenchmarkToolsCall(b *testing.B) {
+	call, size := toolsCallRun(b)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		call()
+	}
+}
+
+// toolsCallRun is BenchmarkToolsCall's op: a stream, the headers and
+// body of one tools/call from alice, judged and forwarded as is; and the
+// body's size.
+func toolsCallRun(tb testing.TB) (func(), int) {
 	cfg, errs := NewConfig([]byte(testEnvelope), nil)
 	if len(errs) > 0 {
-		b.Fatal(errs)
+		tb.Fatal(errs)
 	}
 	req := hdr("x-mcp-principal", "alice", "content-length", "200")
 	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice","limit":10,"filters":{"country":"DE","active":true,"tags":["vip","eu"]}},"_meta":{"progressToken":"abc-123"}}}`)
 	read := func() []byte { return body }
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		s := NewStream(cfg)
 		s.OnRequestHeaders(req, "POST", "/mcp", false)
 		if r := s.OnRequestBody(len(body), true, read); r.Reply != nil || r.Body != nil {
-			b.Fatal("not forwarded as is")
+			tb.Fatal("not forwarded as is")
 		}
-	}
+	}, len(body)
 }
 
 // BenchmarkToolResult1KB is the response path of a 1 KB tools/call result

@@ -24,7 +24,13 @@ const leaked = "alice@corp.example"
 // postSSE answers request with one event holding response.
 func postSSE(t *testing.T, cfg *Config, request, response string) string {
 	t.Helper()
-	s, r := post(t, cfg, hdr("x-mcp-principal", "ann"), request)
+	return respondSSE(t, cfg, hdr("x-mcp-principal", "ann"), request, response)
+}
+
+// respondSSE is respond with the response as one server-sent event.
+func respondSSE(t *testing.T, cfg *Config, req fakeRequest, request, response string) string {
+	t.Helper()
+	s, r := post(t, cfg, req, request)
 	if r.Reply != nil {
 		t.Fatalf("request answered locally: %s", r.Reply.Body)
 	}

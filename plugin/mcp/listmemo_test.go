@@ -149,19 +149,3 @@ func TestListMemoBounds(t *testing.T) {
 		}
 	}
 }
-
-// respondSSE is respond with the response as one server-sent event.
-func respondSSE(t *testing.T, cfg *Config, req fakeRequest, request, response string) string {
-	t.Helper()
-	s, r := post(t, cfg, req, request)
-	if r.Reply != nil {
-		t.Fatalf("request answered locally: %s", r.Reply.Body)
-	}
-	s.OnResponseHeaders(200, "text/event-stream", "", false)
-	in := "event: message\ndata: " + response + "\n\n"
-	_, edit := s.OnResponseBody(len(in), true, func() []byte { return []byte(in) })
-	if !edit.Replace {
-		return in
-	}
-	return string(edit.Data)
-}
