@@ -62,36 +62,14 @@ func BenchmarkScalingPolicy(b *testing.B) {
 }
 
 // BenchmarkScalingList is BenchmarkToolsList500 with lists of 50, 500
-// and 5,000 tools (benchdata.ToolsListN: the same mix of hidden tools).
+// and 5,000 tools (benchdata.ToolsListN: the same mix of hidden tools),
+// each seen for the first time.
 func BenchmarkScalingList(b *testing.B) {
 	for _, n := range []int{50, 500, 5000} {
 		b.Run("tools="+strconv.Itoa(n), func(b *testing.B) {
-			body := benchdata.ToolsListN(n)
-			cfg := blConfig(b, benchdata.ListsEnvelope)
-			req := hdr("x-mcp-principal", "alice", "content-length", "46")
-			reqBody := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-			run := func() []byte {
-				s := NewStream(cfg)
-				s.OnRequestHeaders(req, "POST", "/mcp", false)
-				if r := s.OnRequestBody(len(reqBody), true, func() []byte { return reqBody }); r.Reply != nil || r.Body != nil {
-					b.Fatal("tools/list not forwarded as is")
-				}
-				s.OnResponseHeaders(200, "application/json", "", false)
-				a, edit := s.OnResponseBody(len(body), true, func() []byte { return body })
-				if a != Continue || !edit.Replace {
-					b.Fatalf("list not filtered (action %v)", a)
-				}
-				return edit.Data
-			}
-			// Once, checked: some tools hidden, most shown.
-			if shown := blCount(b, run()); shown <= n/2 || shown >= n+benchdata.VirtualTools {
-				b.Fatalf("%d of %d tools shown", shown, n)
-			}
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				run()
-			}
+			// Some tools hidden, most shown.
+			blToolsList500Of(b, benchdata.ListsEnvelope, "application/json", benchdata.ToolsListN(n), false,
+				func(shown int) bool { return shown > n/2 && shown < n+benchdata.VirtualTools })
 		})
 	}
 }
