@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -19,7 +20,12 @@ import (
 type GlobList struct {
 	patterns []string
 	src      string
-	re       *regexp.Regexp // nil only for the empty list
+	// re is the compiled expression: nil for the empty list, and made on
+	// first use (reOnce) for a list of literals and prefixes, which Match
+	// reads without it: a policy of thousands of rules would otherwise
+	// hold a regexp program per glob (kilobytes each) that nothing runs.
+	re       *regexp.Regexp
+	reOnce   sync.Once
 	hasPos   bool
 	hasNeg   bool
 	mode     globMode
@@ -178,27 +184,30 @@ func CompileGlobs(patterns []string) (*GlobList, []GlobPatternError) {
 	b.WriteString(strings.Join(pos, "|"))
 	b.WriteString(`)\z`)
 	g.src = b.String()
-	re, err := regexp.Compile(g.src)
-	if err != nil {
-		// Not expected (no repeat counts or deep nesting are emitted); blame
-		// the pattern that fails alone, if one does.
-		for i, p := range patterns {
-			body, _ := strings.CutPrefix(p, "!")
-			if _, err1 := regexp.Compile(TranslateGlob(body)); err1 != nil {
-				errs = append(errs, GlobPatternError{Index: i, Pattern: p, Msg: "cannot compile: " + err1.Error()})
+	fast := fastPos && fastNeg
+	if !fast {
+		re, err := regexp.Compile(g.src)
+		if err != nil {
+			// Not expected (no repeat counts or deep nesting are emitted); blame
+			// the pattern that fails alone, if one does.
+			for i, p := range patterns {
+				body, _ := strings.CutPrefix(p, "!")
+				if _, err1 := regexp.Compile(TranslateGlob(body)); err1 != nil {
+					errs = append(errs, GlobPatternError{Index: i, Pattern: p, Msg: "cannot compile: " + err1.Error()})
+				}
 			}
+			if errs == nil {
+				errs = []GlobPatternError{{Index: -1, Msg: "cannot compile: " + err.Error()}}
+			}
+			return nil, errs
 		}
-		if errs == nil {
-			errs = []GlobPatternError{{Index: -1, Msg: "cannot compile: " + err.Error()}}
-		}
-		return nil, errs
+		g.re = re
 	}
-	g.re = re
 
 	switch {
 	case !g.hasPos:
 		g.mode = globNone
-	case fastPos && fastNeg:
+	case fast:
 		g.mode = globLiteral
 	case fastNeg:
 		g.mode = globNegLits
@@ -243,9 +252,15 @@ func (g *GlobList) Match(s string) bool {
 
 // matchRegexp is the reference engine: it uses only the compiled expression.
 func (g *GlobList) matchRegexp(s string) bool {
-	if g == nil || g.re == nil {
+	if g == nil || len(g.patterns) == 0 {
 		return false
 	}
+	g.reOnce.Do(func() {
+		if g.re == nil {
+			// Literals and prefixes always compile.
+			g.re = regexp.MustCompile(g.src)
+		}
+	})
 	if !g.hasNeg {
 		return g.re.MatchString(s)
 	}

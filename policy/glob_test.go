@@ -372,3 +372,23 @@ func BenchmarkGlobMatch(b *testing.B) {
 		})
 	}
 }
+
+// A list of literals and prefixes compiles no regexp (a policy of
+// thousands of such globs would hold a program per glob that Match never
+// runs); the reference engine still has one when asked.
+func TestGlobLiteralListsHoldNoRegexp(t *testing.T) {
+	for _, patterns := range [][]string{{"search"}, {"svc_*", "!svc_admin"}, {"*"}, {"a", "b*", "!c*"}} {
+		g := MustCompileGlobs(patterns...)
+		if g.re != nil {
+			t.Errorf("%q: a regexp compiled", patterns)
+		}
+		for _, s := range []string{"search", "svc_x", "svc_admin", "a", "bz", "cz", ""} {
+			if g.Match(s) != g.matchRegexp(s) {
+				t.Errorf("%q on %q: Match %v, the reference %v", patterns, s, g.Match(s), g.matchRegexp(s))
+			}
+		}
+	}
+	if g := MustCompileGlobs("a?c"); g.re == nil {
+		t.Error("a general glob has no regexp")
+	}
+}
