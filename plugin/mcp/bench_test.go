@@ -19,9 +19,14 @@ func BenchmarkToolsCall(b *testing.B) {
 	}
 }
 
+// heldStream keeps a benchmark's stream, so that it lives on the heap as
+// in the plugin.
+var heldStream *Stream
+
 // toolsCallRun is BenchmarkToolsCall's op: a stream, the headers and
 // body of one tools/call from alice, judged and forwarded as is; and the
-// body's size.
+// body's size. The stream is on the heap, as the plugin's host glue keeps
+// it (plugin/main.go): its allocation and size count.
 func toolsCallRun(tb testing.TB) (func(), int) {
 	cfg, errs := NewConfig([]byte(testEnvelope), nil)
 	if len(errs) > 0 {
@@ -32,6 +37,7 @@ func toolsCallRun(tb testing.TB) (func(), int) {
 	read := func() []byte { return body }
 	return func() {
 		s := NewStream(cfg)
+		heldStream = s
 		s.OnRequestHeaders(req, "POST", "/mcp", false)
 		if r := s.OnRequestBody(len(body), true, read); r.Reply != nil || r.Body != nil {
 			tb.Fatal("not forwarded as is")

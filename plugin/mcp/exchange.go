@@ -30,6 +30,11 @@ type exchange struct {
 	// keep is the list response being processed, when it is to be kept
 	// in the VM's memo of lists (listmemo.go).
 	keep listToKeep
+	// parsed is the request body being judged (judgeBody), and exported
+	// the export_headers values being returned (exportHeaders): the
+	// stream's own, not an allocation each.
+	parsed   parsedBody
+	exported [maxInlineExports][2]string
 	// session is the MCP session (Mcp-Session-Id, or the legacy
 	// transport's sessionid); legacy marks a POST of the 2024-11-05
 	// HTTP+SSE transport, whose answers arrive on the GET stream.
@@ -203,7 +208,7 @@ func (r *forwardedSet) drain(fn func(id string, f forwarded)) {
 // judgeBody parses and judges a complete request body. A result with a
 // Reply answers the whole request: nothing of it goes upstream.
 func (s *exchange) judgeBody(raw []byte) BodyResult {
-	body, perr := parseBody(raw)
+	body, perr := parseBody(&s.parsed, raw)
 	if perr != nil {
 		reply := ErrorResponse("null", perr)
 		kind := failParse
@@ -536,13 +541,22 @@ func (s *exchange) judge(doc *jsondoc.Doc, m *message) judgement {
 	return j
 }
 
+// maxInlineExports is how many export_headers values an exchange holds
+// without an allocation (the schema's fields are seven).
+const maxInlineExports = 8
+
 // exportHeaders builds the export_headers values: identity always, the
-// call's fields once a request was judged.
+// call's fields once a request was judged. They are the exchange's own
+// until the next call.
 func (s *exchange) exportHeaders(j *judgement) [][2]string {
 	if len(s.cfg.exports) == 0 {
 		return nil
 	}
-	out := make([][2]string, 0, len(s.cfg.exports))
+	// The caller hands the values to the host before it calls again.
+	out := s.exported[:0]
+	if len(s.cfg.exports) > len(s.exported) {
+		out = make([][2]string, 0, len(s.cfg.exports))
+	}
 	for _, h := range s.cfg.exports {
 		var v string
 		switch h.field {
