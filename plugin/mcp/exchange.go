@@ -35,6 +35,15 @@ type exchange struct {
 	// stream's own, not an allocation each.
 	parsed   parsedBody
 	exported [maxInlineExports][2]string
+	// firstRun, firstRecord and firstPrim are the stream's first
+	// transform run (newRun), call record (newRecord) and judged
+	// primitive (resolveAndDecide), each used once, so never shared:
+	// most streams carry one call, and an allocation costs about a
+	// microsecond inside the VM.
+	firstRun                                  transforms.Run
+	firstRecord                               callRecord
+	firstPrim                                 policy.Primitive
+	usedFirstRun, usedFirstRec, usedFirstPrim bool
 	// session is the MCP session (Mcp-Session-Id, or the legacy
 	// transport's sessionid); legacy marks a POST of the 2024-11-05
 	// HTTP+SSE transport, whose answers arrive on the GET stream.
@@ -625,9 +634,18 @@ func bytesContains(b []byte, s string) bool { return strings.Contains(string(b),
 // resolveAndDecide resolves what a request names against the catalog and
 // judges it for the caller.
 func (s *exchange) resolveAndDecide(t target) (policy.Primitive, policy.Decision) {
-	x, known := s.cfg.catalog.resolve(t)
-	d := s.decideConcrete(&x, known)
-	return x, d
+	// The decision holds the primitive it judged (the first of the
+	// stream is the exchange's own, used once, as firstRun).
+	var x *policy.Primitive
+	if s.usedFirstPrim {
+		x = new(policy.Primitive)
+	} else {
+		s.usedFirstPrim, x = true, &s.firstPrim
+	}
+	var known bool
+	*x, known = s.cfg.catalog.resolve(t)
+	d := s.decideConcrete(x, known)
+	return *x, d
 }
 
 // decideConcrete judges x for the caller through the catalog

@@ -45,7 +45,13 @@ type callRecord struct {
 // The rule and reason of the access decision are formatted only when the
 // entry will be recorded with them.
 func (s *exchange) newRecord(m *message, j *judgement, start int64, bytesIn int) *callRecord {
-	r := &callRecord{method: metricMethodOf(m)}
+	var r *callRecord
+	if s.usedFirstRec {
+		r = new(callRecord)
+	} else {
+		s.usedFirstRec, r = true, &s.firstRecord
+	}
+	r.method = metricMethodOf(m)
 	e := &r.entry
 	e.Time = s.arrived
 	if e.Time == 0 {

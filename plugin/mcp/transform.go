@@ -221,7 +221,13 @@ func (s *exchange) newRun() *transforms.Run {
 	if s.cfg.Env.Policy.Vault.Scope == policy.VaultPerPrincipal {
 		ns = s.id.Principal.ID
 	}
-	run := &transforms.Run{Namespace: ns}
+	var run *transforms.Run
+	if s.usedFirstRun {
+		run = new(transforms.Run)
+	} else {
+		s.usedFirstRun, run = true, &s.firstRun
+	}
+	run.Namespace = ns
 	// Under 2026-07-28 a request has no session to stick to: vault.mode
 	// auto seals its pseudonyms so any proxy of a fleet restores them.
 	if tr, err := s.cfg.transforms(); err == nil &&
