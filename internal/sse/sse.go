@@ -22,6 +22,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+
+	"github.com/cloudg/mcp-privacy/internal/streq"
 )
 
 // ErrEventTooLarge is returned when a server-sent event is larger than the
@@ -323,7 +325,7 @@ func (r *Rewriter) dispatch(ev []byte) {
 		return
 	}
 	nd, drop := r.rewrite(data)
-	unchanged := len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]) || bytes.Equal(nd, data)
+	unchanged := len(nd) == len(data) && (len(nd) == 0 || &nd[0] == &data[0]) || streq.Bytes(nd, data)
 	switch {
 	case drop:
 		r.lfDrop = true

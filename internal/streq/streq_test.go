@@ -30,3 +30,29 @@ func TestSame(t *testing.T) {
 		}
 	}
 }
+
+// Bytes agrees with bytes.Equal on every length and every position of a
+// difference.
+func TestBytes(t *testing.T) {
+	base := make([]byte, 200)
+	for i := range base {
+		base[i] = byte(i*7 + 3)
+	}
+	for n := 0; n <= len(base); n++ {
+		a := base[:n]
+		b := append([]byte(nil), a...)
+		if !Bytes(a, b) || !Bytes(a, a) {
+			t.Fatalf("length %d: equal bytes differ", n)
+		}
+		for i := 0; i < n; i++ {
+			b[i] ^= 0x40
+			if Bytes(a, b) {
+				t.Fatalf("length %d: a difference at %d not seen", n, i)
+			}
+			b[i] ^= 0x40
+		}
+		if n > 0 && Bytes(a, b[:n-1]) {
+			t.Fatalf("length %d: a shorter slice is equal", n)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	judging "github.com/cloudg/mcp-privacy/internal/catalog"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/internal/streq"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -41,12 +42,14 @@ type listMemo struct {
 }
 
 // listMemoEntry is one response: its bytes before and after its id, and
-// what the plugin made of them (the id, which it does not change, between).
+// what the plugin made of it, out, with the id at outID (the plugin does
+// not change it).
 type listMemoEntry struct {
-	key              []byte
-	inHead, inTail   []byte
-	outHead, outTail []byte
-	at               int64 // when stored (Unix ns)
+	key            []byte
+	inHead, inTail []byte
+	out            []byte
+	outID, idLen   int
+	at             int64 // when stored (Unix ns)
 }
 
 // Bounds: entries, and the largest response memoised (its bytes and its
@@ -94,8 +97,8 @@ func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 	var now int64
 	for i := range m.entries {
 		e := &m.entries[i]
-		if e.outHead == nil || len(raw) <= len(e.inHead)+len(e.inTail) ||
-			!bytes.HasPrefix(raw, e.inHead) || !bytes.HasSuffix(raw, e.inTail) {
+		if e.out == nil || len(raw) <= len(e.inHead)+len(e.inTail) ||
+			!streq.Bytes(raw[:len(e.inHead)], e.inHead) || !streq.Bytes(raw[len(raw)-len(e.inTail):], e.inTail) {
 			continue
 		}
 		id := raw[len(e.inHead) : len(raw)-len(e.inTail)]
@@ -124,8 +127,16 @@ func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 		}
 		s.requests.take(string(id))
 		m.hits++
-		out := make([]byte, 0, len(e.outHead)+len(id)+len(e.outTail))
-		return append(append(append(out, e.outHead...), id...), e.outTail...), true
+		if len(id) == e.idLen {
+			// The entry's own bytes with this id written in: the caller
+			// hands them to the host (which copies them) before the VM
+			// runs anything else, and no copy of a list's size is made.
+			copy(e.out[e.outID:], id)
+			return e.out, true
+		}
+		out := make([]byte, 0, len(e.out)-e.idLen+len(id))
+		out = append(append(out, e.out[:e.outID]...), id...)
+		return append(out, e.out[e.outID+e.idLen:]...), true
 	}
 	return nil, false
 }
@@ -203,8 +214,8 @@ func (s *exchange) keepList(doc *jsondoc.Doc, raw []byte) []byte {
 	e.key = append(e.key[:0], m.key...)
 	e.inHead = append(e.inHead[:0], raw[:start]...)
 	e.inTail = append(e.inTail[:0], raw[start+len(id):]...)
-	e.outHead = append(e.outHead[:0], out[:at]...)
-	e.outTail = append(e.outTail[:0], out[at+len(id):]...)
+	e.out = append(e.out[:0], out...)
+	e.outID, e.idLen = at, len(id)
 	e.at = s.cfg.now()
 	return out
 }

@@ -96,7 +96,7 @@ func TestListMemoExact(t *testing.T) {
 		}
 		hits += warm.caches.lists.hits
 		for _, e := range warm.caches.lists.entries {
-			if e.outHead != nil {
+			if e.out != nil {
 				stored++
 			}
 		}

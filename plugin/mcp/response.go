@@ -9,6 +9,7 @@ import (
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/internal/mcpvocab"
+	"github.com/cloudg/mcp-privacy/internal/streq"
 	"github.com/cloudg/mcp-privacy/policy"
 )
 
@@ -229,7 +230,7 @@ func (s *exchange) processJSON(raw []byte) []byte {
 	s.keep = listToKeep{}
 	if len(s.pending) == 0 {
 		if out, ok := s.listFromMemo(raw); ok {
-			if bytes.Equal(out, raw) {
+			if streq.Bytes(out, raw) {
 				return nil
 			}
 			return out
