@@ -375,8 +375,17 @@ type trigTable [1 << 16]uint8
 // 64 KiB, and a configuration's selections share a few masks.
 var trigTables struct {
 	sync.Mutex
-	byMask map[uint32]*trigTable // by pass detectors (bits below numPass)
+	byMask map[uint32]*trigTable // by pass detectors (bits below numPass) and trigRuns, trigLabels
 }
+
+// Two bits of a table's mask above the pass detectors' add the triggers
+// the pass records for the family scans, so that they need not walk the
+// string again (families.go): trigRuns the first digit of every run
+// (scanDigits), trigLabels every byte that may end a label (scanLabelled).
+const (
+	trigRuns   = uint32(1) << numPass
+	trigLabels = uint32(1) << (numPass + 1)
+)
 
 func newTrigTable(mask uint32) *trigTable {
 	trigTables.Lock()
@@ -427,6 +436,29 @@ func buildTrigTable(mask uint32, worth func(d int, b, c byte) bool) *trigTable {
 			}
 		}
 	}
+	if mask&trigRuns != 0 {
+		for c := '0'; c <= '9'; c++ {
+			for b := 0; b < 256; b++ {
+				if !piiDigit(byte(b)) {
+					t[int(c)<<8|b] = tcDigit
+				}
+			}
+		}
+	}
+	if mask&trigLabels != 0 {
+		// What labelCands flags: ':', '=', a tab and the last bytes of
+		// '：' and '–' after any byte, '-' after a space (labelTailAt
+		// wants one), and the bytes its borrow may flag (one more than
+		// one of those, after it or after another such).
+		for b := 0; b < 256; b++ {
+			t[':'<<8|b], t['='<<8|b] = tcColon, tcEq
+			t['\t'<<8|b], t[0x9A<<8|b], t[0x93<<8|b] = tcLetter, tcLetter, tcLetter
+		}
+		t['-'<<8|' '] = tcDash
+		for _, c := range []int{':', '=', '\t', 0x9A, 0x93} {
+			t[(c^1)<<8|c], t[(c^1)<<8|c^1] = tcLetter, tcLetter
+		}
+	}
 	return t
 }
 
@@ -474,6 +506,12 @@ type pass struct {
 	multi    bool       // record which detector found each span in dets
 	spans    []Span
 	dets     []uint16 // detector | basis<<basisShift
+	// recRuns, recLabels: the pass records in runs the first digit of
+	// every run, in labels every byte labelCands may flag (tab has
+	// trigRuns, trigLabels), for scanDigits and scanLabelled to visit
+	// instead of walking p.s again.
+	recRuns, recLabels bool
+	runs, labels       []int32
 
 	emailNext, emailLo                   int
 	phoneNext, cardNext, ibanNext        int
@@ -580,6 +618,9 @@ func (p *pass) run() {
 			t := i + int(z>>3)
 			switch c {
 			case tcDigit:
+				if p.recRuns {
+					p.runs = append(p.runs, int32(t))
+				}
 				if on&(1<<detIBAN) != 0 && t >= p.ibanNext+2 && t+1 < n && piiClass[s[t-1]]&piiClass[s[t-2]]&pcUpper != 0 && piiDigit(s[t+1]) {
 					p.stepIBAN(t - 2)
 				}
@@ -617,6 +658,9 @@ func (p *pass) run() {
 				}
 				p.stepDigits(t)
 			case tcColon:
+				if p.recLabels {
+					p.labels = append(p.labels, int32(t))
+				}
 				if on&(1<<detIPv6) != 0 && t >= p.ipv6Next {
 					if (t > 0 && piiClass[s[t-1]]&pcHex != 0 || t+1 < n && (piiClass[s[t+1]]&pcHex != 0 || s[t+1] == ':')) && ipv6Worth(s, t) {
 						p.stepIPv6(t)
@@ -638,6 +682,9 @@ func (p *pass) run() {
 					p.stepIPv4(t)
 				}
 			case tcDash:
+				if p.recLabels && t > 0 && s[t-1] == ' ' {
+					p.labels = append(p.labels, int32(t))
+				}
 				if on&(1<<detSSN) != 0 && t >= p.ssnNext && t+8 <= n && s[t+3] == '-' && ssnWorth(s, t) {
 					p.stepSSN(t)
 				}
@@ -666,6 +713,10 @@ func (p *pass) run() {
 					if on&(1<<detPEM) != 0 && t >= p.pemNext && s[t-1] == 'E' && s[t-7] == '-' {
 						p.stepPEM(t)
 					}
+				case '\t', 0x9A, 0x93, ';', '<', '\b', 0x9B, 0x92:
+					if p.recLabels {
+						p.labels = append(p.labels, int32(t))
+					}
 				case 'e', 'E': // the e of Bearer or bearer: its B is at t-1
 					b := t - 1
 					next := &p.bearerLowerNext
@@ -691,6 +742,9 @@ func (p *pass) run() {
 					p.stepURLCredentials(t)
 				}
 			case tcEq:
+				if p.recLabels {
+					p.labels = append(p.labels, int32(t))
+				}
 				if on&(1<<detGeneric) != 0 && t >= p.genericNext && t >= 3 && keyEndWorth(s[t-3], s[t-2], s[t-1]) && genericKeyEnd(s, t) {
 					p.stepGeneric(t)
 				}

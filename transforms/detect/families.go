@@ -32,6 +32,9 @@ const idFamily = uint64(1)<<detUKNINO | 1<<detUKNHS | 1<<detDETaxID | 1<<detFRNI
 // selected detectors in it as a pass's fam.
 const familyMask = ^uint64(1<<numPass-1) | 1<<detSSN
 
+// digitFamilies is the detectors scanDigits may report.
+const digitFamilies = idDetectors | 1<<detStreetAddress | 1<<detDateOfBirth
+
 // runFamilies runs the scans of the family detectors in p.fam: the
 // three read from digits (ids, addresses, birth dates) in one walk
 // (scanDigits), then the names and the labels.
@@ -65,72 +68,88 @@ const (
 )
 
 // scanDigits runs the scans in on (idStep, addrStep, dobStep) over p.s
-// in one walk: eight bytes at a time to the first digit of each run, where
-// each scan whose resume point the walk has passed gets a visit, past its
-// cheap test. A scan that resumes inside a run (its last visit ended
-// there) is visited there at once, as its own loop over nextDigit did:
-// each scan sees the digits it saw alone, in order, and finds what it
-// found. They report different detectors, so their spans interleaving
-// in p.spans changes nothing (addrStep extends its own last span by its
-// index).
+// in one walk over the first digit of each run: those the pass recorded
+// (p.recRuns), else found eight bytes at a time. At each, every scan
+// whose resume point the walk has passed gets a visit, past its cheap
+// test. A scan that resumes inside a run (its last visit ended there) is
+// visited there at once, as its own loop over nextDigit did: each scan
+// sees the digits it saw alone, in order, and finds what it found. They
+// report different detectors, so their spans interleaving in p.spans
+// changes nothing (addrStep extends its own last span by its index).
 func (p *pass) scanDigits(on uint8) {
 	s := p.s
 	n := len(s)
 	idNext, addrNext, dobNext := 0, 0, 0
 	last := addrLast{-1, -1}
-	var carry uint64 // 0x80 when the byte before i is a digit
-	for i := 0; i < n; i += 8 {
-		var x uint64
-		if i+8 <= n {
-			x = load64(s, i)
+	runs, k := p.runs, 0
+	var carry uint64  // 0x80 when the byte before i is a digit
+	var starts uint64 // the runs' first digits in the word at i-8
+	i := 0
+	for {
+		var t int
+		if p.recRuns {
+			if k == len(runs) {
+				break
+			}
+			t = int(runs[k])
+			k++
 		} else {
-			x = tailWord(s, i) // NUL above the end: no digit
-		}
-		d := digitLanes(x)
-		starts := d &^ (d<<8 | carry)
-		carry = d >> 56
-		for starts != 0 {
-			t := i + bits.TrailingZeros64(starts)>>3
-			starts &= starts - 1
-			var b byte // the byte before the run
-			if t > 0 {
-				b = s[t-1]
-			}
-			if on&idStepOn != 0 && t >= idNext {
-				if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
-					// Glued to a lower-case letter: the token is a word
-					// or a hash, no identifier (idStep's cls test).
-					e := t + 1
-					for e < n && idClass[s[e]]&icAlnum != 0 {
-						e++
-					}
-					idNext = e
+			for starts == 0 && i < n {
+				var x uint64
+				if i+8 <= n {
+					x = load64(s, i)
 				} else {
-					r := p.idStep(t)
-					for midRun(s, r) {
-						r = p.idStep(r)
-					}
-					idNext = r
+					x = tailWord(s, i) // NUL above the end: no digit
 				}
+				d := digitLanes(x)
+				starts = d &^ (d<<8 | carry)
+				carry = d >> 56
+				i += 8
 			}
-			if on&addrStepOn != 0 && t >= addrNext && addrBefore[b] != 0 && (addrBefore[b] == 1 || addrWorth(s, t, addrBefore[b])) {
-				r := p.addrStep(t, &last)
+			if starts == 0 {
+				break
+			}
+			t = i - 8 + bits.TrailingZeros64(starts)>>3
+			starts &= starts - 1
+		}
+		var b byte // the byte before the run
+		if t > 0 {
+			b = s[t-1]
+		}
+		if on&idStepOn != 0 && t >= idNext {
+			if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
+				// Glued to a lower-case letter: the token is a word
+				// or a hash, no identifier (idStep's cls test).
+				e := t + 1
+				for e < n && idClass[s[e]]&icAlnum != 0 {
+					e++
+				}
+				idNext = e
+			} else {
+				r := p.idStep(t)
 				for midRun(s, r) {
-					r = p.addrStep(r, &last)
+					r = p.idStep(r)
 				}
-				addrNext = r
+				idNext = r
 			}
-			if on&dobStepOn != 0 && t >= dobNext && !dateGluedTab[b] && dateWorth(s, t) {
-				r := p.dobStep(t)
-				for midRun(s, r) {
-					if dateWorth(s, r) {
-						r = p.dobStep(r)
-					} else {
-						r = skipDigits(s, r)
-					}
+		}
+		if on&addrStepOn != 0 && t >= addrNext && addrBefore[b] != 0 && (addrBefore[b] == 1 || addrWorth(s, t, addrBefore[b])) {
+			r := p.addrStep(t, &last)
+			for midRun(s, r) {
+				r = p.addrStep(r, &last)
+			}
+			addrNext = r
+		}
+		if on&dobStepOn != 0 && t >= dobNext && !dateGluedTab[b] && dateWorth(s, t) {
+			r := p.dobStep(t)
+			for midRun(s, r) {
+				if dateWorth(s, r) {
+					r = p.dobStep(r)
+				} else {
+					r = skipDigits(s, r)
 				}
-				dobNext = r
 			}
+			dobNext = r
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -272,4 +273,47 @@ func FuzzDigitFilters(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkDigitFilters(t, s) })
+}
+
+// TestRecordedFamilies: the family scans find the same from what the
+// pass recorded (Set.Detect) as from walking the string themselves, over
+// the corpora.
+func TestRecordedFamilies(t *testing.T) {
+	texts := digitFilterInputs(t)
+	_, docs := readMixed(t)
+	texts = append(texts, benchdata.MixedStrings(docs)...)
+	for _, s := range texts {
+		recordedSame(t, s)
+	}
+}
+
+// FuzzRecordedFamilies is TestRecordedFamilies on any text, with seeds
+// for labelCands's borrow (a byte one more than a separator after it)
+// at every position in a word.
+func FuzzRecordedFamilies(f *testing.F) {
+	for _, s := range []string{"Name: Alice Martin", "Nom：\x9bAlice", "Date of birth:; 4 March 1985", "IBAN=<DE89", "Name\t\bAlice",
+		"Tel – \x92 555", "Passport No.: C01X00T47", "born 04/03/1985", "12 rue de la Paix, 75002 Paris", "BSN 111222333"} {
+		for pad := range 8 {
+			f.Add(strings.Repeat(" ", pad) + s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) { recordedSame(t, s) })
+}
+
+// recordedSame fails t unless every family scan finds in s from the
+// pass's records what it finds walking s, with the pass's detectors and
+// without them.
+func recordedSame(t *testing.T, s string) {
+	t.Helper()
+	for _, on := range []uint32{0, allPass} {
+		got := pass{s: s, on: on, fam: familyMask, tab: newTrigTable(on | trigRuns | trigLabels), multi: true, recRuns: true, recLabels: true}
+		got.run()
+		got.runFamilies()
+		want := pass{s: s, on: on, fam: familyMask, tab: newTrigTable(on), multi: true}
+		want.run()
+		want.runFamilies()
+		if !slices.Equal(got.spans, want.spans) || !slices.Equal(got.dets, want.dets) {
+			t.Fatalf("recorded %v %v, walked %v %v, in %q", got.spans, got.dets, want.spans, want.dets, s)
+		}
+	}
 }

@@ -1231,6 +1231,10 @@ func labelledCleanWith(s string, x *Extra) bool {
 func (p *pass) scanLabelled() {
 	s := p.s
 	n := len(s)
+	if p.recLabels {
+		p.scanRecordedLabels()
+		return
+	}
 	next := 0
 	i := 0
 	for ; i+8 <= n; i += 8 {
@@ -1247,6 +1251,37 @@ func (p *pass) scanLabelled() {
 				next = p.labelledAt(i, next)
 			}
 		}
+	}
+}
+
+// scanRecordedLabels is scanLabelled visiting the bytes the pass
+// recorded (every byte labelCands may flag, and more), each past the test
+// the walk would have made of it: in the eight-byte words labelCands's
+// flag and labelTailAt, in the tail the byte itself.
+func (p *pass) scanRecordedLabels() {
+	s := p.s
+	words := len(s) &^ 7 // the bytes the walk reads eight at a time
+	next := 0
+	for _, t32 := range p.labels {
+		t := int(t32)
+		if t < next {
+			continue
+		}
+		switch s[t] {
+		case ':', '=', '\t', '-', 0x9A, 0x93:
+			// labelCands flags each (a '-' between spaces, which
+			// labelTailAt wants).
+			if t < words && !labelTailAt(s, t) {
+				continue
+			}
+		default:
+			// One more than one of those after it: flagged by
+			// labelCands's borrow inside a word only.
+			if t >= words || labelCands(load64(s, t&^7))>>(8*(t&7))&0x80 == 0 || !labelTailAt(s, t) {
+				continue
+			}
+		}
+		next = p.labelledAt(t, next)
 	}
 }
 

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -206,6 +207,9 @@ type Selection struct {
 	minSensitivity policy.Sensitivity
 	builtins       uint64     // the built-ins it selects, bit i for policy.BuiltinDetectors[i]
 	tab            *trigTable // the triggers of those the pass runs
+	// famTab is tab with the triggers the pass records for the family
+	// scans it selects (trigRuns, trigLabels); tab itself when none.
+	famTab *trigTable
 	// rules is what the call's matched rules add (Set.WithRules); nil:
 	// nothing.
 	rules *ruleSelection
@@ -228,8 +232,20 @@ func Select(names []string, minSensitivity policy.Sensitivity) Selection {
 		}
 	}
 	s.tab = allTable
-	if pass := uint32(s.builtins) & allPass; pass != allPass {
+	pass := uint32(s.builtins) & allPass
+	if pass != allPass {
 		s.tab = newTrigTable(pass)
+	}
+	s.famTab = s.tab
+	if fam := s.builtins & familyMask; fam != 0 {
+		mask := pass
+		if fam&digitFamilies != 0 {
+			mask |= trigRuns
+		}
+		if fam&labelFamily != 0 {
+			mask |= trigLabels
+		}
+		s.famTab = newTrigTable(mask)
 	}
 	return s
 }
@@ -408,13 +424,15 @@ func (ds *Set) detectAppend(dst []Detection, s string, sel Selection, ex *[]Allo
 // far more than reusing a buffer). Nothing in it outlives the call that
 // uses it: Detection.Value is cloned out of the view's text.
 type detectScratch struct {
-	text  []byte
-	segs  []viewSeg
-	spans []Span
-	dets  []uint16
-	hits  []hit
-	dict  []dictHit
-	fold  []byte // an allowed value folded
+	text   []byte
+	segs   []viewSeg
+	spans  []Span
+	dets   []uint16
+	runs   []int32 // the pass's records for the family scans
+	labels []int32
+	hits   []hit
+	dict   []dictHit
+	fold   []byte // an allowed value folded
 }
 
 // scratchKeep is the largest view text a Set keeps for the next
@@ -471,7 +489,23 @@ const singleThreaded = runtime.GOARCH == "wasm"
 func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectScratch, ex *[]Allowed) []Detection {
 	on := ds.builtins & sel.builtins
 	p := pass{s: s, on: uint32(on) & allPass, fam: on & familyMask, extra: ds.extra, regions: ds.regions, tab: sel.tab, multi: true, spans: sc.spans[:0], dets: sc.dets[:0]}
-	if p.on != 0 {
+	if p.fam != 0 && len(s) <= math.MaxInt32 {
+		// The pass walks every byte anyway: it records where the family
+		// scans have something to look at (sel.famTab's triggers).
+		p.recRuns, p.recLabels = p.fam&digitFamilies != 0, p.fam&labelFamily != 0
+		p.tab = sel.famTab
+		// Room for what prose and logs hold (a run of digits per 17
+		// bytes, a label candidate per 37, in the mixed corpus): one
+		// allocation where growing by appends would make a dozen.
+		if cap(sc.runs) < len(s)/16 {
+			sc.runs = make([]int32, 0, len(s)/8)
+		}
+		if cap(sc.labels) < len(s)/32 {
+			sc.labels = make([]int32, 0, len(s)/16)
+		}
+		p.runs, p.labels = sc.runs[:0], sc.labels[:0]
+	}
+	if p.on != 0 || p.recRuns || p.recLabels {
 		p.run()
 	}
 	if p.fam != 0 {
@@ -479,6 +513,8 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 	}
 	keepLarger(&sc.spans, p.spans)
 	keepLarger(&sc.dets, p.dets)
+	keepLarger(&sc.runs, p.runs)
+	keepLarger(&sc.labels, p.labels)
 	if len(p.spans) == 0 && len(ds.custom) == 0 && !ds.dicts {
 		return dst
 	}
