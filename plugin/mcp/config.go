@@ -106,10 +106,19 @@ func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 	return newConfig(env, shared), nil
 }
 
+// decisionMemoMinRules is the size of policy (rules and roles) from which
+// decisions are memoised.
+const decisionMemoMinRules = 16
+
 // newConfig compiles a validated envelope.
 func newConfig(env *policy.Envelope, shared shareddata.Store) *Config {
-	// The policy no longer changes: its decisions may be remembered.
-	env.Policy.EnableDecisionMemo()
+	// The policy no longer changes: its decisions may be remembered,
+	// when deciding walks enough rules to cost more than the memo's key
+	// and lookup (a policy of a few rules decides faster than it looks
+	// the decision up).
+	if len(env.Policy.Rules) >= decisionMemoMinRules {
+		env.Policy.EnableDecisionMemo()
+	}
 	cat := newCatalog(&env.Server)
 	cat.Shared = shared
 	c := &Config{Env: env, catalog: cat, caches: &vmCaches{},

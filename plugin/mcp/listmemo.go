@@ -97,8 +97,9 @@ func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 	var now int64
 	for i := range m.entries {
 		e := &m.entries[i]
-		if e.out == nil || len(raw) <= len(e.inHead)+len(e.inTail) ||
-			!streq.Bytes(raw[:len(e.inHead)], e.inHead) || !streq.Bytes(raw[len(raw)-len(e.inTail):], e.inTail) {
+		// The bytes before the id first (a few), the rest last, once the
+		// request and the key match.
+		if e.out == nil || len(raw) <= len(e.inHead)+len(e.inTail) || !streq.Bytes(raw[:len(e.inHead)], e.inHead) {
 			continue
 		}
 		id := raw[len(e.inHead) : len(raw)-len(e.inTail)]
@@ -122,7 +123,7 @@ func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 			continue
 		}
 		s.listKey(m, &req, lm.kind)
-		if !bytes.Equal(m.key, e.key) {
+		if !bytes.Equal(m.key, e.key) || !streq.Bytes(raw[len(raw)-len(e.inTail):], e.inTail) {
 			continue
 		}
 		s.requests.take(string(id))
@@ -139,6 +140,16 @@ func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 		return append(out, e.out[e.outID+e.idLen:]...), true
 	}
 	return nil, false
+}
+
+// entryOf is the index of the entry kept under key, or -1.
+func (m *listMemo) entryOf(key []byte) int {
+	for i := range m.entries {
+		if m.entries[i].out != nil && bytes.Equal(m.entries[i].key, key) {
+			return i
+		}
+	}
+	return -1
 }
 
 // plainID reports whether b can be a JSON-RPC id as idKey writes it: an
@@ -209,8 +220,15 @@ func (s *exchange) keepList(doc *jsondoc.Doc, raw []byte) []byte {
 		return out
 	}
 	m := &s.cfg.caches.lists
+	// One entry per key: a caller class's newer list replaces its older
+	// one, so a list that differs from the last is compared with one
+	// entry, not four near copies.
 	e := &m.entries[m.next]
-	m.next = (m.next + 1) % listMemoEntries
+	if i := m.entryOf(m.key); i >= 0 {
+		e = &m.entries[i]
+	} else {
+		m.next = (m.next + 1) % listMemoEntries
+	}
 	e.key = append(e.key[:0], m.key...)
 	e.inHead = append(e.inHead[:0], raw[:start]...)
 	e.inTail = append(e.inTail[:0], raw[start+len(id):]...)
