@@ -216,7 +216,9 @@ func (s *exchange) keepList(doc *jsondoc.Doc, raw []byte) []byte {
 	id := doc.Raw(k.id)
 	start := doc.Offset(k.id)
 	out, at := doc.BytesAt(k.id)
-	if at < 0 || len(out) > listMemoMaxBytes || !bytes.HasPrefix(out[at:], id) || !bytes.Equal(raw[start:start+len(id)], id) {
+	// id is the source's bytes at start (doc.Raw), so only the output's
+	// copy of it is checked.
+	if at < 0 || len(out) > listMemoMaxBytes || !bytes.HasPrefix(out[at:], id) {
 		return out
 	}
 	m := &s.cfg.caches.lists
