@@ -227,6 +227,19 @@ var romanisedGiven = []string{
 	"Zainab", "Khadija", "Amina", "Yasmin", "Salma", "Hana", "Rania", "Huda", "Nadia", "Samira", "Siti", "Nur", "Nurul", "Aminah", "Farah", "Aziz", "Hamid", "Rahman", "Faizal", "Hafiz",
 	// el
 	"Georgios", "Giorgos", "Dimitrios", "Konstantinos", "Ioannis", "Nikolaos", "Panagiotis", "Vasilis", "Christos", "Athanasios", "Eleni", "Aikaterini", "Katerina", "Sofia", "Dimitra", "Ioanna",
+	// in: the dataset's en_IN list is of classical names; these are the
+	// most frequent given names of people born in India since 1960
+	"Aarav", "Vivaan", "Aditya", "Vihaan", "Arjun", "Sai", "Reyansh", "Ayaan", "Krishna", "Ishaan", "Shaurya", "Atharv", "Advik", "Pranav", "Advait", "Dhruv",
+	"Kabir", "Ritvik", "Aarush", "Kayaan", "Darsh", "Veer", "Rohan", "Rahul", "Amit", "Anil", "Sunil", "Rajesh", "Ramesh", "Suresh", "Mahesh", "Ganesh", "Dinesh",
+	"Vijay", "Sanjay", "Ajay", "Manoj", "Vinod", "Ashok", "Deepak", "Pradeep", "Sandeep", "Rakesh", "Mukesh", "Naveen", "Praveen", "Nitin", "Sachin", "Vikram",
+	"Vikas", "Varun", "Karan", "Arun", "Tarun", "Kiran", "Gaurav", "Saurabh", "Abhishek", "Ankit", "Ankur", "Yash", "Kunal", "Nikhil", "Akshay", "Manish", "Ravi",
+	"Rajiv", "Sanjeev", "Siddharth", "Arnav", "Anirudh", "Aryan", "Parth", "Kartik", "Mohit", "Rohit", "Sumit", "Amitabh", "Sourav", "Subhash", "Srinivas",
+	"Venkatesh", "Prakash", "Girish", "Harish", "Satish", "Jagdish", "Mohan", "Gopal", "Hari", "Shankar", "Lakshman", "Bharat", "Naresh", "Hitesh", "Ritesh",
+	"Ananya", "Diya", "Saanvi", "Aadhya", "Pari", "Anika", "Navya", "Myra", "Aaradhya", "Kiara", "Riya", "Priya", "Pooja", "Neha", "Sneha", "Anjali", "Kavya",
+	"Shreya", "Isha", "Ishita", "Nisha", "Divya", "Swati", "Sunita", "Anita", "Kavita", "Rekha", "Meena", "Geeta", "Gita", "Seema", "Suman", "Poonam", "Jyoti",
+	"Preeti", "Rani", "Lakshmi", "Sarita", "Shalini", "Shweta", "Tanvi", "Avni", "Prisha", "Aanya", "Anvi", "Vanya", "Siya", "Khushi", "Aditi", "Nandini",
+	"Radhika", "Deepika", "Priyanka", "Aishwarya", "Madhuri", "Archana", "Sushma", "Usha", "Padma", "Indira", "Sangeeta", "Vandana", "Manisha", "Mamta",
+	"Payal", "Ritu", "Sonal", "Komal", "Pallavi", "Bhavna", "Harpreet", "Gurpreet", "Manpreet", "Simran", "Jaspreet", "Navneet", "Parminder", "Sukhwinder",
 	// African (Ghana, Nigeria, Kenya)
 	"Kwame", "Kofi", "Kwaku", "Kwabena", "Yaw", "Ama", "Akosua", "Abena", "Chinedu", "Chukwuemeka", "Emeka", "Ngozi", "Chiamaka", "Oluwaseun", "Adebayo", "Wanjiru", "Otieno", "Achieng",
 }
@@ -254,6 +267,13 @@ var romanisedSurnames = []string{
 	"Nassar", "Sabbagh", "Younes", "Yousef", "Zaki", "Qureshi", "Sheikh", "Malik", "Siddiqui", "Chaudhry", "Hashemi", "Rahimi", "Hosseini",
 	// el
 	"Papadopoulos", "Papadopoulou", "Georgiou", "Dimitriou", "Nikolaou", "Konstantinou", "Ioannou", "Vlachos", "Papageorgiou", "Oikonomou", "Karagiannis", "Christodoulou", "Alexiou",
+	// in
+	"Sharma", "Verma", "Gupta", "Singh", "Kumar", "Kumari", "Patel", "Shah", "Mehta", "Reddy", "Rao", "Nair", "Menon", "Pillai", "Iyer", "Iyengar", "Mukherjee",
+	"Chatterjee", "Banerjee", "Bose", "Dutta", "Ghosh", "Chakraborty", "Chakrabarti", "Agarwal", "Aggarwal", "Jain", "Joshi", "Kulkarni", "Deshpande", "Patil",
+	"Pawar", "Jadhav", "Shinde", "Naidu", "Choudhary", "Chaudhary", "Yadav", "Mishra", "Pandey", "Tiwari", "Dubey", "Srivastava", "Saxena", "Kapoor", "Khanna",
+	"Malhotra", "Chopra", "Bhatia", "Sethi", "Arora", "Sandhu", "Sidhu", "Dhillon", "Grewal", "Bajwa", "Thakur", "Rajput", "Chauhan", "Rathore", "Hegde", "Shetty",
+	"Kamath", "Krishnan", "Subramanian", "Venkatesan", "Raman", "Ahuja", "Bedi", "Trivedi", "Bhatt", "Desai", "Parikh", "Vyas", "Chawla", "Sinha", "Jha",
+	"Prasad", "Mahajan", "Goyal", "Bansal", "Mittal", "Garg", "Goel", "Kaur", "Nayak", "Mohanty", "Panda", "Sahu", "Naik", "Gowda", "Acharya", "Banerji",
 	// African
 	"Okafor", "Okonkwo", "Adeyemi", "Oyelaran", "Mensah", "Boateng", "Owusu", "Asante", "Osei", "Agyeman", "Nwosu", "Eze", "Ogunleye", "Balogun", "Abubakar", "Kamau", "Mwangi", "Ochieng", "Odhiambo", "Kiplagat", "Nkosi", "Dlamini", "Ndlovu",
 }
