@@ -54,6 +54,9 @@ func (p *Policy) EnableDecisionMemo() {
 	p.memo = m
 }
 
+// MemoisesDecisions reports whether EnableDecisionMemo was called.
+func (p *Policy) MemoisesDecisions() bool { return p.memo != nil }
+
 // callerReads says what the policy reads of a caller: readsID, some rule
 // matches principals by id; rolesIndexed, every role a rule names has a
 // bit of roleBits (else a caller's roles count by name).

@@ -124,3 +124,22 @@ func BenchmarkScalingResult(b *testing.B) {
 		})
 	}
 }
+
+// TestDecisionMemoFromMinRules: a policy decides through the memo once it
+// has decisionMemoMinRules rules, and walks its rules below that (a small
+// policy decides faster than it looks a decision up).
+func TestDecisionMemoFromMinRules(t *testing.T) {
+	for _, n := range []int{2, 10, 40, 1000} {
+		cfg, errs := NewConfig([]byte(scalingPolicy(n)), nil)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		rules := len(cfg.Env.Policy.Rules)
+		if got, want := cfg.Env.Policy.MemoisesDecisions(), rules >= decisionMemoMinRules; got != want {
+			t.Errorf("%d rules: memoised %v, want %v", rules, got, want)
+		}
+		if n >= 40 && rules < decisionMemoMinRules || n <= 2 && rules >= decisionMemoMinRules {
+			t.Errorf("scalingPolicy(%d) made %d rules: the cases no longer straddle the bound", n, rules)
+		}
+	}
+}

@@ -106,8 +106,9 @@ func NewConfig(data []byte, shared shareddata.Store) (*Config, policy.Errors) {
 	return newConfig(env, shared), nil
 }
 
-// decisionMemoMinRules is the size of policy (rules and roles) from which
-// decisions are memoised.
+// decisionMemoMinRules is the number of rules (those the policy names
+// and those its profiles and deny lists make) from which decisions are
+// memoised.
 const decisionMemoMinRules = 16
 
 // newConfig compiles a validated envelope.

@@ -95,6 +95,7 @@ func (s *exchange) listKey(m *listMemo, req *forwarded, kind policy.Kind) {
 func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 	m := &s.cfg.caches.lists
 	var now int64
+	var keyed []byte // the id whose request m.key was made for
 	for i := range m.entries {
 		e := &m.entries[i]
 		// The bytes before the id first (a few), the rest last, once the
@@ -122,7 +123,12 @@ func (s *exchange) listFromMemo(raw []byte) ([]byte, bool) {
 		if now < e.at || now-e.at >= int64(learnedResync) {
 			continue
 		}
-		s.listKey(m, &req, lm.kind)
+		// Entries whose heads match share the id, so its key (a host
+		// call for a resource list's templates) is made once.
+		if keyed == nil || !bytes.Equal(keyed, id) {
+			s.listKey(m, &req, lm.kind)
+			keyed = id
+		}
 		if !bytes.Equal(m.key, e.key) || !streq.Bytes(raw[len(raw)-len(e.inTail):], e.inTail) {
 			continue
 		}
