@@ -97,7 +97,10 @@ func count(wasm []byte, bench string, iterations int) map[string]int {
 		fail(err)
 	}
 	cfg := wazero.NewModuleConfig().WithStderr(os.Stderr).WithSysWalltime().WithSysNanotime().WithRandSource(nil).
-		WithFSConfig(wazero.NewFSConfig().WithDirMount(cwd, cwd)).
+		// / mounted and PWD set, as make bench-wasm runs a test binary:
+		// Go takes its working directory from PWD, and a test may read
+		// testdata above its package (../testdata).
+		WithFSConfig(wazero.NewFSConfig().WithDirMount("/", "/")).WithEnv("PWD", cwd).
 		WithArgs("test.wasm", "-test.run", "^$", "-test.bench", bench, "-test.benchtime", fmt.Sprintf("%dx", iterations))
 	if _, err := r.InstantiateWithConfig(ctx, wasm, cfg); err != nil {
 		if exit, ok := err.(interface{ ExitCode() uint32 }); !ok || exit.ExitCode() != 0 {
