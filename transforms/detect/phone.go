@@ -252,17 +252,27 @@ func phoneWordAt(s string, i, a int, w string) bool {
 // phoneRun parses the run whose first digit is s[i] into g, appends the
 // phones in it to dst and returns where the run ends.
 func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs regionSet) (int, []Span) {
+	return phoneRunAt(s, i, g, dst, rs, true)
+}
+
+// phoneRunAt is phoneRun; leadParen: a '(' just before the run (or its
+// '+') may open an area code. When that group does not close, the '('
+// wraps the whole number, "(090-1234-5678)", and the run is read again
+// without it: a number in brackets is judged as the same number.
+func phoneRunAt(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs regionSet, leadParen bool) (int, []Span) {
 	n := len(s)
 	st, plus, paren, inParen := i, false, -1, false
 	if i > 0 {
 		switch s[i-1] {
 		case '+':
 			st, plus = i-1, true
-			if i > 1 && s[i-2] == '(' { // (+44) 20 7946 0958
+			if i > 1 && s[i-2] == '(' && leadParen { // (+44) 20 7946 0958
 				st, paren, inParen = i-2, 0, true
 			}
 		case '(':
-			st, paren, inParen = i-1, 0, true
+			if leadParen {
+				st, paren, inParen = i-1, 0, true
+			}
 		}
 	}
 	ng, valid, digits := 0, true, 0
@@ -313,6 +323,9 @@ func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs reg
 		}
 		sep = f
 		j = k
+	}
+	if !valid && paren == 0 && ng == 1 {
+		return phoneRunAt(s, i, g, dst, rs, false)
 	}
 	if digits < 7 {
 		return j, dst
@@ -550,8 +563,18 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 		return false // yymmdd-nnnn, ddmmyy-nnnn: a personnummer, a CPR
 	case k >= 3 && phoneDate(s, g):
 		return false
+	case seps == psDash && k == 2 && phoneLens(g, 4, 4, 0, 0, false) && yearRange(s[first:first+4], s[g[1].start:g[1].end]):
+		return false // 2019-2020: a span of years (Hong Kong writes dddd dddd)
 	}
 	return true
+}
+
+// yearRange reports whether a and b, four digits each, read as a span of
+// years: both from 1900 to 2099, b from a to a+30.
+func yearRange(a, b string) bool {
+	y := func(t string) int { return int(t[0]-'0')*1000 + int(t[1]-'0')*100 + int(t[2]-'0')*10 + int(t[3]-'0') }
+	ya, yb := y(a), y(b)
+	return ya >= 1900 && ya <= 2099 && yb >= ya && yb <= ya+30
 }
 
 // phoneNational reports whether groups g (digits D, parenthesised group

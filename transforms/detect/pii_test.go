@@ -98,6 +98,16 @@ func TestPIIEdgeCases(t *testing.T) {
 		{"phone", "é415-555-0132", nil},
 		{"phone", "DE89 3704 0044 0532 0130 00", nil}, // "0044 0532 0130 00" would pass alone
 		{"phone", "ID7 020 7946 0958", nil},
+		// A number in brackets is judged as the same number without them
+		// (the '(' of a whole number is not an area code's).
+		{"phone", "連絡先 (090-1234-5678)", []string{"090-1234-5678"}},
+		{"phone", "call (+44 20 7946 0958) now", []string{"+44 20 7946 0958"}},
+		{"phone", "(415) 555-0132", []string{"(415) 555-0132"}},
+		{"phone", "(2024-01-15)", nil},
+		{"phone", "(415 555", nil},
+		// Spans of years are not Hong Kong's dddd-dddd.
+		{"phone", "seasons 2019-2020 and 1998-2004", nil},
+		{"phone", "Tel: 2345-6789", []string{"2345-6789"}},
 
 		// credit_card
 		{"credit_card", "4111 1111 1111 1111 12/25", []string{"4111 1111 1111 1111"}},

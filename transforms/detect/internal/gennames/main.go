@@ -173,9 +173,9 @@ func Build(names Names) ([]byte, string) {
 			}
 		}
 	}
-	for k, list := range [2][]string{romanisedGiven, romanisedSurnames} {
+	for k, list := range [4][]string{romanisedGiven, romanisedSurnames, kanjiGiven, kanjiSurnames} {
 		f := nameword.Given
-		if k == 1 {
+		if k%2 == 1 {
 			f = nameword.Surname
 		}
 		for _, name := range list {
