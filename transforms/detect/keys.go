@@ -1139,6 +1139,12 @@ func labelAt(s string, t int, x *Extra) Key {
 		switch {
 		case v.class() == kStop:
 			return 0
+		case v.class() == kName && b > 0 && s[b-1] == '"' && e < len(s) && s[e] == '"':
+			// "name": in JSON read as text: the bare name of a JSON
+			// key, a person's only if its words are names (keyedSpan),
+			// as a member's is in an object that says nothing of a
+			// person ("Wireless Mouse" is a product's).
+			return v
 		case v.class() == kName:
 			return mkKey(kPersonName, -1) // "Name:" in text: a person's
 		case v.class() == kHouse || v.class() == kPostcode || v.class() == kCity || v.class() == kLine:
