@@ -314,6 +314,36 @@ func TestHeldRequestEndingInTrailers(t *testing.T) {
 	}
 }
 
+// A response ending in trailers, where the plugin holds the body on an
+// Envoy: the response continued over its emptied chunks (a pause would
+// let Envoy's buffer limit reset a large one, TestMCPRouterLargeResultTransformed),
+// so at the trailers Envoy holds no body to write the judged one into.
+// It fails closed: the client's read breaks, never an empty or raw answer.
+func TestHeldResponseEndingInTrailers(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct{ ID json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&msg)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Trailer", "X-Debug")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(msg.ID)+`,"result":{"content":[{"type":"text","text":"Alice <alice.martin@example.com>"}]}}`)
+		w.Header().Set("X-Debug", "served")
+	}))
+	t.Cleanup(up.Close)
+	p := startOnHost(t, hostMatrix[4], up.URL, envelope(true, false))
+	req, _ := http.NewRequest("POST", p.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice"}}}`))
+	setRawHeaders(req, "", "ann", "support")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err == nil || strings.Contains(string(b), "alice.martin") {
+		t.Errorf("HTTP %d %q, read error %v: want a broken read and nothing of the server's answer\n%s", res.StatusCode, b, err, p.logs)
+	}
+}
+
 // gateway.body_buffering: host on ngx_wasm_module would pass bodies
 // unjudged: the plugin detects that host at configuration time and
 // refuses to start there, loudly; on Envoy the same configuration runs.

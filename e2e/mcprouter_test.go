@@ -572,15 +572,15 @@ func routerEnvelope(buffering string) string {
 
 // startRouterChain is the shipped order: the plugin, then the mcp filter
 // (its buffer limit on the plugin's stream) and mcp_router (the model),
-// in front of crm and ops.
-func startRouterChain(t *testing.T, revision string, maxBody int, buffering string, crm http.Handler) (*plugin, *upstream, *upstream) {
+// in front of crm and ops; tweak changes the proxy's options after that.
+func startRouterChain(t *testing.T, revision string, maxBody int, buffering string, crm http.Handler, tweak ...func(*proxy.Options)) (*plugin, *upstream, *upstream) {
 	t.Helper()
 	crmUp, opsUp := recordedUpstream(t, crm), recordedUpstream(t, opsServer())
 	router := startRouterModel(t, revision, maxBody, routerBackend{"crm", crmUp}, routerBackend{"ops", opsUp})
-	p := startPlugin(t, router.URL, routerEnvelope(buffering), func(o *proxy.Options) {
+	p := startPlugin(t, router.URL, routerEnvelope(buffering), append([]func(*proxy.Options){func(o *proxy.Options) {
 		o.BufferLimitBytes = 17 << 20 // envoy-mcp-router.yaml's listener
 		o.LaterFilterBufferLimit = mcpFilterBufferLimit(maxBody)
-	})
+	}}, tweak...)...)
 	return p, crmUp, opsUp
 }
 
@@ -667,9 +667,16 @@ func TestMCPRouterMergedListFiltered(t *testing.T) {
 // TestMCPRouterLargeResultTransformed: under the shipped order a result
 // above the mcp filter's buffer limit (8 KiB by default, the shipped 2 MiB)
 // reaches the client transformed and whole, in an event stream or as one
-// JSON body; with the host holding bodies (body_buffering host) the same
-// JSON result meets Envoy's buffer limit and fails, never passed raw nor
-// cut off.
+// JSON body, however the upstream's answer is cut into chunks; with the
+// host holding bodies (body_buffering host) the same JSON result meets
+// Envoy's buffer limit and fails, never passed raw nor cut off.
+//
+// chunk fixes the size of the chunks the host hands over (0: the
+// harness's reads, which usually take a 20 KB answer whole). A chunk above
+// the limit after the first is what a loaded machine sometimes made of the
+// default: the plugin paused over its emptied first chunk, the host added
+// the next one to its buffer before the plugin saw it, and the response
+// was reset (plugin/bodyhold.go, heldResponseAction).
 func TestMCPRouterLargeResultTransformed(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -678,16 +685,21 @@ func TestMCPRouterLargeResultTransformed(t *testing.T) {
 		json      bool
 		buffering string
 		fails     bool
+		chunk     int
 	}{
-		{"default limit, json", mcpDefaultMaxRequestBodySize, 20 << 10, true, "plugin", false},
-		{"default limit, event stream", mcpDefaultMaxRequestBodySize, 20 << 10, false, "plugin", false},
-		{"shipped limit, json", shippedMaxRequestBodySize, shippedMaxRequestBodySize + (200 << 10), true, "plugin", false},
-		{"host buffering, default limit, json", mcpDefaultMaxRequestBodySize, 20 << 10, true, "host", true},
+		{"default limit, json", mcpDefaultMaxRequestBodySize, 20 << 10, true, "plugin", false, 0},
+		{"default limit, event stream", mcpDefaultMaxRequestBodySize, 20 << 10, false, "plugin", false, 0},
+		{"default limit, json, 12 KiB chunks", mcpDefaultMaxRequestBodySize, 20 << 10, true, "plugin", false, 12 << 10},
+		{"default limit, event stream, 12 KiB chunks", mcpDefaultMaxRequestBodySize, 20 << 10, false, "plugin", false, 12 << 10},
+		{"shipped limit, json", shippedMaxRequestBodySize, shippedMaxRequestBodySize + (200 << 10), true, "plugin", false, 0},
+		{"host buffering, default limit, json", mcpDefaultMaxRequestBodySize, 20 << 10, true, "host", true, 0},
 	}
 	for _, rev := range routerRevisions {
 		for _, c := range cases {
 			t.Run(rev+"/"+c.name, func(t *testing.T) {
-				p, _, _ := startRouterChain(t, rev, c.maxBody, c.buffering, crmServer(c.size, c.json))
+				p, _, _ := startRouterChain(t, rev, c.maxBody, c.buffering, crmServer(c.size, c.json), func(o *proxy.Options) {
+					o.Semantics.ChunkSize = c.chunk
+				})
 				ann := connectAt(t, p.URL, "ann", "", rev)
 				res, err := ann.CallTool(ctxT(t), &mcp.CallToolParams{Name: "crm__lookup_customer", Arguments: map[string]any{"id": "42"}})
 				if c.fails {

@@ -118,19 +118,37 @@ func (h *httpContext) holdRequestBody(bodySize int, endOfStream bool) types.Acti
 	return heldAction(h.reqHold)
 }
 
-// heldAction is what a body callback returns once the plugin settled the
-// chunk. While the plugin holds the body, Envoy is paused over the empty
-// chunk: it buffers nothing (its buffer limit is never reached) and a
-// trailers callback still finds a body it may write, where the judged body
-// then goes (Envoy refuses writes to a body it no longer holds).
-// ngx_wasm_module takes a second pause as a continue and writes no body in
-// a trailers callback (it has none): there every callback continues.
+// heldAction is what a request body callback returns once the plugin
+// settled the chunk. While the plugin holds the body, Envoy is paused over
+// the empty chunk, so that a trailers callback still finds a body it may
+// write, where the judged body then goes (Envoy refuses writes to a body
+// it no longer holds). Envoy adds each chunk that arrives while it is
+// paused to its buffer before the plugin sees it, so a request chunk above
+// the stream's buffer limit is answered 413 (Envoy's mcp filter after the
+// plugin refuses such a body anyway). ngx_wasm_module takes a second pause
+// as a continue and writes no body in a trailers callback (it has none):
+// there every callback continues. A response continues over its emptied
+// chunks on every host (heldResponseAction).
 func heldAction(hold *mcp.BodyHold) types.Action {
 	if hold.Holding() && hostKind != hostNgxWasm {
 		return types.ActionPause
 	}
 	return types.ActionContinue
 }
+
+// heldResponseAction is what a response body callback returns once the
+// plugin settled the chunk: continue, whether or not the plugin holds the
+// body, its emptied chunks passing on as nothing. A pause would have
+// Envoy add the next chunk to its buffer before the plugin empties it
+// (source/extensions/common/wasm/context.cc, Context::encodeData calls
+// addEncodedData while buffering_response_body_), and a chunk above the
+// stream's buffer limit then resets the response: 8 KiB where Envoy's mcp
+// filter set its max_request_body_size, less than one read of the
+// upstream may hand over. So only the plugin's limits
+// (gateway.max_response_bytes) bound a held response. The price: a held
+// response ending in trailers cannot be written at the trailers (Envoy
+// holds no body there) and fails closed (failHeldResponse), a reset.
+func heldResponseAction() types.Action { return types.ActionContinue }
 
 // holdResponseBody is OnHttpResponseBody (and, with an empty chunk at the
 // end, OnHttpResponseTrailers) where the plugin holds the body.
@@ -150,16 +168,25 @@ func (h *httpContext) holdResponseBody(stage string, bodySize int, endOfStream b
 			return h.fail(stage, err)
 		}
 	}
-	return heldAction(h.respHold)
+	return heldResponseAction()
 }
 
 // failHeldResponse fails a held response from a body callback: a host
 // that does not hold bodies may not answer locally there either
 // (ngx_wasm_module traps "response already sent",
 // ngx_http_wasm_local_response.c), so the JSON-RPC error replaces the
-// chunk, and every later chunk is emptied (h.failed).
+// chunk, and every later chunk is emptied (h.failed). Where no body can
+// be written (Envoy's trailers callback after the chunks continued) the
+// reply is local, which resets a response whose headers went out: never
+// an empty body standing for the server's.
 func (h *httpContext) failHeldResponse() types.Action {
-	_ = proxywasm.ReplaceHttpResponseBody(mcp.ErrorResponse("null", &mcp.InternalError))
+	body := mcp.ErrorResponse("null", &mcp.InternalError)
+	if err := proxywasm.ReplaceHttpResponseBody(body); err != nil {
+		if err := proxywasm.SendHttpResponse(500, [][2]string{{"content-type", "application/json"}}, body, -1); err != nil {
+			proxywasm.LogErrorf("mcp-privacy: failing the stream: %v", err)
+		}
+		return types.ActionPause
+	}
 	return types.ActionContinue
 }
 
