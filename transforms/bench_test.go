@@ -52,7 +52,7 @@ var mixedDetections = map[string]int{
 	// tickets, JSON records, signatures), its addresses' street lines and
 	// the birth dates of its verification requests; it holds no national
 	// identifier or passport.
-	"person": 878, "street_address": 133, "date_of_birth": 21,
+	"person": 872, "street_address": 133, "date_of_birth": 21,
 	"uk_nino": 0, "uk_nhs": 0, "de_tax_id": 0, "fr_nir": 0, "es_dni": 0, "es_nie": 0, "it_fiscal_code": 0, "nl_bsn": 0,
 	"be_national_number": 0, "pl_pesel": 0, "se_personnummer": 0, "fi_hetu": 0, "dk_cpr": 0, "br_cpf": 0, "br_cnpj": 0,
 	"in_aadhaar": 0, "in_pan": 0, "ca_sin": 0, "au_tfn": 0, "au_medicare": 0, "sg_nric": 0, "jp_my_number": 0, "us_itin": 0,
@@ -61,7 +61,7 @@ var mixedDetections = map[string]int{
 
 // mixedFingerprint is FNV-64a over every detection (document, detector,
 // start, end) in order.
-const mixedFingerprint = 0x3ee6deafc60b7a79
+const mixedFingerprint = 0xa3dad13bc116582d
 
 func readMixed(tb testing.TB) (whole string, docs []string) {
 	tb.Helper()
