@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Keys and labels (manual 12.9.5): what a JSON member's name, or a label
@@ -837,17 +838,33 @@ func keyedPhone(v string) bool {
 	if len(v) < 6 || len(v) > 32 {
 		return false
 	}
-	const word = "tel "
-	s := word + v
-	p := pass{s: s, on: 1 << detPhone, tab: phoneOnly}
+	// The text and the spans in a pooled scratch: a keyed phone is read
+	// per value, and allocating them was most of its cost in the VM (the
+	// pass escapes, and what it points to with it).
+	sc := keyedPhoneScratch.Get().(*phoneScratch)
+	defer keyedPhoneScratch.Put(sc)
+	b := append(append(sc.text[:0], phoneWord...), v...)
+	s := unsafe.String(&b[0], len(b)) // sc.text is not written while s lives
+	p := pass{s: s, on: 1 << detPhone, tab: phoneOnly, spans: sc.spans[:0]}
 	p.run()
 	for _, sp := range p.spans {
-		if sp.Start == len(word) && sp.End == len(s) {
+		if sp.Start == len(phoneWord) && sp.End == len(s) {
 			return true
 		}
 	}
 	return false
 }
+
+// phoneWord is the phone word keyedPhone reads a value after.
+const phoneWord = "tel "
+
+// phoneScratch is keyedPhone's text and spans.
+type phoneScratch struct {
+	text  [len(phoneWord) + 32]byte
+	spans [8]Span
+}
+
+var keyedPhoneScratch = sync.Pool{New: func() any { return new(phoneScratch) }}
 
 // phoneOnly is the trigger table of the phone detector alone.
 var phoneOnly = newTrigTable(1 << detPhone)
