@@ -1158,10 +1158,12 @@ func labelAt(s string, t int, x *Extra) Key {
 			return 0
 		case v.class() == kName && b > 0 && s[b-1] == '"' && e < len(s) && s[e] == '"':
 			// "name": in JSON read as text: the bare name of a JSON
-			// key, a person's only if its words are names (keyedSpan),
-			// as a member's is in an object that says nothing of a
-			// person ("Wireless Mouse" is a product's).
-			return v
+			// key, judged as the walk judges the member, by what its
+			// object's other keys say (jsonTextContext): a person's in
+			// {"prenom":…, "nom": "Gauthier"}, none in a product's, and
+			// where nothing says, only if its words are names
+			// (keyedSpan: not "Wireless Mouse").
+			return jsonTextContext(s, b-1, x).Of(v)
 		case v.class() == kName:
 			return mkKey(kPersonName, -1) // "Name:" in text: a person's
 		case v.class() == kHouse || v.class() == kPostcode || v.class() == kCity || v.class() == kLine:
@@ -1171,6 +1173,117 @@ func labelAt(s string, t int, x *Extra) Key {
 		}
 	}
 	return 0
+}
+
+// jsonTextWindow bounds how far jsonTextContext looks for the object
+// around a key, each way.
+const jsonTextWindow = 2048
+
+// jsonTextContext is the KeyContext of the JSON object, read as text,
+// whose member's key opens with the quote at q: what the object's own
+// key and its other members' keys say (KeyContext.Nested and Member, as
+// the walk reads a parsed object). It reads at most jsonTextWindow bytes
+// each way, and nothing when the braces around q do not close there.
+func jsonTextContext(s string, q int, x *Extra) KeyContext {
+	// The object's '{': back over strings and over whole objects and
+	// arrays nested before the key. Quotes pair the same way read back
+	// to front in well-formed JSON (one preceded by an odd number of
+	// backslashes is inside a string).
+	open, depth := -1, 0
+	in := false
+	for i := q - 1; i >= 0 && q-i <= jsonTextWindow; i-- {
+		if s[i] == '"' {
+			k := i
+			for k > 0 && s[k-1] == '\\' {
+				k--
+			}
+			if (i-k)%2 == 0 {
+				in = !in
+			}
+			continue
+		}
+		if in {
+			continue
+		}
+		switch s[i] {
+		case '}', ']':
+			depth++
+		case '[':
+			depth--
+		case '{':
+			if depth == 0 {
+				open = i
+			}
+			depth--
+		}
+		if open >= 0 || depth < 0 {
+			break
+		}
+	}
+	if open < 0 {
+		return 0
+	}
+	var c KeyContext
+	// Its own key: "customer": {…}.
+	j := open - 1
+	for j >= 0 && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+		j--
+	}
+	if j > 0 && s[j] == ':' {
+		j--
+		for j >= 0 && (s[j] == ' ' || s[j] == '\t') {
+			j--
+		}
+		if j > 0 && s[j] == '"' {
+			if k := strings.LastIndexByte(s[max(0, j-3*keyMax):j], '"'); k >= 0 {
+				base := max(0, j-3*keyMax)
+				c |= classifyKey(s[base+k+1:j], x).Nested()
+			}
+		}
+	}
+	// Its members' keys, at its own depth.
+	depth = 0
+	for i := open + 1; i < len(s) && i-open <= 2*jsonTextWindow; i++ {
+		switch s[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return c
+			}
+			depth--
+		case '"':
+			e := jsonTextStringEnd(s, i+1)
+			if e < 0 {
+				return c
+			}
+			k := e + 1
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if depth == 0 && k < len(s) && s[k] == ':' && i != q {
+				c = c.Member(classifyKey(s[i+1:e], x))
+			}
+			i = e
+		}
+	}
+	return c
+}
+
+// jsonTextStringEnd is the index of the quote closing the JSON string
+// whose text starts at i, or -1.
+func jsonTextStringEnd(s string, i int) int {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		case '\n':
+			return -1
+		}
+	}
+	return -1
 }
 
 // sub is k from word i on.

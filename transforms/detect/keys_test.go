@@ -221,3 +221,47 @@ func TestKeyedNameAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONTextContext: a bare name's object, read as text, says what its
+// other keys and its own key say, as the walk reads the parsed object.
+func TestJSONTextContext(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want KeyContext
+	}{
+		{`{"name": "X", "email": "a@b.example"}`, ctxPerson},
+		{`{"email": "a@b.example", "name": "X"}`, ctxPerson},
+		{`{"nom": "X", "prénom": "Y"}`, ctxPerson},
+		{`{"name": "X", "price": 1}`, 0},
+		{`{"product": {"name": "X"}}`, ctxThing},
+		{`{"customer": {"id": 3, "name": "X"}}`, ctxPerson},
+		{`{"name": "X", "owner": {"email": "a@b.example"}, "tags": ["a"]}`, 0},         // a nested object's keys are its own
+		{`{"items": [{"email": "a@b.example"}], "name": "X"}`, 0},                      // so are an array's
+		{`{"note": "a } brace", "name": "X", "phone": "+44 20 7946 0958"}`, ctxPerson}, // a brace in a string after the key
+		{`"name": "X"`, 0}, // no object
+		{`{"a": "say \"}\"", "name": "X", "email": "a@b.example"}`, ctxPerson}, // escaped quotes
+		{`{"email": "a@b.example"}, {"name": "X"}`, 0},                         // a sibling object's keys are not its own
+	} {
+		q := strings.Index(c.s, `"name"`)
+		if q < 0 {
+			q = strings.Index(c.s, `"nom"`)
+		}
+		if got := jsonTextContext(c.s, q, nil); got != c.want {
+			t.Errorf("%s: context %b, want %b", c.s, got, c.want)
+		}
+	}
+}
+
+func FuzzJSONTextContext(f *testing.F) {
+	for _, s := range []string{`{"name": "X", "email": "a@b.example"}`, `{"customer": {"name": "X"}}`, `[{"a": "}", "name": "\"x"}]`, `{"name`} {
+		f.Add(s, 1)
+	}
+	f.Fuzz(func(t *testing.T, s string, q int) {
+		if q < 0 || q >= len(s) {
+			return
+		}
+		if c := jsonTextContext(s, q, nil); c&^(ctxPerson|ctxAddress|ctxThing) != 0 {
+			t.Fatalf("context %b", c)
+		}
+	})
+}
