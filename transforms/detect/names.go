@@ -468,9 +468,10 @@ func letterBefore(s string, i int) bool {
 // Contexts a run may have.
 const (
 	ctxNone      = iota
-	ctxHonorific // Mr, Frau, label words, the policy's words: any name
+	ctxHonorific // Mr, Frau, the policy's words: any name
 	ctxGreeting  // Dear, Hi: a name of the tables
 	ctxSignature // a dash or a closing line before: a name of the tables
+	ctxLabel     // customer, patient, Kunde: any name of two words or more, one a name of the tables
 )
 
 // honorificTok: t is an honorific (a one-letter one needs its dot: M.).
@@ -520,8 +521,10 @@ func (sc *nameScan) latin(t int) int {
 	}
 	ctx := ctxNone
 	switch {
-	case honorificAt(s, w) || w.flags&nameword.Label != 0 || sc.isExtra(w.hash):
+	case honorificAt(s, w) || sc.isExtra(w.hash):
 		ctx = ctxHonorific
+	case w.flags&nameword.Label != 0:
+		ctx = ctxLabel
 	case w.flags&nameword.Greeting != 0:
 		ctx = ctxGreeting
 	}
@@ -741,11 +744,22 @@ func (sc *nameScan) contextBefore(t int) int {
 		}
 		return ctxNone // "Crona - Graham": a company
 	}
-	if s[i-1] == '\n' {
-		// The last word of the line before: a closing?
+	if s[i-1] == '\n' || s[i-1] == ',' {
+		// The last word of the line before (past one blank line), or
+		// before the comma on this one: a closing? ("Kind regards,\n\n
+		// Aoife", "Regards, Siobhan")
 		j := i - 1
-		for j > 0 && (s[j-1] == '\r' || s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '!' || s[j-1] == '.' || s[j-1] == '\t') {
-			j--
+		for lines := 0; j > 0; j-- {
+			c := s[j-1]
+			if c == '\n' {
+				if lines++; lines > 1 {
+					break
+				}
+				continue
+			}
+			if c != '\r' && c != ' ' && c != ',' && c != '!' && c != '.' && c != '\t' {
+				break
+			}
 		}
 		k := lettersBefore(s, j)
 		if k < j && readWord(s, k).flags&nameword.Closing != 0 {
@@ -765,8 +779,11 @@ func (sc *nameScan) contextBefore(t int) int {
 	if pw.end != i && !(pw.end == i-1 && s[i-1] == '.') {
 		return ctxNone
 	}
-	if pw.flags&(nameword.Label) != 0 || honorificTok(&pw) && pw.end-pw.start > 1 || sc.isExtra(pw.hash) {
+	if honorificTok(&pw) && pw.end-pw.start > 1 || sc.isExtra(pw.hash) {
 		return ctxHonorific
+	}
+	if pw.flags&nameword.Label != 0 {
+		return ctxLabel
 	}
 	return ctxNone
 }
@@ -892,6 +909,15 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	case ctxHonorific:
 		sc.emit(gs[0].start, gs[k-1].end, BasisContext)
 		return gs[k-1].end, true
+	case ctxLabel:
+		// A label is also a department's or a role's first word
+		// (Customer Success, Patient Care): one word after it is a
+		// name only when the tables know it as one and as nothing else.
+		if k > 1 || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
+			sc.emit(gs[0].start, gs[k-1].end, BasisContext)
+			return gs[k-1].end, true
+		}
+		return 0, false
 	case ctxGreeting, ctxSignature:
 		if gs[0].first&(nameword.Given|nameword.Surname) != 0 && (k > 1 || gs[0].first&nameword.Common == 0 || ctx == ctxGreeting) {
 			sc.emit(gs[0].start, gs[k-1].end, BasisContext)

@@ -58,6 +58,16 @@ func TestPersonClasses(t *testing.T) {
 		{"Atentamente,\nLucía Gómez", []string{"Lucía Gómez"}},
 		{"Pozdrawiam,\nTomasz Lewandowski", []string{"Tomasz Lewandowski"}},
 		{"Best regards,\nThe Support Team", nil},
+		{"Best regards,\n\nLisa", []string{"Lisa"}}, // past a blank line
+		{"Regards, Lisa", []string{"Lisa"}},         // after the comma
+		{"Kind regards,\n\n\nLisa", nil},            // two blank lines: no longer the closing's
+		// a label opens a department's name too: one word after it is a
+		// name only when the tables know it as nothing else
+		{"Customer Success will call", nil},
+		{"Contact Customer Care today", nil},
+		{"Customer Will asked", nil},
+		{"Kunde Müller hat angerufen", []string{"Müller"}},
+		{"Customer Xylo Quarnby called", []string{"Xylo Quarnby"}},
 		{"Regards,\nAnna", []string{"Anna"}},
 		{"Kind regards,\r\nLukas", []string{"Lukas"}},
 		// labels
