@@ -68,6 +68,12 @@ func TestPersonClasses(t *testing.T) {
 		{"Customer Will asked", nil},
 		{"Kunde Müller hat angerufen", []string{"Müller"}},
 		{"Customer Xylo Quarnby called", []string{"Xylo Quarnby"}},
+		// honorifics of more locales
+		{"Geachte heer Jansen,", []string{"Jansen"}},
+		{"Geachte heer Van den Berg,", []string{"Van den Berg"}},
+		{"Smt Lakshmi Devi has paid", []string{"Lakshmi Devi"}},
+		{"Encik Ahmad bin Ismail", []string{"Ahmad bin Ismail"}},
+		{"We visited Sri Lanka", nil},
 		{"Regards,\nAnna", []string{"Anna"}},
 		{"Kind regards,\r\nLukas", []string{"Lukas"}},
 		// labels

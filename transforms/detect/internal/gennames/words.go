@@ -18,11 +18,13 @@ var honorifics = []string{
 	// it
 	"Sig", "Sigg", "Signor", "Signore", "Signora", "Signorina", "Sig.ra", "Sig.na", "Dott", "Dott.ssa", "Dottssa", "Dottor", "Dottore", "Dottoressa", "Avv", "Geom", "Rag",
 	// nl
-	"Dhr", "Mevr", "Mw", "Mevrouw", "Meneer", "Mijnheer", "Drs", "Ir", "Mr", "Ing",
+	"Dhr", "Mevr", "Mw", "Mevrouw", "Meneer", "Mijnheer", "Heer", "Drs", "Ir", "Mr", "Ing",
 	// pl
 	"Pan", "Pani", "Panu", "Panem", "Panią", "Państwo",
 	// sv, da, nb, fi
 	"Herr", "Fru", "Fröken", "Hr", "Fr", "Frk", "Herra", "Rouva", "Neiti",
+	// in, sg, my
+	"Shri", "Smt", "Shrimati", "Encik", "Puan",
 	// ru, el
 	"Господин", "Госпожа", "Г-н", "Г-жа", "Гн", "Гжа", "Κύριος", "Κυρία", "Κ", "Κος", "Κα",
 }
@@ -37,7 +39,7 @@ var greetings = []string{
 	"Beste", "Geachte", "Hoi", "Dag", "Goedemorgen", "Goedemiddag",
 	"Olá", "Oi", "Prezado", "Prezada", "Bom", "Boa",
 	"Szanowny", "Szanowna", "Szanowni", "Drogi", "Droga", "Cześć", "Witaj", "Dzień",
-	"Hej", "Hejsan", "Kära", "Bästa", "Hei", "Moi", "Hyvä", "Kære", "Hejsa", "Kjære",
+	"Hej", "Hejsan", "Kära", "Bästa", "Hei", "Moi", "Hyvä", "Kære", "Hejsa", "Kjære", "Namaste",
 	"Здравствуйте", "Уважаемый", "Уважаемая", "Дорогой", "Дорогая", "Привет", "Αγαπητέ", "Αγαπητή", "Γεια",
 }
 
