@@ -741,6 +741,17 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 			continue
 		}
 		unitsOnly = false
+		// "Lindenstraße 5 in 10969 Berlin", "14 rue Lepic à 75018
+		// Paris": a preposition, then a postcode that is no year and
+		// its city ("in 2019 was", "in 2020 renoviert" are dates).
+		if c := addrPrepositionEnd(s, k); c > k {
+			if pe, ok := postcodeAt(s, c, true); ok {
+				if t := postTail(s, pe); t > pe {
+					return t, true
+				}
+			}
+			break
+		}
 		// The postcode.
 		pk := postLabel(s, k)
 		pk = countryPrefix(s, pk)
@@ -769,6 +780,19 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 		q = cityEnd(s, w)
 	}
 	return end, false
+}
+
+// addrPrepositionEnd returns where the word after the preposition at k
+// starts, if k starts "in ", "à ", "en ", "em ", "w ", "i " or "a "
+// (the words of the languages of 12.9.2 that put a postcode after a
+// street in prose); else k.
+func addrPrepositionEnd(s string, k int) int {
+	for _, p := range [...]string{"in ", "à ", "en ", "em ", "w ", "i ", "a "} {
+		if strings.HasPrefix(s[k:], p) {
+			return skipSpaces(s, k+len(p))
+		}
+	}
+	return k
 }
 
 // postTail extends a postcode ending at e over the city after it and a
