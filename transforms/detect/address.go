@@ -624,10 +624,13 @@ func numberAfter(s string, i int) (int, int) {
 	// name (Calle Mayor 5, Via Roma 10, ul. Marszałkowska 1).
 	q, start, typed := ws, -1, false
 	if t := streetType(w); t&stLast != 0 && capital(s, ws) && !dot {
-		start, typed = ws, true
-		if p := wordBefore(s, max(ws-1, 0)); ws > 0 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) && streetType(s[p:ws-1]) == 0 {
-			start = p
+		// The type word needs its name before it: "Ring 91 234 56 78"
+		// (a phone), "Straße 12 is closed" name no street.
+		p := wordBefore(s, max(ws-1, 0))
+		if ws == 0 || s[ws-1] != ' ' || p == ws-1 || !capital(s, p) || streetType(s[p:ws-1]) != 0 {
+			return 0, 0
 		}
+		start, typed = p, true
 	} else {
 		for words := 0; words < 5; words++ {
 			t := streetType(s[q:we])
