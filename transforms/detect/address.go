@@ -690,10 +690,35 @@ func numberAfter(s string, i int) (int, int) {
 	if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) {
 		start = p
 	}
+	start = streetParticlesBefore(s, start)
 	if t, post := addrTail(s, e, true); post {
 		return start, t
 	}
 	return 0, 0
+}
+
+// streetParticlesBefore extends a street name starting at ws back over
+// the particles inside it to the capitalised word before them: "Unter den
+// Linden", "Achter de Dijk", "Rua da Consolação" read from their last
+// word.
+func streetParticlesBefore(s string, ws int) int {
+	start := ws
+	for n := 0; n < 2 && start > 1 && s[start-1] == ' '; n++ {
+		p := wordBefore(s, start-1)
+		if p == start-1 {
+			break
+		}
+		switch s[p : start-1] {
+		case "den", "der", "dem", "des", "de", "da", "do", "das", "dos", "la", "le", "van", "von", "am", "an", "op", "di", "del":
+		default:
+			if capital(s, p) && n > 0 {
+				return p
+			}
+			return ws
+		}
+		start = p
+	}
+	return ws
 }
 
 // unitAfterNumber takes a flat right after a house number: "1 m. 5".
