@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect/internal/nameword"
 )
 
 // Keys and labels (manual 12.9.5): what a JSON member's name, or a label
@@ -1534,10 +1536,70 @@ func nameEnd(s string, v, e int) int {
 			end = j
 		}
 		words++
-		if j >= e || s[j] == ',' || j+1 < e && s[j+1] == ' ' {
+		if j < e && s[j] == ',' && !particle {
+			// "Smith, John A.", "de la Cruz, Juan": the given names
+			// after the family name, when they are all the field holds.
+			if t := invertedGiven(s, j+1, e); t > 0 {
+				end = t
+			}
+			break
+		}
+		if j >= e || j+1 < e && s[j+1] == ' ' {
 			break
 		}
 		i = j + 1
+	}
+	return end
+}
+
+// invertedGiven returns the end of one to three given names or initials
+// from i (after a family name's comma) that fill the field up to e but
+// for spaces and a full stop ("John A.", "Juan", "Anna-Lena"), or 0: a
+// field that goes on ("Smith, John called") or holds a title ("Chen,
+// MD") keeps only the family name.
+func invertedGiven(s string, i, e int) int {
+	for i < e && s[i] == ' ' {
+		i++
+	}
+	end := 0
+	for n := 0; n < 3 && i < e; n++ {
+		j := i
+		for j < e && s[j] != ' ' {
+			j++
+		}
+		w := strings.TrimSuffix(s[i:j], ".")
+		r, size := utf8.DecodeRuneInString(w)
+		if w == "" || !unicode.IsUpper(r) {
+			return 0
+		}
+		initial := size == len(w) && j > i+size // "A."
+		if !initial && readWord(s, i).flags&(nameword.Honorific|nameword.Label|nameword.Stop) != 0 {
+			return 0 // "Herr Weber, Frau Schulz": the next person's
+		}
+		lower := false
+		for _, c := range w[size:] {
+			switch {
+			case unicode.IsLower(c) || unicode.IsMark(c):
+				lower = true
+			case c == '-' || c == '\'' || c == '’' || unicode.IsUpper(c):
+			default:
+				return 0
+			}
+		}
+		if !lower && !initial {
+			return 0 // MD, PhD's kin, an acronym
+		}
+		end = i + len(w)
+		if initial {
+			end++
+		}
+		i = j
+		for i < e && s[i] == ' ' {
+			i++
+		}
+	}
+	if i < e && !(s[i] == '.' && i+1 == e) {
+		return 0
 	}
 	return end
 }

@@ -907,15 +907,17 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	}
 	switch ctx {
 	case ctxHonorific:
-		sc.emit(gs[0].start, gs[k-1].end, BasisContext)
-		return gs[k-1].end, true
+		end := invertedEnd(s, gs[k-1].end)
+		sc.emit(gs[0].start, end, BasisContext)
+		return end, true
 	case ctxLabel:
 		// A label is also a department's or a role's first word
 		// (Customer Success, Patient Care): one word after it is a
 		// name only when the tables know it as one and as nothing else.
 		if k > 1 || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
-			sc.emit(gs[0].start, gs[k-1].end, BasisContext)
-			return gs[k-1].end, true
+			end := invertedEnd(s, gs[k-1].end)
+			sc.emit(gs[0].start, end, BasisContext)
+			return end, true
 		}
 		return 0, false
 	case ctxGreeting, ctxSignature:
@@ -960,6 +962,18 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// invertedEnd: a name after context that ends at e before a comma goes
+// on over the given names after it when they fill the field ("Patient:
+// Smith, John A.", keys.go's invertedGiven); else it ends at e.
+func invertedEnd(s string, e int) int {
+	if e < len(s) && s[e] == ',' {
+		if t := invertedGiven(s, e+1, fieldEnd(s, e+1)); t > 0 {
+			return t
+		}
+	}
+	return e
 }
 
 // companyChain: from i, a chain of capitalised words joined by spaces,

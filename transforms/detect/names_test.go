@@ -68,6 +68,13 @@ func TestPersonClasses(t *testing.T) {
 		{"Customer Will asked", nil},
 		{"Kunde Müller hat angerufen", []string{"Müller"}},
 		{"Customer Xylo Quarnby called", []string{"Xylo Quarnby"}},
+		// family name, comma, given names: the whole name when they
+		// fill the field
+		{"Patient: Smith, John A.", []string{"Smith, John A."}},
+		{"Kunde: Schneider, Hans\nAdresse: x", []string{"Schneider, Hans"}},
+		{"Mr Smith, John called yesterday", []string{"Smith"}},
+		{"Herr Weber, Frau Schulz", []string{"Weber", "Schulz"}},
+		{"Dr. Emily Chen, MD", []string{"Emily Chen"}},
 		// honorifics of more locales
 		{"Geachte heer Jansen,", []string{"Jansen"}},
 		{"Geachte heer Van den Berg,", []string{"Van den Berg"}},
