@@ -814,6 +814,17 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		if want == detABARouting && on&(1<<detBankAccount) != 0 && digitCount(v) != 9 {
 			return detBankAccount, true
 		}
+		// "ssn", "social security number": what records in English call
+		// every country's personal number (a personnummer, a HETU, a
+		// CPR, a BSN, a NIR): another identifier that passes its own
+		// checks whole is one there too.
+		if want == detSSN {
+			if fam := on & idDetectors &^ (1<<detPassport | 1<<detSSN); fam != 0 {
+				if det := keyedWholeDet(v, fam); det >= 0 {
+					return det, true
+				}
+			}
+		}
 		return 0, false
 	}
 	// Passports have no check digits: any shape would do, so only a

@@ -265,3 +265,29 @@ func FuzzJSONTextContext(f *testing.F) {
 		}
 	})
 }
+
+// TestSSNKeyTakesNationalNumbers: records in English call every
+// country's personal number "ssn": under that key a number that passes
+// another identifier's checks is that identifier, one that passes none
+// is nothing.
+func TestSSNKeyTakesNationalNumbers(t *testing.T) {
+	ds := allDetectors(t)
+	sel := Select(nil, 0)
+	for _, c := range []struct{ v, want string }{
+		{"86095742719", "de_tax_id"},
+		{"850304-1231", "se_personnummer"},
+		{"908301662", "nl_bsn"},
+		{"123-45-6789", "us_ssn"},
+		{"12345678903", ""},
+	} {
+		got := ""
+		for _, d := range ds.DetectKeyed(nil, c.v, KeyContext(0).Of(ds.KeyOf("ssn")), sel) {
+			if d.Start == 0 && d.End == len(c.v) {
+				got = d.Detector
+			}
+		}
+		if got != c.want {
+			t.Errorf("ssn %q: %q, want %q", c.v, got, c.want)
+		}
+	}
+}
