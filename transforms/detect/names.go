@@ -591,7 +591,7 @@ func worthReading(s string, t int) (bool, int) {
 	case c >= 0x80 || c == '\'' || c == '-':
 		return true, e // Müller, O'Brien, Jean-Pierre: read it
 	case c == ' ':
-		if nameByte[d] == 3 || d >= 0x80 || nameByte[d] == 1 && particleThenCap(s, e+1) {
+		if nameByte[d] == 3 || d >= 0x80 || nameByte[d] == 1 && (particleThenCap(s, e+1) || sonOf(s, e+1)) {
 			return true, e
 		}
 	case c == '.' || c == ',':
@@ -818,6 +818,13 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		q := pos
 		np := 0
 		for np < 3 && q < len(s) && s[q]-'a' < 26 {
+			if k > 0 && sonOf(s, q) {
+				// Rajesh s/o Kumar, Priya d/o Raman (Singapore,
+				// Malaysia: son of, daughter of).
+				q += 4
+				np++
+				continue
+			}
 			pw := sc.word(q)
 			if pw.end == q || pw.shape != shapeLower || pw.flags&nameword.Particle == 0 {
 				break
@@ -962,6 +969,19 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sonOf reports whether "s/o ", "d/o ", "a/l " or "a/p " (son or
+// daughter of, in Singapore and Malaysia) starts at q.
+func sonOf(s string, q int) bool {
+	if q+4 > len(s) || s[q+1] != '/' || s[q+3] != ' ' {
+		return false
+	}
+	switch s[q : q+3] {
+	case "s/o", "d/o", "a/l", "a/p":
+		return true
+	}
+	return false
 }
 
 // invertedEnd: a name after context that ends at e before a comma goes

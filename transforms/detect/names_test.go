@@ -75,6 +75,10 @@ func TestPersonClasses(t *testing.T) {
 		{"Mr Smith, John called yesterday", []string{"Smith"}},
 		{"Herr Weber, Frau Schulz", []string{"Weber", "Schulz"}},
 		{"Dr. Emily Chen, MD", []string{"Emily Chen"}},
+		// son of, daughter of (Singapore, Malaysia)
+		{"Rajesh s/o Kumar will attend", []string{"Rajesh s/o Kumar"}},
+		{"Priya d/o Raman signed", []string{"Priya d/o Raman"}},
+		{"The s/o ratio is 3", nil},
 		// honorifics of more locales
 		{"Geachte heer Jansen,", []string{"Jansen"}},
 		{"Geachte heer Van den Berg,", []string{"Van den Berg"}},
