@@ -375,7 +375,8 @@ var keyVocabOf = []struct {
 		"indirizzo|via|indirizzo di residenza|residenza|" +
 		"adres|straat|straatnaam|woonadres|" +
 		"endereco|endereço|rua|logradouro|morada|" +
-		"ulica|adres zamieszkania|gatuadress|gata|gatunavn|vejnavn|vej|osoite|katuosoite|katu|住所|所在地"},
+		"ulica|adres zamieszkania|adress|postadress|hemadress|besoksadress|besöksadress|leveransadress|gatuadress|gata|" +
+		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地"},
 	{kLine, -1, "line|address 1|address 2|adresse 1|adresse 2|zusatz|adresszusatz|complement|complemento"},
 	{kHouse, -1, "house number|housenumber|house no|building number|street number|hausnummer|numero de rue|numero de voie|" +
 		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|番地"},
