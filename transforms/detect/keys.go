@@ -368,7 +368,7 @@ var keyVocabOf = []struct {
 		"sobrenome|apelido|nazwisko|efternamn|efternavn|sukunimi|姓|苗字|名字"},
 	{kAddress, -1, "address|street|street address|streetaddress|street name|streetname|street line|address line|addressline|" +
 		"home address|postal address|mailing address|residential address|residence address|billing address|shipping address|delivery address|" +
-		"permanent address|current address|correspondence address|" +
+		"permanent address|current address|correspondence address|residence|place of residence|" +
 		"adresse|anschrift|strasse|straße|strassenname|wohnadresse|postanschrift|lieferadresse|rechnungsadresse|wohnort adresse|" +
 		"rue|adresse postale|domicile|adresse de livraison|adresse de facturation|" +
 		"direccion|dirección|calle|domicilio|direccion postal|" +
