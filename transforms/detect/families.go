@@ -57,6 +57,7 @@ func (p *pass) runFamilies() {
 	}
 	if p.fam&labelFamily != 0 {
 		p.scanLabelled()
+		p.scanTables()
 	}
 }
 
@@ -179,7 +180,7 @@ func familiesCleanWith(s string, fam uint64, e *Extra) bool {
 	// ASCII digit (TestFamiliesFindAsBefore holds them to it).
 	return (fam&(idDetectors|1<<detStreetAddress|1<<detDateOfBirth) == 0 || nextDigit(s, 0) == len(s)) &&
 		(fam&(1<<detPerson) == 0 || personsCleanExtra(s, e)) &&
-		(fam&labelFamily == 0 || labelledClean(s) && (e == nil || labelledCleanWith(s, e)))
+		(fam&labelFamily == 0 || labelledClean(s) && (e == nil || labelledCleanWith(s, e)) && tablesClean(s, e))
 }
 
 // Extra is what a policy adds to the built-ins (its detection block,

@@ -1,0 +1,247 @@
+package detect
+
+import "strings"
+
+// Tables in text (manual 12.9.5): a header row of CSV (',', ';', tab),
+// of a '|' table or of a Markdown table names its columns as a JSON key
+// names a member, and the rows below it are read by those names, as the
+// walk reads the members of an object: "name,email\nXochitl
+// Quispe,xq@example.org" holds a person's name whatever the tables
+// know of it. A header is looked for where tables start: at the text's
+// start, after a blank line, and on a line that opens with '|' after one
+// that does not. It is a header when its cells are short names (no
+// sentence, no number first) and one of them reports (KeyContext.Of over
+// the context all its cells give, as one object's members do).
+
+// tableMaxColumns bounds the columns read; tableCellMax the bytes of a
+// header cell.
+const (
+	tableMaxColumns = 32
+	tableCellMax    = 48
+)
+
+// table is a header found: its delimiter, the Key of each column and
+// where its rows start.
+type table struct {
+	delim byte
+	pipe  bool // a '|' table: cells between bars, a "|---|" row skipped
+	keys  [tableMaxColumns]Key
+	n     int
+	rows  int
+}
+
+// scanTables reports the values of the rows of each table in p.s by the
+// keys of their columns.
+func (p *pass) scanTables() {
+	s := p.s
+	for from := 0; ; {
+		tb, ok := nextTable(s, from, p.extra)
+		if !ok {
+			return
+		}
+		from = p.tableRows(&tb)
+	}
+}
+
+// tablesClean reports whether s holds no table header (x: the policy's
+// extra keys).
+func tablesClean(s string, x *Extra) bool {
+	_, ok := nextTable(s, 0, x)
+	return !ok
+}
+
+// nextTable finds the first table header at or after from.
+func nextTable(s string, from int, x *Extra) (table, bool) {
+	for a := from; a < len(s); {
+		e := lineEnd(s, a)
+		if e < len(s) && tableStart(s, a) {
+			if tb, ok := readHeader(s, a, e, x); ok {
+				return tb, true
+			}
+		}
+		// The next place a table may start: after a blank line or a
+		// line ending in ':' ("Customers:"), or a line opening with '|'.
+		next := -1
+		for k := e; k < len(s); {
+			n := strings.IndexByte(s[k:], '\n')
+			if n < 0 {
+				break
+			}
+			colon := k+n > 0 && (s[k+n-1] == ':' || s[k+n-1] == '\r' && k+n > 1 && s[k+n-2] == ':')
+			k += n + 1
+			if k < len(s) && (s[k] == '\n' || s[k] == '\r' || s[k] == '|' || colon) {
+				next = k
+				break
+			}
+		}
+		if next < 0 {
+			return table{}, false
+		}
+		for next < len(s) && (s[next] == '\n' || s[next] == '\r') {
+			next++
+		}
+		a = next
+	}
+	return table{}, false
+}
+
+// tableStart: a table may start on the line at a: the text's first, one
+// after a blank line or a ':', or a '|' line after one that is not.
+func tableStart(s string, a int) bool {
+	if a == 0 || s[a] != '|' {
+		return true // the callers only stop at such lines
+	}
+	p := a - 1 // the '\n' before
+	if p > 0 && s[p-1] == '\r' {
+		p--
+	}
+	q := strings.LastIndexByte(s[:p], '\n') + 1
+	return q == p || s[q] != '|'
+}
+
+// lineEnd is the index of the '\n' ending the line at a, or len(s).
+func lineEnd(s string, a int) int {
+	if n := strings.IndexByte(s[a:], '\n'); n >= 0 {
+		return a + n
+	}
+	return len(s)
+}
+
+// readHeader reads the line s[a:e] as a header, with the line after it
+// (which must exist) for its delimiter.
+func readHeader(s string, a, e int, x *Extra) (table, bool) {
+	line := strings.TrimRight(s[a:e], "\r")
+	var tb table
+	if strings.HasPrefix(line, "|") {
+		tb.delim, tb.pipe = '|', true
+	} else {
+		next := s[e+1 : lineEnd(s, e+1)]
+		best := 0
+		for _, d := range [...]byte{'\t', ';', ',', '|'} {
+			if c := strings.Count(line, string(d)); c > best && strings.Count(next, string(d)) >= c {
+				tb.delim, best = d, c
+			}
+		}
+		if best == 0 {
+			return tb, false
+		}
+	}
+	var ctx KeyContext
+	reports := false
+	cells := 0
+	for c := range tableCells(line, tb.delim, tb.pipe) {
+		if cells == tableMaxColumns {
+			return tb, false
+		}
+		v := strings.Trim(c.text, " \"'")
+		if v == "" || len(v) > tableCellMax || isDigit(v[0]) || strings.Count(v, " ") > 3 {
+			return tb, false // a cell of data or prose: no header
+		}
+		k := classifyKey(v, x)
+		tb.keys[cells] = k
+		ctx = ctx.Member(k)
+		cells++
+	}
+	if cells < 2 {
+		return tb, false
+	}
+	for i := 0; i < cells; i++ {
+		tb.keys[i] = ctx.Of(tb.keys[i])
+		reports = reports || tb.keys[i].Reports()
+	}
+	tb.n = cells
+	tb.rows = e + 1
+	return tb, reports
+}
+
+// tableRows reports the cells of tb's rows and returns where its rows end.
+func (p *pass) tableRows(tb *table) int {
+	s := p.s
+	on := uint64(p.on) | p.fam
+	a := tb.rows
+	for a < len(s) {
+		e := lineEnd(s, a)
+		line := strings.TrimRight(s[a:e], "\r")
+		if strings.TrimSpace(line) == "" || tb.pipe && !strings.HasPrefix(line, "|") {
+			return a
+		}
+		if tb.pipe && strings.Trim(line, "|-: ") == "" {
+			a = e + 1
+			continue // |---|:--:|
+		}
+		// A row has the header's cells, no more, no fewer: a line of
+		// prose after the table ends it.
+		var cells [tableMaxColumns]tableCell
+		n := 0
+		for c := range tableCells(line, tb.delim, tb.pipe) {
+			if n == tb.n {
+				return a
+			}
+			cells[n] = c
+			n++
+		}
+		if n != tb.n {
+			return a
+		}
+		for col, c := range cells[:n] {
+			k := tb.keys[col]
+			if !k.Reports() {
+				continue
+			}
+			if det, da, db, ok := keyedSpan(c.text, k, on); ok {
+				p.emitBy(det, BasisKey, a+c.at+da, a+c.at+db)
+			}
+		}
+		a = e + 1
+	}
+	return len(s)
+}
+
+// tableCell is a cell of a row: its text (without the quotes of a quoted
+// CSV field) and where that text starts in the line.
+type tableCell struct {
+	text string
+	at   int
+}
+
+// tableCells yields the cells of line split at delim: a CSV field in
+// double quotes may hold the delimiter; a '|' table's outer bars open
+// and close no cell.
+func tableCells(line string, delim byte, pipe bool) func(func(tableCell) bool) {
+	return func(yield func(tableCell) bool) {
+		i, end := 0, len(line)
+		if pipe {
+			i = 1
+			if t := strings.TrimRight(line, " "); len(t) > 1 && t[len(t)-1] == '|' {
+				end = len(t) - 1
+			}
+		}
+		for i <= end {
+			if !pipe && i < end && line[i] == '"' {
+				q := strings.IndexByte(line[i+1:end], '"')
+				if q >= 0 {
+					if !yield(tableCell{line[i+1 : i+1+q], i + 1}) {
+						return
+					}
+					i += q + 2
+					if i < end && line[i] == delim {
+						i++
+						continue
+					}
+					return
+				}
+			}
+			j := strings.IndexByte(line[i:end], delim)
+			if j < 0 {
+				j = end - i
+			}
+			if !yield(tableCell{line[i : i+j], i}) {
+				return
+			}
+			i += j + 1
+			if i > end {
+				return
+			}
+		}
+	}
+}
