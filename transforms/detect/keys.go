@@ -66,6 +66,9 @@ const (
 	kHolder      // customer, patient, employee: the object under it is a person's
 	kThing       // company, product, tool: the object under it is no person's
 	kAddressPart // country, region, state: a sibling in an address, nothing itself
+	// A holder's key over a scalar: "customer": "Ada Lovelace" names the
+	// person (KeyContext.Of).
+	kHeldName
 )
 
 func mkKey(class uint8, det int) Key { return Key(class) | Key(det+1)<<8 }
@@ -79,7 +82,7 @@ func (k Key) det() int { return int(k>>8) - 1 }
 // some context): the walk scans such a value even when it is clean.
 func (k Key) Reports() bool {
 	c := k.class()
-	return c >= kName && c <= kID || c == kPhone
+	return c >= kName && c <= kID || c == kPhone || c == kHeldName
 }
 
 // KeyContext is what an object's members and its own key say of it: a
@@ -151,6 +154,9 @@ func (c KeyContext) Of(k Key) Key {
 			return 0
 		}
 		return mkKey(kAddress, -1)
+	case kHolder:
+		// Not an object but a string: the holder's name.
+		return mkKey(kHeldName, -1)
 	}
 	if !k.Reports() {
 		return 0
@@ -771,6 +777,14 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 		det, ok = detPerson, ok2 && allKnown && (strings.ContainsAny(strings.TrimSpace(v), " \u3000") || isCJK(r))
 	case kPersonName, kGivenName, kFamilyName:
 		det, ok = detPerson, keyShapes.personName(v, k.class() != kPersonName)
+	case kHeldName:
+		// "customer": "SMITH, JOHN", "Ada Lovelace"; not one word the
+		// tables do not know as a name ("customer": "Globex" is a
+		// company's).
+		// Nor a login in lower case ("user": "alice").
+		_, _, known := personNameWords(v)
+		r, _ := utf8.DecodeRuneInString(v)
+		det, ok = detPerson, !unicode.IsLower(r) && keyShapes.personName(v, false) && (strings.ContainsAny(strings.TrimSpace(v), " ,") || known)
 	case kAddress:
 		det, ok = detStreetAddress, keyShapes.address(v)
 	case kHouse:
@@ -1178,6 +1192,10 @@ func labelAt(s string, t int, x *Extra) Key {
 			// where nothing says, only if its words are names
 			// (keyedSpan: not "Wireless Mouse").
 			return jsonTextContext(s, b-1, x).Of(v)
+		case v.class() == kHolder && b > 0 && s[b-1] == '"' && e < len(s) && s[e] == '"':
+			// "customer": "Ada Lovelace" (a string: an object under
+			// it is read by its own keys).
+			return KeyContext(0).Of(v)
 		case v.class() == kName:
 			return mkKey(kPersonName, -1) // "Name:" in text: a person's
 		case v.class() == kHouse || v.class() == kPostcode || v.class() == kCity || v.class() == kLine:

@@ -291,3 +291,38 @@ func TestSSNKeyTakesNationalNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyedHeldName: a holder's key over a string names the person
+// ("customer": "SMITH, JOHN"), in a parsed object and in JSON read as
+// text; not a company's one word, an identifier or a login.
+func TestKeyedHeldName(t *testing.T) {
+	ds := allDetectors(t)
+	sel := Select(nil, 0)
+	for _, c := range []struct {
+		key, value string
+		want       bool
+	}{
+		{"customer", "SMITH, JOHN", true}, {"customer", "Xochitl Quispe", true}, {"patient", "Müller", true}, {"employee", "山田太郎", true},
+		{"customer", "Globex", false}, {"customer", "Acme Corp", false}, {"customer", "C-12345", false}, {"user", "alice", false}, {"owner", "platform-team", false},
+	} {
+		got := false
+		for _, d := range ds.DetectKeyed(nil, c.value, KeyContext(0).Of(ds.KeyOf(c.key)), sel) {
+			if d.Detector == "person" && d.Start == 0 && d.End == len(c.value) {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %q: person %v, want %v", c.key, c.value, got, c.want)
+		}
+		text := `{"` + c.key + `": "` + c.value + `", "id": 7}`
+		got = false
+		for _, d := range ds.Detect(text, sel) {
+			if d.Detector == "person" && text[d.Start:d.End] == c.value {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("text %s: person %v, want %v", text, got, c.want)
+		}
+	}
+}
