@@ -302,6 +302,8 @@ type nameScan struct {
 	// from, when ≥ 0, is where the next name reported starts: a
 	// honorific or greeting that is also a given name (Don, Kara).
 	from int
+	// labelColon: the run being read follows a label and a colon.
+	labelColon bool
 	// The last word read (at ck-1): a run reads its words more than once.
 	ck int
 	cw nameTok
@@ -531,6 +533,10 @@ func (sc *nameScan) latin(t int) int {
 	if ctx != ctxNone {
 		// The words after it, past further honorifics (Dear Mr, Herr Dr.).
 		pos := w.end
+		sc.labelColon = ctx == ctxLabel && pos < len(s) && s[pos] == ':'
+		if sc.labelColon {
+			pos++ // Patient: Siobhan Sullivan
+		}
 		for k := 0; k < 4; k++ {
 			pos = skipAfterWord(s, pos, ctx == ctxGreeting)
 			if pos < 0 || pos >= len(s) {
@@ -597,6 +603,10 @@ func worthReading(s string, t int) (bool, int) {
 	case c == '.' || c == ',':
 		if d == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80 || s[e+2]-'a' < 26) {
 			return true, e
+		}
+	case c == ':':
+		if d == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80) {
+			return true, e // Patient: Siobhan Sullivan
 		}
 	}
 	// One word: context must come before it.
@@ -921,18 +931,25 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// A label is also a department's or a role's first word
 		// (Customer Success, Patient Care): one word after it is a
 		// name only when the tables know it as one and as nothing else.
-		if k > 1 || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
+		// After "Label:" (a record's field, as often a company's or a
+		// team's: Customer: Northwind Traders, Owner: Platform
+		// Engineering) more words need one the tables know as a name.
+		if k > 1 && (table || !sc.labelColon) || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
 			end := invertedEnd(s, gs[k-1].end)
 			sc.emit(gs[0].start, end, BasisContext)
 			return end, true
 		}
 		return 0, false
 	case ctxGreeting, ctxSignature:
-		if gs[0].first&(nameword.Given|nameword.Surname) != 0 && (k > 1 || gs[0].first&nameword.Common == 0 || ctx == ctxGreeting) {
+		if ctx == ctxSignature && !signatureEnd(s, gs[k-1].end) {
+			return 0, false // "- Branch at the office": a list item, no signature
+		}
+		// A name of the tables first, or one among more words (Dear
+		// Aoife Murphy: the given name is rare, the surname is known).
+		if gs[0].first&(nameword.Given|nameword.Surname) != 0 && (k > 1 || gs[0].first&nameword.Common == 0 || ctx == ctxGreeting) || k > 1 && table {
 			sc.emit(gs[0].start, gs[k-1].end, BasisContext)
 			return gs[k-1].end, true
 		}
-		_ = table
 	}
 	if ctx == ctxNone && k >= 2 && brandPair(s, gs[0].start, gs[1].end) {
 		return 0, false // Calvin Klein, Morgan Stanley, Martin Luther King…
@@ -969,6 +986,23 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// signatureEnd reports whether a signature's name ending at e ends its
+// line: past spaces and a full stop, the text ends, the line does, or a
+// comma, bracket or bar brings the sender's title (— Jean Dupont, CEO).
+func signatureEnd(s string, e int) bool {
+	for e < len(s) && (s[e] == ' ' || s[e] == '\t' || s[e] == '.') {
+		e++
+	}
+	if e == len(s) {
+		return true
+	}
+	switch s[e] {
+	case '\n', '\r', ',', '(', '|', '<', '"', '\\':
+		return true // '"' and '\\': a string's end or its escaped line break
+	}
+	return false
 }
 
 // sonOf reports whether "s/o ", "d/o ", "a/l " or "a/p " (son or

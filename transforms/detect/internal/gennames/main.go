@@ -45,6 +45,47 @@ var locales = []string{
 	"ja", "zh_CN", "zh_TW", "ko", "ru", "uk", "el",
 }
 
+// pyFakerVersion is the version of Python's Faker (joke2k/faker, MIT;
+// Debian's package python3-fake-factory) the committed table was made
+// from: its person lists are another curation of the same locales,
+// frequency lists in good part (the United States' thousand commonest
+// surnames, Statistics Finland's, Spain's INE's), and hold many common
+// names @faker-js/faker's lack (Baker, Sullivan, Aalto, Jansen).
+const pyFakerVersion = "0.9.3"
+
+// pyLocales are Python Faker's locales whose person names go into the
+// table: those of the locales the detector is measured on and their
+// nearest neighbours (its "en", the United States' 6,800 registered
+// given names, rare ones included, is left out; so are the farther
+// neighbours, for the .wasm's size).
+var pyLocales = []string{
+	"en_US", "en_GB", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT", "nl_NL",
+	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP",
+}
+
+// pyDumpScript prints {locale: {given: [...], surname: [...]}} for the
+// Python Faker locales given as arguments, from the package in the
+// folder first on the path; it fails on another version.
+const pyDumpScript = `
+import sys, json, importlib
+sys.path.insert(0, sys.argv[1])
+import faker
+if faker.VERSION != sys.argv[2]:
+    sys.exit("faker is %s, not %s" % (faker.VERSION, sys.argv[2]))
+def names(p, prefix):
+    out = set()
+    for k in dir(p):
+        v = getattr(p, k)
+        if k.startswith(prefix) and isinstance(v, (tuple, list, dict)):
+            out.update(w for w in v if isinstance(w, str))
+    return sorted(out)
+out = {}
+for l in sys.argv[3:]:
+    p = importlib.import_module("faker.providers.person." + l).Provider
+    out[l] = {"given": names(p, "first_names") + names(p, "middle_names"), "surname": names(p, "last_names")}
+json.dump(out, sys.stdout)
+`
+
 // dumpScript prints {locale: {given: [...], surname: [...]}} for the
 // locales given as arguments.
 const dumpScript = `
@@ -67,6 +108,8 @@ process.stdout.write(JSON.stringify(out));
 
 func main() {
 	fakerDir := flag.String("faker", os.Getenv("NAMES_FAKER_DIR"), "folder holding node_modules/@faker-js/faker (empty: npm install into a temporary folder)")
+	pyDir := flag.String("pyfaker", pyFakerDefault(), "folder holding Python's faker package (apt-get install python3-fake-factory)")
+	dict := flag.String("dict", englishWordsDefault(), "an English word list, one word a line (apt-get install wamerican)")
 	out := flag.String("o", "names_table.bin", "the table to write")
 	flag.Parse()
 	dir := *fakerDir
@@ -87,7 +130,18 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	table, stats := Build(names)
+	py, err := DumpPython(*pyDir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for l, v := range py {
+		names["py:"+l] = v
+	}
+	english, err := EnglishWords(*dict)
+	if err != nil {
+		log.Fatal(err)
+	}
+	table, stats := Build(names, english)
 	if err := os.WriteFile(*out, table, 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -126,11 +180,77 @@ func Dump(dir string) (Names, error) {
 	return n, nil
 }
 
+// pyFakerDefault is $NAMES_PYFAKER_DIR, else where Debian's package
+// puts it.
+func pyFakerDefault() string {
+	if d := os.Getenv("NAMES_PYFAKER_DIR"); d != "" {
+		return d
+	}
+	return "/usr/lib/python3/dist-packages"
+}
+
+// englishWordsDefault is $NAMES_ENGLISH_WORDS, else Debian's wamerican
+// list.
+func englishWordsDefault() string {
+	if f := os.Getenv("NAMES_ENGLISH_WORDS"); f != "" {
+		return f
+	}
+	return "/usr/share/dict/american-english"
+}
+
+// EnglishWords reads the words written in lower case of the word list
+// in file (Debian's wamerican: SCOWL, free to use, copy and change).
+func EnglishWords(file string) (map[string]bool, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("English words (apt-get install wamerican): %w", err)
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(string(b)) {
+		if w == strings.ToLower(w) {
+			words[w] = true
+		}
+	}
+	return words, nil
+}
+
+// DumpPython reads the person names of pyLocales from Python's faker
+// package in dir with python3; the locales are keyed "py:" + locale.
+func DumpPython(dir string) (Names, error) {
+	if _, err := os.Stat(filepath.Join(dir, "faker", "providers", "person")); err != nil {
+		return nil, fmt.Errorf("no Python faker in %s (apt-get install python3-fake-factory): %w", dir, err)
+	}
+	cmd := exec.Command("python3", append([]string{"-c", pyDumpScript, dir, pyFakerVersion}, pyLocales...)...)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("python3: %w", err)
+	}
+	var raw map[string]struct {
+		Given   []string `json:"given"`
+		Surname []string `json:"surname"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	n := Names{}
+	for l, v := range raw {
+		n[l] = struct{ Given, Surname, Place []string }{v.Given, v.Surname, nil}
+	}
+	return n, nil
+}
+
 // Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
 // n uint16 flags, then 4097 uint16: the index of the first entry whose
 // hash's top 12 bits are k, for k = 0…4096; then 1024 uint64: bit
 // r&0xffff set for the first character r of a CJK surname.
-func Build(names Names) ([]byte, string) {
+//
+// english is a list of English words: a name of Python Faker's only that
+// is one (Room, Post and Branch are Dutch and American surnames) is
+// Common, a name only in context, as the hand-written common words are.
+// The names of @faker-js/faker keep the flags they had before Python
+// Faker was added (its English names that are words are in words.go).
+func Build(names Names, english map[string]bool) ([]byte, string) {
 	flags := map[uint32]uint16{}
 	words := map[uint32]string{}
 	collisions := 0
@@ -153,7 +273,13 @@ func Build(names Names) ([]byte, string) {
 	// Names: each word of a multi-word or hyphenated name on its own,
 	// particles left to the particle list.
 	isName := map[uint32]bool{}
-	for _, l := range locales {
+	all := append([]string{}, locales...)
+	for _, l := range pyLocales {
+		all = append(all, "py:"+l)
+	}
+	jsName := map[uint32]bool{}
+	for _, l := range all {
+		py := strings.HasPrefix(l, "py:")
 		for k, list := range [2][]string{names[l].Given, names[l].Surname} {
 			f := nameword.Given
 			if k == 1 {
@@ -167,8 +293,16 @@ func Build(names Names) ([]byte, string) {
 					if !validWord(w) {
 						continue
 					}
-					add(w, f)
-					isName[nameword.Hash(w)] = true
+					h := nameword.Hash(w)
+					if py && !jsName[h] && english[strings.ToLower(w)] {
+						add(w, f|nameword.Common)
+					} else {
+						add(w, f)
+					}
+					isName[h] = true
+					if !py {
+						jsName[h] = true
+					}
 				}
 			}
 		}
