@@ -1546,6 +1546,10 @@ func nameEnd(s string, v, e int) int {
 		if w == "" {
 			break
 		}
+		if words > 0 && j < e && sonOf(s, i) {
+			i = j + 1 // Muthusamy a/l Krishnan: a particle
+			continue
+		}
 		r, _ := utf8.DecodeRuneInString(w)
 		var buf [16]byte
 		particle := len(w) <= 16 && nameParticles[string(lowerASCII(buf[:0], w))]

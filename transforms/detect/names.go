@@ -1531,6 +1531,10 @@ func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 			j++
 			continue
 		}
+		if words > 0 && sonOf(s, j) {
+			j += 3 // Muthusamy a/l Krishnan
+			continue
+		}
 		if w := readWord(s, j); w.end > j && (w.shape == shapeLower && w.flags&nameword.Particle != 0 || words == 0 && honorificAt(s, &w) || nameAffix(s[w.start:w.end])) {
 			j = w.end // de, van; Mr., Prof. Dr.; Jr., MD, III
 			if j < len(s) && s[j] == '.' {
