@@ -3,6 +3,7 @@ package detect
 import (
 	_ "embed"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -518,6 +519,19 @@ func (sc *nameScan) latin(t int) int {
 			return w.end
 		}
 		if w.flags&(nameword.Given|nameword.Surname) == 0 {
+			// An unknown word opens a name only after context, and with
+			// a capitalised word after it (the customer Xylo Quarnby, my
+			// name is Siobhan Sullivan).
+			if e := w.end; e+1 >= len(s) || s[e] != ' ' || nameByte[s[e+1]] != 3 && s[e+1] < 0x80 {
+				return w.end
+			}
+			ctx := sc.contextBefore(t)
+			if ctx == ctxNone {
+				return w.end
+			}
+			if e, ok := sc.run1(t, ctx); ok {
+				return e
+			}
 			return w.end
 		}
 	}
@@ -792,10 +806,64 @@ func (sc *nameScan) contextBefore(t int) int {
 	if honorificTok(&pw) && pw.end-pw.start > 1 || sc.isExtra(pw.hash) {
 		return ctxHonorific
 	}
-	if pw.flags&nameword.Label != 0 {
+	if pw.flags&nameword.Label != 0 || nameIsBefore(s, &pw) {
 		return ctxLabel
 	}
 	return ctxNone
+}
+
+// The words of "my name is" in the locales of 12.9, as hashes: the
+// copula, the noun before it, and a person's possessive before that
+// (my name is, mein Name ist, mijn naam is, meu nome é, il mio nome è,
+// mit navn er, mi nombre es, mon nom est, mitt namn är, moje nazwisko
+// to; Finnish nimeni on is "my name is"). "The product name is Visual
+// Studio" names no one.
+var (
+	copulaHashes     = wordHashes("is", "ist", "é", "è", "er", "on", "es", "est", "är", "to")
+	nameNounHashes   = wordHashes("name", "naam", "nome", "navn", "nombre", "nom", "namn", "nazwisko")
+	possessiveHashes = wordHashes("my", "your", "his", "her", "their", "mein", "dein", "sein", "ihr", "mijn", "zijn", "haar", "uw",
+		"meu", "seu", "mio", "suo", "mi", "su", "tu", "mon", "son", "ton", "mitt", "ditt", "sitt", "hans", "hennes", "mit", "dit", "moje", "jego", "jej")
+	nimeniHash = nameword.Hash("nimeni")
+)
+
+func wordHashes(ws ...string) []uint32 {
+	hs := make([]uint32, len(ws))
+	for i, w := range ws {
+		hs[i] = nameword.Hash(w)
+	}
+	return hs
+}
+
+// nameIsBefore reports whether pw, the word before a name, is the copula
+// of "my name is" (the name a speaker gives as their own).
+func nameIsBefore(s string, pw *nameTok) bool {
+	if pw.end-pw.start > 3 || !slices.Contains(copulaHashes, pw.hash) {
+		return false
+	}
+	j := pw.start
+	if j < 2 || s[j-1] != ' ' {
+		return false
+	}
+	k := lettersBefore(s, j-1)
+	if k == j-1 {
+		return false
+	}
+	nw := readWord(s, k)
+	if nw.end != j-1 {
+		return false
+	}
+	if nw.hash == nimeniHash {
+		return true
+	}
+	if !slices.Contains(nameNounHashes, nw.hash) || k < 2 || s[k-1] != ' ' {
+		return false
+	}
+	m := lettersBefore(s, k-1)
+	if m == k-1 {
+		return false
+	}
+	mw := readWord(s, m)
+	return mw.end == k-1 && slices.Contains(possessiveHashes, mw.hash)
 }
 
 // nameGroup is a word of a run: its parts joined by hyphens.

@@ -75,6 +75,10 @@ var labels = []string{
 	"funcionário", "funcionária", "contato",
 	"klient", "klientka", "pracownik", "pracownica", "kund", "anställd", "asiakas", "kunde", "medarbejder",
 	"salarié", "salariée", "employé", "employée", "locataire", "destinataire", "interlocuteur",
+	// A speaker's own name after the verb that introduces it (Ich heiße,
+	// je m'appelle, me llamo, mi chiamo, me chamo, ik heet, jeg hedder,
+	// jag heter); "my name is" and its kin are read in names.go.
+	"heiße", "heisse", "appelle", "llamo", "chiamo", "chamo", "heet", "hedder", "heter",
 }
 
 // orgWords make a company, an institution, a street or a place of the
