@@ -203,7 +203,7 @@ func englishWordsDefault() string {
 func EnglishWords(file string) (map[string]bool, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("English words (apt-get install wamerican): %w", err)
+		return nil, fmt.Errorf("the English words (apt-get install wamerican): %w", err)
 	}
 	words := map[string]bool{}
 	for _, w := range strings.Fields(string(b)) {
