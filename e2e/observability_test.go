@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudg/mcp-privacy/internal/wasmhost"
 	"github.com/cloudg/mcp-privacy/internal/wasmtest"
@@ -207,9 +208,12 @@ func TestAuditNeverHoldsDetectedValues(t *testing.T) {
     "roles": {"auditor": {"allow_tools": ["privacy_audit", "privacy_status"]}}},
   "identity": {"principal": [{"header": "x-mcp-principal"}], "roles": [{"header": "x-mcp-roles"}]}
 }`)
-	ctx := ctxT(t)
 	cs := connect(t, p.URL, "alice", "")
 	for i, line := range corpus {
+		// A deadline per line: the whole corpus (three calls a line, 1,100
+		// lines and more) ran past one 30-second deadline under -race on
+		// a loaded machine.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "emit", Arguments: map[string]any{"n": i}})
 		if err != nil || res.IsError {
 			t.Fatalf("emit %d: %v %+v", i, err, res)
@@ -221,7 +225,9 @@ func TestAuditNeverHoldsDetectedValues(t *testing.T) {
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: line, Arguments: map[string]any{}}); err == nil {
 			t.Fatalf("tool %q not denied", line)
 		}
+		cancel()
 	}
+	ctx := ctxT(t)
 	auditor := connect(t, p.URL, "ivy", "auditor")
 	status, err := auditor.CallTool(ctx, &mcp.CallToolParams{Name: "privacy_status"})
 	if err != nil {
