@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,9 +135,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for l, v := range py {
-		names["py:"+l] = v
-	}
+	maps.Copy(names, py)
 	english, err := EnglishWords(*dict)
 	if err != nil {
 		log.Fatal(err)
@@ -160,10 +159,16 @@ func Dump(dir string) (Names, error) {
 	}
 	cmd := exec.Command("node", append([]string{"--input-type=module", "-e", dumpScript, "--"}, locales...)...)
 	cmd.Dir = dir
+	return runDump(cmd, "")
+}
+
+// runDump runs a dump script and reads what it prints, {locale: {given,
+// surname, place}}, each locale keyed prefix + locale.
+func runDump(cmd *exec.Cmd, prefix string) (Names, error) {
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("node: %w", err)
+		return nil, fmt.Errorf("%s: %w", cmd.Path, err)
 	}
 	var raw map[string]struct {
 		Given   []string `json:"given"`
@@ -175,7 +180,7 @@ func Dump(dir string) (Names, error) {
 	}
 	n := Names{}
 	for l, v := range raw {
-		n[l] = struct{ Given, Surname, Place []string }{v.Given, v.Surname, v.Place}
+		n[prefix+l] = struct{ Given, Surname, Place []string }{v.Given, v.Surname, v.Place}
 	}
 	return n, nil
 }
@@ -221,23 +226,7 @@ func DumpPython(dir string) (Names, error) {
 		return nil, fmt.Errorf("no Python faker in %s (apt-get install python3-fake-factory): %w", dir, err)
 	}
 	cmd := exec.Command("python3", append([]string{"-c", pyDumpScript, dir, pyFakerVersion}, pyLocales...)...)
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("python3: %w", err)
-	}
-	var raw map[string]struct {
-		Given   []string `json:"given"`
-		Surname []string `json:"surname"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, err
-	}
-	n := Names{}
-	for l, v := range raw {
-		n[l] = struct{ Given, Surname, Place []string }{v.Given, v.Surname, nil}
-	}
-	return n, nil
+	return runDump(cmd, "py:")
 }
 
 // Build makes the table: little-endian uint32 n, n sorted uint32 hashes,

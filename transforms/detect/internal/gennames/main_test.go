@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,9 +45,7 @@ func TestTableCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for l, v := range py {
-		names["py:"+l] = v
-	}
+	maps.Copy(names, py)
 	got, stats := Build(names, english)
 	t.Log(stats)
 	want, err := os.ReadFile("../../names_table.bin")
