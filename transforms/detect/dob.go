@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 	"time"
@@ -32,8 +33,8 @@ var thisYear = func() int {
 func (p *pass) scanBirthDates() { p.scanDigits(dobStepOn) }
 
 // dobStep is scanBirthDates' visit of the digit run at i (which passed
-// dateWorth): it reports a birth date there and returns where the next
-// visit may be.
+// dateGlued and dateRunMax): it reports a birth date there and returns
+// where the next visit may be.
 func (p *pass) dobStep(i int) int {
 	s := p.s
 	a, b, ok := dateAround(s, i)
@@ -54,28 +55,20 @@ func (p *pass) dobExtra() []string {
 	return nil
 }
 
-// dateWorth is the scan's cheap test of the digit run at i: the bytes
-// around it may belong to a date (most digit runs of a message are
-// glued to letters or stand in JSON numbers and are not).
-func dateWorth(s string, i int) bool {
-	if i > 0 && dateGlued(s[i-1]) {
-		return false
+// dateRunMax is the scan's cheap test of a digit run, by the byte after
+// it: the longest run a date may start with there (0: none). Most digit
+// runs of a message are glued to letters (dateGlued, tested first) or
+// stand in JSON numbers and are not.
+var dateRunMax = func() (t [256]int) {
+	for _, c := range "-/." {
+		t[c] = 4
 	}
-	e := skipDigits(s, i)
-	if e == len(s) {
-		return false
+	for _, c := range " ,snrte" {
+		t[c] = 2
 	}
-	n := e - i
-	switch c := s[e]; c {
-	case '-', '/', '.':
-		return n <= 4
-	case ' ', ',', 's', 'n', 'r', 't', 'e':
-		return n <= 2
-	case 0xe5: // 年
-		return true
-	}
-	return false
-}
+	t[0xe5] = math.MaxInt // 年
+	return t
+}()
 
 // birthDatesClean reports whether s holds no ASCII digit (the reader
 // view's digits of other scripts come with bytes Clean looks at anyway).

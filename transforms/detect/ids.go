@@ -192,23 +192,23 @@ const idDetectors = idFamily | 1<<detSSN
 // 12.9.1).
 func (p *pass) scanIDs() { p.scanDigits(idStepOn) }
 
-// idStep is scanIDs' visit of the digit at t (the first of a run, or
-// where its last visit ended): it reports what starts in t's token and
-// returns where the next visit may be (the next digit from there).
-func (p *pass) idStep(t int) int {
-	s := p.s
+// idToken is the token holding the digit run at t, for scanIDs' visit
+// of it (scanDigits, which reads a run with nothing glued to it as its
+// own token without this call): the segment [a, e) of letters and
+// digits, and ok false when no identifier starts in it (longer than any,
+// or holding lower-case letters), e then where the next visit may be.
+func idToken(s string, t int) (a, e int, ok bool) {
 	n := len(s)
-	i := t
 	// The segment holding the digit (a JSON escape's letter before
 	// it is no part of it).
-	a := t
+	a = t
 	for a > 0 && idClass[s[a-1]]&icAlnum != 0 && t-a <= idMaxChars {
 		a--
 	}
 	if a > 0 && s[a-1] == '\\' && a < t && idClass[s[a]]&icLower != 0 {
 		a++
 	}
-	e := t + 1
+	e = t + 1
 	for e < n && idClass[s[e]]&icAlnum != 0 && e-a <= idMaxChars {
 		e++
 	}
@@ -216,48 +216,14 @@ func (p *pass) idStep(t int) int {
 		for e < n && idClass[s[e]]&icAlnum != 0 {
 			e++
 		}
-		return e // a longer token: a hash, a key, a long number
+		return a, e, false // a longer token: a hash, a key, a long number
 	}
-	i = e
 	var cls uint8
 	for q := a; q < e; q++ {
 		cls |= idClass[s[q]]
 	}
-	if cls&icLower != 0 {
-		return i // no identifier has lower-case letters: a word, a hash
-	}
-	// The fast path: from a short segment without capitals before
-	// it, an identifier ends at a space or where the stretch of
-	// segments joined by separators ends (not glued to a word or to
-	// a time's ":30"), and holds 9 to 16 characters of a length some
-	// identifier has. Where no such end exists (a date, a timestamp,
-	// an amount, a version, "HTTP/1.1"), nothing starts here, nor in
-	// the rest of the stretch.
-	if e-a < 6 && (a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
-		q, chars, cand := e, e-a, false
-		for chars <= idMaxChars {
-			if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
-				if s[q] == ' ' && idLens>>chars&1 != 0 {
-					cand = true
-					break
-				}
-				r := q + 1
-				for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
-				}
-				chars += q - r
-				continue
-			}
-			cand = idLens>>chars&1 != 0 && !piiWordAt(s, q) && (q+1 >= n || s[q] != ':' || !piiDigit(s[q+1]))
-			break
-		}
-		if !cand {
-			return max(i, q)
-		}
-	}
-	if end := p.idsAt(a); end > i {
-		i = end
-	}
-	return i
+	// No identifier has lower-case letters: a word, a hash.
+	return a, e, cls&icLower == 0
 }
 
 // idsAt looks for an identifier in the token whose digit segment starts
