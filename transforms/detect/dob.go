@@ -70,6 +70,24 @@ var dateRunMax = func() (t [256]int) {
 	return t
 }()
 
+// dateSepMay reports whether the digits [t, e) and the '-', '/' or '.'
+// after them may start a date (dateRunMax has 4 for these): dateAt's
+// three groups with one separator (1985-03-04, 04.03.85; none starts
+// with three digits), "4. März" or "04-Mar-1985". dateAround's other
+// reads need a space or 年 after the run. Most runs before a separator
+// are decimals, versions and a time's seconds (12:30:05.123), none.
+func dateSepMay(s string, t, e int) bool {
+	if e-t == 3 || e+1 >= len(s) {
+		return false
+	}
+	c, d := s[e], s[e+1]
+	if isDigit(d) {
+		j := skipDigits(s, e+2)
+		return j+1 < len(s) && s[j] == c && isDigit(s[j+1])
+	}
+	return e-t <= 2 && (c == '.' && d == ' ' || c == '-' && isASCIILetter(d))
+}
+
 // birthDatesClean reports whether s holds no ASCII digit (the reader
 // view's digits of other scripts come with bytes Clean looks at anyway).
 func birthDatesClean(s string) bool { return nextDigit(s, 0) == len(s) }
