@@ -599,7 +599,20 @@ func birthContext(s string, a, b int, extra []string) bool {
 		if j > 0 && wordByte(s[j-1]) && wordByte(c) && c < 0xe0 {
 			continue // not at a word's start (CJK words have no spaces)
 		}
+		// The next byte, folded: matchWord's test of a word's second
+		// byte without the call (the words are lower case, two bytes
+		// or more).
+		var c2 byte
+		if j+1 < len(s) {
+			c2 = s[j+1]
+			if c2-'A' < 26 {
+				c2 += 'a' - 'A'
+			}
+		}
 		for _, k := range birthFirst[c] {
+			if w := birthContextWords[k]; w[1] != c2 {
+				continue
+			}
 			if e, ok := matchWord(s, j, birthContextWords[k]); ok && e <= a && gapOK(s[e:a]) {
 				return true
 			}
