@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 	"time"
@@ -32,8 +33,8 @@ var thisYear = func() int {
 func (p *pass) scanBirthDates() { p.scanDigits(dobStepOn) }
 
 // dobStep is scanBirthDates' visit of the digit run at i (which passed
-// dateWorth): it reports a birth date there and returns where the next
-// visit may be.
+// dateGlued and dateRunMax): it reports a birth date there and returns
+// where the next visit may be.
 func (p *pass) dobStep(i int) int {
 	s := p.s
 	a, b, ok := dateAround(s, i)
@@ -54,27 +55,37 @@ func (p *pass) dobExtra() []string {
 	return nil
 }
 
-// dateWorth is the scan's cheap test of the digit run at i: the bytes
-// around it may belong to a date (most digit runs of a message are
-// glued to letters or stand in JSON numbers and are not).
-func dateWorth(s string, i int) bool {
-	if i > 0 && dateGlued(s[i-1]) {
+// dateRunMax is the scan's cheap test of a digit run, by the byte after
+// it: the longest run a date may start with there (0: none). Most digit
+// runs of a message are glued to letters (dateGlued, tested first) or
+// stand in JSON numbers and are not.
+var dateRunMax = func() (t [256]int) {
+	for _, c := range "-/." {
+		t[c] = 4
+	}
+	for _, c := range " ,snrte" {
+		t[c] = 2
+	}
+	t[0xe5] = math.MaxInt // 年
+	return t
+}()
+
+// dateSepMay reports whether the digits [t, e) and the '-', '/' or '.'
+// after them may start a date (dateRunMax has 4 for these): dateAt's
+// three groups with one separator (1985-03-04, 04.03.85; none starts
+// with three digits), "4. März" or "04-Mar-1985". dateAround's other
+// reads need a space or 年 after the run. Most runs before a separator
+// are decimals, versions and a time's seconds (12:30:05.123), none.
+func dateSepMay(s string, t, e int) bool {
+	if e-t == 3 || e+1 >= len(s) {
 		return false
 	}
-	e := skipDigits(s, i)
-	if e == len(s) {
-		return false
+	c, d := s[e], s[e+1]
+	if isDigit(d) {
+		j := skipDigits(s, e+2)
+		return j+1 < len(s) && s[j] == c && isDigit(s[j+1])
 	}
-	n := e - i
-	switch c := s[e]; c {
-	case '-', '/', '.':
-		return n <= 4
-	case ' ', ',', 's', 'n', 'r', 't', 'e':
-		return n <= 2
-	case 0xe5: // 年
-		return true
-	}
-	return false
+	return e-t <= 2 && (c == '.' && d == ' ' || c == '-' && isASCIILetter(d))
 }
 
 // birthDatesClean reports whether s holds no ASCII digit (the reader
@@ -588,7 +599,20 @@ func birthContext(s string, a, b int, extra []string) bool {
 		if j > 0 && wordByte(s[j-1]) && wordByte(c) && c < 0xe0 {
 			continue // not at a word's start (CJK words have no spaces)
 		}
+		// The next byte, folded: matchWord's test of a word's second
+		// byte without the call (the words are lower case, two bytes
+		// or more).
+		var c2 byte
+		if j+1 < len(s) {
+			c2 = s[j+1]
+			if c2-'A' < 26 {
+				c2 += 'a' - 'A'
+			}
+		}
 		for _, k := range birthFirst[c] {
+			if w := birthContextWords[k]; w[1] != c2 {
+				continue
+			}
 			if e, ok := matchWord(s, j, birthContextWords[k]); ok && e <= a && gapOK(s[e:a]) {
 				return true
 			}

@@ -117,3 +117,13 @@ func FuzzBirthDateShape(f *testing.F) {
 		}
 	})
 }
+
+// birthContext tests a context word's second byte, folded, before
+// matchWord: the words must be lower case and two bytes or more.
+func TestBirthContextWordsLower(t *testing.T) {
+	for _, w := range birthContextWords {
+		if len(w) < 2 || strings.ToLower(w) != w {
+			t.Errorf("%q: a birth context word must be lower case, two bytes or more", w)
+		}
+	}
+}

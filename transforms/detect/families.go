@@ -68,15 +68,17 @@ const (
 	dobStepOn
 )
 
-// scanDigits runs the scans in on (idStep, addrStep, dobStep) over p.s
-// in one walk over the first digit of each run: those the pass recorded
-// (p.recRuns), else found eight bytes at a time. At each, every scan
-// whose resume point the walk has passed gets a visit, past its cheap
-// test. A scan that resumes inside a run (its last visit ended there) is
-// visited there at once, as its own loop over nextDigit did: each scan
-// sees the digits it saw alone, in order, and finds what it found. They
-// report different detectors, so their spans interleaving in p.spans
-// changes nothing (addrStep extends its own last span by its index).
+// scanDigits runs the scans in on (the ids' visit, written here, addrStep,
+// dobStep) over p.s in one walk over the first digit of each run: those
+// the pass recorded (p.recRuns), else found eight bytes at a time. At
+// each, every scan whose resume point the walk has passed gets a visit,
+// past its cheap test, read here without a call where it can be (in the
+// VM a call costs more than most of these tests). A scan that resumes
+// inside a run (its last visit ended there) is visited there at once, as
+// its own loop over nextDigit did: each scan sees the digits it saw
+// alone, in order, and finds what it found. They report different
+// detectors, so their spans interleaving in p.spans changes nothing
+// (addrStep extends its own last span by its index).
 func (p *pass) scanDigits(on uint8) {
 	s := p.s
 	n := len(s)
@@ -117,40 +119,100 @@ func (p *pass) scanDigits(on uint8) {
 		if t > 0 {
 			b = s[t-1]
 		}
+		// The run's end and the byte after it (NUL at the end), which
+		// the three scans' first tests read.
+		e := t + 1
+		for e < n && s[e]-'0' < 10 {
+			e++
+		}
+		var c byte
+		if e < n {
+			c = s[e]
+		}
 		if on&idStepOn != 0 && t >= idNext {
+			// The visit of ids.go's scan: the run's token (most runs
+			// are one alone: numbers, dates, times), then where no
+			// identifier may start (the fast path below), else idsAt.
+			// No visit ends inside a run: each ends where a token does.
+			a, te, ok := t, e, e-t <= idMaxChars
 			if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
 				// Glued to a lower-case letter: the token is a word
-				// or a hash, no identifier (idStep's cls test).
-				e := t + 1
-				for e < n && idClass[s[e]]&icAlnum != 0 {
-					e++
+				// or a hash, no identifier (idToken's cls test).
+				for te < n && idClass[s[te]]&icAlnum != 0 {
+					te++
 				}
-				idNext = e
-			} else {
-				r := p.idStep(t)
+				ok = false
+			} else if idClass[b]&icAlnum != 0 || idClass[c]&icAlnum != 0 {
+				a, te, ok = idToken(s, t)
+			}
+			idNext = te
+			// The fast path: from a short segment without capitals before
+			// it, an identifier ends at a space or where the stretch of
+			// segments joined by separators ends (not glued to a word or to
+			// a time's ":30"), and holds 9 to 16 characters of a length some
+			// identifier has. Where no such end exists (a date, a timestamp,
+			// an amount, a version, "HTTP/1.1"), nothing starts here, nor in
+			// the rest of the stretch.
+			if ok && te-a < 6 && (a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
+				q, chars := te, te-a
+				ok = false
+				for chars <= idMaxChars {
+					if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
+						if s[q] == ' ' && idLens>>chars&1 != 0 {
+							ok = true
+							break
+						}
+						r := q + 1
+						for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
+						}
+						chars += q - r
+						continue
+					}
+					ok = idLens>>chars&1 != 0 && !piiWordAt(s, q) && (q+1 >= n || s[q] != ':' || !piiDigit(s[q+1]))
+					break
+				}
+				if !ok {
+					idNext = max(te, q)
+				}
+			}
+			if ok {
+				if end := p.idsAt(a); end > te {
+					idNext = end
+				}
+			}
+		}
+		if on&addrStepOn != 0 && t >= addrNext {
+			// addrWorth's commonest refusals, without the call: a
+			// date's "-12" or a time's ":30" (no letter before the '-'
+			// or ':'), a number after '/', ')' or ';' (no 〒), a number
+			// of more than five digits first on a line or in a field.
+			k := addrBefore[b]
+			switch k {
+			case addrDash:
+				if t < 2 || !wordByte(s[t-2]) {
+					k = 0
+				}
+			case addrJP:
+				if t < 4 || s[t-2] != 0x92 { // 〒 is e3 80 92
+					k = 0
+				}
+			case addrFirst:
+				if e-t > 5 {
+					k = 0
+				}
+			}
+			if k == 1 || k != 0 && addrWorth(s, t, k) {
+				r := p.addrStep(t, &last)
 				for midRun(s, r) {
-					r = p.idStep(r)
+					r = p.addrStep(r, &last)
 				}
-				idNext = r
+				addrNext = r
 			}
 		}
-		if on&addrStepOn != 0 && t >= addrNext && addrBefore[b] != 0 && (addrBefore[b] == 1 || addrWorth(s, t, addrBefore[b])) {
-			r := p.addrStep(t, &last)
-			for midRun(s, r) {
-				r = p.addrStep(r, &last)
-			}
-			addrNext = r
-		}
-		if on&dobStepOn != 0 && t >= dobNext && !dateGluedTab[b] && dateWorth(s, t) {
-			r := p.dobStep(t)
-			for midRun(s, r) {
-				if dateWorth(s, r) {
-					r = p.dobStep(r)
-				} else {
-					r = skipDigits(s, r)
-				}
-			}
-			dobNext = r
+		// A dob visit may end inside a run, at a digit no date starts
+		// at (dateGlued: a digit before it): the next is past the run.
+		if on&dobStepOn != 0 && t >= dobNext && !dateGluedTab[b] && e-t <= dateRunMax[c] && (dateRunMax[c] != 4 || dateSepMay(s, t, e)) {
+			dobNext = p.dobStep(t)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package detect
 
+import "strings"
+
 // National identifiers, passports and routing numbers (manual 12.9.1):
 // the identifiers of idDefs, each checked by its check digits (and the
 // birth date it encodes, where it encodes one), and passports, which have
@@ -185,6 +187,20 @@ var idLens = func() (m uint32) {
 	return m
 }()
 
+// idShapes[n][m] has bit f set when a layout of an identifier of n
+// characters has m segments, the first of f characters: most chains
+// (IPv4 addresses, 3-6 groups, a phone's) fit none, and idChainAt asks
+// idMatch nothing there.
+var idShapes = func() (t [idMaxChars + 1][idMaxSegs + 1]uint32) {
+	for _, d := range idDefs {
+		for _, pat := range append(d.strong[:len(d.strong):len(d.strong)], d.weak...) {
+			first := strings.IndexByte("0123456789abcdefg", pat[0])
+			t[d.n][(len(pat)+1)/2] |= 1 << first
+		}
+	}
+	return t
+}()
+
 // idDetectors is the detectors scanIDs may report (idFamily and us_ssn).
 const idDetectors = idFamily | 1<<detSSN
 
@@ -192,23 +208,23 @@ const idDetectors = idFamily | 1<<detSSN
 // 12.9.1).
 func (p *pass) scanIDs() { p.scanDigits(idStepOn) }
 
-// idStep is scanIDs' visit of the digit at t (the first of a run, or
-// where its last visit ended): it reports what starts in t's token and
-// returns where the next visit may be (the next digit from there).
-func (p *pass) idStep(t int) int {
-	s := p.s
+// idToken is the token holding the digit run at t, for scanIDs' visit
+// of it (scanDigits, which reads a run with nothing glued to it as its
+// own token without this call): the segment [a, e) of letters and
+// digits, and ok false when no identifier starts in it (longer than any,
+// or holding lower-case letters), e then where the next visit may be.
+func idToken(s string, t int) (a, e int, ok bool) {
 	n := len(s)
-	i := t
 	// The segment holding the digit (a JSON escape's letter before
 	// it is no part of it).
-	a := t
+	a = t
 	for a > 0 && idClass[s[a-1]]&icAlnum != 0 && t-a <= idMaxChars {
 		a--
 	}
 	if a > 0 && s[a-1] == '\\' && a < t && idClass[s[a]]&icLower != 0 {
 		a++
 	}
-	e := t + 1
+	e = t + 1
 	for e < n && idClass[s[e]]&icAlnum != 0 && e-a <= idMaxChars {
 		e++
 	}
@@ -216,48 +232,14 @@ func (p *pass) idStep(t int) int {
 		for e < n && idClass[s[e]]&icAlnum != 0 {
 			e++
 		}
-		return e // a longer token: a hash, a key, a long number
+		return a, e, false // a longer token: a hash, a key, a long number
 	}
-	i = e
 	var cls uint8
 	for q := a; q < e; q++ {
 		cls |= idClass[s[q]]
 	}
-	if cls&icLower != 0 {
-		return i // no identifier has lower-case letters: a word, a hash
-	}
-	// The fast path: from a short segment without capitals before
-	// it, an identifier ends at a space or where the stretch of
-	// segments joined by separators ends (not glued to a word or to
-	// a time's ":30"), and holds 9 to 16 characters of a length some
-	// identifier has. Where no such end exists (a date, a timestamp,
-	// an amount, a version, "HTTP/1.1"), nothing starts here, nor in
-	// the rest of the stretch.
-	if e-a < 6 && (a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
-		q, chars, cand := e, e-a, false
-		for chars <= idMaxChars {
-			if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
-				if s[q] == ' ' && idLens>>chars&1 != 0 {
-					cand = true
-					break
-				}
-				r := q + 1
-				for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
-				}
-				chars += q - r
-				continue
-			}
-			cand = idLens>>chars&1 != 0 && !piiWordAt(s, q) && (q+1 >= n || s[q] != ':' || !piiDigit(s[q+1]))
-			break
-		}
-		if !cand {
-			return max(i, q)
-		}
-	}
-	if end := p.idsAt(a); end > i {
-		i = end
-	}
-	return i
+	// No identifier has lower-case letters: a word, a hash.
+	return a, e, cls&icLower == 0
 }
 
 // idsAt looks for an identifier in the token whose digit segment starts
@@ -384,7 +366,8 @@ func (p *pass) idChainAt(a int) int {
 		lay[2*q] = "0123456789abcdefg"[ch.cum[q]-lo]
 	}
 	for m := ch.k; m >= 1; m-- {
-		if len(idByLen[ch.cum[m-1]]) == 0 && (m > 1 || ch.cum[0] > 9) {
+		// No layout fits, nor a passport number (one segment of 6 to 9).
+		if n := ch.cum[m-1]; idShapes[n][m]>>ch.cum[0]&1 == 0 && (m > 1 || n < 6 || n > 9) {
 			continue
 		}
 		// What follows segment m-1 must not make it part of a longer token.
@@ -413,33 +396,37 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 	c := ch.c[:n]
 	defs := idByLen[n]
 	// First an identifier whose context word is there (the nearest),
-	// then one whose layout needs none.
-	best, bestAt := -1, -1
+	// then the first whose layout needs none.
+	best, bestAt, bestStrong, strong := -1, -1, false, -1
 	for _, k := range defs {
 		d := &idDefs[k]
-		if p.fam&(1<<d.det) == 0 || !layoutIn(lay, d.strong) && !layoutIn(lay, d.weak) || !idValid(d.check, c, lay) {
+		if p.fam&(1<<d.det) == 0 {
 			continue
 		}
+		isStrong := layoutIn(lay, d.strong)
+		if !isStrong && !layoutIn(lay, d.weak) || !idValid(d.check, c, lay) {
+			continue
+		}
+		if isStrong && strong < 0 {
+			strong = int(k)
+		}
 		if at := p.idContext(d.det, d.words, ch.start, idWindow); at > bestAt {
-			best, bestAt = int(k), at
+			best, bestAt, bestStrong = int(k), at, isStrong
 		}
 	}
 	if best >= 0 {
 		// The identifier whose word is nearest ("personnummer (CPR)").
 		d := &idDefs[best]
 		b := d.basis
-		if !layoutIn(lay, d.strong) {
+		if !bestStrong {
 			b = BasisContext
 		}
 		p.emitBy(d.det, b, ch.start, ch.end[m-1])
 		return ch.end[m-1]
 	}
-	for _, k := range defs {
-		d := &idDefs[k]
-		if p.fam&(1<<d.det) != 0 && layoutIn(lay, d.strong) && idValid(d.check, c, lay) {
-			p.emitBy(d.det, d.basis, ch.start, ch.end[m-1])
-			return ch.end[m-1]
-		}
+	if strong >= 0 {
+		p.emitBy(idDefs[strong].det, idDefs[strong].basis, ch.start, ch.end[m-1])
+		return ch.end[m-1]
 	}
 	if m == 1 && p.fam&(1<<detPassport) != 0 && passportShape(c) {
 		if at := p.idContext(detPassport, wordsPassport, ch.start, passportWindow); at >= 0 && !hasDigit(p.s[at:ch.start]) {
