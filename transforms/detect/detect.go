@@ -494,6 +494,8 @@ type pass struct {
 	// runFamilies after the pass (families.go).
 	fam   uint64
 	extra *Extra // what the policy adds to the families (nil: nothing)
+	// keys: the classes of labels and keys read so far (nil: none yet).
+	keys *keyCache
 	// keyed: p.s is a value whose key or label names what it is, which
 	// stands for the context words identifiers may need (keyedID).
 	keyed bool

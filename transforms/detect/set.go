@@ -431,6 +431,7 @@ type detectScratch struct {
 	runs   []int32 // the pass's records for the family scans
 	labels []int32
 	hits   []hit
+	keys   *keyCache // the labels' classes, kept from call to call
 	dict   []dictHit
 	fold   []byte // an allowed value folded
 }
@@ -504,6 +505,12 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 			sc.labels = make([]int32, 0, len(s)/16)
 		}
 		p.runs, p.labels = sc.runs[:0], sc.labels[:0]
+		if p.recLabels {
+			if sc.keys == nil {
+				sc.keys = new(keyCache)
+			}
+			p.keys = sc.keys
+		}
 	}
 	if p.on != 0 || p.recRuns || p.recLabels {
 		p.run()
