@@ -37,8 +37,9 @@ type table struct {
 // keys of their columns.
 func (p *pass) scanTables() {
 	s := p.s
+	ts := tableStarts{s: s, rec: p.tables, recorded: p.recLabels}
 	for from := 0; ; {
-		tb, ok := nextTable(s, from, p.extra)
+		tb, ok := nextTable(s, from, p.extra, &ts)
 		if !ok {
 			return
 		}
@@ -49,12 +50,35 @@ func (p *pass) scanTables() {
 // tablesClean reports whether s holds no table header (x: the policy's
 // extra keys).
 func tablesClean(s string, x *Extra) bool {
-	_, ok := nextTable(s, 0, x)
+	_, ok := nextTable(s, 0, x, &tableStarts{s: s})
 	return !ok
 }
 
+// tableStarts is where tables may start after a line break: tableNext's
+// places, which the pass records (recorded, in rec) as it reads s.
+type tableStarts struct {
+	s        string
+	rec      []int32
+	recorded bool
+	k        int // rec[:k] are behind the last place asked for
+}
+
+// after is tableNext(s, e), e at least the last e asked for.
+func (ts *tableStarts) after(e int) int {
+	if !ts.recorded {
+		return tableNext(ts.s, e)
+	}
+	for ts.k < len(ts.rec) && int(ts.rec[ts.k]) <= e {
+		ts.k++
+	}
+	if ts.k == len(ts.rec) {
+		return -1
+	}
+	return int(ts.rec[ts.k])
+}
+
 // nextTable finds the first table header at or after from.
-func nextTable(s string, from int, x *Extra) (table, bool) {
+func nextTable(s string, from int, x *Extra, ts *tableStarts) (table, bool) {
 	for a := from; a < len(s); {
 		e := lineEnd(s, a)
 		if e < len(s) && tableStart(s, a) {
@@ -62,7 +86,7 @@ func nextTable(s string, from int, x *Extra) (table, bool) {
 				return tb, true
 			}
 		}
-		next := tableNext(s, e)
+		next := ts.after(e)
 		if next < 0 {
 			return table{}, false
 		}
