@@ -556,7 +556,11 @@ func (sc *nameScan) latin(t int) int {
 // latinWord is latin past its cheap tests (which run makes itself).
 func (sc *nameScan) latinWord(t int) int {
 	s := sc.s
-	w := sc.word(t)
+	// sc.word(t), without the call around readWordTo: the word is
+	// seldom the one last read.
+	readWordTo(&sc.cw, s, t)
+	sc.ck = t + 1
+	w := &sc.cw
 	if w.end == t {
 		_, size := utf8.DecodeRuneInString(s[t:])
 		return t + size
