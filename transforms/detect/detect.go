@@ -458,6 +458,11 @@ func buildTrigTable(mask uint32, worth func(d int, b, c byte) bool) *trigTable {
 		for _, c := range []int{':', '=', '\t', 0x9A, 0x93} {
 			t[(c^1)<<8|c], t[(c^1)<<8|c^1] = tcLetter, tcLetter
 		}
+		// And where a table may start (tableNext, for scanTables, which
+		// runs with scanLabelled): a line break, '\r' or '|' after a
+		// line break, a line break after ':' or '\r'.
+		t['\n'<<8|'\n'], t['\r'<<8|'\n'], t['|'<<8|'\n'] = tcLetter, tcLetter, tcLetter
+		t['\n'<<8|':'], t['\n'<<8|'\r'] = tcLetter, tcLetter
 	}
 	return t
 }
@@ -494,6 +499,8 @@ type pass struct {
 	// runFamilies after the pass (families.go).
 	fam   uint64
 	extra *Extra // what the policy adds to the families (nil: nothing)
+	// keys: the classes of labels and keys read so far (nil: none yet).
+	keys *keyCache
 	// keyed: p.s is a value whose key or label names what it is, which
 	// stands for the context words identifiers may need (keyedID).
 	keyed bool
@@ -512,6 +519,9 @@ type pass struct {
 	// instead of walking p.s again.
 	recRuns, recLabels bool
 	runs, labels       []int32
+	// tables: with recLabels, where a table may start (tableNext's
+	// places, in order), for scanTables.
+	tables []int32
 
 	emailNext, emailLo                   int
 	phoneNext, cardNext, ibanNext        int
@@ -716,6 +726,22 @@ func (p *pass) run() {
 				case '\t', 0x9A, 0x93, ';', '<', '\b', 0x9B, 0x92:
 					if p.recLabels {
 						p.labels = append(p.labels, int32(t))
+					}
+				case '\n', '\r', '|':
+					// Where a table may start (tableNext): after a blank
+					// line, at a line opening with '|', or after a line
+					// ending in ':'.
+					if p.recLabels {
+						r := t
+						if s[t-1] != '\n' { // the '\n' ending "…:" or "…:\r"
+							if s[t-1] == '\r' && (t < 2 || s[t-2] != ':') {
+								break
+							}
+							r = t + 1
+						}
+						if r < n && (len(p.tables) == 0 || int(p.tables[len(p.tables)-1]) != r) {
+							p.tables = append(p.tables, int32(r))
+						}
 					}
 				case 'e', 'E': // the e of Bearer or bearer: its B is at t-1
 					b := t - 1

@@ -528,54 +528,165 @@ func init() {
 	}
 }
 
-// lookupKey is keyVocab[string(b)] without an allocation.
+// lookupKey is keyVocab[string(b)], from the vocab table.
 func lookupKey(b []byte) (Key, bool) {
-	k, ok := keyVocab[string(b)]
-	return k, ok
+	k, has := vocabFind(b)
+	return k, has&inKeyVocab != 0
+}
+
+// vocabHas reports whether word b is in the sets of has (inKeyHeads…).
+func vocabHas(b []byte, has uint8) bool {
+	_, in := vocabFind(b)
+	return in&has != 0
+}
+
+// vocab is every word the classifiers look up (keyVocab, keyHeads,
+// keyLinks, keyDeny and labelLast, which stay the reference) in one
+// open-addressed table, filled by init: a lookup hashes the bytes and
+// compares a slot or two inline, where a map's lookup of a string costs
+// several calls in the VM (hashing, comparing), and a label is looked up
+// a dozen times.
+var vocab struct {
+	slots []vocabSlot
+	shift uint8 // 32 - log2(len(slots))
+}
+
+type vocabSlot struct {
+	word string
+	hash uint32
+	key  Key   // keyVocab's, with inKeyVocab
+	has  uint8 // which sets hold word; 0: an empty slot
+}
+
+// The sets of a vocabSlot.
+const (
+	inKeyVocab uint8 = 1 << iota
+	inKeyHeads
+	inKeyLinks
+	inKeyDeny
+	inLabelLast
+)
+
+// vocabHash is FNV-1a of b.
+func vocabHash(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// vocabFind is word b's Key and sets (0, 0 if none holds it).
+func vocabFind(b []byte) (Key, uint8) {
+	h := vocabHash(b)
+	mask := uint32(len(vocab.slots) - 1)
+	for i := (h * 0x9E3779B1) >> vocab.shift; ; i = (i + 1) & mask {
+		sl := &vocab.slots[i]
+		if sl.has == 0 {
+			return 0, 0
+		}
+		if sl.hash == h && len(sl.word) == len(b) {
+			w := sl.word
+			k := 0
+			for k < len(b) && w[k] == b[k] {
+				k++
+			}
+			if k == len(b) {
+				return sl.key, sl.has
+			}
+		}
+	}
+}
+
+// vocabAdd puts word w in the sets of has (and its Key, with inKeyVocab).
+func vocabAdd(w string, has uint8, key Key) {
+	h := vocabHash([]byte(w))
+	mask := uint32(len(vocab.slots) - 1)
+	for i := (h * 0x9E3779B1) >> vocab.shift; ; i = (i + 1) & mask {
+		sl := &vocab.slots[i]
+		if sl.has == 0 || sl.word == w {
+			sl.word, sl.hash, sl.has = w, h, sl.has|has
+			if has&inKeyVocab != 0 {
+				sl.key = key
+			}
+			return
+		}
+	}
+}
+
+// buildVocab fills vocab from the maps, at a quarter of its slots.
+func buildVocab() {
+	words := map[string]bool{}
+	for _, m := range []map[string]bool{keyHeads, keyLinks, keyDeny, labelLast} {
+		for w := range m {
+			words[w] = true
+		}
+	}
+	for w := range keyVocab {
+		words[w] = true
+	}
+	size := 64
+	for size < 4*len(words) {
+		size *= 2
+	}
+	vocab.slots = make([]vocabSlot, size)
+	vocab.shift = uint8(32 - bits.TrailingZeros(uint(size)))
+	for w, k := range keyVocab {
+		vocabAdd(w, inKeyVocab, k)
+	}
+	for i, m := range []map[string]bool{keyHeads, keyLinks, keyDeny, labelLast} {
+		for w := range m {
+			vocabAdd(w, inKeyHeads<<i, 0)
+		}
+	}
 }
 
 // classify is the Key of the normalised key k.
-func (k *normKey) classify() Key {
+func (k *normKey) classify() Key { return k.classifyFrom(0) }
+
+// classifyFrom is the Key of k's words from f on, as classify gives it
+// for a key of those words alone.
+func (k *normKey) classifyFrom(f int) Key {
 	nw := k.nw
 	// Trailing digits say which of several (address_line1, phone2).
-	for nw > 0 && k.b[k.ws[nw-1]] >= '0' && k.b[k.ws[nw-1]] <= '9' {
+	for nw > f && k.b[k.ws[nw-1]] >= '0' && k.b[k.ws[nw-1]] <= '9' {
 		nw--
 	}
-	if nw == 0 {
+	if nw == f {
 		return 0
 	}
-	if v, ok := lookupKey(k.words(0, nw)); ok {
+	if v, ok := lookupKey(k.words(f, nw)); ok {
 		return v
 	}
 	// passport_number, tax_id_no, licence_nr: the head names the kind.
-	if nw > 1 && keyHeads[string(k.word(nw-1))] {
-		if v, ok := lookupKey(k.words(0, nw-1)); ok && (v.class() == kID || v.class() == kStop) {
+	if nw > f+1 && vocabHas(k.word(nw-1), inKeyHeads) {
+		if v, ok := lookupKey(k.words(f, nw-1)); ok && (v.class() == kID || v.class() == kStop) {
 			return v
 		}
 	}
 	// Head last (customer_name, billingAddress, emergency_contact_phone):
 	// the longest known tail, qualified by what comes before it.
 	holder := Key(0)
-	for i := 1; i < nw; i++ {
+	for i := f + 1; i < nw; i++ {
 		v, ok := lookupKey(k.words(i, nw))
 		if !ok {
 			continue
 		}
 		if v.class() == kHolder {
 			// primary_contact, or nombre_cliente: a head first may come.
-			holder = k.qualified(v, 0, i)
+			holder = k.qualified(v, f, i)
 			break
 		}
-		return k.qualified(v, 0, i)
+		return k.qualified(v, f, i)
 	}
 	// Head first (nombre_cliente, data_di_nascita_paziente, nom_du_titulaire).
-	for i := nw - 1; i >= 1; i-- {
-		v, ok := lookupKey(k.words(0, i))
+	for i := nw - 1; i >= f+1; i-- {
+		v, ok := lookupKey(k.words(f, i))
 		if !ok {
 			continue
 		}
 		j := i
-		for j < nw && keyLinks[string(k.word(j))] {
+		for j < nw && vocabHas(k.word(j), inKeyLinks) {
 			j++
 		}
 		if j == nw {
@@ -592,13 +703,14 @@ func (k *normKey) classify() Key {
 	}
 	// One word of qualifier and head (customername, kundenname,
 	// billingaddress): a known qualifier, then a known head.
-	if nw == 1 && k.n >= 5 {
-		for j := 2; j < k.n-1; j++ {
-			v, ok := lookupKey(k.b[j:k.n])
+	w := k.b[k.ws[f]:k.n]
+	if nw == f+1 && len(w) >= 5 {
+		for j := 2; j < len(w)-1; j++ {
+			v, ok := lookupKey(w[j:])
 			if !ok || v.class() == kStop || v.class() == kHolder || v.class() == kThing {
 				continue
 			}
-			q, ok := lookupKey(k.b[:j])
+			q, ok := lookupKey(w[:j])
 			if !ok {
 				continue
 			}
@@ -631,7 +743,7 @@ func (k *normKey) holders(i, j int) bool {
 func (k *normKey) qualified(v Key, i, j int) Key {
 	for w := i; w < j; w++ {
 		word := k.word(w)
-		if keyDeny[string(word)] {
+		if vocabHas(word, inKeyDeny) {
 			return 0
 		}
 		if q, ok := lookupKey(word); ok && (q.class() == kThing || q.class() == kStop) {
@@ -1047,6 +1159,7 @@ func init() {
 			labelLastBits[h>>3] |= 1 << (h & 7)
 		}
 	}
+	buildVocab()
 }
 
 // labelLastBits has bit lastHash(h) set for the hash h of every word of
@@ -1121,20 +1234,33 @@ const (
 // its Key (as KeyContext.Of gives it in a person's record, the zero Key
 // if the label says nothing worth reporting), x's extra keys first.
 func labelAt(s string, t int, x *Extra) Key {
+	e := labelEnd(s, t, x != nil && len(x.Keys) > 0)
+	if e < 0 {
+		return 0
+	}
+	return labelFrom(s, e, x, nil)
+}
+
+// labelEnd is labelAt's cheap test of the separator at t: where the
+// label before it ends, or -1 when the separator is none (a '-' without
+// spaces around it, a stray byte of '：' or '–') or no label of the
+// vocabulary ends there (keys: the policy adds keys, which may end in
+// any word).
+func labelEnd(s string, t int, keys bool) int {
 	// The separator.
 	switch c := s[t]; {
 	case c == '-':
 		if t == 0 || t+1 >= len(s) || s[t-1] != ' ' || s[t+1] != ' ' {
-			return 0
+			return -1
 		}
 	case c == 0x9A:
 		if t < 2 || s[t-2] != 0xEF || s[t-1] != 0xBC {
-			return 0
+			return -1
 		}
 		t -= 2
 	case c == 0x93:
 		if t < 2 || s[t-2] != 0xE2 || s[t-1] != 0x80 || t+1 >= len(s) || s[t+1] != ' ' {
-			return 0
+			return -1
 		}
 		t -= 2
 	}
@@ -1144,11 +1270,17 @@ func labelAt(s string, t int, x *Extra) Key {
 		e--
 	}
 	if e < 2 || !labelTail(s[e-2], s[e-1]) && !(s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2])) {
-		return 0
+		return -1
 	}
-	if (x == nil || len(x.Keys) == 0) && !labelLastMay(s, e) {
-		return 0
+	if !keys && !labelLastMay(s, e) {
+		return -1
 	}
+	return e
+}
+
+// labelFrom is labelAt of the label ending at e (labelEnd's), through
+// the cache c (nil: none).
+func labelFrom(s string, e int, x *Extra, c *keyCache) Key {
 	// Its start: letters, digits, spaces, apostrophes, dots, hyphens and
 	// non-ASCII letters, back to the line's start or other punctuation.
 	b := e
@@ -1164,47 +1296,137 @@ func labelAt(s string, t int, x *Extra) Key {
 	for b < e && !utf8.RuneStart(s[b]) {
 		b++
 	}
-	label := s[b:e]
+	// In quotes: a JSON key read as text.
+	quoted := b > 0 && s[b-1] == '"' && e < len(s) && s[e] == '"'
+	var v Key
+	var json bool
+	if c == nil {
+		v, json = labelClass(s[b:e], quoted, x)
+	} else {
+		kind := keyLabel
+		if quoted {
+			kind = keyLabelQuoted
+		}
+		sl, ok := c.slot(s[b:e], kind)
+		if !ok {
+			v, json = labelClass(s[b:e], quoted, x)
+			sl.store(s[b:e], kind, v, json)
+		}
+		v, json = sl.v, sl.json
+	}
+	if json {
+		// "name": in JSON read as text: the bare name of a JSON key,
+		// judged as the walk judges the member, by what its object's
+		// other keys say (jsonTextContext): a person's in {"prenom":…,
+		// "nom": "Gauthier"}, none in a product's, and where nothing
+		// says, only if its words are names (keyedSpan: not "Wireless
+		// Mouse").
+		return jsonTextContext(s, b-1, x, c).Of(v)
+	}
+	return v
+}
+
+// labelClass is the Key of label (quoted: a JSON key read as text), or
+// with json a bare name that the key's JSON object says whose it is.
+func labelClass(label string, quoted bool, x *Extra) (v Key, json bool) {
 	// The label is the last words of that run: the longest that says
 	// something (Customer details Name: the last word).
 	var k normKey
-	if !k.set(label) || !labelLast[string(k.word(k.nw-1))] && (x == nil || len(x.Keys) == 0) {
-		return 0
+	if !k.set(label) || !vocabHas(k.word(k.nw-1), inLabelLast) && (x == nil || len(x.Keys) == 0) {
+		return 0, false
 	}
 	for i := max(0, k.nw-labelWords); i < k.nw; i++ {
-		var v Key
 		ok := false
 		if x != nil && len(x.Keys) > 0 {
 			v, ok = extraKeys(x)[string(k.words(i, k.nw))]
 		}
 		if !ok {
-			sub := k.sub(i)
-			v = sub.classify()
+			v = k.classifyFrom(i)
 		}
 		switch {
 		case v.class() == kStop:
-			return 0
-		case v.class() == kName && b > 0 && s[b-1] == '"' && e < len(s) && s[e] == '"':
-			// "name": in JSON read as text: the bare name of a JSON
-			// key, judged as the walk judges the member, by what its
-			// object's other keys say (jsonTextContext): a person's in
-			// {"prenom":…, "nom": "Gauthier"}, none in a product's, and
-			// where nothing says, only if its words are names
-			// (keyedSpan: not "Wireless Mouse").
-			return jsonTextContext(s, b-1, x).Of(v)
-		case v.class() == kHolder && b > 0 && s[b-1] == '"' && e < len(s) && s[e] == '"':
+			return 0, false
+		case v.class() == kName && quoted:
+			return v, true
+		case v.class() == kHolder && quoted:
 			// "customer": "Ada Lovelace" (a string: an object under
 			// it is read by its own keys).
-			return KeyContext(0).Of(v)
+			return KeyContext(0).Of(v), false
 		case v.class() == kName:
-			return mkKey(kPersonName, -1) // "Name:" in text: a person's
+			return mkKey(kPersonName, -1), false // "Name:" in text: a person's
 		case v.class() == kHouse || v.class() == kPostcode || v.class() == kCity || v.class() == kLine:
-			return 0 // only inside an address
+			return 0, false // only inside an address
 		case v.Reports():
-			return v
+			return v, false
 		}
 	}
-	return 0
+	return 0, false
+}
+
+// keyCache remembers, by their text, what the last labels and member
+// keys read in text were classified as: JSON shown as text repeats its
+// keys, records and logs their labels, and classifying one (normalising
+// it, a dozen lookups) costs far more in the VM than hashing and
+// comparing its bytes. A pass has its Set's (detectScratch), or for a
+// long text its own; nil: none. It holds what one Extra makes of them.
+type keyCache struct {
+	slots [keyCacheSlots]keyCacheSlot
+}
+
+const (
+	keyCacheSlots = 256     // a power of two
+	keyCacheText  = 8 << 10 // the shortest text a pass makes a cache for
+)
+
+// keyCacheSlot is a text (at most labelMax bytes) and its class.
+type keyCacheSlot struct {
+	n    uint8 // len(text) + 1; 0: an empty slot
+	kind uint8 // keyLabel, keyLabelQuoted, keyMember
+	json bool  // labelClass's
+	v    Key
+	text [labelMax]byte
+}
+
+// What a keyCacheSlot's text was read as.
+const (
+	keyLabel       uint8 = iota // a label: labelClass
+	keyLabelQuoted              // a label in quotes
+	keyMember                   // a member's key: classifyKey
+)
+
+// slot is the slot of text read as kind, and whether it holds it (else
+// store in it what text is).
+func (c *keyCache) slot(text string, kind uint8) (*keyCacheSlot, bool) {
+	h := uint32(2166136261) ^ uint32(kind)
+	for i := 0; i < len(text); i++ {
+		h = (h ^ uint32(text[i])) * 16777619
+	}
+	sl := &c.slots[(h*0x9E3779B1)>>24%keyCacheSlots]
+	if int(sl.n) != len(text)+1 || sl.kind != kind {
+		return sl, false
+	}
+	k := 0
+	for k < len(text) && sl.text[k] == text[k] {
+		k++
+	}
+	return sl, k == len(text)
+}
+
+func (sl *keyCacheSlot) store(text string, kind uint8, v Key, json bool) {
+	sl.n, sl.kind, sl.v, sl.json = uint8(len(text)+1), kind, v, json
+	copy(sl.text[:], text)
+}
+
+// classify is classifyKey(name, x) through c (nil: none).
+func (c *keyCache) classify(name string, x *Extra) Key {
+	if c == nil || len(name) > labelMax {
+		return classifyKey(name, x)
+	}
+	sl, ok := c.slot(name, keyMember)
+	if !ok {
+		sl.store(name, keyMember, classifyKey(name, x), false)
+	}
+	return sl.v
 }
 
 // jsonTextWindow bounds how far jsonTextContext looks for the object
@@ -1216,7 +1438,7 @@ const jsonTextWindow = 2048
 // key and its other members' keys say (KeyContext.Nested and Member, as
 // the walk reads a parsed object). It reads at most jsonTextWindow bytes
 // each way, and nothing when the braces around q do not close there.
-func jsonTextContext(s string, q int, x *Extra) KeyContext {
+func jsonTextContext(s string, q int, x *Extra, kc *keyCache) KeyContext {
 	// The object's '{': back over strings and over whole objects and
 	// arrays nested before the key. Quotes pair the same way read back
 	// to front in well-formed JSON (one preceded by an odd number of
@@ -1269,7 +1491,7 @@ func jsonTextContext(s string, q int, x *Extra) KeyContext {
 		if j > 0 && s[j] == '"' {
 			if k := strings.LastIndexByte(s[max(0, j-3*keyMax):j], '"'); k >= 0 {
 				base := max(0, j-3*keyMax)
-				c |= classifyKey(s[base+k+1:j], x).Nested()
+				c |= kc.classify(s[base+k+1:j], x).Nested()
 			}
 		}
 	}
@@ -1294,7 +1516,7 @@ func jsonTextContext(s string, q int, x *Extra) KeyContext {
 				k++
 			}
 			if depth == 0 && k < len(s) && s[k] == ':' && i != q {
-				c = c.Member(classifyKey(s[i+1:e], x))
+				c = c.Member(kc.classify(s[i+1:e], x))
 			}
 			i = e
 		}
@@ -1318,19 +1540,6 @@ func jsonTextStringEnd(s string, i int) int {
 	return -1
 }
 
-// sub is k from word i on.
-func (k *normKey) sub(i int) *normKey {
-	var out normKey
-	off := k.ws[i]
-	out.n = k.n - int(off)
-	copy(out.b[:], k.b[off:k.n])
-	for j := i; j <= k.nw; j++ {
-		out.ws[j-i] = k.ws[j] - off
-	}
-	out.nw = k.nw - i
-	return &out
-}
-
 // labelCands flags (0x80) the bytes of the word x that may end a label:
 // ':', '=', a tab, '-' (of " - ": one without a space on either side
 // inside the word is left out, one in its first or last byte stays), and
@@ -1338,33 +1547,13 @@ func (k *normKey) sub(i int) *normKey {
 // one of these right after it may be flagged too (the borrow of the
 // test): labelAt passes it by.
 func labelCands(x uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	has := func(c uint64) uint64 {
-		y := x ^ (c * lo)
-		return (y - lo) &^ y & hi
-	}
-	sp := has(' ')
-	dash := has('-') & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
-	return has(':') | has('=') | has('\t') | dash | has(0x9A) | has(0x93)
-}
-
-// labelTailAt is labelAt's test of the byte at t (one labelCands
-// flagged): false when no label may end before it (no label's last
-// bytes before it, past spaces, quotes and bold marks), or when it is a
-// '-' without spaces around it.
-func labelTailAt(s string, t int) bool {
-	c := s[t]
-	if c == '-' {
-		return t > 0 && t+1 < len(s) && s[t-1] == ' ' && s[t+1] == ' '
-	}
-	if c == 0x9A || c == 0x93 {
-		return true // labelAt's other forms
-	}
-	e := t
-	for e > 0 && (s[e-1] == ' ' || s[e-1] == '"' || s[e-1] == '\'' || s[e-1] == '*') && t-e < 4 {
-		e--
-	}
-	return e >= 2 && (labelTail(s[e-2], s[e-1]) || s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2]))
+	// A byte equal to c is 0 in y = x^c*swarOnes: (y-swarOnes)&^y has
+	// its high bit set (and, by the borrow, maybe the next byte's).
+	sp, dash := x^' '*swarOnes, x^'-'*swarOnes
+	colon, eq, tab, fw, en := x^':'*swarOnes, x^'='*swarOnes, x^'\t'*swarOnes, x^0x9A*swarOnes, x^0x93*swarOnes
+	sp = (sp - swarOnes) &^ sp
+	dash = (dash - swarOnes) &^ dash & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
+	return ((colon-swarOnes)&^colon | (eq-swarOnes)&^eq | (tab-swarOnes)&^tab | dash | (fw-swarOnes)&^fw | (en-swarOnes)&^en) & swarHigh
 }
 
 // labelledClean: no label of the vocabulary in s.
@@ -1372,11 +1561,21 @@ func labelledClean(s string) bool { return labelledCleanWith(s, nil) }
 
 // labelledCleanWith: no label of the vocabulary or of x's extra keys in s.
 func labelledCleanWith(s string, x *Extra) bool {
+	keys := x != nil && len(x.Keys) > 0
 	n := len(s)
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
-			if t := i + bits.TrailingZeros64(m)>>3; labelTailAt(s, t) && labelAt(s, t, x) != 0 {
+		// labelCands, written out: a call per word costs more than it
+		// in the VM.
+		w := load64(s, i)
+		sp, dash := w^' '*swarOnes, w^'-'*swarOnes
+		colon, eq, tab, fw, en := w^':'*swarOnes, w^'='*swarOnes, w^'\t'*swarOnes, w^0x9A*swarOnes, w^0x93*swarOnes
+		sp = (sp - swarOnes) &^ sp
+		dash = (dash - swarOnes) &^ dash & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
+		m := ((colon-swarOnes)&^colon | (eq-swarOnes)&^eq | (tab-swarOnes)&^tab | dash | (fw-swarOnes)&^fw | (en-swarOnes)&^en) & swarHigh
+		for ; m != 0; m &= m - 1 {
+			t := i + bits.TrailingZeros64(m)>>3
+			if e := labelEnd(s, t, keys); e >= 0 && labelFrom(s, e, x, nil) != 0 {
 				return false
 			}
 		}
@@ -1399,16 +1598,30 @@ func labelledCleanWith(s string, x *Extra) bool {
 func (p *pass) scanLabelled() {
 	s := p.s
 	n := len(s)
+	if p.keys == nil && n >= keyCacheText {
+		p.keys = new(keyCache)
+	}
 	if p.recLabels {
 		p.scanRecordedLabels()
 		return
 	}
+	keys := p.extra != nil && len(p.extra.Keys) > 0
 	next := 0
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
-			if t := i + bits.TrailingZeros64(m)>>3; t >= next && labelTailAt(s, t) {
-				next = p.labelledAt(t, next)
+		// labelCands, written out: a call per word costs more than it
+		// in the VM.
+		w := load64(s, i)
+		sp, dash := w^' '*swarOnes, w^'-'*swarOnes
+		colon, eq, tab, fw, en := w^':'*swarOnes, w^'='*swarOnes, w^'\t'*swarOnes, w^0x9A*swarOnes, w^0x93*swarOnes
+		sp = (sp - swarOnes) &^ sp
+		dash = (dash - swarOnes) &^ dash & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
+		m := ((colon-swarOnes)&^colon | (eq-swarOnes)&^eq | (tab-swarOnes)&^tab | dash | (fw-swarOnes)&^fw | (en-swarOnes)&^en) & swarHigh
+		for ; m != 0; m &= m - 1 {
+			if t := i + bits.TrailingZeros64(m)>>3; t >= next {
+				if e := labelEnd(s, t, keys); e >= 0 {
+					next = p.labelledAt(t, e, next)
+				}
 			}
 		}
 	}
@@ -1416,48 +1629,74 @@ func (p *pass) scanLabelled() {
 		switch s[i] {
 		case ':', '=', '\t', '-', 0x9A, 0x93:
 			if i >= next {
-				next = p.labelledAt(i, next)
+				if e := labelEnd(s, i, keys); e >= 0 {
+					next = p.labelledAt(i, e, next)
+				}
 			}
 		}
 	}
 }
 
 // scanRecordedLabels is scanLabelled visiting the bytes the pass
-// recorded (every byte labelCands may flag, and more), each past the test
-// the walk would have made of it: in the eight-byte words labelCands's
-// flag and labelTailAt, in the tail the byte itself.
+// recorded (every byte labelCands may flag, and more): in the eight-byte
+// words those labelCands flags, in the tail the separators themselves.
+// labelEnd's tests are written out here, but for labelLastMay: most
+// candidates fail them, and in the VM a call for each costs more than
+// the tests.
 func (p *pass) scanRecordedLabels() {
 	s := p.s
 	words := len(s) &^ 7 // the bytes the walk reads eight at a time
+	keys := p.extra != nil && len(p.extra.Keys) > 0
 	next := 0
 	for _, t32 := range p.labels {
 		t := int(t32)
 		if t < next {
 			continue
 		}
+		u := t // where the separator starts
 		switch s[t] {
-		case ':', '=', '\t', '-', 0x9A, 0x93:
-			// labelCands flags each (a '-' between spaces, which
-			// labelTailAt wants).
-			if t < words && !labelTailAt(s, t) {
+		case ':', '=', '\t':
+		case '-':
+			if t == 0 || t+1 >= len(s) || s[t-1] != ' ' || s[t+1] != ' ' {
 				continue
 			}
+		case 0x9A:
+			if t < 2 || s[t-2] != 0xEF || s[t-1] != 0xBC {
+				continue
+			}
+			u -= 2
+		case 0x93:
+			if t < 2 || s[t-2] != 0xE2 || s[t-1] != 0x80 || t+1 >= len(s) || s[t+1] != ' ' {
+				continue
+			}
+			u -= 2
 		default:
 			// One more than one of those after it: flagged by
 			// labelCands's borrow inside a word only.
-			if t >= words || labelCands(load64(s, t&^7))>>(8*(t&7))&0x80 == 0 || !labelTailAt(s, t) {
+			if t >= words || labelCands(load64(s, t&^7))>>(8*(t&7))&0x80 == 0 {
 				continue
 			}
 		}
-		next = p.labelledAt(t, next)
+		e := u
+		for e > 0 && (s[e-1] == ' ' || s[e-1] == '"' || s[e-1] == '\'' || s[e-1] == '*') && u-e < 4 {
+			e--
+		}
+		if e < 2 || !labelTail(s[e-2], s[e-1]) && !(s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2])) {
+			continue
+		}
+		if !keys && !labelLastMay(s, e) {
+			continue
+		}
+		next = p.labelledAt(t, e, next)
 	}
 }
 
-// labelledAt reports the value after the label the separator at t ends,
-// if any, and returns where the scan resumes (next if nothing).
-func (p *pass) labelledAt(t, next int) int {
+// labelledAt reports the value after the label that ends at e
+// (labelEnd's) before the separator at t, if any, and returns where the
+// scan resumes (next if nothing).
+func (p *pass) labelledAt(t, e, next int) int {
 	s := p.s
-	k := labelAt(s, t, p.extra)
+	k := labelFrom(s, e, p.extra, p.keys)
 	if k == 0 {
 		return next
 	}

@@ -246,7 +246,7 @@ func TestJSONTextContext(t *testing.T) {
 		if q < 0 {
 			q = strings.Index(c.s, `"nom"`)
 		}
-		if got := jsonTextContext(c.s, q, nil); got != c.want {
+		if got := jsonTextContext(c.s, q, nil, nil); got != c.want {
 			t.Errorf("%s: context %b, want %b", c.s, got, c.want)
 		}
 	}
@@ -260,7 +260,7 @@ func FuzzJSONTextContext(f *testing.F) {
 		if q < 0 || q >= len(s) {
 			return
 		}
-		if c := jsonTextContext(s, q, nil); c&^(ctxPerson|ctxAddress|ctxThing) != 0 {
+		if c := jsonTextContext(s, q, nil, nil); c&^(ctxPerson|ctxAddress|ctxThing) != 0 {
 			t.Fatalf("context %b", c)
 		}
 	})
@@ -323,6 +323,48 @@ func TestKeyedHeldName(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("text %s: person %v, want %v", text, got, c.want)
+		}
+	}
+}
+
+// TestVocab: the vocab table holds what the maps it is built from hold,
+// and nothing else.
+func TestVocab(t *testing.T) {
+	sets := []map[string]bool{keyHeads, keyLinks, keyDeny, labelLast}
+	n := 0
+	for _, sl := range vocab.slots {
+		if sl.has == 0 {
+			continue
+		}
+		n++
+		k, ok := keyVocab[sl.word]
+		if ok != (sl.has&inKeyVocab != 0) || ok && k != sl.key {
+			t.Errorf("%q: keyVocab %v %v, vocab %v %v", sl.word, k, ok, sl.key, sl.has&inKeyVocab != 0)
+		}
+		for i, m := range sets {
+			if m[sl.word] != (sl.has&(inKeyHeads<<i) != 0) {
+				t.Errorf("%q: set %d %v, vocab %v", sl.word, i, m[sl.word], sl.has)
+			}
+		}
+		if k, has := vocabFind([]byte(sl.word)); k != sl.key || has != sl.has {
+			t.Errorf("%q: found %v %v", sl.word, k, has)
+		}
+	}
+	words := map[string]bool{}
+	for w := range keyVocab {
+		words[w] = true
+	}
+	for _, m := range sets {
+		for w := range m {
+			words[w] = true
+		}
+	}
+	if n != len(words) {
+		t.Errorf("vocab holds %d words, the maps %d", n, len(words))
+	}
+	for _, w := range []string{"", "x", "nam", "names", "nameq", "addres", "idd", "customerz"} {
+		if _, has := vocabFind([]byte(w)); has != 0 {
+			t.Errorf("%q found", w)
 		}
 	}
 }

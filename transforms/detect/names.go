@@ -421,17 +421,74 @@ func (sc *nameScan) run() {
 		c := s[i]
 		if c < 0x80 {
 			if len(sc.extra) == 0 {
-				// The cheap tests of latin, here to save calls (each
-				// costs in the VM): a capital inside a word, ALL CAPS and
-				// CamelCase, a word nothing around makes a name.
-				if i > 0 && nameByte[s[i-1]] != 0 || i+1 < n && nameByte[s[i+1]] == 3 && c != 'M' {
-					i = skipWord(s, i)
+				// The cheap tests before a capitalised word is read, here
+				// to save calls (each costs in the VM): a capital inside a
+				// word (latin's), ALL CAPS and CamelCase (MM, MME:
+				// honorifics), then what follows or comes before the
+				// word: whether it may be part of a name.
+				if i > 0 && (nameByte[s[i-1]] != 0 || s[i-1] >= 0x80 && letterBefore(s, i)) || i+1 < n && nameByte[s[i+1]] == 3 && c != 'M' {
+					// skipWord, its ASCII letters here.
+					i++
+					for i < n && nameByte[s[i]] != 0 {
+						i++
+					}
+					if i < n && s[i] >= 0x80 {
+						i = skipWord(s, i)
+					}
 					continue
 				}
-				if ok, e := worthReading(s, i); !ok {
+				// Whether the word is worth reading and looking up: what
+				// follows it or comes before it may make it part of a
+				// name. A name of two words or more has a capital (or a
+				// particle, then a capital) after a space, or a
+				// honorific's dot or a greeting's comma before it; a name
+				// of one word has a space or a line break before it (for
+				// a label, a dash, a closing). First the word's end e:
+				// most words end within eight bytes, one load.
+				e := i + 1
+				if e+8 <= n {
+					x := load64(s, e)
+					y := x & swarLow7
+					lower := (y + 0x1f1f1f1f1f1f1f1f) &^ (y + 0x0505050505050505) &^ x & swarHigh
+					if stop := ^lower & swarHigh; stop != 0 {
+						e += bits.TrailingZeros64(stop) >> 3
+					} else {
+						e = lowerRun(s, e+8)
+					}
+				} else {
+					e = lowerRun(s, e)
+				}
+				worth := e+2 >= n
+				if !worth {
+					switch a, b := s[e], s[e+1]; {
+					case a >= 0x80 || a == '\'' || a == '-':
+						worth = true // Müller, O'Brien, Jean-Pierre
+					case a == ' ':
+						worth = nameByte[b] == 3 || b >= 0x80 || nameByte[b] == 1 && (particleStart[b] != 0 && particleThenCap(s, e+1) || sonOf(s, e+1))
+					case a == '.' || a == ',':
+						worth = b == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80 || s[e+2]-'a' < 26)
+					case a == ':':
+						worth = b == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80) // Patient: Siobhan Sullivan
+					}
+				}
+				if !worth && i > 0 {
+					// One word: context must come before it.
+					switch s[i-1] {
+					case '\n':
+						worth = true
+					case ' ', '\t':
+						if i >= 2 {
+							b := s[i-2]
+							worth = nameByte[b]&1 != 0 || b == '.' || b == ':' || b == '-' || b >= 0x80 || b == '\n' || b == ' '
+						}
+					}
+				}
+				if !worth {
 					i = e
 					continue
 				}
+				i = sc.latinWord(i)
+				continue
 			}
 			i = sc.latin(i)
 			continue
@@ -496,16 +553,19 @@ func (sc *nameScan) latin(t int) int {
 		// Inside a word: go to its end.
 		return skipWord(s, t)
 	}
-	if len(sc.extra) == 0 {
-		if t+1 < len(s) && nameByte[s[t+1]] == 3 && s[t] != 'M' {
-			// ALL CAPS, CamelCase: no name starts here (MM, MME: honorifics).
-			return skipWord(s, t)
-		}
-		if ok, end := worthReading(s, t); !ok {
-			return end
-		}
-	}
-	w := sc.word(t)
+	// run's other tests pass every non-ASCII capital (a continuation
+	// byte follows it), and are not made with the policy's context words.
+	return sc.latinWord(t)
+}
+
+// latinWord is latin past its cheap tests (which run makes itself).
+func (sc *nameScan) latinWord(t int) int {
+	s := sc.s
+	// sc.word(t), without the call around readWordTo: the word is
+	// seldom the one last read.
+	readWordTo(&sc.cw, s, t)
+	sc.ck = t + 1
+	w := &sc.cw
 	if w.end == t {
 		_, size := utf8.DecodeRuneInString(s[t:])
 		return t + size
@@ -580,66 +640,6 @@ func (sc *nameScan) latin(t int) int {
 	return end
 }
 
-// worthReading is the cheap test before a capitalised word at t is read
-// and looked up: what follows it or comes before it may make it part of a
-// name. A name of two words or more has a capital (or a particle, then a
-// capital) after a space, or a honorific's dot or a greeting's comma
-// before it; a name of one word has a space or a line break before it
-// (for a label, a dash, a closing). If not, it returns false and the
-// word's end.
-func worthReading(s string, t int) (bool, int) {
-	n := len(s)
-	e := t + 1
-	if e+8 <= n {
-		// Most words end within eight bytes: one load, no call.
-		x := load64(s, e)
-		y := x & swarLow7
-		lower := (y + 0x1f1f1f1f1f1f1f1f) &^ (y + 0x0505050505050505) &^ x & swarHigh
-		if stop := ^lower & swarHigh; stop != 0 {
-			e += bits.TrailingZeros64(stop) >> 3
-		} else {
-			e = lowerRun(s, e+8)
-		}
-	} else {
-		e = lowerRun(s, e)
-	}
-	if e+2 >= n {
-		return true, e
-	}
-	c, d := s[e], s[e+1]
-	switch {
-	case c >= 0x80 || c == '\'' || c == '-':
-		return true, e // Müller, O'Brien, Jean-Pierre: read it
-	case c == ' ':
-		if nameByte[d] == 3 || d >= 0x80 || nameByte[d] == 1 && (particleThenCap(s, e+1) || sonOf(s, e+1)) {
-			return true, e
-		}
-	case c == '.' || c == ',':
-		if d == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80 || s[e+2]-'a' < 26) {
-			return true, e
-		}
-	case c == ':':
-		if d == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80) {
-			return true, e // Patient: Siobhan Sullivan
-		}
-	}
-	// One word: context must come before it.
-	if t == 0 {
-		return false, e
-	}
-	switch s[t-1] {
-	case '\n':
-		return true, e
-	case ' ', '\t':
-		if t < 2 {
-			return false, e
-		}
-		b := s[t-2]
-		return nameByte[b]&1 != 0 || b == '.' || b == ':' || b == '-' || b >= 0x80 || b == '\n' || b == ' ', e
-	}
-	return false, e
-}
-
 // particleThenCap: up to three short lower-case words from i, each
 // followed by a space (or an apostrophe), then a capital: the particles
 // of a name (van der Berg, de la Cruz, d'Alembert).
@@ -649,7 +649,11 @@ func particleThenCap(s string, i int) bool {
 		return false
 	}
 	for k := 0; k < 3; k++ {
-		j := lowerRun(s, i)
+		// lowerRun, to six letters (more is no particle).
+		j := i
+		for j < n && j-i <= 5 && nameByte[s[j]] == 1 {
+			j++
+		}
 		if j == i || j-i > 5 || j+1 >= n || s[j] != ' ' && s[j] != '\'' {
 			return false
 		}
@@ -1150,7 +1154,14 @@ func brandPair(s string, i, j int) bool {
 		default:
 			space = false
 		}
-		h = nameword.Mix(h, nameword.Fold(r))
+		if r < utf8.RuneSelf {
+			if r >= 'A' && r <= 'Z' { // nameword.Fold's ASCII, without a call
+				r += 'a' - 'A'
+			}
+		} else {
+			r = nameword.Fold(r)
+		}
+		h = nameword.Mix(h, r)
 	}
 	return nameLookup(h)&nameword.Brand != 0
 }
@@ -1168,7 +1179,18 @@ func digitAround(s string, start, end int) bool {
 // none ends there).
 func lettersBefore(s string, i int) int {
 	k := i
-	for k > 0 && letterBefore(s, k) {
+	for k > 0 {
+		if c := s[k-1]; c < utf8.RuneSelf {
+			// letterBefore's ASCII case, without its calls.
+			if nameByte[c] == 0 {
+				break
+			}
+			k--
+			continue
+		}
+		if !letterBefore(s, k) {
+			break
+		}
 		_, size := utf8.DecodeLastRuneInString(s[:k])
 		k -= size
 	}

@@ -430,7 +430,9 @@ type detectScratch struct {
 	dets   []uint16
 	runs   []int32 // the pass's records for the family scans
 	labels []int32
+	tables []int32
 	hits   []hit
+	keys   *keyCache // the labels' classes, kept from call to call
 	dict   []dictHit
 	fold   []byte // an allowed value folded
 }
@@ -503,7 +505,13 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 		if cap(sc.labels) < len(s)/32 {
 			sc.labels = make([]int32, 0, len(s)/16)
 		}
-		p.runs, p.labels = sc.runs[:0], sc.labels[:0]
+		p.runs, p.labels, p.tables = sc.runs[:0], sc.labels[:0], sc.tables[:0]
+		if p.recLabels {
+			if sc.keys == nil {
+				sc.keys = new(keyCache)
+			}
+			p.keys = sc.keys
+		}
 	}
 	if p.on != 0 || p.recRuns || p.recLabels {
 		p.run()
@@ -515,6 +523,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 	keepLarger(&sc.dets, p.dets)
 	keepLarger(&sc.runs, p.runs)
 	keepLarger(&sc.labels, p.labels)
+	keepLarger(&sc.tables, p.tables)
 	if len(p.spans) == 0 && len(ds.custom) == 0 && !ds.dicts {
 		return dst
 	}

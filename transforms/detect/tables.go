@@ -1,6 +1,9 @@
 package detect
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Tables in text (manual 12.9.5): a header row of CSV (',', ';', tab),
 // of a '|' table or of a Markdown table names its columns as a JSON key
@@ -34,8 +37,9 @@ type table struct {
 // keys of their columns.
 func (p *pass) scanTables() {
 	s := p.s
+	ts := tableStarts{s: s, rec: p.tables, recorded: p.recLabels}
 	for from := 0; ; {
-		tb, ok := nextTable(s, from, p.extra)
+		tb, ok := nextTable(s, from, p.extra, &ts)
 		if !ok {
 			return
 		}
@@ -46,12 +50,35 @@ func (p *pass) scanTables() {
 // tablesClean reports whether s holds no table header (x: the policy's
 // extra keys).
 func tablesClean(s string, x *Extra) bool {
-	_, ok := nextTable(s, 0, x)
+	_, ok := nextTable(s, 0, x, &tableStarts{s: s})
 	return !ok
 }
 
+// tableStarts is where tables may start after a line break: tableNext's
+// places, which the pass records (recorded, in rec) as it reads s.
+type tableStarts struct {
+	s        string
+	rec      []int32
+	recorded bool
+	k        int // rec[:k] are behind the last place asked for
+}
+
+// after is tableNext(s, e), e at least the last e asked for.
+func (ts *tableStarts) after(e int) int {
+	if !ts.recorded {
+		return tableNext(ts.s, e)
+	}
+	for ts.k < len(ts.rec) && int(ts.rec[ts.k]) <= e {
+		ts.k++
+	}
+	if ts.k == len(ts.rec) {
+		return -1
+	}
+	return int(ts.rec[ts.k])
+}
+
 // nextTable finds the first table header at or after from.
-func nextTable(s string, from int, x *Extra) (table, bool) {
+func nextTable(s string, from int, x *Extra, ts *tableStarts) (table, bool) {
 	for a := from; a < len(s); {
 		e := lineEnd(s, a)
 		if e < len(s) && tableStart(s, a) {
@@ -59,21 +86,7 @@ func nextTable(s string, from int, x *Extra) (table, bool) {
 				return tb, true
 			}
 		}
-		// The next place a table may start: after a blank line or a
-		// line ending in ':' ("Customers:"), or a line opening with '|'.
-		next := -1
-		for k := e; k < len(s); {
-			n := strings.IndexByte(s[k:], '\n')
-			if n < 0 {
-				break
-			}
-			colon := k+n > 0 && (s[k+n-1] == ':' || s[k+n-1] == '\r' && k+n > 1 && s[k+n-2] == ':')
-			k += n + 1
-			if k < len(s) && (s[k] == '\n' || s[k] == '\r' || s[k] == '|' || colon) {
-				next = k
-				break
-			}
-		}
+		next := ts.after(e)
 		if next < 0 {
 			return table{}, false
 		}
@@ -83,6 +96,39 @@ func nextTable(s string, from int, x *Extra) (table, bool) {
 		a = next
 	}
 	return table{}, false
+}
+
+// tableNext is the next place after the line break at k (or len(s)) a
+// table may start: after a blank line or a line ending in ':'
+// ("Customers:"), or a line opening with '|'; -1 if none. It looks for
+// line breaks eight bytes at a time: a call to strings.IndexByte for
+// each line cost more in the VM.
+func tableNext(s string, k int) int {
+	n := len(s)
+	for k < n {
+		var m uint64 // the line breaks of the eight bytes at k
+		if k+8 <= n {
+			m = bytesOf(load64(s, k), '\n')
+		} else {
+			for j := k; j < n; j++ {
+				if s[j] == '\n' {
+					m |= 0x80 << (8 * (j - k))
+				}
+			}
+		}
+		for ; m != 0; m &= m - 1 {
+			p := k + bits.TrailingZeros64(m)>>3
+			if p+1 >= n {
+				return -1
+			}
+			colon := p > 0 && (s[p-1] == ':' || s[p-1] == '\r' && p > 1 && s[p-2] == ':')
+			if c := s[p+1]; c == '\n' || c == '\r' || c == '|' || colon {
+				return p + 1
+			}
+		}
+		k += 8
+	}
+	return -1
 }
 
 // tableStart: a table may start on the line at a: the text's first, one
@@ -115,11 +161,19 @@ func readHeader(s string, a, e int, x *Extra) (table, bool) {
 	if strings.HasPrefix(line, "|") {
 		tb.delim, tb.pipe = '|', true
 	} else {
-		next := s[e+1 : lineEnd(s, e+1)]
+		// The delimiter the line has most of, and the next line as many.
+		lc := delimCounts(line)
+		var nc [len(tableDelims)]int
+		counted := false
 		best := 0
-		for _, d := range [...]byte{'\t', ';', ',', '|'} {
-			if c := strings.Count(line, string(d)); c > best && strings.Count(next, string(d)) >= c {
-				tb.delim, best = d, c
+		for i, d := range tableDelims {
+			if c := lc[i]; c > best {
+				if !counted {
+					nc, counted = delimCounts(s[e+1:lineEnd(s, e+1)]), true
+				}
+				if nc[i] >= c {
+					tb.delim, best = d, c
+				}
 			}
 		}
 		if best == 0 {
@@ -152,6 +206,39 @@ func readHeader(s string, a, e int, x *Extra) (table, bool) {
 	tb.n = cells
 	tb.rows = e + 1
 	return tb, reports
+}
+
+// tableDelims are the delimiters of CSV a header may have, in the order
+// they are tried.
+var tableDelims = [...]byte{'\t', ';', ',', '|'}
+
+// delimCounts counts each of tableDelims in line, eight bytes at a time
+// (not with a strings.Count for each: a header's candidates are often
+// paragraphs, and a loop over their bytes costs in the VM).
+func delimCounts(line string) (n [len(tableDelims)]int) {
+	i := 0
+	for ; i+8 <= len(line); i += 8 {
+		x := load64(line, i)
+		n[0] += bits.OnesCount64(bytesOf(x, tableDelims[0]))
+		n[1] += bits.OnesCount64(bytesOf(x, tableDelims[1]))
+		n[2] += bits.OnesCount64(bytesOf(x, tableDelims[2]))
+		n[3] += bits.OnesCount64(bytesOf(x, tableDelims[3]))
+	}
+	for ; i < len(line); i++ {
+		for k, d := range tableDelims {
+			if line[i] == d {
+				n[k]++
+			}
+		}
+	}
+	return n
+}
+
+// bytesOf marks (high bit) the bytes of x equal to c, exactly: no borrow
+// runs from one byte into the next.
+func bytesOf(x uint64, c byte) uint64 {
+	y := x ^ uint64(c)*swarOnes
+	return ^((y&swarLow7 + swarLow7) | y) & swarHigh
 }
 
 // tableRows reports the cells of tb's rows and returns where its rows end.
