@@ -1609,15 +1609,10 @@ func (p *pass) scanLabelled() {
 	next := 0
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		// labelCands, written out: a call per word costs more than it
-		// in the VM.
-		w := load64(s, i)
-		sp, dash := w^' '*swarOnes, w^'-'*swarOnes
-		colon, eq, tab, fw, en := w^':'*swarOnes, w^'='*swarOnes, w^'\t'*swarOnes, w^0x9A*swarOnes, w^0x93*swarOnes
-		sp = (sp - swarOnes) &^ sp
-		dash = (dash - swarOnes) &^ dash & (sp<<8 | 0xff) & (sp>>8 | 0xff<<56)
-		m := ((colon-swarOnes)&^colon | (eq-swarOnes)&^eq | (tab-swarOnes)&^tab | dash | (fw-swarOnes)&^fw | (en-swarOnes)&^en) & swarHigh
-		for ; m != 0; m &= m - 1 {
+		// The walk of a scan run without the pass's records (the
+		// product path reads p.labels): labelCands's call is no cost
+		// worth a second copy of it.
+		for m := labelCands(load64(s, i)); m != 0; m &= m - 1 {
 			if t := i + bits.TrailingZeros64(m)>>3; t >= next {
 				if e := labelEnd(s, t, keys); e >= 0 {
 					next = p.labelledAt(t, e, next)
