@@ -185,7 +185,8 @@ func (p *pass) scanDigits(on uint8) {
 			// addrWorth's commonest refusals, without the call: a
 			// date's "-12" or a time's ":30" (no letter before the '-'
 			// or ':'), a number after '/', ')' or ';' (no 〒), a number
-			// of more than five digits first on a line or in a field.
+			// first on a line or in a field of more than five digits or
+			// without a space after it (a CSV or JSON field's).
 			k := addrBefore[b]
 			switch k {
 			case addrDash:
@@ -197,7 +198,9 @@ func (p *pass) scanDigits(on uint8) {
 					k = 0
 				}
 			case addrFirst:
-				if e-t > 5 {
+				// addrFirstWorth's house number: a letter, a range or
+				// a flat after it, or a space, or a comma and a space.
+				if e-t > 5 || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
 					k = 0
 				}
 			}
