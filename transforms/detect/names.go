@@ -953,11 +953,15 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 		break
 	}
+	trimmed := k
 	for k > 0 && gs[k-1].initial {
 		k--
 	}
 	if k == 0 {
 		return 0, false
+	}
+	if k < trimmed && dottedCompanyForm(s, gs[k].start) {
+		return 0, false // Guerin Lefort S.A.S., Souza Silva S/A: the initials are a company form
 	}
 	// Next to a company form, '&', a street or place word: no person.
 	if after >= 0 && after < len(s) {
@@ -1113,6 +1117,9 @@ func companyChain(s string, i int) bool {
 		if i >= len(s) {
 			return false
 		}
+		if dottedCompanyForm(s, i) {
+			return true
+		}
 		w := readWord(s, i)
 		switch {
 		case w.end == i:
@@ -1134,6 +1141,42 @@ func companyChain(s string, i int) bool {
 		}
 	}
 	return false
+}
+
+// dottedCompanyForm: a company form written as letters with dots or
+// slashes starts at i (S.A.S., S.A.R.L., e.V., S.p.A., S/A, A/S, B.V.):
+// two to six single letters, each followed by '.' or '/' but perhaps
+// the last, which together are a company form of the table (SAS, eV)
+// with a capital (not e.g.), ending at a word's end. Read as words they
+// are initials, which a name takes in (J. R. R. Tolkien).
+func dottedCompanyForm(s string, i int) bool {
+	h := nameword.Offset
+	letters, uppers := 0, 0
+	for i < len(s) && letters < 6 {
+		c := s[i]
+		if !isASCIILetter(c) || i+1 < len(s) && isASCIILetter(s[i+1]) {
+			break
+		}
+		h = nameword.Mix(h, rune(c|0x20))
+		letters++
+		if c < 'a' {
+			uppers++
+		}
+		i++
+		if i < len(s) && (s[i] == '.' || s[i] == '/') {
+			i++
+			continue
+		}
+		break
+	}
+	if letters < 2 || uppers == 0 || i < len(s) && (nameByte[s[i]] != 0 || s[i] >= 0x80) {
+		return false
+	}
+	shape := uint8(shapeOther)
+	if uppers == letters {
+		shape = shapeUpper
+	}
+	return caseFlags(nameLookup(h), shape)&nameword.Company != 0
 }
 
 // brandPair: s[i:j], two words with a space, is a brand named after a
@@ -1624,6 +1667,9 @@ func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 		if words > 0 && sonOf(s, j) {
 			j += 3 // Muthusamy a/l Krishnan
 			continue
+		}
+		if words > 0 && dottedCompanyForm(s, j) {
+			return false, BasisPattern, false // Souza Silva S/A
 		}
 		if w := readWord(s, j); w.end > j && (w.shape == shapeLower && w.flags&nameword.Particle != 0 || words == 0 && honorificAt(s, &w) || nameAffix(s[w.start:w.end])) {
 			j = w.end // de, van; Mr., Prof. Dr.; Jr., MD, III

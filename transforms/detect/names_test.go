@@ -168,9 +168,27 @@ func TestPersonNameShape(t *testing.T) {
 		{"getCustomerName", false}, {"Paris", false}, {"the best chair", false}, {"Schmidt & Partner", false}, {"山田工業", false},
 		{"Alice2 Martin", false}, {"Rue Victor Hugo", false}, {"alice martin", true}, {"the chair", false}, {"Dr. Alice Martin Jr.", true},
 		{"Calvin Klein", false}, {"M Jean Dupont", true}, {"Morgan Stanley", false}, {"Will Grant", false},
+		{"Guerin Lefort S.A.S.", false}, {"Souza Silva S/A", false}, {"Naser Barkholz e.V.", false}, {"Dupont Baby A/S", false},
+		{"J.R. Smith", true},
 	} {
 		if ok, _ := personNameShape(c.s); ok != c.ok {
 			t.Errorf("personNameShape(%q) = %v, want %v", c.s, ok, c.ok)
+		}
+	}
+}
+
+func TestDottedCompanyForm(t *testing.T) {
+	for _, c := range []struct {
+		s  string
+		ok bool
+	}{
+		{"S.A.S.", true}, {"S.A.R.L. en", true}, {"S.A.", true}, {"S.A", true}, {"e.V.", true}, {"S/A", true}, {"A/S,", true},
+		{"S.L.", true}, {"B.V.", true}, {"N.V.", true}, {"S.p.A.", true}, {"S.r.l.", true},
+		{"J.R.", false}, {"J. R.", false}, {"S.", false}, {"SAS", false}, {"S.A.Smith", false}, {"S.Av", false}, {"A.B.C.D.E.F.G.", false},
+		{"s.a.", false}, {"S.A.é", false}, {"", false},
+	} {
+		if ok := dottedCompanyForm(c.s, 0); ok != c.ok {
+			t.Errorf("dottedCompanyForm(%q) = %v, want %v", c.s, ok, c.ok)
 		}
 	}
 }

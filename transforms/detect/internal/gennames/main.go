@@ -365,6 +365,13 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 			add(w, set.f)
 		}
 	}
+	// Place prefixes that are also rare given names: a place, not a name
+	// (Quarto Maria, Settimo Lisandro: Italian towns named after a saint).
+	for _, w := range placePrefixes {
+		h := nameword.Hash(w)
+		flags[h] = flags[h]&^(nameword.Given|nameword.Surname|nameword.Common) | nameword.Org
+		words[h] = w
+	}
 	// Brands: the hash of both words with the space between them.
 	for _, b := range brands {
 		add(b, nameword.Brand)

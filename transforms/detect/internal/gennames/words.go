@@ -198,6 +198,11 @@ var streetsBefore = []string{
 	"calle", "avenida", "plaza", "paseo", "camino", "carretera", "rua", "travessa", "praça", "alameda", "estrada", "ulica", "aleja", "plac", "osiedle",
 }
 
+// placePrefixes open place names (Sesto San Giovanni, Borgo Valsugana,
+// Quarto d'Altino) more often than they are given names: they lose their
+// name flags.
+var placePrefixes = []string{"Borgo", "Quarto", "Sesto", "Settimo"}
+
 // brands are companies, brands and places named after a person, known
 // well enough to be written without a company form: the two words are
 // not reported as a person without context.
