@@ -273,7 +273,7 @@ func (e *Engine) runNumber(sg *stepRun, raw []byte, mask uint64, run *Run) (stri
 			continue
 		}
 		for _, r := range rs.all() {
-			if run.key == 0 && e.detectors.Clean(r, &st.sel) {
+			if !run.key.Reports() && e.detectors.Clean(r, &st.sel) {
 				continue
 			}
 			ds := e.detectUnclean(r, &st.sel, st.memoID, run)

@@ -285,7 +285,7 @@ func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run
 	// Most strings hold no trigger of sel's detectors (prose, names,
 	// "gold"), or are a short word no detector finds anything in (an enum
 	// value, most member names): no pass, no memo.
-	if run.key == 0 && e.detectors.Clean(s, sel) {
+	if !run.key.Reports() && e.detectors.Clean(s, sel) {
 		return nil
 	}
 	return e.detectUnclean(s, sel, memoID, run)
@@ -583,7 +583,7 @@ func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string 
 			// rewriteString, with what detect would settle first
 			// settled before the calls: most strings hold no trigger of
 			// a step's detectors.
-			if run.key == 0 && e.detectors.Clean(s, &st.sel) {
+			if !run.key.Reports() && e.detectors.Clean(s, &st.sel) {
 				continue
 			}
 			s = e.rewriteFound(st, s, e.detectUnclean(s, &st.sel, st.memoID, run), run)

@@ -168,7 +168,7 @@ func (w *docWalk) unchanged(raw []byte, mask uint64) bool {
 		return false
 	}
 	e := w.e
-	return !l.scans || w.run.key == 0 && e.detectors.SurelyClean(bytesView(raw)) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
+	return !l.scans || !w.run.key.Reports() && e.detectors.SurelyClean(bytesView(raw)) || len(e.detect(bytesView(raw), &w.sg.anyScan, w.sg.anyScanID, w.run)) == 0
 }
 
 func (w *docWalk) visit(n int32, sh shape, reached, excluded uint64, named bool) {
@@ -419,7 +419,7 @@ func (w *docWalk) number(n int32, sh shape, mask uint64) {
 		return
 	}
 	raw := d.Raw(n)
-	if len(raw) < minDetectedNumber && !e.detectors.HasCustom() && !mayGrow(raw) && run.key == 0 {
+	if len(raw) < minDetectedNumber && !e.detectors.HasCustom() && !mayGrow(raw) && !run.key.Reports() {
 		return // no reading is long enough for a built-in, and no key says what it is
 	}
 	if plainNumber(raw) {
@@ -593,5 +593,5 @@ func (e *Engine) mayChange(sg *stepRun, raw []byte, mask uint64, run *Run) bool 
 		}
 	}
 	// One pass for all the run's scanning steps.
-	return scans && (run.key != 0 || !e.detectors.SurelyClean(bytesView(raw))) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
+	return scans && (run.key.Reports() || !e.detectors.SurelyClean(bytesView(raw))) && len(e.detect(view, &sg.anyScan, sg.anyScanID, run)) > 0
 }

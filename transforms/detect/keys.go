@@ -69,6 +69,11 @@ const (
 	// A holder's key over a scalar: "customer": "Ada Lovelace" names the
 	// person (KeyContext.Of).
 	kHeldName
+	// An organisation or a place (company, employer, brand, hotel; city
+	// outside an address): a thing (kThing) whose scalar is its name, and
+	// so no person's: a run the name tables alone make a name is not
+	// reported there (DetectKeyed).
+	kNamed
 )
 
 func mkKey(class uint8, det int) Key { return Key(class) | Key(det+1)<<8 }
@@ -104,7 +109,7 @@ func (k Key) Nested() KeyContext {
 		return ctxPerson
 	case kAddress:
 		return ctxAddress
-	case kThing:
+	case kThing, kNamed:
 		return ctxThing
 	}
 	return 0
@@ -143,9 +148,15 @@ func (c KeyContext) Of(k Key) Key {
 			// Nothing says whose: a name only if the value itself is
 			// one by the name tables (keyedSpan).
 			return k
+		case ctxThing:
+			return mkKey(kNamed, -1) // a company's or product's name
 		}
 		return 0
-	case kHouse, kPostcode, kCity:
+	case kCity:
+		if c&ctxAddress == 0 {
+			return mkKey(kNamed, -1) // a city alone: a place
+		}
+	case kHouse, kPostcode:
 		if c&ctxAddress == 0 {
 			return 0
 		}
@@ -157,11 +168,67 @@ func (c KeyContext) Of(k Key) Key {
 	case kHolder:
 		// Not an object but a string: the holder's name.
 		return mkKey(kHeldName, -1)
+	case kNamed:
+		return k
 	}
 	if !k.Reports() {
 		return 0
 	}
 	return k
+}
+
+// dropTableNames removes from dst[start:], the detections in s, the
+// people only the name tables found when s is a name itself: words of
+// capitals joined by spaces, commas, '&', '-' and lower-case particles
+// (Quarto Maria, Palma de Mallorca, Zamudio y Arellano). What s says
+// beyond a name (Lunch with Maria Garcia) keeps them, and so do names
+// read by context (Dr. Jane Doe).
+func dropTableNames(dst []Detection, start int, s string) []Detection {
+	found := dst[start:]
+	i := 0
+	for i < len(found) && (found[i].Basis != BasisNameTable || found[i].Detector != "person") {
+		i++
+	}
+	if i == len(found) || !namesOnly(s) {
+		return dst
+	}
+	kept := found[:i]
+	for _, d := range found[i:] {
+		if d.Basis != BasisNameTable || d.Detector != "person" {
+			kept = append(kept, d)
+		}
+	}
+	return dst[:start+len(kept)]
+}
+
+// namesOnly: s holds only capitalised words (or CJK runs), particles and
+// joiners (de, van, y, and, &) with their separators, at most 120 bytes.
+func namesOnly(s string) bool {
+	if len(s) > 120 {
+		return false
+	}
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == ' ' || c == ',' || c == '&' || c == '-' || c == '.' || c == '\'' || c == '/':
+			i++
+			continue
+		case c < 0x80 && nameByte[c] == 0 || nameByte[c] == 4:
+			return false // digits, other punctuation: more than a name
+		}
+		w := readWord(s, i)
+		if w.end == i {
+			return false
+		}
+		if w.shape == shapeLower && w.flags&nameword.Particle == 0 {
+			switch s[w.start:w.end] {
+			case "y", "e", "and", "und", "et", "en", "og", "och", "i":
+			default:
+				return false
+			}
+		}
+		i = w.end
+	}
+	return true
 }
 
 // ---------------------------------------------------------------- normalising
@@ -471,12 +538,14 @@ var keyVocabOf = []struct {
 		"klient|klienci|pracownik|pracownicy|uzytkownik|użytkownik|osoba|pacjent|" +
 		"kund|kunder|anstalld|anställd|anvandare|användare|asiakas|asiakkaat|tyontekija|työntekijä|kayttaja|käyttäjä|henkilo|henkilö|potilas|" +
 		"medarbejder|bruger|顧客|患者|社員|従業員|利用者|会員"},
-	{kThing, -1, "company|companies|organisation|organization|org|organizations|business|firm|employer|vendor|vendors|supplier|suppliers|merchant|" +
-		"store|shop|brand|product|products|item|items|sku|plan|plans|tool|tools|service|services|app|application|project|projects|repo|repository|" +
-		"bank|institution|school|university|hospital|hotel|restaurant|team|teams|group|groups|department|category|categories|tag|tags|" +
+	{kNamed, -1, "company|companies|organisation|organization|org|organizations|business|firm|employer|vendor|vendors|supplier|suppliers|merchant|" +
+		"store|shop|brand|product|products|bank|institution|school|university|hospital|hotel|restaurant|" +
+		"venue|location|place|airport|airline|carrier|unternehmen|firma|produkt|entreprise|societe|produit|" +
+		"empresa|producto|azienda|prodotto|bedrijf|onderneming|produto|yritys|tuote|virksomhed|会社|商品|製品"},
+	{kThing, -1, "item|items|sku|plan|plans|tool|tools|service|services|app|application|project|projects|repo|repository|" +
+		"team|teams|group|groups|department|category|categories|tag|tags|" +
 		"file|files|document|attachment|resource|resources|server|servers|host|device|devices|model|package|module|dataset|table|column|field|" +
-		"event|events|campaign|course|venue|location|place|airport|airline|carrier|unternehmen|firma|produkt|entreprise|societe|produit|" +
-		"empresa|producto|azienda|prodotto|bedrijf|onderneming|firma|produto|firma|produkt|yritys|tuote|virksomhed|会社|商品|製品"},
+		"event|events|campaign|course"},
 	{kStop, -1, "username|user name|login|login name|screen name|screenname|nickname|nick name|nick|handle|account name|user id|userid|" +
 		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|product name|productname|company name|companyname|" +
 		"business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|" +
@@ -707,7 +776,7 @@ func (k *normKey) classifyFrom(f int) Key {
 	if nw == f+1 && len(w) >= 5 {
 		for j := 2; j < len(w)-1; j++ {
 			v, ok := lookupKey(w[j:])
-			if !ok || v.class() == kStop || v.class() == kHolder || v.class() == kThing {
+			if !ok || v.class() == kStop || v.class() == kHolder || v.class() == kThing || v.class() == kNamed {
 				continue
 			}
 			q, ok := lookupKey(w[:j])
@@ -746,7 +815,7 @@ func (k *normKey) qualified(v Key, i, j int) Key {
 		if vocabHas(word, inKeyDeny) {
 			return 0
 		}
-		if q, ok := lookupKey(word); ok && (q.class() == kThing || q.class() == kStop) {
+		if q, ok := lookupKey(word); ok && (q.class() == kThing || q.class() == kNamed || q.class() == kStop) {
 			return mkKey(kStop, -1) // product_name, company_address: no person's
 		}
 	}
@@ -756,7 +825,7 @@ func (k *normKey) qualified(v Key, i, j int) Key {
 			return mkKey(kPersonName, -1) // customer_name, emergency_contact_name
 		}
 		return mkKey(kStop, -1) // bucket_name, display_name of something
-	case kStop, kThing, kAddressPart:
+	case kStop, kThing, kNamed, kAddressPart:
 		return v
 	case kHolder:
 		return v // primary_contact, emergency_contact
@@ -1040,6 +1109,9 @@ func trimSpan(s string, a, b int) (int, int) {
 func (ds *Set) DetectKeyed(dst []Detection, s string, k Key, sel Selection) []Detection {
 	start := len(dst)
 	dst = ds.DetectAppend(dst, s, sel)
+	if k.class() == kNamed {
+		return dropTableNames(dst, start, s)
+	}
 	if !k.Reports() {
 		return dst
 	}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"github.com/cloudg/mcp-privacy/policy"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -80,8 +81,11 @@ func TestKeyContext(t *testing.T) {
 		t.Error("a company's name is a person's")
 	}
 	city := classifyKey("city", nil)
-	if KeyContext(0).Member(classifyKey("email", nil)).Of(city) != 0 {
-		t.Error("a city outside an address is reported")
+	if k := KeyContext(0).Member(classifyKey("email", nil)).Of(city); k.Reports() || k.class() != kNamed {
+		t.Error("a city outside an address is reported, or not a place's name")
+	}
+	if k := classifyKey("company", nil).Nested().Of(name); k.class() != kNamed {
+		t.Error("a company's name is not a thing's name")
 	}
 	if KeyContext(0).Member(classifyKey("street", nil)).Of(city) == 0 || classifyKey("billing_address", nil).Nested().Of(city) == 0 {
 		t.Error("a city in an address is not")
@@ -365,6 +369,43 @@ func TestVocab(t *testing.T) {
 	for _, w := range []string{"", "x", "nam", "names", "nameq", "addres", "idd", "customerz"} {
 		if _, has := vocabFind([]byte(w)); has != 0 {
 			t.Errorf("%q found", w)
+		}
+	}
+}
+
+// Under an organisation's or a place's key (company, employer, city
+// alone) a value that is only a name is that thing's: the name tables do
+// not make it a person's. More than a name, or a name read by context,
+// still is.
+func TestNamedValues(t *testing.T) {
+	ds, err := NewSet(&policy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(nil, 0)
+	for _, c := range []struct {
+		key, value string
+		person     bool
+	}{
+		{"company", "Guerin Lefort", false},
+		{"employer", "Quintana Zamudio y Arellano Cortéz", false},
+		{"city", "Quarto Maria", false},
+		{"ville", "Jesus de Pires", false},
+		{"brand", "Rosa Smith", false},
+		{"company", "Lunch with Maria Garcia", true},
+		{"company", "Maria Garcia's bakery", true},
+		{"company", "Contact: Dr. Jane Doe", true},
+		{"name", "Rosa Smith", true},
+		{"note", "Rosa Smith", true},
+		{"customer", "Rosa Smith", true},
+	} {
+		k := KeyContext(0).Of(ds.KeyOf(c.key))
+		person := false
+		for _, d := range ds.DetectKeyed(nil, c.value, k, sel) {
+			person = person || d.Detector == "person"
+		}
+		if person != c.person {
+			t.Errorf("%q: %q: person %v, want %v", c.key, c.value, person, c.person)
 		}
 	}
 }
