@@ -1039,6 +1039,9 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if a.shape != shapeCap || a.first&(nameword.Particle|nameword.Org) != 0 {
 			continue // La Rochelle, Lake Pauline: a particle or place word opens no name here
 		}
+		if j > 0 && ctx == ctxNone && gs[j-1].first&nameword.Org != 0 {
+			continue // Santa Cruz de Tenerife: a name after a place word is the place's
+		}
 		ok := false
 		switch {
 		case a.first&nameword.Given != 0 && a.first&nameword.Common == 0:
