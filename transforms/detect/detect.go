@@ -527,9 +527,10 @@ type pass struct {
 	spans    []Span
 	dets     []uint16 // detector | basis<<basisShift
 	// recRuns, recLabels: the pass records in runs the first digit of
-	// every run, in labels every byte labelCands may flag (tab has
-	// trigRuns, trigLabels), for scanDigits and scanLabelled to visit
-	// instead of walking p.s again.
+	// every run, in labels every byte labelCands may flag but a ':' or
+	// '=' no label ends before (labelSepWorth; tab has trigRuns,
+	// trigLabels), for scanDigits and scanLabelled to visit instead of
+	// walking p.s again.
 	recRuns, recLabels bool
 	runs, labels       []int32
 	// tables: with recLabels, where a table may start (tableNext's
@@ -684,7 +685,7 @@ func (p *pass) run() {
 				}
 				p.stepDigits(t)
 			case tcColon:
-				if p.recLabels {
+				if p.recLabels && labelSepWorth(s, t) {
 					p.labels = append(p.labels, int32(t))
 				}
 				if on&(1<<detIPv6) != 0 && t >= p.ipv6Next {
@@ -784,7 +785,7 @@ func (p *pass) run() {
 					p.stepURLCredentials(t)
 				}
 			case tcEq:
-				if p.recLabels {
+				if p.recLabels && labelSepWorth(s, t) {
 					p.labels = append(p.labels, int32(t))
 				}
 				if on&(1<<detGeneric) != 0 && t >= p.genericNext && t >= 3 && keyEndWorth(s[t-3], s[t-2], s[t-1]) && genericKeyEnd(s, t) {
@@ -1086,6 +1087,23 @@ func ssnWorth(s string, t int) bool {
 	w := s[t-3 : t+8]
 	return w[6] == '-' && notDigit[w[0]]|notDigit[w[1]]|notDigit[w[2]]|notDigit[w[4]]|notDigit[w[5]]|notDigit[w[7]]|notDigit[w[8]]|notDigit[w[9]]|notDigit[w[10]] == 0
 }
+
+// labelSepWorth: a label may end before the ':' or '=' at t, as
+// scanRecordedLabels tests it (a separator it would pass by at once is
+// not recorded): two bytes or more before it, and a closing quote, bold
+// mark, space or full stop before it, or a pair labelTail knows.
+func labelSepWorth(s string, t int) bool {
+	return t >= 2 && (labelPrev[s[t-1]] != 0 || labelTail(s[t-2], s[t-1]))
+}
+
+// labelPrev marks the bytes before a separator that labelEnd passes over
+// or reads the label's end through (a full stop: "No.:").
+var labelPrev = func() (t [256]uint8) {
+	for _, c := range " \"'*." {
+		t[c] = 1
+	}
+	return t
+}()
 
 // bearerWorth: "earer" in any case follows the B at t (t+6 <= len(s)).
 func bearerWorth(s string, t int) bool {

@@ -1067,3 +1067,31 @@ func TestSortHitsMatchesSortFunc(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelSepWorth: a ':' or '=' the pass does not record for
+// scanRecordedLabels ends no label (labelEnd, with and without the
+// policy's keys).
+func TestLabelSepWorth(t *testing.T) {
+	texts := []string{"Name: Ada", "No.: C01", `"name": "x"`, "**Name**: Ada", "x=1", "10:22:33", "é: x", "aé: x", ":", "a:", "ab:"}
+	whole, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "mixed.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, string(whole))
+	r := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "ab.Z9 :=\"'*é\n"
+	for range 2000 {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		for i := 0; i < len(s); i++ {
+			if (s[i] == ':' || s[i] == '=') && !labelSepWorth(s, i) && (labelEnd(s, i, false) >= 0 || labelEnd(s, i, true) >= 0) {
+				t.Fatalf("labelSepWorth(%q, %d) is false before a label", s, i)
+			}
+		}
+	}
+}

@@ -368,3 +368,46 @@ func TestVocab(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONTextScans: jsonTextStringEnd and jsonStructural, which pass
+// bytes eight at a time, agree with reading byte by byte.
+func TestJSONTextScans(t *testing.T) {
+	const alphabet = "ab\"\\\n{}[]:, \x7b\x5b\xfb\xdb"
+	for seed := uint64(0); seed < 3000; seed++ {
+		b := make([]byte, seed%40)
+		x := seed*0x9E3779B97F4A7C15 + 1
+		for i := range b {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			b[i] = alphabet[x%uint64(len(alphabet))]
+		}
+		s := string(b)
+		for i := 0; i <= len(s); i++ {
+			want := -1
+			for k := i; k < len(s); k++ {
+				if s[k] == '\\' {
+					k++
+				} else if s[k] == '"' {
+					want = k
+					break
+				} else if s[k] == '\n' {
+					break
+				}
+			}
+			if got := jsonTextStringEnd(s, i); got != want {
+				t.Fatalf("jsonTextStringEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+		for i := 0; i+8 <= len(s); i++ {
+			m := jsonStructural(load64(s, i))
+			for k := 0; k < 8; k++ {
+				c := s[i+k]
+				want := c == '{' || c == '}' || c == '[' || c == ']' || c == '"'
+				if got := m>>(8*k+7)&1 != 0; got != want {
+					t.Fatalf("jsonStructural(%q) byte %d: %v, want %v", s[i:i+8], k, got, want)
+				}
+			}
+		}
+	}
+}
