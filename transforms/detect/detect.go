@@ -315,6 +315,10 @@ const (
 	tcUnder                    // _
 	tcAt                       // @
 	tcEq                       // =
+	// tcDigitUp is tcDigit after an upper-case letter, where an IBAN may
+	// start (CC00…): its class of its own spares every other digit the
+	// IBAN's test.
+	tcDigitUp = tcDigit | tcLetter
 )
 
 // detTriggers is the bytes each built-in detector is triggered by.
@@ -445,6 +449,15 @@ func buildTrigTable(mask uint32, worth func(d int, b, c byte) bool) *trigTable {
 			}
 		}
 	}
+	if mask&(1<<detIBAN) != 0 {
+		for c := '0'; c <= '9'; c++ {
+			for b := 'A'; b <= 'Z'; b++ {
+				if t[int(c)<<8|int(b)] == tcDigit {
+					t[int(c)<<8|int(b)] = tcDigitUp
+				}
+			}
+		}
+	}
 	if mask&trigLabels != 0 {
 		// What labelCands flags: ':', '=', a tab and the last bytes of
 		// '：' and '–' after any byte, '-' after a space (labelTailAt
@@ -514,9 +527,10 @@ type pass struct {
 	spans    []Span
 	dets     []uint16 // detector | basis<<basisShift
 	// recRuns, recLabels: the pass records in runs the first digit of
-	// every run, in labels every byte labelCands may flag (tab has
-	// trigRuns, trigLabels), for scanDigits and scanLabelled to visit
-	// instead of walking p.s again.
+	// every run, in labels every byte labelCands may flag but a ':' or
+	// '=' no label ends before (labelSepWorth; tab has trigRuns,
+	// trigLabels), for scanDigits and scanLabelled to visit instead of
+	// walking p.s again.
 	recRuns, recLabels bool
 	runs, labels       []int32
 	// tables: with recLabels, where a table may start (tableNext's
@@ -627,12 +641,15 @@ func (p *pass) run() {
 			m &^= 0xff << z
 			t := i + int(z>>3)
 			switch c {
+			case tcDigitUp:
+				// s[t-1] is a capital (the class says so).
+				if on&(1<<detIBAN) != 0 && t >= p.ibanNext+2 && t+1 < n && piiClass[s[t-2]]&pcUpper != 0 && piiDigit(s[t+1]) {
+					p.stepIBAN(t - 2)
+				}
+				fallthrough
 			case tcDigit:
 				if p.recRuns {
 					p.runs = append(p.runs, int32(t))
-				}
-				if on&(1<<detIBAN) != 0 && t >= p.ibanNext+2 && t+1 < n && piiClass[s[t-1]]&piiClass[s[t-2]]&pcUpper != 0 && piiDigit(s[t+1]) {
-					p.stepIBAN(t - 2)
 				}
 				phone, card := on&(1<<detPhone) != 0 && t >= p.phoneNext, on&(1<<detCard) != 0 && t >= p.cardNext
 				if !phone && !card {
@@ -658,7 +675,7 @@ func (p *pass) run() {
 							break
 						}
 					}
-					if phone, card = p.settleStretch(t, phone, card); phone {
+					if phone, card = p.settleStretch(t, lo, phone, card); phone {
 						p.stepPhone(t)
 					}
 					if card {
@@ -668,7 +685,7 @@ func (p *pass) run() {
 				}
 				p.stepDigits(t)
 			case tcColon:
-				if p.recLabels {
+				if p.recLabels && labelSepWorth(s, t) {
 					p.labels = append(p.labels, int32(t))
 				}
 				if on&(1<<detIPv6) != 0 && t >= p.ipv6Next {
@@ -768,7 +785,7 @@ func (p *pass) run() {
 					p.stepURLCredentials(t)
 				}
 			case tcEq:
-				if p.recLabels {
+				if p.recLabels && labelSepWorth(s, t) {
 					p.labels = append(p.labels, int32(t))
 				}
 				if on&(1<<detGeneric) != 0 && t >= p.genericNext && t >= 3 && keyEndWorth(s[t-3], s[t-2], s[t-1]) && genericKeyEnd(s, t) {
@@ -816,33 +833,34 @@ const bigEndian = runtime.GOARCH == "mips" || runtime.GOARCH == "mips64" || runt
 
 // settleStretch looks at the stretch of phone bytes from the digit at t,
 // which starts a run (t+16 <= len(s)), for the phone and card steps due
-// there. It moves phoneNext or cardNext past what cannot hold a match and
+// there (lo: the phoneTab lanes of its first eight bytes, which the pass
+// has read). It moves phoneNext or cardNext past what cannot hold a match and
 // reports which steps remain to run. If the stretch ends within 16 bytes:
 // a card needs 13 digits; a phone needs 9 digits, or 7 after a '+', and a
 // separator or the '+' (bare digit runs are not phones). And a run of four
 // or more groups joined by single dots (an IPv4 address, a version such
 // as 120.0.6099.109) is no phone unless it reads 0… (trunk prefix) or
 // 1.NXX.NXX.XXXX (phoneValid's rules): the phone step resumes after it.
-func (p *pass) settleStretch(t int, phone, card bool) (bool, bool) {
+func (p *pass) settleStretch(t int, lo uint64, phone, card bool) (bool, bool) {
 	s := p.s
-	x, y := load64(s, t), load64(s, t+8)
-	lo := uint64(phoneTab[uint8(x)]) | uint64(phoneTab[uint8(x>>8)])<<8 | uint64(phoneTab[uint8(x>>16)])<<16 | uint64(phoneTab[uint8(x>>24)])<<24 |
-		uint64(phoneTab[uint8(x>>32)])<<32 | uint64(phoneTab[uint8(x>>40)])<<40 | uint64(phoneTab[uint8(x>>48)])<<48 | uint64(phoneTab[uint8(x>>56)])<<56
-	hi := uint64(phoneTab[uint8(y)]) | uint64(phoneTab[uint8(y>>8)])<<8 | uint64(phoneTab[uint8(y>>16)])<<16 | uint64(phoneTab[uint8(y>>24)])<<24 |
-		uint64(phoneTab[uint8(y>>32)])<<32 | uint64(phoneTab[uint8(y>>40)])<<40 | uint64(phoneTab[uint8(y>>48)])<<48 | uint64(phoneTab[uint8(y>>56)])<<56
 	const member, digit, plus = 0x8080808080808080, 0x0101010101010101, 0x0202020202020202
 	var before byte // the byte before the stretch: '+' makes a phone international
 	if t > 0 {
 		before = s[t-1]
 	}
 	var stop uint // bytes of the stretch, if it ends within the 16
+	var hi uint64 // the lanes of the second eight bytes (0 past the stretch)
 	if gap := ^lo & member; gap != 0 {
 		stop = uint(bits.TrailingZeros64(gap)) >> 3
 		lo &= 1<<(stop*8) - 1
-		hi = 0
-	} else if gap := ^hi & member; gap != 0 {
-		stop = 8 + uint(bits.TrailingZeros64(gap))>>3
-		hi &= 1<<((stop-8)*8) - 1
+	} else {
+		y := load64(s, t+8)
+		hi = uint64(phoneTab[uint8(y)]) | uint64(phoneTab[uint8(y>>8)])<<8 | uint64(phoneTab[uint8(y>>16)])<<16 | uint64(phoneTab[uint8(y>>24)])<<24 |
+			uint64(phoneTab[uint8(y>>32)])<<32 | uint64(phoneTab[uint8(y>>40)])<<40 | uint64(phoneTab[uint8(y>>48)])<<48 | uint64(phoneTab[uint8(y>>56)])<<56
+		if gap := ^hi & member; gap != 0 {
+			stop = 8 + uint(bits.TrailingZeros64(gap))>>3
+			hi &= 1<<((stop-8)*8) - 1
+		}
 	}
 	if stop > 0 {
 		end := t + int(stop)
@@ -990,22 +1008,27 @@ func ipv6Worth(s string, t int) bool {
 	if t+17 > len(s) {
 		return true
 	}
-	x, y := load64(s, t+1), load64(s, t+9)
+	x := load64(s, t+1)
 	lo := uint64(v6Tab[uint8(x)]) | uint64(v6Tab[uint8(x>>8)])<<8 | uint64(v6Tab[uint8(x>>16)])<<16 | uint64(v6Tab[uint8(x>>24)])<<24 |
 		uint64(v6Tab[uint8(x>>32)])<<32 | uint64(v6Tab[uint8(x>>40)])<<40 | uint64(v6Tab[uint8(x>>48)])<<48 | uint64(v6Tab[uint8(x>>56)])<<56
-	hi := uint64(v6Tab[uint8(y)]) | uint64(v6Tab[uint8(y>>8)])<<8 | uint64(v6Tab[uint8(y>>16)])<<16 | uint64(v6Tab[uint8(y>>24)])<<24 |
-		uint64(v6Tab[uint8(y>>32)])<<32 | uint64(v6Tab[uint8(y>>40)])<<40 | uint64(v6Tab[uint8(y>>48)])<<48 | uint64(v6Tab[uint8(y>>56)])<<56
 	const colon, other = 0x0101010101010101, 0x8080808080808080
 	if g := lo & 0xffffffffff; g == 0 || uint8(g>>(uint(bits.TrailingZeros64(g))&^7))&0x80 != 0 {
 		return false // five hex digits, or a group ended by neither ':' nor '.'
 	}
 	var cl, ch uint64 // the ':' of the run
 	if e := lo & other; e != 0 {
+		// The run ends within the first eight bytes (most times such
+		// as 10:22:33 do): the second eight are not read.
 		cl = lo & colon & (1<<(uint(bits.TrailingZeros64(e))&^7) - 1)
-	} else if e := hi & other; e != 0 {
-		cl, ch = lo&colon, hi&colon&(1<<(uint(bits.TrailingZeros64(e))&^7)-1)
 	} else {
-		return true // a longer run
+		y := load64(s, t+9)
+		hi := uint64(v6Tab[uint8(y)]) | uint64(v6Tab[uint8(y>>8)])<<8 | uint64(v6Tab[uint8(y>>16)])<<16 | uint64(v6Tab[uint8(y>>24)])<<24 |
+			uint64(v6Tab[uint8(y>>32)])<<32 | uint64(v6Tab[uint8(y>>40)])<<40 | uint64(v6Tab[uint8(y>>48)])<<48 | uint64(v6Tab[uint8(y>>56)])<<56
+		e := hi & other
+		if e == 0 {
+			return true // a longer run
+		}
+		cl, ch = lo&colon, hi&colon&(1<<(uint(bits.TrailingZeros64(e))&^7)-1)
 	}
 	dbl := cl&1 | cl&(cl>>8) | ch&(ch>>8) | cl>>56&ch // "::", counting the ':' at t
 	return dbl != 0 || 1+bits.OnesCount64(cl)+bits.OnesCount64(ch) >= 6
@@ -1064,6 +1087,23 @@ func ssnWorth(s string, t int) bool {
 	w := s[t-3 : t+8]
 	return w[6] == '-' && notDigit[w[0]]|notDigit[w[1]]|notDigit[w[2]]|notDigit[w[4]]|notDigit[w[5]]|notDigit[w[7]]|notDigit[w[8]]|notDigit[w[9]]|notDigit[w[10]] == 0
 }
+
+// labelSepWorth: a label may end before the ':' or '=' at t, as
+// scanRecordedLabels tests it (a separator it would pass by at once is
+// not recorded): two bytes or more before it, and a closing quote, bold
+// mark, space or full stop before it, or a pair labelTail knows.
+func labelSepWorth(s string, t int) bool {
+	return t >= 2 && (labelPrev[s[t-1]] != 0 || labelTail(s[t-2], s[t-1]))
+}
+
+// labelPrev marks the bytes before a separator that labelEnd passes over
+// or reads the label's end through (a full stop: "No.:").
+var labelPrev = func() (t [256]uint8) {
+	for _, c := range " \"'*." {
+		t[c] = 1
+	}
+	return t
+}()
 
 // bearerWorth: "earer" in any case follows the B at t (t+6 <= len(s)).
 func bearerWorth(s string, t int) bool {

@@ -1567,9 +1567,21 @@ func jsonTextContext(s string, q int, x *Extra, kc *keyCache) KeyContext {
 			}
 		}
 	}
-	// Its members' keys, at its own depth.
+	// Its members' keys, at its own depth: the bytes that are none of
+	// { } [ ] " passed eight at a time.
 	depth = 0
-	for i := open + 1; i < len(s) && i-open <= 2*jsonTextWindow; i++ {
+	end := min(len(s), open+2*jsonTextWindow+1)
+	for i := open + 1; i < end; i++ {
+		for i+8 <= end {
+			if m := jsonStructural(load64(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= end {
+			break
+		}
 		switch s[i] {
 		case '{', '[':
 			depth++
@@ -1596,9 +1608,24 @@ func jsonTextContext(s string, q int, x *Extra, kc *keyCache) KeyContext {
 	return c
 }
 
+// jsonStructural marks (high bit) the bytes of x that are '{', '}',
+// '[', ']' or '"' (x|0x20 reads '[' as '{' and ']' as '}').
+func jsonStructural(x uint64) uint64 {
+	return bytesOf(x|0x2020202020202020, '{') | bytesOf(x|0x2020202020202020, '}') | bytesOf(x, '"')
+}
+
 // jsonTextStringEnd is the index of the quote closing the JSON string
-// whose text starts at i, or -1.
+// whose text starts at i, or -1. The bytes that are none of \ " and a
+// line break are passed eight at a time.
 func jsonTextStringEnd(s string, i int) int {
+	for i+8 <= len(s) {
+		x := load64(s, i)
+		if m := bytesOf(x, '\\') | bytesOf(x, '"') | bytesOf(x, '\n'); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		i += 8
+	}
 	for ; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
@@ -1705,7 +1732,8 @@ func (p *pass) scanLabelled() {
 }
 
 // scanRecordedLabels is scanLabelled visiting the bytes the pass
-// recorded (every byte labelCands may flag, and more): in the eight-byte
+// recorded (every byte labelCands may flag, and more, but the ':' and
+// '=' its labelTail test passes by): in the eight-byte
 // words those labelCands flags, in the tail the separators themselves.
 // labelEnd's tests are written out here, but for labelLastMay: most
 // candidates fail them, and in the VM a call for each costs more than

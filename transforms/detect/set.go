@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -590,19 +591,7 @@ type hit struct {
 func (ds *Set) resolve(s string, hs []hit) []hit {
 	meta := ds.meta
 	for round := 0; ; round++ {
-		slices.SortFunc(hs, func(a, b hit) int {
-			switch {
-			case a.start != b.start:
-				return a.start - b.start
-			case a.end-a.start != b.end-b.start:
-				return (b.end - b.start) - (a.end - a.start)
-			}
-			ma, mb := &meta[a.det], &meta[b.det]
-			if ma.sensitivity != mb.sensitivity {
-				return int(mb.sensitivity) - int(ma.sensitivity)
-			}
-			return ma.rank - mb.rank
-		})
+		sortHits(hs, meta)
 		out := hs[:0]
 		var rest []hit
 		end := -1
@@ -712,4 +701,297 @@ func (ds *Set) dictsCleanText(s string, sel *Selection) bool {
 		}
 	}
 	return true
+}
+
+// The sort of hits: slices.SortFunc's pdqsort (Go 1.26's
+// slices/zsortanyfunc.go, BSD-style licence, The Go Authors), written
+// out for hits with their order inline. A hit's order is not total (a
+// span two scans found on different bases ties), and which of tied hits
+// comes first is what pdqsort's moves make it: the copy keeps them move
+// for move, so that resolve keeps what it kept. In the VM the call of a
+// comparison closure for each of the ~13 comparisons per hit cost more
+// than the comparison.
+
+// hitLess is resolve's order: start, then the longer, then the more
+// sensitive, then the earlier in manual 12's table.
+func hitLess(meta []detectorMeta, a, b *hit) bool {
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	if la, lb := a.end-a.start, b.end-b.start; la != lb {
+		return la > lb
+	}
+	ma, mb := &meta[a.det], &meta[b.det]
+	if ma.sensitivity != mb.sensitivity {
+		return ma.sensitivity > mb.sensitivity
+	}
+	return ma.rank < mb.rank
+}
+
+// sortHits is slices.SortFunc(data, cmp) for resolve's order.
+func sortHits(data []hit, meta []detectorMeta) {
+	n := len(data)
+	pdqsortHits(data, 0, n, bits.Len(uint(n)), meta)
+}
+
+func insertionSortHits(data []hit, a, b int, meta []detectorMeta) {
+	for i := a + 1; i < b; i++ {
+		for j := i; j > a && hitLess(meta, &data[j], &data[j-1]); j-- {
+			data[j], data[j-1] = data[j-1], data[j]
+		}
+	}
+}
+
+func siftDownHits(data []hit, lo, hi, first int, meta []detectorMeta) {
+	root := lo
+	for {
+		child := 2*root + 1
+		if child >= hi {
+			break
+		}
+		if child+1 < hi && hitLess(meta, &data[first+child], &data[first+child+1]) {
+			child++
+		}
+		if !hitLess(meta, &data[first+root], &data[first+child]) {
+			return
+		}
+		data[first+root], data[first+child] = data[first+child], data[first+root]
+		root = child
+	}
+}
+
+func heapSortHits(data []hit, a, b int, meta []detectorMeta) {
+	first := a
+	lo := 0
+	hi := b - a
+	for i := (hi - 1) / 2; i >= 0; i-- {
+		siftDownHits(data, i, hi, first, meta)
+	}
+	for i := hi - 1; i >= 0; i-- {
+		data[first], data[first+i] = data[first+i], data[first]
+		siftDownHits(data, lo, i, first, meta)
+	}
+}
+
+func pdqsortHits(data []hit, a, b, limit int, meta []detectorMeta) {
+	const maxInsertion = 12
+	var (
+		wasBalanced    = true
+		wasPartitioned = true
+	)
+	for {
+		length := b - a
+		if length <= maxInsertion {
+			insertionSortHits(data, a, b, meta)
+			return
+		}
+		if limit == 0 {
+			heapSortHits(data, a, b, meta)
+			return
+		}
+		if !wasBalanced {
+			breakPatternsHits(data, a, b)
+			limit--
+		}
+		pivot, hint := choosePivotHits(data, a, b, meta)
+		if hint == decreasingHint {
+			reverseRangeHits(data, a, b)
+			pivot = (b - 1) - (pivot - a)
+			hint = increasingHint
+		}
+		if wasBalanced && wasPartitioned && hint == increasingHint {
+			if partialInsertionSortHits(data, a, b, meta) {
+				return
+			}
+		}
+		if a > 0 && !hitLess(meta, &data[a-1], &data[pivot]) {
+			mid := partitionEqualHits(data, a, b, pivot, meta)
+			a = mid
+			continue
+		}
+		mid, alreadyPartitioned := partitionHits(data, a, b, pivot, meta)
+		wasPartitioned = alreadyPartitioned
+		leftLen, rightLen := mid-a, b-mid
+		balanceThreshold := length / 8
+		if leftLen < rightLen {
+			wasBalanced = leftLen >= balanceThreshold
+			pdqsortHits(data, a, mid, limit, meta)
+			a = mid + 1
+		} else {
+			wasBalanced = rightLen >= balanceThreshold
+			pdqsortHits(data, mid+1, b, limit, meta)
+			b = mid
+		}
+	}
+}
+
+func partitionHits(data []hit, a, b, pivot int, meta []detectorMeta) (newpivot int, alreadyPartitioned bool) {
+	data[a], data[pivot] = data[pivot], data[a]
+	i, j := a+1, b-1
+	for i <= j && hitLess(meta, &data[i], &data[a]) {
+		i++
+	}
+	for i <= j && !hitLess(meta, &data[j], &data[a]) {
+		j--
+	}
+	if i > j {
+		data[j], data[a] = data[a], data[j]
+		return j, true
+	}
+	data[i], data[j] = data[j], data[i]
+	i++
+	j--
+	for {
+		for i <= j && hitLess(meta, &data[i], &data[a]) {
+			i++
+		}
+		for i <= j && !hitLess(meta, &data[j], &data[a]) {
+			j--
+		}
+		if i > j {
+			break
+		}
+		data[i], data[j] = data[j], data[i]
+		i++
+		j--
+	}
+	data[j], data[a] = data[a], data[j]
+	return j, false
+}
+
+func partitionEqualHits(data []hit, a, b, pivot int, meta []detectorMeta) (newpivot int) {
+	data[a], data[pivot] = data[pivot], data[a]
+	i, j := a+1, b-1
+	for {
+		for i <= j && !hitLess(meta, &data[a], &data[i]) {
+			i++
+		}
+		for i <= j && hitLess(meta, &data[a], &data[j]) {
+			j--
+		}
+		if i > j {
+			break
+		}
+		data[i], data[j] = data[j], data[i]
+		i++
+		j--
+	}
+	return i
+}
+
+func partialInsertionSortHits(data []hit, a, b int, meta []detectorMeta) bool {
+	const (
+		maxSteps         = 5
+		shortestShifting = 50
+	)
+	i := a + 1
+	for j := 0; j < maxSteps; j++ {
+		for i < b && !hitLess(meta, &data[i], &data[i-1]) {
+			i++
+		}
+		if i == b {
+			return true
+		}
+		if b-a < shortestShifting {
+			return false
+		}
+		data[i], data[i-1] = data[i-1], data[i]
+		if i-a >= 2 {
+			for j := i - 1; j >= 1; j-- {
+				if !hitLess(meta, &data[j], &data[j-1]) {
+					break
+				}
+				data[j], data[j-1] = data[j-1], data[j]
+			}
+		}
+		if b-i >= 2 {
+			for j := i + 1; j < b; j++ {
+				if !hitLess(meta, &data[j], &data[j-1]) {
+					break
+				}
+				data[j], data[j-1] = data[j-1], data[j]
+			}
+		}
+	}
+	return false
+}
+
+func breakPatternsHits(data []hit, a, b int) {
+	length := b - a
+	if length >= 8 {
+		random := uint64(length) // slices' xorshift
+		modulus := uint(1) << bits.Len(uint(length))
+		for idx := a + (length/4)*2 - 1; idx <= a+(length/4)*2+1; idx++ {
+			random ^= random << 13
+			random ^= random >> 7
+			random ^= random << 17
+			other := int(uint(random) & (modulus - 1))
+			if other >= length {
+				other -= length
+			}
+			data[idx], data[a+other] = data[a+other], data[idx]
+		}
+	}
+}
+
+// The hints of choosePivotHits.
+const (
+	unknownHint = iota
+	increasingHint
+	decreasingHint
+)
+
+func choosePivotHits(data []hit, a, b int, meta []detectorMeta) (pivot int, hint int) {
+	const (
+		shortestNinther = 50
+		maxSwaps        = 4 * 3
+	)
+	l := b - a
+	var (
+		swaps int
+		i     = a + l/4*1
+		j     = a + l/4*2
+		k     = a + l/4*3
+	)
+	if l >= 8 {
+		if l >= shortestNinther {
+			i = medianHits(data, i-1, i, i+1, &swaps, meta)
+			j = medianHits(data, j-1, j, j+1, &swaps, meta)
+			k = medianHits(data, k-1, k, k+1, &swaps, meta)
+		}
+		j = medianHits(data, i, j, k, &swaps, meta)
+	}
+	switch swaps {
+	case 0:
+		return j, increasingHint
+	case maxSwaps:
+		return j, decreasingHint
+	default:
+		return j, unknownHint
+	}
+}
+
+func order2Hits(data []hit, a, b int, swaps *int, meta []detectorMeta) (int, int) {
+	if hitLess(meta, &data[b], &data[a]) {
+		*swaps++
+		return b, a
+	}
+	return a, b
+}
+
+func medianHits(data []hit, a, b, c int, swaps *int, meta []detectorMeta) int {
+	a, b = order2Hits(data, a, b, swaps, meta)
+	b, c = order2Hits(data, b, c, swaps, meta)
+	a, b = order2Hits(data, a, b, swaps, meta)
+	return b
+}
+
+func reverseRangeHits(data []hit, a, b int) {
+	i := a
+	j := b - 1
+	for i < j {
+		data[i], data[j] = data[j], data[i]
+		i++
+		j--
+	}
 }

@@ -1,6 +1,8 @@
 package detect
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -63,4 +65,27 @@ func FuzzTables(f *testing.F) {
 			t.Fatalf("tablesClean(%q) but the scan found %v", s, p.spans)
 		}
 	})
+}
+
+// TestDelimCounts: delimCounts counts as strings.Count does, in the
+// eight-byte words and in the tail of every length.
+func TestDelimCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "\t;,|a \x00\xff\"9"
+	text := make([]byte, 200)
+	for i := range text {
+		text[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	s := string(text)
+	for a := 0; a < 20; a++ {
+		for b := a; b <= len(s); b++ {
+			line := s[a:b]
+			got := delimCounts(line)
+			for k, d := range tableDelims {
+				if want := strings.Count(line, string(d)); got[k] != want {
+					t.Fatalf("delimCounts(%q)[%q] = %d, want %d", line, d, got[k], want)
+				}
+			}
+		}
+	}
 }
