@@ -81,8 +81,11 @@ func TestKeyContext(t *testing.T) {
 		t.Error("a company's name is a person's")
 	}
 	city := classifyKey("city", nil)
-	if KeyContext(0).Member(classifyKey("email", nil)).Of(city) != 0 {
-		t.Error("a city outside an address is reported")
+	if k := KeyContext(0).Member(classifyKey("email", nil)).Of(city); k.Reports() || k.class() != kNamed {
+		t.Error("a city outside an address is reported, or not a place's name")
+	}
+	if k := classifyKey("company", nil).Nested().Of(name); k.class() != kNamed {
+		t.Error("a company's name is not a thing's name")
 	}
 	if KeyContext(0).Member(classifyKey("street", nil)).Of(city) == 0 || classifyKey("billing_address", nil).Nested().Of(city) == 0 {
 		t.Error("a city in an address is not")
