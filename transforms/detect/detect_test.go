@@ -1012,62 +1012,6 @@ func TestDetectConcurrent(t *testing.T) {
 	}
 }
 
-// TestSortHitsMatchesSortFunc holds sortHits to slices.SortFunc with
-// resolve's comparison move for move: the same order of tied hits (one
-// span found on two bases), which decides the basis resolve keeps.
-func TestSortHitsMatchesSortFunc(t *testing.T) {
-	ds, err := NewSet(&policy.Policy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta := ds.meta
-	cmp := func(a, b hit) int {
-		switch {
-		case a.start != b.start:
-			return a.start - b.start
-		case a.end-a.start != b.end-b.start:
-			return (b.end - b.start) - (a.end - a.start)
-		}
-		ma, mb := &meta[a.det], &meta[b.det]
-		if ma.sensitivity != mb.sensitivity {
-			return int(mb.sensitivity) - int(ma.sensitivity)
-		}
-		return ma.rank - mb.rank
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for round := 0; round < 3000; round++ {
-		n := r.IntN(300)
-		if round%10 == 0 {
-			n = r.IntN(5000)
-		}
-		hs := make([]hit, n)
-		span := 1 + r.IntN(4*n+1)
-		for i := range hs {
-			a := r.IntN(span)
-			hs[i] = hit{a, a + 1 + r.IntN(4), uint16(r.IntN(numBuiltins)), Basis(r.IntN(6))}
-		}
-		switch round % 5 {
-		case 1: // sorted runs, as detectText appends them
-			for k := 0; k < len(hs); k += 1 + r.IntN(len(hs)/3+1) {
-				slices.SortFunc(hs[k:], cmp)
-			}
-		case 2: // reversed
-			slices.SortFunc(hs, cmp)
-			slices.Reverse(hs)
-		case 3: // many equal
-			for i := range hs {
-				hs[i].start, hs[i].end, hs[i].det = 7, 9, uint16(r.IntN(2))
-			}
-		}
-		want, got := slices.Clone(hs), slices.Clone(hs)
-		slices.SortFunc(want, cmp)
-		sortHits(got, meta)
-		if !slices.Equal(got, want) {
-			t.Fatalf("round %d (%d hits): sortHits differs from slices.SortFunc", round, n)
-		}
-	}
-}
-
 // TestLabelSepWorth: a ':' or '=' the pass does not record for
 // scanRecordedLabels ends no label (labelEnd, with and without the
 // policy's keys).
