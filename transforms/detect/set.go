@@ -713,4 +713,3 @@ func (ds *Set) dictsCleanText(s string, sel *Selection) bool {
 	}
 	return true
 }
-
