@@ -589,7 +589,12 @@ func (s *exchange) exportHeaders(j *judgement) [][2]string {
 			}
 		}
 		if v != "" {
-			out = append(out, [2]string{h.header, headerSafe(v)})
+			// Within out's capacity (made for every export); the two
+			// strings written, not a [2]string copied (a bulk copy under
+			// the collector's write barrier while it marks).
+			i := len(out)
+			out = out[:i+1]
+			out[i][0], out[i][1] = h.header, headerSafe(v)
 		}
 	}
 	return out

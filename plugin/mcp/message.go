@@ -59,7 +59,7 @@ type body struct {
 // (vmCaches.parsed; each allocation costs about a microsecond inside the
 // VM).
 func parseBody(pb *parsedBody, b []byte) (*body, *policy.RPCError) {
-	*pb = parsedBody{}
+	pb.body, pb.one[0] = body{}, message{} // pb.doc: ParseInto overwrites it
 	doc := &pb.doc
 	if err := jsondoc.ParseInto(doc, b); err != nil {
 		if se, ok := err.(*jsondoc.SyntaxError); ok && se.Ambiguous {
