@@ -307,14 +307,16 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	}
 	readTexts(doc, ts, docs, p.mirrorable && !e.noMirror)
 	twinned := p.mirrorable && !e.noMirror && pairTexts(doc, ts, sc)
-	textMemo := sc != nil && !e.noMemo && !p.noMemo && longText(doc, ts)
+	lastData := lastDataTarget(ts)
+	// Protocol text alone (no place of data, whose scans the memo keeps
+	// when they repeat, and whose strings are mostly not clean).
+	textMemo := sc != nil && !e.noMemo && !p.noMemo && lastData < 0 && longText(doc, ts)
 	if sc != nil && !e.noMemo && !p.noMemo && !twinned && repeatsData(ts) || textMemo {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
 		}
 		sc.memo.on, sc.memo.text = true, textMemo
 	}
-	lastData := lastDataTarget(ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
 		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
