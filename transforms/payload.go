@@ -307,13 +307,16 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	}
 	readTexts(doc, ts, docs, p.mirrorable && !e.noMirror)
 	twinned := p.mirrorable && !e.noMirror && pairTexts(doc, ts, sc)
-	if sc != nil && !e.noMemo && !p.noMemo && !twinned && repeatsData(ts) {
+	lastData := lastDataTarget(ts)
+	// Protocol text alone (no place of data, whose scans the memo keeps
+	// when they repeat, and whose strings are mostly not clean).
+	textMemo := sc != nil && !e.noMemo && !p.noMemo && lastData < 0 && longText(doc, ts)
+	if sc != nil && !e.noMemo && !p.noMemo && !twinned && repeatsData(ts) || textMemo {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
 		}
-		sc.memo.on = true
+		sc.memo.on, sc.memo.text = true, textMemo
 	}
-	lastData := lastDataTarget(ts)
 	for i := range p.runs {
 		sg := &p.runs[i]
 		joints := e.acrossItems(sg, doc, ts, run) // values split across text items (crossitem.go)
@@ -323,7 +326,7 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 				continue // its place runs for it
 			}
 			if sc != nil && sc.memo.on {
-				sc.memo.adding = j < lastData
+				sc.memo.adding = j < lastData || textMemo
 			}
 			e.applySegment(sg, doc, t, run)
 			if run.Blocked {
@@ -380,6 +383,23 @@ func repeatsData(ts []target) bool {
 	}
 	return n >= 2
 }
+
+// longText reports whether ts holds a document of protocol text long
+// enough for its strings to repeat (a list's items: the same parameter
+// descriptions in tool after tool), whose scans are then memoised too,
+// the clean ones included (Engine.detect).
+func longText(d *jsondoc.Doc, ts []target) bool {
+	for i := range ts {
+		if t := &ts[i]; t.kind == document && t.shape != shData && len(d.Raw(t.node)) >= minMemoText {
+			return true
+		}
+	}
+	return false
+}
+
+// minMemoText is the size from which a document of protocol text has its
+// scans memoised (longText): some twenty tools of a list.
+const minMemoText = 4 << 10
 
 // lastDataTarget is the index of the last place of data in ts (-1: none).
 func lastDataTarget(ts []target) int {

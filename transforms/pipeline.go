@@ -116,9 +116,11 @@ type memoTable struct {
 	// adding: scans are memoised (not while the last place of data is
 	// walked: nothing would look them up).
 	adding bool
-	used   []uint16 // the slots in use, so that reset clears only those
-	slots  []memoEntry
-	found  []detect.Detection // the detections of every entry
+	// text: the clean scans are memoised too (longText).
+	text  bool
+	used  []uint16 // the slots in use, so that reset clears only those
+	slots []memoEntry
+	found []detect.Detection // the detections of every entry
 }
 
 type memoEntry struct {
@@ -195,7 +197,7 @@ func (m *memoTable) reset() {
 		m.slots[i] = memoEntry{}
 	}
 	clear(m.found)
-	m.on, m.adding, m.used, m.found = false, false, m.used[:0], m.found[:0]
+	m.on, m.adding, m.text, m.used, m.found = false, false, false, m.used[:0], m.found[:0]
 }
 
 // takeScratch gives run a scratch for the message it transforms, unless
@@ -285,7 +287,25 @@ func (e *Engine) detect(s string, sel *detect.Selection, memoID uint16, run *Run
 	// Most strings hold no trigger of sel's detectors (prose, names,
 	// "gold"), or are a short word no detector finds anything in (an enum
 	// value, most member names): no pass, no memo.
-	if !run.key.Reports() && e.detectors.Clean(s, sel) {
+	if run.key.Reports() {
+		return e.detectUnclean(s, sel, memoID, run)
+	}
+	if sc := run.sc; sc != nil && sc.memo.text && run.key == 0 {
+		// A long document of protocol text: its strings repeat, and
+		// most are clean, so the clean are memoised too (longText). Not
+		// under a key, whose findings are its own (a thing's name).
+		if found, ok := sc.memo.lookup(memoID, s); ok {
+			return found
+		}
+		if e.detectors.Clean(s, sel) {
+			if sc.memo.adding {
+				sc.memo.add(memoID, s, nil)
+			}
+			return nil
+		}
+		return e.detectUnclean(s, sel, memoID, run)
+	}
+	if e.detectors.Clean(s, sel) {
 		return nil
 	}
 	return e.detectUnclean(s, sel, memoID, run)

@@ -545,6 +545,10 @@ func FuzzMemo(f *testing.F) {
 		// walks: a twin (a) is left to structuredContent, so a text walked
 		// with twins would block on b, with another label.
 		`{"content":[{"type":"text","text":"{\"a\":\"AKIAYPKZVCGCKMHTXPVQ\",\"b\":\"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"}"}],"structuredContent":{"a":"AKIAYPKZVCGCKMHTXPVQ","b":"x"}}`,
+		// Lists long enough for their protocol text's scans, clean ones
+		// included, to be memoised (longText), findings repeated.
+		responseResult(benchdata.ToolsListN(40)),
+		`{"tools":[` + strings.Repeat(`{"name":"t","description":"Mail bob@example.com or call +44 20 7946 0958","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Record id, e.g. 4111111111111111"}}}},`, 30) + `{"name":"u"}]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -602,6 +606,12 @@ func FuzzMemo(f *testing.F) {
 			}
 		}
 	})
+}
+
+// responseResult is the result of a JSON-RPC response.
+func responseResult(resp []byte) string {
+	s := string(resp)
+	return s[strings.Index(s, `"result":`)+len(`"result":`) : len(s)-1]
 }
 
 // mirrored is a tool result whose structuredContent is the JSON data and

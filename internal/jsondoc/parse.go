@@ -113,6 +113,14 @@ func ParseInto(d *Doc, src []byte) error {
 		putNodes(p.nodes)
 		return err
 	}
+	if d.numEdits == 0 && d.extra == nil && d.keys == nil {
+		// Nothing edited (a released or new Doc, the common case): the
+		// rest is already zero. Two fields written, not the whole Doc,
+		// which inside the VM is a bulk copy under the collector's write
+		// barrier while it marks.
+		d.src, d.nodes, d.changed, d.mark, d.markAt = src, p.nodes, false, 0, 0
+		return nil
+	}
 	*d = Doc{src: src, nodes: p.nodes}
 	return nil
 }

@@ -167,4 +167,13 @@ type vmCaches struct {
 	readings map[string]policy.Readings
 	// lists are the last lists filtered (listmemo.go).
 	lists listMemo
+	// parsed is the request body being judged (exchange.judgeBody, which
+	// releases it before it returns), and exported the export_headers
+	// values being returned (exchange.exportHeaders, which the caller
+	// hands to the host before the next callback): scratch of whichever
+	// stream runs, as a VM runs one callback at a time. Not the stream's
+	// own: they are 40% of its size, and in the VM each byte of a stream
+	// is zeroed when made and counts towards the next collection.
+	parsed   parsedBody
+	exported [maxInlineExports][2]string
 }

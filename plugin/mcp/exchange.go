@@ -30,11 +30,6 @@ type exchange struct {
 	// keep is the list response being processed, when it is to be kept
 	// in the VM's memo of lists (listmemo.go).
 	keep listToKeep
-	// parsed is the request body being judged (judgeBody), and exported
-	// the export_headers values being returned (exportHeaders): the
-	// stream's own, not an allocation each.
-	parsed   parsedBody
-	exported [maxInlineExports][2]string
 	// firstRun, firstRecord and firstPrim are the stream's first
 	// transform run (newRun), call record (newRecord) and judged
 	// primitive (resolveAndDecide), each used once, so never shared:
@@ -217,7 +212,7 @@ func (r *forwardedSet) drain(fn func(id string, f forwarded)) {
 // judgeBody parses and judges a complete request body. A result with a
 // Reply answers the whole request: nothing of it goes upstream.
 func (s *exchange) judgeBody(raw []byte) BodyResult {
-	body, perr := parseBody(&s.parsed, raw)
+	body, perr := parseBody(&s.cfg.caches.parsed, raw)
 	if perr != nil {
 		reply := ErrorResponse("null", perr)
 		kind := failParse
@@ -555,15 +550,17 @@ func (s *exchange) judge(doc *jsondoc.Doc, m *message) judgement {
 const maxInlineExports = 8
 
 // exportHeaders builds the export_headers values: identity always, the
-// call's fields once a request was judged. They are the exchange's own
-// until the next call.
+// call's fields once a request was judged. They are the VM's own until
+// the next call of any stream (vmCaches.exported).
 func (s *exchange) exportHeaders(j *judgement) [][2]string {
 	if len(s.cfg.exports) == 0 {
 		return nil
 	}
-	// The caller hands the values to the host before it calls again.
-	out := s.exported[:0]
-	if len(s.cfg.exports) > len(s.exported) {
+	// The caller hands the values to the host before it calls again,
+	// on any stream.
+	exported := &s.cfg.caches.exported
+	out := exported[:0]
+	if len(s.cfg.exports) > len(exported) {
 		out = make([][2]string, 0, len(s.cfg.exports))
 	}
 	for _, h := range s.cfg.exports {
@@ -592,7 +589,12 @@ func (s *exchange) exportHeaders(j *judgement) [][2]string {
 			}
 		}
 		if v != "" {
-			out = append(out, [2]string{h.header, headerSafe(v)})
+			// Within out's capacity (made for every export); the two
+			// strings written, not a [2]string copied (a bulk copy under
+			// the collector's write barrier while it marks).
+			i := len(out)
+			out = out[:i+1]
+			out[i][0], out[i][1] = h.header, headerSafe(v)
 		}
 	}
 	return out

@@ -62,13 +62,16 @@ func (h *mirroredHeaders) present() bool {
 	return len(h.method) > 0 || len(h.name) > 0 || len(h.params) > 0
 }
 
-// readMirroredHeaders collects them from the request's headers; version
-// are its MCP-Protocol-Version values, which the caller read already.
-func readMirroredHeaders(req Request, version []string) mirroredHeaders {
-	var h mirroredHeaders
+// readMirroredHeaders collects them from the request's headers into h
+// (the stream's: each field written, not a struct copied, which inside
+// the VM is a bulk copy under the collector's write barrier while it
+// marks); version are its MCP-Protocol-Version values, which the caller
+// read already.
+func readMirroredHeaders(h *mirroredHeaders, req Request, version []string) {
 	h.version = version
 	h.method = req.HeaderValues(headerMethod)
 	h.name = req.HeaderValues(headerName)
+	h.params, h.twice = nil, ""
 	switch {
 	case len(h.version) > 1:
 		h.twice = headerProtocolVersion
@@ -91,7 +94,6 @@ func readMirroredHeaders(req Request, version []string) mirroredHeaders {
 		}
 		h.params = append(h.params, [2]string{rest, kv[1]})
 	}
-	return h
 }
 
 // decodeHeaderValue is a mirrored header's value decoded from the Base64

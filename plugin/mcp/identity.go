@@ -113,6 +113,9 @@ func sourceList(s policy.IdentitySource, req Request, jwt *jwtReader) []string {
 
 // splitRoles splits a comma- or space-separated role string.
 func splitRoles(s string) []string {
+	if s == "" {
+		return nil // most requests name no role: FieldsFunc's span array not zeroed
+	}
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 }
 

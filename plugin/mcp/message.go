@@ -55,10 +55,11 @@ type body struct {
 // parseBody parses a request body strictly. A body that is not JSON gets
 // -32700; one that JSON parsers could read differently gets -32600 (spec
 // 16). Individual messages that are not valid JSON-RPC are marked Invalid.
-// pb holds the body, its document and its one message: the exchange's
-// own (each allocation costs about a microsecond inside the VM).
+// pb holds the body, its document and its one message: the VM's
+// (vmCaches.parsed; each allocation costs about a microsecond inside the
+// VM).
 func parseBody(pb *parsedBody, b []byte) (*body, *policy.RPCError) {
-	*pb = parsedBody{}
+	pb.body, pb.one[0] = body{}, message{} // pb.doc: ParseInto overwrites it
 	doc := &pb.doc
 	if err := jsondoc.ParseInto(doc, b); err != nil {
 		if se, ok := err.(*jsondoc.SyntaxError); ok && se.Ambiguous {

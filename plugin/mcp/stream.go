@@ -198,7 +198,7 @@ func (s *Stream) OnRequestHeaders(req Request, method, path string, endOfStream 
 	// read as JSON-RPC, is judged, by the table of its revision; the
 	// headers that mirror its body are checked against it (headers.go).
 	s.post = true
-	s.ex.mirror = readMirroredHeaders(req, versions)
+	readMirroredHeaders(&s.ex.mirror, req, versions)
 	if len(s.ex.mirror.version) == 1 {
 		s.ex.rev = mcpvocab.RevisionOf(s.ex.mirror.version[0])
 	}
