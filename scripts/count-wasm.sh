@@ -76,7 +76,7 @@ instructions() {
   awk '/I +refs:/ { gsub(",", "", $NF); printf "%s ", $NF }' "$log"
   awk '/^fl=/ { fl = substr($0, 4) } /^fn=/ { fn = substr($0, 4) }
     /^[0-9]/ && (fl == "???" && fn == "???" || fn ~ /memory_(copy|fill)_wrapper|^__mem(cpy|move|set)_/) { own += $2 }
-    END { printf "%d\n", own }' "$log.cg"
+    END { printf "%.0f\n", own }' "$log.cg"
   rm -f "$log.cg"
 }
 
