@@ -1,9 +1,6 @@
 package detect
 
-import (
-	"math"
-	"math/bits"
-)
+import "math/bits"
 
 // The family detectors: personal data without a fixed shape (manual
 // 12.9), found after the trigger pass by scans of their own, each family
@@ -71,279 +68,156 @@ const (
 	dobStepOn
 )
 
-// scanDigits runs the scans in on (the ids' visit, idVisit, addrStep,
+// scanDigits runs the scans in on (the ids' visit, written here, addrStep,
 // dobStep) over p.s in one walk over the first digit of each run: those
-// the pass recorded (p.recRuns), else found eight bytes at a time, a
-// batch at a time. At each, every scan whose resume point the walk has
-// passed gets a visit. A scan that resumes inside a run (its last visit
-// ended there) is visited there at once, as its own loop over nextDigit
-// did: each scan sees the digits it saw alone, in order, and finds what
-// it found. They report different detectors, so their spans interleaving
-// in p.spans changes nothing (addrStep extends its own last span by its
-// index).
+// the pass recorded (p.recRuns), else found eight bytes at a time. At
+// each, every scan whose resume point the walk has passed gets a visit,
+// past its cheap test, read here without a call where it can be (in the
+// VM a call costs more than most of these tests). A scan that resumes
+// inside a run (its last visit ended there) is visited there at once, as
+// its own loop over nextDigit did: each scan sees the digits it saw
+// alone, in order, and finds what it found. They report different
+// detectors, so their spans interleaving in p.spans changes nothing
+// (addrStep extends its own last span by its index).
 func (p *pass) scanDigits(on uint8) {
-	st := digitScan{idNext: math.MaxInt, addrNext: math.MaxInt, dobNext: math.MaxInt, last: addrLast{-1, -1}}
-	// A scan that is off resumes nowhere.
-	if on&idStepOn != 0 {
-		st.idNext = 0
-	}
-	if on&addrStepOn != 0 {
-		st.addrNext = 0
-	}
-	if on&dobStepOn != 0 {
-		st.dobNext = 0
-	}
-	if p.recRuns {
-		p.scanRuns(&st, p.runs)
-		return
-	}
 	s := p.s
 	n := len(s)
-	var buf [digitBatch]int32
-	var carry uint64 // 0x80 when the byte before i is a digit
-	for i := 0; i < n; {
-		m := 0
-		for ; m <= digitBatch-8 && i < n; i += 8 {
-			var x uint64
-			if i+8 <= n {
-				x = load64(s, i)
-			} else {
-				x = tailWord(s, i) // NUL above the end: no digit
-			}
-			d := digitLanes(x)
-			for starts := d &^ (d<<8 | carry); starts != 0; starts &= starts - 1 {
-				buf[m] = int32(i + bits.TrailingZeros64(starts)>>3)
-				m++
-			}
-			carry = d >> 56
-		}
-		p.scanRuns(&st, buf[:m])
-	}
-}
-
-// digitBatch is how many runs scanDigits finds before their visits when
-// the pass recorded none (a keyed value's few).
-const digitBatch = 128
-
-// digitScan is scanDigits' state between batches of runs: where each
-// scan resumes (math.MaxInt: off) and addrStep's last address.
-type digitScan struct {
-	idNext, addrNext, dobNext int
-	last                      addrLast
-}
-
-// scanRuns visits the runs whose first digits are runs (ascending). Its
-// inner loop makes no call: it reads each run and makes each scan's
-// cheap tests, ids.go's fast path included, and leaves only for a run
-// some scan visits with a call. In the VM every value live across a call
-// is stored to the Go stack where it is made, in every round of the
-// loop, so the calls stay out of it.
-func (p *pass) scanRuns(st *digitScan, runs []int32) {
-	s := p.s
-	n := len(s)
-	idNext, addrNext, dobNext := st.idNext, st.addrNext, st.dobNext
-	k := 0
+	idNext, addrNext, dobNext := 0, 0, 0
+	last := addrLast{-1, -1}
+	runs, k := p.runs, 0
+	var carry uint64  // 0x80 when the byte before i is a digit
+	var starts uint64 // the runs' first digits in the word at i-8
+	i := 0
 	for {
-		var t, e int
-		var b, c byte
-		var need uint8
-		for {
-			if k >= len(runs) {
-				st.idNext, st.addrNext, st.dobNext = idNext, addrNext, dobNext
-				return
+		var t int
+		if p.recRuns {
+			if k == len(runs) {
+				break
 			}
 			t = int(runs[k])
 			k++
-			// The byte before the run (0 at the start), the run's end and
-			// the byte after it (NUL at the end): from one word where
-			// the run is shorter than seven digits.
-			if t > 0 && t+7 < n {
-				x := load64(s, t-1)
-				b = byte(x)
-				d := digitLanes(x) >> 8 // lanes 0-6: s[t:t+7]; lane 7 none
-				l := bits.TrailingZeros64(^d&swarHigh) >> 3
-				e = t + l
-				if l < 7 {
-					c = byte(x >> (8 * uint(l+1)))
+		} else {
+			for starts == 0 && i < n {
+				var x uint64
+				if i+8 <= n {
+					x = load64(s, i)
 				} else {
-					for e < n && s[e]-'0' < 10 {
-						e++
-					}
-					c = 0
-					if e < n {
-						c = s[e]
-					}
+					x = tailWord(s, i) // NUL above the end: no digit
 				}
-			} else {
-				b = 0
-				if t > 0 {
-					b = s[t-1]
-				}
-				e = t + 1
-				for e < n && s[e]-'0' < 10 {
-					e++
-				}
-				c = 0
-				if e < n {
-					c = s[e]
-				}
+				d := digitLanes(x)
+				starts = d &^ (d<<8 | carry)
+				carry = d >> 56
+				i += 8
 			}
-			if t >= idNext {
-				// The visit of ids.go's scan where it makes no call: a
-				// run glued to a lower-case letter (a word or a hash, no
-				// identifier: idToken's cls test), or a run alone whose
-				// stretch holds no identifier (idVisit's fast path).
-				if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
-					te := e
-					for te < n && idClass[s[te]]&icAlnum != 0 {
-						te++
-					}
-					idNext = te
-				} else if idClass[b]&icAlnum != 0 || idClass[c]&icAlnum != 0 || e-t >= 6 || t >= 2 && idClass[b]&icSep != 0 && idClass[s[t-2]]&icUpper != 0 {
-					need |= idStepOn
-				} else {
-					q, chars := e, e-t
-					ok, word := false, false
-					for chars <= idMaxChars {
-						if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
-							if s[q] == ' ' && idLens>>chars&1 != 0 {
-								ok = true
-								break
-							}
-							r := q + 1
-							for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
-							}
-							chars += q - r
-							continue
-						}
-						// piiWordAt without the call, but for a non-ASCII
-						// byte (idVisit reads it).
-						if idLens>>chars&1 != 0 {
-							if q < n && piiClass[s[q]]&pcWordish != 0 {
-								word = true
-							} else {
-								ok = q+1 >= n || s[q] != ':' || !piiDigit(s[q+1])
-							}
-						}
-						break
-					}
-					if ok || word && s[q] >= 0x80 {
-						need |= idStepOn
-					} else {
-						idNext = max(e, q)
-					}
-				}
-			}
-			if t >= addrNext {
-				// addrWorth's commonest refusals, without the call: a
-				// date's "-12" or a time's ":30" (no letter before the '-'
-				// or ':'), a number after '/', ')' or ';' (no 〒), a number
-				// first on a line or in a field of more than five digits or
-				// without a space after it (a CSV or JSON field's).
-				switch addrBefore[b] {
-				case 0:
-				case addrDash:
-					if t >= 2 && wordByte(s[t-2]) {
-						need |= addrStepOn
-					}
-				case addrJP:
-					if t >= 4 && s[t-2] == 0x92 { // 〒 is e3 80 92
-						need |= addrStepOn
-					}
-				case addrFirst:
-					// addrFirstWorth's house number: a letter, a range or
-					// a flat after it, or a space, or a comma and a space.
-					if e-t <= 5 && (c == ' ' || isASCIILetter(c) || c == '/' || c == '-' || c == ',' && e+1 < n && s[e+1] == ' ') {
-						need |= addrStepOn
-					}
-				default:
-					need |= addrStepOn
-				}
-			}
-			// A dob visit may end inside a run, at a digit no date starts
-			// at (dateGlued: a digit before it): the next is past the run.
-			if t >= dobNext && !dateGluedTab[b] && e-t <= dateRunMax[c] {
-				need |= dobStepOn
-			}
-			if need != 0 {
+			if starts == 0 {
 				break
 			}
+			t = i - 8 + bits.TrailingZeros64(starts)>>3
+			starts &= starts - 1
 		}
-		if need&idStepOn != 0 {
-			idNext = p.idVisit(t, e, b, c)
+		var b byte // the byte before the run
+		if t > 0 {
+			b = s[t-1]
 		}
-		if need&addrStepOn != 0 {
-			if k := addrBefore[b]; k == 1 || addrWorth(s, t, k) {
-				r := p.addrStep(t, &st.last)
+		// The run's end and the byte after it (NUL at the end), which
+		// the three scans' first tests read.
+		e := t + 1
+		for e < n && s[e]-'0' < 10 {
+			e++
+		}
+		var c byte
+		if e < n {
+			c = s[e]
+		}
+		if on&idStepOn != 0 && t >= idNext {
+			// The visit of ids.go's scan: the run's token (most runs
+			// are one alone: numbers, dates, times), then where no
+			// identifier may start (the fast path below), else idsAt.
+			// No visit ends inside a run: each ends where a token does.
+			a, te, ok := t, e, e-t <= idMaxChars
+			if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
+				// Glued to a lower-case letter: the token is a word
+				// or a hash, no identifier (idToken's cls test).
+				for te < n && idClass[s[te]]&icAlnum != 0 {
+					te++
+				}
+				ok = false
+			} else if idClass[b]&icAlnum != 0 || idClass[c]&icAlnum != 0 {
+				a, te, ok = idToken(s, t)
+			}
+			idNext = te
+			// The fast path: from a short segment without capitals before
+			// it, an identifier ends at a space or where the stretch of
+			// segments joined by separators ends (not glued to a word or to
+			// a time's ":30"), and holds 9 to 16 characters of a length some
+			// identifier has. Where no such end exists (a date, a timestamp,
+			// an amount, a version, "HTTP/1.1"), nothing starts here, nor in
+			// the rest of the stretch.
+			if ok && te-a < 6 && (a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
+				q, chars := te, te-a
+				ok = false
+				for chars <= idMaxChars {
+					if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
+						if s[q] == ' ' && idLens>>chars&1 != 0 {
+							ok = true
+							break
+						}
+						r := q + 1
+						for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
+						}
+						chars += q - r
+						continue
+					}
+					ok = idLens>>chars&1 != 0 && !piiWordAt(s, q) && (q+1 >= n || s[q] != ':' || !piiDigit(s[q+1]))
+					break
+				}
+				if !ok {
+					idNext = max(te, q)
+				}
+			}
+			if ok {
+				if end := p.idsAt(a); end > te {
+					idNext = end
+				}
+			}
+		}
+		if on&addrStepOn != 0 && t >= addrNext {
+			// addrWorth's commonest refusals, without the call: a
+			// date's "-12" or a time's ":30" (no letter before the '-'
+			// or ':'), a number after '/', ')' or ';' (no 〒), a number
+			// first on a line or in a field of more than five digits or
+			// without a space after it (a CSV or JSON field's).
+			k := addrBefore[b]
+			switch k {
+			case addrDash:
+				if t < 2 || !wordByte(s[t-2]) {
+					k = 0
+				}
+			case addrJP:
+				if t < 4 || s[t-2] != 0x92 { // 〒 is e3 80 92
+					k = 0
+				}
+			case addrFirst:
+				// addrFirstWorth's house number: a letter, a range or
+				// a flat after it, or a space, or a comma and a space.
+				if e-t > 5 || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
+					k = 0
+				}
+			}
+			if k == 1 || k != 0 && addrWorth(s, t, k) {
+				r := p.addrStep(t, &last)
 				for midRun(s, r) {
-					r = p.addrStep(r, &st.last)
+					r = p.addrStep(r, &last)
 				}
 				addrNext = r
 			}
 		}
-		if need&dobStepOn != 0 && (dateRunMax[c] != 4 || dateSepMay(s, t, e)) {
+		// A dob visit may end inside a run, at a digit no date starts
+		// at (dateGlued: a digit before it): the next is past the run.
+		if on&dobStepOn != 0 && t >= dobNext && !dateGluedTab[b] && e-t <= dateRunMax[c] && (dateRunMax[c] != 4 || dateSepMay(s, t, e)) {
 			dobNext = p.dobStep(t)
 		}
 	}
-}
-
-// idVisit is the visit of ids.go's scan of the run [t, e) (b the byte
-// before it, c the one after) where scanRuns' inner loop would make a
-// call: it returns where the next visit may be. The run's token (most
-// runs are one alone: numbers, dates, times), then where no identifier
-// may start (the fast path below), else idsAt. No visit ends inside a
-// run: each ends where a token does.
-func (p *pass) idVisit(t, e int, b, c byte) int {
-	s := p.s
-	n := len(s)
-	a, te, ok := t, e, e-t <= idMaxChars
-	if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
-		// Glued to a lower-case letter: the token is a word or a hash,
-		// no identifier (idToken's cls test).
-		for te < n && idClass[s[te]]&icAlnum != 0 {
-			te++
-		}
-		return te
-	}
-	if idClass[b]&icAlnum != 0 || idClass[c]&icAlnum != 0 {
-		a, te, ok = idToken(s, t)
-	}
-	next := te
-	// The fast path: from a short segment without capitals before it,
-	// an identifier ends at a space or where the stretch of segments
-	// joined by separators ends (not glued to a word or to a time's
-	// ":30"), and holds 9 to 16 characters of a length some identifier
-	// has. Where no such end exists (a date, a timestamp, an amount, a
-	// version, "HTTP/1.1"), nothing starts here, nor in the rest of the
-	// stretch.
-	if ok && te-a < 6 && (a < 2 || idClass[s[a-1]]&icSep == 0 || idClass[s[a-2]]&icUpper == 0) {
-		q, chars := te, te-a
-		ok = false
-		for chars <= idMaxChars {
-			if q+1 < n && idClass[s[q]]&icSep != 0 && idClass[s[q+1]]&icAlnum != 0 {
-				if s[q] == ' ' && idLens>>chars&1 != 0 {
-					ok = true
-					break
-				}
-				r := q + 1
-				for q = r; q < n && idClass[s[q]]&icAlnum != 0; q++ {
-				}
-				chars += q - r
-				continue
-			}
-			ok = idLens>>chars&1 != 0 && !piiWordAt(s, q) && (q+1 >= n || s[q] != ':' || !piiDigit(s[q+1]))
-			break
-		}
-		if !ok {
-			next = max(te, q)
-		}
-	}
-	if ok {
-		if end := p.idsAt(a); end > te {
-			next = end
-		}
-	}
-	return next
 }
 
 // midRun reports whether r is a digit after a digit: a scan resuming

@@ -1779,34 +1779,8 @@ func (p *pass) scanRecordedLabels() {
 		if e < 2 || !labelTail(s[e-2], s[e-1]) && !(s[e-1] == '.' && e >= 3 && labelTail(s[e-3], s[e-2])) {
 			continue
 		}
-		if !keys {
-			// labelLastMay, written out: most candidates past the tests
-			// above fail it.
-			j := e
-			if s[j-1] == '.' {
-				j--
-			}
-			i, h := j, uint32(0)
-			for i > 0 && j-i < 24 && s[i-1]-'a' < 26 {
-				i--
-				h = h*lastMul + uint32(s[i])
-			}
-			if i > 0 && s[i-1]-'A' < 26 {
-				if i < j {
-					i--
-					h = h*lastMul + uint32(s[i]|0x20)
-				} else {
-					for i > 0 && j-i < 24 && s[i-1]-'A' < 26 {
-						i--
-						h = h*lastMul + uint32(s[i]|0x20)
-					}
-				}
-			}
-			if !(i == j || j-i >= 24 || i > 0 && (s[i-1] >= utf8.RuneSelf || s[i-1] == '\'' || s[i-1] == '`')) {
-				if h = lastHash(h); labelLastBits[h>>3]&(1<<(h&7)) == 0 {
-					continue
-				}
-			}
+		if !keys && !labelLastMay(s, e) {
+			continue
 		}
 		next = p.labelledAt(t, e, next)
 	}
