@@ -308,10 +308,11 @@ func (e *Engine) Apply(p *Pipeline, doc *jsondoc.Doc, n int32, kind Payload, run
 	readTexts(doc, ts, docs, p.mirrorable && !e.noMirror)
 	twinned := p.mirrorable && !e.noMirror && pairTexts(doc, ts, sc)
 	lastData := lastDataTarget(ts)
+	memoOK := sc != nil && !e.noMemo && !p.noMemo
 	// Protocol text alone (no place of data, whose scans the memo keeps
 	// when they repeat, and whose strings are mostly not clean).
-	textMemo := sc != nil && !e.noMemo && !p.noMemo && lastData < 0 && longText(doc, ts)
-	if sc != nil && !e.noMemo && !p.noMemo && !twinned && repeatsData(ts) || textMemo {
+	textMemo := memoOK && lastData < 0 && longText(doc, ts)
+	if memoOK && !twinned && repeatsData(ts) || textMemo {
 		if sc.memo.slots == nil {
 			sc.memo.slots = make([]memoEntry, memoSlots)
 		}

@@ -219,12 +219,8 @@ func namesOnly(s string) bool {
 		if w.end == i {
 			return false
 		}
-		if w.shape == shapeLower && w.flags&nameword.Particle == 0 {
-			switch s[w.start:w.end] {
-			case "y", "e", "and", "und", "et", "en", "og", "och", "i":
-			default:
-				return false
-			}
+		if w.shape == shapeLower && w.flags&nameword.Particle == 0 && !nameJoiner(s[w.start:w.end]) {
+			return false
 		}
 		i = w.end
 	}

@@ -1130,9 +1130,7 @@ func companyChain(s string, i int) bool {
 		case w.flags&nameword.Company != 0:
 			return true
 		case w.shape == shapeLower && w.end-w.start <= 3:
-			switch s[w.start:w.end] {
-			case "y", "e", "and", "und", "et", "en", "og", "och", "i":
-			default:
+			if !nameJoiner(s[w.start:w.end]) {
 				return false
 			}
 		case w.shape != shapeCap && w.shape != shapeUpper:
@@ -1142,6 +1140,16 @@ func companyChain(s string, i int) bool {
 		if i < len(s) && s[i] == '.' {
 			i++
 		}
+	}
+	return false
+}
+
+// nameJoiner: w joins the names of a chain (Becerra y León, Müller und
+// Söhne).
+func nameJoiner(w string) bool {
+	switch w {
+	case "y", "e", "and", "und", "et", "en", "og", "och", "i":
+		return true
 	}
 	return false
 }
