@@ -3,6 +3,7 @@ package uritemplate
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // FastMCP 1.x (python-sdk v1.29.0, src/mcp/server/fastmcp/resources/
@@ -174,8 +175,10 @@ func python1Regexp(text string) (*regexp.Regexp, bool) {
 			i++
 			continue
 		}
-		emit(regexp.QuoteMeta(string(c)))
-		i++
+		// One character, whole: a quantifier after it takes all its bytes.
+		_, n := utf8.DecodeRuneInString(text[i:])
+		emit(regexp.QuoteMeta(text[i : i+n]))
+		i += n
 	}
 	if depth != 0 {
 		return nil, true // re: missing ), unterminated subpattern
@@ -249,11 +252,16 @@ func pyEscape(s string, inClass bool) (int, string) {
 		// Punctuation stands for itself.
 		return 1, regexp.QuoteMeta(string(c))
 	}
-	// Another letter is an error to re; a non-ASCII character is itself.
-	if inClass {
-		return 1, `\x00-\x{10FFFF}`
+	if c < 0x80 {
+		// Another ASCII letter is an error to re: read it as any character.
+		if inClass {
+			return 1, `\x00-\x{10FFFF}`
+		}
+		return 1, `(?s:.)`
 	}
-	return 1, `(?s:.)`
+	// A non-ASCII character stands for itself, all its bytes.
+	_, n := utf8.DecodeRuneInString(s)
+	return n, regexp.QuoteMeta(s[:n])
 }
 
 // pyClass translates the character class at the start of s: its length

@@ -42,6 +42,13 @@ var python1Cases = []struct {
 	{"a://x.y/{id}", "a://x\u00e9y/z", true},
 	{"a://x+?/{id}", "a://xx/z", true},
 	{"a://x{id}", "a://x/", false},
+	// A quantifier or an escape takes a whole non-ASCII character.
+	{"aή*.*x{A}", "ax0", true},
+	{"a://ή?x/{id}", "a://x/z", true},
+	{"a://é+/{id}", "a://ééé/z", true},
+	{"a://\\é/{id}", "a://é/z", true},
+	{"a://[\\é]/{id}", "a://é/z", true},
+	{"a://\\é/{id}", "a://e/z", false},
 }
 
 func TestPython1Reading(t *testing.T) {
