@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -69,26 +71,12 @@ func TestPython1Reading(t *testing.T) {
 // ResourceTemplate.matches), with Python's own re. null: re refuses the
 // pattern.
 type pythonRE struct {
-	mu  sync.Mutex
-	in  io.WriteCloser
-	out *bufio.Reader
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	answers chan []byte
 }
 
-var (
-	pyOnce sync.Once
-	pyProc *pythonRE
-	pyErr  error
-)
-
-func pythonMatches(t testing.TB, template, uri string) *bool {
-	t.Helper()
-	pyOnce.Do(func() {
-		py, err := exec.LookPath("python3")
-		if err != nil {
-			pyErr = err
-			return
-		}
-		const script = `import json, re, sys, warnings
+const pythonScript = `import json, re, sys, warnings
 warnings.simplefilter("ignore")
 for line in sys.stdin:
     t, u = json.loads(line)
@@ -99,41 +87,91 @@ for line in sys.stdin:
     sys.stdout.write(json.dumps(r) + "\n")
     sys.stdout.flush()
 `
-		cmd := exec.Command(py, "-c", script)
-		in, err := cmd.StdinPipe()
-		if err == nil {
-			var out io.ReadCloser
-			if out, err = cmd.StdoutPipe(); err == nil {
-				if err = cmd.Start(); err == nil {
-					pyProc = &pythonRE{in: in, out: bufio.NewReader(out)}
-				}
+
+// pythonPatience bounds one answer: a fuzzed pattern can backtrack
+// for ever in re ((a*)*b), which cannot be interrupted from outside
+// but by ending the process.
+const pythonPatience = 2 * time.Second
+
+var (
+	pyMu   sync.Mutex
+	pyProc *pythonRE
+	pyErr  error
+)
+
+func startPython() (*pythonRE, error) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(py, "-c", pythonScript)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &pythonRE{cmd: cmd, in: in, answers: make(chan []byte, 1)}
+	go func() {
+		r := bufio.NewReader(out)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				close(p.answers)
+				return
 			}
+			p.answers <- line
 		}
-		pyErr = err
-	})
+	}()
+	return p, nil
+}
+
+// pythonMatches asks python3 whether FastMCP 1.x's pattern of template
+// fully matches uri. answered is false when re took longer than
+// pythonPatience (the process is then ended, and the next question
+// starts another); r is nil when re refuses the pattern.
+func pythonMatches(t testing.TB, template, uri string) (r *bool, answered bool) {
+	t.Helper()
+	pyMu.Lock()
+	defer pyMu.Unlock()
+	if pyProc == nil && pyErr == nil {
+		pyProc, pyErr = startPython()
+	}
 	if pyErr != nil {
 		t.Skipf("python3 is not there (%v): FastMCP's reading is not checked against re", pyErr)
 	}
 	p := pyProc
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	q, _ := json.Marshal([]string{template, uri})
 	if _, err := p.in.Write(append(q, '\n')); err != nil {
 		t.Fatalf("python3: %v", err)
 	}
-	line, err := p.out.ReadBytes('\n')
-	var r *bool
-	if err != nil || json.Unmarshal(line, &r) != nil {
-		t.Fatalf("python3 answered %q for %s (%v)", line, q, err)
+	select {
+	case line, ok := <-p.answers:
+		if !ok || json.Unmarshal(line, &r) != nil {
+			t.Fatalf("python3 answered %q for %s", line, q)
+		}
+		return r, true
+	case <-time.After(pythonPatience):
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+		pyProc = nil
+		return nil, false
 	}
-	return r
 }
 
 // Every URI Python's re matches by FastMCP's pattern, the loose reading
 // matches: checked against python3 where it is installed.
 func TestPython1AgainstPython(t *testing.T) {
 	for _, c := range python1Cases {
-		r := pythonMatches(t, c.template, c.uri)
+		r, answered := pythonMatches(t, c.template, c.uri)
+		if !answered {
+			t.Fatalf("%s %q: python3 did not answer in %v", c.template, c.uri, pythonPatience)
+		}
 		if got := r != nil && *r; got != c.python {
 			t.Errorf("%s %q: python3 says %v, the case says %v", c.template, c.uri, got, c.python)
 		}
@@ -155,8 +193,22 @@ func FuzzPython1(f *testing.F) {
 		if err != nil || tmpl.py == nil && !tmpl.pyAny {
 			return // not a template FastMCP 1.x can read
 		}
-		if r := pythonMatches(t, template, uri); r != nil && *r && !tmpl.Match(uri, Loose) {
+		// A question re does not answer in time (a pattern that
+		// backtracks for ever) is left unchecked.
+		if r, _ := pythonMatches(t, template, uri); r != nil && *r && !tmpl.Match(uri, Loose) {
 			t.Fatalf("%s %q: FastMCP 1.x matches, the loose reading does not", template, uri)
 		}
 	})
+}
+
+// A pattern re backtracks on for ever leaves the question unanswered
+// and the next one answered by a new process (the fuzzer found one and
+// hung for the test binary's whole timeout).
+func TestPythonPatience(t *testing.T) {
+	if _, answered := pythonMatches(t, "a://(a*)*b{x}", "a://"+strings.Repeat("a", 40)); answered {
+		t.Fatal("python3 answered a pattern that backtracks for ever")
+	}
+	if r, answered := pythonMatches(t, "a://{x}", "a://y"); !answered || r == nil || !*r {
+		t.Fatalf("after a runaway pattern: %v, answered %v", r, answered)
+	}
 }
