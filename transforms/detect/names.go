@@ -984,6 +984,9 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	if ctx == ctxNone && (orgBefore(s, t) || digitAround(s, gs[0].start, gs[k-1].end)) {
 		return 0, false // Rue Victor Hugo, 10807 Reanna Ridge
 	}
+	if ctx == ctxNone && placeInBefore(s, t) && !possessiveAfter(s, gs[k-1].end) {
+		return 0, false // takes place in Upton Beier, en Palma de Mallorca
+	}
 	for j := 0; j < k; j++ {
 		if gs[j].org {
 			return 0, false // Karl-Marx-Straße
@@ -1268,6 +1271,40 @@ func orgBefore(s string, t int) bool {
 	}
 	w := readWord(s, k)
 	return w.flags&nameword.Org != 0 && (w.shape != shapeLower || w.flags&nameword.StreetBefore != 0)
+}
+
+// placeInBefore: the word before t is the preposition of being in a
+// place (in, Spanish en, Portuguese em), in lower case after a space or
+// at the start. What the tables alone read as a name there is a town or
+// a venue: people are rarely written "in" without a possessive.
+func placeInBefore(s string, t int) bool {
+	if t < 3 || s[t-1] != ' ' || t > 3 && s[t-4] != ' ' {
+		return false
+	}
+	switch s[t-3 : t-1] {
+	case "in", "en", "em":
+		return true
+	}
+	return false
+}
+
+// possessiveAfter: an apostrophe follows the name ending at e, or the
+// one word after it (a suffix: Jr., PhD), its possessive (in John
+// Smith's office, in Pedro Alves' office, in Edgar Trantow Sr.'s).
+func possessiveAfter(s string, e int) bool {
+	w := e
+	if w < len(s) && s[w] == ' ' {
+		w++
+	}
+	j := w
+	for j < len(s) && j < w+12 && (s[j]|0x20-'a' < 26 || s[j] == '.') {
+		j++
+	}
+	if j == w {
+		j = e // no word after the space
+	}
+	r := s[j:]
+	return len(r) >= 1 && r[0] == '\'' || len(r) >= 3 && r[:3] == "\u2019"
 }
 
 // readGroup reads a word and the parts hyphenated to it.
