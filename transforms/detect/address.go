@@ -96,6 +96,9 @@ func postcodeShape(s string) bool {
 	s = strings.TrimSpace(s)
 	j := countryPrefix(s, 0)
 	e, ok := postcodeAt(s, j, false)
+	if j < len(s) && !isDigit(s[j]) {
+		e, ok = letterPostcode(s, j, true) // alone, a real one
+	}
 	return ok && e == len(s)
 }
 
@@ -142,6 +145,9 @@ func addressAt(s string, i int) (a, b int) {
 	if a, b := numberAfter(s, i); b > a {
 		return a, b
 	}
+	if a, b := snAddress(s, i); b > a {
+		return a, b
+	}
 	return postcodeAnchor(s, i)
 }
 
@@ -150,9 +156,15 @@ func addressAt(s string, i int) (a, b int) {
 // A street type: where it stands (before or after the name, or glued to
 // its end) and how much it proves alone.
 const (
-	stLast    = 1 << iota // after the name, alone: 10 Downing Street
-	stLastExt             // after the name, only with a postcode: 12 Hull Village
-	stFirst               // before the name: rue de la Paix, Calle Mayor
+	stLast     = 1 << iota // after the name, alone: 10 Downing Street
+	stLastExt              // after the name, only with a postcode: 12 Hull Village
+	stFirst                // before the name: rue de la Paix, Calle Mayor
+	stFirstExt             // before the name, only with a postcode: Bloque, Contrada, Vila, szosa
+	stHead                 // capitalised, may start a name: Östra Gengatan, Alte Frankfurter Straße
+	stPrep                 // capitalised, starts a name: Am Quettinger Feld, Zur Alten Mühle
+	stParticle             // lower-case in a Dutch name: van de Meerweg, Johan de Wittlaan
+
+	stAny = stLast | stLastExt | stFirst | stFirstExt // a street type
 )
 
 var streetTypes = func() map[string]uint8 {
@@ -178,7 +190,21 @@ var streetTypes = func() map[string]uint8 {
 		viaduct view views village villages ville vista walks wall ways well wells nagar chowk ganj path`)
 	add(stFirst, `rue avenue av avda avenida boulevard bd bld bvd chemin ch place pl allée allee impasse imp quai route rte cours
 		passage calle c carrer plaza pza paseo camino ronda travesía travesia glorieta via viale piazza corso largo vicolo
-		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong`)
+		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong
+		carretera callejón urbanización avinguda passeig rambla lungomare ladeira viela contrada`)
+	// Common words too (Grupo Bimbo 2024, park 3 cars): a name, a
+	// number and the postcode after them make them a street.
+	add(stFirstExt, `apartamento entrada lado subida bloque edificio arroyo pasaje torrente vía acceso bajada barranco
+		barrio calleja conjunto cuesta grupo huerta jardines lugar manzana masía muelle pasadizo polígono puente sector
+		sendero mercado monte parque incrocio borgo rotonda vico traversa salita località frazione canale vila beco passagem
+		marginal quadra setor szosa park droga ogród rondo skwer wybrzeże bulwar pasaż zaułek trakt`)
+	// What may stand before the words that prove a street (nameHeadBefore).
+	add(stHead, `östra västra norra södra övre nedre stora lilla gamla nya yttre inre nordre søndre østre vestre
+		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
+		grosse großer großen hohe hoher hohen lange langer langen obere oberer untere unterer mittlere innere hintere
+		vordere nieuwe oude korte grote hoge lage eerste tweede derde oost west noord zuid sint iso pikku vanha uusi`)
+	add(stPrep, `am an auf im in zum zur unter hinter vor bei beim über achter aan bij over op`)
+	add(stParticle, `van de der den ter ten op het`)
 	return m
 }()
 
@@ -192,7 +218,7 @@ var gluedSuffixes = []struct {
 	{"straße", false}, {"strasse", false}, {"str", false}, {"allee", false}, {"platz", false}, {"gasse", false},
 	{"weg", false}, {"damm", false}, {"ufer", false}, {"chaussee", false}, {"steig", false}, {"pfad", false},
 	{"straat", false}, {"laan", false}, {"gracht", false}, {"kade", false}, {"singel", false}, {"dijk", false},
-	{"steeg", false}, {"plein", false}, {"dreef", false},
+	{"steeg", false}, {"plein", false}, {"dreef", false}, {"plantsoen", false}, {"hof", true}, {"pad", true}, {"park", true},
 	{"gatan", false}, {"vägen", false}, {"gränd", false}, {"stigen", false}, {"torget", false}, {"allén", false},
 	{"katu", false}, {"polku", false}, {"kuja", false}, {"väylä", false}, {"kaari", false}, {"rinne", false},
 	{"vej", false}, {"stræde", false}, {"allé", false}, {"vænget", false},
@@ -588,7 +614,13 @@ func numberAfter(s string, i int) (int, int) {
 	if !ok {
 		return 0, 0
 	}
-	e = unitAfterNumber(s, e)
+	return streetLineBefore(s, i, unitAfterNumber(s, e), false)
+}
+
+// streetLineBefore reads the street name before a house number [i, e)
+// (numberAfter) or, sn, before "s/n" or "snc" (no number, snAddress):
+// then only a typed street with a postcode after it is one.
+func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 	j := i
 	for j > 0 && s[j-1] == ' ' {
 		j--
@@ -615,27 +647,30 @@ func numberAfter(s string, i int) (int, int) {
 	// Glued: Hauptstraße 12, Hauptstr. 5, Karl-Marx-Allee 3a, Drottninggatan 5.
 	if ok, weak := glued(w); ok && capital(s, ws) && (!dot || strings.HasSuffix(strings.ToLower(w), "str")) {
 		t, post := addrTail(s, e, false)
-		if !weak || post {
-			return ws, t
+		if weak || sn {
+			t, post = weakTail(s, e)
+		}
+		if !weak && !sn || post {
+			return nameHeadBefore(s, ws, false), t
 		}
 		return 0, 0
 	}
 	// A type word after adjectives (Frankfurter Allee 12), or before the
 	// name (Calle Mayor 5, Via Roma 10, ul. Marszałkowska 1).
-	q, start, typed := ws, -1, false
+	q, start, typed, weakType := ws, -1, false, false
 	if t := streetType(w); t&stLast != 0 && capital(s, ws) && !dot {
 		// The type word needs its name before it: "Ring 91 234 56 78"
 		// (a phone), "Straße 12 is closed" name no street.
 		p := wordBefore(s, max(ws-1, 0))
-		if ws == 0 || s[ws-1] != ' ' || p == ws-1 || !capital(s, p) || streetType(s[p:ws-1]) != 0 {
+		if ws == 0 || s[ws-1] != ' ' || p == ws-1 || !capital(s, p) || streetType(s[p:ws-1])&stAny != 0 {
 			return 0, 0
 		}
-		start, typed = p, true
+		start, typed = nameHeadBefore(s, p, true), true
 	} else {
 		for words := 0; words < 5; words++ {
 			t := streetType(s[q:we])
-			if t&stFirst != 0 && words > 0 {
-				start, typed = q, true
+			if t&(stFirst|stFirstExt) != 0 && words > 0 {
+				start, typed, weakType = q, true, t&stFirst == 0
 				break
 			}
 			if !nameWord(s, q, we) && !isConnector(s[q:we]) || q == 0 {
@@ -662,14 +697,24 @@ func numberAfter(s string, i int) (int, int) {
 			q, we = pw, pe
 		}
 		if start < 0 {
-			if t := streetType(s[q:we]); t&stFirst != 0 && q < ws {
-				start, typed = q, true
+			if t := streetType(s[q:we]); t&(stFirst|stFirstExt) != 0 && q < ws {
+				start, typed, weakType = q, true, t&stFirst == 0
 			}
 		}
 	}
 	if typed {
-		t, _ := addrTail(s, e, false)
-		return start, t
+		// A weak type (Grupo, Parque, park: common words too) and "s/n"
+		// need the postcode: "Grupo Bimbo 2024" is a company and a year.
+		t, post := addrTail(s, e, false)
+		if weakType || sn {
+			t, post = weakTail(s, e)
+		}
+		if post || !weakType && !sn {
+			return start, t
+		}
+	}
+	if sn {
+		return 0, 0
 	}
 	// No type: the capitalised words before the number, and a strong
 	// postcode (Strøget 2, 1160 København K).
@@ -690,7 +735,7 @@ func numberAfter(s string, i int) (int, int) {
 	if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) {
 		start = p
 	}
-	start = streetParticlesBefore(s, start)
+	start = nameHeadBefore(s, streetParticlesBefore(s, start), true)
 	if t, post := addrTail(s, e, true); post {
 		return start, t
 	}
@@ -721,13 +766,83 @@ func streetParticlesBefore(s string, ws int) int {
 	return ws
 }
 
-// unitAfterNumber takes a flat right after a house number: "1 m. 5".
+// nameHeadBefore extends a street name starting at ws back over the
+// words before it the scan does not prove it by: direction and adjective
+// words (Östra Gengatan, Nordre Strandvej, Nieuwe Binnenweg), German
+// adjectives of place (Bergische Landstr.), a German or Dutch preposition
+// (Am Quettinger Feld, Zur Alten Mühle), Dutch particles from van, ter,
+// ten or op or from the name before them (van de Meerweg, Johan de
+// Wittlaan; not "in der Lindenstraße", "naar de Kerkstraat"), and,
+// genitive, one name before a genitive (Andersson Lindströms Väg).
+func nameHeadBefore(s string, ws int, genitive bool) int {
+	start, named := ws, ws // named: start without the particles after it
+words:
+	for n := 0; n < 4 && start > 1 && s[start-1] == ' '; n++ {
+		p := wordBefore(s, start-1)
+		if p == start-1 || p > 0 && wordByte(s[p-1]) {
+			break
+		}
+		w := s[p : start-1]
+		t := streetType(w)
+		if !capital(s, p) {
+			if t&stParticle == 0 {
+				break
+			}
+			start = p
+			continue
+		}
+		switch {
+		case t&(stPrep|stParticle) != 0, start < named: // Am, Van, Johan de
+			return p
+		case t&stHead != 0, strings.HasSuffix(w, "ische"), len(w) >= 7 && strings.HasSuffix(w, "er"):
+		case genitive && n == 0 && s[wordAt(s, start)-1] == 's' && len(w) > 2 && !allUpper(w):
+			return p
+		default:
+			break words
+		}
+		start, named = p, p
+	}
+	for ; start < named; start = skipSpaces(s, wordAt(s, start)) {
+		if w := s[start:wordAt(s, start)]; w == "van" || w == "ter" || w == "ten" || w == "op" {
+			break
+		}
+	}
+	return start
+}
+
+// unitAfterNumber takes a flat or floor right after a house number: "1
+// m. 5", "107 I," "12-hoog" (Dutch floors).
 func unitAfterNumber(s string, e int) int {
 	if strings.HasPrefix(s[e:], " m. ") && e+4 < len(s) && isDigit(s[e+4]) {
 		_, _, f := number(s, e+4)
 		return f
 	}
+	x := e
+	if x+1 < len(s) && s[x] == ' ' && s[x+1] == 'I' {
+		for x++; x < len(s) && x-e <= 4 && (s[x] == 'I' || s[x] == 'V'); x++ {
+		}
+	} else if strings.HasPrefix(s[e:], "-hoog") || strings.HasPrefix(s[e:], " hoog") {
+		x += 5
+	}
+	if x > e && (x == len(s) || s[x] == ',' || s[x] == '\n') {
+		return x
+	}
 	return e
+}
+
+// snAddress reads a street line without a house number, "s/n" or "snc"
+// (sin número, senza numero civico) in its place, before the postcode
+// at i: "Camino Irene s/n, 68394 Barcelona".
+func snAddress(s string, i int) (int, int) {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == ',') && i-j < 3 {
+		j--
+	}
+	t := strings.TrimSuffix(s[:j], ".")
+	if j == i || !strings.HasSuffix(t, " s/n") && !strings.HasSuffix(t, " S/N") && !strings.HasSuffix(t, " snc") {
+		return 0, 0
+	}
+	return streetLineBefore(s, len(t)-3, j, true)
 }
 
 // ---------------------------------------------------------------- the tail
@@ -808,6 +923,18 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 		q = cityEnd(s, w)
 	}
 	return end, false
+}
+
+// weakTail is addrTail for a street line a weak type proves: a year-like
+// postcode only with its city ("Notepad 11, 2024 update", "Parque Warner
+// 12, 2024 temporada" are no addresses; "Nørregade 5, 2000 Frederiksberg"
+// is one).
+func weakTail(s string, e int) (int, bool) {
+	if t, post := addrTail(s, e, true); post {
+		return t, true
+	}
+	t, post := addrTail(s, e, false)
+	return t, post && !isDigit(s[t-1])
 }
 
 // addrPrepositionEnd returns where the word after the preposition at k
@@ -1087,12 +1214,14 @@ func postcodeAt(s string, k int, strong bool) (int, bool) {
 		}
 		return end, true
 	}
-	return letterPostcode(s, k)
+	return letterPostcode(s, k, strong)
 }
 
 // letterPostcode reads a British (SW1A 1AA, NW1 6XE, M1 1AE) or Canadian
-// (K1A 0B1) postcode at k.
-func letterPostcode(s string, k int) (int, bool) {
+// (K1A 0B1) postcode at k. strict refuses the inward letters C I K M O V
+// that no real postcode has; after a street line they are taken
+// (generated data, typos: PR8 3YK).
+func letterPostcode(s string, k int, strict bool) (int, bool) {
 	up := func(j int) bool { return j < len(s) && s[j]-'A' < 26 }
 	dg := func(j int) bool { return j < len(s) && isDigit(s[j]) }
 	end := func(j int) (int, bool) {
@@ -1130,7 +1259,7 @@ func letterPostcode(s string, k int) (int, bool) {
 	if j < len(s) && s[j] == ' ' {
 		j++
 	}
-	if dg(j) && up(j+1) && up(j+2) && !strings.ContainsAny(s[j+1:j+3], "CIKMOV") {
+	if dg(j) && up(j+1) && up(j+2) && (!strict || !strings.ContainsAny(s[j+1:j+3], "CIKMOV")) {
 		return end(j + 3)
 	}
 	return 0, false
@@ -1152,7 +1281,7 @@ func postcodeAnchor(s string, i int) (int, int) {
 		return 0, 0
 	}
 	if k < i {
-		e, ok := letterPostcode(s, k)
+		e, ok := letterPostcode(s, k, true)
 		if !ok {
 			return 0, 0
 		}
@@ -1288,7 +1417,7 @@ func streetBefore(s string, c int) int {
 			}
 			w := s[ws:q]
 			switch {
-			case streetType(w) != 0 || isUnitWord(w):
+			case streetType(w)&stAny != 0 || isUnitWord(w):
 				proof = true
 			case nameWord(s, ws, q):
 			case isConnector(w):
