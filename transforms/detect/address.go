@@ -189,7 +189,7 @@ var streetTypes = func() map[string]uint8 {
 		ridges river roads route run shoal shoals shore shores skyway spring springs spur spurs squares station stravenue stream
 		streets summit throughway trace track trafficway trailer tunnel turnpike underpass union unions valley valleys via
 		viaduct view views village villages ville vista walks wall ways well wells nagar chowk ganj path brae lea
-		grange wood glade vale fold rise drove paddock`)
+		grange wood glade vale fold rise drove paddock croft end yard chase`)
 	add(stFirst, `rue avenue av avda avenida boulevard bd bld bvd chemin ch place pl allée allee impasse imp quai route rte cours
 		passage calle c carrer plaza pza paseo camino ronda travesía travesia glorieta via viale piazza corso largo vicolo
 		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong
@@ -201,7 +201,8 @@ var streetTypes = func() map[string]uint8 {
 		sendero mercado monte parque incrocio borgo rotonda vico traversa salita località frazione canale vila beco passagem
 		marginal quadra setor szosa park droga ogród rondo skwer wybrzeże bulwar pasaż zaułek trakt riera ferrocarril
 		extrarradio solar quinta arrabal prolongación terrenos colonia rampa caserío caserio poblado puerta municipio
-		ramal parcela rynek wyspa bulw wyb`)
+		ramal parcela rynek wyspa bulw wyb aldea colegio escalinata explanada extramuros gran partida rincón salida
+		sección senda chalet voie`)
 	// What may stand before the words that prove a street (nameHeadBefore).
 	add(stHead, `östra västra norra södra övre nedre stora lilla gamla nya yttre inre nordre søndre østre vestre
 		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
@@ -225,18 +226,18 @@ var gluedSuffixes = []struct {
 	{"weg", false}, {"damm", false}, {"ufer", false}, {"chaussee", false}, {"steig", false}, {"pfad", false},
 	{"straat", false}, {"laan", false}, {"gracht", false}, {"kade", false}, {"singel", false}, {"dijk", false},
 	{"steeg", false}, {"plein", false}, {"dreef", false}, {"plantsoen", false}, {"hof", true}, {"pad", true}, {"park", true},
-	{"gatan", false}, {"vägen", false}, {"gränd", false}, {"stigen", false}, {"torget", false}, {"allén", false},
-	{"katu", false}, {"polku", false}, {"kuja", false}, {"väylä", false}, {"kaari", false}, {"rinne", false},
+	{"gatan", false}, {"vägen", false}, {"gränd", false}, {"stigen", false}, {"torget", false}, {"allén", false}, {"gränden", false}, {"gärdet", false},
+	{"katu", false}, {"polku", false}, {"raitti", false}, {"penger", false}, {"kuja", false}, {"väylä", false}, {"kaari", false}, {"rinne", false},
 	{"vej", false}, {"stræde", false}, {"allé", false}, {"vænget", false},
 	{"ring", true}, {"markt", true}, {"gade", true}, {"tie", true}, {"torv", true}, {"plads", true}, {"backen", true},
-	{"gata", true}, {"väg", true}, {"tori", true}, {"veien", true},
+	{"gata", true}, {"väg", true}, {"tori", true}, {"veien", true}, {"linja", true}, {"ranta", true},
 }
 
 // connectors may stand between the capitalised words of a name.
 var connectors = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`de la le les los las du des del della delle dei di da do dos das van von der den het ter
-		am an auf of the upon on sur en y e i och og`) {
+		am an auf of the upon on sur en y e i och og aan op bij`) {
 		m[w] = true
 	}
 	return m
@@ -766,7 +767,7 @@ func streetParticlesBefore(s string, ws int) int {
 			break
 		}
 		switch s[p : start-1] {
-		case "den", "der", "dem", "des", "de", "da", "do", "das", "dos", "la", "le", "van", "von", "am", "an", "op", "di", "del":
+		case "den", "der", "dem", "des", "de", "da", "do", "das", "dos", "la", "le", "van", "von", "op", "di", "del":
 		default:
 			if capital(s, p) && n > 0 {
 				return p
@@ -789,7 +790,14 @@ func streetParticlesBefore(s string, ws int) int {
 func nameHeadBefore(s string, ws int, genitive bool) int {
 	start, named := ws, ws // named: start without the particles after it
 words:
-	for n := 0; n < 4 && start > 1 && s[start-1] == ' '; n++ {
+	for n := 0; n < 4 && start > 2 && s[start-1] == ' '; n++ {
+		if s[start-2] == '.' { // an abbreviated name: Chr. Winthersvej, Dr. Tolstrups Gade
+			if p := wordBefore(s, start-2); p < start-2 && start-2-p <= 4 && capital(s, p) && (p == 0 || s[p-1] == ' ') {
+				start, named = p, p
+				continue
+			}
+			break
+		}
 		p := wordBefore(s, start-1)
 		if p == start-1 || p > 0 && wordByte(s[p-1]) {
 			break
@@ -1018,13 +1026,16 @@ func postTail(s string, e int) int {
 // Janeiro, Lake Nicole, Saint-Étienne): at most four words.
 func cityEnd(s string, w int) int {
 	end, q := w, w
+	if p := wordBefore(s, w); (s[p:w] == "St" || s[p:w] == "Ste" || s[p:w] == "Mt" || s[p:w] == "Ft") && strings.HasPrefix(s[w:], ". ") {
+		q++ // St. Hamill, Ft. Worth
+	}
 	for words := 0; words < 4; words++ {
 		if q >= len(s) || s[q] != ' ' {
 			break
 		}
 		k := q + 1
 		x := wordAt(s, k)
-		if x == k {
+		if x == k || x < len(s) && isDigit(s[x]) { // Grimesfield S29 39N
 			break
 		}
 		if nameWord(s, k, x) && !(x-k >= 2 && x-k <= 3 && allUpper(s[k:x])) || streetType(s[k:x])&stCityTail != 0 {
