@@ -522,12 +522,7 @@ func numberFirst(s string, i int) (int, int) {
 	if last > 0 {
 		// The postcode with no city before or after it proves nothing
 		// here: "770 Teilnehmer, 78786 visitors" counts things.
-		t, post := addrTail(s, last, true)
-		k := last
-		for k < len(s) && (s[k] == ',' || s[k] == ' ') {
-			k++
-		}
-		if pe, _ := postcodeAt(s, k, true); post && pe != t {
+		if t, post := addrTail(s, last, true); post && !postcodeAlone(s, last, t) {
 			return start, t
 		}
 	}
@@ -749,7 +744,7 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 		start = p
 	}
 	start = nameHeadBefore(s, streetParticlesBefore(s, start), true)
-	if t, post := addrTail(s, e, true); post {
+	if t, post := addrTail(s, e, true); post && !postcodeAlone(s, e, t) {
 		return start, t
 	}
 	return 0, 0
@@ -945,16 +940,23 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 	return end, false
 }
 
-// weakTail is addrTail for a street line a weak type proves: a year-like
-// postcode only with its city ("Notepad 11, 2024 update", "Parque Warner
-// 12, 2024 temporada" are no addresses; "Nørregade 5, 2000 Frederiksberg"
-// is one).
+// weakTail is addrTail for a street line a weak type proves: a postcode
+// with a city before or after it ("Notepad 11, 2024 update", "Parque
+// Warner 12, 28001 visitantes" count things; "Nørregade 5, 2000
+// Frederiksberg" is an address).
 func weakTail(s string, e int) (int, bool) {
-	if t, post := addrTail(s, e, true); post {
-		return t, true
-	}
 	t, post := addrTail(s, e, false)
-	return t, post && !isDigit(s[t-1])
+	return t, post && !postcodeAlone(s, e, t)
+}
+
+// postcodeAlone reports whether the tail [e, t) of a street line is a
+// postcode alone, right after it.
+func postcodeAlone(s string, e, t int) bool {
+	for e < len(s) && (s[e] == ',' || s[e] == ' ') {
+		e++
+	}
+	pe, ok := postcodeAt(s, e, false)
+	return ok && pe == t
 }
 
 // addrPrepositionEnd returns where the word after the preposition at k
