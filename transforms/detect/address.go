@@ -826,21 +826,25 @@ words:
 }
 
 // unitAfterNumber takes a flat or floor right after a house number: "1
-// m. 5", "107 I," "12-hoog" (Dutch floors).
+// m. 5", "107 I,", "12-hoog," (Dutch floors).
 func unitAfterNumber(s string, e int) int {
 	if strings.HasPrefix(s[e:], " m. ") && e+4 < len(s) && isDigit(s[e+4]) {
 		_, _, f := number(s, e+4)
 		return f
 	}
-	x := e
-	if x+1 < len(s) && s[x] == ' ' && s[x+1] == 'I' {
-		for x++; x < len(s) && x-e <= 4 && (s[x] == 'I' || s[x] == 'V'); x++ {
+	// A Dutch floor or part before the comma: 107 I, 7-II, 12-A, 12-hoog, 7 hs.
+	if e+1 < len(s) && (s[e] == ' ' || s[e] == '-') {
+		x := wordAt(s, e+1)
+		if x > e+1 && (x == len(s) || s[x] == ',' || s[x] == '\n') {
+			switch w := s[e+1 : x]; w {
+			case "I", "II", "III", "IV", "hoog", "hs", "h", "huis":
+				return x
+			default:
+				if len(w) == 1 && s[e] == '-' && capital(s, e+1) {
+					return x
+				}
+			}
 		}
-	} else if strings.HasPrefix(s[e:], "-hoog") || strings.HasPrefix(s[e:], " hoog") {
-		x += 5
-	}
-	if x > e && (x == len(s) || s[x] == ',' || s[x] == '\n') {
-		return x
 	}
 	return e
 }
