@@ -211,7 +211,7 @@ var streetTypes = func() map[string]uint8 {
 		undre`)
 	add(stPrep, `am an auf im in zum zur unter hinter vor bei beim über achter aan bij over op`)
 	add(stParticle, `van de der den ter ten op het`)
-	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia`)
+	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare`)
 	return m
 }()
 
@@ -818,7 +818,7 @@ words:
 		start, named = p, p
 	}
 	for ; start < named; start = skipSpaces(s, wordAt(s, start)) {
-		if w := s[start:wordAt(s, start)]; w == "van" || w == "ter" || w == "ten" || w == "op" || w == "de" || w == "den" {
+		if w := s[start:wordAt(s, start)]; w != "der" && w != "het" { // van, ter, ten, op, de, den
 			break
 		}
 	}
@@ -1032,8 +1032,8 @@ func postTail(s string, e int) int {
 // Janeiro, Lake Nicole, Saint-Étienne): at most four words.
 func cityEnd(s string, w int) int {
 	end, q := w, w
-	if p := wordBefore(s, w); (s[p:w] == "St" || s[p:w] == "Ste" || s[p:w] == "Mt" || s[p:w] == "Ft") && strings.HasPrefix(s[w:], ". ") {
-		q++ // St. Hamill, Ft. Worth
+	if w >= 2 && w+1 < len(s) && s[w-1] == 't' && capital(s, w-2) && wordBefore(s, w) == w-2 && s[w] == '.' && s[w+1] == ' ' {
+		q++ // St. Hamill, Ft. Worth, Mt. Vernon
 	}
 	for words := 0; words < 4; words++ {
 		if q >= len(s) || s[q] != ' ' {
@@ -1046,10 +1046,7 @@ func cityEnd(s string, w int) int {
 		}
 		if nameWord(s, k, x) && !(x-k >= 2 && x-k <= 3 && allUpper(s[k:x])) || streetType(s[k:x])&stCityTail != 0 {
 			end = x
-		} else if s[k:x] == "a" && strings.HasPrefix(s[x:], " mare") && (x+5 == len(s) || !wordByte(s[x+5])) {
-			x += 5 // Guerriero a mare
-			end = x
-		} else if !isConnector(s[k:x]) {
+		} else if !isConnector(s[k:x]) && s[k:x] != "a" { // Guerriero a mare
 			break
 		}
 		q = x
