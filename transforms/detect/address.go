@@ -1288,11 +1288,8 @@ func letterPostcode(s string, k int, strict bool) (int, bool) {
 	if j < len(s) && s[j] == ' ' {
 		j++
 	}
-	if dg(j) && up(j+1) && up(j+2) && (!strict || !strings.ContainsAny(s[j+1:j+3], "CIKMOV")) {
-		return end(j + 3)
-	}
-	// AA99 99A: no real inward code, but generated data writes it so.
-	if !strict && dg(j) && dg(j+1) && up(j+2) && s[j-1] == ' ' && dg(j-2) && dg(j-3) {
+	// Loose, also AA99 99A: no real inward code, but generated data writes it so.
+	if dg(j) && up(j+2) && (up(j+1) && (!strict || !strings.ContainsAny(s[j+1:j+3], "CIKMOV")) || !strict && dg(j+1) && s[j-1] == ' ') {
 		return end(j + 3)
 	}
 	return 0, false
