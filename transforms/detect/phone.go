@@ -193,7 +193,7 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
 	"mobile", "mobil", "mobiel", "móvil", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
-	"whatsapp", "call", "ring", "contact", "電話", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
 const phoneContextBytes = 32
@@ -215,6 +215,16 @@ func phoneContext(s string, a int) bool {
 		if i > lo {
 			b := s[i-1]
 			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) {
+				// Inside a word. CJK text has no spaces between words:
+				// a phone word may start at any of its characters
+				// (联系电话, 请拨打电话).
+				if c&0xf0 == 0xe0 {
+					for _, w := range phoneWords {
+						if w[0] >= 0x80 && phoneWordAt(s, i, a, w) {
+							return true
+						}
+					}
+				}
 				continue
 			}
 		}
