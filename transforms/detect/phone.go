@@ -312,6 +312,12 @@ func phoneRunAt(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs r
 			case ' ':
 				f |= psSpace
 				k++
+				// "089 / 1234567": the area code after its 0 set off by a
+				// spaced slash (DIN 5008's older form).
+				if ng == 1 && s[gs] == '0' && k+1 < n && s[k] == '/' && s[k+1] == ' ' {
+					f = psSlash // read as "089/1234567"
+					k += 2
+				}
 			case '-':
 				f |= psDash
 				k++
