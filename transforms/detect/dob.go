@@ -515,6 +515,8 @@ var birthContextWords = []string{
 	"født", "fødselsdato", "fødselsdag",
 	// Japanese
 	"生年月日", "誕生日", "生まれ",
+	// Chinese
+	"出生日期", "出生于", "出生年月", "生日",
 }
 
 // birthFirst indexes birthContextWords by first byte (both cases);

@@ -460,7 +460,7 @@ var keyVocabOf = []struct {
 		"geburtsdatum|geburtstag|geboren|geboren am|date de naissance|date naissance|naissance|ne le|née le|" +
 		"fecha de nacimiento|fecha nacimiento|nacimiento|fecha nac|f nac|data di nascita|data nascita|nato il|nata il|" +
 		"geboortedatum|geboren op|data de nascimento|data nascimento|nascimento|data urodzenia|urodzony|urodzona|" +
-		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日"},
+		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日|出生日期|生日"},
 	// Identifiers with a detector of their own (ids.go): the value is
 	// reported by that detector when its check digits hold, else by the
 	// generic one of its kind (keyGeneric).
