@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/format"
-	"os"
 	"testing"
 )
 
@@ -35,29 +33,13 @@ func renderObjectKeys() []byte {
 		write(o.name, o.fields)
 	}
 	b.WriteString("}\n")
-	src, err := format.Source(b.Bytes())
-	if err != nil {
-		panic(err)
-	}
-	return src
+	return gofmtSource(b.Bytes())
 }
 
 // TestObjectKeysCurrent: schema_keys.go holds the keys schemaObjects
 // has today (go test ./policy -run TestObjectKeysCurrent -update-keys
 // rewrites it), so the decoder accepts exactly what the schema says.
 func TestObjectKeysCurrent(t *testing.T) {
-	want := renderObjectKeys()
-	if *updateKeys {
-		if err := os.WriteFile("schema_keys.go", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile("schema_keys.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("schema_keys.go differs from schemaObjects: go test ./policy -run TestObjectKeysCurrent -update-keys")
-	}
+	checkGenerated(t, "schema_keys.go", renderObjectKeys(), *updateKeys,
+		"schemaObjects", "go test ./policy -run TestObjectKeysCurrent -update-keys")
 }
