@@ -256,7 +256,6 @@ func objectKeys(name string) []string {
 	panic("policy: no schema object " + name)
 }
 
-
 func ref(name string) js { return js{"$ref": "#/$defs/" + name} }
 func nonBlankString() js { return js{"type": "string", "pattern": `\S`} }
 
