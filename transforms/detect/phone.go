@@ -1,6 +1,9 @@
 package detect
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The phone detector and the digit-run step that drives it and
 // credit_card (manual 12), steps of the pass (detect.go);
@@ -238,6 +241,64 @@ func phoneContext(s string, a int) bool {
 	return false
 }
 
+// otherNumberWords name numbers that are no phone: of an order, an
+// invoice, a ticket, an account, an identifier. Right before a run (or
+// before "number", "no.", "Nr." there) a number of a phone's shape is
+// that number: an NHS-shaped invoice number whose check digit fails is
+// no US phone. '*': the word may go on (Rechnungsnummer, Bestellnr).
+var otherNumberWords = [...]string{
+	"invoice*", "order*", "ticket*", "ref", "reference*", "case", "tracking", "booking", "confirmation", "transaction*",
+	"serial", "receipt", "shipment", "parcel", "po", "sku", "article", "account*", "acct", "contract*", "policy",
+	"rechnung*", "bestell*", "auftrag*", "vertrag*", "referenz*", "facture*", "commande*", "référence*",
+	"factura*", "pedido*", "fattura*", "ordine*", "riferimento*", "factuur*", "bestelling*", "fatura*", "faktura*", "zamówieni*",
+	"lasku*", "tilaus*", "ordre*",
+	"sin", "nhs", "ssn", "nino", "tfn", "bsn", "pesel", "cpr", "cpf", "nir", "dni", "nie", "aadhaar", "nric", "itin", "hetu",
+	"personnummer*", "steuer*", "medicare", "id",
+}
+
+// numberWords stand between a label and its number (Invoice number,
+// Order no., Bestell-Nr.).
+var numberWords = [...]string{"number", "no", "nr", "nummer", "numéro", "número", "numero", "num", "n°", "nº"}
+
+// phoneOtherNumberBefore reports whether the word before the run at st,
+// or the word before a numberWords word there, names another kind of
+// number (otherNumberWords).
+func phoneOtherNumberBefore(s string, st int) bool {
+	i := st
+	for words := 0; words < 2; words++ {
+		// Back over what stands between a label and its number.
+		for i > 0 && (s[i-1] == ' ' || s[i-1] == ':' || s[i-1] == '#' || s[i-1] == '.') {
+			i--
+		}
+		e := i
+		for i > 0 && e-i < 24 && (piiClass[s[i-1]]&(pcUpper|pcLower) != 0 || s[i-1] == '-' || s[i-1] >= 0x80) {
+			i--
+		}
+		if i == e || e-i >= 24 || i > 0 && piiClass[s[i-1]]&(pcUpper|pcLower) != 0 {
+			return false
+		}
+		var buf [24]byte
+		w := buf[:e-i]
+		for k := range w {
+			c := s[i+k]
+			if c-'A' < 26 {
+				c += 'a' - 'A'
+			}
+			w[k] = c
+		}
+		word := string(w)
+		for _, ow := range otherNumberWords {
+			if stem, ok := strings.CutSuffix(ow, "*"); ok && strings.HasPrefix(word, stem) || word == ow {
+				return true
+			}
+		}
+		if words > 0 || !slices.Contains(numberWords[:], word) {
+			return false
+		}
+	}
+	return false
+}
+
 // phoneWordAt reports whether w (see phoneWords) is at s[i:], before a.
 func phoneWordAt(s string, i, a int, w string) bool {
 	short := w[len(w)-1] == '.'
@@ -378,6 +439,9 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	}
 	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2)) {
 		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID)
+	}
+	if !plus && st > 0 && phoneOtherNumberBefore(s, st) {
+		return dst // "Invoice 943 476 5910", "SIN 046 454 287": another kind of number
 	}
 	startOK := plus || piiNumStartOK(s, st)
 	cuts := false
