@@ -471,7 +471,7 @@ func TestOtherNumberValues(t *testing.T) {
 		{"Rechnungsnummer", "030 1234567", false},
 		{"numero_de_factura", "912 345 678", false},
 		{"ticket", "020 7946 0958", false},
-		{"sin", "046 454 287", false},        // a SIN whose check fails
+		{"sin", "046 454 287", false},         // a SIN whose check fails
 		{"nhs_number", "943 476 5910", false}, // likewise an NHS number
 		{"ticket", "+44 20 7946 0958", true},
 		{"invoice", "Call 020 7946 0958 about it", true},
