@@ -1421,11 +1421,7 @@ func jpBlockLine(s string, i int) (int, int, bool) {
 // jpParticle reports whether the kana k is a particle that ends the words
 // before an address (住所は, 東京に).
 func jpParticle(k string) bool {
-	switch k {
-	case "は", "に", "で", "を", "が", "の", "へ":
-		return true
-	}
-	return false
+	return len(k) == 3 && strings.Contains("はにでをがのへ", k)
 }
 
 // jpBody reads the kanji and kana of an address at q and its block
@@ -1548,9 +1544,5 @@ func cjk(s string, k int) bool {
 // jpRegion reports whether the kanji k names a level of a Japanese
 // address: 都 道 府 県 市 区 町 村 郡.
 func jpRegion(k string) bool {
-	switch k {
-	case "都", "道", "府", "県", "市", "区", "町", "村", "郡":
-		return true
-	}
-	return false
+	return len(k) == 3 && strings.Contains("都道府県市区町村郡", k)
 }

@@ -34,6 +34,24 @@ func cjkAddress(s string, i int) (int, int) {
 			return a, b
 		}
 	}
+	// The rest starts where scanDigits' filter (families.go addrBefore)
+	// visits a run that is no house number: after Han or kana, or after
+	// a word and spaces; at the start of a line or after punctuation
+	// only 086-6240 (a house number's shape).
+	q := i
+	for q > 0 && s[q-1] == ' ' {
+		q--
+	}
+	switch {
+	case q < i:
+		if q == 0 || !wordByte(s[q-1]) && !strings.Contains(",.:", s[q-1:q]) {
+			return 0, 0
+		}
+	case i == 0 || s[i-1] < 0x80:
+		if e-i != 3 || e >= len(s) || s[e] != '-' || i > 0 && !strings.Contains(",\"(\t\n", s[i-1:i]) {
+			return 0, 0
+		}
+	}
 	if e < len(s) && s[e] >= 0x80 {
 		if a, b, ok := jpBlockLine(s, i); ok {
 			return a, b
@@ -44,20 +62,20 @@ func cjkAddress(s string, i int) (int, int) {
 			return a, b
 		}
 	}
-	if e-i == 6 && zhPostcodeLabel(s, i) && (e == len(s) || !isDigit(s[e]) && !isASCIILetter(s[e])) {
-		return i, e // 邮编 100022, as PLZ 10115
+	if e = cjkPostcode(s, i); e > i && cjkPostcodeLabel(s, i) {
+		return i, e // 邮编 100022, 郵便番号は192-7330, as PLZ 10115
 	}
 	return 0, 0
 }
 
-// zhPostcodeLabel reports whether 邮编 or 邮政编码 stands before i, with a
-// colon or spaces between.
-func zhPostcodeLabel(s string, i int) bool {
+// cjkPostcodeLabel reports whether 邮编, 邮政编码 or 郵便番号 stands before
+// i, with は, a colon or spaces between.
+func cjkPostcodeLabel(s string, i int) bool {
 	j := i
 	for j > 0 && s[j-1] == ' ' {
 		j--
 	}
-	if strings.HasSuffix(s[:j], "：") {
+	if strings.HasSuffix(s[:j], "：") || strings.HasSuffix(s[:j], "は") {
 		j -= 3
 	} else if j > 0 && s[j-1] == ':' {
 		j--
@@ -65,7 +83,7 @@ func zhPostcodeLabel(s string, i int) bool {
 	for j > 0 && s[j-1] == ' ' {
 		j--
 	}
-	return strings.HasSuffix(s[:j], "邮编") || strings.HasSuffix(s[:j], "邮政编码")
+	return strings.HasSuffix(s[:j], "邮编") || strings.HasSuffix(s[:j], "邮政编码") || strings.HasSuffix(s[:j], "郵便番号")
 }
 
 // cjkStreetShape reports whether s is a Chinese street line whole, weak
@@ -121,25 +139,25 @@ func zhStreet(s string, i int, weak bool) (int, int) {
 		return 0, 0
 	}
 	// The building, unit, floor and room: SOHO现代城5号楼1201室, 3单元
-	// 502室, 5楼.
-	k := e
-	for k-e < 36 && k < len(s) && (han(s, k) || isASCIILetter(s[k])) {
-		if han(s, k) {
-			k += 2
+	// 502室, 5楼; a building's name only before the first.
+	for first := true; e < len(s); first = false {
+		k := e
+		for first && k-e < 36 && k < len(s) && (han(s, k) || isASCIILetter(s[k])) {
+			if han(s, k) {
+				k += 2
+			}
+			k++
 		}
-		k++
-	}
-	if k > e && k < len(s) && isDigit(s[k]) {
-		if _, n, f := number(s, k); n <= 5 && zhUnit(s[f:]) > 0 {
-			e = k
+		_, n, f := number(s, k)
+		u := 3
+		switch {
+		case n == 0 || n > 5:
+			u = 0
+		case strings.HasPrefix(s[f:], "单元"), strings.HasPrefix(s[f:], "号楼"):
+			u = 6
+		case f+3 > len(s) || !strings.Contains("楼层室栋幢号", s[f:f+3]):
+			u = 0
 		}
-	}
-	for e < len(s) && isDigit(s[e]) {
-		_, n, f := number(s, e)
-		if n > 5 {
-			break
-		}
-		u := zhUnit(s[f:])
 		if u == 0 {
 			break
 		}
@@ -152,34 +170,21 @@ func zhStreet(s string, i int, weak bool) (int, int) {
 	// Back over the province, city and district glued before the name,
 	// not over the words that lead to them (寄到, 住在, 位于, 地址是).
 	a, region := ts-3, false
-	for k := ts - 3; k >= 3 && ts-k < 60 && han(s, k-3); k -= 3 {
-		a = k - 3
-	}
-	for k := a; k < ts-3; k += 3 {
-		if strings.Contains("到在于至是为址往", s[k:k+3]) {
-			a = k + 3
-		}
+	for a >= 3 && ts-a < 60 && han(s, a-3) {
+		a -= 3
 	}
 	for k := a; k < ts; k += 3 {
-		region = region || zhRegion(s[k:k+3])
+		if k < ts-3 && strings.Contains("到在于至是为址往", s[k:k+3]) {
+			a, region = k+3, false
+		} else {
+			region = region || zhRegion(s[k:k+3])
+		}
 	}
 	b, post := cjkTail(s, e)
 	if !strong && !weak && !region && !post {
 		return 0, 0
 	}
 	return a, b
-}
-
-// zhUnit returns the length of the unit word at the start of t (楼 层 室
-// 单元 栋 幢 号楼 号), or 0.
-func zhUnit(t string) int {
-	switch {
-	case strings.HasPrefix(t, "单元"), strings.HasPrefix(t, "号楼"):
-		return 6
-	case len(t) >= 3 && strings.Contains("楼层室栋幢号", t[:3]):
-		return 3
-	}
-	return 0
 }
 
 // zhRegion reports whether the Han character k ends the name of a
@@ -232,12 +237,12 @@ func cjkPostcode(s string, k int) int {
 	return e
 }
 
-// cjkSep returns the end of the separators at k: spaces, commas (, ， 、)
-// and an opening parenthesis.
+// cjkSep returns the end of the separators at k: spaces, line breaks,
+// commas (, ， 、) and an opening parenthesis.
 func cjkSep(s string, k int) int {
 	for k < len(s) {
 		switch {
-		case s[k] == ' ' || s[k] == ',' || s[k] == '(':
+		case s[k] == ' ' || s[k] == ',' || s[k] == '(' || s[k] == '\n':
 			k++
 		case strings.HasPrefix(s[k:], "，"), strings.HasPrefix(s[k:], "、"), strings.HasPrefix(s[k:], "（"):
 			k += 3
@@ -284,7 +289,7 @@ func cjkPostcodeFirst(s string, i int) (int, int) {
 		return 0, 0
 	}
 	g := cjkSep(s, e)
-	if g >= len(s) || g == e && s[g] < 0x80 || s[g] < 0x80 && !isDigit(s[g]) {
+	if g >= len(s) || g == e || s[g] < 0x80 && !isDigit(s[g]) {
 		return 0, 0
 	}
 	for range 2 {

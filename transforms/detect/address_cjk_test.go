@@ -69,6 +69,15 @@ func unmark(line string) (string, []string) {
 	return b.String(), want
 }
 
+// TestDigitFiltersCJK: scanDigits' filters visit every run the CJK
+// readers start at (a postcode glued to kanji at the start is none).
+func TestDigitFiltersCJK(t *testing.T) {
+	for _, line := range append(cjkAddrCases, "000-0000区0-0", "086-6240 南中村区 7丁目6番2号", "6丁目15番19号\n北佐藤町 862-3200") {
+		text, _ := unmark(line)
+		checkDigitFilters(t, text)
+	}
+}
+
 func TestAddressShapeCJK(t *testing.T) {
 	// An address key's value: weak street types (桥 侬 旁 中心) too.
 	for _, s := range []string{"萧街44号", "董巷9号", "任桥82号", "孔旁7号", "潘侬19号", "严中心7794号", "马路65号", "上海市长宁区延安西路2299号"} {
