@@ -1385,15 +1385,19 @@ func jpAddress(s string, i int) (int, int) {
 	for k := a; k < i; k += 3 {
 		region = region || jpRegion(s[k:k+3])
 	}
-	if !region || a == i {
+	if a == i {
 		return 0, 0
 	}
 	if b, ok := jpBlocks(s, i); ok {
-		if _, _, e := number(s, i); e+3 == b && s[e:b] == "号" && (jpRegion(s[i-3:i]) || han(s, b)) {
+		_, _, e := number(s, i)
+		if e+3 == b && s[e:b] == "号" && (jpRegion(s[i-3:i]) || han(s, b)) {
 			return 0, 0 // 通道3号, 数据中心2号机房: a lone 号 is no block
 		}
-		b, _ = cjkTail(s, jpBuilding(s, b))
-		return a, b
+		lone := e+3 == b
+		b, post := cjkTail(s, jpBuilding(s, b))
+		if region || post && !lone {
+			return a, b // no region word: a postcode after (六本木1-2-3, 106-0032)
+		}
 	}
 	return 0, 0
 }
@@ -1425,16 +1429,14 @@ func jpParticle(k string) bool {
 }
 
 // jpBody reads the kanji and kana of an address at q and its block
-// numbers.
+// numbers (after 〒 and its postcode: a region word need not be there,
+// 〒106-0032 六本木6-10-1).
 func jpBody(s string, q int) (int, bool) {
-	k, region := q, false
+	k := q
 	for k+3 <= len(s) && k-q < 60 && cjk(s, k) {
-		if jpRegion(s[k : k+3]) {
-			region = true
-		}
 		k += 3
 	}
-	if !region || k == q || k >= len(s) || !isDigit(s[k]) {
+	if k == q || k >= len(s) || !isDigit(s[k]) {
 		return 0, false
 	}
 	b, ok := jpBlocks(s, k)

@@ -131,6 +131,9 @@ func zhStreet(s string, i int, weak bool) (int, int) {
 		return 0, 0
 	}
 	_, n, e := number(s, i)
+	if strings.HasPrefix(s[e:], "弄") && e+3 < len(s) && isDigit(s[e+3]) {
+		_, n, e = number(s, e+3) // 长宁路123弄4号, a lane and its house
+	}
 	if n > 5 || !strings.HasPrefix(s[e:], "号") {
 		return 0, 0
 	}
@@ -311,6 +314,10 @@ func cjkPostcodeFirst(s string, i int) (int, int) {
 	if j > g {
 		if a, b = zhStreet(s, j, true); b <= a {
 			a, b = jpAddress(s, j)
+		}
+		if c, ok := jpBlocks(s, j); b <= a && ok && c > skipDigits(s, j)+3 {
+			a, b = g, c // 六本木1-2-3 after its postcode, without a region word
+			b, _ = cjkTail(s, jpBuilding(s, b))
 		}
 	} else if c, d, ok := jpBlockLine(s, j); ok {
 		a, b = c, d
