@@ -1436,7 +1436,7 @@ func jpBody(s string, q int) (int, bool) {
 	for k+3 <= len(s) && k-q < 60 && cjk(s, k) {
 		k += 3
 	}
-	if k == q || k >= len(s) || !isDigit(s[k]) {
+	if k == q || k >= len(s) || !isDigit(s[k]) || s[k] == '0' { // 電話03-1234-5678
 		return 0, false
 	}
 	b, ok := jpBlocks(s, k)

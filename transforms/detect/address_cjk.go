@@ -247,7 +247,7 @@ func cjkSep(s string, k int) int {
 		switch {
 		case s[k] == ' ' || s[k] == ',' || s[k] == '(' || s[k] == '\n':
 			k++
-		case strings.HasPrefix(s[k:], "，"), strings.HasPrefix(s[k:], "、"), strings.HasPrefix(s[k:], "（"):
+		case k+3 <= len(s) && strings.Contains("，、（", s[k:k+3]):
 			k += 3
 		default:
 			return k
