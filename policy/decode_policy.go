@@ -33,7 +33,7 @@ func (d *decoder) access(o *Value, path string) AccessRules {
 
 // The keys each object accepts come from the schema's table (schema.go).
 var (
-	accessKeys    = fieldKeys(accessFields)
+	accessKeys    = objectKeys("AccessRules")
 	policyKeys    = objectKeys("PolicyConfig")
 	ruleKeys      = objectKeys("RuleConfig")
 	matchKeys     = objectKeys("RuleMatch")

@@ -34,183 +34,192 @@ type schemaObject struct {
 	required []string
 }
 
-// schemaObjects are the objects of the plugin envelope.
-var schemaObjects = []schemaObject{
-	{name: "Envelope", fields: []schemaField{
-		{key: "policy", schema: js{"anyOf": []any{ref("PolicyConfig"), js{"type": "string", "minLength": 1}}}},
-		{key: "server", schema: ref("Server")},
-		{key: "identity", schema: ref("Identity")},
-		{key: "gateway", schema: ref("Gateway")},
-	}},
-	{name: "Server", fields: []schemaField{
-		{key: "id", schema: nonEmptyString(), def: "default"},
-		{key: "primitives", schema: listOf(ref("Primitive")), def: []any{}},
-		{key: "learn_from_lists", schema: boolean(), def: true},
-		{key: "require_known", schema: boolean(), def: false},
-		{key: "router_backends", schema: listOf(nonEmptyString()), def: []any{}},
-	}},
-	{name: "Primitive", fields: []schemaField{
-		{key: "match", schema: ref("PrimitiveMatch"), desc: "Which primitives the entry applies to (kinds and names); an entry without match applies to every primitive."},
-		{key: "category", schema: js{"type": "string"}},
-		{key: "tags", schema: listOf(js{"type": "string"})},
-		{key: "sensitivity", schema: ref("Sensitivity")},
-		{key: "capabilities", schema: listOf(ref("Capability"))},
-		{key: "transform_hints", schema: ref("TransformHints")},
-	}},
-	{name: "PrimitiveMatch", fields: []schemaField{
-		{key: "kinds", schema: listOf(ref("Kind")), def: []any{}},
-		{key: "names", schema: ref("GlobList"), def: []any{}},
-	}},
-	{name: "Identity", fields: []schemaField{
-		{key: "principal", schema: listOf(ref("IdentitySource")),
-			def: []any{js{"jwt_claim": "sub"}, js{"header": "x-mcp-principal"}}},
-		{key: "roles", schema: listOf(ref("IdentitySource")),
-			def: []any{js{"jwt_claim": "roles"}, js{"header": "x-mcp-roles"}}},
-		{key: "jwt", schema: ref("JWT"), desc: "Where the verified JWT payload is read from."},
-		{key: "anonymous_id", schema: nonEmptyString(), def: "anonymous"},
-		{key: "require", schema: boolean(), def: false},
-	}},
-	{name: "JWT", fields: []schemaField{
-		{key: "metadata", schema: listOf(js{"type": "string"}), def: []any{"envoy.filters.http.jwt_authn", "jwt_payload"}},
-		{key: "payload_header", schema: headerNameSchema()},
-	}},
-	{name: "IdentitySource", fields: []schemaField{
-		{key: "header", schema: headerNameSchema()},
-		{key: "jwt_claim", schema: nonEmptyString()},
-		{key: "property", schema: js{"type": "array", "items": js{"type": "string"}, "minItems": 1}},
-	}},
-	{name: "Gateway", fields: []schemaField{
-		{key: "paths", schema: ref("GlobList"), def: []any{"/mcp", "/mcp/*"}},
-		{key: "virtual_tools", schema: boolean(), def: true},
-		{key: "max_request_bytes", schema: intAtLeast(1), def: 1 << 20},
-		{key: "max_response_bytes", schema: intAtLeast(1), def: 16 << 20},
-		{key: "max_event_bytes", schema: intAtLeast(1), def: 4 << 20},
-		{key: "on_parse_error", schema: enum(onFailureNames...), def: "reject"},
-		{key: "on_oversize", schema: enum(onFailureNames...), def: "reject"},
-		{key: "export_headers", schema: js{"type": "object", "propertyNames": enum(ExportFields...),
-			"additionalProperties": headerNameSchema()}, def: js{}},
-		{key: "hold_headers", schema: boolean(), def: false},
-		{key: "body_buffering", schema: enum(BodyBufferingNames...), def: "auto"},
-	}},
-	{name: "PolicyConfig", fields: append([]schemaField{
-		{key: "name", schema: js{"type": "string"}, def: "custom"},
-		{key: "description", schema: js{"type": "string"}, def: ""},
-		{key: "extends", schema: js{"type": []any{"string", "null"}}, def: nil},
-		{key: "hide_denied", schema: boolean(), def: true},
-		{key: "honor_hints", schema: boolean(), def: true},
-		{key: "audit", schema: boolean(), def: false},
-		{key: "audit_size", schema: intAtLeast(0), def: 1000},
-		{key: "transforms", schema: ref("Pipeline"), def: []any{}},
-		{key: "input_transforms", schema: ref("Pipeline"), def: []any{}},
-		{key: "transform_options", schema: ref("TransformOptions"), def: js{}},
-		{key: "detectors", schema: listOf(ref("Detector")), def: []any{}},
-		{key: "disabled_detectors", schema: listOf(js{"type": "string"}), def: []any{}},
-		{key: "roles", schema: js{"type": "object", "propertyNames": js{"minLength": 1}, "additionalProperties": ref("RuleConfig")}, def: js{}},
-		{key: "rules", schema: listOf(ref("RuleConfig")), def: []any{}},
-		{key: "rate_limits", schema: listOf(ref("RateLimit")), def: []any{}},
-		{key: "vault", schema: ref("Vault")},
-		{key: "detection", schema: ref("Detection")},
-	}, accessFields...)},
-	{name: "RuleConfig", fields: append([]schemaField{
-		{key: "name", schema: js{"type": "string"}},
-		{key: "description", schema: js{"type": "string"}, def: ""},
-		{key: "match", schema: ref("RuleMatch")},
-		{key: "transforms", schema: ref("Pipeline"), def: []any{}},
-		{key: "transforms_mode", schema: enum(transformsModeNames...), def: "append"},
-		{key: "transform_options", schema: ref("TransformOptions"), def: js{}},
-		{key: "input_transforms", schema: ref("Pipeline"), def: []any{}},
-		{key: "rate_limits", schema: listOf(ref("RateLimit")), def: []any{}},
-		{key: "honor_hints", schema: js{"type": []any{"boolean", "null"}}, def: nil},
-		{key: "detection", schema: ref("RuleDetection")},
-	}, accessFields...)},
-	{name: "RuleMatch", fields: []schemaField{
-		{key: "roles", schema: listOf(nonEmptyString())},
-		{key: "principals", schema: ref("GlobList")},
-		{key: "names", schema: ref("GlobList")},
-		{key: "categories", schema: ref("GlobList")},
-		{key: "tags", schema: listOf(js{"type": "string"})},
-		{key: "kinds", schema: listOf(ref("Kind"))},
-		{key: "sensitivity", schema: listOf(ref("Sensitivity"))},
-		{key: "capabilities", schema: listOf(ref("Capability"))},
-	}},
-	{name: "TransformEntry", required: []string{"type"}, fields: []schemaField{
-		{key: "type", schema: ref("TransformType")},
-		{key: "id", schema: nonEmptyString()},
-		{key: "options", schema: js{"type": "object"}, def: js{}},
-	}},
-	{name: "Detector", required: []string{"name", "pattern"}, fields: []schemaField{
-		{key: "name", schema: js{"type": "string", "pattern": detectorName.String(), "not": enum(builtinDetectorNames()...)}},
-		{key: "pattern", schema: nonEmptyString()},
-		{key: "label", schema: js{"type": "string", "pattern": detectorLabel.String()}},
-		{key: "sensitivity", schema: ref("Sensitivity"), def: "confidential"},
-		{key: "group", schema: js{"anyOf": []any{intAtLeast(0), js{"type": "string"}}}, def: 0},
-		{key: "validate", schema: enum(detectorValidations...), def: "none"},
-		{key: "keywords", schema: listOf(js{"type": "string"}), def: []any{}},
-		{key: "window", schema: intAtLeast(1), def: 32},
-		{key: "case_insensitive", schema: boolean(), def: false},
-	}},
-	{name: "Detection", fields: []schemaField{
-		{key: "allow", schema: listOf(ref("AllowEntry")), def: []any{}},
-		{key: "dictionaries", schema: listOf(ref("Dictionary")), def: []any{}},
-		{key: "keys", schema: wordsPerDetector(), def: js{}},
-		{key: "context", schema: wordsPerDetector(), def: js{}},
-		{key: "phone_regions", schema: js{"type": "array", "uniqueItems": true,
-			"items": js{"type": "string", "pattern": phoneRegion.String()}}},
-	}},
-	{name: "RuleDetection", fields: []schemaField{
-		{key: "allow", schema: listOf(ref("AllowEntry")), def: []any{}},
-		{key: "dictionaries", schema: listOf(ref("Dictionary")), def: []any{}},
-	}},
-	{name: "AllowEntry", fields: []schemaField{
-		{key: "values", schema: listOf(nonBlankString())},
-		{key: "globs", schema: listOf(js{"type": "string", "pattern": `^[^!]`, "maxLength": maxGlobBytes})},
-		{key: "patterns", schema: listOf(nonBlankString())},
-		{key: "detectors", schema: js{"type": "array", "minItems": 1, "items": js{"type": "string", "pattern": detectorName.String()}}},
-	}},
-	{name: "Dictionary", required: []string{"name"}, fields: []schemaField{
-		{key: "name", schema: js{"type": "string", "pattern": detectorName.String(), "not": enum(builtinDetectorNames()...)}},
-		{key: "label", schema: js{"type": "string", "pattern": detectorLabel.String()}},
-		{key: "sensitivity", schema: ref("Sensitivity"), def: "confidential"},
-		{key: "group", schema: enum(dictionaryGroupNames...), def: "pii"},
-		{key: "terms", schema: listOf(js{"type": "string", "pattern": `\S`, "maxLength": MaxTermBytes}), def: []any{}},
-		{key: "file", schema: js{"anyOf": []any{nonEmptyString(), js{"type": "null"}}}, def: nil},
-	}},
-	{name: "RateLimit", required: []string{"rate"}, fields: []schemaField{
-		{key: "rate", schema: js{"type": "number", "exclusiveMinimum": 0}},
-		{key: "per", schema: enum(periodNames[:]...), def: "minute"},
-		{key: "burst", schema: js{"anyOf": []any{intAtLeast(1), js{"type": "null"}}}, def: nil},
-		{key: "scope", schema: enum(scopeNames[:]...), def: "principal_tool"},
-		{key: "tools", schema: ref("GlobList"), def: []any{"*"}},
-		{key: "kinds", schema: listOf(enum(kindNames[:]...)), def: []any{}},
-	}},
-	{name: "Vault", fields: []schemaField{
-		{key: "key", schema: js{"anyOf": []any{nonEmptyString(), js{"type": "null"}}}, def: nil},
-		{key: "key_env", schema: js{"type": "string", "pattern": envName.String()}, def: "CLOUDG_MCP_VAULT_KEY"},
-		{key: "scope", schema: enum(vaultScopeNames...), def: "global"},
-		{key: "ttl_seconds", schema: js{"anyOf": []any{js{"type": "number", "exclusiveMinimum": 0}, js{"type": "null"}}}, def: nil},
-		{key: "path", schema: js{"type": []any{"string", "null"}}, def: nil},
-		{key: "autosave", schema: boolean(), def: false},
-		{key: "encrypt", schema: boolean(), def: true},
-		{key: "max_entries", schema: intAtLeast(1), def: 100000},
-		{key: "mode", schema: enum(vaultModeNames[:]...), def: "auto"},
-		{key: "previous_keys_env", schema: js{"type": "array", "uniqueItems": true,
-			"items": js{"type": "string", "pattern": envName.String()}}, def: []any{}},
-	}},
+// schemaObjects are the objects of the plugin envelope. They are made
+// when asked for, by JSONSchema and the tests: a package variable would
+// be built by the package's init in every program, the plugin too, which
+// reads only the objects' keys (objectKeys, from schema_keys.go) and so
+// need not carry the code that builds the schema's maps (some 150 KB of
+// the .wasm).
+func schemaObjects() []schemaObject {
+	return []schemaObject{
+		{name: "Envelope", fields: []schemaField{
+			{key: "policy", schema: js{"anyOf": []any{ref("PolicyConfig"), js{"type": "string", "minLength": 1}}}},
+			{key: "server", schema: ref("Server")},
+			{key: "identity", schema: ref("Identity")},
+			{key: "gateway", schema: ref("Gateway")},
+		}},
+		{name: "Server", fields: []schemaField{
+			{key: "id", schema: nonEmptyString(), def: "default"},
+			{key: "primitives", schema: listOf(ref("Primitive")), def: []any{}},
+			{key: "learn_from_lists", schema: boolean(), def: true},
+			{key: "require_known", schema: boolean(), def: false},
+			{key: "router_backends", schema: listOf(nonEmptyString()), def: []any{}},
+		}},
+		{name: "Primitive", fields: []schemaField{
+			{key: "match", schema: ref("PrimitiveMatch"), desc: "Which primitives the entry applies to (kinds and names); an entry without match applies to every primitive."},
+			{key: "category", schema: js{"type": "string"}},
+			{key: "tags", schema: listOf(js{"type": "string"})},
+			{key: "sensitivity", schema: ref("Sensitivity")},
+			{key: "capabilities", schema: listOf(ref("Capability"))},
+			{key: "transform_hints", schema: ref("TransformHints")},
+		}},
+		{name: "PrimitiveMatch", fields: []schemaField{
+			{key: "kinds", schema: listOf(ref("Kind")), def: []any{}},
+			{key: "names", schema: ref("GlobList"), def: []any{}},
+		}},
+		{name: "Identity", fields: []schemaField{
+			{key: "principal", schema: listOf(ref("IdentitySource")),
+				def: []any{js{"jwt_claim": "sub"}, js{"header": "x-mcp-principal"}}},
+			{key: "roles", schema: listOf(ref("IdentitySource")),
+				def: []any{js{"jwt_claim": "roles"}, js{"header": "x-mcp-roles"}}},
+			{key: "jwt", schema: ref("JWT"), desc: "Where the verified JWT payload is read from."},
+			{key: "anonymous_id", schema: nonEmptyString(), def: "anonymous"},
+			{key: "require", schema: boolean(), def: false},
+		}},
+		{name: "JWT", fields: []schemaField{
+			{key: "metadata", schema: listOf(js{"type": "string"}), def: []any{"envoy.filters.http.jwt_authn", "jwt_payload"}},
+			{key: "payload_header", schema: headerNameSchema()},
+		}},
+		{name: "IdentitySource", fields: []schemaField{
+			{key: "header", schema: headerNameSchema()},
+			{key: "jwt_claim", schema: nonEmptyString()},
+			{key: "property", schema: js{"type": "array", "items": js{"type": "string"}, "minItems": 1}},
+		}},
+		{name: "Gateway", fields: []schemaField{
+			{key: "paths", schema: ref("GlobList"), def: []any{"/mcp", "/mcp/*"}},
+			{key: "virtual_tools", schema: boolean(), def: true},
+			{key: "max_request_bytes", schema: intAtLeast(1), def: 1 << 20},
+			{key: "max_response_bytes", schema: intAtLeast(1), def: 16 << 20},
+			{key: "max_event_bytes", schema: intAtLeast(1), def: 4 << 20},
+			{key: "on_parse_error", schema: enum(onFailureNames...), def: "reject"},
+			{key: "on_oversize", schema: enum(onFailureNames...), def: "reject"},
+			{key: "export_headers", schema: js{"type": "object", "propertyNames": enum(ExportFields...),
+				"additionalProperties": headerNameSchema()}, def: js{}},
+			{key: "hold_headers", schema: boolean(), def: false},
+			{key: "body_buffering", schema: enum(BodyBufferingNames...), def: "auto"},
+		}},
+		{name: "PolicyConfig", fields: append([]schemaField{
+			{key: "name", schema: js{"type": "string"}, def: "custom"},
+			{key: "description", schema: js{"type": "string"}, def: ""},
+			{key: "extends", schema: js{"type": []any{"string", "null"}}, def: nil},
+			{key: "hide_denied", schema: boolean(), def: true},
+			{key: "honor_hints", schema: boolean(), def: true},
+			{key: "audit", schema: boolean(), def: false},
+			{key: "audit_size", schema: intAtLeast(0), def: 1000},
+			{key: "transforms", schema: ref("Pipeline"), def: []any{}},
+			{key: "input_transforms", schema: ref("Pipeline"), def: []any{}},
+			{key: "transform_options", schema: ref("TransformOptions"), def: js{}},
+			{key: "detectors", schema: listOf(ref("Detector")), def: []any{}},
+			{key: "disabled_detectors", schema: listOf(js{"type": "string"}), def: []any{}},
+			{key: "roles", schema: js{"type": "object", "propertyNames": js{"minLength": 1}, "additionalProperties": ref("RuleConfig")}, def: js{}},
+			{key: "rules", schema: listOf(ref("RuleConfig")), def: []any{}},
+			{key: "rate_limits", schema: listOf(ref("RateLimit")), def: []any{}},
+			{key: "vault", schema: ref("Vault")},
+			{key: "detection", schema: ref("Detection")},
+		}, accessFields()...)},
+		{name: "RuleConfig", fields: append([]schemaField{
+			{key: "name", schema: js{"type": "string"}},
+			{key: "description", schema: js{"type": "string"}, def: ""},
+			{key: "match", schema: ref("RuleMatch")},
+			{key: "transforms", schema: ref("Pipeline"), def: []any{}},
+			{key: "transforms_mode", schema: enum(transformsModeNames...), def: "append"},
+			{key: "transform_options", schema: ref("TransformOptions"), def: js{}},
+			{key: "input_transforms", schema: ref("Pipeline"), def: []any{}},
+			{key: "rate_limits", schema: listOf(ref("RateLimit")), def: []any{}},
+			{key: "honor_hints", schema: js{"type": []any{"boolean", "null"}}, def: nil},
+			{key: "detection", schema: ref("RuleDetection")},
+		}, accessFields()...)},
+		{name: "RuleMatch", fields: []schemaField{
+			{key: "roles", schema: listOf(nonEmptyString())},
+			{key: "principals", schema: ref("GlobList")},
+			{key: "names", schema: ref("GlobList")},
+			{key: "categories", schema: ref("GlobList")},
+			{key: "tags", schema: listOf(js{"type": "string"})},
+			{key: "kinds", schema: listOf(ref("Kind"))},
+			{key: "sensitivity", schema: listOf(ref("Sensitivity"))},
+			{key: "capabilities", schema: listOf(ref("Capability"))},
+		}},
+		{name: "TransformEntry", required: []string{"type"}, fields: []schemaField{
+			{key: "type", schema: ref("TransformType")},
+			{key: "id", schema: nonEmptyString()},
+			{key: "options", schema: js{"type": "object"}, def: js{}},
+		}},
+		{name: "Detector", required: []string{"name", "pattern"}, fields: []schemaField{
+			{key: "name", schema: js{"type": "string", "pattern": detectorName.String(), "not": enum(builtinDetectorNames()...)}},
+			{key: "pattern", schema: nonEmptyString()},
+			{key: "label", schema: js{"type": "string", "pattern": detectorLabel.String()}},
+			{key: "sensitivity", schema: ref("Sensitivity"), def: "confidential"},
+			{key: "group", schema: js{"anyOf": []any{intAtLeast(0), js{"type": "string"}}}, def: 0},
+			{key: "validate", schema: enum(detectorValidations...), def: "none"},
+			{key: "keywords", schema: listOf(js{"type": "string"}), def: []any{}},
+			{key: "window", schema: intAtLeast(1), def: 32},
+			{key: "case_insensitive", schema: boolean(), def: false},
+		}},
+		{name: "Detection", fields: []schemaField{
+			{key: "allow", schema: listOf(ref("AllowEntry")), def: []any{}},
+			{key: "dictionaries", schema: listOf(ref("Dictionary")), def: []any{}},
+			{key: "keys", schema: wordsPerDetector(), def: js{}},
+			{key: "context", schema: wordsPerDetector(), def: js{}},
+			{key: "phone_regions", schema: js{"type": "array", "uniqueItems": true,
+				"items": js{"type": "string", "pattern": phoneRegion.String()}}},
+		}},
+		{name: "RuleDetection", fields: []schemaField{
+			{key: "allow", schema: listOf(ref("AllowEntry")), def: []any{}},
+			{key: "dictionaries", schema: listOf(ref("Dictionary")), def: []any{}},
+		}},
+		{name: "AllowEntry", fields: []schemaField{
+			{key: "values", schema: listOf(nonBlankString())},
+			{key: "globs", schema: listOf(js{"type": "string", "pattern": `^[^!]`, "maxLength": maxGlobBytes})},
+			{key: "patterns", schema: listOf(nonBlankString())},
+			{key: "detectors", schema: js{"type": "array", "minItems": 1, "items": js{"type": "string", "pattern": detectorName.String()}}},
+		}},
+		{name: "Dictionary", required: []string{"name"}, fields: []schemaField{
+			{key: "name", schema: js{"type": "string", "pattern": detectorName.String(), "not": enum(builtinDetectorNames()...)}},
+			{key: "label", schema: js{"type": "string", "pattern": detectorLabel.String()}},
+			{key: "sensitivity", schema: ref("Sensitivity"), def: "confidential"},
+			{key: "group", schema: enum(dictionaryGroupNames...), def: "pii"},
+			{key: "terms", schema: listOf(js{"type": "string", "pattern": `\S`, "maxLength": MaxTermBytes}), def: []any{}},
+			{key: "file", schema: js{"anyOf": []any{nonEmptyString(), js{"type": "null"}}}, def: nil},
+		}},
+		{name: "RateLimit", required: []string{"rate"}, fields: []schemaField{
+			{key: "rate", schema: js{"type": "number", "exclusiveMinimum": 0}},
+			{key: "per", schema: enum(periodNames[:]...), def: "minute"},
+			{key: "burst", schema: js{"anyOf": []any{intAtLeast(1), js{"type": "null"}}}, def: nil},
+			{key: "scope", schema: enum(scopeNames[:]...), def: "principal_tool"},
+			{key: "tools", schema: ref("GlobList"), def: []any{"*"}},
+			{key: "kinds", schema: listOf(enum(kindNames[:]...)), def: []any{}},
+		}},
+		{name: "Vault", fields: []schemaField{
+			{key: "key", schema: js{"anyOf": []any{nonEmptyString(), js{"type": "null"}}}, def: nil},
+			{key: "key_env", schema: js{"type": "string", "pattern": envName.String()}, def: "CLOUDG_MCP_VAULT_KEY"},
+			{key: "scope", schema: enum(vaultScopeNames...), def: "global"},
+			{key: "ttl_seconds", schema: js{"anyOf": []any{js{"type": "number", "exclusiveMinimum": 0}, js{"type": "null"}}}, def: nil},
+			{key: "path", schema: js{"type": []any{"string", "null"}}, def: nil},
+			{key: "autosave", schema: boolean(), def: false},
+			{key: "encrypt", schema: boolean(), def: true},
+			{key: "max_entries", schema: intAtLeast(1), def: 100000},
+			{key: "mode", schema: enum(vaultModeNames[:]...), def: "auto"},
+			{key: "previous_keys_env", schema: js{"type": "array", "uniqueItems": true,
+				"items": js{"type": "string", "pattern": envName.String()}}, def: []any{}},
+		}},
+	}
 }
 
 // accessFields are the AccessRules of 6.2, in policies, rules and roles.
-var accessFields = []schemaField{
-	{key: "allow_tools", schema: nullableGlobs(), def: nil},
-	{key: "deny_tools", schema: ref("GlobList"), def: []any{}},
-	{key: "allow_resources", schema: nullableGlobs(), def: nil},
-	{key: "deny_resources", schema: ref("GlobList"), def: []any{}},
-	{key: "allow_prompts", schema: nullableGlobs(), def: nil},
-	{key: "deny_prompts", schema: ref("GlobList"), def: []any{}},
-	{key: "allow_categories", schema: nullableGlobs(), def: nil},
-	{key: "deny_categories", schema: ref("GlobList"), def: []any{}},
-	{key: "allow_capabilities", schema: listOf(ref("Capability")), def: []any{}},
-	{key: "deny_capabilities", schema: listOf(ref("Capability")), def: []any{}},
-	{key: "max_sensitivity", schema: js{"anyOf": []any{ref("Sensitivity"), js{"type": "null"}}}, def: nil},
+func accessFields() []schemaField {
+	return []schemaField{
+		{key: "allow_tools", schema: nullableGlobs(), def: nil},
+		{key: "deny_tools", schema: ref("GlobList"), def: []any{}},
+		{key: "allow_resources", schema: nullableGlobs(), def: nil},
+		{key: "deny_resources", schema: ref("GlobList"), def: []any{}},
+		{key: "allow_prompts", schema: nullableGlobs(), def: nil},
+		{key: "deny_prompts", schema: ref("GlobList"), def: []any{}},
+		{key: "allow_categories", schema: nullableGlobs(), def: nil},
+		{key: "deny_categories", schema: ref("GlobList"), def: []any{}},
+		{key: "allow_capabilities", schema: listOf(ref("Capability")), def: []any{}},
+		{key: "deny_capabilities", schema: listOf(ref("Capability")), def: []any{}},
+		{key: "max_sensitivity", schema: js{"anyOf": []any{ref("Sensitivity"), js{"type": "null"}}}, def: nil},
+	}
 }
 
 // Value lists the decoder and the schema share.
@@ -235,21 +244,13 @@ var optionDescriptions = map[string]string{
 	"note":        "drop_binary: the text an image, audio or blob item becomes; {type} is the item's type.",
 }
 
-// objectKeys are an object's accepted keys, for the decoder.
-func objectKeys(name string) []string { return fieldKeys(schemaObjectNamed(name).fields) }
-
-func fieldKeys(fields []schemaField) []string {
-	keys := make([]string, len(fields))
-	for i, f := range fields {
-		keys[i] = f.key
-	}
-	return keys
-}
-
-func schemaObjectNamed(name string) *schemaObject {
-	for i := range schemaObjects {
-		if schemaObjects[i].name == name {
-			return &schemaObjects[i]
+// objectKeys are an object's accepted keys, for the decoder: the
+// schema's, from schema_keys.go, which TestObjectKeysCurrent keeps equal
+// to schemaObjects.
+func objectKeys(name string) []string {
+	for _, o := range objectKeyTable {
+		if o.object == name {
+			return o.keys
 		}
 	}
 	panic("policy: no schema object " + name)
@@ -326,7 +327,7 @@ func (f schemaField) describe(object string) string {
 	if m, ok := manualFields["Detection."+f.key]; ok && object == "RuleDetection" {
 		return m.Meaning
 	}
-	if m, ok := manualFields["AccessRules."+f.key]; ok && slices.ContainsFunc(accessFields, func(a schemaField) bool { return a.key == f.key }) {
+	if m, ok := manualFields["AccessRules."+f.key]; ok && slices.ContainsFunc(accessFields(), func(a schemaField) bool { return a.key == f.key }) {
 		return m.Meaning
 	}
 	return f.desc
@@ -390,7 +391,7 @@ func JSONSchema() []byte {
 	}
 	defs["TransformHints"] = js{"type": "object", "properties": hints, "additionalProperties": js{"type": "object"}}
 
-	for _, o := range schemaObjects {
+	for _, o := range schemaObjects() {
 		props := js{}
 		for _, f := range o.fields {
 			s := js{}

@@ -166,11 +166,36 @@ func renderManualFields(fields map[string]manualField) []byte {
 		fmt.Fprintf(&b, "\t%q: {Type: %q, Default: %q, Meaning: %q},\n", k, f.Type, f.Default, f.Meaning)
 	}
 	b.WriteString("}\n")
-	src, err := format.Source(b.Bytes())
+	return gofmtSource(b.Bytes())
+}
+
+// gofmtSource is generated Go source, formatted.
+func gofmtSource(b []byte) []byte {
+	src, err := format.Source(b)
 	if err != nil {
 		panic(err)
 	}
 	return src
+}
+
+// checkGenerated compares the generated file with want, or with update
+// rewrites it; from says what it is generated from, how the command
+// that rewrites it.
+func checkGenerated(t *testing.T, file string, want []byte, update bool, from, how string) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(file, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s: %s", file, from, how)
+	}
 }
 
 // TestSchemaManualCurrent: schema_manual.go is what the manual's tables
@@ -185,18 +210,6 @@ func TestSchemaManualCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := renderManualFields(fields)
-	if *updateManual {
-		if err := os.WriteFile("schema_manual.go", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile("schema_manual.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("schema_manual.go differs from the manual's tables: go test ./policy -run TestSchemaManualCurrent -update-manual")
-	}
+	checkGenerated(t, "schema_manual.go", renderManualFields(fields), *updateManual,
+		"the manual's tables", "go test ./policy -run TestSchemaManualCurrent -update-manual")
 }

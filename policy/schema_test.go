@@ -110,7 +110,7 @@ func TestJSONSchemaCompiles(t *testing.T) {
 // key the decoder accepts).
 func TestSchemaDescribesEveryField(t *testing.T) {
 	fields := map[string]bool{}
-	for _, o := range schemaObjects {
+	for _, o := range schemaObjects() {
 		for _, f := range o.fields {
 			fields[o.name+"."+f.key] = true
 			if f.describe(o.name) == "" {
@@ -118,7 +118,7 @@ func TestSchemaDescribesEveryField(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range accessFields {
+	for _, f := range accessFields() {
 		fields["AccessRules."+f.key] = true
 	}
 	for name := range detectionOptions {
@@ -251,7 +251,7 @@ func TestSchemaDefaultsAreTheDecoders(t *testing.T) {
 		return strings.ReplaceAll(string(b), "null", "[]")
 	}
 	checked := 0
-	for _, o := range schemaObjects {
+	for _, o := range schemaObjects() {
 		w, ok := wrap[o.name]
 		if !ok {
 			continue

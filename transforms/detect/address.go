@@ -76,6 +76,9 @@ func addressShape(s string) bool {
 	if addressesClean(s) {
 		return false
 	}
+	if cjkStreetShape(s) {
+		return true // 孔旁7号: the key proves a weak street type
+	}
 	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, skipDigits(s, i)) {
 		if a, b := addressAt(s, i); b > a {
 			return a == 0 && b == len(s)
@@ -128,10 +131,8 @@ func addressAt(s string, i int) (a, b int) {
 			return 0, 0
 		}
 	}
-	if i > 0 && s[i-1] >= 0x80 || i >= 4 && s[i-4:i-1] == "〒" {
-		if a, b := jpAddress(s, i); b > a {
-			return a, b
-		}
+	if a, b := cjkAddress(s, i); b > a {
+		return a, b // address_cjk.go
 	}
 	if a, b := numberFirst(s, i); b > a {
 		// "Rua Augusta 100, São Paulo - SP, 01305-000": the number also
@@ -1500,6 +1501,7 @@ func jpAddress(s string, i int) (int, int) {
 		if b, ok := jpBody(s, q); ok {
 			end = b
 		}
+		end, _ = cjkTail(s, end)
 		return start, end
 	}
 	// Without 〒: the kanji before the block numbers.
@@ -1542,26 +1544,58 @@ func jpAddress(s string, i int) (int, int) {
 	for k := a; k < i; k += 3 {
 		region = region || jpRegion(s[k:k+3])
 	}
-	if !region || a == i {
+	if a == i {
 		return 0, 0
 	}
 	if b, ok := jpBlocks(s, i); ok {
-		return a, jpBuilding(s, b)
+		_, _, e := number(s, i)
+		if e+3 == b && s[e:b] == "号" && (jpRegion(s[i-3:i]) || han(s, b)) {
+			return 0, 0 // 通道3号, 数据中心2号机房: a lone 号 is no block
+		}
+		lone := e+3 == b
+		b, post := cjkTail(s, jpBuilding(s, b))
+		if region || post && !lone {
+			return a, b // no region word: a postcode after (六本木1-2-3, 106-0032)
+		}
 	}
 	return 0, 0
 }
 
+// jpBlockLine reads block numbers that are a street line alone at i
+// (faker's: 4丁目3番9号, 9丁目6-3; 3丁目の交差点 is none), the town's
+// kanji glued before them, the building, postcode and city after them.
+func jpBlockLine(s string, i int) (int, int, bool) {
+	_, n, e := number(s, i)
+	if n > 2 || !strings.HasPrefix(s[e:], "丁目") || e+6 >= len(s) || !isDigit(s[e+6]) {
+		return 0, 0, false
+	}
+	b, ok := jpBlocks(s, i)
+	if !ok {
+		return 0, 0, false
+	}
+	a := i
+	for a-3 >= 0 && i-a < 30 && cjk(s, a-3) && !jpParticle(s[a-3:a]) {
+		a -= 3
+	}
+	b, _ = cjkTail(s, jpBuilding(s, b))
+	return a, b, true
+}
+
+// jpParticle reports whether the kana k is a particle that ends the words
+// before an address (住所は, 東京に).
+func jpParticle(k string) bool {
+	return len(k) == 3 && strings.Contains("はにでをがのへ", k)
+}
+
 // jpBody reads the kanji and kana of an address at q and its block
-// numbers.
+// numbers (after 〒 and its postcode: a region word need not be there,
+// 〒106-0032 六本木6-10-1).
 func jpBody(s string, q int) (int, bool) {
-	k, region := q, false
+	k := q
 	for k+3 <= len(s) && k-q < 60 && cjk(s, k) {
-		if jpRegion(s[k : k+3]) {
-			region = true
-		}
 		k += 3
 	}
-	if !region || k == q || k >= len(s) || !isDigit(s[k]) {
+	if k == q || k >= len(s) || !isDigit(s[k]) || s[k] == '0' { // 電話03-1234-5678
 		return 0, false
 	}
 	b, ok := jpBlocks(s, k)
@@ -1599,6 +1633,8 @@ func jpBlocks(s string, k int) (int, bool) {
 			continue
 		case strings.HasPrefix(t, "丁目"), strings.HasPrefix(t, "番地"):
 			return e + 6, true
+		case strings.HasPrefix(t, "号线"), strings.HasPrefix(t, "号線"):
+			return 0, false // 2号線, a railway line
 		case strings.HasPrefix(t, "番"), strings.HasPrefix(t, "号"):
 			return e + 3, true
 		}
@@ -1621,6 +1657,10 @@ func jpBuilding(s string, b int) int {
 	for q+3 <= len(s) && q-k < 45 && cjk(s, q) {
 		q += 3
 	}
+	spaced := q > k && q+1 < len(s) && s[q] == ' ' && isDigit(s[q+1]) // 森タワー 42階
+	if spaced {
+		q++
+	}
 	if q == k || q >= len(s) || !isDigit(s[q]) {
 		return b
 	}
@@ -1635,6 +1675,8 @@ func jpBuilding(s string, b int) int {
 		e += 3
 	case len(t) > 0 && t[0] == 'F' && (len(t) == 1 || !wordByte(t[1])):
 		e++
+	case spaced:
+		return b
 	}
 	return e
 }
@@ -1663,9 +1705,5 @@ func cjk(s string, k int) bool {
 // jpRegion reports whether the kanji k names a level of a Japanese
 // address: 都 道 府 県 市 区 町 村 郡.
 func jpRegion(k string) bool {
-	switch k {
-	case "都", "道", "府", "県", "市", "区", "町", "村", "郡":
-		return true
-	}
-	return false
+	return len(k) == 3 && strings.Contains("都道府県市区町村郡", k)
 }

@@ -100,9 +100,9 @@ func oldScanPhone(s string, dst []Span) []Span {
 			return dst
 		}
 		// A separator inside a phone has a digit or parenthesis on both
-		// sides, so of s[p-1] and s[p], one is a pcPhoneX byte if s[p] is
-		// inside a phone. Prose rarely has either.
-		if c := s[p]; (piiClass[s[p-1]]|piiClass[c])&pcPhoneX == 0 || !piiDigit(c) && !oldPhoneMember(s, p) {
+		// sides (but a spaced slash: oldPhoneMember), so s[p] inside a
+		// phone is a member. Prose rarely has one.
+		if !oldPhoneMember(s, p) {
 			i = p + 1
 			continue
 		}
@@ -431,6 +431,12 @@ func oldPhoneMember(s string, j int) bool {
 	}
 	prev := j > 0 && (piiDigit(s[j-1]) || s[j-1] == ')')
 	next := j+1 < len(s) && (piiDigit(s[j+1]) || s[j+1] == '(' || s[j+1] == '+')
+	// A byte of a spaced slash between digits (089 / 1234567).
+	for k := max(j-2, 1); k <= j && k+3 < len(s); k++ {
+		if s[k:k+3] == " / " && piiDigit(s[k-1]) && piiDigit(s[k+3]) {
+			return true
+		}
+	}
 	switch c {
 	case '(', '+':
 		return next

@@ -515,6 +515,8 @@ var birthContextWords = []string{
 	"født", "fødselsdato", "fødselsdag",
 	// Japanese
 	"生年月日", "誕生日", "生まれ",
+	// Chinese
+	"出生日期", "出生于", "出生年月", "生日",
 }
 
 // birthFirst indexes birthContextWords by first byte (both cases);
@@ -684,10 +686,10 @@ func gapOK(g string) bool {
 // clauseWord reports whether w starts another clause or names another
 // event, so that a date after it is not the birth date before it.
 func clauseWord(w string) bool {
-	if len(w) > 12 {
+	if len(w) > 16 {
 		return false
 	}
-	var buf [12]byte
+	var buf [16]byte
 	for k := 0; k < len(w); k++ {
 		c := w[k]
 		if c-'A' < 26 {
@@ -704,6 +706,9 @@ var clauseWords = func() map[string]bool {
 		maar och men eller ja mutta tai og eller oraz ale lub
 		between zwischen entre tra fra tussen mellan mellem välillä między
 		hired joined married died died moved started ordered created updated issued expires expired valid until due since
+		released published founded opened launched established incorporated shipped delivered paid signed renewed
+		veröffentlicht gegründet eröffnet publié fondé sorti publicado fundado lanzado pubblicato fondato uscito
+		gepubliceerd opgericht lançado
 		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit
 		embauché marié mort décédé commandé créé valable depuis jusqu
 		contratado casado murió fallecido pedido creado válido hasta desde

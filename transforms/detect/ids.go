@@ -133,8 +133,9 @@ var (
 	wordsMyNumber = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my no"}
 	wordsITIN     = []string{"itin", "taxpayer identification", "individual taxpayer"}
 	wordsSSN      = []string{"ssn*", "social security", "soc sec", "ss#", "ss no", "ssa"}
-	wordsABA      = []string{"routing*", "aba", "rtn", "transit", "account*", "acct", "bank*", "wire", "ach"}
-	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
+	wordsABA      = []string{"routing*", "aba", "rtn", "transit", "account*", "acct", "bank*", "wire", "ach",
+		"ruta", "routage", "acheminement", "banco*", "banque*", "bancair*", "bancari*", "cuenta*", "compte*", "conta", "conto*", "konto*", "rekening*", "transferencia", "virement", "bonifico"}
+	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "passi", "passin", "passinumero", "pasnummer", "pasnr", "pas-nr", "pas nr", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
 )
 
 // idDefs is every identifier the scan knows, in the order ties are
@@ -149,7 +150,7 @@ var idDefs = []idDef{
 	{detNLBSN, 9, nil, []string{"9", "4.2.3", "3_3_3"}, ckBsn, wordsBSN, BasisChecksum},
 	{detCASIN, 9, nil, []string{"9", "3_3_3"}, ckSin, wordsSIN, BasisChecksum},
 	{detAUTFN, 9, nil, []string{"9", "3_3_3"}, ckTfn, wordsTFN, BasisChecksum},
-	{detABARouting, 9, nil, []string{"9"}, ckAba, wordsABA, BasisChecksum},
+	{detABARouting, 9, nil, []string{"9", "4_4_1", "3_3_3"}, ckAba, wordsABA, BasisChecksum}, // 0210-0002-1 as on a cheque's MICR line
 	{detINPAN, 10, []string{"a"}, nil, ckPanPerson, wordsPAN, BasisPattern},
 	{detINPAN, 10, nil, []string{"a"}, ckPan, wordsPAN, BasisPattern},
 	{detFIHETU, 10, []string{"6-4", "6+4"}, nil, ckHetu, wordsHETU, BasisChecksum},

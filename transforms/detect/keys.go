@@ -74,6 +74,9 @@ const (
 	// so no person's: a run the name tables alone make a name is not
 	// reported there (DetectKeyed).
 	kNamed
+	// The number of an order, an invoice, a ticket: a value of a phone's
+	// shape under it is that number, no phone (DetectKeyed).
+	kNumber
 )
 
 func mkKey(class uint8, det int) Key { return Key(class) | Key(det+1)<<8 }
@@ -168,13 +171,40 @@ func (c KeyContext) Of(k Key) Key {
 	case kHolder:
 		// Not an object but a string: the holder's name.
 		return mkKey(kHeldName, -1)
-	case kNamed:
+	case kNamed, kNumber:
 		return k
 	}
 	if !k.Reports() {
 		return 0
 	}
 	return k
+}
+
+// dropPhones removes from dst[start:], the detections in s, the phones
+// when s is only a number (digits and the separators of one): under a
+// key naming another number (an invoice's, an identifier's) a value of
+// a phone's shape is that number. A "+" keeps it a phone.
+func dropPhones(dst []Detection, start int, s string) []Detection {
+	found := dst[start:]
+	i := 0
+	for i < len(found) && found[i].Detector != "phone" {
+		i++
+	}
+	if i == len(found) {
+		return dst
+	}
+	for k := 0; k < len(s); k++ {
+		if c := s[k]; !isDigit(c) && c != ' ' && c != '-' && c != '.' && c != '/' && c != '(' && c != ')' {
+			return dst
+		}
+	}
+	kept := found[:i]
+	for _, d := range found[i:] {
+		if d.Detector != "phone" {
+			kept = append(kept, d)
+		}
+	}
+	return dst[:start+len(kept)]
 }
 
 // dropTableNames removes from dst[start:], the detections in s, the
@@ -460,7 +490,7 @@ var keyVocabOf = []struct {
 		"geburtsdatum|geburtstag|geboren|geboren am|date de naissance|date naissance|naissance|ne le|née le|" +
 		"fecha de nacimiento|fecha nacimiento|nacimiento|fecha nac|f nac|data di nascita|data nascita|nato il|nata il|" +
 		"geboortedatum|geboren op|data de nascimento|data nascimento|nascimento|data urodzenia|urodzony|urodzona|" +
-		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日"},
+		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日|出生日期|生日"},
 	// Identifiers with a detector of their own (ids.go): the value is
 	// reported by that detector when its check digits hold, else by the
 	// generic one of its kind (keyGeneric).
@@ -542,6 +572,12 @@ var keyVocabOf = []struct {
 		"team|teams|group|groups|department|category|categories|tag|tags|" +
 		"file|files|document|attachment|resource|resources|server|servers|host|device|devices|model|package|module|dataset|table|column|field|" +
 		"event|events|campaign|course"},
+	{kNumber, -1, "invoice|order|ticket|reference|ref|case|tracking|booking|confirmation|transaction|serial|receipt|shipment|parcel|" +
+		"purchase order|po|sku|article|contract|policy|rechnung|bestellung|bestell|auftrag|vertrag|referenz|facture|commande|" +
+		"factura|pedido|fattura|ordine|riferimento|factuur|bestelling|fatura|faktura|zamowienie|lasku|tilaus|ordre|" +
+		"rechnungsnummer|bestellnummer|auftragsnummer|vertragsnummer|referenznummer|factuurnummer|bestelnummer|ordernummer|fakturanummer|" +
+		"numero de facture|numero de commande|numero de factura|numero de pedido|numero fattura|numero ordine|numero da fatura|numero do pedido|" +
+		"numer faktury|numer zamowienia|laskun numero|tilausnumero"},
 	{kStop, -1, "username|user name|login|login name|screen name|screenname|nickname|nick name|nick|handle|account name|user id|userid|" +
 		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|product name|productname|company name|companyname|" +
 		"business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|" +
@@ -723,9 +759,10 @@ func (k *normKey) classifyFrom(f int) Key {
 	if v, ok := lookupKey(k.words(f, nw)); ok {
 		return v
 	}
-	// passport_number, tax_id_no, licence_nr: the head names the kind.
+	// passport_number, tax_id_no, licence_nr, invoice_number: the head
+	// names the kind.
 	if nw > f+1 && vocabHas(k.word(nw-1), inKeyHeads) {
-		if v, ok := lookupKey(k.words(f, nw-1)); ok && (v.class() == kID || v.class() == kStop) {
+		if v, ok := lookupKey(k.words(f, nw-1)); ok && (v.class() == kID || v.class() == kStop || v.class() == kNumber) {
 			return v
 		}
 	}
@@ -1105,8 +1142,13 @@ func trimSpan(s string, a, b int) (int, int) {
 func (ds *Set) DetectKeyed(dst []Detection, s string, k Key, sel Selection) []Detection {
 	start := len(dst)
 	dst = ds.DetectAppend(dst, s, sel)
-	if k.class() == kNamed {
+	switch k.class() {
+	case kNamed:
 		return dropTableNames(dst, start, s)
+	case kNumber:
+		return dropPhones(dst, start, s)
+	case kID:
+		dst = dropPhones(dst, start, s) // an identifier whose check fails is no phone either
 	}
 	if !k.Reports() {
 		return dst

@@ -452,3 +452,40 @@ func TestNamedValues(t *testing.T) {
 		}
 	}
 }
+
+// Under a key naming another kind of number (an order's, an invoice's,
+// an identifier's) a value of a phone's shape is that number, not a
+// phone; a key saying nothing, or a "+", leaves it a phone.
+func TestOtherNumberValues(t *testing.T) {
+	ds, err := NewSet(&policy.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(nil, 0)
+	for _, c := range []struct {
+		key, value string
+		phone      bool
+	}{
+		{"invoice_number", "943 476 5910", false},
+		{"orderId", "046 454 287", false},
+		{"Rechnungsnummer", "030 1234567", false},
+		{"numero_de_factura", "912 345 678", false},
+		{"ticket", "020 7946 0958", false},
+		{"sin", "046 454 287", false},         // a SIN whose check fails
+		{"nhs_number", "943 476 5910", false}, // likewise an NHS number
+		{"ticket", "+44 20 7946 0958", true},
+		{"invoice", "Call 020 7946 0958 about it", true},
+		{"note", "020 7946 0958", true},
+		{"phone", "020 7946 0958", true},
+		{"order_date", "020 7946 0958", true},
+	} {
+		k := KeyContext(0).Of(ds.KeyOf(c.key))
+		phone := false
+		for _, d := range ds.DetectKeyed(nil, c.value, k, sel) {
+			phone = phone || d.Detector == "phone"
+		}
+		if phone != c.phone {
+			t.Errorf("%q: %q: phone %v, want %v", c.key, c.value, phone, c.phone)
+		}
+	}
+}

@@ -140,11 +140,15 @@ var nameByte = func() (t [256]uint8) {
 	return t
 }()
 
-// isCJK reports whether r is written without spaces between words: Han,
-// Hiragana, Katakana, Hangul.
+// isCJK reports whether r is written without spaces between words: Han
+// and its iteration mark, Hiragana, Katakana, Hangul.
 func isCJK(r rune) bool {
-	return r >= 0x3040 && r <= 0x30ff || r >= 0x3400 && r <= 0x9fff || r >= 0xac00 && r <= 0xd7a3 || r >= 0xf900 && r <= 0xfaff || r >= 0x20000 && r <= 0x2ffff
+	return r >= 0x3040 && r <= 0x30ff || r >= 0x3400 && r <= 0x9fff || r >= 0xac00 && r <= 0xd7a3 || r >= 0xf900 && r <= 0xfaff || r >= 0x20000 && r <= 0x2ffff || r == iterationMark
 }
+
+// iterationMark (々) repeats the Han character before it: part of a name
+// (佐々木, 野々村, 奈々), though Unicode files it with the punctuation.
+const iterationMark = 0x3005
 
 // readWord reads the word of letters at i (i at a letter): apostrophes
 // between letters (O'Brien, not the possessive 's) are inside it; a
@@ -1475,7 +1479,7 @@ func cjkGivenAfterSpace(s string, g int) int {
 	k, chars := g, 0
 	for k < end && chars < 4 {
 		r, size := utf8.DecodeRuneInString(s[k:])
-		if r < 0x30a0 || cjkSuffixAt(s, k, end) { // hiragana: a particle
+		if r < 0x30a0 && r != iterationMark || cjkSuffixAt(s, k, end) { // hiragana: a particle
 			break
 		}
 		k += size
@@ -1651,7 +1655,7 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 			g := f
 			for m := 0; m < 3 && g < e && !cjkSuffixAt(s, g, e); m++ {
 				gr, size := utf8.DecodeRuneInString(s[g:])
-				if gr < 0x3400 {
+				if gr < 0x3400 && gr != iterationMark {
 					break
 				}
 				g += size

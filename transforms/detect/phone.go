@@ -1,6 +1,9 @@
 package detect
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The phone detector and the digit-run step that drives it and
 // credit_card (manual 12), steps of the pass (detect.go);
@@ -193,7 +196,7 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
 	"mobile", "mobil", "mobiel", "móvil", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
-	"whatsapp", "call", "ring", "contact", "電話", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
 const phoneContextBytes = 32
@@ -215,6 +218,16 @@ func phoneContext(s string, a int) bool {
 		if i > lo {
 			b := s[i-1]
 			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) {
+				// Inside a word. CJK text has no spaces between words:
+				// a phone word may start at any of its characters
+				// (联系电话, 请拨打电话).
+				if c&0xf0 == 0xe0 {
+					for _, w := range phoneWords {
+						if w[0] >= 0x80 && phoneWordAt(s, i, a, w) {
+							return true
+						}
+					}
+				}
 				continue
 			}
 		}
@@ -224,6 +237,64 @@ func phoneContext(s string, a int) bool {
 			}
 		}
 		words++
+	}
+	return false
+}
+
+// otherNumberWords name numbers that are no phone: of an order, an
+// invoice, a ticket, an account, an identifier. Right before a run (or
+// before "number", "no.", "Nr." there) a number of a phone's shape is
+// that number: an NHS-shaped invoice number whose check digit fails is
+// no US phone. '*': the word may go on (Rechnungsnummer, Bestellnr).
+var otherNumberWords = [...]string{
+	"invoice*", "order*", "ticket*", "ref", "reference*", "case", "tracking", "booking", "confirmation", "transaction*",
+	"serial", "receipt", "shipment", "parcel", "po", "sku", "article", "account*", "acct", "contract*", "policy",
+	"rechnung*", "bestell*", "auftrag*", "vertrag*", "referenz*", "facture*", "commande*", "référence*",
+	"factura*", "pedido*", "fattura*", "ordine*", "riferimento*", "factuur*", "bestelling*", "fatura*", "faktura*", "zamówieni*",
+	"lasku*", "tilaus*", "ordre*",
+	"sin", "nhs", "ssn", "nino", "tfn", "bsn", "pesel", "cpr", "cpf", "nir", "dni", "nie", "aadhaar", "nric", "itin", "hetu",
+	"personnummer*", "steuer*", "medicare", "id",
+}
+
+// numberWords stand between a label and its number (Invoice number,
+// Order no., Bestell-Nr.).
+var numberWords = [...]string{"number", "no", "nr", "nummer", "numéro", "número", "numero", "num", "n°", "nº"}
+
+// phoneOtherNumberBefore reports whether the word before the run at st,
+// or the word before a numberWords word there, names another kind of
+// number (otherNumberWords).
+func phoneOtherNumberBefore(s string, st int) bool {
+	i := st
+	for words := 0; words < 2; words++ {
+		// Back over what stands between a label and its number.
+		for i > 0 && (s[i-1] == ' ' || s[i-1] == ':' || s[i-1] == '#' || s[i-1] == '.') {
+			i--
+		}
+		e := i
+		for i > 0 && e-i < 24 && (piiClass[s[i-1]]&(pcUpper|pcLower) != 0 || s[i-1] == '-' || s[i-1] >= 0x80) {
+			i--
+		}
+		if i == e || e-i >= 24 || i > 0 && piiClass[s[i-1]]&(pcUpper|pcLower) != 0 {
+			return false
+		}
+		var buf [24]byte
+		w := buf[:e-i]
+		for k := range w {
+			c := s[i+k]
+			if c-'A' < 26 {
+				c += 'a' - 'A'
+			}
+			w[k] = c
+		}
+		word := string(w)
+		for _, ow := range otherNumberWords {
+			if stem, ok := strings.CutSuffix(ow, "*"); ok && strings.HasPrefix(word, stem) || word == ow {
+				return true
+			}
+		}
+		if words > 0 || !slices.Contains(numberWords[:], word) {
+			return false
+		}
 	}
 	return false
 }
@@ -302,6 +373,12 @@ func phoneRunAt(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs r
 			case ' ':
 				f |= psSpace
 				k++
+				// "089 / 1234567": the area code after its 0 set off by a
+				// spaced slash (DIN 5008's older form).
+				if ng == 1 && s[gs] == '0' && k+1 < n && s[k] == '/' && s[k+1] == ' ' {
+					f = psSlash // read as "089/1234567"
+					k += 2
+				}
 			case '-':
 				f |= psDash
 				k++
@@ -362,6 +439,9 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	}
 	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2)) {
 		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID)
+	}
+	if !plus && st > 0 && phoneOtherNumberBefore(s, st) {
+		return dst // "Invoice 943 476 5910", "SIN 046 454 287": another kind of number
 	}
 	startOK := plus || piiNumStartOK(s, st)
 	cuts := false

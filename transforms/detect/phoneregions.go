@@ -100,6 +100,12 @@ var phoneRegions = [...]phoneRegion{
 	{iso: "IL", cc: "972", zero: pzTrunk, maxFirst: 3, rules: []phoneRule{
 		{lo: "2", hi: "4", min: 8, max: 8}, {lo: "8", hi: "9", min: 8, max: 8}, {lo: "5", hi: "5", min: 9, max: 9}, {lo: "7", hi: "7", min: 9, max: 9}}},
 	{iso: "TR", cc: "90", zero: pzTrunk, maxFirst: 4, rules: []phoneRule{{lo: "2", hi: "5", min: 10, max: 10}, {lo: "8", hi: "8", min: 10, max: 10}}},
+	// China: fixed lines after the trunk 0 and an area code of two to
+	// four digits (010, 021, 0755), mobiles of eleven digits from 13 to
+	// 19 without a 0, written 3-4-4 (138 0013 8000).
+	{iso: "CN", cc: "86", zero: pzTrunk, maxFirst: 4, rules: []phoneRule{
+		{lo: "10", hi: "10", min: 10, max: 10}, {lo: "13", hi: "19", min: 11, max: 11}, {lo: "2", hi: "2", min: 10, max: 10}, {lo: "3", hi: "9", min: 10, max: 11}},
+		forms: []phoneForm{{lo: "13", hi: "19", groups: "344"}}},
 }
 
 // regionSet is a set of phoneRegions, bit i for phoneRegions[i].
