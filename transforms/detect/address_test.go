@@ -66,21 +66,8 @@ var addrCases = []string{
 }
 
 func TestScanAddresses(t *testing.T) {
-	for _, line := range addrCases {
-		var b strings.Builder
-		var want []string
-		start := -1
-		for _, r := range line {
-			switch r {
-			case '«':
-				start = b.Len()
-			case '»':
-				want = append(want, b.String()[start:])
-			default:
-				b.WriteRune(r)
-			}
-		}
-		text := b.String()
+	for _, line := range append(addrCases[:len(addrCases):len(addrCases)], cjkAddrCases...) {
+		text, want := unmark(line)
 		var got []string
 		for _, d := range Builtin("street_address", text) {
 			got = append(got, text[d.Start:d.End])

@@ -54,20 +54,7 @@ func readCorpus(t *testing.T, name string) []corpusCase {
 		c := corpusCase{line: n, positive: line[0] == '+'}
 		raw := line[2:]
 		raw = strings.ReplaceAll(raw, `\n`, "\n") // escapes for multi-line cases
-		var b strings.Builder
-		start := -1
-		for _, r := range raw {
-			switch r {
-			case '«':
-				start = b.Len()
-			case '»':
-				c.want = append(c.want, Span{start, b.Len()})
-				start = -1
-			default:
-				b.WriteRune(r)
-			}
-		}
-		c.text = b.String()
+		c.text, c.want = marked(raw)
 		if c.positive && len(c.want) == 0 {
 			t.Fatalf("%s.txt:%d: a positive line needs «marked» spans", name, n)
 		}
@@ -175,4 +162,32 @@ func TestEveryBuiltinHasAScanner(t *testing.T) {
 			t.Errorf("no scanner for built-in detector %s", b.Name)
 		}
 	}
+}
+
+// marked returns line without its «» marks, and the spans they enclose.
+func marked(line string) (string, []Span) {
+	var b strings.Builder
+	var spans []Span
+	start := -1
+	for _, r := range line {
+		switch r {
+		case '«':
+			start = b.Len()
+		case '»':
+			spans = append(spans, Span{start, b.Len()})
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), spans
+}
+
+// unmark returns line without its «» marks and the texts they enclose.
+func unmark(line string) (string, []string) {
+	text, spans := marked(line)
+	want := make([]string, len(spans))
+	for i, sp := range spans {
+		want[i] = text[sp.Start:sp.End]
+	}
+	return text, want
 }

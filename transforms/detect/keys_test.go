@@ -416,76 +416,53 @@ func TestJSONTextScans(t *testing.T) {
 	}
 }
 
-// Under an organisation's or a place's key (company, employer, city
-// alone) a value that is only a name is that thing's: the name tables do
-// not make it a person's. More than a name, or a name read by context,
-// still is.
-func TestNamedValues(t *testing.T) {
+// Under a key naming an organisation or a place, what only the name
+// tables read as a person is not reported when the value is only a
+// name; under a key naming another kind of number (an order's, an
+// invoice's, an identifier's) a value of a phone's shape is that number,
+// not a phone. A key saying nothing, more than a name, or a "+" leaves
+// them.
+func TestKeyedValueDrops(t *testing.T) {
 	ds, err := NewSet(&policy.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sel := Select(nil, 0)
 	for _, c := range []struct {
-		key, value string
-		person     bool
+		key, value, det string
+		want            bool
 	}{
-		{"company", "Guerin Lefort", false},
-		{"employer", "Quintana Zamudio y Arellano Cortéz", false},
-		{"city", "Quarto Maria", false},
-		{"ville", "Jesus de Pires", false},
-		{"brand", "Rosa Smith", false},
-		{"company", "Lunch with Maria Garcia", true},
-		{"company", "Maria Garcia's bakery", true},
-		{"company", "Contact: Dr. Jane Doe", true},
-		{"name", "Rosa Smith", true},
-		{"note", "Rosa Smith", true},
-		{"customer", "Rosa Smith", true},
+		{"company", "Guerin Lefort", "person", false},
+		{"employer", "Quintana Zamudio y Arellano Cortéz", "person", false},
+		{"city", "Quarto Maria", "person", false},
+		{"ville", "Jesus de Pires", "person", false},
+		{"brand", "Rosa Smith", "person", false},
+		{"company", "Lunch with Maria Garcia", "person", true},
+		{"company", "Maria Garcia's bakery", "person", true},
+		{"company", "Contact: Dr. Jane Doe", "person", true},
+		{"name", "Rosa Smith", "person", true},
+		{"note", "Rosa Smith", "person", true},
+		{"customer", "Rosa Smith", "person", true},
+		{"invoice_number", "943 476 5910", "phone", false},
+		{"orderId", "046 454 287", "phone", false},
+		{"Rechnungsnummer", "030 1234567", "phone", false},
+		{"numero_de_factura", "912 345 678", "phone", false},
+		{"ticket", "020 7946 0958", "phone", false},
+		{"sin", "046 454 287", "phone", false},         // a SIN whose check fails
+		{"nhs_number", "943 476 5910", "phone", false}, // likewise an NHS number
+		{"ticket", "+44 20 7946 0958", "phone", true},
+		{"invoice", "Call 020 7946 0958 about it", "phone", true},
+		{"note", "020 7946 0958", "phone", true},
+		{"phone", "020 7946 0958", "phone", true},
+		{"order_date", "020 7946 0958", "phone", true},
 	} {
 		k := KeyContext(0).Of(ds.KeyOf(c.key))
-		person := false
+		got := false
 		for _, d := range ds.DetectKeyed(nil, c.value, k, sel) {
-			person = person || d.Detector == "person"
+			got = got || d.Detector == c.det
 		}
-		if person != c.person {
-			t.Errorf("%q: %q: person %v, want %v", c.key, c.value, person, c.person)
-		}
-	}
-}
-
-// Under a key naming another kind of number (an order's, an invoice's,
-// an identifier's) a value of a phone's shape is that number, not a
-// phone; a key saying nothing, or a "+", leaves it a phone.
-func TestOtherNumberValues(t *testing.T) {
-	ds, err := NewSet(&policy.Policy{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel := Select(nil, 0)
-	for _, c := range []struct {
-		key, value string
-		phone      bool
-	}{
-		{"invoice_number", "943 476 5910", false},
-		{"orderId", "046 454 287", false},
-		{"Rechnungsnummer", "030 1234567", false},
-		{"numero_de_factura", "912 345 678", false},
-		{"ticket", "020 7946 0958", false},
-		{"sin", "046 454 287", false},         // a SIN whose check fails
-		{"nhs_number", "943 476 5910", false}, // likewise an NHS number
-		{"ticket", "+44 20 7946 0958", true},
-		{"invoice", "Call 020 7946 0958 about it", true},
-		{"note", "020 7946 0958", true},
-		{"phone", "020 7946 0958", true},
-		{"order_date", "020 7946 0958", true},
-	} {
-		k := KeyContext(0).Of(ds.KeyOf(c.key))
-		phone := false
-		for _, d := range ds.DetectKeyed(nil, c.value, k, sel) {
-			phone = phone || d.Detector == "phone"
-		}
-		if phone != c.phone {
-			t.Errorf("%q: %q: phone %v, want %v", c.key, c.value, phone, c.phone)
+		if got != c.want {
+			t.Errorf("%q: %q: %s %v, want %v", c.key, c.value, c.det, got, c.want)
 		}
 	}
 }
