@@ -1000,7 +1000,7 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 		r, _ := utf8.DecodeRuneInString(v)
 		det, ok = detPerson, !unicode.IsLower(r) && keyShapes.personName(v, false) && (strings.ContainsAny(strings.TrimSpace(v), " ,") || known)
 	case kAddress:
-		det, ok = detStreetAddress, keyShapes.address(v)
+		det, ok = detStreetAddress, keyShapes.address(v) || streetNameShape(v)
 	case kHouse:
 		det, ok = detStreetAddress, houseNumberShape(v)
 	case kPostcode:

@@ -112,6 +112,10 @@ func TestKeyedValues(t *testing.T) {
 		{"dob", "2024-01-02T10:22:31Z", ""},
 		{"street", "Hauptstraße 5", "street_address"}, {"address", "12 rue de la Paix, 75002 Paris", "street_address"},
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
+		// A street's name, its house number in a member of its own.
+		{"straat", "Kerkstraat", "street_address"}, {"street", "Main Street", "street_address"},
+		{"Straße", "Karl-Marx-Allee", "street_address"}, {"calle", "Calle Mayor", "street_address"},
+		{"street", "Amsterdam", ""}, {"address", "Paris", ""}, {"street", "Spring", ""},
 		{"passport", "C01X00T47", "passport"}, {"passport", "pending", ""}, {"ssn", "123456789", "us_ssn"}, {"ssn", "123 45 6789", "us_ssn"},
 		{"bsn", "123456780", ""}, // fails the 11-proof: no BSN, and no identifier
 		{"bsn", "111222333", "nl_bsn"}, {"routing_number", "021000022", ""}, {"routing_number", "20-00-00", "bank_account"},

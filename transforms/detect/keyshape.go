@@ -220,6 +220,28 @@ func cityShape(v string) bool {
 	return true
 }
 
+// streetNameShape: a street's name without its house number (kept in a
+// member of its own: "straat": "Kerkstraat", "huisnummer": "12"):
+// capitalised words of letters with a street-type word and a name, or a
+// strong glued suffix (Kerkstraat, Main Street, Rue de la Paix).
+func streetNameShape(v string) bool {
+	v = strings.TrimSpace(v)
+	if !cityShape(v) {
+		return false
+	}
+	words := strings.Fields(v)
+	for _, w := range words {
+		w = strings.TrimSuffix(w, ".")
+		if streetType(w) != 0 && len(words) > 1 { // a type word alone (Spring, Park) names no street
+			return true
+		}
+		if ok, weak := glued(w); ok && !weak {
+			return true
+		}
+	}
+	return false
+}
+
 // idShape: an identifier: 4 to 40 bytes of letters and digits with
 // single spaces, dashes, dots or slashes between groups; two digits or
 // more; not one character repeated; no word of prose (a group of letters
