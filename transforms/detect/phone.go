@@ -153,7 +153,7 @@ func phoneBare(s string, a, e int, rs regionSet) bool {
 			break
 		}
 	}
-	return ok && !phoneSameDigits(D) && phoneContext(s, a)
+	return ok && !phoneSameDigits(D) && phoneContext(s, a) && !phoneIDContext(s, a, e-a)
 }
 
 // phoneBareValid reports whether the digits D, written without
@@ -246,13 +246,15 @@ func phoneContext(s string, a int) bool {
 // before "number", "no.", "Nr." there) a number of a phone's shape is
 // that number: an NHS-shaped invoice number whose check digit fails is
 // no US phone. '*': the word may go on (Rechnungsnummer, Bestellnr).
+// Not "tfn", a Swedish word for telephone too (phoneIDContext reads
+// Australia's).
 var otherNumberWords = [...]string{
 	"invoice*", "order*", "ticket*", "ref", "reference*", "case", "tracking", "booking", "confirmation", "transaction*",
 	"serial", "receipt", "shipment", "parcel", "po", "sku", "article", "account*", "acct", "contract*", "policy",
 	"rechnung*", "bestell*", "auftrag*", "vertrag*", "referenz*", "facture*", "commande*", "référence*",
 	"factura*", "pedido*", "fattura*", "ordine*", "riferimento*", "factuur*", "bestelling*", "fatura*", "faktura*", "zamówieni*",
 	"lasku*", "tilaus*", "ordre*",
-	"sin", "nhs", "ssn", "nino", "tfn", "bsn", "pesel", "cpr", "cpf", "nir", "dni", "nie", "aadhaar", "nric", "itin", "hetu",
+	"sin", "nhs", "ssn", "nino", "bsn", "pesel", "cpr", "cpf", "nir", "dni", "nie", "aadhaar", "nric", "itin", "hetu",
 	"personnummer*", "steuer*", "medicare", "id",
 }
 
@@ -297,6 +299,68 @@ func phoneOtherNumberBefore(s string, st int) bool {
 		}
 	}
 	return false
+}
+
+// dropMistypedIDs removes from dst[k:] the numbers phoneIDContext says
+// are identifiers (not those written with "+").
+func dropMistypedIDs(s string, dst []Span, k int) []Span {
+	out := k
+	for _, sp := range dst[k:] {
+		digits := 0
+		for i := sp.Start; i < sp.End; i++ {
+			if isDigit(s[i]) {
+				digits++
+			}
+		}
+		if s[sp.Start] != '+' && phoneIDContext(s, sp.Start, digits) {
+			continue
+		}
+		dst[out] = sp
+		out++
+	}
+	return dst[:out]
+}
+
+// phoneIDContext reports whether a number of digits digits at a has the
+// length of an identifier (idDefs) whose context word ends within
+// idWindow bytes before it, with no phone word after that word: an
+// identifier whose check failed (its own detector did not take it) is a
+// mistyped identifier, no phone ("Your TFN is 270 343 024", "NHS-Nummer
+// des Patienten: 554 805 1939"). ABA routing numbers are left out: their
+// words (account, bank, wire) are no identifier's alone.
+func phoneIDContext(s string, a, digits int) bool {
+	if digits > idMaxChars {
+		return false
+	}
+	lo := max(0, a-idWindow)
+	at := -1
+	for _, k := range idByLen[digits] {
+		d := &idDefs[k]
+		if d.det == detABARouting {
+			continue
+		}
+		for _, w := range d.words {
+			if w == "tfn" && s[a] == '0' {
+				continue // Swedish tfn (telefon) before a national number
+			}
+			at = max(at, lastWord(s, lo, a, w))
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	// A phone word after the identifier's: "NHS 943 476 5919, ward phone
+	// 020 7946 0958".
+	for i := at; i < a; i++ {
+		if piiClass[s[i]]&(pcUpper|pcLower) != 0 && piiClass[s[i-1]]&(pcUpper|pcLower) == 0 {
+			for _, w := range phoneWords {
+				if w != "tfn." && phoneWordAt(s, i, a, w) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // phoneWordAt reports whether w (see phoneWords) is at s[i:], before a.
@@ -426,7 +490,9 @@ func phoneRunAt(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs r
 		}
 		return j, dst
 	}
-	return j, phoneCandidates(s, g[:ng], st, plus, paren, dst, rs)
+	k := len(dst)
+	dst = phoneCandidates(s, g[:ng], st, plus, paren, dst, rs)
+	return j, dropMistypedIDs(s, dst, k)
 }
 
 // phoneCandidates tries the run g and appends the phones it finds: the
