@@ -707,6 +707,7 @@ var clauseWords = func() map[string]bool {
 		between zwischen entre tra fra tussen mellan mellem välillä między
 		hired joined married died died moved started ordered created updated issued expires expired valid until due since
 		released published founded opened launched established incorporated shipped delivered paid signed renewed
+		sale party ends ending starts begins deadline event celebration feier fête fiesta festa feest
 		veröffentlicht gegründet eröffnet publié fondé sorti publicado fundado lanzado pubblicato fondato uscito
 		gepubliceerd opgericht lançado
 		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit
