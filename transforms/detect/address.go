@@ -586,6 +586,16 @@ func unitBefore(s string, i int) int {
 	for j > 0 && s[j-1] == ' ' {
 		j--
 	}
+	// The unit on the line before ("Flat 3\n5 High Road").
+	if j > 0 && s[j-1] == '\n' {
+		j--
+		if j > 0 && s[j-1] == '\r' {
+			j--
+		}
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+	}
 	if j > 0 && s[j-1] == ',' {
 		j--
 	}
@@ -717,6 +727,16 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 		t, post := addrTail(s, e, false)
 		if weakType || sn {
 			t, post = weakTail(s, e)
+		}
+		if !post && !sn && s[i-1] == ' ' && s[i-2] == ',' {
+			// "rue Jacquet, 39624 Lelievre-sur-Lemaitre", "boulevard
+			// Guillou, 26 330 Rolland": no house number, and after the
+			// comma a postcode of five digits with its city.
+			if pe, ok := postcodeAt(s, i, false); ok && pe-i >= 5 {
+				if pt := postTail(s, pe); pt > pe {
+					t, post = pt, true
+				}
+			}
 		}
 		if post || !weakType && !sn {
 			return start, t
@@ -986,6 +1006,15 @@ func postTail(s string, e int) int {
 		k++
 	}
 	k2 := skipSpaces(s, k)
+	// The city on the next line ("4661 EW\nToldijk"): it must end that
+	// line.
+	nl := false
+	if k2 < len(s) && s[k2] == '\r' && k2+1 < len(s) && s[k2+1] == '\n' {
+		k2++
+	}
+	if k2 < len(s) && s[k2] == '\n' {
+		k2, nl = skipSpaces(s, k2+1), true
+	}
 	if k2 == k && k == e || k2 >= len(s) {
 		return e
 	}
@@ -995,6 +1024,9 @@ func postTail(s string, e int) int {
 		return e
 	}
 	end := cityEnd(s, w)
+	if nl && end < len(s) && s[end] != '\n' && s[end] != '\r' && s[end] != ',' && s[end] != '.' {
+		return e
+	}
 	// A state or district code after the city.
 	k = end
 	if k < len(s) && (s[k] == ' ' || s[k] == ',') {
@@ -1235,9 +1267,21 @@ func postcodeAt(s string, k int, strong bool) (int, bool) {
 				if _, n2, e2 := number(s, e+1); n2 == 3 {
 					end = e2 // PL
 				}
+			} else if e+1 < len(s) && s[e] == ' ' && isDigit(s[e+1]) {
+				// FR written with a space, "75 002 Paris": only before
+				// its city.
+				if _, n2, e2 := number(s, e+1); n2 == 3 && e2+1 < len(s) && s[e2] == ' ' && capital(s, e2+1) {
+					end = e2
+				}
 			}
 		case 6:
 			end = e
+		case 8:
+			// BR's CEP without its hyphen, "01310100 São Paulo": only
+			// before its city.
+			if e+1 < len(s) && s[e] == ' ' && capital(s, e+1) {
+				end = e
+			}
 		}
 		if end == 0 || end < len(s) && (isDigit(s[end]) || wordByte(s[end]) || s[end] == '.' && end+1 < len(s) && isDigit(s[end+1]) || s[end] == '-' && end+1 < len(s) && isDigit(s[end+1])) {
 			return 0, false
