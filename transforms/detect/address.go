@@ -908,6 +908,8 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 				k++
 			} else if (c == '-' || c == '/') && k+1 < len(s) && s[k+1] == ' ' && k > q && s[k-1] == ' ' {
 				k++ // São Paulo - SP, 01304-000 São Paulo / SP
+			} else if c == '/' && k == q && k+2 < len(s) && s[k+1]-'A' < 26 && s[k+2]-'A' < 26 {
+				k++ // São Paulo/SP
 			} else {
 				break
 			}
