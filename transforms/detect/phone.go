@@ -1,9 +1,6 @@
 package detect
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // The phone detector and the digit-run step that drives it and
 // credit_card (manual 12), steps of the pass (detect.go);
@@ -241,64 +238,50 @@ func phoneContext(s string, a int) bool {
 	return false
 }
 
-// otherNumberWords name numbers that are no phone: of an order, an
-// invoice, a ticket, an account, an identifier. Right before a run (or
-// before "number", "no.", "Nr." there) a number of a phone's shape is
-// that number: an NHS-shaped invoice number whose check digit fails is
-// no US phone. '*': the word may go on (Rechnungsnummer, Bestellnr).
-// Not "tfn", a Swedish word for telephone too (phoneIDContext reads
-// Australia's).
-var otherNumberWords = [...]string{
-	"invoice*", "order*", "ticket*", "ref", "reference*", "case", "tracking", "booking", "confirmation", "transaction*",
-	"serial", "receipt", "shipment", "parcel", "po", "sku", "article", "account*", "acct", "contract*", "policy",
-	"rechnung*", "bestell*", "auftrag*", "vertrag*", "referenz*", "facture*", "commande*", "référence*",
-	"factura*", "pedido*", "fattura*", "ordine*", "riferimento*", "factuur*", "bestelling*", "fatura*", "faktura*", "zamówieni*",
-	"lasku*", "tilaus*", "ordre*",
-	"sin", "nhs", "ssn", "nino", "bsn", "pesel", "cpr", "cpf", "nir", "dni", "nie", "aadhaar", "nric", "itin", "hetu",
-	"personnummer*", "steuer*", "medicare", "id",
+// phoneOtherNumberBefore reports whether the label right before the run
+// at st, one word or a word and its "number", "no.", "Nr." (a head of the
+// key vocabulary), names another kind of number (kNumber: Invoice,
+// Order no., Bestell-Nr., Número de pedido): a number of a phone's shape
+// there is that number, no phone ("Invoice 943 476 5910": an NHS-shaped
+// invoice number is no US phone). Identifiers are phoneIDContext's.
+func phoneOtherNumberBefore(s string, st int) bool {
+	e := st
+	// Back over what stands between a label and its number.
+	for e > 0 && (s[e-1] == ' ' || s[e-1] == ':' || s[e-1] == '#' || s[e-1] == '.') {
+		e--
+	}
+	i := labelWordBefore(s, e)
+	if i == e {
+		return false
+	}
+	if classifyKey(s[i:e], nil).class() == kNumber {
+		return true
+	}
+	var k normKey
+	if !k.set(s[i:e]) || k.nw != 1 || !vocabHas(k.b[:k.n], inKeyHeads) {
+		return false
+	}
+	// A head: the word before it with it (Invoice number, Order no).
+	j := i
+	for j > 0 && s[j-1] == ' ' {
+		j--
+	}
+	h := labelWordBefore(s, j)
+	return h < j && classifyKey(s[h:e], nil).class() == kNumber
 }
 
-// numberWords stand between a label and its number (Invoice number,
-// Order no., Bestell-Nr.).
-var numberWords = [...]string{"number", "no", "nr", "nummer", "numéro", "número", "numero", "num", "n°", "nº"}
-
-// phoneOtherNumberBefore reports whether the word before the run at st,
-// or the word before a numberWords word there, names another kind of
-// number (otherNumberWords).
-func phoneOtherNumberBefore(s string, st int) bool {
-	i := st
-	for words := 0; words < 2; words++ {
-		// Back over what stands between a label and its number.
-		for i > 0 && (s[i-1] == ' ' || s[i-1] == ':' || s[i-1] == '#' || s[i-1] == '.') {
-			i--
-		}
-		e := i
-		for i > 0 && e-i < 24 && (piiClass[s[i-1]]&(pcUpper|pcLower) != 0 || s[i-1] == '-' || s[i-1] >= 0x80) {
-			i--
-		}
-		if i == e || e-i >= 24 || i > 0 && piiClass[s[i-1]]&(pcUpper|pcLower) != 0 {
-			return false
-		}
-		var buf [24]byte
-		w := buf[:e-i]
-		for k := range w {
-			c := s[i+k]
-			if c-'A' < 26 {
-				c += 'a' - 'A'
-			}
-			w[k] = c
-		}
-		word := string(w)
-		for _, ow := range otherNumberWords {
-			if stem, ok := strings.CutSuffix(ow, "*"); ok && strings.HasPrefix(word, stem) || word == ow {
-				return true
-			}
-		}
-		if words > 0 || !slices.Contains(numberWords[:], word) {
-			return false
-		}
+// labelWordBefore is where the word of a label ending at e starts (e when
+// none does): letters and inner hyphens, at most 24 bytes, not glued to
+// more letters before.
+func labelWordBefore(s string, e int) int {
+	i := e
+	for i > 0 && e-i < 24 && (piiClass[s[i-1]]&(pcUpper|pcLower) != 0 || s[i-1] == '-' || s[i-1] >= 0x80) {
+		i--
 	}
-	return false
+	if e-i >= 24 || i > 0 && piiClass[s[i-1]]&(pcUpper|pcLower) != 0 {
+		return e
+	}
+	return i
 }
 
 // dropMistypedIDs removes from dst[k:] the numbers phoneIDContext says
