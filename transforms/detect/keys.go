@@ -185,26 +185,14 @@ func (c KeyContext) Of(k Key) Key {
 // key naming another number (an invoice's, an identifier's) a value of
 // a phone's shape is that number. A "+" keeps it a phone.
 func dropPhones(dst []Detection, start int, s string) []Detection {
-	found := dst[start:]
-	i := 0
-	for i < len(found) && found[i].Detector != "phone" {
-		i++
-	}
-	if i == len(found) {
-		return dst
-	}
-	for k := 0; k < len(s); k++ {
-		if c := s[k]; !isDigit(c) && c != ' ' && c != '-' && c != '.' && c != '/' && c != '(' && c != ')' {
-			return dst
+	return dropFound(dst, start, func(d Detection) bool { return d.Detector == "phone" }, func() bool {
+		for k := 0; k < len(s); k++ {
+			if c := s[k]; !isDigit(c) && c != ' ' && c != '-' && c != '.' && c != '/' && c != '(' && c != ')' {
+				return false
+			}
 		}
-	}
-	kept := found[:i]
-	for _, d := range found[i:] {
-		if d.Detector != "phone" {
-			kept = append(kept, d)
-		}
-	}
-	return dst[:start+len(kept)]
+		return true
+	})
 }
 
 // dropTableNames removes from dst[start:], the detections in s, the
@@ -214,17 +202,24 @@ func dropPhones(dst []Detection, start int, s string) []Detection {
 // beyond a name (Lunch with Maria Garcia) keeps them, and so do names
 // read by context (Dr. Jane Doe).
 func dropTableNames(dst []Detection, start int, s string) []Detection {
+	return dropFound(dst, start, func(d Detection) bool { return d.Basis == BasisNameTable && d.Detector == "person" },
+		func() bool { return namesOnly(s) })
+}
+
+// dropFound removes from dst[start:] the detections drop names, when
+// there are some and the value says they go (whole, asked only then).
+func dropFound(dst []Detection, start int, drop func(Detection) bool, whole func() bool) []Detection {
 	found := dst[start:]
 	i := 0
-	for i < len(found) && (found[i].Basis != BasisNameTable || found[i].Detector != "person") {
+	for i < len(found) && !drop(found[i]) {
 		i++
 	}
-	if i == len(found) || !namesOnly(s) {
+	if i == len(found) || !whole() {
 		return dst
 	}
 	kept := found[:i]
 	for _, d := range found[i:] {
-		if d.Basis != BasisNameTable || d.Detector != "person" {
+		if !drop(d) {
 			kept = append(kept, d)
 		}
 	}
