@@ -428,6 +428,17 @@ func numberStarts(s string, i int) bool {
 
 // ---------------------------------------------------------------- street lines
 
+// ordinalEnd is the end of the ordinal a street's name may be at q (5th,
+// 42nd: up to three digits and two letters), or q.
+func ordinalEnd(s string, q int) int {
+	if _, n, de := number(s, q); n > 0 && n <= 3 {
+		if we := wordAt(s, de); we-de == 2 {
+			return we
+		}
+	}
+	return q
+}
+
 // numberFirst reads a street line with the house number first at i, and
 // its tail: "221B Baker Street, London NW1 6XE", "12 rue de la Paix".
 func numberFirst(s string, i int) (int, int) {
@@ -448,7 +459,7 @@ func numberFirst(s string, i int) (int, int) {
 	}
 	w := wordAt(s, k)
 	if w == k { // an ordinal: 69999 6th Street
-		if _, n, de := number(s, k); n == 0 || n > 3 || wordAt(s, de)-de != 2 {
+		if ordinalEnd(s, k) == k {
 			return 0, 0
 		}
 	} else if !capital(s, k) && streetType(s[k:w])&stFirst == 0 {
@@ -473,12 +484,7 @@ func numberFirst(s string, i int) (int, int) {
 	for q, words := k, 0; words < 6 && q < len(s); words++ {
 		we := wordAt(s, q)
 		if we == q { // an ordinal: 42nd, 5th
-			_, n, de := number(s, q)
-			if n == 0 || n > 3 {
-				break
-			}
-			we = wordAt(s, de)
-			if we-de != 2 {
+			if we = ordinalEnd(s, q); we == q {
 				break
 			}
 		} else if t := streetType(s[q:we]); t&(stLast|stLastExt) != 0 && names > 0 {

@@ -343,7 +343,8 @@ func addrWorth(s string, t int, kind uint8) bool {
 // addrFirstWorth is numberFirst's necessary shape at the run t: a house
 // number as houseNumber reads it (up to five digits, a letter, a range or
 // a flat: 221B, 12-14, 12/3), a comma or none, spaces, and a word's first
-// letter (a date, a JSON number, a CSV field, "200 8428" stop here).
+// letter or an ordinal (a date, a JSON number, a CSV field, "200 8428"
+// stop here; "12 5th Ave" does not).
 func addrFirstWorth(s string, t int) bool {
 	e := skipDigits(s, t)
 	if e-t > 5 {
@@ -359,7 +360,7 @@ func addrFirstWorth(s string, t int) bool {
 		e++
 	}
 	k := skipSpaces(s, e)
-	return k > e && k < len(s) && (isASCIILetter(s[k]) || s[k] >= 0x80)
+	return k > e && k < len(s) && (isASCIILetter(s[k]) || s[k] >= 0x80 || ordinalEnd(s, k) > k)
 }
 
 // houseLetter is houseNumber's letter after the digits ending at e (221B),
