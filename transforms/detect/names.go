@@ -579,6 +579,14 @@ func (sc *nameScan) latinWord(t int) int {
 		// Most capitalised words start a sentence or a heading: unless
 		// the tables know them or context comes before, nothing starts
 		// here.
+		if w.shape == shapeInitial && w.dot && (t == 0 || s[t-1] != '.') {
+			// J. Smith, J. R. Smith: initials open a name that a
+			// surname of the tables ends (run1); not inside U.S.
+			if e, ok := sc.run1(t, sc.contextBefore(t)); ok {
+				return e
+			}
+			return w.end
+		}
 		if w.shape != shapeCap {
 			return w.end
 		}
@@ -967,6 +975,12 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	if k < trimmed && dottedCompanyForm(s, gs[k].start) {
 		return 0, false // Guerin Lefort S.A.S., Souza Silva S/A: the initials are a company form
 	}
+	if ctx == ctxSignature && !signatureEnd(s, gs[k-1].end) {
+		// "- Branch at the office" (a list item), "Grazie, Antioco
+		// Diamanti!" (thanks in a sentence): no signature, the tables
+		// decide.
+		ctx = ctxNone
+	}
 	// Next to a company form, '&', a street or place word: no person.
 	if after >= 0 && after < len(s) {
 		if s[after] == '&' {
@@ -1019,14 +1033,14 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// Engineering) more words need one the tables know as a name.
 		if k > 1 && (table || !sc.labelColon) || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
 			end := invertedEnd(s, gs[k-1].end)
+			if end == gs[k-1].end && allSurnames(gs[:k]) {
+				end = max(end, proseInverted(s, end)) // Der Kunde Dilla, Irem hat angerufen
+			}
 			sc.emit(gs[0].start, end, BasisContext)
 			return end, true
 		}
 		return 0, false
 	case ctxGreeting, ctxSignature:
-		if ctx == ctxSignature && !signatureEnd(s, gs[k-1].end) {
-			return 0, false // "- Branch at the office": a list item, no signature
-		}
 		// A name of the tables first, or one among more words (Dear
 		// Aoife Murphy: the given name is rare, the surname is known).
 		if gs[0].first&(nameword.Given|nameword.Surname) != 0 && (k > 1 || gs[0].first&nameword.Common == 0 || ctx == ctxGreeting) || k > 1 && table {
@@ -1040,9 +1054,40 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	if e := gs[k-1].end; ctx == ctxNone && e+2 < len(s) && s[e] == '.' && s[e+1] == ' ' && sc.word(e+2).flags&nameword.Org != 0 {
 		return 0, false // Martin Luther King Jr. Boulevard
 	}
+	if ctx == ctxNone && k >= 2 {
+		// Faith Hill Concert Tickets, Susan Sticker Abacus, Baby Lid
+		// Report: a heading's Title Case, where two words or more are no
+		// names of the tables (a capitalised word that ended the run
+		// counts).
+		unknown := 0
+		if after >= 0 && after < len(s) && nameByte[s[after]] == 3 {
+			unknown++
+		}
+		for j := 0; j < k; j++ {
+			if gs[j].any&(nameword.Given|nameword.Surname|nameword.Particle) == 0 && !gs[j].initial {
+				unknown++
+			}
+		}
+		if unknown >= 2 {
+			return 0, false
+		}
+	}
 	// The tables: from each word of the run, a given name and what follows.
 	for j := 0; j+1 < k; j++ {
 		a, b := &gs[j], &gs[j+1]
+		if a.initial {
+			// J. Smith, J. R. Smith, G. Gálvez Urrutia, Q. De Blasi:
+			// initials, then a surname of the tables.
+			m := j + 1
+			for m < k-1 && (gs[m].initial || gs[m].first&nameword.Particle != 0) {
+				m++
+			}
+			if c := &gs[m]; c.shape == shapeCap && c.first&nameword.Surname != 0 && c.first&nameword.Stop == 0 {
+				sc.emit(a.start, gs[k-1].end, BasisNameTable)
+				return gs[k-1].end, true
+			}
+			continue
+		}
 		if a.shape != shapeCap || a.first&(nameword.Particle|nameword.Org) != 0 {
 			continue // La Rochelle, Lake Pauline: a particle or place word opens no name here
 		}
@@ -1067,11 +1112,84 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			ok = b.first&nameword.Given != 0 && c.first&nameword.Given != 0 && (b.first|c.first)&nameword.Common == 0
 		}
 		if ok {
-			sc.emit(a.start, gs[k-1].end, BasisNameTable)
-			return gs[k-1].end, true
+			end := gs[k-1].end
+			if j == 0 && gs[0].first&nameword.Given == 0 && allSurnames(gs[:k]) {
+				// Rubio Jaime, Andrés: two surnames, then the given name.
+				end = max(end, proseInverted(s, end))
+			}
+			sc.emit(a.start, end, BasisNameTable)
+			return end, true
+		}
+	}
+	if ctx == ctxNone && allSurnames(gs[:k]) {
+		// Smith, John; García López, Ana: surnames, a comma, a given
+		// name.
+		if end := proseInverted(s, gs[k-1].end); end > 0 {
+			sc.emit(gs[0].start, end, BasisNameTable)
+			return end, true
 		}
 	}
 	return 0, false
+}
+
+// allSurnames: the words gs are capitalised surnames of the tables that
+// are no common word (what "Surname, Given" starts with).
+func allSurnames(gs []nameGroup) bool {
+	for j := range gs {
+		if gs[j].shape != shapeCap || gs[j].first&nameword.Surname == 0 || gs[j].first&nameword.Common != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// proseInverted: after a surname ending at e, ", " and a given name the
+// tables know as nothing else, perhaps a second one or an initial (Smith,
+// John A.): the end of the given names, or 0.
+func proseInverted(s string, e int) int {
+	if e+2 >= len(s) || s[e] != ',' || s[e+1] != ' ' {
+		return 0
+	}
+	end := 0
+	for i, n := e+2, 0; n < 2 && i < len(s); n++ {
+		w := readWord(s, i)
+		if w.end > i && n > 0 && w.shape == shapeInitial && w.dot {
+			end = w.end + 1
+			break
+		}
+		if w.end == i || w.shape != shapeCap || w.flags&nameword.Given == 0 || w.flags&(nameword.Common|notName) != 0 {
+			break
+		}
+		end = w.end
+		if end+1 >= len(s) || s[end] != ' ' {
+			break
+		}
+		i = end + 1
+	}
+	if end > 0 && companyChain(s, end) || end > 0 && chainNext(s, end) {
+		return 0 // Schowalter, Barton and Bayer: a firm's names
+	}
+	if end+1 < len(s) && s[end] == ' ' && (nameByte[s[end+1]] == 3 || s[end+1] >= 0x80) {
+		return 0 // Esther Jamrozy, Nino Wanner: the next name of a list
+	}
+	return end
+}
+
+// chainNext: a joiner (and, und, y …) or a comma and a capital follow e:
+// the name before e is one of a chain of names (a firm's).
+func chainNext(s string, e int) bool {
+	i := e
+	if i+2 < len(s) && s[i] == ',' && s[i+1] == ' ' {
+		return nameByte[s[i+2]] == 3
+	}
+	if i+1 >= len(s) || s[i] != ' ' {
+		return false
+	}
+	w := readWord(s, i+1)
+	if w.end == i+1 || w.shape != shapeLower || !nameJoiner(s[w.start:w.end]) || w.end+1 >= len(s) || s[w.end] != ' ' {
+		return false
+	}
+	return nameByte[s[w.end+1]] == 3 || s[w.end+1] >= 0x80
 }
 
 // signatureEnd reports whether a signature's name ending at e ends its
@@ -1286,7 +1404,22 @@ func placeInBefore(s string, t int) bool {
 		return false
 	}
 	switch s[t-3 : t-1] {
-	case "in", "en", "em":
+	case "in", "em":
+		return true
+	case "en":
+		// Dutch "and" after a name (Femke Post en Brian Hazes), Spanish
+		// "in" after a lower-case word (vive en Palma).
+		j := t - 4
+		for j > 0 && (nameByte[s[j-1]] == 1 || s[j-1] >= 0x80) {
+			j--
+		}
+		if j > 0 && nameByte[s[j-1]] == 3 {
+			return false
+		}
+		if j < t-4 && s[j] >= 0x80 {
+			r, _ := utf8.DecodeRuneInString(s[j:])
+			return !unicode.IsUpper(r)
+		}
 		return true
 	}
 	return false
@@ -1328,6 +1461,12 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 		return nameGroup{}, false
 	}
 	g := nameGroup{start: w.start, end: w.end, first: w.flags, any: w.flags, shape: w.shape, parts: 1, initial: w.shape == shapeInitial && w.dot}
+	if w.flags == 0 && w.shape == shapeCap && w.end-w.start > 4 && s[w.end-1] == 's' {
+		// Clausens, Jensens, Müllers: a name's genitive (da, sv, nb, de).
+		if f := nameLookup(nameword.Hash(s[w.start : w.end-1])); f&(nameword.Given|nameword.Surname) != 0 && f&notName == 0 {
+			g.first, g.any = f, f
+		}
+	}
 	g.org = orgNotName(w.flags)
 	if w.shape == shapeInitial && !w.dot {
 		return g, false
@@ -1343,6 +1482,11 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 			}
 			// Min-jun, Seo-yeon: a short lower-case part of a given name.
 			if p.shape != shapeLower || p.end-p.start > 5 || p.flags&(nameword.Given|nameword.Surname) == 0 || p.flags&nameword.Org != 0 {
+				if p.shape == shapeLower {
+					// Cross-contamination, Follow-up: a compound word,
+					// no name however the tables read its first part.
+					g.first, g.any = 0, 0
+				}
 				break
 			}
 		}
