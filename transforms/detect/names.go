@@ -1121,9 +1121,9 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			return end, true
 		}
 	}
-	if ctx == ctxNone && allSurnames(gs[:k]) {
+	if ctx == ctxNone && allSurnames(gs[:k]) && !joinerBefore(s, gs[0].start) {
 		// Smith, John; García López, Ana: surnames, a comma, a given
-		// name.
+		// name (not "Littel and Weissnat, Cole - D'Amore": a firm's).
 		if end := proseInverted(s, gs[k-1].end); end > 0 {
 			sc.emit(gs[0].start, end, BasisNameTable)
 			return end, true
@@ -1169,10 +1169,19 @@ func proseInverted(s string, e int) int {
 	if end > 0 && companyChain(s, end) || end > 0 && chainNext(s, end) {
 		return 0 // Schowalter, Barton and Bayer: a firm's names
 	}
-	if end+1 < len(s) && s[end] == ' ' && (nameByte[s[end+1]] == 3 || s[end+1] >= 0x80) {
-		return 0 // Esther Jamrozy, Nino Wanner: the next name of a list
+	if end+1 < len(s) && s[end] == ' ' && (nameByte[s[end+1]] == 3 || s[end+1] >= 0x80 || s[end+1] == '-' || s[end+1] == '&') {
+		return 0 // Esther Jamrozy, Nino Wanner: the next name of a list; Cole - D'Amore
 	}
 	return end
+}
+
+// joinerBefore: a joiner (and, und, y …) and a space come before i.
+func joinerBefore(s string, i int) bool {
+	if i < 3 || s[i-1] != ' ' {
+		return false
+	}
+	k := lettersBefore(s, i-1)
+	return k < i-1 && i-1-k <= 3 && nameJoiner(s[k:i-1]) && (k == 0 || s[k-1] == ' ')
 }
 
 // chainNext: a joiner (and, und, y …) or a comma and a capital follow e:
