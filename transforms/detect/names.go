@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -1680,6 +1681,22 @@ func cjkOrgBefore(s string, j int) bool {
 	return false
 }
 
+// zhNameBounds: the two Han characters s[j:g] (a family name and a given
+// name of the tables: 段娟, 安伟) stand between Chinese words that go
+// around a person's name: the start of the run or a preposition or verb
+// before (由 给 和 与 跟 向 对 据 请 让 叫 把 被), and a verb, conjunction
+// or particle after (将 于 和 与 说 在 是 已 也 都 会 要 的 了 负).
+func zhNameBounds(s string, j, g, e int) bool {
+	if j > 0 {
+		r, _ := utf8.DecodeLastRuneInString(s[:j])
+		if isCJK(r) && !strings.ContainsRune("由给和与跟同向对据请让叫把被及、", r) {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(s[g:e])
+	return strings.ContainsRune("将于和与及、说在是已也都会要的了负", r)
+}
+
 // cjkNameEnd: a Han name may end at g (run end e): the end of the run, an
 // honorific suffix, or hiragana (a particle or the verb after a noun:
 // 山田太郎様から, 佐藤花子です).
@@ -1784,7 +1801,7 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 			if g-f < 3*m || nameLookup(cjkHash(s[f:g]))&nameword.Given == 0 {
 				continue
 			}
-			if (n+m >= 3 || cjkSuffixAt(s, g, e) || g == e) && !cjkOrgAt(s, g, e) {
+			if (n+m >= 3 || cjkSuffixAt(s, g, e) || g == e || n+m == 2 && zhNameBounds(s, j, g, e)) && !cjkOrgAt(s, g, e) {
 				// 佐藤花子: the tables know 花, and 子 is part of the
 				// name: a given name of up to three characters that
 				// ends where a name ends is taken whole.
