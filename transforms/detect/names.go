@@ -1134,7 +1134,10 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 }
 
 // allSurnames: the words gs are capitalised surnames of the tables that
-// are no common word (what "Surname, Given" starts with).
+// are no common word (what "Surname, Given" starts with). Not inlined:
+// one copy in the .wasm for its callers.
+//
+//go:noinline
 func allSurnames(gs []nameGroup) bool {
 	for j := range gs {
 		if gs[j].shape != shapeCap || gs[j].first&nameword.Surname == 0 || gs[j].first&nameword.Common != 0 {
@@ -1281,6 +1284,8 @@ func companyChain(s string, i int) bool {
 
 // nameJoiner: w joins the names of a chain (Becerra y León, Müller und
 // Söhne).
+//
+//go:noinline
 func nameJoiner(w string) bool {
 	switch w {
 	case "y", "e", "and", "und", "et", "en", "og", "och", "i":
