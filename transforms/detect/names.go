@@ -1114,7 +1114,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 		if ok {
 			end := gs[k-1].end
-			if j == 0 && gs[0].first&nameword.Given == 0 && allSurnames(gs[:k]) {
+			if j == 0 && allSurnames(gs[:k]) {
 				// Rubio Jaime, Andrés: two surnames, then the given name.
 				end = max(end, proseInverted(s, end))
 			}
@@ -1133,14 +1133,15 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	return 0, false
 }
 
-// allSurnames: the words gs are capitalised surnames of the tables that
-// are no common word (what "Surname, Given" starts with). Not inlined:
+// allSurnames: the words gs are capitalised surnames of the tables, no
+// stop word (what "Surname, Given" starts with; Savage, Winter too: the
+// given name after the comma is no common word). Not inlined:
 // one copy in the .wasm for its callers.
 //
 //go:noinline
 func allSurnames(gs []nameGroup) bool {
 	for j := range gs {
-		if gs[j].shape != shapeCap || gs[j].first&nameword.Surname == 0 || gs[j].first&nameword.Common != 0 {
+		if gs[j].shape != shapeCap || gs[j].first&nameword.Surname == 0 || gs[j].first&nameword.Stop != 0 {
 			return false
 		}
 	}
