@@ -912,7 +912,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// Particles before the next word: van der, de la, da.
 		q := pos
 		np := 0
-		for np < 3 && q < len(s) && s[q]-'a' < 26 {
+		for np < 3 && q < len(s) && (s[q]-'a' < 26 || k > 0 && s[q]-'A' < 26) {
 			if k > 0 && sonOf(s, q) {
 				// Rajesh s/o Kumar, Priya d/o Raman (Singapore,
 				// Malaysia: son of, daughter of).
@@ -921,8 +921,8 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 				continue
 			}
 			pw := sc.word(q)
-			if pw.end == q || pw.shape != shapeLower || pw.flags&nameword.Particle == 0 {
-				break
+			if pw.end == q || pw.flags&nameword.Particle == 0 || pw.shape != shapeLower && !(pw.shape == shapeUpper && upperAfter(s, pw.end)) {
+				break // VAN DEN BROEK after a given name: particles in capitals
 			}
 			nq := pw.end
 			if nq < len(s) && s[nq] == ' ' {
@@ -939,7 +939,9 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			break
 		}
 		g, ok := sc.group(q)
-		if !ok || !nameWordOK(&g, k) {
+		if !ok || !nameWordOK(&g, k) && !(k > 0 && g.shape == shapeUpper && g.end-g.start >= 5 && g.first&notName == 0 && gs[0].shape == shapeCap && gs[0].first&(nameword.Given|nameword.Common) == nameword.Given) {
+			// (Robert RUTOWICZ: a surname in capitals after a given
+			// name that is no common word, though the tables lack it.)
 			after = q
 			break
 		}
@@ -1178,6 +1180,11 @@ func proseInverted(s string, e int) int {
 		return 0 // Esther Jamrozy, Nino Wanner: the next name of a list; Cole - D'Amore
 	}
 	return end
+}
+
+// upperAfter: a space and two capitals follow i.
+func upperAfter(s string, i int) bool {
+	return i+2 < len(s) && s[i] == ' ' && nameByte[s[i+1]] == 3 && nameByte[s[i+2]] == 3
 }
 
 // joinerBefore: a joiner (and, und, y …) and a space come before i.
