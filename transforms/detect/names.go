@@ -1036,8 +1036,8 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// Engineering) more words need one the tables know as a name.
 		if k > 1 && (table || !sc.labelColon) || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
 			end := invertedEnd(s, gs[k-1].end)
-			if end == gs[k-1].end && allSurnames(gs[:k]) {
-				end = max(end, proseInverted(s, end)) // Der Kunde Dilla, Irem hat angerufen
+			if end == gs[k-1].end {
+				end = max(end, proseInverted(s, end, invertedCommon(gs[:k]))) // Der Kunde Dilla, Irem hat angerufen
 			}
 			sc.emit(gs[0].start, end, BasisContext)
 			return end, true
@@ -1116,18 +1116,18 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 		if ok {
 			end := gs[k-1].end
-			if j == 0 && allSurnames(gs[:k]) {
+			if j == 0 {
 				// Rubio Jaime, Andrés: two surnames, then the given name.
-				end = max(end, proseInverted(s, end))
+				end = max(end, proseInverted(s, end, invertedCommon(gs[:k])))
 			}
 			sc.emit(a.start, end, BasisNameTable)
 			return end, true
 		}
 	}
-	if ctx == ctxNone && allSurnames(gs[:k]) && !joinerBefore(s, gs[0].start) {
+	if ctx == ctxNone && !joinerBefore(s, gs[0].start) {
 		// Smith, John; García López, Ana: surnames, a comma, a given
 		// name (not "Littel and Weissnat, Cole - D'Amore": a firm's).
-		if end := proseInverted(s, gs[k-1].end); end > 0 {
+		if end := proseInverted(s, gs[k-1].end, invertedCommon(gs[:k])); end > 0 {
 			sc.emit(gs[0].start, end, BasisNameTable)
 			return end, true
 		}
@@ -1135,36 +1135,42 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	return 0, false
 }
 
-// allSurnames: the words gs are capitalised surnames of the tables, no
-// stop word (what "Surname, Given" starts with; Savage, Winter too: the
-// given name after the comma is no common word). Not inlined:
-// one copy in the .wasm for its callers.
+// invertedCommon: the flags a given name after the words gs and a comma
+// must lack ("Surname, Given"): Common when gs are capitalised surnames
+// of the tables and no stop word, one also a common word (Savage,
+// Winter: Savage, Christina but not Woods, Dawn); none when no word is;
+// every flag when gs are no surnames. Not inlined: one copy in the .wasm
+// for its callers.
 //
 //go:noinline
-func allSurnames(gs []nameGroup) bool {
+func invertedCommon(gs []nameGroup) uint16 {
+	var c uint16
 	for j := range gs {
 		if gs[j].shape != shapeCap || gs[j].first&nameword.Surname == 0 || gs[j].first&nameword.Stop != 0 {
-			return false
+			return ^uint16(0)
 		}
+		c |= gs[j].first & nameword.Common
 	}
-	return true
+	return c
 }
 
-// proseInverted: after a surname ending at e, ", " and a given name the
-// tables know as nothing else, perhaps a second one or an initial (Smith,
-// John A.): the end of the given names, or 0.
-func proseInverted(s string, e int) int {
+// proseInverted: after a surname ending at e, ", " and a given name of
+// the tables that has none of the flags common (Common after a surname
+// that is also a common word: Silva, Carolina but not Woods, Dawn),
+// perhaps a second one or an initial (Smith, John A.): the end of the
+// given names, or 0.
+func proseInverted(s string, e int, common uint16) int {
 	if e+2 >= len(s) || s[e] != ',' || s[e+1] != ' ' {
 		return 0
 	}
 	end := 0
 	for i, n := e+2, 0; n < 2 && i < len(s); n++ {
-		w := readWord(s, i)
-		if w.end > i && n > 0 && w.shape == shapeInitial && w.dot {
+		w, ok := readGroup(s, i) // Niemi, Marja-Liisa
+		if ok && n > 0 && w.initial {
 			end = w.end + 1
 			break
 		}
-		if w.end == i || w.shape != shapeCap || w.flags&nameword.Given == 0 || w.flags&(nameword.Common|notName) != 0 {
+		if !ok || w.shape != shapeCap || w.first&nameword.Given == 0 || w.first&notName != 0 || w.first&common != 0 {
 			break
 		}
 		end = w.end
@@ -1176,8 +1182,8 @@ func proseInverted(s string, e int) int {
 	if end > 0 && companyChain(s, end) || end > 0 && chainNext(s, end) {
 		return 0 // Schowalter, Barton and Bayer: a firm's names
 	}
-	if end+1 < len(s) && s[end] == ' ' && (nameByte[s[end+1]] == 3 || s[end+1] >= 0x80 || s[end+1] == '-' || s[end+1] == '&') {
-		return 0 // Esther Jamrozy, Nino Wanner: the next name of a list; Cole - D'Amore
+	if end+1 < len(s) && s[end] == ' ' && (nameByte[s[end+1]] == 3 || s[end+1] >= 0x80 || s[end+1] == '-' || s[end+1] == '&' || particleThenCap(s, end+1) && readWord(s, end+1).flags&nameword.Particle != 0) {
+		return 0 // Esther Jamrozy, Nino Wanner, Mila van der Sprong: the next name of a list; Cole - D'Amore
 	}
 	return end
 }
