@@ -580,18 +580,13 @@ func (sc *nameScan) latinWord(t int) int {
 		// Most capitalised words start a sentence or a heading: unless
 		// the tables know them or context comes before, nothing starts
 		// here.
-		if w.shape == shapeInitial && w.dot && (t == 0 || s[t-1] != '.') {
-			// J. Smith, J. R. Smith: initials open a name that a
-			// surname of the tables ends (run1); not inside U.S.
-			if e, ok := sc.run1(t, sc.contextBefore(t)); ok {
-				return e
-			}
+		// J. Smith, J. R. Smith: initials open a name that a surname of
+		// the tables ends (run1); not inside U.S.
+		initial := w.shape == shapeInitial && w.dot && (t == 0 || s[t-1] != '.')
+		if w.shape != shapeCap && !initial {
 			return w.end
 		}
-		if w.shape != shapeCap {
-			return w.end
-		}
-		if w.flags&(nameword.Given|nameword.Surname) == 0 {
+		if w.flags&(nameword.Given|nameword.Surname) == 0 && !initial {
 			// An unknown word opens a name only after context, and with
 			// a capitalised word after it (the customer Xylo Quarnby, my
 			// name is Siobhan Sullivan).
@@ -1037,7 +1032,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if k > 1 && (table || !sc.labelColon) || gs[0].first&(nameword.Given|nameword.Surname) != 0 && gs[0].first&nameword.Common == 0 {
 			end := invertedEnd(s, gs[k-1].end)
 			if end == gs[k-1].end {
-				end = max(end, proseInverted(s, end, invertedCommon(gs[:k]))) // Der Kunde Dilla, Irem hat angerufen
+				end = max(end, proseInverted(s, gs[:k])) // Der Kunde Dilla, Irem hat angerufen
 			}
 			sc.emit(gs[0].start, end, BasisContext)
 			return end, true
@@ -1118,7 +1113,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			end := gs[k-1].end
 			if j == 0 {
 				// Rubio Jaime, Andrés: two surnames, then the given name.
-				end = max(end, proseInverted(s, end, invertedCommon(gs[:k])))
+				end = max(end, proseInverted(s, gs[:k]))
 			}
 			sc.emit(a.start, end, BasisNameTable)
 			return end, true
@@ -1127,7 +1122,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	if ctx == ctxNone && !joinerBefore(s, gs[0].start) {
 		// Smith, John; García López, Ana: surnames, a comma, a given
 		// name (not "Littel and Weissnat, Cole - D'Amore": a firm's).
-		if end := proseInverted(s, gs[k-1].end, invertedCommon(gs[:k])); end > 0 {
+		if end := proseInverted(s, gs[:k]); end > 0 {
 			sc.emit(gs[0].start, end, BasisNameTable)
 			return end, true
 		}
@@ -1139,10 +1134,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 // must lack ("Surname, Given"): Common when gs are capitalised surnames
 // of the tables and no stop word, one also a common word (Savage,
 // Winter: Savage, Christina but not Woods, Dawn); none when no word is;
-// every flag when gs are no surnames. Not inlined: one copy in the .wasm
-// for its callers.
-//
-//go:noinline
+// every flag when gs are no surnames.
 func invertedCommon(gs []nameGroup) uint16 {
 	var c uint16
 	for j := range gs {
@@ -1154,15 +1146,17 @@ func invertedCommon(gs []nameGroup) uint16 {
 	return c
 }
 
-// proseInverted: after a surname ending at e, ", " and a given name of
-// the tables that has none of the flags common (Common after a surname
-// that is also a common word: Silva, Carolina but not Woods, Dawn),
+// proseInverted: after the surnames gs, ", " and a given name of the
+// tables that has none of the flags invertedCommon(gs) (Common after a
+// surname that is also a common word: Silva, Carolina but not Woods, Dawn),
 // perhaps a second one or an initial (Smith, John A.): the end of the
 // given names, or 0.
-func proseInverted(s string, e int, common uint16) int {
+func proseInverted(s string, gs []nameGroup) int {
+	e := gs[len(gs)-1].end
 	if e+2 >= len(s) || s[e] != ',' || s[e+1] != ' ' {
 		return 0
 	}
+	common := invertedCommon(gs)
 	end := 0
 	for i, n := e+2, 0; n < 2 && i < len(s); n++ {
 		w, ok := readGroup(s, i) // Niemi, Marja-Liisa
@@ -1179,7 +1173,7 @@ func proseInverted(s string, e int, common uint16) int {
 		}
 		i = end + 1
 	}
-	if end > 0 && companyChain(s, end) || end > 0 && chainNext(s, end) {
+	if end > 0 && chainNext(s, end) {
 		return 0 // Schowalter, Barton and Bayer: a firm's names
 	}
 	if end+1 < len(s) && s[end] == ' ' && (nameByte[s[end+1]] == 3 || s[end+1] >= 0x80 || s[end+1] == '-' || s[end+1] == '&' || particleThenCap(s, end+1) && readWord(s, end+1).flags&nameword.Particle != 0) {
@@ -1442,14 +1436,7 @@ func placeInBefore(s string, t int) bool {
 		for j > 0 && (nameByte[s[j-1]] == 1 || s[j-1] >= 0x80) {
 			j--
 		}
-		if j > 0 && nameByte[s[j-1]] == 3 {
-			return false
-		}
-		if j < t-4 && s[j] >= 0x80 {
-			r, _ := utf8.DecodeRuneInString(s[j:])
-			return !unicode.IsUpper(r)
-		}
-		return true
+		return j <= 0 || nameByte[s[j-1]] != 3
 	}
 	return false
 }
