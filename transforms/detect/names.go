@@ -1080,7 +1080,11 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			for m < k-1 && (gs[m].initial || gs[m].first&nameword.Particle != 0) {
 				m++
 			}
-			if c := &gs[m]; c.shape == shapeCap && c.first&nameword.Surname != 0 && c.first&nameword.Stop == 0 {
+			rest := true // what follows the surname is names too (Gálvez Urrutia; not A. Wagner Act)
+			for _, g := range gs[m+1 : k] {
+				rest = rest && g.any&(nameword.Given|nameword.Surname) != 0
+			}
+			if c := &gs[m]; rest && c.shape == shapeCap && c.first&nameword.Surname != 0 && c.first&nameword.Stop == 0 {
 				sc.emit(a.start, gs[k-1].end, BasisNameTable)
 				return gs[k-1].end, true
 			}
