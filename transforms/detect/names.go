@@ -1693,18 +1693,19 @@ func cjkOrgBefore(s string, j int) bool {
 
 // zhNameBounds: the two Han characters s[j:g] (a family name and a given
 // name of the tables: 段娟, 安伟) stand between Chinese words that go
-// around a person's name: the start of the run or a preposition or verb
-// before (由 给 和 与 跟 向 对 据 请 让 叫 把 被), and a verb, conjunction
-// or particle after (将 于 和 与 说 在 是 已 也 都 会 要 的 了 负).
+// around a person's name: the start of the run, a preposition or verb
+// before (由 给 和 与 跟 向 对 据 请 让 叫 把 被) or a role word's end (客户,
+// 成员, 工程师), and a verb, conjunction, particle or adverb after (将 于
+// 和 与 说 在 是 已 也 都 会 要 的 了 负 又 还 再 就 曾 正 刚).
 func zhNameBounds(s string, j, g, e int) bool {
 	if j > 0 {
 		r, _ := utf8.DecodeLastRuneInString(s[:j])
-		if isCJK(r) && !strings.ContainsRune("由给和与跟同向对据请让叫把被及、", r) {
+		if isCJK(r) && !strings.ContainsRune("由给和与跟同向对据请让叫把被及、户员师", r) {
 			return false
 		}
 	}
 	r, _ := utf8.DecodeRuneInString(s[g:e])
-	return strings.ContainsRune("将于和与及、说在是已也都会要的了负", r)
+	return strings.ContainsRune("将于和与及、说在是已也都会要的了负又还再就曾正刚", r)
 }
 
 // cjkNameEnd: a Han name may end at g (run end e): the end of the run, an
