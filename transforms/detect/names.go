@@ -1106,7 +1106,9 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		case a.first&nameword.Given != 0:
 			ok = b.first&(nameword.Surname|nameword.Given) != 0 && b.first&nameword.Common == 0
 		case a.first&nameword.Surname != 0 && a.first&nameword.Common == 0:
-			ok = b.first&nameword.Given != 0 && b.first&nameword.Common == 0 && k == j+2
+			// Dupont Jean; not Kemmer Heath, Sawayn Green (a town: the
+			// last word is a place word too).
+			ok = b.first&nameword.Given != 0 && b.first&(nameword.Common|nameword.Org) == 0 && k == j+2
 		}
 		if !ok && a.first&nameword.Surname != 0 && k == j+3 {
 			// Tan Wei Ming: a surname, then two given names.
