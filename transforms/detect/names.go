@@ -1808,6 +1808,9 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 		if cjkOrgBefore(s, j) {
 			return j // 株式会社石崎食品: a company's name
 		}
+		if f+3 <= e && strings.Contains("市省县県区郡", s[f:f+3]) {
+			return j // 西原市, 石川県: a place named like a family
+		}
 		// A given name of the tables after it, longest first.
 		for m := 4; m >= 1; m-- {
 			g := cjkChars(s, f, e, m)

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -61,7 +62,7 @@ const pyFakerVersion = "0.9.3"
 // neighbours, for the .wasm's size).
 var pyLocales = []string{
 	"en_US", "en_GB", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT", "nl_NL",
-	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP",
+	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP", "zh_CN",
 }
 
 // pyDumpScript prints {locale: {given: [...], surname: [...]}} for the
@@ -226,7 +227,15 @@ func DumpPython(dir string) (Names, error) {
 		return nil, fmt.Errorf("no Python faker in %s (apt-get install python3-fake-factory): %w", dir, err)
 	}
 	cmd := exec.Command("python3", append([]string{"-c", pyDumpScript, dir, pyFakerVersion}, pyLocales...)...)
-	return runDump(cmd, "py:")
+	names, err := runDump(cmd, "py:")
+	if zh, ok := names["py:zh_CN"]; ok {
+		// Its one-character given names are common words as often as
+		// names (平, 华: 和平 peace, 金华 a city); @faker-js/faker's
+		// shorter list of them stays.
+		zh.Given = slices.DeleteFunc(zh.Given, func(g string) bool { return utf8.RuneCountInString(g) < 2 })
+		names["py:zh_CN"] = zh
+	}
+	return names, err
 }
 
 // Build makes the table: little-endian uint32 n, n sorted uint32 hashes,
