@@ -42,6 +42,11 @@ func (p *pass) dobStep(i int) int {
 		return skipDigits(s, i)
 	}
 	if birthContext(s, a, b, p.dobExtra()) && !dateRangeAfter(s, b) {
+		// Polish writes "r." (roku, year) after the year: part of the
+		// date's words, inside the span.
+		if strings.HasPrefix(s[b:], " r.") && (b+3 == len(s) || !wordByte(s[b+3])) {
+			b += 3
+		}
 		p.emitBy(detDateOfBirth, BasisContext, a, b)
 	}
 	return b
@@ -73,7 +78,8 @@ var dateRunMax = func() (t [256]int) {
 // dateSepMay reports whether the digits [t, e) and the '-', '/' or '.'
 // after them may start a date (dateRunMax has 4 for these): dateAt's
 // three groups with one separator (1985-03-04, 04.03.85; none starts
-// with three digits), "4. März" or "04-Mar-1985". dateAround's other
+// with three digits), the Nordic "4/3 1985", "4. März", "4.März" or
+// "04-Mar-1985". dateAround's other
 // reads need a space or 年 after the run. Most runs before a separator
 // are decimals, versions and a time's seconds (12:30:05.123), none.
 func dateSepMay(s string, t, e int) bool {
@@ -83,9 +89,9 @@ func dateSepMay(s string, t, e int) bool {
 	c, d := s[e], s[e+1]
 	if isDigit(d) {
 		j := skipDigits(s, e+2)
-		return j+1 < len(s) && s[j] == c && isDigit(s[j+1])
+		return j+1 < len(s) && (s[j] == c || c == '/' && s[j] == ' ') && isDigit(s[j+1])
 	}
-	return e-t <= 2 && (c == '.' && d == ' ' || c == '-' && isASCIILetter(d))
+	return e-t <= 2 && (c == '.' && (d == ' ' || isASCIILetter(d)) || c == '-' && isASCIILetter(d))
 }
 
 // birthDatesClean reports whether s holds no ASCII digit (the reader
@@ -96,7 +102,7 @@ func birthDatesClean(s string) bool { return nextDigit(s, 0) == len(s) }
 // format the scan reads, a real calendar date with a plausible birth year
 // (1900 to this year), for the keys' walk: a birth-date key's value must
 // look like one. An ISO date-time at midnight (1985-03-04T00:00:00Z) is a
-// date too.
+// date too, and so is a Polish one with its "r." (4.03.1985 r.).
 func birthDateShape(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -107,7 +113,7 @@ func birthDateShape(s string) bool {
 		return false
 	}
 	a, b, ok := dateAround(s, i)
-	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]))
+	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]) || s[b:] == " r.")
 }
 
 // midnightAfter reports whether t is the time part of a date-time at
@@ -286,8 +292,16 @@ func dateAt(s string, i int) (int, bool) {
 				return e3, validDate(v3, v2, v1) || validDate(v3, v1, v2)
 			case n1 <= 2 && n2 <= 2 && n3 == 2 && c != '.':
 				return e3, year2Valid(v3, v2, v1) || year2Valid(v3, v1, v2)
-			case n1 == 2 && n2 == 2 && n3 == 2 && c == '.':
+			case n1 <= 2 && n2 <= 2 && n3 == 2 && c == '.':
 				return e3, year2Valid(v3, v2, v1)
+			}
+			return 0, false
+		}
+		// Swedish and Danish "4/3 1985": day/month, a space, the year.
+		if c == '/' && n1 <= 2 && n2 <= 2 && e2+1 < len(s) && s[e2] == ' ' {
+			y, n, e := number(s, e2+1)
+			if n == 4 && dateEnds(s, e) && validDate(y, v2, v1) {
+				return e, true
 			}
 			return 0, false
 		}
@@ -310,11 +324,12 @@ func dateAt(s string, i int) (int, bool) {
 		j++
 	} else {
 		j = skipOrdinal(s, j)
-		if j < len(s) && s[j] == '.' {
+		dot := j < len(s) && s[j] == '.'
+		if dot {
 			j++
 		}
 		k := skipSpaces(s, j)
-		if k == j {
+		if k == j && !dot { // "4.März 1985" has no space
 			return 0, false
 		}
 		j = skipWords(s, k, "de ", "of ")
@@ -376,17 +391,18 @@ func monthFirst(s string, i, m int) (int, bool) {
 	return 0, false
 }
 
-// kanjiDate reads 年M月D日 at j for year y.
+// kanjiDate reads 年M月D日 at j for year y: a space may follow 年 and
+// 月 (1985年 3月 4日), and Chinese may write 号 for 日.
 func kanjiDate(s string, j, y int) (int, bool) {
 	if !strings.HasPrefix(s[j:], "年") {
 		return 0, false
 	}
-	m, n, e := number(s, j+3)
+	m, n, e := number(s, skipSpaces(s, j+3))
 	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "月") {
 		return 0, false
 	}
-	d, n, e := number(s, e+3)
-	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "日") {
+	d, n, e := number(s, skipSpaces(s, e+3))
+	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "日") && !strings.HasPrefix(s[e:], "号") {
 		return 0, false
 	}
 	return e + 3, validDate(y, m, d)
@@ -492,31 +508,31 @@ var monthNames = func() map[string]uint8 {
 // Matched on word boundaries, ASCII letters case-folded.
 var birthContextWords = []string{
 	// English
-	"born", "born on", "dob", "d.o.b", "date of birth", "birth date", "birthdate", "birthday", "(b.",
+	"born", "born on", "dob", "d.o.b", "date of birth", "birth date", "birthdate", "birthday", "b.",
 	// German
 	"geboren", "geb.", "geburtsdatum", "geburtstag", "geb.-datum",
 	// French
-	"né", "née", "né le", "née le", "date de naissance", "naissance", "date naissance",
+	"né", "née", "né(e)", "né le", "née le", "date de naissance", "naissance", "date naissance", "naiss.", "au monde", "anniversaire",
 	// Spanish
-	"nacido", "nacida", "nació", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "cumpleaños",
+	"nacido", "nacida", "nació", "nací", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "nac.", "cumpleaños", "al mundo",
 	// Italian
-	"nato il", "nata il", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno",
+	"nato il", "nata il", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno", "n.",
 	// Dutch
-	"geboren op", "geboortedatum", "geb. datum", "verjaardag",
+	"geboren op", "geboortedatum", "geb. datum", "verjaardag", "ter wereld",
 	// Portuguese
-	"nascido", "nascida", "nasceu", "data de nascimento", "nascimento", "nasc.", "aniversário",
+	"nascido", "nascida", "nasceu", "nasci", "data de nascimento", "nascimento", "nasc.", "aniversário", "ao mundo",
 	// Polish
-	"urodzony", "urodzona", "urodził", "urodziła", "urodzin", "data urodzenia", "ur.",
+	"urodzony", "urodzona", "urodził", "urodziła", "urodzin", "urodziny", "urodzenia", "data urodzenia", "ur.",
 	// Swedish
-	"född", "födelsedatum", "födelsedag", "föddes",
+	"född", "födelsedatum", "födelsedag", "föddes", "f.",
 	// Finnish
-	"syntynyt", "syntyi", "syntymäaika", "syntymäpäivä", "syntymäpvm", "s.",
+	"syntynyt", "syntyi", "synnyin", "syntymäaika", "syntymäaikani", "syntymäaikasi", "syntymäaikansa", "syntymäpäivä", "syntymäpvm", "s.", "synt.",
 	// Danish
 	"født", "fødselsdato", "fødselsdag",
 	// Japanese
 	"生年月日", "誕生日", "生まれ",
 	// Chinese
-	"出生日期", "出生于", "出生年月", "生日",
+	"出生日期", "出生于", "生于", "出生年月", "生日",
 }
 
 // birthFirst indexes birthContextWords by first byte (both cases);
@@ -559,41 +575,104 @@ var gapStop = func() (t [256]bool) {
 // contextWindow bounds how far before a date its context may start, and
 // contextGap what may stand between them.
 const (
-	contextWindow = 64
-	contextGap    = 40
+	contextWindow = 80
+	contextGap    = 56
 )
 
+// labelPunct is the bytes between a label and its value (after the
+// label's words): "DOB: ", "Date of Birth | ", "Geburtsdatum:\n", "**DOB:** ".
+var labelPunct = func() (t [256]bool) {
+	for _, c := range " \t:|=*-\n" {
+		t[c] = true
+	}
+	return t
+}()
+
+// dobLabelEnd returns where the label punctuation before a ends: a itself
+// when there is none. At most one line break and a few bytes, with the
+// full-width "：", "｜" and "】" of CJK labels.
+func dobLabelEnd(s string, a int) int {
+	k, breaks := a, 0
+	for a-k < 12 && k > 0 {
+		if c := s[k-1]; labelPunct[c] {
+			if c == '\n' {
+				if breaks++; breaks > 1 {
+					break
+				}
+			}
+			k--
+		} else if k >= 3 && (s[k-3:k] == "：" || s[k-3:k] == "｜" || s[k-3:k] == "】") {
+			k -= 3
+		} else {
+			break
+		}
+	}
+	return k
+}
+
 // birthContext reports whether the date [a, b) of s has a birth context:
-// a context word before it in the window, with nothing between them but a
-// few words of the same clause (no digit, no sentence end, no
-// conjunction starting another clause), or 生まれ/生 right after it.
+// a context word before it in the window, with nothing between them but
+// label punctuation (dobLabelEnd) or a few words of the same clause (no
+// digit, no sentence end, no conjunction starting another clause), or a
+// participle after it (geboren, zur Welt, 生まれ, 出生); and what is born
+// is no thing (thingBefore: "The company was born on …").
 func birthContext(s string, a, b int, extra []string) bool {
-	if t := s[b:]; strings.HasPrefix(t, "生") || strings.HasPrefix(t, " 生") {
+	if t := s[b:]; strings.HasPrefix(t, "生") || strings.HasPrefix(t, " 生") || strings.HasPrefix(t, "出生") {
+		return !thingBefore(s, a, 3)
+	}
+	// The genealogical star glued to the date: "Anna Roth, *4.3.1985",
+	// "(* 4.3.1985)" (not an emphasis: "*2024-01-02*").
+	if st := a - 1; st > 0 && s[st] == ' ' && s[st-1] == '*' && (st == 1 || s[st-2] == '(') {
+		return true
+	} else if a > 0 && s[a-1] == '*' && (a == 1 || s[a-2] == ' ' || s[a-2] == '(') && (b == len(s) || s[b] != '*') {
 		return true
 	}
+	// Japanese "1985年3月4日に東京で生まれた", "…に誕生した", Chinese
+	// "1985年3月4日在上海出生": に or 在, then the verb before the clause
+	// ends and before another subject (が: "…に新製品が誕生").
+	if t := s[b:]; strings.HasPrefix(t, "に") || strings.HasPrefix(t, "在") {
+		for j := b + 3; j < len(s) && j-b <= contextGap; j++ {
+			if c := s[j]; c < 0x80 && !isASCIILetter(c) || strings.HasPrefix(s[j:], "。") || strings.HasPrefix(s[j:], "、") || strings.HasPrefix(s[j:], "，") || strings.HasPrefix(s[j:], "が") {
+				break
+			}
+			if t := s[j:]; strings.HasPrefix(t, "生まれ") || strings.HasPrefix(t, "誕生") || strings.HasPrefix(t, "出生") {
+				return !thingBefore(s, a, 3)
+			}
+		}
+	}
 	// German and Dutch put the participle last: "am 4.3.1985 in Graz
-	// geboren", "op 4 maart 1985 geboren".
+	// geboren", "op 4 maart 1985 geboren", "kam am 4.3.1985 zur Welt",
+	// "kwam op 4 maart 1985 ter wereld".
 	// gapOK refuses any gap holding a digit, a line break, ';', '!', '?'
 	// or '|': the look stops at the first (a timestamp's time, a JSON
 	// number, the next line).
 	for j := b; j < len(s) && j-b <= contextGap; j++ {
-		if c := s[j]; c == 'g' || c == 'G' {
-			if _, ok := matchWord(s, j, "geboren"); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
-				return true
+		if c := s[j] | 0x20; c == 'g' || c == 'z' || c == 't' {
+			w := "geboren"
+			if c == 'z' {
+				w = "zur welt"
+			} else if c == 't' {
+				w = "ter wereld"
 			}
-		} else if gapBreak[c] {
+			if _, ok := matchWord(s, j, w); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
+				return !thingBefore(s, a, 3)
+			}
+		} else if gapBreak[s[j]] {
 			break
 		}
 	}
 	lo := max(0, a-contextWindow)
+	// A label's punctuation may hold what no gap does ("DOB | ",
+	// "Date of birth:\n"); the word must then end where it starts.
+	le := dobLabelEnd(s, a)
 	// Back to the first byte no gap holds (a digit, a brace, a line
 	// break…): in JSON and tables the window is a few bytes.
-	j := a - 1
+	j := le - 1
 	for j >= lo && !gapStop[s[j]] {
 		j--
 	}
 	lo = j + 1
-	for j := a - 1; j >= lo; j-- {
+	for j := le - 1; j >= lo; j-- {
 		c := s[j]
 		if !birthStarts[c] && extra == nil {
 			continue
@@ -612,19 +691,45 @@ func birthContext(s string, a, b int, extra []string) bool {
 			}
 		}
 		for _, k := range birthFirst[c] {
-			if w := birthContextWords[k]; w[1] != c2 {
+			w := birthContextWords[k]
+			if w[1] != c2 {
 				continue
 			}
-			if e, ok := matchWord(s, j, birthContextWords[k]); ok && e <= a && gapOK(s[e:a]) {
-				return true
+			// A one-letter abbreviation (b., n., f., s.) stands right
+			// before its date: "b. 1985", "(n. 4/3/1985)".
+			if e, ok := matchWord(s, j, w); ok && e <= le && (len(w) > 2 || e == le) && gapOK(s[e:le]) {
+				return !thingBefore(s, j, 2)
 			}
 		}
 		for _, w := range extra {
 			if w != "" && w[0]|0x20 == c|0x20 {
-				if e, ok := matchWord(s, j, w); ok && e <= a && gapOK(s[e:a]) {
+				if e, ok := matchWord(s, j, w); ok && e <= le && gapOK(s[e:le]) {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// thingBefore reports whether one of the n words before i (in the same
+// clause) names a thing, not a person, whose "birth" the context word
+// tells: "The company was born on", "L'idée est née le", "Het bedrijf
+// werd geboren op", "Die Idee wurde am … geboren".
+func thingBefore(s string, i, n int) bool {
+	for ; n > 0; n-- {
+		for i > 0 && (s[i-1] == ' ' || s[i-1] == '\'') {
+			i--
+		}
+		e := i
+		for i > 0 && wordByte(s[i-1]) {
+			i--
+		}
+		if i == e {
+			return false
+		}
+		if gapWordFlags(s[i:e])&gwThing != 0 {
+			return true
 		}
 	}
 	return false
@@ -653,8 +758,12 @@ func matchWord(s string, j int, w string) (int, bool) {
 }
 
 // gapOK reports whether g, the text between a context word and a date,
-// keeps them together: short, no digit, no sentence end, no word that
-// starts another clause.
+// keeps them together: short, no digit, no sentence end (nor a CJK
+// comma: "東京生まれで、2019年4月1日に入社"), no words after a colon, no
+// word that starts
+// another clause or names a thing, no pronoun in the two words after a
+// comma ("Born in Lyon, she joined on …", "Geboren in Tuil, kwam hij
+// op …").
 func gapOK(g string) bool {
 	if len(g) > contextGap {
 		return false
@@ -663,31 +772,54 @@ func gapOK(g string) bool {
 		switch c := g[k]; {
 		case isDigit(c) || c == '\n' || c == ';' || c == '!' || c == '?' || c == '|':
 			return false
-		case c == '.' && k+2 < len(g) && g[k+1] == ' ' && g[k+2]-'A' < 26 && k >= 3 && isASCIILetter(g[k-1]) && isASCIILetter(g[k-2]) && isASCIILetter(g[k-3]):
-			return false // a sentence ends
+		case c == '.' && k+2 < len(g) && g[k+1] == ' ' && g[k+2]-'A' < 26 && (k == 0 || k >= 3 && wordByte(g[k-1]) && wordByte(g[k-2]) && wordByte(g[k-3])):
+			// A sentence ends (right after the context word, or after
+			// a word of three letters or more: no abbreviation).
+			return false
+		case c == ':' && k+1 < len(g) && isASCIILetter(g[skipSpaces(g, k+1)%len(g)]):
+			// A label's value is the words after its colon ("A star
+			// is born: premiere on …").
+			return false
+		case c >= 0xe3 && (strings.HasPrefix(g[k:], "、") || strings.HasPrefix(g[k:], "，") || strings.HasPrefix(g[k:], "。")):
+			return false
+		case (c == ',' || c == '.') && k >= 3 && g[k-3]-0xe3 < 0x0d: // "，", "。" read as ASCII after a CJK character
+			return false
 		}
 	}
+	comma := 0 // words to go after a comma
 	for k := 0; k < len(g); {
 		for k < len(g) && !isASCIILetter(g[k]) {
+			if g[k] == ',' {
+				comma = 2
+			}
 			k++
 		}
 		e := k
 		for e < len(g) && wordByte(g[e]) {
 			e++
 		}
-		if e > k && clauseWord(g[k:e]) {
-			return false
+		if e > k {
+			if f := gapWordFlags(g[k:e]); f&(gwClause|gwThing) != 0 || comma > 0 && f&gwPronoun != 0 {
+				return false
+			}
+			comma--
 		}
 		k = e
 	}
 	return true
 }
 
-// clauseWord reports whether w starts another clause or names another
-// event, so that a date after it is not the birth date before it.
-func clauseWord(w string) bool {
+// The kinds of gapWords.
+const (
+	gwClause  = 1 << iota // starts another clause or names another event
+	gwThing               // a thing, not a person, "born" (thingBefore)
+	gwPronoun             // a subject pronoun: after a comma, another clause
+)
+
+// gapWordFlags is the kinds of the word w (ASCII letters folded).
+func gapWordFlags(w string) uint8 {
 	if len(w) > 16 {
-		return false
+		return 0
 	}
 	var buf [16]byte
 	for k := 0; k < len(w); k++ {
@@ -697,30 +829,48 @@ func clauseWord(w string) bool {
 		}
 		buf[k] = c
 	}
-	return clauseWords[string(buf[:len(w)])]
+	return gapWords[string(buf[:len(w)])]
 }
 
-var clauseWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
+var gapWords = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for f, words := range [3]string{
+		`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
 		maar och men eller ja mutta tai og eller oraz ale lub
 		between zwischen entre tra fra tussen mellan mellem välillä między
 		hired joined married died died moved started ordered created updated issued expires expired valid until due since
 		released published founded opened launched established incorporated shipped delivered paid signed renewed
+		graduated retired verified checked confirmed changed modified corrected submitted requested received sent scheduled booked
 		sale party ends ending starts begins deadline event celebration feier fête fiesta festa feest
+		wedding marriage hochzeit mariage boda matrimonio huwelijk casamento ślubu bröllop häät bryllup
 		veröffentlicht gegründet eröffnet publié fondé sorti publicado fundado lanzado pubblicato fondato uscito
 		gepubliceerd opgericht lançado
-		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit
-		embauché marié mort décédé commandé créé valable depuis jusqu
-		contratado casado murió fallecido pedido creado válido hasta desde
-		assunto sposato morto ordinato creato valido fino
-		overleden besteld aangemaakt geldig tot
-		faleceu pedido criado
-		zmarł zamówiono ważny
-		död beställd giltig
-		kuoli tilattu voimassa
-		død bestilt gyldig`) {
-		m[w] = true
+		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit trat begann geprüft geändert
+		embauché marié mort décédé commandé créé valable depuis jusqu rejoint vérifié modifié
+		contratado casado murió fallecido pedido creado válido hasta desde ingresó verificado modificado
+		assunto sposato morto ordinato creato valido fino entrato entrata verificato modificato
+		overleden besteld aangemaakt geldig tot gewijzigd gecontroleerd
+		faleceu pedido criado entrou alterado
+		zmarł zamówiono ważny dołączył dołączyła zmieniono
+		död beställd giltig började ändrad
+		kuoli tilattu voimassa aloitti muutettu
+		død bestilt gyldig startede ændret`,
+		`company firm business startup idea project brand band product app concept initiative movement tradition festival
+		firma unternehmen idee projekt marke produkt konzept
+		entreprise société idée projet marque groupe produit
+		empresa compañía proyecto marca grupo producto
+		azienda società progetto marchio gruppo prodotto
+		bedrijf merk
+		ideia projeto
+		pomysł
+		företaget företag idén idé projektet märket
+		yritys yhtiö projekti
+		firmaet idéen virksomheden`,
+		`he she they elle ils elles er sie él ella lui lei hij zij ele ela ona han hon hän hun`,
+	} {
+		for _, w := range strings.Fields(words) {
+			m[w] |= 1 << f
+		}
 	}
 	return m
 }()
