@@ -72,6 +72,7 @@ var dateRunMax = func() (t [256]int) {
 		t[c] = 2
 	}
 	t[0xe5] = math.MaxInt // 年
+	t[0xe6] = 2           // 月 after 元年
 	return t
 }()
 
@@ -237,12 +238,20 @@ func dateAround(s string, i int) (a, b int, ok bool) {
 			}
 		}
 	}
-	// A Japanese era: 昭和60年3月4日.
+	// A Japanese era: 昭和60年3月4日, and its first year 平成元年2月27日
+	// (the run is then the month's).
 	if i >= 6 {
 		if base := eraBase(s[i-6 : i]); base > 0 {
 			y, _, e := number(s, i)
 			if b, ok := kanjiDate(s, e, base+y-1); ok {
 				return i - 6, b, true
+			}
+		}
+	}
+	if i >= 12 && s[i-6:i] == "元年" {
+		if base := eraBase(s[i-12 : i-6]); base > 0 {
+			if b, ok := kanjiDate(s, i-3, base); ok {
+				return i - 12, b, true
 			}
 		}
 	}
@@ -514,13 +523,13 @@ var birthContextWords = []string{
 	// French
 	"né", "née", "né(e)", "né le", "née le", "date de naissance", "naissance", "date naissance", "naiss.", "au monde", "anniversaire",
 	// Spanish
-	"nacido", "nacida", "nació", "nací", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "nac.", "cumpleaños", "al mundo",
+	"nacido", "nacida", "nació", "nací", "naciste", "nacieron", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "nac.", "cumpleaños", "al mundo",
 	// Italian
-	"nato il", "nata il", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno", "n.",
+	"nato il", "nata il", "è nato", "è nata", "sei nato", "sei nata", "sono nato", "sono nata", "nato in", "nata in", "nata", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno", "n.",
 	// Dutch
 	"geboren op", "geboortedatum", "geb. datum", "verjaardag", "ter wereld",
 	// Portuguese
-	"nascido", "nascida", "nasceu", "nasci", "data de nascimento", "nascimento", "nasc.", "aniversário", "ao mundo",
+	"nascido", "nascida", "nasceu", "nasci", "nasceste", "nasceram", "data de nascimento", "nascimento", "nasc.", "aniversário", "ao mundo",
 	// Polish
 	"urodzony", "urodzona", "urodził", "urodziła", "urodzin", "urodziny", "urodzenia", "data urodzenia", "ur.",
 	// Swedish
@@ -627,10 +636,10 @@ func birthContext(s string, a, b int, extra []string) bool {
 	} else if a > 0 && s[a-1] == '*' && (a == 1 || s[a-2] == ' ' || s[a-2] == '(') && (b == len(s) || s[b] != '*') {
 		return true
 	}
-	// Japanese "1985年3月4日に東京で生まれた", "…に誕生した", Chinese
-	// "1985年3月4日在上海出生": に or 在, then the verb before the clause
+	// Japanese "1985年3月4日に東京で生まれた", "…に誕生した", "…、東京に
+	// て出生", Chinese "1985年3月4日在上海出生": に, 在 or 、, then the verb before the clause
 	// ends and before another subject (が: "…に新製品が誕生").
-	if t := s[b:]; strings.HasPrefix(t, "に") || strings.HasPrefix(t, "在") {
+	if t := s[b:]; strings.HasPrefix(t, "に") || strings.HasPrefix(t, "在") || strings.HasPrefix(t, "、") {
 		for j := b + 3; j < len(s) && j-b <= contextGap; j++ {
 			if c := s[j]; c < 0x80 && !isASCIILetter(c) || strings.HasPrefix(s[j:], "。") || strings.HasPrefix(s[j:], "、") || strings.HasPrefix(s[j:], "，") || strings.HasPrefix(s[j:], "が") {
 				break
@@ -697,7 +706,21 @@ func birthContext(s string, a, b int, extra []string) bool {
 			}
 			// A one-letter abbreviation (b., n., f., s.) stands right
 			// before its date: "b. 1985", "(n. 4/3/1985)".
-			if e, ok := matchWord(s, j, w); ok && e <= le && (len(w) > 2 || e == le) && gapOK(s[e:le]) {
+			e, ok := matchWord(s, j, w)
+			if !ok || e > le {
+				continue
+			}
+			if n := len(w); w[n-1] >= 0x80 && w[n-2]-0xc0 < 0x20 {
+				// A word ending in an accented letter matched the
+				// stem of an inflected form (urodził, urodziło): the
+				// rest of that word is no gap word.
+				e = latinWordEnd(s, e, le)
+			}
+			// A one-letter abbreviation (b., n., f., s.) stands right
+			// before its date: "b. 1985", "(n. 4/3/1985)". Dutch "en"
+			// (and) ends the clause of geboren ("De band is in Ede
+			// geboren en bracht op …"); in Spanish it is "in".
+			if (len(w) > 2 || e == le) && gapOK(s[e:le]) && (w[0] != 'g' || !hasWord(s[e:le], "en")) {
 				return !thingBefore(s, j, 2)
 			}
 		}
@@ -707,6 +730,31 @@ func birthContext(s string, a, b int, extra []string) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// latinWordEnd returns the end of the word going on at e (ASCII letters
+// and two-byte characters), at most lim.
+func latinWordEnd(s string, e, lim int) int {
+	for e < lim {
+		if c := s[e]; isASCIILetter(c) {
+			e++
+		} else if c-0xc0 < 0x20 && e+1 < lim {
+			e += 2
+		} else {
+			break
+		}
+	}
+	return e
+}
+
+// hasWord reports whether g holds the word w (lower case, ASCII).
+func hasWord(g, w string) bool {
+	for k := 0; k+len(w) <= len(g); k++ {
+		if (k == 0 || !wordByte(g[k-1])) && g[k:k+len(w)] == w && (k+len(w) == len(g) || !wordByte(g[k+len(w)])) {
+			return true
 		}
 	}
 	return false
@@ -759,7 +807,8 @@ func matchWord(s string, j int, w string) (int, bool) {
 
 // gapOK reports whether g, the text between a context word and a date,
 // keeps them together: short, no digit, no sentence end (nor a CJK
-// comma: "東京生まれで、2019年4月1日に入社"), no words after a colon, no
+// comma: "東京生まれで、2019年4月1日に入社"), no parenthesis closing,
+// no words after a colon, no
 // word that starts
 // another clause or names a thing, no pronoun in the two words after a
 // comma ("Born in Lyon, she joined on …", "Geboren in Tuil, kwam hij
@@ -768,15 +817,24 @@ func gapOK(g string) bool {
 	if len(g) > contextGap {
 		return false
 	}
+	open := 0 // parentheses opened in g
 	for k := 0; k < len(g); k++ {
 		switch c := g[k]; {
 		case isDigit(c) || c == '\n' || c == ';' || c == '!' || c == '?' || c == '|':
 			return false
+		case c == '(' || c == '[':
+			open++
+		case c == ')' || c == ']' || strings.HasPrefix(g[k:], "）"):
+			// The context word's parenthesis closes: "(born in Lyon)
+			// signed on …", "（東京生まれ）は…".
+			if open--; open < 0 {
+				return false
+			}
 		case c == '.' && k+2 < len(g) && g[k+1] == ' ' && g[k+2]-'A' < 26 && (k == 0 || k >= 3 && wordByte(g[k-1]) && wordByte(g[k-2]) && wordByte(g[k-3])):
 			// A sentence ends (right after the context word, or after
 			// a word of three letters or more: no abbreviation).
 			return false
-		case c == ':' && k+1 < len(g) && isASCIILetter(g[skipSpaces(g, k+1)%len(g)]):
+		case c == ':' && skipSpaces(g, k+1) < len(g) && isASCIILetter(g[skipSpaces(g, k+1)]):
 			// A label's value is the words after its colon ("A star
 			// is born: premiere on …").
 			return false
