@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Dates of birth (manual 12.9.4): a date in a common format whose
@@ -241,17 +242,17 @@ func dateAround(s string, i int) (a, b int, ok bool) {
 	// A Japanese era: 昭和60年3月4日, and its first year 平成元年2月27日
 	// (the run is then the month's).
 	if i >= 6 {
-		if base := eraBase(s[i-6 : i]); base > 0 {
-			y, _, e := number(s, i)
-			if b, ok := kanjiDate(s, e, base+y-1); ok {
-				return i - 6, b, true
-			}
+		a, y, e := i-6, 0, 0
+		if cjkAt(s, i-3) == '年' && cjkAt(s, i-6) == '元' {
+			a, y, e = i-12, 1, i-3
+		} else {
+			y, _, e = number(s, i)
 		}
-	}
-	if i >= 12 && s[i-6:i] == "元年" {
-		if base := eraBase(s[i-12 : i-6]); base > 0 {
-			if b, ok := kanjiDate(s, i-3, base); ok {
-				return i - 12, b, true
+		if a >= 0 {
+			if base := eraBase(s[a : a+6]); base > 0 {
+				if b, ok := kanjiDate(s, e, base+y-1); ok {
+					return a, b, true
+				}
 			}
 		}
 	}
@@ -320,7 +321,7 @@ func dateAt(s string, i int) (int, bool) {
 		}
 	}
 	// Japanese: 1985年3月4日.
-	if n1 == 4 && strings.HasPrefix(s[e1:], "年") {
+	if n1 == 4 && cjkAt(s, e1) == '年' {
 		return kanjiDate(s, e1, v1)
 	}
 	if n1 > 2 || v1 < 1 || v1 > 31 {
@@ -403,18 +404,31 @@ func monthFirst(s string, i, m int) (int, bool) {
 // kanjiDate reads 年M月D日 at j for year y: a space may follow 年 and
 // 月 (1985年 3月 4日), and Chinese may write 号 for 日.
 func kanjiDate(s string, j, y int) (int, bool) {
-	if !strings.HasPrefix(s[j:], "年") {
+	if cjkAt(s, j) != '年' {
 		return 0, false
 	}
 	m, n, e := number(s, skipSpaces(s, j+3))
-	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "月") {
+	if n == 0 || n > 2 || cjkAt(s, e) != '月' {
 		return 0, false
 	}
 	d, n, e := number(s, skipSpaces(s, e+3))
-	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "日") && !strings.HasPrefix(s[e:], "号") {
+	if r := cjkAt(s, e); n == 0 || n > 2 || r != '日' && r != '号' {
 		return 0, false
 	}
 	return e + 3, validDate(y, m, d)
+}
+
+// cjkAt is the character of three UTF-8 bytes at j (CJK, full-width
+// forms), or 0: compared as a rune, one test where a string's would be a
+// call.
+func cjkAt(s string, j int) rune {
+	if j < 0 || j >= len(s) || s[j] < 0xe0 {
+		return 0
+	}
+	if r, n := utf8.DecodeRuneInString(s[j:]); n == 3 {
+		return r
+	}
+	return 0
 }
 
 // eraBase is the first year of the Japanese era named by w (two kanji),
@@ -610,7 +624,7 @@ func dobLabelEnd(s string, a int) int {
 				}
 			}
 			k--
-		} else if k >= 3 && (s[k-3:k] == "：" || s[k-3:k] == "｜" || s[k-3:k] == "】") {
+		} else if r := cjkAt(s, k-3); r == '：' || r == '｜' || r == '】' {
 			k -= 3
 		} else {
 			break
@@ -626,49 +640,8 @@ func dobLabelEnd(s string, a int) int {
 // participle after it (geboren, zur Welt, 生まれ, 出生); and what is born
 // is no thing (thingBefore: "The company was born on …").
 func birthContext(s string, a, b int, extra []string) bool {
-	if t := s[b:]; strings.HasPrefix(t, "生") || strings.HasPrefix(t, " 生") || strings.HasPrefix(t, "出生") {
+	if birthAfter(s, a, b) {
 		return !thingBefore(s, a, 3)
-	}
-	// The genealogical star glued to the date: "Anna Roth, *4.3.1985",
-	// "(* 4.3.1985)" (not an emphasis: "*2024-01-02*").
-	if st := a - 1; st > 0 && s[st] == ' ' && s[st-1] == '*' && (st == 1 || s[st-2] == '(') {
-		return true
-	} else if a > 0 && s[a-1] == '*' && (a == 1 || s[a-2] == ' ' || s[a-2] == '(') && (b == len(s) || s[b] != '*') {
-		return true
-	}
-	// Japanese "1985年3月4日に東京で生まれた", "…に誕生した", "…、東京に
-	// て出生", Chinese "1985年3月4日在上海出生": に, 在 or 、, then the verb before the clause
-	// ends and before another subject (が: "…に新製品が誕生").
-	if t := s[b:]; strings.HasPrefix(t, "に") || strings.HasPrefix(t, "在") || strings.HasPrefix(t, "、") {
-		for j := b + 3; j < len(s) && j-b <= contextGap; j++ {
-			if c := s[j]; c < 0x80 && !isASCIILetter(c) || strings.HasPrefix(s[j:], "。") || strings.HasPrefix(s[j:], "、") || strings.HasPrefix(s[j:], "，") || strings.HasPrefix(s[j:], "が") {
-				break
-			}
-			if t := s[j:]; strings.HasPrefix(t, "生まれ") || strings.HasPrefix(t, "誕生") || strings.HasPrefix(t, "出生") {
-				return !thingBefore(s, a, 3)
-			}
-		}
-	}
-	// German and Dutch put the participle last: "am 4.3.1985 in Graz
-	// geboren", "op 4 maart 1985 geboren", "kam am 4.3.1985 zur Welt",
-	// "kwam op 4 maart 1985 ter wereld".
-	// gapOK refuses any gap holding a digit, a line break, ';', '!', '?'
-	// or '|': the look stops at the first (a timestamp's time, a JSON
-	// number, the next line).
-	for j := b; j < len(s) && j-b <= contextGap; j++ {
-		if c := s[j] | 0x20; c == 'g' || c == 'z' || c == 't' {
-			w := "geboren"
-			if c == 'z' {
-				w = "zur welt"
-			} else if c == 't' {
-				w = "ter wereld"
-			}
-			if _, ok := matchWord(s, j, w); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
-				return !thingBefore(s, a, 3)
-			}
-		} else if gapBreak[s[j]] {
-			break
-		}
 	}
 	lo := max(0, a-contextWindow)
 	// A label's punctuation may hold what no gap does ("DOB | ",
@@ -714,13 +687,15 @@ func birthContext(s string, a, b int, extra []string) bool {
 				// A word ending in an accented letter matched the
 				// stem of an inflected form (urodził, urodziło): the
 				// rest of that word is no gap word.
-				e = latinWordEnd(s, e, le)
+				for e < le && wordByte(s[e]) {
+					e++
+				}
 			}
 			// A one-letter abbreviation (b., n., f., s.) stands right
 			// before its date: "b. 1985", "(n. 4/3/1985)". Dutch "en"
-			// (and) ends the clause of geboren ("De band is in Ede
+			// (and) after geboren ends its clause ("De band is in Ede
 			// geboren en bracht op …"); in Spanish it is "in".
-			if (len(w) > 2 || e == le) && gapOK(s[e:le]) && (w[0] != 'g' || !hasWord(s[e:le], "en")) {
+			if (len(w) > 2 || e == le) && gapOK(s[e:le]) && (w[0] != 'g' || !strings.HasPrefix(s[e:le], " en ")) {
 				return !thingBefore(s, j, 2)
 			}
 		}
@@ -735,29 +710,58 @@ func birthContext(s string, a, b int, extra []string) bool {
 	return false
 }
 
-// latinWordEnd returns the end of the word going on at e (ASCII letters
-// and two-byte characters), at most lim.
-func latinWordEnd(s string, e, lim int) int {
-	for e < lim {
-		if c := s[e]; isASCIILetter(c) {
-			e++
-		} else if c-0xc0 < 0x20 && e+1 < lim {
-			e += 2
-		} else {
+// birthAfter reports whether a participle after the date [a, b) says it
+// is a birth date: 生まれ, 生, 出生 right after it; Japanese
+// "1985年3月4日に東京で生まれた", "…に誕生した", "…、東京にて出生",
+// Chinese "1985年3月4日在上海出生" (に, 在 or 、, then the verb before
+// the clause ends and before another subject: "…に新製品が誕生");
+// German and Dutch "am 4.3.1985 in Graz geboren", "op 4 maart 1985
+// geboren", "kam am 4.3.1985 zur Welt", "kwam op 4 maart 1985 ter
+// wereld"; the genealogical star before it, glued ("Anna Roth,
+// *4.3.1985", "(* 4.3.1985)"; not an emphasis: "*2024-01-02*").
+func birthAfter(s string, a, b int) bool {
+	r := cjkAt(s, b)
+	if b < len(s) && s[b] == ' ' {
+		r = cjkAt(s, b+1)
+	}
+	if r == '生' || r == '出' && cjkAt(s, b+3) == '生' {
+		return true
+	}
+	if r == 'に' || r == '在' || r == '、' {
+		for j := b + 3; j < len(s) && j-b <= contextGap; j++ {
+			r := cjkAt(s, j)
+			if c := s[j]; c < 0x80 && !isASCIILetter(c) || r == '。' || r == '、' || r == '，' || r == 'が' {
+				break
+			}
+			if r == '生' || r == '誕' || r == '出' {
+				if r2 := cjkAt(s, j+3); r2 == 'ま' && r == '生' || r2 == '生' && r != '生' {
+					return true
+				}
+			}
+		}
+	}
+	// gapOK refuses any gap holding a digit, a line break, ';', '!', '?'
+	// or '|': the look stops at the first (a timestamp's time, a JSON
+	// number, the next line).
+	for j := b; j < len(s) && j-b <= contextGap; j++ {
+		if c := s[j] | 0x20; c == 'g' || c == 'z' || c == 't' {
+			w := "geboren"
+			if c == 'z' {
+				w = "zur welt"
+			} else if c == 't' {
+				w = "ter wereld"
+			}
+			if _, ok := matchWord(s, j, w); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
+				return true
+			}
+		} else if gapBreak[s[j]] {
 			break
 		}
 	}
-	return e
-}
-
-// hasWord reports whether g holds the word w (lower case, ASCII).
-func hasWord(g, w string) bool {
-	for k := 0; k+len(w) <= len(g); k++ {
-		if (k == 0 || !wordByte(g[k-1])) && g[k:k+len(w)] == w && (k+len(w) == len(g) || !wordByte(g[k+len(w)])) {
-			return true
-		}
+	if st := a - 1; st > 0 && s[st] == ' ' && s[st-1] == '*' && (st == 1 || s[st-2] == '(') {
+		return true
 	}
-	return false
+	return a > 0 && s[a-1] == '*' && (a == 1 || s[a-2] == ' ' || s[a-2] == '(') && (b == len(s) || s[b] != '*')
 }
 
 // thingBefore reports whether one of the n words before i (in the same
@@ -824,7 +828,7 @@ func gapOK(g string) bool {
 			return false
 		case c == '(' || c == '[':
 			open++
-		case c == ')' || c == ']' || strings.HasPrefix(g[k:], "）"):
+		case c == ')' || c == ']':
 			// The context word's parenthesis closes: "(born in Lyon)
 			// signed on …", "（東京生まれ）は…".
 			if open--; open < 0 {
@@ -838,8 +842,14 @@ func gapOK(g string) bool {
 			// A label's value is the words after its colon ("A star
 			// is born: premiere on …").
 			return false
-		case c >= 0xe3 && (strings.HasPrefix(g[k:], "、") || strings.HasPrefix(g[k:], "，") || strings.HasPrefix(g[k:], "。")):
-			return false
+		case c >= 0xe3:
+			if r := cjkAt(g, k); r == '、' || r == '，' || r == '。' {
+				return false
+			} else if r == '）' {
+				if open--; open < 0 {
+					return false
+				}
+			}
 		case (c == ',' || c == '.') && k >= 3 && g[k-3]-0xe3 < 0x0d: // "，", "。" read as ASCII after a CJK character
 			return false
 		}
