@@ -80,7 +80,8 @@ var dateRunMax = func() (t [256]int) {
 // dateSepMay reports whether the digits [t, e) and the '-', '/' or '.'
 // after them may start a date (dateRunMax has 4 for these): dateAt's
 // three groups with one separator (1985-03-04, 04.03.85; none starts
-// with three digits), the Nordic "4/3 1985", "4. März", "4.März" or
+// with three digits), the Nordic "4/3 1985" and "4/3-1985", "4. März",
+// "4.März" or
 // "04-Mar-1985". dateAround's other
 // reads need a space or 年 after the run. Most runs before a separator
 // are decimals, versions and a time's seconds (12:30:05.123), none.
@@ -91,7 +92,7 @@ func dateSepMay(s string, t, e int) bool {
 	c, d := s[e], s[e+1]
 	if isDigit(d) {
 		j := skipDigits(s, e+2)
-		return j+1 < len(s) && (s[j] == c || c == '/' && s[j] == ' ') && isDigit(s[j+1])
+		return j+1 < len(s) && (s[j] == c || c == '/' && (s[j] == ' ' || s[j] == '-')) && isDigit(s[j+1])
 	}
 	return e-t <= 2 && (c == '.' && (d == ' ' || isASCIILetter(d)) || c == '-' && isASCIILetter(d))
 }
@@ -104,7 +105,8 @@ func birthDatesClean(s string) bool { return nextDigit(s, 0) == len(s) }
 // format the scan reads, a real calendar date with a plausible birth year
 // (1900 to this year), for the keys' walk: a birth-date key's value must
 // look like one. An ISO date-time at midnight (1985-03-04T00:00:00Z) is a
-// date too, and so is a Polish one with its "r." (4.03.1985 r.).
+// date too, and so is a Polish one with its "r." (4.03.1985 r.), and one
+// in full-width digits.
 func birthDateShape(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -112,6 +114,24 @@ func birthDateShape(s string) bool {
 	}
 	i := nextDigit(s, 0)
 	if i == len(s) {
+		// Full-width digits (１９８５年３月４日), read as ASCII.
+		var buf [48]byte
+		n := 0
+		for k := 0; k < len(s); k++ {
+			if n == len(buf) {
+				return false
+			}
+			if k+2 < len(s) && s[k] == 0xef && s[k+1] == 0xbc && s[k+2]-0x90 < 10 {
+				buf[n] = '0' + s[k+2] - 0x90
+				k += 2
+			} else {
+				buf[n] = s[k]
+			}
+			n++
+		}
+		if t := string(buf[:n]); t != s && nextDigit(t, 0) < len(t) {
+			return birthDateShape(t)
+		}
 		return false
 	}
 	a, b, ok := dateAround(s, i)
@@ -243,7 +263,7 @@ func dateAround(s string, i int) (a, b int, ok bool) {
 	// (the run is then the month's).
 	if i >= 6 {
 		a, y, e := i-6, 0, 0
-		if cjkAt(s, i-3) == '年' && cjkAt(s, i-6) == '元' {
+		if i >= 12 && s[i-1] == 0xb4 && s[i-6:i] == "元年" {
 			a, y, e = i-12, 1, i-3
 		} else {
 			y, _, e = number(s, i)
@@ -307,8 +327,9 @@ func dateAt(s string, i int) (int, bool) {
 			}
 			return 0, false
 		}
-		// Swedish and Danish "4/3 1985": day/month, a space, the year.
-		if c == '/' && n1 <= 2 && n2 <= 2 && e2+1 < len(s) && s[e2] == ' ' {
+		// Swedish and Danish "4/3 1985", Danish "4/3-1985": day/month,
+		// a space or '-', the year.
+		if c == '/' && n1 <= 2 && n2 <= 2 && e2+1 < len(s) && (s[e2] == ' ' || s[e2] == '-') {
 			y, n, e := number(s, e2+1)
 			if n == 4 && dateEnds(s, e) && validDate(y, v2, v1) {
 				return e, true
