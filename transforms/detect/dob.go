@@ -69,11 +69,12 @@ var dateRunMax = func() (t [256]int) {
 	for _, c := range "-/." {
 		t[c] = 4
 	}
-	for _, c := range " ,snrte" {
+	for _, c := range " ,snrteoa" {
 		t[c] = 2
 	}
 	t[0xe5] = math.MaxInt // 年
 	t[0xe6] = 2           // 月 after 元年
+	t[0xc2] = 2           // the ordinal's º, ª, °: "1º aprile"
 	return t
 }()
 
@@ -105,8 +106,7 @@ func birthDatesClean(s string) bool { return nextDigit(s, 0) == len(s) }
 // format the scan reads, a real calendar date with a plausible birth year
 // (1900 to this year), for the keys' walk: a birth-date key's value must
 // look like one. An ISO date-time at midnight (1985-03-04T00:00:00Z) is a
-// date too, and so is a Polish one with its "r." (4.03.1985 r.), and one
-// in full-width digits.
+// date too, and so is a Polish one with its "r." (4.03.1985 r.).
 func birthDateShape(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -114,24 +114,6 @@ func birthDateShape(s string) bool {
 	}
 	i := nextDigit(s, 0)
 	if i == len(s) {
-		// Full-width digits (１９８５年３月４日), read as ASCII.
-		var buf [48]byte
-		n := 0
-		for k := 0; k < len(s); k++ {
-			if n == len(buf) {
-				return false
-			}
-			if k+2 < len(s) && s[k] == 0xef && s[k+1] == 0xbc && s[k+2]-0x90 < 10 {
-				buf[n] = '0' + s[k+2] - 0x90
-				k += 2
-			} else {
-				buf[n] = s[k]
-			}
-			n++
-		}
-		if t := string(buf[:n]); t != s && nextDigit(t, 0) < len(t) {
-			return birthDateShape(t)
-		}
 		return false
 	}
 	a, b, ok := dateAround(s, i)
@@ -470,10 +452,13 @@ func eraBase(w string) int {
 	return 0
 }
 
-// skipOrdinal skips an ordinal's suffix after a day: st nd rd th er e º ª °.
+// skipOrdinal skips an ordinal's suffix after a day: st nd rd th er º ª °
+// (the reader view writes º and ª as o and a: "1o de abril").
 func skipOrdinal(s string, j int) int {
 	t := s[j:]
 	switch {
+	case len(t) >= 2 && (t[0] == 'o' || t[0] == 'a') && t[1] == ' ':
+		return j + 1
 	case len(t) >= 2 && (t[:2] == "st" || t[:2] == "nd" || t[:2] == "rd" || t[:2] == "th" || t[:2] == "er") && (len(t) == 2 || !wordByte(t[2])):
 		return j + 2
 	case strings.HasPrefix(t, "º") || strings.HasPrefix(t, "ª") || strings.HasPrefix(t, "°"):
@@ -527,7 +512,7 @@ var monthNames = func() map[string]uint8 {
 	for k, names := range [12]string{
 		"january jan jänner januar janvier janv enero ene gennaio gen januari janeiro styczeń stycznia sty tammikuu tammikuuta tammik",
 		"february feb februar février févr fevr febrero febbraio februari fevereiro fev luty lutego lut helmikuu helmikuuta helmik",
-		"march mar märz mär mrz mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts",
+		"march mar märz mär mrz mrt mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts",
 		"april apr avril avr abril abr aprile kwiecień kwietnia kwi huhtikuu huhtikuuta huhtik",
 		"may mai mayo maggio mag mei maio maj maja toukokuu toukokuuta toukok",
 		"june jun juni juin junio giugno giu juno junho czerwiec czerwca cze kesäkuu kesäkuuta kesäk",
@@ -855,16 +840,21 @@ func gapOK(g string) bool {
 			if open--; open < 0 {
 				return false
 			}
-		case c == '.' && k+2 < len(g) && g[k+1] == ' ' && g[k+2]-'A' < 26 && (k == 0 || k >= 3 && wordByte(g[k-1]) && wordByte(g[k-2]) && wordByte(g[k-3])):
+		case c == '.' && (k+1 == len(g) || g[k+1] == ' ' && (k+2 == len(g) || g[k+2]-'A' < 26)) && (k == 0 || k >= 3 && wordByte(g[k-1]) && wordByte(g[k-2]) && wordByte(g[k-3])):
 			// A sentence ends (right after the context word, or after
-			// a word of three letters or more: no abbreviation).
+			// a word of three letters or more: no abbreviation), before
+			// a capital or the date.
 			return false
 		case c == ':' && skipSpaces(g, k+1) < len(g) && isASCIILetter(g[skipSpaces(g, k+1)]):
 			// A label's value is the words after its colon ("A star
 			// is born: premiere on …").
 			return false
 		case c >= 0xe3:
-			if r := cjkAt(g, k); r == '、' || r == '，' || r == '。' {
+			// Japanese が, の, Chinese 的 make the birth word part of
+			// another phrase ("…生まれの方の交流会：", "出生于…的朋友
+			// 聚会："), as do 欄 and 字段, a form's field ("生年月日欄を
+			// …に更新").
+			if r := cjkAt(g, k); r == '、' || r == '，' || r == '。' || r == 'が' || r == 'の' || r == '的' || r == '欄' || r == '字' {
 				return false
 			} else if r == '）' {
 				if open--; open < 0 {
@@ -877,7 +867,7 @@ func gapOK(g string) bool {
 	}
 	comma := 0 // words to go after a comma
 	for k := 0; k < len(g); {
-		for k < len(g) && !isASCIILetter(g[k]) {
+		for k < len(g) && !wordByte(g[k]) {
 			if g[k] == ',' {
 				comma = 2
 			}
@@ -887,7 +877,9 @@ func gapOK(g string) bool {
 		for e < len(g) && wordByte(g[e]) {
 			e++
 		}
-		if e > k {
+		// A word before an apostrophe is a name's or an article's (O'Neil,
+		// l'hôpital), no conjunction.
+		if e > k && (e == len(g) || g[e] != '\'') {
 			if f := gapWordFlags(g[k:e]); f&(gwClause|gwThing) != 0 || comma > 0 && f&gwPronoun != 0 {
 				return false
 			}
@@ -930,7 +922,11 @@ var gapWords = func() map[string]uint8 {
 		hired joined married died died moved started ordered created updated issued expires expired valid until due since
 		released published founded opened launched established incorporated shipped delivered paid signed renewed
 		graduated retired verified checked confirmed changed modified corrected submitted requested received sent scheduled booked
-		sale party ends ending starts begins deadline event celebration feier fête fiesta festa feest
+		sale party ends ending starts begins deadline event celebration feier fête fiesta festa feest edited effective
+		gala concert premiere screening meetup meeting conference webinar workshop tour exhibition
+		treffen termin konzert rencontre réunion encuentro reunión concierto incontro riunione concerto
+		bijeenkomst vergadering encontro reunião spotkanie träff möte tapaaminen kokous møde
+		field feld champ campo veld pole fältet feltet kenttä
 		wedding marriage hochzeit mariage boda matrimonio huwelijk casamento ślubu bröllop häät bryllup
 		veröffentlicht gegründet eröffnet publié fondé sorti publicado fundado lanzado pubblicato fondato uscito
 		gepubliceerd opgericht lançado
@@ -941,10 +937,10 @@ var gapWords = func() map[string]uint8 {
 		overleden besteld aangemaakt geldig tot gewijzigd gecontroleerd
 		faleceu pedido criado entrou alterado
 		zmarł zamówiono ważny dołączył dołączyła zmieniono
-		död beställd giltig började ändrad
+		död beställd giltig började ändrad ändrat
 		kuoli tilattu voimassa aloitti muutettu
 		død bestilt gyldig startede ændret`,
-		`company firm business startup idea project brand band product app concept initiative movement tradition festival
+		`company firm business startup idea project brand band product app concept initiative movement tradition festival policy
 		firma unternehmen idee projekt marke produkt konzept
 		entreprise société idée projet marque groupe produit
 		empresa compañía proyecto marca grupo producto
