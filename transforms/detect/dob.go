@@ -82,7 +82,7 @@ var dateRunMax = func() (t [256]int) {
 // after them may start a date (dateRunMax has 4 for these): dateAt's
 // three groups with one separator (1985-03-04, 04.03.85; none starts
 // with three digits), the Nordic "4/3 1985" and "4/3-1985", "4. März",
-// "4.März" or
+// "4.März", "4. 3. 1985", "4/mar/1985" or
 // "04-Mar-1985". dateAround's other
 // reads need a space or 年 after the run. Most runs before a separator
 // are decimals, versions and a time's seconds (12:30:05.123), none.
@@ -95,7 +95,7 @@ func dateSepMay(s string, t, e int) bool {
 		j := skipDigits(s, e+2)
 		return j+1 < len(s) && (s[j] == c || c == '/' && (s[j] == ' ' || s[j] == '-')) && isDigit(s[j+1])
 	}
-	return e-t <= 2 && (c == '.' && (d == ' ' || isASCIILetter(d)) || c == '-' && isASCIILetter(d))
+	return e-t <= 2 && (c == '.' && (d == ' ' || isASCIILetter(d)) || (c == '-' || c == '/') && isASCIILetter(d))
 }
 
 // birthDatesClean reports whether s holds no ASCII digit (the reader
@@ -289,38 +289,45 @@ func dateAt(s string, i int) (int, bool) {
 		return 0, false
 	}
 	c := s[e1]
-	// Numeric: three groups with one separator.
-	if (c == '-' || c == '/' || c == '.') && e1+1 < len(s) && isDigit(s[e1+1]) {
-		v2, n2, e2 := number(s, e1+1)
-		if e2+1 < len(s) && s[e2] == c && isDigit(s[e2+1]) {
-			v3, n3, e3 := number(s, e2+1)
-			if !dateEnds(s, e3) {
+	// Numeric: three groups with one separator; German "4. 3. 1985" has
+	// a space after each dot, Swedish and Danish "4/3 1985" and Danish
+	// "4/3-1985" a space or '-' before the year.
+	if c == '-' || c == '/' || c == '.' {
+		p := e1 + 1
+		spaced := c == '.' && p+1 < len(s) && s[p] == ' ' && isDigit(s[p+1])
+		if spaced {
+			p++
+		}
+		if p < len(s) && isDigit(s[p]) {
+			v2, n2, e2 := number(s, p)
+			q := e2 + 1
+			sep2 := e2 < len(s) && s[e2] == c
+			if spaced {
+				sep2 = sep2 && q < len(s) && s[q] == ' '
+				q++
+			}
+			nordic := !sep2 && c == '/' && e2 < len(s) && (s[e2] == ' ' || s[e2] == '-')
+			if (sep2 || nordic) && q < len(s) && isDigit(s[q]) {
+				v3, n3, e3 := number(s, q)
+				if !dateEnds(s, e3) || (spaced || nordic) && n3 != 4 {
+					return 0, false
+				}
+				switch {
+				case n1 == 4 && n2 <= 2 && n3 <= 2:
+					return e3, validDate(v1, v2, v3)
+				case n1 <= 2 && n2 <= 2 && n3 == 4:
+					return e3, validDate(v3, v2, v1) || validDate(v3, v1, v2)
+				case n1 <= 2 && n2 <= 2 && n3 == 2 && c != '.':
+					return e3, year2Valid(v3, v2, v1) || year2Valid(v3, v1, v2)
+				case n1 <= 2 && n2 <= 2 && n3 == 2 && c == '.':
+					return e3, year2Valid(v3, v2, v1)
+				}
 				return 0, false
 			}
-			switch {
-			case n1 == 4 && n2 <= 2 && n3 <= 2:
-				return e3, validDate(v1, v2, v3)
-			case n1 <= 2 && n2 <= 2 && n3 == 4:
-				return e3, validDate(v3, v2, v1) || validDate(v3, v1, v2)
-			case n1 <= 2 && n2 <= 2 && n3 == 2 && c != '.':
-				return e3, year2Valid(v3, v2, v1) || year2Valid(v3, v1, v2)
-			case n1 <= 2 && n2 <= 2 && n3 == 2 && c == '.':
-				return e3, year2Valid(v3, v2, v1)
+			// 04-Mar-1985, 4/mar/1985
+			if c != '-' {
+				return 0, false
 			}
-			return 0, false
-		}
-		// Swedish and Danish "4/3 1985", Danish "4/3-1985": day/month,
-		// a space or '-', the year.
-		if c == '/' && n1 <= 2 && n2 <= 2 && e2+1 < len(s) && (s[e2] == ' ' || s[e2] == '-') {
-			y, n, e := number(s, e2+1)
-			if n == 4 && dateEnds(s, e) && validDate(y, v2, v1) {
-				return e, true
-			}
-			return 0, false
-		}
-		// 04-Mar-1985
-		if c != '-' {
-			return 0, false
 		}
 	}
 	// Japanese: 1985年3月4日.
@@ -331,9 +338,11 @@ func dateAt(s string, i int) (int, bool) {
 		return 0, false
 	}
 	// Day first, then a month's name: "4 March 1985", "4th of March, 1985",
-	// "4. März 1985", "4 de marzo de 1985", "1er mars 1985", "04-Mar-1985".
+	// "4. März 1985", "4 de marzo de 1985", "1er mars 1985", "04-Mar-1985",
+	// "4/mar/1985".
 	j := e1
-	if c == '-' {
+	sep := c == '-' || c == '/'
+	if sep {
 		j++
 	} else {
 		j = skipOrdinal(s, j)
@@ -358,8 +367,8 @@ func dateAt(s string, i int) (int, bool) {
 	if j < len(s) && s[j] == '.' {
 		j++
 	}
-	if c == '-' {
-		if j >= len(s) || s[j] != '-' {
+	if sep {
+		if j >= len(s) || s[j] != c {
 			return 0, false
 		}
 		y, n, e := number(s, j+1)
@@ -853,8 +862,8 @@ func gapOK(g string) bool {
 			// Japanese が, の, Chinese 的 make the birth word part of
 			// another phrase ("…生まれの方の交流会：", "出生于…的朋友
 			// 聚会："), as do 欄 and 字段, a form's field ("生年月日欄を
-			// …に更新").
-			if r := cjkAt(g, k); r == '、' || r == '，' || r == '。' || r == 'が' || r == 'の' || r == '的' || r == '欄' || r == '字' {
+			// …に更新"), and 格式 (format).
+			if r := cjkAt(g, k); r == '、' || r == '，' || r == '。' || r == 'が' || r == 'の' || r == '的' || r == '欄' || r == '字' || r == '格' {
 				return false
 			} else if r == '）' {
 				if open--; open < 0 {
@@ -927,6 +936,7 @@ var gapWords = func() map[string]uint8 {
 		treffen termin konzert rencontre réunion encuentro reunión concierto incontro riunione concerto
 		bijeenkomst vergadering encontro reunião spotkanie träff möte tapaaminen kokous møde
 		field feld champ campo veld pole fältet feltet kenttä
+		appointment visit rendez-vous visite cita visita appuntamento consulta afspraak bezoek wizytę wizyta besök käynti besøg
 		wedding marriage hochzeit mariage boda matrimonio huwelijk casamento ślubu bröllop häät bryllup
 		veröffentlicht gegründet eröffnet publié fondé sorti publicado fundado lanzado pubblicato fondato uscito
 		gepubliceerd opgericht lançado
@@ -941,6 +951,7 @@ var gapWords = func() map[string]uint8 {
 		kuoli tilattu voimassa aloitti muutettu
 		død bestilt gyldig startede ændret`,
 		`company firm business startup idea project brand band product app concept initiative movement tradition festival policy
+		certificate acte partida certificato certidão certificado akt format
 		firma unternehmen idee projekt marke produkt konzept
 		entreprise société idée projet marque groupe produit
 		empresa compañía proyecto marca grupo producto
