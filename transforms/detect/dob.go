@@ -546,7 +546,7 @@ var monthNames = func() map[string]uint8 {
 // Matched on word boundaries, ASCII letters case-folded.
 var birthContextWords = []string{
 	// English
-	"born", "born on", "dob", "d.o.b", "date of birth", "birth date", "birthdate", "birthday", "b.",
+	"born", "born on", "dob", "d.o.b", "birth", "date of birth", "birth date", "birthdate", "birthday", "b.",
 	// German
 	"geboren", "geb.", "geburtsdatum", "geburtstag", "geb.-datum",
 	// French
@@ -928,6 +928,7 @@ var gapWords = func() map[string]uint8 {
 		`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
 		maar och men eller ja mutta tai og eller oraz ale lub
 		between zwischen entre tra fra tussen mellan mellem välillä między
+		from ab dès dal sinds vanaf od från alkaen
 		hired joined married died died moved started ordered created updated issued expires expired valid until due since
 		released published founded opened launched established incorporated shipped delivered paid signed renewed
 		graduated retired verified checked confirmed changed modified corrected submitted requested received sent scheduled booked
