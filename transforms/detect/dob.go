@@ -554,7 +554,7 @@ var birthContextWords = []string{
 	// Spanish
 	"nacido", "nacida", "nació", "nací", "naciste", "nacieron", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "nac.", "cumpleaños", "al mundo",
 	// Italian
-	"nato il", "nata il", "è nato", "è nata", "sei nato", "sei nata", "sono nato", "sono nata", "nato in", "nata in", "nata", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno", "n.",
+	"nato il", "nata il", "è nato", "è nata", "sei nato", "sei nata", "sono nato", "sono nata", "nato in", "nata in", "nata", "nato/a", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno", "n.",
 	// Dutch
 	"geboren op", "geboortedatum", "geb. datum", "verjaardag", "ter wereld",
 	// Portuguese
@@ -951,7 +951,7 @@ var gapWords = func() map[string]uint8 {
 		död beställd giltig började ändrad ändrat
 		kuoli tilattu voimassa aloitti muutettu
 		død bestilt gyldig startede ændret`,
-		`company firm business startup idea project brand band product app concept initiative movement tradition festival policy
+		`company firm business startup idea project brand band product app concept initiative movement tradition festival
 		certificate acte partida certificato certidão certificado akt format
 		firma unternehmen idee projekt marke produkt konzept
 		entreprise société idée projet marque groupe produit
