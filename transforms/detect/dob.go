@@ -570,7 +570,7 @@ var birthContextWords = []string{
 	// Japanese
 	"生年月日", "誕生日", "生まれ",
 	// Chinese
-	"出生日期", "出生于", "生于", "出生年月", "生日",
+	"出生日期", "出生于", "出生", "生于", "出生年月", "生日",
 }
 
 // birthFirst indexes birthContextWords by first byte (both cases);
@@ -620,7 +620,7 @@ const (
 // labelPunct is the bytes between a label and its value (after the
 // label's words): "DOB: ", "Date of Birth | ", "Geburtsdatum:\n", "**DOB:** ".
 var labelPunct = func() (t [256]bool) {
-	for _, c := range " \t:|=*-\n" {
+	for _, c := range " \t:|=*->\n" {
 		t[c] = true
 	}
 	return t
@@ -628,11 +628,12 @@ var labelPunct = func() (t [256]bool) {
 
 // dobLabelEnd returns where the label punctuation before a ends: a itself
 // when there is none. At most one line break and a few bytes, with the
-// full-width "：", "｜" and "】" of CJK labels.
+// full-width "：", "｜" and "】" of CJK labels; an XML element's '>'
+// ("<dob>1985-03-04").
 func dobLabelEnd(s string, a int) int {
 	k, breaks := a, 0
 	for a-k < 12 && k > 0 {
-		if c := s[k-1]; labelPunct[c] {
+		if c := s[k-1]; labelPunct[c] && (c != '>' || k >= 2 && isASCIILetter(s[k-2])) {
 			if c == '\n' {
 				if breaks++; breaks > 1 {
 					break
