@@ -693,8 +693,6 @@ func birthContext(s string, a, b int, extra []string) bool {
 			if w[1] != c2 {
 				continue
 			}
-			// A one-letter abbreviation (b., n., f., s.) stands right
-			// before its date: "b. 1985", "(n. 4/3/1985)".
 			e, ok := matchWord(s, j, w)
 			if !ok || e > le {
 				continue
@@ -774,7 +772,7 @@ func birthAfter(s string, a, b int) bool {
 			break
 		}
 	}
-	if st := a - 1; st > 0 && s[st] == ' ' && s[st-1] == '*' && (st == 1 || s[st-2] == '(') {
+	if st := a - 1; st > 1 && s[st] == ' ' && s[st-1] == '*' && s[st-2] == '(' {
 		return true
 	}
 	return a > 0 && s[a-1] == '*' && (a == 1 || s[a-2] == ' ' || s[a-2] == '(') && (b == len(s) || s[b] != '*')
