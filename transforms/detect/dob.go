@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Dates of birth (manual 12.9.4): a date in a common format whose
@@ -42,6 +43,11 @@ func (p *pass) dobStep(i int) int {
 		return skipDigits(s, i)
 	}
 	if birthContext(s, a, b, p.dobExtra()) && !dateRangeAfter(s, b) {
+		// Polish writes "r." (roku, year) after the year: part of the
+		// date's words, inside the span.
+		if strings.HasPrefix(s[b:], " r.") && (b+3 == len(s) || !wordByte(s[b+3])) {
+			b += 3
+		}
 		p.emitBy(detDateOfBirth, BasisContext, a, b)
 	}
 	return b
@@ -63,17 +69,21 @@ var dateRunMax = func() (t [256]int) {
 	for _, c := range "-/." {
 		t[c] = 4
 	}
-	for _, c := range " ,snrte" {
+	for _, c := range " ,snrteoa" {
 		t[c] = 2
 	}
 	t[0xe5] = math.MaxInt // 年
+	t[0xe6] = 2           // 月 after 元年
+	t[0xc2] = 2           // the ordinal's º, ª, °: "1º aprile"
 	return t
 }()
 
 // dateSepMay reports whether the digits [t, e) and the '-', '/' or '.'
 // after them may start a date (dateRunMax has 4 for these): dateAt's
 // three groups with one separator (1985-03-04, 04.03.85; none starts
-// with three digits), "4. März" or "04-Mar-1985". dateAround's other
+// with three digits), the Nordic "4/3 1985" and "4/3-1985", "4. März",
+// "4.März", "4. 3. 1985", "4/mar/1985" or
+// "04-Mar-1985". dateAround's other
 // reads need a space or 年 after the run. Most runs before a separator
 // are decimals, versions and a time's seconds (12:30:05.123), none.
 func dateSepMay(s string, t, e int) bool {
@@ -83,9 +93,9 @@ func dateSepMay(s string, t, e int) bool {
 	c, d := s[e], s[e+1]
 	if isDigit(d) {
 		j := skipDigits(s, e+2)
-		return j+1 < len(s) && s[j] == c && isDigit(s[j+1])
+		return j+1 < len(s) && (s[j] == c || c == '/' && (s[j] == ' ' || s[j] == '-')) && isDigit(s[j+1])
 	}
-	return e-t <= 2 && (c == '.' && d == ' ' || c == '-' && isASCIILetter(d))
+	return e-t <= 2 && (c == '.' && (d == ' ' || isASCIILetter(d)) || (c == '-' || c == '/') && isASCIILetter(d))
 }
 
 // birthDatesClean reports whether s holds no ASCII digit (the reader
@@ -96,7 +106,7 @@ func birthDatesClean(s string) bool { return nextDigit(s, 0) == len(s) }
 // format the scan reads, a real calendar date with a plausible birth year
 // (1900 to this year), for the keys' walk: a birth-date key's value must
 // look like one. An ISO date-time at midnight (1985-03-04T00:00:00Z) is a
-// date too.
+// date too, and so is a Polish one with its "r." (4.03.1985 r.).
 func birthDateShape(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -107,7 +117,7 @@ func birthDateShape(s string) bool {
 		return false
 	}
 	a, b, ok := dateAround(s, i)
-	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]))
+	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]) || s[b:] == " r.")
 }
 
 // midnightAfter reports whether t is the time part of a date-time at
@@ -231,12 +241,20 @@ func dateAround(s string, i int) (a, b int, ok bool) {
 			}
 		}
 	}
-	// A Japanese era: 昭和60年3月4日.
+	// A Japanese era: 昭和60年3月4日, and its first year 平成元年2月27日
+	// (the run is then the month's).
 	if i >= 6 {
-		if base := eraBase(s[i-6 : i]); base > 0 {
-			y, _, e := number(s, i)
-			if b, ok := kanjiDate(s, e, base+y-1); ok {
-				return i - 6, b, true
+		a, y, e := i-6, 0, 0
+		if i >= 12 && s[i-1] == 0xb4 && s[i-6:i] == "元年" {
+			a, y, e = i-12, 1, i-3
+		} else {
+			y, _, e = number(s, i)
+		}
+		if a >= 0 {
+			if base := eraBase(s[a : a+6]); base > 0 {
+				if b, ok := kanjiDate(s, e, base+y-1); ok {
+					return a, b, true
+				}
 			}
 		}
 	}
@@ -271,50 +289,69 @@ func dateAt(s string, i int) (int, bool) {
 		return 0, false
 	}
 	c := s[e1]
-	// Numeric: three groups with one separator.
-	if (c == '-' || c == '/' || c == '.') && e1+1 < len(s) && isDigit(s[e1+1]) {
-		v2, n2, e2 := number(s, e1+1)
-		if e2+1 < len(s) && s[e2] == c && isDigit(s[e2+1]) {
-			v3, n3, e3 := number(s, e2+1)
-			if !dateEnds(s, e3) {
+	// Numeric: three groups with one separator; German "4. 3. 1985" has
+	// a space after each dot, Swedish and Danish "4/3 1985" and Danish
+	// "4/3-1985" a space or '-' before the year.
+	if c == '-' || c == '/' || c == '.' {
+		p := e1 + 1
+		spaced := c == '.' && p+1 < len(s) && s[p] == ' ' && isDigit(s[p+1])
+		if spaced {
+			p++
+		}
+		if p < len(s) && isDigit(s[p]) {
+			v2, n2, e2 := number(s, p)
+			q := e2 + 1
+			sep2 := e2 < len(s) && s[e2] == c
+			if spaced {
+				sep2 = sep2 && q < len(s) && s[q] == ' '
+				q++
+			}
+			nordic := !sep2 && c == '/' && e2 < len(s) && (s[e2] == ' ' || s[e2] == '-')
+			if (sep2 || nordic) && q < len(s) && isDigit(s[q]) {
+				v3, n3, e3 := number(s, q)
+				if !dateEnds(s, e3) || (spaced || nordic) && n3 != 4 {
+					return 0, false
+				}
+				switch {
+				case n1 == 4 && n2 <= 2 && n3 <= 2:
+					return e3, validDate(v1, v2, v3)
+				case n1 <= 2 && n2 <= 2 && n3 == 4:
+					return e3, validDate(v3, v2, v1) || validDate(v3, v1, v2)
+				case n1 <= 2 && n2 <= 2 && n3 == 2 && c != '.':
+					return e3, year2Valid(v3, v2, v1) || year2Valid(v3, v1, v2)
+				case n1 <= 2 && n2 <= 2 && n3 == 2 && c == '.':
+					return e3, year2Valid(v3, v2, v1)
+				}
 				return 0, false
 			}
-			switch {
-			case n1 == 4 && n2 <= 2 && n3 <= 2:
-				return e3, validDate(v1, v2, v3)
-			case n1 <= 2 && n2 <= 2 && n3 == 4:
-				return e3, validDate(v3, v2, v1) || validDate(v3, v1, v2)
-			case n1 <= 2 && n2 <= 2 && n3 == 2 && c != '.':
-				return e3, year2Valid(v3, v2, v1) || year2Valid(v3, v1, v2)
-			case n1 == 2 && n2 == 2 && n3 == 2 && c == '.':
-				return e3, year2Valid(v3, v2, v1)
+			// 04-Mar-1985, 4/mar/1985
+			if c != '-' {
+				return 0, false
 			}
-			return 0, false
-		}
-		// 04-Mar-1985
-		if c != '-' {
-			return 0, false
 		}
 	}
 	// Japanese: 1985年3月4日.
-	if n1 == 4 && strings.HasPrefix(s[e1:], "年") {
+	if n1 == 4 && cjkAt(s, e1) == '年' {
 		return kanjiDate(s, e1, v1)
 	}
 	if n1 > 2 || v1 < 1 || v1 > 31 {
 		return 0, false
 	}
 	// Day first, then a month's name: "4 March 1985", "4th of March, 1985",
-	// "4. März 1985", "4 de marzo de 1985", "1er mars 1985", "04-Mar-1985".
+	// "4. März 1985", "4 de marzo de 1985", "1er mars 1985", "04-Mar-1985",
+	// "4/mar/1985".
 	j := e1
-	if c == '-' {
+	sep := c == '-' || c == '/'
+	if sep {
 		j++
 	} else {
 		j = skipOrdinal(s, j)
-		if j < len(s) && s[j] == '.' {
+		dot := j < len(s) && s[j] == '.'
+		if dot {
 			j++
 		}
 		k := skipSpaces(s, j)
-		if k == j {
+		if k == j && !dot { // "4.März 1985" has no space
 			return 0, false
 		}
 		j = skipWords(s, k, "de ", "of ")
@@ -330,8 +367,8 @@ func dateAt(s string, i int) (int, bool) {
 	if j < len(s) && s[j] == '.' {
 		j++
 	}
-	if c == '-' {
-		if j >= len(s) || s[j] != '-' {
+	if sep {
+		if j >= len(s) || s[j] != c {
 			return 0, false
 		}
 		y, n, e := number(s, j+1)
@@ -376,20 +413,34 @@ func monthFirst(s string, i, m int) (int, bool) {
 	return 0, false
 }
 
-// kanjiDate reads 年M月D日 at j for year y.
+// kanjiDate reads 年M月D日 at j for year y: a space may follow 年 and
+// 月 (1985年 3月 4日), and Chinese may write 号 for 日.
 func kanjiDate(s string, j, y int) (int, bool) {
-	if !strings.HasPrefix(s[j:], "年") {
+	if cjkAt(s, j) != '年' {
 		return 0, false
 	}
-	m, n, e := number(s, j+3)
-	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "月") {
+	m, n, e := number(s, skipSpaces(s, j+3))
+	if n == 0 || n > 2 || cjkAt(s, e) != '月' {
 		return 0, false
 	}
-	d, n, e := number(s, e+3)
-	if n == 0 || n > 2 || !strings.HasPrefix(s[e:], "日") {
+	d, n, e := number(s, skipSpaces(s, e+3))
+	if r := cjkAt(s, e); n == 0 || n > 2 || r != '日' && r != '号' {
 		return 0, false
 	}
 	return e + 3, validDate(y, m, d)
+}
+
+// cjkAt is the character of three UTF-8 bytes at j (CJK, full-width
+// forms), or 0: compared as a rune, one test where a string's would be a
+// call.
+func cjkAt(s string, j int) rune {
+	if j < 0 || j >= len(s) || s[j] < 0xe0 {
+		return 0
+	}
+	if r, n := utf8.DecodeRuneInString(s[j:]); n == 3 {
+		return r
+	}
+	return 0
 }
 
 // eraBase is the first year of the Japanese era named by w (two kanji),
@@ -410,10 +461,13 @@ func eraBase(w string) int {
 	return 0
 }
 
-// skipOrdinal skips an ordinal's suffix after a day: st nd rd th er e º ª °.
+// skipOrdinal skips an ordinal's suffix after a day: st nd rd th er º ª °
+// (the reader view writes º and ª as o and a: "1o de abril").
 func skipOrdinal(s string, j int) int {
 	t := s[j:]
 	switch {
+	case len(t) >= 2 && (t[0] == 'o' || t[0] == 'a') && t[1] == ' ':
+		return j + 1
 	case len(t) >= 2 && (t[:2] == "st" || t[:2] == "nd" || t[:2] == "rd" || t[:2] == "th" || t[:2] == "er") && (len(t) == 2 || !wordByte(t[2])):
 		return j + 2
 	case strings.HasPrefix(t, "º") || strings.HasPrefix(t, "ª") || strings.HasPrefix(t, "°"):
@@ -467,7 +521,7 @@ var monthNames = func() map[string]uint8 {
 	for k, names := range [12]string{
 		"january jan jänner januar janvier janv enero ene gennaio gen januari janeiro styczeń stycznia sty tammikuu tammikuuta tammik",
 		"february feb februar février févr fevr febrero febbraio februari fevereiro fev luty lutego lut helmikuu helmikuuta helmik",
-		"march mar märz mär mrz mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts",
+		"march mar märz mär mrz mrt mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts",
 		"april apr avril avr abril abr aprile kwiecień kwietnia kwi huhtikuu huhtikuuta huhtik",
 		"may mai mayo maggio mag mei maio maj maja toukokuu toukokuuta toukok",
 		"june jun juni juin junio giugno giu juno junho czerwiec czerwca cze kesäkuu kesäkuuta kesäk",
@@ -492,31 +546,31 @@ var monthNames = func() map[string]uint8 {
 // Matched on word boundaries, ASCII letters case-folded.
 var birthContextWords = []string{
 	// English
-	"born", "born on", "dob", "d.o.b", "date of birth", "birth date", "birthdate", "birthday", "(b.",
+	"born", "born on", "dob", "d.o.b", "birth", "date of birth", "birth date", "birthdate", "birthday", "b.",
 	// German
 	"geboren", "geb.", "geburtsdatum", "geburtstag", "geb.-datum",
 	// French
-	"né", "née", "né le", "née le", "date de naissance", "naissance", "date naissance",
+	"né", "née", "né(e)", "né le", "née le", "date de naissance", "naissance", "date naissance", "naiss.", "au monde", "anniversaire",
 	// Spanish
-	"nacido", "nacida", "nació", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "cumpleaños",
+	"nacido", "nacida", "nació", "nací", "naciste", "nacieron", "nacimiento", "fecha de nacimiento", "f. nac", "fec. nac", "nac.", "cumpleaños", "al mundo",
 	// Italian
-	"nato il", "nata il", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno",
+	"nato il", "nata il", "è nato", "è nata", "sei nato", "sei nata", "sono nato", "sono nata", "nato in", "nata in", "nata", "nato/a", "nato a", "nata a", "nato nel", "nata nel", "data di nascita", "nascita", "compleanno", "n.",
 	// Dutch
-	"geboren op", "geboortedatum", "geb. datum", "verjaardag",
+	"geboren op", "geboortedatum", "geb. datum", "verjaardag", "ter wereld",
 	// Portuguese
-	"nascido", "nascida", "nasceu", "data de nascimento", "nascimento", "nasc.", "aniversário",
+	"nascido", "nascida", "nasceu", "nasci", "nasceste", "nasceram", "data de nascimento", "nascimento", "nasc.", "aniversário", "ao mundo",
 	// Polish
-	"urodzony", "urodzona", "urodził", "urodziła", "urodzin", "data urodzenia", "ur.",
+	"urodzony", "urodzona", "urodził", "urodziła", "urodzin", "urodziny", "urodzenia", "data urodzenia", "ur.",
 	// Swedish
-	"född", "födelsedatum", "födelsedag", "föddes",
+	"född", "födelsedatum", "födelsedag", "föddes", "f.",
 	// Finnish
-	"syntynyt", "syntyi", "syntymäaika", "syntymäpäivä", "syntymäpvm", "s.",
+	"syntynyt", "syntyi", "synnyin", "syntymäaika", "syntymäaikani", "syntymäaikasi", "syntymäaikansa", "syntymäpäivä", "syntymäpvm", "s.", "synt.",
 	// Danish
 	"født", "fødselsdato", "fødselsdag",
 	// Japanese
 	"生年月日", "誕生日", "生まれ",
 	// Chinese
-	"出生日期", "出生于", "出生年月", "生日",
+	"出生日期", "出生于", "出生", "生于", "出生年月", "生日",
 }
 
 // birthFirst indexes birthContextWords by first byte (both cases);
@@ -559,41 +613,64 @@ var gapStop = func() (t [256]bool) {
 // contextWindow bounds how far before a date its context may start, and
 // contextGap what may stand between them.
 const (
-	contextWindow = 64
-	contextGap    = 40
+	contextWindow = 80
+	contextGap    = 56
 )
 
-// birthContext reports whether the date [a, b) of s has a birth context:
-// a context word before it in the window, with nothing between them but a
-// few words of the same clause (no digit, no sentence end, no
-// conjunction starting another clause), or 生まれ/生 right after it.
-func birthContext(s string, a, b int, extra []string) bool {
-	if t := s[b:]; strings.HasPrefix(t, "生") || strings.HasPrefix(t, " 生") {
-		return true
+// labelPunct is the bytes between a label and its value (after the
+// label's words): "DOB: ", "Date of Birth | ", "Geburtsdatum:\n", "**DOB:** ".
+var labelPunct = func() (t [256]bool) {
+	for _, c := range " \t:|=*->\n" {
+		t[c] = true
 	}
-	// German and Dutch put the participle last: "am 4.3.1985 in Graz
-	// geboren", "op 4 maart 1985 geboren".
-	// gapOK refuses any gap holding a digit, a line break, ';', '!', '?'
-	// or '|': the look stops at the first (a timestamp's time, a JSON
-	// number, the next line).
-	for j := b; j < len(s) && j-b <= contextGap; j++ {
-		if c := s[j]; c == 'g' || c == 'G' {
-			if _, ok := matchWord(s, j, "geboren"); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
-				return true
+	return t
+}()
+
+// dobLabelEnd returns where the label punctuation before a ends: a itself
+// when there is none. At most one line break and a few bytes, with the
+// full-width "：", "｜" and "】" of CJK labels; an XML element's '>'
+// ("<dob>1985-03-04").
+func dobLabelEnd(s string, a int) int {
+	k, breaks := a, 0
+	for a-k < 12 && k > 0 {
+		if c := s[k-1]; labelPunct[c] && (c != '>' || k >= 2 && isASCIILetter(s[k-2])) {
+			if c == '\n' {
+				if breaks++; breaks > 1 {
+					break
+				}
 			}
-		} else if gapBreak[c] {
+			k--
+		} else if r := cjkAt(s, k-3); r == '：' || r == '｜' || r == '】' {
+			k -= 3
+		} else {
 			break
 		}
 	}
+	return k
+}
+
+// birthContext reports whether the date [a, b) of s has a birth context:
+// a context word before it in the window, with nothing between them but
+// label punctuation (dobLabelEnd) or a few words of the same clause (no
+// digit, no sentence end, no conjunction starting another clause), or a
+// participle after it (geboren, zur Welt, 生まれ, 出生); and what is born
+// is no thing (thingBefore: "The company was born on …").
+func birthContext(s string, a, b int, extra []string) bool {
+	if birthAfter(s, a, b) {
+		return !thingBefore(s, a, 3)
+	}
 	lo := max(0, a-contextWindow)
+	// A label's punctuation may hold what no gap does ("DOB | ",
+	// "Date of birth:\n"); the word must then end where it starts.
+	le := dobLabelEnd(s, a)
 	// Back to the first byte no gap holds (a digit, a brace, a line
 	// break…): in JSON and tables the window is a few bytes.
-	j := a - 1
+	j := le - 1
 	for j >= lo && !gapStop[s[j]] {
 		j--
 	}
 	lo = j + 1
-	for j := a - 1; j >= lo; j-- {
+	for j := le - 1; j >= lo; j-- {
 		c := s[j]
 		if !birthStarts[c] && extra == nil {
 			continue
@@ -612,19 +689,113 @@ func birthContext(s string, a, b int, extra []string) bool {
 			}
 		}
 		for _, k := range birthFirst[c] {
-			if w := birthContextWords[k]; w[1] != c2 {
+			w := birthContextWords[k]
+			if w[1] != c2 {
 				continue
 			}
-			if e, ok := matchWord(s, j, birthContextWords[k]); ok && e <= a && gapOK(s[e:a]) {
-				return true
+			e, ok := matchWord(s, j, w)
+			if !ok || e > le {
+				continue
+			}
+			if n := len(w); w[n-1] >= 0x80 && w[n-2]-0xc0 < 0x20 {
+				// A word ending in an accented letter matched the
+				// stem of an inflected form (urodził, urodziło): the
+				// rest of that word is no gap word.
+				for e < le && wordByte(s[e]) {
+					e++
+				}
+			}
+			// A one-letter abbreviation (b., n., f., s.) stands right
+			// before its date: "b. 1985", "(n. 4/3/1985)". Dutch "en"
+			// (and) after geboren ends its clause ("De band is in Ede
+			// geboren en bracht op …"); in Spanish it is "in".
+			if (len(w) > 2 || e == le) && gapOK(s[e:le]) && (w[0] != 'g' || !strings.HasPrefix(s[e:le], " en ")) {
+				return !thingBefore(s, j, 2)
 			}
 		}
 		for _, w := range extra {
 			if w != "" && w[0]|0x20 == c|0x20 {
-				if e, ok := matchWord(s, j, w); ok && e <= a && gapOK(s[e:a]) {
+				if e, ok := matchWord(s, j, w); ok && e <= le && gapOK(s[e:le]) {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// birthAfter reports whether a participle after the date [a, b) says it
+// is a birth date: 生まれ, 生, 出生 right after it; Japanese
+// "1985年3月4日に東京で生まれた", "…に誕生した", "…、東京にて出生",
+// Chinese "1985年3月4日在上海出生" (に, 在 or 、, then the verb before
+// the clause ends and before another subject: "…に新製品が誕生");
+// German and Dutch "am 4.3.1985 in Graz geboren", "op 4 maart 1985
+// geboren", "kam am 4.3.1985 zur Welt", "kwam op 4 maart 1985 ter
+// wereld"; the genealogical star before it, glued ("Anna Roth,
+// *4.3.1985", "(* 4.3.1985)"; not an emphasis: "*2024-01-02*").
+func birthAfter(s string, a, b int) bool {
+	r := cjkAt(s, b)
+	if b < len(s) && s[b] == ' ' {
+		r = cjkAt(s, b+1)
+	}
+	if r == '生' || r == '出' && cjkAt(s, b+3) == '生' {
+		return true
+	}
+	if r == 'に' || r == '在' || r == '、' {
+		for j := b + 3; j < len(s) && j-b <= contextGap; j++ {
+			r := cjkAt(s, j)
+			if c := s[j]; c < 0x80 && !isASCIILetter(c) || r == '。' || r == '、' || r == '，' || r == 'が' {
+				break
+			}
+			if r == '生' || r == '誕' || r == '出' {
+				if r2 := cjkAt(s, j+3); r2 == 'ま' && r == '生' || r2 == '生' && r != '生' {
+					return true
+				}
+			}
+		}
+	}
+	// gapOK refuses any gap holding a digit, a line break, ';', '!', '?'
+	// or '|': the look stops at the first (a timestamp's time, a JSON
+	// number, the next line).
+	for j := b; j < len(s) && j-b <= contextGap; j++ {
+		if c := s[j] | 0x20; c == 'g' || c == 'z' || c == 't' {
+			w := "geboren"
+			if c == 'z' {
+				w = "zur welt"
+			} else if c == 't' {
+				w = "ter wereld"
+			}
+			if _, ok := matchWord(s, j, w); ok && !wordByte(s[j-1]) && gapOK(s[b:j]) {
+				return true
+			}
+		} else if gapBreak[s[j]] {
+			break
+		}
+	}
+	if st := a - 1; st > 1 && s[st] == ' ' && s[st-1] == '*' && s[st-2] == '(' {
+		return true
+	}
+	return a > 0 && s[a-1] == '*' && (a == 1 || s[a-2] == ' ' || s[a-2] == '(') && (b == len(s) || s[b] != '*')
+}
+
+// thingBefore reports whether one of the n words before i (in the same
+// clause) names a thing, not a person, whose "birth" the context word
+// tells: "The company was born on", "L'idée est née le", "Het bedrijf
+// werd geboren op", "Die Idee wurde am … geboren".
+func thingBefore(s string, i, n int) bool {
+	for ; n > 0; n-- {
+		for i > 0 && (s[i-1] == ' ' || s[i-1] == '\'') {
+			i--
+		}
+		e := i
+		for i > 0 && wordByte(s[i-1]) {
+			i--
+		}
+		if i == e {
+			return false
+		}
+		if gapWordFlags(s[i:e])&gwThing != 0 {
+			return true
 		}
 	}
 	return false
@@ -653,41 +824,91 @@ func matchWord(s string, j int, w string) (int, bool) {
 }
 
 // gapOK reports whether g, the text between a context word and a date,
-// keeps them together: short, no digit, no sentence end, no word that
-// starts another clause.
+// keeps them together: short, no digit, no sentence end (nor a CJK
+// comma: "東京生まれで、2019年4月1日に入社"), no parenthesis closing,
+// no words after a colon, no
+// word that starts
+// another clause or names a thing, no pronoun in the two words after a
+// comma ("Born in Lyon, she joined on …", "Geboren in Tuil, kwam hij
+// op …").
 func gapOK(g string) bool {
 	if len(g) > contextGap {
 		return false
 	}
+	open := 0 // parentheses opened in g
 	for k := 0; k < len(g); k++ {
 		switch c := g[k]; {
 		case isDigit(c) || c == '\n' || c == ';' || c == '!' || c == '?' || c == '|':
 			return false
-		case c == '.' && k+2 < len(g) && g[k+1] == ' ' && g[k+2]-'A' < 26 && k >= 3 && isASCIILetter(g[k-1]) && isASCIILetter(g[k-2]) && isASCIILetter(g[k-3]):
-			return false // a sentence ends
+		case c == '(' || c == '[':
+			open++
+		case c == ')' || c == ']':
+			// The context word's parenthesis closes: "(born in Lyon)
+			// signed on …", "（東京生まれ）は…".
+			if open--; open < 0 {
+				return false
+			}
+		case c == '.' && (k+1 == len(g) || g[k+1] == ' ' && (k+2 == len(g) || g[k+2]-'A' < 26)) && (k == 0 || k >= 3 && wordByte(g[k-1]) && wordByte(g[k-2]) && wordByte(g[k-3])):
+			// A sentence ends (right after the context word, or after
+			// a word of three letters or more: no abbreviation), before
+			// a capital or the date.
+			return false
+		case c == ':' && skipSpaces(g, k+1) < len(g) && isASCIILetter(g[skipSpaces(g, k+1)]):
+			// A label's value is the words after its colon ("A star
+			// is born: premiere on …").
+			return false
+		case c >= 0xe3:
+			// Japanese が, の, Chinese 的 make the birth word part of
+			// another phrase ("…生まれの方の交流会：", "出生于…的朋友
+			// 聚会："), as do 欄 and 字段, a form's field ("生年月日欄を
+			// …に更新"), and 格式 (format).
+			if r := cjkAt(g, k); r == '、' || r == '，' || r == '。' || r == 'が' || r == 'の' || r == '的' || r == '欄' || r == '字' || r == '格' {
+				return false
+			} else if r == '）' {
+				if open--; open < 0 {
+					return false
+				}
+			}
+		case (c == ',' || c == '.') && k >= 3 && g[k-3]-0xe3 < 0x0d: // "，", "。" read as ASCII after a CJK character
+			return false
 		}
 	}
+	comma := 0 // words to go after a comma
 	for k := 0; k < len(g); {
-		for k < len(g) && !isASCIILetter(g[k]) {
+		for k < len(g) && !wordByte(g[k]) {
+			if g[k] == ',' {
+				comma = 2
+			}
 			k++
 		}
 		e := k
 		for e < len(g) && wordByte(g[e]) {
 			e++
 		}
-		if e > k && clauseWord(g[k:e]) {
-			return false
+		// A word before an apostrophe is a name's or an article's (O'Neil,
+		// l'hôpital), no conjunction.
+		if e > k && (e == len(g) || g[e] != '\'') {
+			if f := gapWordFlags(g[k:e]); f&(gwClause|gwThing) != 0 || comma > 0 && f&gwPronoun != 0 {
+				return false
+			}
+			comma--
 		}
 		k = e
 	}
 	return true
 }
 
-// clauseWord reports whether w starts another clause or names another
-// event, so that a date after it is not the birth date before it.
-func clauseWord(w string) bool {
+// The kinds of gapWords.
+const (
+	gwClause  = 1 << iota // starts another clause or names another event
+	gwThing               // a thing, not a person, "born" (thingBefore)
+	gwPronoun             // a subject pronoun: after a comma, another clause
+)
+
+// gapWordFlags is the kinds of the word w (ASCII letters folded).
+func gapWordFlags(w string) uint8 {
 	if len(w) > 16 {
-		return false
+		return 0
 	}
 	var buf [16]byte
 	for k := 0; k < len(w); k++ {
@@ -697,30 +918,55 @@ func clauseWord(w string) bool {
 		}
 		buf[k] = c
 	}
-	return clauseWords[string(buf[:len(w)])]
+	return gapWords[string(buf[:len(w)])]
 }
 
-var clauseWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
+var gapWords = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for f, words := range [3]string{
+		`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
 		maar och men eller ja mutta tai og eller oraz ale lub
 		between zwischen entre tra fra tussen mellan mellem välillä między
+		from ab dès dal sinds vanaf od från alkaen
 		hired joined married died died moved started ordered created updated issued expires expired valid until due since
 		released published founded opened launched established incorporated shipped delivered paid signed renewed
-		sale party ends ending starts begins deadline event celebration feier fête fiesta festa feest
+		graduated retired verified checked confirmed changed modified corrected submitted requested received sent scheduled booked
+		sale party ends ending starts begins deadline event celebration feier fête fiesta festa feest edited effective
+		gala concert premiere screening meetup meeting conference webinar workshop tour exhibition
+		treffen termin konzert rencontre réunion encuentro reunión concierto incontro riunione concerto
+		bijeenkomst vergadering encontro reunião spotkanie träff möte tapaaminen kokous møde
+		field feld champ campo veld pole fältet feltet kenttä
+		appointment visit rendez-vous visite cita visita appuntamento consulta afspraak bezoek wizytę wizyta besök käynti besøg
+		wedding marriage hochzeit mariage boda matrimonio huwelijk casamento ślubu bröllop häät bryllup
 		veröffentlicht gegründet eröffnet publié fondé sorti publicado fundado lanzado pubblicato fondato uscito
 		gepubliceerd opgericht lançado
-		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit
-		embauché marié mort décédé commandé créé valable depuis jusqu
-		contratado casado murió fallecido pedido creado válido hasta desde
-		assunto sposato morto ordinato creato valido fino
-		overleden besteld aangemaakt geldig tot
-		faleceu pedido criado
-		zmarł zamówiono ważny
-		död beställd giltig
-		kuoli tilattu voimassa
-		død bestilt gyldig`) {
-		m[w] = true
+		eingestellt verheiratet gestorben bestellt erstellt gültig bis seit trat begann geprüft geändert
+		embauché marié mort décédé commandé créé valable depuis jusqu rejoint vérifié modifié
+		contratado casado murió fallecido pedido creado válido hasta desde ingresó verificado modificado
+		assunto sposato morto ordinato creato valido fino entrato entrata verificato modificato
+		overleden besteld aangemaakt geldig tot gewijzigd gecontroleerd
+		faleceu pedido criado entrou alterado
+		zmarł zamówiono ważny dołączył dołączyła zmieniono
+		död beställd giltig började ändrad ändrat
+		kuoli tilattu voimassa aloitti muutettu
+		død bestilt gyldig startede ændret`,
+		`company firm business startup idea project brand band product app concept initiative movement tradition festival
+		certificate acte partida certificato certidão certificado akt format
+		firma unternehmen idee projekt marke produkt konzept
+		entreprise société idée projet marque groupe produit
+		empresa compañía proyecto marca grupo producto
+		azienda società progetto marchio gruppo prodotto
+		bedrijf merk
+		ideia projeto
+		pomysł
+		företaget företag idén idé projektet märket
+		yritys yhtiö projekti
+		firmaet idéen virksomheden`,
+		`he she they elle ils elles er sie él ella lui lei hij zij ele ela ona han hon hän hun`,
+	} {
+		for _, w := range strings.Fields(words) {
+			m[w] |= 1 << f
+		}
 	}
 	return m
 }()

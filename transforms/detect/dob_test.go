@@ -15,13 +15,14 @@ func TestBirthDateShape(t *testing.T) {
 		"4. März 1985", "4 mars 1985", "1er mars 1985", "4 de marzo de 1985", "4 marzo 1985", "4 maart 1985",
 		"4 de março de 1985", "4 marca 1985", "4. maaliskuuta 1985", "4. marts 1985", "4 MARCH 1985",
 		"17 września 1990", "29 février 2000", "1985年3月4日", "昭和60年3月4日", "平成2年12月1日",
+		"4/3 1985", "4/3-1985", "4. 3. 1985", "4/mar/1985", "04-Mar-85", "4.März 1985", "4.3.85", "1985年 3月 4日", "1985年3月4号", "平成元年2月27日", "04.03.1985 r.",
 		" 1985-03-04 ", "1985-03-04T00:00:00Z", "1985-03-04T00:00:00.000Z", "1985-03-04 00:00",
 	}
 	no := []string{
 		"", "1985", "1985-03", "1985-13-04", "1985-02-30", "31/02/1985", "1899-12-31", "2999-01-01",
 		"29 February 1985", "March 4", "4 March", "March 1985", "4 Marsch 1985", "1.2.3", "1.2.1985.4",
 		"v1.2.1985", "1985-03-04T10:30:00Z", "1985-03-04x", "12345", "04/03/1985 and more", "4:3:1985",
-		"13/13/1985", "00/00/1985",
+		"13/13/1985", "00/00/1985", "4/3 85", "30/2 1985", "4. 3. 85", "4/mar-1985", "4.mar.1985", "4.Marsch 1985", "元年2月27日", "平成元年13月1日",
 	}
 	for _, s := range yes {
 		if !birthDateShape(s) {
@@ -72,6 +73,20 @@ func TestScanBirthDates(t *testing.T) {
 		{"NATO summit 04/04/2019", ""},
 		{"born 2999-01-01", ""},
 		{"Osborne 1985-03-04", ""},
+		{"Name | Ann Roe\nDOB | 04/03/1985", "04/03/1985"},
+		{"Geburtsdatum:\n4.3.1985", "4.3.1985"},
+		{"Ann Roe, b. 1985-03-04, Leeds", "1985-03-04"},
+		{"b. Lyon, 1985-03-04", ""},
+		{"Urodzona 4 marca 1985 r. w Łodzi", "4 marca 1985 r."},
+		{"Dziecko urodziło się w domu 1985-03-04.", "1985-03-04"},
+		{"Piet kwam op 4 maart 1985 ter wereld.", "4 maart 1985"},
+		{"山田は1985年3月4日に東京で生まれた。", "1985年3月4日"},
+		{"生年月日：平成元年2月27日", "平成元年2月27日"},
+		{"The company was born on 4 March 1985.", ""},
+		{"Ann (born in Leeds) signed the lease on 4 March 2019.", ""},
+		{"Born in Leeds, she joined on 4 March 2019.", ""},
+		{"De band is in Ede geboren en bracht op 4 maart 2019 een album uit.", ""},
+		{"A star is born: premiere on 4 March 2019.", ""},
 	} {
 		got := Builtin("date_of_birth", c.text)
 		var spans []string
@@ -98,7 +113,7 @@ func TestBirthDateExtraContext(t *testing.T) {
 // bounds and on rune boundaries, and a whole-string date is found by the
 // scan with a context before it.
 func FuzzBirthDateShape(f *testing.F) {
-	for _, s := range []string{"1985-03-04", "4. März 1985", "March 4th, 1985", "昭和60年3月4日", "04-Mar-85", "31/12/1999", "1.2.3.4"} {
+	for _, s := range []string{"1985-03-04", "4. März 1985", "March 4th, 1985", "昭和60年3月4日", "04-Mar-85", "31/12/1999", "1.2.3.4", "１９８５年３月４日", "4/3-1985", "平成元年2月27日"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
