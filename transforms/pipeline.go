@@ -856,7 +856,17 @@ func (e *Engine) rewriteFound(st *step, s string, ds []detect.Detection, run *Ru
 			buf = appendPlaceholder(buf, st.placeholder, d)
 		} else {
 			r, _ := e.replacement(st, *d, s, run)
+			// A pseudonym glued to an ASCII word character (the value
+			// before, a digit after: 王伟1975年) would not be read back
+			// as one: a space sets it apart.
+			pseudonym := st.kind == stepPseudonymise
+			if pseudonym && len(buf) > 0 && vault.GluesTo(buf[len(buf)-1]) {
+				buf = append(buf, ' ')
+			}
 			buf = append(buf, r...)
+			if pseudonym && d.End < len(s) && vault.GluesTo(s[d.End]) {
+				buf = append(buf, ' ')
+			}
 		}
 		last = d.End
 	}

@@ -214,6 +214,30 @@ func TestPseudonymsWrittenRestoreInPlace(t *testing.T) {
 	}
 }
 
+// A pseudonym the writer would glue to an ASCII word character (another
+// pseudonym, digits: values side by side in text without spaces) is set
+// apart by a space, so the reader finds it (regression: 王伟1975年2月14日
+// came back with both pseudonyms unresolved).
+func TestPseudonymsGluedSetApart(t *testing.T) {
+	for _, kind := range restoreStores {
+		f := newRestoreFixtureOf(t, "global", kind)
+		for _, doc := range []string{
+			"王伟1975年2月14日出生。",
+			"担当山田太郎090-1234-5678",
+			"生年月日1980年5月3日山田太郎",
+		} {
+			out := f.e.ApplyText(f.out, doc, &Run{Store: f.store})
+			if n := len(vault.FindPseudonyms(out, nil)); n != 2 {
+				t.Errorf("%s: %q pseudonymised as %q: %d pseudonyms found, want 2", kind, doc, out, n)
+			}
+			back, run := f.restore(t, "", out)
+			if run.Resolved != 2 || run.Unresolved != 0 || alnum(back) != alnum(doc) {
+				t.Errorf("%s: %q pseudonymised as %q came back as %q (%d resolved, %d unresolved)", kind, doc, out, back, run.Resolved, run.Unresolved)
+			}
+		}
+	}
+}
+
 func testPseudonymsWrittenRestoreInPlace(t *testing.T, f *restoreFixture) {
 	_, docs := readMixed(t)
 	for _, b := range policy.BuiltinDetectors {

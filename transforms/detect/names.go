@@ -1710,6 +1710,11 @@ func zhNameBounds(s string, j, g, e int) bool {
 	return strings.ContainsRune("将于和与及、说在是已也都会要的了负又还再就曾正刚", r)
 }
 
+// zhWordsAfterName are Chinese function words that follow a name and
+// end no given name, Chinese or Japanese (王伟于1975年…: 于 "on" is not
+// part of the name; 和, 也 and 正 end Japanese names: 美和, 拓也).
+const zhWordsAfterName = "于将说在是的了还再就曾又及与、"
+
 // cjkNameEnd: a Han name may end at g (run end e): the end of the run, an
 // honorific suffix, or hiragana (a particle or the verb after a noun:
 // 山田太郎様から, 佐藤花子です).
@@ -1822,7 +1827,7 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 				// name: a given name of up to three characters that
 				// ends where a name ends is taken whole.
 				if m < 3 && !cjkNameEnd(s, g, e) {
-					if h := cjkChars(s, g, e, 1); h-g == 3 && !cjkSuffixAt(s, g, e) && cjkNameEnd(s, h, e) && !cjkOrg(s[f:h]) {
+					if h := cjkChars(s, g, e, 1); h-g == 3 && !cjkSuffixAt(s, g, e) && cjkNameEnd(s, h, e) && !cjkOrg(s[f:h]) && !strings.Contains(zhWordsAfterName, s[g:h]) {
 						g = h
 					}
 				}

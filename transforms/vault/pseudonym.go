@@ -404,6 +404,12 @@ func escapeLetter(s string, i int) bool {
 	return false
 }
 
+// GluesTo reports whether the byte c next to a pseudonym would make it
+// part of a longer ASCII word, which FindPseudonyms does not read as one:
+// a writer puts a space between them (王伟1975年 and two adjacent values
+// in text without spaces).
+func GluesTo(c byte) bool { return isWordByte(c) }
+
 func isTokenByte(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' }
 
 func isUpper(c byte) bool     { return c >= 'A' && c <= 'Z' }
