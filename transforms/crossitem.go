@@ -136,6 +136,9 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 		if !ok {
 			continue
 		}
+		if st.kind == stepPseudonymise {
+			r = setApart(r, window, &d)
+		}
 		// At most one detection crosses the joint.
 		a.text, a.changed = a.text[:from+d.Start], true
 		b.text, b.changed = b.text[d.End-cut:], true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
 // textItems returns the texts of a result's content items.
@@ -56,6 +57,28 @@ func TestValueSplitAcrossTextItems(t *testing.T) {
 					t.Fatalf("%s: %q split at %d became %q, want %q", pol, value, k, items, whole)
 				}
 			}
+		}
+	}
+}
+
+// A pseudonym cut at a joint is set apart from an ASCII word character
+// after it as one in a single item is (TestPseudonymsGluedSetApart).
+func TestJointPseudonymSetApart(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	pl := compileOutput(t, e, p)
+	value, text := "山田太郎", "担当山田太郎090-1234-5678"
+	whole := e.ApplyText(pl, text, &Run{})
+	if n := len(vault.FindPseudonyms(whole, nil)); n != 2 {
+		t.Fatalf("%q became %q: %d pseudonyms, want 2", text, whole, n)
+	}
+	for k := 3; k < len(value); k += 3 {
+		doc, err := jsondoc.Parse([]byte(resultOf("担当"+value[:k], value[k:]+"090-1234-5678")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		if got := strings.Join(textItems(t, doc), ""); got != whole {
+			t.Errorf("split at %d: %q, want %q", k, got, whole)
 		}
 	}
 }

@@ -123,6 +123,9 @@ func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev st
 			}
 			if r, ok := e.replacement(st, d, window, run); ok {
 				doc.SetString(node, s[d.End-len(prev):])
+				if st.kind == stepPseudonymise {
+					r = setApart(r, window, &d)
+				}
 				return r
 			}
 		}

@@ -878,6 +878,19 @@ func (e *Engine) rewriteFound(st *step, s string, ds []detect.Detection, run *Ru
 	return run.sc.carve(buf)
 }
 
+// setApart is pseudonym r of detection d in s with a space before or
+// after it where the text around d would glue it to an ASCII word
+// character (rewriteFound's rule, for the one value cut at a joint).
+func setApart(r, s string, d *detect.Detection) string {
+	if d.Start > 0 && vault.GluesTo(s[d.Start-1]) {
+		r = " " + r
+	}
+	if d.End < len(s) && vault.GluesTo(s[d.End]) {
+		r += " "
+	}
+	return r
+}
+
 // appendPlaceholder appends Placeholder(template, d) to b: {label}
 // becomes the label, {detector} the detector. Labels are upper-case
 // letters, digits and underscores, so replacing both in one pass gives
