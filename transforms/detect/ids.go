@@ -68,6 +68,11 @@ type idChain struct {
 	// before a segment the chain could not hold; 'w' a glued word
 	// character.
 	more byte
+	// lc and uc have bit q set when segment q holds lower-case (c holds
+	// them in upper case) or upper-case letters: an identifier in lower
+	// case is one only after its word, and none mixes cases.
+	lc, uc uint8
+	lower  bool // the identifier idMatch tries is in lower case
 }
 
 // Character classes of the scan.
@@ -135,7 +140,7 @@ var (
 	wordsSSN      = []string{"ssn*", "social security", "soc sec", "ss#", "ss no", "ssa"}
 	wordsABA      = []string{"routing*", "aba", "rtn", "transit", "account*", "acct", "bank*", "wire", "ach",
 		"ruta", "routage", "acheminement", "banco*", "banque*", "bancair*", "bancari*", "cuenta*", "compte*", "conta", "conto*", "konto*", "rekening*", "transferencia", "virement", "bonifico"}
-	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "passi", "passin", "passinumero", "pasnummer", "pasnr", "pas-nr", "pas nr", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
+	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "passi", "passin", "passinumero", "pasnummer", "pasnr", "pas-nr", "pas nr", "pas:", "pas=", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
 )
 
 // idDefs is every identifier the scan knows, in the order ties are
@@ -239,8 +244,10 @@ func idToken(s string, t int) (a, e int, ok bool) {
 	for q := a; q < e; q++ {
 		cls |= idClass[s[q]]
 	}
-	// No identifier has lower-case letters: a word, a hash.
-	return a, e, cls&icLower == 0
+	// An identifier is written in capitals, or all in lower case
+	// ("12345678z"), which only its word makes one (idMatch); mixed
+	// case is a word or a hash.
+	return a, e, cls&(icLower|icUpper) != icLower|icUpper
 }
 
 // idsAt looks for an identifier in the token whose digit segment starts
@@ -248,12 +255,13 @@ func idToken(s string, t int) (a, e int, ok bool) {
 // returns the end of what it reported (0: nothing).
 func (p *pass) idsAt(a int) int {
 	s := p.s
-	// Up to two segments of capitals before a, six letters in all.
+	// Up to two segments of capitals (or of lower-case letters: "x-1234567-l")
+	// before a, six letters in all.
 	var starts [2]int
 	np := 0
-	for b, letters := a, 0; np < 2 && b >= 2 && idClass[s[b-1]]&icSep != 0 && s[b-1] != '+' && idClass[s[b-2]]&icUpper != 0; {
+	for b, letters := a, 0; np < 2 && b >= 2 && idClass[s[b-1]]&icSep != 0 && s[b-1] != '+' && idClass[s[b-2]]&(icUpper|icLower) != 0; {
 		c := b - 2
-		for c > 0 && idClass[s[c-1]]&icUpper != 0 {
+		for c > 0 && idClass[s[c-1]]&(icUpper|icLower) != 0 {
 			c--
 		}
 		letters += b - 1 - c
@@ -326,7 +334,14 @@ func (p *pass) idChainAt(a int) int {
 			break
 		}
 		for q := i; q < j; q++ {
-			ch.c[chars] = s[q]
+			c := s[q]
+			if idClass[c]&icLower != 0 {
+				c -= 'a' - 'A'
+				ch.lc |= 1 << ch.k
+			} else if idClass[c]&icUpper != 0 {
+				ch.uc |= 1 << ch.k
+			}
+			ch.c[chars] = c
 			chars++
 		}
 		ch.cum[ch.k], ch.end[ch.k] = uint8(chars), j
@@ -379,6 +394,11 @@ func (p *pass) idChainAt(a int) int {
 		if next == 'w' || next != 0 && next != ' ' || next == ' ' && spaced&(1<<m) != 0 && piiDigit(ch.s1(s, m)) {
 			continue
 		}
+		segs := uint8(1)<<m - 1
+		if ch.lc&segs != 0 && ch.uc&segs != 0 {
+			continue // mixed case: a word, a hash
+		}
+		ch.lower = ch.lc&segs != 0
 		if end := p.idMatch(&ch, m, lay[:2*m-1]); end > 0 {
 			return end
 		}
@@ -408,7 +428,7 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		if !isStrong && !layoutIn(lay, d.weak) || !idValid(d.check, c, lay) {
 			continue
 		}
-		if isStrong && strong < 0 {
+		if isStrong && strong < 0 && !ch.lower {
 			strong = int(k)
 		}
 		if at := p.idContext(d.det, d.words, ch.start, idWindow); at > bestAt {
@@ -419,7 +439,7 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		// The identifier whose word is nearest ("personnummer (CPR)").
 		d := &idDefs[best]
 		b := d.basis
-		if !bestStrong {
+		if !bestStrong || ch.lower {
 			b = BasisContext
 		}
 		p.emitBy(d.det, b, ch.start, ch.end[m-1])
@@ -465,6 +485,16 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 	}
 	s := p.s
 	lo := max(0, a-window)
+	if det == detPassport {
+		// The passport's window counts characters: Japanese or Chinese
+		// ("パスポート番号をいただきました：") takes three bytes for one.
+		lo = a
+		for c := 0; lo > 0 && c < window && lo > a-3*window; lo-- {
+			if s[lo-1]&0xc0 != 0x80 {
+				c++
+			}
+		}
+	}
 	best := -1
 	if det == detPassport && !mayHoldPassportWord(s[lo:a]) && (p.extra == nil || len(p.extra.Context[builtinNames[det]]) == 0) {
 		return -1
@@ -571,7 +601,8 @@ func hasDigit(s string) bool {
 	return false
 }
 
-// passportShape: 6 to 9 capitals and digits, at least two digits.
+// passportShape: 6 to 9 capitals and digits, at least one digit (a
+// German or Dutch number may hold a single one: C01XTPVYZ … NUNYLBPX7).
 func passportShape(c []byte) bool {
 	if len(c) < 6 || len(c) > 9 {
 		return false
@@ -586,7 +617,7 @@ func passportShape(c []byte) bool {
 			return false
 		}
 	}
-	return d >= 2
+	return d >= 1
 }
 
 // idsClean: scanIDs finds nothing in a string without an ASCII digit.

@@ -499,7 +499,7 @@ var keyVocabOf = []struct {
 	{kID, detNLBSN, "bsn|burgerservicenummer|burger service nummer|sofinummer|sofi nummer"},
 	{kID, detBENationalNumber, "rijksregisternummer|numero national|numero de registre national|registre national|insz|niss"},
 	{kID, detPLPESEL, "pesel"},
-	{kID, detSEPersonnummer, "personnummer|person nummer|samordningsnummer"},
+	{kID, detSEPersonnummer, "personnummer|person nummer|personnr|pers nr|samordningsnummer"},
 	{kID, detFIHETU, "hetu|henkilotunnus|henkilötunnus|sotu|sosiaaliturvatunnus"},
 	{kID, detDKCPR, "cpr|cpr nummer|cprnr|personnummer dk"},
 	{kID, detBRCPF, "cpf"},
@@ -515,8 +515,9 @@ var keyVocabOf = []struct {
 	{kID, detSSN, "ssn|social security|social security number|social security no|soc sec no|us ssn"},
 	{kID, detPassport, "passport|passport number|passport no|passport id|passport num|travel document|travel document number|" +
 		"reisepass|reisepassnummer|passnummer|pass nr|passeport|numero de passeport|pasaporte|numero de pasaporte|passaporto|numero passaporto|" +
-		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|旅券番号|パスポート番号"},
-	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing number"},
+		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|passinumero|" +
+		"pasnummer|pas nr|pas|旅券番号|パスポート番号|パスポート|护照|护照号|护照号码|護照號碼"},
+	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing|bank routing number|routing no"},
 	{kID, detBankAccount, "bank account|bank account number|bankaccount|account number|accountnumber|account no|acct no|acct number|acct|bank acct|" +
 		"sort code|sortcode|bsb|bsb number|bsb code|ifsc|ifsc code|transit number|institution number|bank code|bank number|" +
 		"blz|bankleitzahl|code banque|code guichet|codigo de banco|codigo de agencia|agencia|codice abi|codice cab|" +
@@ -1020,9 +1021,17 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 // passes whole, else the generic detector of the kind, if v looks like an
 // identifier at all.
 func keyedID(v string, want int, on uint64) (int, bool) {
+	if want == detPassport {
+		// Passport numbers have no check: passportShape is the test, a
+		// German or Dutch one may hold a single digit (C01XTPVYZ).
+		return detPassport, on&(1<<detPassport) != 0 && keyedWholeDet(upperID(v), 1<<detPassport) == detPassport
+	}
 	if !idShape(v) {
 		return 0, false
 	}
+	// An identifier in lower case (rssmra85t10a562s, ab123456c) is read
+	// in capitals: the key is its word.
+	v = upperID(v)
 	if want >= 0 && idDetectors&(1<<want) != 0 {
 		// A key naming one identifier (bsn, routing_number, passport):
 		// the value is one only if it passes that identifier's checks,
@@ -1065,6 +1074,24 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		return want, true
 	}
 	return keyGeneric(want), true
+}
+
+// upperID returns v with its ASCII letters in upper case when they are
+// all lower case (v itself otherwise, the common case, without copying).
+func upperID(v string) string {
+	lower := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c-'A' < 26:
+			return v
+		case c-'a' < 26:
+			lower = true
+		}
+	}
+	if !lower {
+		return v
+	}
+	return strings.ToUpper(v)
 }
 
 // keyedPhone reports whether v whole is a phone number once its key is

@@ -123,6 +123,38 @@ func (p *pass) stepPhone(d int) {
 	p.tag(k, detPhone)
 }
 
+// phoneExtension returns the end of the extension written after a phone
+// that ends at e ("415-555-0132 x204", "… ext. 12", "…x5"), else e: its
+// digits are the person's line and must not stay in clear.
+func phoneExtension(s string, e int) int {
+	i := e
+	if i < len(s) && s[i] == ' ' {
+		i++
+	}
+	switch {
+	case i < len(s) && (s[i] == 'x' || s[i] == 'X'):
+		i++
+	case i+3 <= len(s) && foldHasPrefix(s[i:], "ext"):
+		i += 3
+		if i < len(s) && s[i] == '.' {
+			i++
+		}
+		if i < len(s) && s[i] == ' ' {
+			i++
+		}
+	default:
+		return e
+	}
+	j := i
+	for j < len(s) && j-i < 7 && piiDigit(s[j]) {
+		j++
+	}
+	if j == i || j-i > 6 || piiWordAt(s, j) || j < len(s) && piiDigit(s[j]) {
+		return e
+	}
+	return j
+}
+
 // stepBare looks at the bare run of digits s[a:e] (no separator, nothing
 // but a non-phone byte before it) for a national number after a phone word.
 func (p *pass) stepBare(a, e int) {
@@ -193,19 +225,20 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
 	"mobile", "mobil", "mobiel", "móvil", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
-	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
 const phoneContextBytes = 32
 
-// phoneContext reports whether one of the last two words within the
+// phoneContext reports whether one of the last three words within the
 // phoneContextBytes before s[a] starts with a phone word ("Tel.:
-// 0612345678", "Telefon privat 0612345678", `"phone":"0612345678"`;
-// not `"phone":"…","created":1729387120`).
+// 0612345678", "Telefon privat 0612345678", "Mon portable est le
+// 0612345678", `"phone":"0612345678"`; not `"phone":"…","created":1729387120`).
+// A word may hold two-byte letters (teléfono, är, tél.).
 func phoneContext(s string, a int) bool {
 	lo := max(a-phoneContextBytes, 0)
 	words := 0
-	for i := a - 1; i >= lo && words < 2; i-- {
+	for i := a - 1; i >= lo && words < 3; i-- {
 		c := s[i]
 		if c < 0x80 && piiClass[c]&(pcUpper|pcLower) == 0 {
 			continue
@@ -214,7 +247,8 @@ func phoneContext(s string, a int) bool {
 		// upper-case letter after a lower-case one (customerPhone).
 		if i > lo {
 			b := s[i-1]
-			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) {
+			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) ||
+				i-1 > lo && piiLetter2(s[i-2], b) {
 				// Inside a word. CJK text has no spaces between words:
 				// a phone word may start at any of its characters
 				// (联系电话, 请拨打电话).
@@ -369,8 +403,17 @@ func phoneWordAt(s string, i, a int, w string) bool {
 
 // phoneRun parses the run whose first digit is s[i] into g, appends the
 // phones in it to dst and returns where the run ends.
+// A phone's extension is part of it (phoneExtension).
 func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs regionSet) (int, []Span) {
-	return phoneRunAt(s, i, g, dst, rs, true)
+	k := len(dst)
+	end, dst := phoneRunAt(s, i, g, dst, rs, true)
+	for x := k; x < len(dst); x++ {
+		if e := phoneExtension(s, dst[x].End); e > dst[x].End {
+			dst[x].End = e
+			end = max(end, e)
+		}
+	}
+	return end, dst
 }
 
 // phoneRunAt is phoneRun; leadParen: a '(' just before the run (or its
@@ -486,8 +529,8 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	if piiWordBefore(s, st) {
 		return dst // the tail of a word ("DE89 3704 0044 …"): no phone in it
 	}
-	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2)) {
-		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID)
+	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2) && !(s[st-1] == ':' && phoneContext(s, st-1))) {
+		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID); not "TEL:06-4209-3447" (TEL：, read as ':')
 	}
 	if !plus && st > 0 && phoneOtherNumberBefore(s, st) {
 		return dst // "Invoice 943 476 5910", "SIN 046 454 287": another kind of number
@@ -576,7 +619,7 @@ func phoneLongest(s string, g []phoneGroup, st int, plus bool, paren int, rs reg
 		if e := g[b].end; b+1 == ng && (!piiNumEndOK(s, e) || phoneGlued(s, e, e+1)) {
 			continue
 		}
-		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 2 {
+		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 3 {
 			continue
 		}
 		p := -1
@@ -659,7 +702,10 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 	first := g[0].start
 	l0 := g[0].end - first
 	if paren >= 0 {
-		if g[paren].end-g[paren].start > 5 || paren > 1 || paren == 1 && (l0 != 1 || s[first] != '0' && s[first] != '1') {
+		// "0 (532) 123 45 67"; Japan's "03(1234)5678", the local number
+		// in brackets between the area code and the line, glued.
+		jp := paren == 1 && k == 3 && s[first] == '0' && g[2].sep == psParen && l0 <= 5
+		if g[paren].end-g[paren].start > 5 || paren > 1 || paren == 1 && !jp && (l0 != 1 || s[first] != '0' && s[first] != '1') {
 			return false
 		}
 	}
@@ -673,8 +719,14 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 	if g[k-1].end-g[k-1].start < 2 {
 		return false
 	}
-	if seps&psDot != 0 && seps != psDot {
+	// Belgium's "02/123.45.67", "0470/12.34.56": the area code or mobile
+	// prefix after its 0 and a slash, the rest in dotted groups.
+	beSlash := seps == psSlash|psDot && k >= 3 && g[1].sep == psSlash && s[first] == '0'
+	if seps&psDot != 0 && seps != psDot && !beSlash {
 		return false
+	}
+	if beSlash {
+		return true
 	}
 	if seps&psSlash != 0 && (seps != psSlash || k != 2 || s[first] != '0') {
 		return false
@@ -769,9 +821,12 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 }
 
 // phoneAmount reports whether the digits s[a:e] read as an amount or a
-// quantity: a currency sign before them, or a currency sign, code or '%'
-// after them ("912 345 678 EUR", "€ 612 345 678").
+// quantity: a currency sign before them, a currency sign, code or '%'
+// after them ("912 345 678 EUR", "€ 612 345 678"), or decimals.
 func phoneAmount(s string, a, e int) bool {
+	if e+1 < len(s) && (s[e] == ',' || s[e] == '.') && piiDigit(s[e+1]) {
+		return true // its decimals: "641 795 628,56 €", "819.205.565,30"
+	}
 	if a > 0 && s[a-1] == ' ' {
 		a--
 	}
