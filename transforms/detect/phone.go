@@ -224,7 +224,7 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 // ending in '.' must not be followed by a letter ("tel", not "telemetry").
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
-	"mobile", "mobil", "mobiel", "móvil", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
+	"mobile", "mobil", "mobiel", "móvil", "matkapuhelin", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
 	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
@@ -645,7 +645,10 @@ func phoneValid(s string, g []phoneGroup, plus bool, paren, d int, rs regionSet,
 		D = append(D, s[g[x].start:g[x].end]...)
 	}
 	if plus {
-		return phoneIntl(D)
+		// After a phone word, any number of an assigned country code and
+		// E.164's length: the word says what the digits are, where the
+		// table would want a valid national number.
+		return phoneIntl(D) || len(D) >= 8 && len(D) <= 15 && phoneCountryCode(D) > 0 && !phoneSameDigits(D) && phoneContext(s, g[0].start-1)
 	}
 	if len(g) < 2 || !phoneShape(s, g, paren) || phoneSameDigits(D) {
 		return false
@@ -719,9 +722,13 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 	if g[k-1].end-g[k-1].start < 2 {
 		return false
 	}
-	// Belgium's "02/123.45.67", "0470/12.34.56": the area code or mobile
-	// prefix after its 0 and a slash, the rest in dotted groups.
-	beSlash := seps == psSlash|psDot && k >= 3 && g[1].sep == psSlash && s[first] == '0'
+	// Belgium's "02/123.45.67", "0470/12.34.56", "0470/12 34 56": the
+	// area code or mobile prefix after its 0 and a slash, the rest in
+	// dotted or spaced groups.
+	beSlash := (seps == psSlash|psDot || seps == psSlash|psSpace) && k >= 3 && g[1].sep == psSlash && s[first] == '0'
+	for x := 2; beSlash && x < k; x++ {
+		beSlash = g[x].sep != psSlash // one slash: "01/02/2024 12" is a date
+	}
 	if seps&psDot != 0 && seps != psDot && !beSlash {
 		return false
 	}
