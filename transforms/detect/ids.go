@@ -147,6 +147,10 @@ var (
 // broken (manual 12.9.1 has the sources of each rule).
 var idDefs = []idDef{
 	{detUKNINO, 9, []string{"9", "2 2 2 2 1", "2 6 1", "2-2-2-2-1"}, nil, ckNino, wordsNINO, BasisPattern},
+	// After its word, HMRC's placeholder prefix ZZ, which test data uses
+	// with any suffix letter ("ZZ 123456 T"); other invalid prefixes and
+	// suffixes stay no NINO.
+	{detUKNINO, 9, nil, []string{"9", "2 2 2 2 1", "2 6 1", "2-2-2-2-1"}, ckNinoAny, wordsNINO, BasisPattern},
 	{detESDNI, 9, []string{"9", "8_1", "2.3.3_1"}, nil, ckDni, wordsDNI, BasisChecksum},
 	{detESNIE, 9, []string{"9", "1_7_1", "8_1", "1_8"}, nil, ckNie, wordsNIE, BasisChecksum},
 	{detSGNRIC, 9, []string{"9"}, nil, ckNric, wordsNRIC, BasisChecksum},
@@ -635,6 +639,7 @@ type idCheck uint8
 
 const (
 	ckNino idCheck = iota
+	ckNinoAny
 	ckDni
 	ckNie
 	ckNric
@@ -666,6 +671,8 @@ func idValid(k idCheck, c, lay []byte) bool {
 	switch k {
 	case ckNino:
 		return ninoValid(c, lay)
+	case ckNinoAny:
+		return c[0] == 'Z' && c[1] == 'Z' && idClass[c[8]]&icUpper != 0 && allDigits(c[2:8])
 	case ckDni:
 		return dniValid(c, lay)
 	case ckNie:
@@ -1232,9 +1239,11 @@ func panPersonValid(c, lay []byte) bool {
 	return c[3] == 'P' && panValid(c, lay)
 }
 
-// sinValid: Canadian SIN, nine digits passing Luhn, not starting 0 or 8.
+// sinValid: Canadian SIN, nine digits passing Luhn. (0 and 8 are not
+// issued to people, but a SIN is only read after its word, where test
+// data has them.)
 func sinValid(c, lay []byte) bool {
-	return allDigits(c) && c[0] != '0' && c[0] != '8' && luhn(c)
+	return allDigits(c) && !allSame(c) && luhn(c)
 }
 
 // tfnValid: Australian TFN, nine digits whose sum with weights 1 4 3 7 5

@@ -533,7 +533,8 @@ var keyVocabOf = []struct {
 		"documento de identidad|cedula|cédula|numero de documento|documento|carta d identita|carta di identita|numero carta identita|" +
 		"identiteitskaart|identiteitsbewijs|id kaart|rg|registro geral|carteira de identidade|dowod osobisty|dowód osobisty|numer dowodu|" +
 		"identitetskort|henkilokortti|sozialversicherungsnummer|svnr|versicherungsnummer|rentenversicherungsnummer|" +
-		"numero de seguridad social|nss|numero seguridad social|身分証番号"},
+		"numero de seguridad social|nss|numero seguridad social|身分証番号|" +
+		"身份证|身份证号|身份证号码|居民身份证|居民身份证号码|公民身份号码|身份证件号码"},
 	{kID, detTaxID, "tax id|taxid|tax number|tax no|tax identification number|taxpayer id|taxpayer identification number|tin|tax reference|utr|" +
 		"steuernummer|steuer nr|steuernr|numero fiscal|numero d identification fiscale|nif|numero fiscal de referencia|" +
 		"nif|numero de identificacion fiscal|rfc|partita iva personale|fiscaal nummer|fiscaal identificatienummer|" +

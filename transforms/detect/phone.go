@@ -541,7 +541,7 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 		cuts = cuts || g[x].sep == psSpace
 	}
 	if !cuts { // the whole run or nothing (most runs)
-		if e := g[ng-1].end; !startOK || !piiNumEndOK(s, e) || phoneGlued(s, e, e+1) {
+		if e := g[ng-1].end; !startOK || !phoneEndOK(s, e) {
 			return dst
 		}
 		d := 0
@@ -583,6 +583,12 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	return dst
 }
 
+// phoneEndOK: a number ending at e is not the head of a longer token,
+// or what is glued to it is its extension ("489-068-2883x607").
+func phoneEndOK(s string, e int) bool {
+	return piiNumEndOK(s, e) && !phoneGlued(s, e, e+1) || phoneExtension(s, e) > e
+}
+
 // phoneAfterIBANGroup reports whether s[st] follows a space and a group
 // of four capitals and digits, as the digits of a printed IBAN do ("NL91
 // ABNA 0417 1643 00").
@@ -616,7 +622,7 @@ func phoneLongest(s string, g []phoneGroup, st int, plus bool, paren int, rs reg
 		if b+1 < ng && g[b+1].sep != psSpace {
 			continue
 		}
-		if e := g[b].end; b+1 == ng && (!piiNumEndOK(s, e) || phoneGlued(s, e, e+1)) {
+		if e := g[b].end; b+1 == ng && !phoneEndOK(s, e) {
 			continue
 		}
 		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 3 {
@@ -772,7 +778,9 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 	k := len(g)
 	l0 := g[0].end - g[0].start
 	if D[0] == '0' {
-		if r.zero == pzNone || len(D) < 9 {
+		// Nine digits at least, or eight after a phone word (Stockholm's
+		// "08-15 00 08").
+		if r.zero == pzNone || len(D) < 8 || len(D) == 8 && !phoneContext(s, g[0].start) {
 			return false
 		}
 		nsn := D[1:]
@@ -806,7 +814,8 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 		if k == 4 && l0 == 1 && D[0] == '1' {
 			h, D = g[1:], D[1:]
 		}
-		return len(h) == 3 && phoneLens(h, 3, 3, 4, 0, false) && phoneNSNValid(r, D)
+		// After a phone word, any 3-3-4 (test data's exchange 068).
+		return len(h) == 3 && phoneLens(h, 3, 3, 4, 0, false) && (phoneNSNValid(r, D) || phoneContext(s, g[0].start))
 	}
 	if !last || paren > 0 || !phoneNSNValid(r, D) {
 		return false
