@@ -506,12 +506,26 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 	for _, w := range words {
 		best = max(best, lastWord(s, lo, a, w))
 	}
+	if det == detPassport {
+		// Danish and Dutch "pas" alone ("Kontroller venligst pas
+		// 294592420"), not the French negation ("je n'ai pas 200000").
+		if e := lastWord(s, lo, a, "pas"); e > best && !frenchNegation(s, e-3) {
+			best = e
+		}
+	}
 	if p.extra != nil {
 		for _, w := range p.extra.Context[builtinNames[det]] {
 			best = max(best, lastWord(s, lo, a, w))
 		}
 	}
 	return best
+}
+
+// frenchNegation reports whether the word ending at e is preceded, within
+// the two words before it, by "ne" or "n'" (n’).
+func frenchNegation(s string, e int) bool {
+	lo := max(0, e-24)
+	return lastWord(s, lo, e, "ne") >= 0 || strings.Contains(s[lo:e], "n'") || strings.Contains(s[lo:e], "n’")
 }
 
 // mayHoldPassportWord: every Latin word for passports holds "pas"; the

@@ -224,7 +224,7 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 // ending in '.' must not be followed by a letter ("tel", not "telemetry").
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
-	"mobile", "mobil", "mobiel", "móvil", "matkapuhelin", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
+	"mobile", "mobil", "mobiel", "móvil", "matkapuhelin", "komórk", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
 	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
@@ -532,8 +532,8 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2) && !(s[st-1] == ':' && phoneContext(s, st-1))) {
 		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID); not "TEL:06-4209-3447" (TEL：, read as ':')
 	}
-	if !plus && st > 0 && phoneOtherNumberBefore(s, st) {
-		return dst // "Invoice 943 476 5910", "SIN 046 454 287": another kind of number
+	if !plus && st > 0 && (phoneOtherNumberBefore(s, st) || idAssigned(s, st)) {
+		return dst // "Invoice 943 476 5910", "SIN 046 454 287", "node-id=0161-67381": another kind of number
 	}
 	startOK := plus || piiNumStartOK(s, st)
 	cuts := false
@@ -581,6 +581,15 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 		a = t + 1
 	}
 	return dst
+}
+
+// idAssigned reports whether s[st] follows an id's assignment: "id=",
+// "node-id=", "nodeId=", "user_id=" (a query string's, a log's).
+func idAssigned(s string, st int) bool {
+	if st < 3 || s[st-1] != '=' || s[st-2]|0x20 != 'd' || s[st-3]|0x20 != 'i' {
+		return false
+	}
+	return st == 3 || s[st-3] == 'I' || piiClass[s[st-4]]&(pcUpper|pcLower) == 0
 }
 
 // phoneEndOK: a number ending at e is not the head of a longer token,

@@ -59,7 +59,7 @@ type phoneRegion struct {
 var phoneRegions = [...]phoneRegion{
 	{iso: "US", cc: "1", nanp: true, rules: []phoneRule{{lo: "2", hi: "9", min: 10, max: 10, at: 3, alo: '2', ahi: '9'}}},
 	{iso: "CA", cc: "1", nanp: true, rules: []phoneRule{{lo: "2", hi: "9", min: 10, max: 10, at: 3, alo: '2', ahi: '9'}}},
-	{iso: "GB", cc: "44", zero: pzTrunk, maxFirst: 5, rules: []phoneRule{
+	{iso: "GB", cc: "44", zero: pzTrunk, maxFirst: 6, rules: []phoneRule{
 		{lo: "1", hi: "1", min: 9, max: 10}, {lo: "2", hi: "3", min: 10, max: 10}, {lo: "5", hi: "5", min: 10, max: 10},
 		{lo: "7", hi: "7", min: 10, max: 10}, {lo: "8", hi: "8", min: 9, max: 10}, {lo: "9", hi: "9", min: 10, max: 10}}},
 	{iso: "DE", cc: "49", zero: pzTrunk, maxFirst: 6, rules: []phoneRule{
