@@ -423,7 +423,8 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 	// First an identifier whose context word is there (the nearest),
 	// then the first whose layout needs none.
 	best, bestAt, bestStrong, strong := -1, -1, false, -1
-	for _, k := range defs {
+	var valid uint32 // bit i: defs[i] fits
+	for i, k := range defs {
 		d := &idDefs[k]
 		if p.fam&(1<<d.det) == 0 {
 			continue
@@ -432,11 +433,23 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		if !isStrong && !layoutIn(lay, d.weak) || !idValid(d.check, c, lay) {
 			continue
 		}
+		valid |= 1 << i
 		if isStrong && strong < 0 && !ch.lower {
 			strong = int(k)
 		}
 		if at := p.idContext(d.det, d.words, ch.start, idWindow); at > bestAt {
 			best, bestAt, bestStrong = int(k), at, isStrong
+		}
+	}
+	if best < 0 && strong < 0 && valid != 0 && !phoneOtherNumberBefore(p.s, ch.start) && !phoneContext(p.s, ch.start) {
+		// Its word just after it: "123456782 (BSN)", "850304-1231 är
+		// mitt personnummer", "12 345 678 901 ist die Steuer-ID" (not
+		// after "Order", "Invoice", a phone word: another kind of number).
+		for i, k := range defs {
+			if valid&(1<<i) != 0 && idWordAfter(p.s, ch.end[m-1], idDefs[k].words) {
+				best, bestStrong = int(k), false
+				break
+			}
 		}
 	}
 	if best >= 0 {
@@ -526,6 +539,39 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 func frenchNegation(s string, e int) bool {
 	lo := max(0, e-24)
 	return lastWord(s, lo, e, "ne") >= 0 || strings.Contains(s[lo:e], "n'") || strings.Contains(s[lo:e], "n’")
+}
+
+// idAfterWindow is how far after an identifier (in bytes) its context
+// word may start, with no digit before it.
+const idAfterWindow = 16
+
+// idWordAfter reports whether one of words starts within idAfterWindow
+// bytes after e, no digit between.
+func idWordAfter(s string, e int, words []string) bool {
+	hi := min(len(s), e+idAfterWindow)
+	for j := e; j < hi; j++ {
+		c := s[j]
+		if piiDigit(c) {
+			return false
+		}
+		if c < 0x80 && idClass[c]&(icUpper|icLower) == 0 {
+			continue
+		}
+		for _, w := range words {
+			prefix := w[len(w)-1] == '*'
+			if prefix {
+				w = w[:len(w)-1]
+			}
+			if foldLower(c) != w[0] || !foldHasPrefix(s[j:], w) {
+				continue
+			}
+			if w[0] < 0x80 && (!idWordStart(s, j) || !prefix && idLetterAt(s, j+len(w))) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // mayHoldPassportWord: every Latin word for passports holds "pas"; the
