@@ -462,7 +462,7 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		p.emitBy(d.det, b, ch.start, ch.end[m-1])
 		return ch.end[m-1]
 	}
-	if strong >= 0 {
+	if strong >= 0 && !p.otherIDNamed(defs, &idDefs[strong], ch.start) {
 		p.emitBy(idDefs[strong].det, idDefs[strong].basis, ch.start, ch.end[m-1])
 		return ch.end[m-1]
 	}
@@ -473,6 +473,32 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		}
 	}
 	return 0
+}
+
+// otherIDNamed reports whether the word of another identifier of the
+// same length (defs), not d's, ends before a, nearer than any of d's
+// own: a My Number whose check failed is no Aadhaar that happens to pass
+// its own ("My Number 7702 8085 6054"), a HETU after "hetu" no
+// personnummer; words both share ("social security") name neither.
+func (p *pass) otherIDNamed(defs []uint8, d *idDef, a int) bool {
+	own := -2
+	for _, k := range defs {
+		// (Whether the other's detector is on or not: the number is
+		// still no d. An ITIN is written where an SSN is asked for.)
+		o := &idDefs[k]
+		if o.det == d.det || d.det == detUSITIN && o.det == detSSN {
+			continue
+		}
+		if at := p.idContext(o.det, o.words, a, idWindow); at >= 0 {
+			if own == -2 {
+				own = p.idContext(d.det, d.words, a, idWindow)
+			}
+			if at > own {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // layoutIn reports whether lay is one of pats ('_' in a pattern: any
