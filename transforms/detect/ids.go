@@ -560,13 +560,6 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 	return best
 }
 
-// frenchNegation reports whether the word ending at e is preceded, within
-// the two words before it, by "ne" or "n'" (n’).
-func frenchNegation(s string, e int) bool {
-	lo := max(0, e-24)
-	return lastWord(s, lo, e, "ne") >= 0 || strings.Contains(s[lo:e], "n'") || strings.Contains(s[lo:e], "n’")
-}
-
 // idAfterWindow is how far after an identifier (in bytes) its context
 // word may start, with no digit before it.
 const idAfterWindow = 16
@@ -574,30 +567,20 @@ const idAfterWindow = 16
 // idWordAfter reports whether one of words starts within idAfterWindow
 // bytes after e, no digit between.
 func idWordAfter(s string, e int, words []string) bool {
-	hi := min(len(s), e+idAfterWindow)
-	for j := e; j < hi; j++ {
-		c := s[j]
-		if piiDigit(c) {
-			return false
-		}
-		if c < 0x80 && idClass[c]&(icUpper|icLower) == 0 {
-			continue
-		}
-		for _, w := range words {
-			prefix := w[len(w)-1] == '*'
-			if prefix {
-				w = w[:len(w)-1]
-			}
-			if foldLower(c) != w[0] || !foldHasPrefix(s[j:], w) {
-				continue
-			}
-			if w[0] < 0x80 && (!idWordStart(s, j) || !prefix && idLetterAt(s, j+len(w))) {
-				continue
-			}
+	hi := min(len(s), e+idAfterWindow+24)
+	for _, w := range words {
+		if at := lastWord(s, e, hi, w); at >= 0 && at-len(w) < e+idAfterWindow && !hasDigit(s[e:at]) {
 			return true
 		}
 	}
 	return false
+}
+
+// frenchNegation reports whether the word ending at e is preceded, within
+// 24 bytes, by "ne" or "n'" (n’).
+func frenchNegation(s string, e int) bool {
+	lo := max(0, e-24)
+	return lastWord(s, lo, e, "ne") >= 0 || lastWord(s, lo, e, "n'*") >= 0 || lastWord(s, lo, e, "n’*") >= 0
 }
 
 // mayHoldPassportWord: every Latin word for passports holds "pas"; the

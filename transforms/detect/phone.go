@@ -131,25 +131,23 @@ func phoneExtension(s string, e int) int {
 	if i < len(s) && s[i] == ' ' {
 		i++
 	}
-	switch {
-	case i < len(s) && (s[i] == 'x' || s[i] == 'X'):
+	if i < len(s) && s[i]|0x20 == 'x' {
 		i++
-	case i+3 <= len(s) && foldHasPrefix(s[i:], "ext"):
+	} else if i+3 <= len(s) && foldHasPrefix(s[i:], "ext") {
 		i += 3
-		if i < len(s) && s[i] == '.' {
-			i++
+		for _, c := range [...]byte{'.', ' '} {
+			if i < len(s) && s[i] == c {
+				i++
+			}
 		}
-		if i < len(s) && s[i] == ' ' {
-			i++
-		}
-	default:
+	} else {
 		return e
 	}
 	j := i
-	for j < len(s) && j-i < 7 && piiDigit(s[j]) {
+	for j < len(s) && piiDigit(s[j]) {
 		j++
 	}
-	if j == i || j-i > 6 || piiWordAt(s, j) || j < len(s) && piiDigit(s[j]) {
+	if j == i || j-i > 6 || piiWordAt(s, j) {
 		return e
 	}
 	return j
