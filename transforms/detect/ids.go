@@ -135,7 +135,7 @@ var (
 	wordsTFN      = []string{"tfn", "tax file*"}
 	wordsMedicare = []string{"medicare*"}
 	wordsNRIC     = []string{"nric", "fin", "ic no", "identity card", "ic number"}
-	wordsMyNumber = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my no"}
+	wordsMyNumber = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my_number", "my-number", "my no"}
 	wordsITIN     = []string{"itin", "taxpayer identification", "individual taxpayer"}
 	wordsSSN      = []string{"ssn*", "social security", "soc sec", "ss#", "ss no", "ssa"}
 	wordsABA      = []string{"routing*", "aba", "rtn", "transit", "account*", "acct", "bank*", "wire", "ach",
