@@ -124,9 +124,9 @@ var (
 	wordsBSN      = []string{"bsn*", "burgerservice*", "sofi*", "citizen service number", "persoonsnummer", "persoonsgebonden nummer", "social security", "national identification number", "personal identification number"}
 	wordsBE       = []string{"rijksregister*", "nationaal nummer", "registre national", "numéro national", "numero national", "national number", "national register", "niss", "insz", "rrn", "nationalregister*", "numéro de registre"}
 	wordsPESEL    = []string{"pesel", "numer ewidencyjny", "social security", "national identification number", "personal identification number"}
-	wordsSE       = []string{"personnummer", "personnr", "pers.nr", "pnr", "samordningsnummer", "personal identity number", "personal number", "person number", "social security", "national identification number"}
+	wordsSE       = []string{"personnum*", "personnr", "pers.nr", "pnr", "samordningsnummer", "personal identity number", "personal number", "person number", "social security", "national identification number"}
 	wordsHETU     = []string{"henkilötunnu*", "hetu", "personbeteckning", "personal identity code", "sotu", "social security", "national identification number", "personal identification number"}
-	wordsCPR      = []string{"cpr*", "personnummer", "personnr", "civil registration", "social security", "national identification number", "personal identification number"}
+	wordsCPR      = []string{"cpr*", "personnum*", "personnr", "civil registration", "social security", "national identification number", "personal identification number"}
 	wordsCPF      = []string{"cpf", "cadastro de pessoa*", "cic"}
 	wordsCNPJ     = []string{"cnpj", "cadastro nacional", "pessoa jurídica", "pessoa juridica"}
 	wordsAadhaar  = []string{"aadhaar", "aadhar", "adhaar", "आधार", "uidai", "uid"}

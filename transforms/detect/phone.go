@@ -223,7 +223,7 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
 	"mobile", "mobil", "mobiel", "móvil", "matkapuhelin", "komórk", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
-	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "☎", "📞", "📱", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
 const phoneContextBytes = 32
