@@ -574,7 +574,9 @@ var keyVocabOf = []struct {
 		"factura|pedido|fattura|ordine|riferimento|factuur|bestelling|fatura|faktura|zamowienie|lasku|tilaus|ordre|" +
 		"rechnungsnummer|bestellnummer|auftragsnummer|vertragsnummer|referenznummer|factuurnummer|bestelnummer|ordernummer|fakturanummer|" +
 		"numero de facture|numero de commande|numero de factura|numero de pedido|numero fattura|numero ordine|numero da fatura|numero do pedido|" +
-		"numer faktury|numer zamowienia|laskun numero|tilausnumero"},
+		"numer faktury|numer zamowienia|laskun numero|tilausnumero|" +
+		"customer number|customer no|kundennummer|kundennr|kundnummer|kundenummer|klantnummer|numero client|numero de client|" +
+		"numero cliente|numero de cliente|numero do cliente|numer klienta|asiakasnumero|imei"},
 	{kStop, -1, "username|user name|login|login name|screen name|screenname|nickname|nick name|nick|handle|account name|user id|userid|" +
 		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|product name|productname|company name|companyname|" +
 		"business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|" +

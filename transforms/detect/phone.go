@@ -180,7 +180,9 @@ func phoneBare(s string, a, e int, rs regionSet) bool {
 			break
 		}
 	}
-	return ok && !phoneSameDigits(D) && phoneContext(s, a) && !phoneIDContext(s, a, e-a)
+	// The phone word may stand further back than the word naming the
+	// number ("Phone support ticket 4829103746", "Mobile order …").
+	return ok && !phoneSameDigits(D) && phoneContext(s, a) && !phoneIDContext(s, a, e-a) && !phoneOtherNumberBefore(s, a)
 }
 
 // phoneBareValid reports whether the digits D, written without
@@ -228,18 +230,25 @@ var phoneWords = [...]string{
 
 const phoneContextBytes = 32
 
-// phoneContext reports whether one of the last three words within the
+// phoneContext reports whether one of the last two words within the
 // phoneContextBytes before s[a] starts with a phone word ("Tel.:
-// 0612345678", "Telefon privat 0612345678", "Mon portable est le
-// 0612345678", `"phone":"0612345678"`; not `"phone":"…","created":1729387120`).
-// A word may hold two-byte letters (teléfono, är, tél.).
+// 0612345678", "Telefon privat 0612345678", `"phone":"0612345678"`; not
+// `"phone":"…","created":1729387120`), or the third when the two after it
+// are short, or capitalised after the word's colon ("Mon portable est le
+// 0612345678", "call me on …", "Contact: John Smith, …"; not "Phone plan
+// costs 123456789", "Handy-Vertrag Nr. 0171234567"). A word may hold two-byte letters (teléfono, är,
+// tél.).
 func phoneContext(s string, a int) bool {
 	lo := max(a-phoneContextBytes, 0)
-	words := 0
-	for i := a - 1; i >= lo && words < 3; i-- {
+	words, wend, short, caps := 0, -1, true, true
+	for i := a - 1; i >= lo && (words < 2 || words == 2 && (short || caps)); i-- {
 		c := s[i]
 		if c < 0x80 && piiClass[c]&(pcUpper|pcLower) == 0 {
+			wend = -1
 			continue
+		}
+		if wend < 0 {
+			wend = i + 1
 		}
 		// A word starts at i: after a byte that is not a letter, or as an
 		// upper-case letter after a lower-case one (customerPhone).
@@ -260,12 +269,17 @@ func phoneContext(s string, a int) bool {
 				continue
 			}
 		}
-		for _, w := range phoneWords {
-			if phoneWordAt(s, i, a, w) {
-				return true
+		// A third word: after short ones, or a label's before a name.
+		if words < 2 || short || s[wend] == ':' || s[wend] == ' ' && s[wend+1] == ':' {
+			for _, w := range phoneWords {
+				if phoneWordAt(s, i, a, w) {
+					return true
+				}
 			}
 		}
 		words++
+		short = short && wend-i <= 3
+		caps = caps && piiClass[c]&pcUpper != 0
 	}
 	return false
 }
