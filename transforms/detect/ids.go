@@ -545,13 +545,6 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 	for _, w := range words {
 		best = max(best, lastWord(s, lo, a, w))
 	}
-	if det == detPassport {
-		// Danish and Dutch "pas" alone ("Kontroller venligst pas
-		// 294592420"), not the French negation ("je n'ai pas 200000").
-		if e := lastWord(s, lo, a, "pas"); e > best && !frenchNegation(s, e-3) {
-			best = e
-		}
-	}
 	if p.extra != nil {
 		for _, w := range p.extra.Context[builtinNames[det]] {
 			best = max(best, lastWord(s, lo, a, w))
@@ -574,13 +567,6 @@ func idWordAfter(s string, e int, words []string) bool {
 		}
 	}
 	return false
-}
-
-// frenchNegation reports whether the word ending at e is preceded, within
-// 24 bytes, by "ne" or "n'" (n’).
-func frenchNegation(s string, e int) bool {
-	lo := max(0, e-24)
-	return lastWord(s, lo, e, "ne") >= 0 || lastWord(s, lo, e, "n'*") >= 0 || lastWord(s, lo, e, "n’*") >= 0
 }
 
 // mayHoldPassportWord: every Latin word for passports holds "pas"; the

@@ -1024,24 +1024,28 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 // passes whole, else the generic detector of the kind, if v looks like an
 // identifier at all.
 func keyedID(v string, want int, on uint64) (int, bool) {
+	// An identifier of ids.go in lower case (rssmra85t10a562s, ab123456c)
+	// is read in capitals: the key is its word; one in mixed case is
+	// none. (ToUpper returns v itself, no copy, without lower case.)
+	w := strings.ToUpper(v)
+	if w != v && strings.ToLower(v) != v {
+		w = ""
+	}
 	if want == detPassport {
 		// Passport numbers have no check: passportShape is the test, a
 		// German or Dutch one may hold a single digit (C01XTPVYZ).
-		return detPassport, on&(1<<detPassport) != 0 && keyedWholeDet(upperID(v), 1<<detPassport) == detPassport
+		return detPassport, on&(1<<detPassport) != 0 && keyedWholeDet(w, 1<<detPassport) == detPassport
 	}
 	if !idShape(v) {
 		return 0, false
 	}
-	// An identifier in lower case (rssmra85t10a562s, ab123456c) is read
-	// in capitals: the key is its word.
-	v = upperID(v)
 	if want >= 0 && idDetectors&(1<<want) != 0 {
 		// A key naming one identifier (bsn, routing_number, passport):
 		// the value is one only if it passes that identifier's checks,
 		// the key standing for its context words. One that fails its
 		// check digits is no identifier (an order number under a
 		// careless key).
-		if on&(1<<want) != 0 && keyedWholeDet(v, 1<<want) == want {
+		if on&(1<<want) != 0 && keyedWholeDet(w, 1<<want) == want {
 			return want, true
 		}
 		// A routing number of another country under a routing key (a
@@ -1056,7 +1060,7 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		// checks whole is one there too.
 		if want == detSSN {
 			if fam := on & idDetectors &^ (1<<detPassport | 1<<detSSN); fam != 0 {
-				if det := keyedWholeDet(v, fam); det >= 0 {
+				if det := keyedWholeDet(w, fam); det >= 0 {
 					return det, true
 				}
 			}
@@ -1066,7 +1070,7 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 	// Passports have no check digits: any shape would do, so only a
 	// passport key makes one.
 	if fam := on & idDetectors &^ (1 << detPassport); fam != 0 {
-		if det := keyedWholeDet(v, fam); det >= 0 {
+		if det := keyedWholeDet(w, fam); det >= 0 {
 			return det, true
 		}
 	}
@@ -1077,24 +1081,6 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		return want, true
 	}
 	return keyGeneric(want), true
-}
-
-// upperID returns v with its ASCII letters in upper case when they are
-// all lower case (v itself otherwise, the common case, without copying).
-func upperID(v string) string {
-	lower := false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c-'A' < 26:
-			return v
-		case c-'a' < 26:
-			lower = true
-		}
-	}
-	if !lower {
-		return v
-	}
-	return strings.ToUpper(v)
 }
 
 // keyedPhone reports whether v whole is a phone number once its key is
