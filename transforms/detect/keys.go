@@ -1026,9 +1026,17 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 func keyedID(v string, want int, on uint64) (int, bool) {
 	// An identifier of ids.go in lower case (rssmra85t10a562s, ab123456c)
 	// is read in capitals: the key is its word; one in mixed case is
-	// none. (ToUpper returns v itself, no copy, without lower case.)
-	w := strings.ToUpper(v)
-	if w != v && strings.ToLower(v) != v {
+	// none. Only such a value is copied (a few per megabyte of the
+	// mixed corpus).
+	w := v
+	var cls uint8
+	for i := 0; i < len(v); i++ {
+		cls |= idClass[v[i]]
+	}
+	switch cls & (icLower | icUpper | icDigit) {
+	case icLower | icDigit:
+		w = strings.ToUpper(v)
+	case icLower | icUpper, icLower | icUpper | icDigit:
 		w = ""
 	}
 	if want == detPassport {
