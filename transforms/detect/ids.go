@@ -68,6 +68,11 @@ type idChain struct {
 	// before a segment the chain could not hold; 'w' a glued word
 	// character.
 	more byte
+	// lc and uc have bit q set when segment q holds lower-case (c holds
+	// them in upper case) or upper-case letters: an identifier in lower
+	// case is one only after its word, and none mixes cases.
+	lc, uc uint8
+	lower  bool // the identifier idMatch tries is in lower case
 }
 
 // Character classes of the scan.
@@ -119,9 +124,9 @@ var (
 	wordsBSN      = []string{"bsn*", "burgerservice*", "sofi*", "citizen service number", "persoonsnummer", "persoonsgebonden nummer", "social security", "national identification number", "personal identification number"}
 	wordsBE       = []string{"rijksregister*", "nationaal nummer", "registre national", "numéro national", "numero national", "national number", "national register", "niss", "insz", "rrn", "nationalregister*", "numéro de registre"}
 	wordsPESEL    = []string{"pesel", "numer ewidencyjny", "social security", "national identification number", "personal identification number"}
-	wordsSE       = []string{"personnummer", "personnr", "pers.nr", "pnr", "samordningsnummer", "personal identity number", "personal number", "person number", "social security", "national identification number"}
-	wordsHETU     = []string{"henkilötunnus", "hetu", "personbeteckning", "personal identity code", "sotu", "social security", "national identification number", "personal identification number"}
-	wordsCPR      = []string{"cpr*", "personnummer", "personnr", "civil registration", "social security", "national identification number", "personal identification number"}
+	wordsSE       = []string{"personnum*", "personnr", "pers.nr", "pnr", "samordningsnummer", "personal identity number", "personal number", "person number", "social security", "national identification number"}
+	wordsHETU     = []string{"henkilötunnu*", "hetu", "personbeteckning", "personal identity code", "sotu", "social security", "national identification number", "personal identification number"}
+	wordsCPR      = []string{"cpr*", "personnum*", "personnr", "civil registration", "social security", "national identification number", "personal identification number"}
 	wordsCPF      = []string{"cpf", "cadastro de pessoa*", "cic"}
 	wordsCNPJ     = []string{"cnpj", "cadastro nacional", "pessoa jurídica", "pessoa juridica"}
 	wordsAadhaar  = []string{"aadhaar", "aadhar", "adhaar", "आधार", "uidai", "uid"}
@@ -130,18 +135,22 @@ var (
 	wordsTFN      = []string{"tfn", "tax file*"}
 	wordsMedicare = []string{"medicare*"}
 	wordsNRIC     = []string{"nric", "fin", "ic no", "identity card", "ic number"}
-	wordsMyNumber = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my no"}
+	wordsMyNumber = []string{"マイナンバー", "個人番号", "my number", "mynumber", "my_number", "my-number", "my no"}
 	wordsITIN     = []string{"itin", "taxpayer identification", "individual taxpayer"}
 	wordsSSN      = []string{"ssn*", "social security", "soc sec", "ss#", "ss no", "ssa"}
 	wordsABA      = []string{"routing*", "aba", "rtn", "transit", "account*", "acct", "bank*", "wire", "ach",
 		"ruta", "routage", "acheminement", "banco*", "banque*", "bancair*", "bancari*", "cuenta*", "compte*", "conta", "conto*", "konto*", "rekening*", "transferencia", "virement", "bonifico"}
-	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "passi", "passin", "passinumero", "pasnummer", "pasnr", "pas-nr", "pas nr", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
+	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "passi", "passin", "passinumero", "pasnummer", "pasnr", "pas-nr", "pas nr", "pas:", "pas=", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
 )
 
 // idDefs is every identifier the scan knows, in the order ties are
 // broken (manual 12.9.1 has the sources of each rule).
 var idDefs = []idDef{
 	{detUKNINO, 9, []string{"9", "2 2 2 2 1", "2 6 1", "2-2-2-2-1"}, nil, ckNino, wordsNINO, BasisPattern},
+	// After its word, HMRC's placeholder prefix ZZ, which test data uses
+	// with any suffix letter ("ZZ 123456 T"); other invalid prefixes and
+	// suffixes stay no NINO.
+	{detUKNINO, 9, nil, []string{"9", "2 2 2 2 1", "2 6 1", "2-2-2-2-1"}, ckNinoAny, wordsNINO, BasisPattern},
 	{detESDNI, 9, []string{"9", "8_1", "2.3.3_1"}, nil, ckDni, wordsDNI, BasisChecksum},
 	{detESNIE, 9, []string{"9", "1_7_1", "8_1", "1_8"}, nil, ckNie, wordsNIE, BasisChecksum},
 	{detSGNRIC, 9, []string{"9"}, nil, ckNric, wordsNRIC, BasisChecksum},
@@ -239,8 +248,10 @@ func idToken(s string, t int) (a, e int, ok bool) {
 	for q := a; q < e; q++ {
 		cls |= idClass[s[q]]
 	}
-	// No identifier has lower-case letters: a word, a hash.
-	return a, e, cls&icLower == 0
+	// An identifier is written in capitals, or all in lower case
+	// ("12345678z"), which only its word makes one (idMatch); mixed
+	// case is a word or a hash.
+	return a, e, cls&(icLower|icUpper) != icLower|icUpper
 }
 
 // idsAt looks for an identifier in the token whose digit segment starts
@@ -248,12 +259,13 @@ func idToken(s string, t int) (a, e int, ok bool) {
 // returns the end of what it reported (0: nothing).
 func (p *pass) idsAt(a int) int {
 	s := p.s
-	// Up to two segments of capitals before a, six letters in all.
+	// Up to two segments of capitals (or of lower-case letters: "x-1234567-l")
+	// before a, six letters in all.
 	var starts [2]int
 	np := 0
-	for b, letters := a, 0; np < 2 && b >= 2 && idClass[s[b-1]]&icSep != 0 && s[b-1] != '+' && idClass[s[b-2]]&icUpper != 0; {
+	for b, letters := a, 0; np < 2 && b >= 2 && idClass[s[b-1]]&icSep != 0 && s[b-1] != '+' && idClass[s[b-2]]&(icUpper|icLower) != 0; {
 		c := b - 2
-		for c > 0 && idClass[s[c-1]]&icUpper != 0 {
+		for c > 0 && idClass[s[c-1]]&(icUpper|icLower) != 0 {
 			c--
 		}
 		letters += b - 1 - c
@@ -326,7 +338,14 @@ func (p *pass) idChainAt(a int) int {
 			break
 		}
 		for q := i; q < j; q++ {
-			ch.c[chars] = s[q]
+			c := s[q]
+			if idClass[c]&icLower != 0 {
+				c -= 'a' - 'A'
+				ch.lc |= 1 << ch.k
+			} else if idClass[c]&icUpper != 0 {
+				ch.uc |= 1 << ch.k
+			}
+			ch.c[chars] = c
 			chars++
 		}
 		ch.cum[ch.k], ch.end[ch.k] = uint8(chars), j
@@ -379,6 +398,11 @@ func (p *pass) idChainAt(a int) int {
 		if next == 'w' || next != 0 && next != ' ' || next == ' ' && spaced&(1<<m) != 0 && piiDigit(ch.s1(s, m)) {
 			continue
 		}
+		segs := uint8(1)<<m - 1
+		if ch.lc&segs != 0 && ch.uc&segs != 0 {
+			continue // mixed case: a word, a hash
+		}
+		ch.lower = ch.lc&segs != 0
 		if end := p.idMatch(&ch, m, lay[:2*m-1]); end > 0 {
 			return end
 		}
@@ -399,7 +423,8 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 	// First an identifier whose context word is there (the nearest),
 	// then the first whose layout needs none.
 	best, bestAt, bestStrong, strong := -1, -1, false, -1
-	for _, k := range defs {
+	var valid uint32 // bit i: defs[i] fits
+	for i, k := range defs {
 		d := &idDefs[k]
 		if p.fam&(1<<d.det) == 0 {
 			continue
@@ -408,24 +433,36 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		if !isStrong && !layoutIn(lay, d.weak) || !idValid(d.check, c, lay) {
 			continue
 		}
-		if isStrong && strong < 0 {
+		valid |= 1 << i
+		if isStrong && strong < 0 && !ch.lower {
 			strong = int(k)
 		}
 		if at := p.idContext(d.det, d.words, ch.start, idWindow); at > bestAt {
 			best, bestAt, bestStrong = int(k), at, isStrong
 		}
 	}
+	if best < 0 && strong < 0 && valid != 0 && !phoneOtherNumberBefore(p.s, ch.start) && !phoneContext(p.s, ch.start) {
+		// Its word just after it: "123456782 (BSN)", "850304-1231 är
+		// mitt personnummer", "12 345 678 901 ist die Steuer-ID" (not
+		// after "Order", "Invoice", a phone word: another kind of number).
+		for i, k := range defs {
+			if valid&(1<<i) != 0 && idWordAfter(p.s, ch.end[m-1], idDefs[k].words) {
+				best, bestStrong = int(k), false
+				break
+			}
+		}
+	}
 	if best >= 0 {
 		// The identifier whose word is nearest ("personnummer (CPR)").
 		d := &idDefs[best]
 		b := d.basis
-		if !bestStrong {
+		if !bestStrong || ch.lower {
 			b = BasisContext
 		}
 		p.emitBy(d.det, b, ch.start, ch.end[m-1])
 		return ch.end[m-1]
 	}
-	if strong >= 0 {
+	if strong >= 0 && !p.otherIDNamed(defs, &idDefs[strong], ch.start) {
 		p.emitBy(idDefs[strong].det, idDefs[strong].basis, ch.start, ch.end[m-1])
 		return ch.end[m-1]
 	}
@@ -436,6 +473,32 @@ func (p *pass) idMatch(ch *idChain, m int, lay []byte) int {
 		}
 	}
 	return 0
+}
+
+// otherIDNamed reports whether the word of another identifier of the
+// same length (defs), not d's, ends before a, nearer than any of d's
+// own: a My Number whose check failed is no Aadhaar that happens to pass
+// its own ("My Number 7702 8085 6054"), a HETU after "hetu" no
+// personnummer; words both share ("social security") name neither.
+func (p *pass) otherIDNamed(defs []uint8, d *idDef, a int) bool {
+	own := -2
+	for _, k := range defs {
+		// (Whether the other's detector is on or not: the number is
+		// still no d. An ITIN is written where an SSN is asked for.)
+		o := &idDefs[k]
+		if o.det == d.det || d.det == detUSITIN && o.det == detSSN {
+			continue
+		}
+		if at := p.idContext(o.det, o.words, a, idWindow); at >= 0 {
+			if own == -2 {
+				own = p.idContext(d.det, d.words, a, idWindow)
+			}
+			if at > own {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // layoutIn reports whether lay is one of pats ('_' in a pattern: any
@@ -465,6 +528,16 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 	}
 	s := p.s
 	lo := max(0, a-window)
+	if det == detPassport {
+		// The passport's window counts characters: Japanese or Chinese
+		// ("パスポート番号をいただきました：") takes three bytes for one.
+		lo = a
+		for c := 0; lo > 0 && c < window && lo > a-3*window; lo-- {
+			if s[lo-1]&0xc0 != 0x80 {
+				c++
+			}
+		}
+	}
 	best := -1
 	if det == detPassport && !mayHoldPassportWord(s[lo:a]) && (p.extra == nil || len(p.extra.Context[builtinNames[det]]) == 0) {
 		return -1
@@ -478,6 +551,22 @@ func (p *pass) idContext(det int, words []string, a, window int) int {
 		}
 	}
 	return best
+}
+
+// idAfterWindow is how far after an identifier (in bytes) its context
+// word may start, with no digit before it.
+const idAfterWindow = 16
+
+// idWordAfter reports whether one of words starts within idAfterWindow
+// bytes after e, no digit between.
+func idWordAfter(s string, e int, words []string) bool {
+	hi := min(len(s), e+idAfterWindow+24)
+	for _, w := range words {
+		if at := lastWord(s, e, hi, w); at >= 0 && at-len(w) < e+idAfterWindow && !hasDigit(s[e:at]) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayHoldPassportWord: every Latin word for passports holds "pas"; the
@@ -571,7 +660,8 @@ func hasDigit(s string) bool {
 	return false
 }
 
-// passportShape: 6 to 9 capitals and digits, at least two digits.
+// passportShape: 6 to 9 capitals and digits, at least one digit (a
+// German or Dutch number may hold a single one: C01XTPVYZ … NUNYLBPX7).
 func passportShape(c []byte) bool {
 	if len(c) < 6 || len(c) > 9 {
 		return false
@@ -586,7 +676,7 @@ func passportShape(c []byte) bool {
 			return false
 		}
 	}
-	return d >= 2
+	return d >= 1
 }
 
 // idsClean: scanIDs finds nothing in a string without an ASCII digit.
@@ -604,6 +694,7 @@ type idCheck uint8
 
 const (
 	ckNino idCheck = iota
+	ckNinoAny
 	ckDni
 	ckNie
 	ckNric
@@ -635,6 +726,8 @@ func idValid(k idCheck, c, lay []byte) bool {
 	switch k {
 	case ckNino:
 		return ninoValid(c, lay)
+	case ckNinoAny:
+		return c[0] == 'Z' && c[1] == 'Z' && idClass[c[8]]&icUpper != 0 && allDigits(c[2:8])
 	case ckDni:
 		return dniValid(c, lay)
 	case ckNie:
@@ -1201,9 +1294,11 @@ func panPersonValid(c, lay []byte) bool {
 	return c[3] == 'P' && panValid(c, lay)
 }
 
-// sinValid: Canadian SIN, nine digits passing Luhn, not starting 0 or 8.
+// sinValid: Canadian SIN, nine digits passing Luhn. (0 and 8 are not
+// issued to people, but a SIN is only read after its word, where test
+// data has them.)
 func sinValid(c, lay []byte) bool {
-	return allDigits(c) && c[0] != '0' && c[0] != '8' && luhn(c)
+	return allDigits(c) && !allSame(c) && luhn(c)
 }
 
 // tfnValid: Australian TFN, nine digits whose sum with weights 1 4 3 7 5

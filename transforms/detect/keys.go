@@ -499,15 +499,15 @@ var keyVocabOf = []struct {
 	{kID, detNLBSN, "bsn|burgerservicenummer|burger service nummer|sofinummer|sofi nummer"},
 	{kID, detBENationalNumber, "rijksregisternummer|numero national|numero de registre national|registre national|insz|niss"},
 	{kID, detPLPESEL, "pesel"},
-	{kID, detSEPersonnummer, "personnummer|person nummer|samordningsnummer"},
+	{kID, detSEPersonnummer, "personnummer|person nummer|personnr|pers nr|samordningsnummer"},
 	{kID, detFIHETU, "hetu|henkilotunnus|henkilötunnus|sotu|sosiaaliturvatunnus"},
 	{kID, detDKCPR, "cpr|cpr nummer|cprnr|personnummer dk"},
-	{kID, detBRCPF, "cpf"},
+	{kID, detBRCPF, "cpf|cpf cnpj"},
 	{kID, detBRCNPJ, "cnpj"},
 	{kID, detINAadhaar, "aadhaar|aadhar|uidai|aadhaar number"},
 	{kID, detINPAN, "pan|pan number|permanent account number"},
 	{kID, detCASIN, "sin|social insurance number|numero d assurance sociale|nas"},
-	{kID, detAUTFN, "tfn|tax file number"},
+	{kID, detAUTFN, "tfn|tax file number|tax file"},
 	{kID, detAUMedicare, "medicare|medicare number|medicare card|medicare card number"},
 	{kID, detSGNRIC, "nric|fin|nric fin|nric no"},
 	{kID, detJPMyNumber, "my number|mynumber|kojin bango|個人番号|マイナンバー"},
@@ -515,8 +515,9 @@ var keyVocabOf = []struct {
 	{kID, detSSN, "ssn|social security|social security number|social security no|soc sec no|us ssn"},
 	{kID, detPassport, "passport|passport number|passport no|passport id|passport num|travel document|travel document number|" +
 		"reisepass|reisepassnummer|passnummer|pass nr|passeport|numero de passeport|pasaporte|numero de pasaporte|passaporto|numero passaporto|" +
-		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|旅券番号|パスポート番号"},
-	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing number"},
+		"paspoort|paspoortnummer|passaporte|numero do passaporte|paszport|numer paszportu|passnummer se|passi|passin numero|passinumero|" +
+		"pasnummer|pas nr|pas|旅券番号|パスポート番号|パスポート|护照|护照号|护照号码|護照號碼"},
+	{kID, detABARouting, "routing number|routing|aba|aba number|aba routing|aba routing number|routing transit number|rtn|bank routing|bank routing number|routing no"},
 	{kID, detBankAccount, "bank account|bank account number|bankaccount|account number|accountnumber|account no|acct no|acct number|acct|bank acct|" +
 		"sort code|sortcode|bsb|bsb number|bsb code|ifsc|ifsc code|transit number|institution number|bank code|bank number|" +
 		"blz|bankleitzahl|code banque|code guichet|codigo de banco|codigo de agencia|agencia|codice abi|codice cab|" +
@@ -532,7 +533,8 @@ var keyVocabOf = []struct {
 		"documento de identidad|cedula|cédula|numero de documento|documento|carta d identita|carta di identita|numero carta identita|" +
 		"identiteitskaart|identiteitsbewijs|id kaart|rg|registro geral|carteira de identidade|dowod osobisty|dowód osobisty|numer dowodu|" +
 		"identitetskort|henkilokortti|sozialversicherungsnummer|svnr|versicherungsnummer|rentenversicherungsnummer|" +
-		"numero de seguridad social|nss|numero seguridad social|身分証番号"},
+		"numero de seguridad social|nss|numero seguridad social|身分証番号|" +
+		"身份证|身份证号|身份证号码|居民身份证|居民身份证号码|公民身份号码|身份证件号码"},
 	{kID, detTaxID, "tax id|taxid|tax number|tax no|tax identification number|taxpayer id|taxpayer identification number|tin|tax reference|utr|" +
 		"steuernummer|steuer nr|steuernr|numero fiscal|numero d identification fiscale|nif|numero fiscal de referencia|" +
 		"nif|numero de identificacion fiscal|rfc|partita iva personale|fiscaal nummer|fiscaal identificatienummer|" +
@@ -572,7 +574,9 @@ var keyVocabOf = []struct {
 		"factura|pedido|fattura|ordine|riferimento|factuur|bestelling|fatura|faktura|zamowienie|lasku|tilaus|ordre|" +
 		"rechnungsnummer|bestellnummer|auftragsnummer|vertragsnummer|referenznummer|factuurnummer|bestelnummer|ordernummer|fakturanummer|" +
 		"numero de facture|numero de commande|numero de factura|numero de pedido|numero fattura|numero ordine|numero da fatura|numero do pedido|" +
-		"numer faktury|numer zamowienia|laskun numero|tilausnumero"},
+		"numer faktury|numer zamowienia|laskun numero|tilausnumero|" +
+		"customer number|customer no|kundennummer|kundennr|kundnummer|kundenummer|klantnummer|numero client|numero de client|" +
+		"numero cliente|numero de cliente|numero do cliente|numer klienta|asiakasnumero|imei"},
 	{kStop, -1, "username|user name|login|login name|screen name|screenname|nickname|nick name|nick|handle|account name|user id|userid|" +
 		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|product name|productname|company name|companyname|" +
 		"business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|" +
@@ -1020,6 +1024,26 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 // passes whole, else the generic detector of the kind, if v looks like an
 // identifier at all.
 func keyedID(v string, want int, on uint64) (int, bool) {
+	// An identifier of ids.go in lower case (rssmra85t10a562s, ab123456c)
+	// is read in capitals: the key is its word; one in mixed case is
+	// none. Only such a value is copied (a few per megabyte of the
+	// mixed corpus).
+	w := v
+	var cls uint8
+	for i := 0; i < len(v); i++ {
+		cls |= idClass[v[i]]
+	}
+	switch cls & (icLower | icUpper | icDigit) {
+	case icLower | icDigit:
+		w = strings.ToUpper(v)
+	case icLower | icUpper, icLower | icUpper | icDigit:
+		w = ""
+	}
+	if want == detPassport {
+		// Passport numbers have no check: passportShape is the test, a
+		// German or Dutch one may hold a single digit (C01XTPVYZ).
+		return detPassport, on&(1<<detPassport) != 0 && keyedWholeDet(w, 1<<detPassport) == detPassport
+	}
 	if !idShape(v) {
 		return 0, false
 	}
@@ -1029,7 +1053,7 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		// the key standing for its context words. One that fails its
 		// check digits is no identifier (an order number under a
 		// careless key).
-		if on&(1<<want) != 0 && keyedWholeDet(v, 1<<want) == want {
+		if on&(1<<want) != 0 && keyedWholeDet(w, 1<<want) == want {
 			return want, true
 		}
 		// A routing number of another country under a routing key (a
@@ -1044,7 +1068,7 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		// checks whole is one there too.
 		if want == detSSN {
 			if fam := on & idDetectors &^ (1<<detPassport | 1<<detSSN); fam != 0 {
-				if det := keyedWholeDet(v, fam); det >= 0 {
+				if det := keyedWholeDet(w, fam); det >= 0 {
 					return det, true
 				}
 			}
@@ -1054,7 +1078,7 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 	// Passports have no check digits: any shape would do, so only a
 	// passport key makes one.
 	if fam := on & idDetectors &^ (1 << detPassport); fam != 0 {
-		if det := keyedWholeDet(v, fam); det >= 0 {
+		if det := keyedWholeDet(w, fam); det >= 0 {
 			return det, true
 		}
 	}

@@ -123,6 +123,36 @@ func (p *pass) stepPhone(d int) {
 	p.tag(k, detPhone)
 }
 
+// phoneExtension returns the end of the extension written after a phone
+// that ends at e ("415-555-0132 x204", "… ext. 12", "…x5"), else e: its
+// digits are the person's line and must not stay in clear.
+func phoneExtension(s string, e int) int {
+	i := e
+	if i < len(s) && s[i] == ' ' {
+		i++
+	}
+	if i < len(s) && s[i]|0x20 == 'x' {
+		i++
+	} else if i+3 <= len(s) && foldHasPrefix(s[i:], "ext") {
+		i += 3
+		for _, c := range [...]byte{'.', ' '} {
+			if i < len(s) && s[i] == c {
+				i++
+			}
+		}
+	} else {
+		return e
+	}
+	j := i
+	for j < len(s) && piiDigit(s[j]) {
+		j++
+	}
+	if j == i || j-i > 6 || piiWordAt(s, j) {
+		return e
+	}
+	return j
+}
+
 // stepBare looks at the bare run of digits s[a:e] (no separator, nothing
 // but a non-phone byte before it) for a national number after a phone word.
 func (p *pass) stepBare(a, e int) {
@@ -150,7 +180,9 @@ func phoneBare(s string, a, e int, rs regionSet) bool {
 			break
 		}
 	}
-	return ok && !phoneSameDigits(D) && phoneContext(s, a) && !phoneIDContext(s, a, e-a)
+	// The phone word may stand further back than the word naming the
+	// number ("Phone support ticket 4829103746", "Mobile order …").
+	return ok && !phoneSameDigits(D) && phoneContext(s, a) && !phoneIDContext(s, a, e-a) && !phoneOtherNumberBefore(s, a)
 }
 
 // phoneBareValid reports whether the digits D, written without
@@ -192,29 +224,38 @@ func phoneBareValid(r *phoneRegion, D []byte) bool {
 // ending in '.' must not be followed by a letter ("tel", not "telemetry").
 var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
-	"mobile", "mobil", "mobiel", "móvil", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
-	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "tel.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+	"mobile", "mobil", "mobiel", "móvil", "matkapuhelin", "komórk", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
+	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "☎", "📞", "📱", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 }
 
 const phoneContextBytes = 32
 
 // phoneContext reports whether one of the last two words within the
 // phoneContextBytes before s[a] starts with a phone word ("Tel.:
-// 0612345678", "Telefon privat 0612345678", `"phone":"0612345678"`;
-// not `"phone":"…","created":1729387120`).
+// 0612345678", "Telefon privat 0612345678", `"phone":"0612345678"`; not
+// `"phone":"…","created":1729387120`), or the third when the two after it
+// are short, or capitalised after the word's colon ("Mon portable est le
+// 0612345678", "call me on …", "Contact: John Smith, …"; not "Phone plan
+// costs 123456789", "Handy-Vertrag Nr. 0171234567"). A word may hold two-byte letters (teléfono, är,
+// tél.).
 func phoneContext(s string, a int) bool {
 	lo := max(a-phoneContextBytes, 0)
-	words := 0
-	for i := a - 1; i >= lo && words < 2; i-- {
+	words, wend, short, caps := 0, -1, true, true
+	for i := a - 1; i >= lo && (words < 2 || words == 2 && (short || caps)); i-- {
 		c := s[i]
 		if c < 0x80 && piiClass[c]&(pcUpper|pcLower) == 0 {
+			wend = -1
 			continue
+		}
+		if wend < 0 {
+			wend = i + 1
 		}
 		// A word starts at i: after a byte that is not a letter, or as an
 		// upper-case letter after a lower-case one (customerPhone).
 		if i > lo {
 			b := s[i-1]
-			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) {
+			if b >= 0x80 && c >= 0x80 || piiClass[b]&(pcUpper|pcLower) != 0 && !(piiClass[c]&pcUpper != 0 && piiClass[b]&pcLower != 0) ||
+				i-1 > lo && piiLetter2(s[i-2], b) {
 				// Inside a word. CJK text has no spaces between words:
 				// a phone word may start at any of its characters
 				// (联系电话, 请拨打电话).
@@ -228,12 +269,17 @@ func phoneContext(s string, a int) bool {
 				continue
 			}
 		}
-		for _, w := range phoneWords {
-			if phoneWordAt(s, i, a, w) {
-				return true
+		// A third word: after short ones, or a label's before a name.
+		if words < 2 || short || s[wend] == ':' || s[wend] == ' ' && s[wend+1] == ':' {
+			for _, w := range phoneWords {
+				if phoneWordAt(s, i, a, w) {
+					return true
+				}
 			}
 		}
 		words++
+		short = short && wend-i <= 3
+		caps = caps && piiClass[c]&pcUpper != 0
 	}
 	return false
 }
@@ -369,8 +415,17 @@ func phoneWordAt(s string, i, a int, w string) bool {
 
 // phoneRun parses the run whose first digit is s[i] into g, appends the
 // phones in it to dst and returns where the run ends.
+// A phone's extension is part of it (phoneExtension).
 func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs regionSet) (int, []Span) {
-	return phoneRunAt(s, i, g, dst, rs, true)
+	k := len(dst)
+	end, dst := phoneRunAt(s, i, g, dst, rs, true)
+	for x := k; x < len(dst); x++ {
+		if e := phoneExtension(s, dst[x].End); e > dst[x].End {
+			dst[x].End = e
+			end = max(end, e)
+		}
+	}
+	return end, dst
 }
 
 // phoneRunAt is phoneRun; leadParen: a '(' just before the run (or its
@@ -486,11 +541,11 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	if piiWordBefore(s, st) {
 		return dst // the tail of a word ("DE89 3704 0044 …"): no phone in it
 	}
-	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2)) {
-		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID)
+	if !plus && (phoneAfterIBANGroup(s, st) || phoneGlued(s, st-1, st-2) && !(s[st-1] == ':' && phoneContext(s, st-1))) {
+		return dst // "NL91 ABNA 0417 1643 00", "…-5805-4053-ab78-…" (a UUID); not "TEL:06-4209-3447" (TEL：, read as ':')
 	}
-	if !plus && st > 0 && phoneOtherNumberBefore(s, st) {
-		return dst // "Invoice 943 476 5910", "SIN 046 454 287": another kind of number
+	if !plus && st > 0 && (phoneOtherNumberBefore(s, st) || idAssigned(s, st)) {
+		return dst // "Invoice 943 476 5910", "SIN 046 454 287", "node-id=0161-67381": another kind of number
 	}
 	startOK := plus || piiNumStartOK(s, st)
 	cuts := false
@@ -498,7 +553,7 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 		cuts = cuts || g[x].sep == psSpace
 	}
 	if !cuts { // the whole run or nothing (most runs)
-		if e := g[ng-1].end; !startOK || !piiNumEndOK(s, e) || phoneGlued(s, e, e+1) {
+		if e := g[ng-1].end; !startOK || !phoneEndOK(s, e) {
 			return dst
 		}
 		d := 0
@@ -540,6 +595,21 @@ func phoneCandidates(s string, g []phoneGroup, st int, plus bool, paren int, dst
 	return dst
 }
 
+// idAssigned reports whether s[st] follows an id's assignment: "id=",
+// "node-id=", "nodeId=", "user_id=" (a query string's, a log's).
+func idAssigned(s string, st int) bool {
+	if st < 3 || s[st-1] != '=' || s[st-2]|0x20 != 'd' || s[st-3]|0x20 != 'i' {
+		return false
+	}
+	return st == 3 || s[st-3] == 'I' || piiClass[s[st-4]]&(pcUpper|pcLower) == 0
+}
+
+// phoneEndOK: a number ending at e is not the head of a longer token,
+// or what is glued to it is its extension ("489-068-2883x607").
+func phoneEndOK(s string, e int) bool {
+	return piiNumEndOK(s, e) && !phoneGlued(s, e, e+1) || phoneExtension(s, e) > e
+}
+
 // phoneAfterIBANGroup reports whether s[st] follows a space and a group
 // of four capitals and digits, as the digits of a printed IBAN do ("NL91
 // ABNA 0417 1643 00").
@@ -573,10 +643,10 @@ func phoneLongest(s string, g []phoneGroup, st int, plus bool, paren int, rs reg
 		if b+1 < ng && g[b+1].sep != psSpace {
 			continue
 		}
-		if e := g[b].end; b+1 == ng && (!piiNumEndOK(s, e) || phoneGlued(s, e, e+1)) {
+		if e := g[b].end; b+1 == ng && !phoneEndOK(s, e) {
 			continue
 		}
-		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 2 {
+		if best >= 0 && g[b].end-g[b].start <= 2 && g[best].end-g[best].start > 3 {
 			continue
 		}
 		p := -1
@@ -602,7 +672,10 @@ func phoneValid(s string, g []phoneGroup, plus bool, paren, d int, rs regionSet,
 		D = append(D, s[g[x].start:g[x].end]...)
 	}
 	if plus {
-		return phoneIntl(D)
+		// After a phone word, any number of an assigned country code and
+		// E.164's length: the word says what the digits are, where the
+		// table would want a valid national number.
+		return phoneIntl(D) || len(D) >= 8 && len(D) <= 15 && phoneCountryCode(D) > 0 && !phoneSameDigits(D) && phoneContext(s, g[0].start-1)
 	}
 	if len(g) < 2 || !phoneShape(s, g, paren) || phoneSameDigits(D) {
 		return false
@@ -659,7 +732,10 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 	first := g[0].start
 	l0 := g[0].end - first
 	if paren >= 0 {
-		if g[paren].end-g[paren].start > 5 || paren > 1 || paren == 1 && (l0 != 1 || s[first] != '0' && s[first] != '1') {
+		// "0 (532) 123 45 67"; Japan's "03(1234)5678", the local number
+		// in brackets between the area code and the line, glued.
+		jp := paren == 1 && k == 3 && s[first] == '0' && g[2].sep == psParen && l0 <= 5
+		if g[paren].end-g[paren].start > 5 || paren > 1 || paren == 1 && !jp && (l0 != 1 || s[first] != '0' && s[first] != '1') {
 			return false
 		}
 	}
@@ -673,8 +749,18 @@ func phoneShape(s string, g []phoneGroup, paren int) bool {
 	if g[k-1].end-g[k-1].start < 2 {
 		return false
 	}
-	if seps&psDot != 0 && seps != psDot {
+	// Belgium's "02/123.45.67", "0470/12.34.56", "0470/12 34 56": the
+	// area code or mobile prefix after its 0 and a slash, the rest in
+	// dotted or spaced groups.
+	beSlash := (seps == psSlash|psDot || seps == psSlash|psSpace) && k >= 3 && g[1].sep == psSlash && s[first] == '0'
+	for x := 2; beSlash && x < k; x++ {
+		beSlash = g[x].sep != psSlash // one slash: "01/02/2024 12" is a date
+	}
+	if seps&psDot != 0 && seps != psDot && !beSlash {
 		return false
+	}
+	if beSlash {
+		return true
 	}
 	if seps&psSlash != 0 && (seps != psSlash || k != 2 || s[first] != '0') {
 		return false
@@ -713,7 +799,9 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 	k := len(g)
 	l0 := g[0].end - g[0].start
 	if D[0] == '0' {
-		if r.zero == pzNone || len(D) < 9 {
+		// Nine digits at least, or eight after a phone word (Stockholm's
+		// "08-15 00 08").
+		if r.zero == pzNone || len(D) < 8 || len(D) == 8 && !phoneContext(s, g[0].start) {
 			return false
 		}
 		nsn := D[1:]
@@ -747,7 +835,8 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 		if k == 4 && l0 == 1 && D[0] == '1' {
 			h, D = g[1:], D[1:]
 		}
-		return len(h) == 3 && phoneLens(h, 3, 3, 4, 0, false) && phoneNSNValid(r, D)
+		// After a phone word, any 3-3-4 (test data's exchange 068).
+		return len(h) == 3 && phoneLens(h, 3, 3, 4, 0, false) && (phoneNSNValid(r, D) || phoneContext(s, g[0].start))
 	}
 	if !last || paren > 0 || !phoneNSNValid(r, D) {
 		return false
@@ -769,9 +858,12 @@ func phoneNational(r *phoneRegion, s string, g []phoneGroup, paren int, D []byte
 }
 
 // phoneAmount reports whether the digits s[a:e] read as an amount or a
-// quantity: a currency sign before them, or a currency sign, code or '%'
-// after them ("912 345 678 EUR", "€ 612 345 678").
+// quantity: a currency sign before them, a currency sign, code or '%'
+// after them ("912 345 678 EUR", "€ 612 345 678"), or decimals.
 func phoneAmount(s string, a, e int) bool {
+	if e+1 < len(s) && (s[e] == ',' || s[e] == '.') && piiDigit(s[e+1]) {
+		return true // its decimals: "641 795 628,56 €", "819.205.565,30"
+	}
 	if a > 0 && s[a-1] == ' ' {
 		a--
 	}

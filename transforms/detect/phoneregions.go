@@ -59,7 +59,7 @@ type phoneRegion struct {
 var phoneRegions = [...]phoneRegion{
 	{iso: "US", cc: "1", nanp: true, rules: []phoneRule{{lo: "2", hi: "9", min: 10, max: 10, at: 3, alo: '2', ahi: '9'}}},
 	{iso: "CA", cc: "1", nanp: true, rules: []phoneRule{{lo: "2", hi: "9", min: 10, max: 10, at: 3, alo: '2', ahi: '9'}}},
-	{iso: "GB", cc: "44", zero: pzTrunk, maxFirst: 5, rules: []phoneRule{
+	{iso: "GB", cc: "44", zero: pzTrunk, maxFirst: 6, rules: []phoneRule{
 		{lo: "1", hi: "1", min: 9, max: 10}, {lo: "2", hi: "3", min: 10, max: 10}, {lo: "5", hi: "5", min: 10, max: 10},
 		{lo: "7", hi: "7", min: 10, max: 10}, {lo: "8", hi: "8", min: 9, max: 10}, {lo: "9", hi: "9", min: 10, max: 10}}},
 	{iso: "DE", cc: "49", zero: pzTrunk, maxFirst: 6, rules: []phoneRule{
@@ -72,7 +72,9 @@ var phoneRegions = [...]phoneRegion{
 		forms: []phoneForm{{lo: "3", hi: "3", groups: "334"}, {lo: "3", hi: "3", groups: "37"}, {lo: "3", hi: "3", groups: "3322"}}},
 	{iso: "NL", cc: "31", zero: pzTrunk, maxFirst: 4, rules: []phoneRule{{lo: "1", hi: "9", min: 9, max: 9}}},
 	{iso: "BR", cc: "55", zero: pzTrunk, maxFirst: 3, rules: []phoneRule{
-		{lo: "11", hi: "99", min: 10, max: 10, at: 2, alo: '2', ahi: '5'}, {lo: "11", hi: "99", min: 11, max: 11, at: 2, alo: '9', ahi: '9'}},
+		// Fixed lines from 2 to 5; 6 to 9 the mobiles of eight digits
+		// before the ninth digit (2016), still written ((21) 8765-4321).
+		{lo: "11", hi: "99", min: 10, max: 10, at: 2, alo: '2', ahi: '9'}, {lo: "11", hi: "99", min: 11, max: 11, at: 2, alo: '9', ahi: '9'}},
 		forms: []phoneForm{{lo: "11", hi: "99", groups: "254", paren: true, spaced: true}, {lo: "11", hi: "99", groups: "244", paren: true, spaced: true},
 			{lo: "11", hi: "99", groups: "2144", paren: true, spaced: true}}},
 	{iso: "PL", cc: "48", rules: []phoneRule{{lo: "1", hi: "9", min: 9, max: 9}},
@@ -80,7 +82,7 @@ var phoneRegions = [...]phoneRegion{
 			{lo: "45", hi: "45", groups: "333"}, {lo: "50", hi: "53", groups: "333"}, {lo: "57", hi: "57", groups: "333"},
 			{lo: "60", hi: "60", groups: "333"}, {lo: "66", hi: "66", groups: "333"}, {lo: "69", hi: "69", groups: "333"},
 			{lo: "72", hi: "73", groups: "333"}, {lo: "78", hi: "79", groups: "333"}, {lo: "88", hi: "88", groups: "333"},
-			{lo: "12", hi: "95", groups: "2322", paren: true, spaced: true}}},
+			{lo: "12", hi: "95", groups: "2322", paren: true, spaced: true}, {lo: "12", hi: "95", groups: "2322"}}}, // and 12-345-67-89
 	{iso: "SE", cc: "46", zero: pzTrunk, maxFirst: 4, rules: []phoneRule{{lo: "7", hi: "7", min: 9, max: 9}, {lo: "1", hi: "9", min: 7, max: 9}}},
 	{iso: "FI", cc: "358", zero: pzTrunk, maxFirst: 4, rules: []phoneRule{{lo: "4", hi: "5", min: 6, max: 10}, {lo: "1", hi: "9", min: 6, max: 9}}},
 	{iso: "DK", cc: "45", rules: []phoneRule{{lo: "2", hi: "9", min: 8, max: 8}},
