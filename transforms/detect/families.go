@@ -33,14 +33,14 @@ const idFamily = uint64(1)<<detUKNINO | 1<<detUKNHS | 1<<detDETaxID | 1<<detFRNI
 const familyMask = ^uint64(1<<numPass-1) | 1<<detSSN
 
 // digitFamilies is the detectors scanDigits may report.
-const digitFamilies = idDetectors | 1<<detStreetAddress | 1<<detDateOfBirth
+const digitFamilies = idScanned | 1<<detStreetAddress | 1<<detDateOfBirth
 
 // runFamilies runs the scans of the family detectors in p.fam: the
 // three read from digits (ids, addresses, birth dates) in one walk
 // (scanDigits), then the names and the labels.
 func (p *pass) runFamilies() {
 	var on uint8
-	if p.fam&idDetectors != 0 {
+	if p.fam&idScanned != 0 {
 		on |= idStepOn
 	}
 	if p.fam&(1<<detStreetAddress) != 0 {
@@ -243,7 +243,7 @@ func familiesClean(s string, fam uint64) bool { return familiesCleanWith(s, fam,
 func familiesCleanWith(s string, fam uint64, e *Extra) bool {
 	// idsClean, addressesClean and birthDatesClean are one test: no
 	// ASCII digit (TestFamiliesFindAsBefore holds them to it).
-	return (fam&(idDetectors|1<<detStreetAddress|1<<detDateOfBirth) == 0 || nextDigit(s, 0) == len(s)) &&
+	return (fam&(idScanned|1<<detStreetAddress|1<<detDateOfBirth) == 0 || nextDigit(s, 0) == len(s)) &&
 		(fam&(1<<detPerson) == 0 || personsCleanExtra(s, e)) &&
 		(fam&labelFamily == 0 || labelledClean(s) && (e == nil || labelledCleanWith(s, e)) && tablesClean(s, e))
 }

@@ -97,7 +97,7 @@ func TestFamiliesFindAsBefore(t *testing.T) {
 		for _, f := range []struct {
 			name string
 			fam  uint64
-		}{{"all", fam}, {"ids", idDetectors}, {"addresses", 1 << detStreetAddress}, {"dob", 1 << detDateOfBirth}, {"labelled", labelFamily}} {
+		}{{"all", fam}, {"ids", idScanned}, {"addresses", 1 << detStreetAddress}, {"dob", 1 << detDateOfBirth}, {"labelled", labelFamily}} {
 			if familiesClean(s, f.fam) {
 				key := "clean " + f.name
 				tl := got[key]

@@ -50,7 +50,7 @@ const idWindow = 64
 const passportWindow = 40
 
 const (
-	idMaxChars = 16 // the longest identifier (codice fiscale) without separators
+	idMaxChars = 18 // the longest identifier (China's resident identity number) without separators
 	idMaxSegs  = 8  // the most segments (a NIR in seven groups), and one more
 )
 
@@ -140,6 +140,7 @@ var (
 	wordsSSN      = []string{"ssn*", "social security", "soc sec", "ss#", "ss no", "ssa"}
 	wordsABA      = []string{"routing*", "aba", "rtn", "transit", "account*", "acct", "bank*", "wire", "ach",
 		"ruta", "routage", "acheminement", "banco*", "banque*", "bancair*", "bancari*", "cuenta*", "compte*", "conta", "conto*", "konto*", "rekening*", "transferencia", "virement", "bonifico"}
+	wordsCNID     = []string{"身份证", "公民身份", "居民身份", "resident id", "resident identity", "id card", "identity card", "citizen id"}
 	wordsPassport = []string{"passport*", "reisepass*", "passeport*", "pasaporte*", "passaporto*", "paspoort*", "passaporte*", "paszport*", "pass", "passnummer", "pass-nr", "passnr", "pass no", "passi", "passin", "passinumero", "pasnummer", "pasnr", "pas-nr", "pas nr", "pas:", "pas=", "旅券", "パスポート", "паспорт", "पासपोर्ट", "護照", "护照", "여권"}
 )
 
@@ -179,6 +180,7 @@ var idDefs = []idDef{
 	{detBRCNPJ, 14, []string{"2.3.3/4-2", "8/4-2"}, []string{"e", "2_3_3_4_2", "c-2"}, ckCnpj, wordsCNPJ, BasisChecksum},
 	{detFRNIR, 15, []string{"f", "1_2_2_2_3_3_2", "d_2", "1_2_2_5_3_2"}, nil, ckNir, wordsNIR, BasisChecksum},
 	{detITFiscalCode, 16, []string{"g", "6_5_5", "3_3_5_5"}, nil, ckCf, wordsCF, BasisChecksum},
+	{detNationalID, 18, []string{"i"}, []string{"6_8_4"}, ckCNID, wordsCNID, BasisChecksum},
 }
 
 // idByLen lists the indices in idDefs of the identifiers of each length.
@@ -204,15 +206,21 @@ var idLens = func() (m uint32) {
 var idShapes = func() (t [idMaxChars + 1][idMaxSegs + 1]uint32) {
 	for _, d := range idDefs {
 		for _, pat := range append(d.strong[:len(d.strong):len(d.strong)], d.weak...) {
-			first := strings.IndexByte("0123456789abcdefg", pat[0])
+			first := strings.IndexByte("0123456789abcdefghi", pat[0])
 			t[d.n][(len(pat)+1)/2] |= 1 << first
 		}
 	}
 	return t
 }()
 
-// idDetectors is the detectors scanIDs may report (idFamily and us_ssn).
+// idDetectors is idFamily and us_ssn: the detectors whose keys and
+// labels stand for their context words (keys.go).
 const idDetectors = idFamily | 1<<detSSN
+
+// idScanned is the detectors scanIDs may report: idDetectors, and
+// national_id for China's resident identity number, which it checks;
+// national_id's keys and labels report any country's, unchecked.
+const idScanned = idDetectors | 1<<detNationalID
 
 // scanIDs finds the identifiers of the detectors in p.fam (manual
 // 12.9.1).
@@ -383,7 +391,7 @@ func (p *pass) idChainAt(a int) int {
 				spaced |= 1 << (q + 1)
 			}
 		}
-		lay[2*q] = "0123456789abcdefg"[ch.cum[q]-lo]
+		lay[2*q] = "0123456789abcdefghi"[ch.cum[q]-lo]
 	}
 	for m := ch.k; m >= 1; m-- {
 		// No layout fits, nor a passport number (one segment of 6 to 9).
@@ -720,6 +728,7 @@ const (
 	ckCnpj
 	ckNir
 	ckCf
+	ckCNID
 )
 
 func idValid(k idCheck, c, lay []byte) bool {
@@ -778,6 +787,8 @@ func idValid(k idCheck, c, lay []byte) bool {
 		return nirValid(c, lay)
 	case ckCf:
 		return cfValid(c, lay)
+	case ckCNID:
+		return cnIDValid(c)
 	}
 	return false
 }
@@ -1403,4 +1414,32 @@ func abaValid(c, lay []byte) bool {
 		return false
 	}
 	return weighted(c, []int{3, 7, 1, 3, 7, 1, 3, 7, 1})%10 == 0
+}
+
+// cnIDValid: China's resident identity number (GB 11643-1999), 18
+// characters: a region code (its province's two digits first), the birth date
+// YYYYMMDD, a sequence of three digits and the ISO 7064 MOD 11-2 check
+// character (0-9, X for 10).
+func cnIDValid(c []byte) bool {
+	if !allDigits(c[:17]) || !piiDigit(c[17]) && c[17] != 'X' {
+		return false
+	}
+	// The provinces' codes, a byte of units per tens digit 1-8: 11-15,
+	// 21-23, 31-37, 41-46, 50-54, 61-65, 71, 81-83.
+	const provinces = "\x3e\x0e\xfe\x7e\x1f\x3e\x02\x0e"
+	if t, u := c[0]-'1', c[1]-'0'; t >= 8 || provinces[t]>>u&1 == 0 {
+		return false
+	}
+	if y := int(num(c[6:10])); y < 1900 || y > thisYear || !dateOK(y, d2(c, 10), d2(c, 12)) {
+		return false
+	}
+	sum := 0
+	for i, w := range [17]int{7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2} {
+		sum += int(c[i]-'0') * w
+	}
+	want := byte('0' + (12-sum%11)%11)
+	if want == '0'+10 {
+		want = 'X'
+	}
+	return c[17] == want
 }

@@ -222,7 +222,7 @@ func TestIDsSSNAlone(t *testing.T) {
 // TestIDsNoAllocation: the scan allocates nothing where it finds nothing.
 func TestIDsNoAllocation(t *testing.T) {
 	s := strings.Repeat("Order 4711-0815 of 2024-03-15 10:30, invoice 123456789, BSN 111222334, NIR 185057800608492, tel 0612345678. ", 20)
-	p := pass{s: s, fam: idDetectors}
+	p := pass{s: s, fam: idScanned}
 	if n := testing.AllocsPerRun(50, func() { p.spans = p.spans[:0]; p.scanIDs() }); n != 0 || len(p.spans) != 0 {
 		t.Errorf("%v allocations, %d spans", n, len(p.spans))
 	}
@@ -255,7 +255,7 @@ func FuzzIDScan(f *testing.F) {
 		if want, got := strings.IndexAny(s, "0123456789"), nextDigit(s, 0); got != want && !(want < 0 && got == len(s)) {
 			t.Fatalf("nextDigit(%q) = %d, want %d", s, got, want)
 		}
-		p := pass{s: s, fam: idDetectors, multi: true}
+		p := pass{s: s, fam: idScanned, multi: true}
 		p.scanIDs()
 		for k, sp := range p.spans {
 			if sp.Start < 0 || sp.End > len(s) || sp.Start >= sp.End {
@@ -267,7 +267,7 @@ func FuzzIDScan(f *testing.F) {
 			if sp.End < len(s) && idClass[s[sp.End]]&icAlnum != 0 || sp.Start > 0 && idClass[s[sp.Start-1]]&(icDigit|icUpper) != 0 {
 				t.Fatalf("%q: span %q is part of a token", s, s[sp.Start:sp.End])
 			}
-			if det := int(p.dets[k] & detMask); idDetectors&(1<<det) == 0 {
+			if det := int(p.dets[k] & detMask); idScanned&(1<<det) == 0 {
 				t.Fatalf("%q: detector %d", s, det)
 			}
 		}
@@ -358,7 +358,7 @@ func FuzzIDChecks(f *testing.F) {
 // BenchmarkScanIDs: the identifiers' scan alone over the mixed corpus.
 func BenchmarkScanIDs(b *testing.B) {
 	whole, _ := readMixed(b)
-	p := pass{s: whole, fam: idDetectors}
+	p := pass{s: whole, fam: idScanned}
 	b.SetBytes(int64(len(whole)))
 	b.ReportAllocs()
 	for b.Loop() {
