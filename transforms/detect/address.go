@@ -249,7 +249,7 @@ var unitWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`flat apt apartment suite ste unit studio room rm floor fl level lvl blk block
 		piso planta puerta pta esc escalera wohnung whg etage app appartement bât bâtiment étage etg lgh lok m top
-		stiege tür bus bte box interno int scala sc piano andar apto sala`) {
+		stiege tür bus bte box interno int scala sc piano andar apto sala zimmer hus appartamento casa lote sobrado`) {
 		m[w] = true
 	}
 	return m
@@ -641,13 +641,14 @@ func numberAfter(s string, i int) (int, int) {
 	if !ok {
 		return 0, 0
 	}
-	return streetLineBefore(s, i, unitAfterNumber(s, e), false)
+	return streetLineBefore(s, i, e, unitAfterNumber(s, e), false)
 }
 
-// streetLineBefore reads the street name before a house number [i, e)
-// (numberAfter) or, sn, before "s/n" or "snc" (no number, snAddress):
-// then only a typed street with a postcode after it is one.
-func streetLineBefore(s string, i, e int, sn bool) (int, int) {
+// streetLineBefore reads the street name before a house number [i, he)
+// and the flats after it, to e (numberAfter), or, sn, before "s/n" or
+// "snc" (no number, snAddress): then only a typed street with a postcode
+// after it is one.
+func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	j := i
 	for j > 0 && s[j-1] == ' ' {
 		j--
@@ -753,7 +754,7 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 	}
 	// No type: the capitalised words before the number, and a strong
 	// postcode (Strøget 2, 1160 København K).
-	if !capital(s, ws) || e-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
+	if !capital(s, ws) || he-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
 		return 0, 0
 	}
 	// And a comma or a line break after the number: without a type word,
@@ -852,26 +853,48 @@ words:
 	return start
 }
 
-// unitAfterNumber takes a flat or floor right after a house number: "1
-// m. 5", "107 I,", "12-hoog," (Dutch floors).
+// unitAfterNumber takes the flats, floors and parts right after a house
+// number ending at e, before the comma: "1 m. 5", "107 I", "7-II",
+// "12-hoog", "164 II 3 hoog", "80 3e verdieping", "39a Zimmer 457", "53
+// Piano 7", "7 Bajo Izda.", "5 C" (a Finnish staircase).
 func unitAfterNumber(s string, e int) int {
-	if strings.HasPrefix(s[e:], " m. ") && e+4 < len(s) && isDigit(s[e+4]) {
-		_, _, f := number(s, e+4)
-		return f
-	}
-	// A Dutch floor or part before the comma: 107 I, 7-II, 12-A, 12-hoog, 7 hs.
-	if e+1 < len(s) && (s[e] == ' ' || s[e] == '-') {
-		x := wordAt(s, e+1)
-		if x > e+1 && (x == len(s) || s[x] == ',' || s[x] == '\n') {
-			switch w := s[e+1 : x]; w {
-			case "I", "II", "III", "IV", "hoog", "hs", "h", "huis":
-				return x
-			default:
-				if len(w) == 1 && s[e] == '-' && capital(s, e+1) {
-					return x
-				}
+	for n := 0; n < 3 && e+1 < len(s) && (s[e] == ' ' || s[e] == '-' && n == 0); n++ {
+		if s[e] == ' ' {
+			if u := addrUnitAt(s, e+1); u > e+1 {
+				e = u
+				continue
 			}
 		}
+		x := wordAt(s, e+1)
+		if x == e+1 {
+			break
+		}
+		// What follows the word: the line's end or comma, or a floor
+		// after a Dutch part (164 II 3 hoog).
+		ends := x == len(s) || s[x] == ',' || s[x] == '\n' || s[x] == '\r'
+		switch w := s[e+1 : x]; w {
+		case "I", "II", "III", "IV":
+			if !ends && !(x+1 < len(s) && s[x] == ' ' && isDigit(s[x+1])) {
+				return e
+			}
+		case "hoog", "hs", "h", "huis":
+			if !ends {
+				return e
+			}
+		case "Bajo", "Ático", "bajo", "ático":
+			// Bajo, Bajo A, Bajo Izda., Ático A (Spanish floors)
+			if y := wordAt(s, x+1); x+1 < len(s) && s[x] == ' ' {
+				switch s[x+1 : y] {
+				case "A", "B", "C", "D", "Izda", "Dcha", "izda", "dcha":
+					x = dotAfter(s, y)
+				}
+			}
+		default:
+			if len(w) != 1 || !capital(s, e+1) || !ends {
+				return e
+			}
+		}
+		e = x
 	}
 	return e
 }
@@ -888,7 +911,7 @@ func snAddress(s string, i int) (int, int) {
 	if j == i || !strings.HasSuffix(t, " s/n") && !strings.HasSuffix(t, " S/N") && !strings.HasSuffix(t, " snc") {
 		return 0, 0
 	}
-	return streetLineBefore(s, len(t)-3, j, true)
+	return streetLineBefore(s, len(t)-3, j, j, true)
 }
 
 // ---------------------------------------------------------------- the tail
@@ -1145,6 +1168,19 @@ func addrUnitAt(s string, k int) int {
 			}
 			return e
 		}
+		// 4 étage, 3 hoog (achter), 3e verdieping, 8 OG, 2 andar
+		f := e
+		if f+1 < len(s) && s[f] == 'e' && s[f+1] == ' ' {
+			f++
+		}
+		if f+1 < len(s) && s[f] == ' ' {
+			if w := wordAt(s, f+1); floorWord(s[f+1 : w]) {
+				if strings.HasPrefix(s[w:], " achter") || strings.HasPrefix(s[w:], " voor") {
+					w = wordAt(s, w+1)
+				}
+				return w
+			}
+		}
 		// 2. th., 1. sal, 3. OG, 2. Stock, 4. étage
 		if strings.HasPrefix(s[e:], ". ") {
 			w := wordAt(s, e+2)
@@ -1185,6 +1221,16 @@ func addrUnitAt(s string, k int) int {
 		return k
 	}
 	return x
+}
+
+// floorWord reports whether w names a floor after its number: 4 étage,
+// 3 hoog, 3e verdieping, 8 OG, 2 andar.
+func floorWord(w string) bool {
+	switch w {
+	case "étage", "etage", "hoog", "verdieping", "OG", "Stock", "piano", "andar", "floor", "kerros", "våning":
+		return true
+	}
+	return false
 }
 
 // postLabel skips a postcode's label at k: PIN, ZIP, CEP, PLZ, CAP, CP,
