@@ -203,13 +203,15 @@ var streetTypes = func() map[string]uint8 {
 		marginal quadra setor szosa park droga ogród rondo skwer wybrzeże bulwar pasaż zaułek trakt riera ferrocarril
 		extrarradio solar quinta arrabal prolongación terrenos colonia rampa caserío caserio poblado puerta municipio
 		ramal parcela rynek wyspa bulw wyb aldea colegio escalinata explanada extramuros gran partida rincón salida
-		sección senda chalet voie`)
+		sección senda chalet voie vial stretto aeroporto área campo chácara colônia condomínio distrito esplanada
+		estação favela fazenda feira jardim lago lagoa loteamento morro núcleo passarela pátio recanto residencial sítio
+		trecho trevo vale vereda viaduto`)
 	// What may stand before the words that prove a street (nameHeadBefore).
 	add(stHead, `östra västra norra södra övre nedre stora lilla gamla nya yttre inre nordre søndre østre vestre
 		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
 		grosse großer großen hohe hoher hohen lange langer langen obere oberer untere unterer mittlere innere hintere
 		vordere nieuwe oude korte grote hoge lage eerste tweede derde oost west noord zuid sint iso pikku vanha uusi
-		undre`)
+		undre petite petit grande grand vieille vieux haute basse nouvelle`)
 	add(stPrep, `am an auf im in zum zur unter hinter vor bei beim über achter aan bij over op`)
 	add(stParticle, `van de der den ter ten op het`)
 	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare`)
@@ -238,7 +240,7 @@ var gluedSuffixes = []struct {
 var connectors = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`de la le les los las du des del della delle dei di da do dos das van von der den het ter
-		am an auf of the upon on sur en y e i och og aan op bij`) {
+		am an auf of the upon on sur en y e i och og aan op bij and`) {
 		m[w] = true
 	}
 	return m
@@ -605,6 +607,22 @@ func unitBefore(s string, i int) int {
 	if j > 0 && s[j-1] == ',' {
 		j--
 	}
+	// The flat before a slash, apart from the house number: "8 /\n 6
+	// Kent Court", "8 / 6 Kent Court" (8/6 Kent Court, unit 8, house 6).
+	if j < i && j >= 2 && s[j-1] == '/' {
+		k := j - 1
+		for k > 0 && s[k-1] == ' ' {
+			k--
+		}
+		f := k
+		for f > 0 && k-f < 4 && isDigit(s[f-1]) {
+			f--
+		}
+		if f < k && (f == 0 || !wordByte(s[f-1]) && !isDigit(s[f-1]) && s[f-1] != '/' && s[f-1] != '.') {
+			return f
+		}
+		return i
+	}
 	if j == i {
 		return i
 	}
@@ -726,6 +744,12 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 		}
 		if t := streetType(s[q:we]); t&(stFirst|stFirstExt) != 0 && q < ws {
 			start, typed, weakType = q, true, t&stFirst == 0
+		}
+	}
+	if typed && start > 1 && s[start-1] == ' ' {
+		// An adjective before a type-first word: Petite rue, Grande Rue.
+		if p := wordBefore(s, start-1); p < start-1 && capital(s, p) && (p == 0 || !wordByte(s[p-1])) && streetType(s[p:start-1])&stHead != 0 {
+			start = p
 		}
 	}
 	if typed {
@@ -904,7 +928,7 @@ func unitAfterNumber(s string, e int) int {
 // at i: "Camino Irene s/n, 68394 Barcelona".
 func snAddress(s string, i int) (int, int) {
 	j := i
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == ',') && i-j < 3 {
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '\n') && i-j < 3 {
 		j--
 	}
 	t := strings.TrimSuffix(s[:j], ".")
