@@ -970,8 +970,9 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 		if k == q || k >= len(s) {
 			break
 		}
-		// A unit: Apt 4B, Suite 759, #10-01, 3º B, 2. th.
-		if u := addrUnitAt(s, k); u > k {
+		// A unit: Apt 4B, Suite 759, #10-01, 3º B, 2. th. After a city,
+		// FL and SC are states (Lindafurt, FL 12507), no floor or stair.
+		if u := addrUnitAt(s, k); u > k && !(cities > 0 && s[k+1]-'A' < 26 && allUpper(s[k:wordAt(s, k)])) {
 			q = u
 			if unitsOnly {
 				end = u
@@ -1642,7 +1643,7 @@ func jpAddress(s string, i int) (int, int) {
 	for k := a; k < i; k += 3 {
 		switch s[k : k+3] {
 		case "都", "道", "府", "県":
-			if strings.HasPrefix(s[k+3:], "府") { // 京都府
+			if s[k:k+3] == "都" && strings.HasPrefix(s[k+3:], "府") { // 京都府, not 石川県府中市
 				k += 3
 			}
 			pref = k
@@ -1776,7 +1777,7 @@ func jpBuilding(s string, b int) int {
 		k++
 	}
 	q := k
-	for q+3 <= len(s) && q-k < 45 && cjk(s, q) {
+	for q+3 <= len(s) && q-k < 72 && cjk(s, q) { // パレス虎ノ門ヒルズ森タワー192
 		q += 3
 	}
 	spaced := q > k && q+1 < len(s) && s[q] == ' ' && isDigit(s[q+1]) // 森タワー 42階
