@@ -671,8 +671,16 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	for j > 0 && s[j-1] == ' ' {
 		j--
 	}
+	// nl: the street's line ended before the digits; they can only be
+	// its postcode (rue de Riou⏎97 298 Saint Émile).
+	nl := false
 	if j > 0 && s[j-1] == ',' && j < i {
 		j--
+	} else if j == i && j > 1 && s[j-1] == '\n' && !sn {
+		j, nl = j-1, true
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\r') {
+			j--
+		}
 	}
 	if j == i || j == 0 {
 		return 0, 0
@@ -692,6 +700,9 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	w := s[ws:we]
 	// Glued: Hauptstraße 12, Hauptstr. 5, Karl-Marx-Allee 3a, Drottninggatan 5.
 	if ok, weak := glued(w); ok && capital(s, ws) && (!dot || strings.HasSuffix(strings.ToLower(w), "str")) {
+		if nl {
+			return 0, 0
+		}
 		t, post := addrTail(s, e, false)
 		if weak || sn {
 			t, post = weakTail(s, e)
@@ -737,7 +748,7 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 				pe--
 			}
 			pw := wordBefore(s, pe)
-			if pw == pe || pw > 0 && !(s[pw-1] == ' ' || s[pw-1] == '\n' || s[pw-1] == ',' || s[pw-1] == '(' || s[pw-1] == ':' || s[pw-1] == '"') {
+			if pw == pe || pw > 0 && !(s[pw-1] == ' ' || s[pw-1] == '\n' || s[pw-1] == ',' || s[pw-1] == '(' || s[pw-1] == ':' || s[pw-1] == '"' || s[pw-1] == '\t' || s[pw-1] == '>' || s[pw-1] == ';') {
 				break
 			}
 			q, we = pw, pe
@@ -759,21 +770,24 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 		if weakType || sn {
 			t, post = weakTail(s, e)
 		}
-		if !post && !sn && s[i-1] == ' ' && s[i-2] == ',' {
+		if nl {
+			t, post = e, false
+		}
+		if !post && !sn && (nl || s[i-1] == ' ' && s[i-2] == ',') {
 			// "rue Jacquet, 39624 Lelievre-sur-Lemaitre", "boulevard
 			// Guillou, 26 330 Rolland": no house number, and after the
-			// comma a postcode of five digits with its city.
+			// comma or line break a postcode of five digits with its city.
 			if pe, ok := postcodeAt(s, i, false); ok && pe-i >= 5 {
 				if pt := postTail(s, pe); pt > pe {
 					t, post = pt, true
 				}
 			}
 		}
-		if post || !weakType && !sn {
+		if post || !weakType && !sn && !nl {
 			return start, t
 		}
 	}
-	if sn {
+	if sn || nl {
 		return 0, 0
 	}
 	// No type: the capitalised words before the number, and a strong

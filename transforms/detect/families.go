@@ -350,6 +350,9 @@ func addrFirstWorth(s string, t int) bool {
 	if e-t > 5 {
 		return false
 	}
+	if (e-t == 5 || e-t == 2) && e < len(s) && s[e] == ' ' && t >= 2 && s[t-1] == '\n' && wordByte(s[t-2]) {
+		return true // a postcode under its street line (rue de Riou⏎97 298 Saint Émile)
+	}
 	e = houseLetter(s, e)
 	if e+1 < len(s) && (s[e] == '/' || s[e] == '-') && isDigit(s[e+1]) {
 		if e2 := skipDigits(s, e+1); e2-e-1 <= 4 {
