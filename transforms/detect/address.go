@@ -190,7 +190,8 @@ var streetTypes = func() map[string]uint8 {
 		ridges river roads route run shoal shoals shore shores skyway spring springs spur spurs squares station stravenue stream
 		streets summit throughway trace track trafficway trailer tunnel turnpike underpass union unions valley valleys via
 		viaduct view views village villages ville vista walks wall ways well wells nagar chowk ganj path brae lea
-		grange wood glade vale fold rise drove paddock croft end yard chase`)
+		grange wood glade vale fold rise drove paddock croft end yard chase bank gate mead garth wynd approach brow side
+		copse`)
 	add(stFirst, `rue avenue av avda avenida boulevard bd bld bvd chemin ch place pl allée allee impasse imp quai route rte cours
 		passage calle c carrer plaza pza paseo camino ronda travesía travesia glorieta via viale piazza corso largo vicolo
 		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong
@@ -205,7 +206,7 @@ var streetTypes = func() map[string]uint8 {
 		ramal parcela rynek wyspa bulw wyb aldea colegio escalinata explanada extramuros gran partida rincón salida
 		sección senda chalet voie vial stretto aeroporto área campo chácara colônia condomínio distrito esplanada
 		estação favela fazenda feira jardim lago lagoa loteamento morro núcleo passarela pátio recanto residencial sítio
-		trecho trevo vale vereda viaduto`)
+		trecho trevo vale vereda viaduto drève galerie jardin parc parvis porte square`)
 	// What may stand before the words that prove a street (nameHeadBefore).
 	add(stHead, `östra västra norra södra övre nedre stora lilla gamla nya yttre inre nordre søndre østre vestre
 		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
@@ -659,7 +660,11 @@ func numberAfter(s string, i int) (int, int) {
 	if !ok {
 		return 0, 0
 	}
-	return streetLineBefore(s, i, e, unitAfterNumber(s, e), false)
+	he := e
+	if strings.HasSuffix(s[i:e], " bis") || strings.HasSuffix(s[i:e], " ter") {
+		he -= 4 // Drève Kemmer 323 bis: the house number alone is short
+	}
+	return streetLineBefore(s, i, he, unitAfterNumber(s, e), false)
 }
 
 // streetLineBefore reads the street name before a house number [i, he)
@@ -695,6 +700,15 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 		return 0, 0
 	}
 	if !capital(s, ws) {
+		// A Finnish type word apart after a genitive: Kochin tie 252,
+		// Elisabeth Kochin tie 252, Walentin Chorellin polku 1.
+		if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-2 && s[ws-2] == 'n' && capital(s, p) && finnishType(s[ws:we]) && !dot {
+			start := p
+			if q := wordBefore(s, max(p-1, 0)); p > 1 && s[p-1] == ' ' && q < p-1 && capital(s, q) && (q == 0 || !wordByte(s[q-1])) {
+				start = q
+			}
+			return start, addrTailEnd(s, e)
+		}
 		return 0, 0 // at 10, is 2024
 	}
 	w := s[ws:we]
@@ -814,6 +828,23 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 		return start, t
 	}
 	return 0, 0
+}
+
+// finnishType reports whether w is a Finnish street type written apart
+// from its genitive name (Kochin tie, Sjöbergin polku).
+func finnishType(w string) bool {
+	switch w {
+	case "tie", "katu", "polku", "kuja", "väylä", "kaari", "rinne", "raitti", "aukio", "tori", "ranta", "penger", "puistotie":
+		return true
+	}
+	return false
+}
+
+// addrTailEnd is where addrTail ends the address after a street line
+// ending at e.
+func addrTailEnd(s string, e int) int {
+	t, _ := addrTail(s, e, false)
+	return t
 }
 
 // streetParticlesBefore extends a street name starting at ws back over
@@ -1089,6 +1120,9 @@ func postTail(s string, e int) int {
 		return e
 	}
 	w := wordAt(s, k2)
+	if w > k2 && !capital(s, k2) && cityStarts(s, k2) {
+		k2, w = w+1, wordAt(s, w+1) // 68595572 das Neves de Oliveira
+	}
 	if w == k2 || !nameWord(s, k2, w) {
 		// Cedex
 		return e
@@ -1202,6 +1236,8 @@ func addrUnitAt(s string, k int) int {
 			e += 2
 			if e+1 < len(s) && s[e] == ' ' && isASCIILetter(s[e+1]) && (e+2 == len(s) || !wordByte(s[e+2])) {
 				e += 2
+			} else if w := wordAt(s, e+1); e+1 < len(s) && s[e] == ' ' && (s[e+1:w] == "Izda" || s[e+1:w] == "Dcha" || s[e+1:w] == "Izq" || s[e+1:w] == "Izqda") {
+				e = dotAfter(s, w) // 3º Izda., 1º Dcha.
 			} else if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
 				e++
 			}
@@ -1260,6 +1296,20 @@ func addrUnitAt(s string, k int) int {
 		return k
 	}
 	return x
+}
+
+// cityStarts reports whether a city's name starts at k: a capital, or a
+// particle before one (das Neves de Oliveira, a Brazilian family's name).
+func cityStarts(s string, k int) bool {
+	if capital(s, k) {
+		return true
+	}
+	w := wordAt(s, k)
+	switch s[k:w] {
+	case "da", "das", "do", "dos", "de":
+		return w+1 < len(s) && s[w] == ' ' && capital(s, w+1)
+	}
+	return false
 }
 
 // floorWord reports whether w names a floor after its number: 4 étage,
@@ -1363,7 +1413,7 @@ func postcodeAt(s string, k int, strong bool) (int, bool) {
 			} else if e+1 < len(s) && s[e] == ' ' && isDigit(s[e+1]) {
 				// FR written with a space, "75 002 Paris": only before
 				// its city.
-				if _, n2, e2 := number(s, e+1); n2 == 3 && e2+1 < len(s) && s[e2] == ' ' && capital(s, e2+1) {
+				if _, n2, e2 := number(s, e+1); n2 == 3 && e2+1 < len(s) && s[e2] == ' ' && cityStarts(s, e2+1) {
 					end = e2
 				}
 			}
@@ -1372,7 +1422,7 @@ func postcodeAt(s string, k int, strong bool) (int, bool) {
 		case 8:
 			// BR's CEP without its hyphen, "01310100 São Paulo": only
 			// before its city.
-			if e+1 < len(s) && s[e] == ' ' && capital(s, e+1) {
+			if e+1 < len(s) && s[e] == ' ' && cityStarts(s, e+1) {
 				end = e
 			}
 		}
