@@ -1505,6 +1505,18 @@ func postcodeAnchor(s string, i int) (int, int) {
 		}
 		// A city before it.
 		c := cityBefore(s, k)
+		if c < 0 && k >= 2 && s[k-1] == '\n' {
+			// On its own line under its city's (GB): a line of the city
+			// alone, and a street line above it (Flat 47⏎Holden
+			// inlet⏎Lyonsview⏎WA74 3SE).
+			j := k - 1
+			if s[j-1] == '\r' {
+				j--
+			}
+			if c = cityWordsBefore(s, j); c > 0 && s[c-1] == '\n' && streetBefore(s, c) == c {
+				c = -1
+			}
+		}
 		if c < 0 {
 			return 0, 0
 		}
@@ -1567,6 +1579,11 @@ func cityBefore(s string, k int) int {
 	if j == k || j == 0 || s[k-1] == '\n' {
 		return -1
 	}
+	return cityWordsBefore(s, j)
+}
+
+// cityWordsBefore returns the start of the city's words ending at j, or -1.
+func cityWordsBefore(s string, j int) int {
 	start := -1
 	for words := 0; words < 4; words++ {
 		ws := wordBefore(s, j)

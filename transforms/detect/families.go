@@ -263,12 +263,12 @@ type Extra struct {
 // starts no address (glued to a lower-case letter, in a number, a
 // version, a key=value); 1 when every branch may start one (a non-ASCII
 // byte); else the test addrWorth makes: addrUpper after a capital (a
-// letter postcode, NW1 6XE, after a city: a space or a comma before it),
-// addrDash after '-' or ':' (addrBefore2), addrFirst where only a house
-// number first may start (numberFirst: after ',', '"', '(', a tab or a
-// line break, and at the start), addrSpace after a space, addrJP where
-// only a 〒 before may start one ('/', ')', ';' and the other ASCII
-// punctuation: a path, a version, a fraction).
+// letter postcode, NW1 6XE, after a city: a space, a comma or a line
+// break before it), addrDash after '-' or ':' (addrBefore2), addrFirst
+// where only a house number first may start (numberFirst: after ',',
+// '"', '(', a tab or a line break, and at the start), addrSpace after a
+// space, addrJP where only a 〒 before may start one ('/', ')', ';' and
+// the other ASCII punctuation: a path, a version, a fraction).
 var addrBefore = func() (t [256]uint8) {
 	for c := range t {
 		t[c] = addrJP
@@ -320,7 +320,7 @@ func addrWorth(s string, t int, kind uint8) bool {
 		for k > 0 && t-k < 2 && s[k-1]-'A' < 26 {
 			k--
 		}
-		return k > 0 && (s[k-1] == ' ' || s[k-1] == ',')
+		return k > 0 && (s[k-1] == ' ' || s[k-1] == ',' || s[k-1] == '\n')
 	case addrSpace:
 		// numberAfter and postcodeAnchor need a word (a street, a
 		// postcode's label) before the spaces, or a '.', ',', ':' after
