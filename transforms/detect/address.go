@@ -206,7 +206,7 @@ var streetTypes = func() map[string]uint8 {
 		ramal parcela rynek wyspa bulw wyb aldea colegio escalinata explanada extramuros gran partida rincón salida
 		sección senda chalet voie vial stretto aeroporto área campo chácara colônia condomínio distrito esplanada
 		estação favela fazenda feira jardim lago lagoa loteamento morro núcleo passarela pátio recanto residencial sítio
-		trecho trevo vale vereda viaduto drève galerie jardin parc parvis porte square`)
+		trecho trevo vale vereda viaduto cañada drève galerie jardin parc parvis porte square`)
 	// What may stand before the words that prove a street (nameHeadBefore).
 	add(stHead, `östra västra norra södra övre nedre stora lilla gamla nya yttre inre nordre søndre østre vestre
 		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
@@ -252,11 +252,61 @@ var unitWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`flat apt apartment suite ste unit studio room rm floor fl level lvl blk block
 		piso planta puerta pta esc escalera wohnung whg etage app appartement bât bâtiment étage etg lgh lok m top
-		stiege tür bus bte box interno int scala sc piano andar apto sala zimmer hus appartamento casa lote sobrado`) {
+		stiege tür bus bte box interno int scala sc piano andar apto sala zimmer hus appartamento casa lote sobrado
+		uss usns psc`) {
 		m[w] = true
 	}
 	return m
 }()
+
+// addrMarks are the words that mark a part of an address other than its
+// street type, or no street: a floor after its number (4 étage, 3 hoog,
+// 2. th), a Finnish type written apart (Kochin tie), a Spanish floor and
+// its side (Bajo Izda., 3º Dcha.), a word before a number that names
+// something else (Order 12345), the labels of a postcode.
+const (
+	amFloor = 1 << iota
+	amFinnish
+	amFloorES
+	amSide
+	amNotStreet
+	amLabel     // a postcode's label: PIN, ZIP, PLZ, CEP, Postcode
+	amLabelCP   // a label only before a postcode after a street: CP
+	amLabelLong // a label only before a postcode alone: Postleitzahl
+	amLabelCode // a label before "code": PIN code, ZIP code, postal code
+	amMilitary  // a US military address's state: AA, AE, AP
+	amParticle  // lower-case inside a street's name: Unter den Linden
+)
+
+var addrMarks = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for k, words := range [...]string{
+		`étage etage hoog verdieping og stock piano andar floor kerros våning th tv mf sal`,
+		`tie katu polku kuja väylä kaari rinne raitti aukio tori ranta penger puistotie`,
+		`bajo ático`,
+		`izda dcha izq izqda`,
+		`order invoice version page chapter section item ticket case no nr number room level floor gate terminal
+			platform flight model step phase release build row seat table figure vol part episode season issue account
+			id ref`,
+		`pin zip cep plz cap postcode pincode zipcode`,
+		`cp`,
+		`postleitzahl postnummer postinumero`,
+		`pin zip post postal`,
+		`aa ae ap`,
+		`den der dem des de da do das dos la le van von op di del`,
+	} {
+		for _, w := range strings.Fields(words) {
+			m[w] |= 1 << k
+		}
+	}
+	return m
+}()
+
+// addrMark returns the marks of w (addrMarks).
+func addrMark(w string) uint16 {
+	var buf [24]byte
+	return addrMarks[lowerKey(w, &buf)]
+}
 
 // lowerKey folds w's ASCII letters into buf and returns them (w at most
 // len(buf) bytes, else "").
@@ -699,10 +749,10 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	if ws == we || ws > 0 && (isDigit(s[ws-1]) || s[ws-1] == '@' || s[ws-1] == '/' || s[ws-1] == '_') {
 		return 0, 0
 	}
-	if !capital(s, ws) {
+	if !nameWord(s, ws, we) { // Rue d'Arlon 12 has a name
 		// A Finnish type word apart after a genitive: Kochin tie 252,
 		// Elisabeth Kochin tie 252, Walentin Chorellin polku 1.
-		if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-2 && s[ws-2] == 'n' && capital(s, p) && finnishType(s[ws:we]) && !dot {
+		if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-2 && s[ws-2] == 'n' && capital(s, p) && addrMark(s[ws:we])&amFinnish != 0 && !dot {
 			start := p
 			if q := wordBefore(s, max(p-1, 0)); p > 1 && s[p-1] == ' ' && q < p-1 && capital(s, q) && (q == 0 || !wordByte(s[q-1])) {
 				start = q
@@ -805,8 +855,9 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 		return 0, 0
 	}
 	// No type: the capitalised words before the number, and a strong
-	// postcode (Strøget 2, 1160 København K).
-	if !capital(s, ws) || he-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
+	// postcode (Strøget 2, 1160 København K); a flat's word (Box 5678,
+	// Zimmer 457) is no street's name.
+	if !capital(s, ws) || he-i > 6 || notStreet(w) || isUnitWord(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
 		return 0, 0
 	}
 	// And a comma or a line break after the number: without a type word,
@@ -830,16 +881,6 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	return 0, 0
 }
 
-// finnishType reports whether w is a Finnish street type written apart
-// from its genitive name (Kochin tie, Sjöbergin polku).
-func finnishType(w string) bool {
-	switch w {
-	case "tie", "katu", "polku", "kuja", "väylä", "kaari", "rinne", "raitti", "aukio", "tori", "ranta", "penger", "puistotie":
-		return true
-	}
-	return false
-}
-
 // addrTailEnd is where addrTail ends the address after a street line
 // ending at e.
 func addrTailEnd(s string, e int) int {
@@ -858,9 +899,7 @@ func streetParticlesBefore(s string, ws int) int {
 		if p == start-1 {
 			break
 		}
-		switch s[p : start-1] {
-		case "den", "der", "dem", "des", "de", "da", "do", "das", "dos", "la", "le", "van", "von", "op", "di", "del":
-		default:
+		if capital(s, p) || addrMark(s[p:start-1])&amParticle == 0 {
 			if capital(s, p) && n > 0 {
 				return p
 			}
@@ -950,16 +989,13 @@ func unitAfterNumber(s string, e int) int {
 			if !ends {
 				return e
 			}
-		case "Bajo", "Ático", "bajo", "ático":
-			// Bajo, Bajo A, Bajo Izda., Ático A (Spanish floors)
-			if y := wordAt(s, x+1); x+1 < len(s) && s[x] == ' ' {
-				switch s[x+1 : y] {
-				case "A", "B", "C", "D", "Izda", "Dcha", "izda", "dcha":
+		default:
+			if addrMark(w)&amFloorES != 0 {
+				// Bajo, Bajo A, Bajo Izda., Ático A (Spanish floors)
+				if y := wordAt(s, x+1); x+1 < len(s) && s[x] == ' ' && (y == x+2 && capital(s, x+1) || addrMark(s[x+1:y])&amSide != 0) {
 					x = dotAfter(s, y)
 				}
-			}
-		default:
-			if len(w) != 1 || !capital(s, e+1) || !ends {
+			} else if len(w) != 1 || !capital(s, e+1) || !ends {
 				return e
 			}
 		}
@@ -1122,13 +1158,16 @@ func postTail(s string, e int) int {
 	w := wordAt(s, k2)
 	if w > k2 && !capital(s, k2) && cityStarts(s, k2) {
 		k2, w = w+1, wordAt(s, w+1) // 68595572 das Neves de Oliveira
+	} else if strings.HasPrefix(s[k2:], "'s-") {
+		k2 += 3 // 's-Gravenpolder
+		w = wordAt(s, k2)
 	}
 	if w == k2 || !nameWord(s, k2, w) {
 		// Cedex
 		return e
 	}
 	end := cityEnd(s, w)
-	if nl && end < len(s) && s[end] != '\n' && s[end] != '\r' && s[end] != ',' && s[end] != '.' {
+	if nl && end < len(s) && s[end] != '\n' && s[end] != '\r' && s[end] != ',' && s[end] != '.' && !strings.HasPrefix(s[end:], " (") {
 		return e
 	}
 	// A state or district code after the city.
@@ -1193,16 +1232,7 @@ func cityEnd(s string, w int) int {
 
 // notStreet reports whether w, before a number, names something else
 // (Order 12345, Version 2, Room 5).
-func notStreet(w string) bool {
-	var buf [24]byte
-	switch lowerKey(w, &buf) {
-	case "order", "invoice", "version", "page", "chapter", "section", "item", "ticket", "case", "no", "nr", "number",
-		"room", "level", "floor", "gate", "terminal", "platform", "flight", "model", "step", "phase", "release", "build",
-		"row", "seat", "table", "figure", "vol", "part", "episode", "season", "issue", "account", "id", "ref":
-		return true
-	}
-	return false
-}
+func notStreet(w string) bool { return addrMark(w)&amNotStreet != 0 }
 
 func allUpper(w string) bool {
 	for k := 0; k < len(w); k++ {
@@ -1236,7 +1266,7 @@ func addrUnitAt(s string, k int) int {
 			e += 2
 			if e+1 < len(s) && s[e] == ' ' && isASCIILetter(s[e+1]) && (e+2 == len(s) || !wordByte(s[e+2])) {
 				e += 2
-			} else if w := wordAt(s, e+1); e+1 < len(s) && s[e] == ' ' && (s[e+1:w] == "Izda" || s[e+1:w] == "Dcha" || s[e+1:w] == "Izq" || s[e+1:w] == "Izqda") {
+			} else if w := wordAt(s, e+1); e+1 < len(s) && s[e] == ' ' && addrMark(s[e+1:w])&amSide != 0 {
 				e = dotAfter(s, w) // 3º Izda., 1º Dcha.
 			} else if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
 				e++
@@ -1249,7 +1279,7 @@ func addrUnitAt(s string, k int) int {
 			f++
 		}
 		if f+1 < len(s) && s[f] == ' ' {
-			if w := wordAt(s, f+1); floorWord(s[f+1 : w]) {
+			if w := wordAt(s, f+1); addrMark(s[f+1:w])&amFloor != 0 {
 				if strings.HasPrefix(s[w:], " achter") || strings.HasPrefix(s[w:], " voor") {
 					w = wordAt(s, w+1)
 				}
@@ -1258,9 +1288,7 @@ func addrUnitAt(s string, k int) int {
 		}
 		// 2. th., 1. sal, 3. OG, 2. Stock, 4. étage
 		if strings.HasPrefix(s[e:], ". ") {
-			w := wordAt(s, e+2)
-			switch strings.ToLower(s[e+2 : w]) {
-			case "th", "tv", "mf", "sal", "og", "stock", "etage", "étage", "piano", "floor":
+			if w := wordAt(s, e+2); addrMark(s[e+2:w])&amFloor != 0 {
 				return dotAfter(s, w)
 			}
 		}
@@ -1305,21 +1333,7 @@ func cityStarts(s string, k int) bool {
 		return true
 	}
 	w := wordAt(s, k)
-	switch s[k:w] {
-	case "da", "das", "do", "dos", "de":
-		return w+1 < len(s) && s[w] == ' ' && capital(s, w+1)
-	}
-	return false
-}
-
-// floorWord reports whether w names a floor after its number: 4 étage,
-// 3 hoog, 3e verdieping, 8 OG, 2 andar.
-func floorWord(w string) bool {
-	switch w {
-	case "étage", "etage", "hoog", "verdieping", "OG", "Stock", "piano", "andar", "floor", "kerros", "våning":
-		return true
-	}
-	return false
+	return w+1 < len(s) && s[w] == ' ' && s[k] == 'd' && (w-k == 2 || w-k == 3 && s[k+2] == 's') && strings.IndexByte("aoe", s[k+1]) >= 0 && capital(s, w+1)
 }
 
 // postLabel skips a postcode's label at k: PIN, ZIP, CEP, PLZ, CAP, CP,
@@ -1329,9 +1343,7 @@ func postLabel(s string, k int) int {
 	if w == k {
 		return k
 	}
-	var buf [24]byte
-	switch lowerKey(s[k:w], &buf) {
-	case "pin", "zip", "cep", "plz", "cap", "cp", "postcode", "pincode", "zipcode":
+	if addrMark(s[k:w])&(amLabel|amLabelCP) != 0 {
 		e := w
 		if e < len(s) && s[e] == ':' {
 			e++
@@ -1546,27 +1558,41 @@ func postcodeAnchor(s string, i int) (int, int) {
 	if ws == j {
 		return 0, 0
 	}
-	var buf [24]byte
-	switch lowerKey(s[ws:j], &buf) {
-	case "pin", "zip", "cep", "plz", "cap", "postcode", "pincode", "zipcode", "postleitzahl", "postnummer", "postinumero":
-	case "code":
+	if m := addrMark(s[ws:j]); m&amMilitary != 0 {
+		return militaryAddress(s, k, ws)
+	} else if m&(amLabel|amLabelLong) == 0 {
+		// Postal code, PIN code, ZIP code.
 		p := wordBefore(s, max(ws-1, 0))
-		if ws < 1 || s[ws-1] != ' ' || p == ws-1 {
+		if ws < 1 || s[ws-1] != ' ' || p == ws-1 || !strings.EqualFold(s[ws:j], "code") || addrMark(s[p:ws-1])&amLabelCode == 0 {
 			return 0, 0
 		}
-		switch lowerKey(s[p:ws-1], &buf) {
-		case "pin", "zip", "post", "postal":
-		default:
-			return 0, 0
-		}
-	default:
-		return 0, 0
 	}
 	e, ok := postcodeAt(s, countryPrefix(s, k), false)
 	if !ok {
 		return 0, 0
 	}
 	return k, e
+}
+
+// militaryAddress reads a US military address whose ZIP is at k after
+// its APO, FPO or DPO and the state code at ws (AA, AE, AP), with the
+// ship or the unit and box before them: "USS Webster, FPO AP 60978",
+// "PSC 1234, Box 5678, APO AA 12345", "Unit 1234 Box 5678, DPO AE
+// 12345".
+func militaryAddress(s string, k, ws int) (int, int) {
+	p := wordBefore(s, max(ws-1, 0))
+	if ws < 2 || s[ws-1] != ' ' || ws-1-p != 3 || s[p+1:ws-1] != "PO" || !strings.Contains("AFD", s[p:p+1]) {
+		return 0, 0
+	}
+	e, ok := postcodeAt(s, k, false)
+	if !ok || e-k != 5 {
+		return 0, 0
+	}
+	start := streetBefore(s, p) // USS (a unit word), PSC 1234, Box 5678
+	if start == p {
+		return 0, 0
+	}
+	return start, e
 }
 
 // cityBefore returns the start of the city (and state) before a postcode
