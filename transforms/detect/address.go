@@ -1360,8 +1360,7 @@ func postLabel(s string, k int) int {
 func countryPrefix(s string, k int) int {
 	for n := 1; n <= 2; n++ {
 		if k+n+1 < len(s) && s[k+n] == '-' && isDigit(s[k+n+1]) {
-			switch s[k : k+n] {
-			case "D", "F", "A", "I", "E", "L", "B", "P", "SE", "DK", "FI", "NL", "CH", "PL", "NO":
+			if n == 1 && strings.IndexByte("DFAIELBP", s[k]) >= 0 || n == 2 && s[k] != ' ' && s[k+1] != ' ' && strings.Contains("SE DK FI NL CH PL NO", s[k:k+2]) {
 				return k + n + 1
 			}
 		}
