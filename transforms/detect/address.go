@@ -729,7 +729,7 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	// nl: the street's line ended before the digits; they can only be
 	// its postcode (rue de Riou⏎97 298 Saint Émile).
 	nl := false
-	if j > 0 && s[j-1] == ',' && j < i {
+	if j > 0 && (s[j-1] == ',' && j < i || sn && s[j-1] == '\n') {
 		j--
 	} else if j == i && j > 1 && s[j-1] == '\n' && !sn {
 		j, nl = j-1, true
@@ -1013,7 +1013,22 @@ func snAddress(s string, i int) (int, int) {
 		j--
 	}
 	t := strings.TrimSuffix(s[:j], ".")
-	if j == i || !strings.HasSuffix(t, " s/n") && !strings.HasSuffix(t, " S/N") && !strings.HasSuffix(t, " snc") {
+	if j == i {
+		return 0, 0
+	}
+	if !strings.HasSuffix(t, " s/n") && !strings.HasSuffix(t, " S/N") && !strings.HasSuffix(t, " snc") {
+		// No number at all, and the district between the street and
+		// the postcode: "Lagoa de Moraes, Novo Ouro Preto, 32863-831
+		// Pires de Barros / TO" (BR), its city after it. The street
+		// ends at the comma before the district.
+		d := j
+		for d > 0 && j-d < 40 && s[d-1] != ',' && s[d-1] != '\n' {
+			d--
+		}
+		pe, ok := postcodeAt(s, i, false)
+		if ds := skipSpaces(s, d); ok && pe-i >= 5 && postTail(s, pe) > pe && d > 0 && (s[d-1] == ',' && ds > d || s[d-1] == '\n') && capital(s, ds) {
+			return streetLineBefore(s, ds, ds, d-1, true)
+		}
 		return 0, 0
 	}
 	return streetLineBefore(s, len(t)-3, j, j, true)

@@ -200,7 +200,7 @@ func (p *pass) scanDigits(on uint8) {
 			case addrFirst:
 				// addrFirstWorth's house number: a letter, a range or
 				// a flat after it, or a space, or a comma and a space.
-				if e-t > 5 || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
+				if e-t > 5 && (e-t != 8 || b != '\n') || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
 					k = 0
 				}
 			}
@@ -347,11 +347,14 @@ func addrWorth(s string, t int, kind uint8) bool {
 // stop here; "12 5th Ave" does not).
 func addrFirstWorth(s string, t int) bool {
 	e := skipDigits(s, t)
+	if (e-t == 5 || e-t == 2 || e-t == 8) && e < len(s) && s[e] == ' ' && t >= 2 && s[t-1] == '\n' && wordByte(s[t-2]) {
+		return true // a postcode under its street line (rue de Riou⏎97 298 Saint Émile, 65206427 Monteiro)
+	}
 	if e-t > 5 {
 		return false
 	}
-	if (e-t == 5 || e-t == 2) && e < len(s) && s[e] == ' ' && t >= 2 && s[t-1] == '\n' && wordByte(s[t-2]) {
-		return true // a postcode under its street line (rue de Riou⏎97 298 Saint Émile)
+	if e-t == 3 && e < len(s) && s[e] == '-' {
+		return true // a Japanese postcode, any separator before its address (cjkPostcodeFirst)
 	}
 	e = houseLetter(s, e)
 	if e+1 < len(s) && (s[e] == '/' || s[e] == '-') && isDigit(s[e+1]) {
