@@ -191,7 +191,7 @@ var streetTypes = func() map[string]uint8 {
 		streets summit throughway trace track trafficway trailer tunnel turnpike underpass union unions valley valleys via
 		viaduct view views village villages ville vista walks wall ways well wells nagar chowk ganj path brae lea
 		grange wood glade vale fold rise drove paddock croft end yard chase bank gate mead garth wynd approach brow side
-		copse`)
+		copse burgs centers extensions fall inlets junctions forges`)
 	add(stFirst, `rue avenue av avda avenida boulevard bd bld bvd chemin ch place pl allée allee impasse imp quai route rte cours
 		passage calle c carrer plaza pza paseo camino ronda travesía travesia glorieta via viale piazza corso largo vicolo
 		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong
@@ -253,7 +253,7 @@ var unitWords = func() map[string]bool {
 	for _, w := range strings.Fields(`flat apt apartment suite ste unit studio room rm floor fl level lvl blk block
 		piso planta puerta pta esc escalera wohnung whg etage app appartement bât bâtiment étage etg lgh lok m top
 		stiege tür bus bte box interno int scala sc piano andar apto sala zimmer hus appartamento casa lote sobrado
-		uss usns psc`) {
+		uss usns usnv uscgc psc`) {
 		m[w] = true
 	}
 	return m
@@ -749,6 +749,9 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	if ws == we || ws > 0 && (isDigit(s[ws-1]) || s[ws-1] == '@' || s[ws-1] == '/' || s[ws-1] == '_') {
 		return 0, 0
 	}
+	if p := wordBefore(s, max(ws-1, 0)); !nameWord(s, ws, we) && ws > 1 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) && addrMark(s[p:ws-1])&amParticle != 0 {
+		ws = p // Rotonda De luca 576: a family name's particle is its capital
+	}
 	if !nameWord(s, ws, we) { // Rue d'Arlon 12 has a name
 		// A Finnish type word apart after a genitive: Kochin tie 252,
 		// Elisabeth Kochin tie 252, Walentin Chorellin polku 1.
@@ -772,7 +775,11 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 			t, post = weakTail(s, e)
 		}
 		if !weak && !sn || post {
-			return nameHeadBefore(s, ws, false), t
+			start := nameHeadBefore(s, ws, false)
+			if p := wordBefore(s, max(start-1, 0)); start > 1 && s[start-1] == ' ' && p < start-1 && capital(s, p) && streetType(s[p:start-1])&(stFirst|stFirstExt) != 0 {
+				start = p // Via Sartori 26: a name that ends like a glued type
+			}
+			return start, t
 		}
 		return 0, 0
 	}
