@@ -134,6 +134,11 @@ func addressAt(s string, i int) (a, b int) {
 	if a, b := cjkAddress(s, i); b > a {
 		return a, b // address_cjk.go
 	}
+	if i > 5 && s[i-1] == ' ' && s[i-2] == '.' && s[i-3] == 'n' {
+		if a, b := snAddress(s, i); b > a {
+			return a, b // Explanada León s/n. 3º B, 42132 Estepona: a flat, not a house
+		}
+	}
 	if a, b := numberFirst(s, i); b > a {
 		// "Rua Augusta 100, São Paulo - SP, 01305-000": the number also
 		// ends a street named before it; the address is both, or the
@@ -241,7 +246,7 @@ var gluedSuffixes = []struct {
 var connectors = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`de la le les los las du des del della delle dei di da do dos das van von der den het ter
-		am an auf of the upon on sur en y e i och og aan op bij and`) {
+		am an auf of the upon on sur en y e i och og aan op bij and et`) {
 		m[w] = true
 	}
 	return m
@@ -775,9 +780,19 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 			t, post = weakTail(s, e)
 		}
 		if !weak && !sn || post {
+			// A type-first word up to three words before a name that
+			// ends like a glued type: Via Sartori 26, Voie La Boétie 94.
 			start := nameHeadBefore(s, ws, false)
-			if p := wordBefore(s, max(start-1, 0)); start > 1 && s[start-1] == ' ' && p < start-1 && capital(s, p) && streetType(s[p:start-1])&(stFirst|stFirstExt) != 0 {
-				start = p // Via Sartori 26: a name that ends like a glued type
+			for n, q := 0, start; n < 3 && q > 1 && s[q-1] == ' '; n++ {
+				p := wordBefore(s, q-1)
+				if p == q-1 || !capital(s, p) && !isConnector(s[p:q-1]) {
+					break
+				}
+				if capital(s, p) && streetType(s[p:q-1])&(stFirst|stFirstExt) != 0 {
+					start = p
+					break
+				}
+				q = p
 			}
 			return start, t
 		}
