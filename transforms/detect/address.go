@@ -149,6 +149,13 @@ func addressAt(s string, i int) (a, b int) {
 		return a, b
 	}
 	if a, b := numberAfter(s, i); b > a {
+		if a > 2 && (s[a-2] == ',' || s[a-1] == '\n') {
+			// The district of a street before it: Rua Correia, Vila
+			// Maloca, 76174-093 Cardoso / DF.
+			if a2, b2 := snAddress(s, i); b2 > a2 && a2 < a {
+				return a2, max(b, b2)
+			}
+		}
 		return a, b
 	}
 	if a, b := snAddress(s, i); b > a {
@@ -217,10 +224,10 @@ var streetTypes = func() map[string]uint8 {
 		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
 		grosse großer großen hohe hoher hohen lange langer langen obere oberer untere unterer mittlere innere hintere
 		vordere nieuwe oude korte grote hoge lage eerste tweede derde oost west noord zuid sint iso pikku vanha uusi
-		undre petite petit grande grand vieille vieux haute basse nouvelle`)
+		undre petite petit grande grand vieille vieux haute basse nouvelle gammel`)
 	add(stPrep, `am an auf im in zum zur unter hinter vor bei beim über achter aan bij over op`)
 	add(stParticle, `van de der den ter ten op het`)
-	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare`)
+	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare kunta`)
 	return m
 }()
 
@@ -810,8 +817,9 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 		}
 		start, typed = nameHeadBefore(s, p, true), true
 	} else {
-		for words := 0; words < 5; words++ {
-			// The furthest type word: Arroyo Guillermo Arroyo Balderas.
+		for words := 0; words < 7; words++ {
+			// The furthest type word: Arroyo Guillermo Arroyo Balderas,
+			// Bloque María de los Ángeles Tello Espinosa.
 			t := streetType(s[q:we])
 			if t&(stFirst|stFirstExt) != 0 && words > 0 {
 				start, typed, weakType = q, true, t&stFirst == 0
@@ -945,7 +953,7 @@ func nameHeadBefore(s string, ws int, genitive bool) int {
 words:
 	for n := 0; n < 4 && start > 2 && s[start-1] == ' '; n++ {
 		if s[start-2] == '.' { // an abbreviated name: Chr. Winthersvej, Dr. Tolstrups Gade
-			if p := wordBefore(s, start-2); p < start-2 && start-2-p <= 4 && capital(s, p) && (p == 0 || s[p-1] == ' ') {
+			if p := wordBefore(s, start-2); p < start-2 && start-2-p <= 4 && capital(s, p) && (p == 0 || s[p-1] == ' ' || s[p-1] == '\n') {
 				start, named = p, p
 				continue
 			}
@@ -1700,7 +1708,7 @@ func streetBefore(s string, c int) int {
 				q--
 				continue
 			}
-			if isDigit(c) {
+			if isDigit(c) || isASCIILetter(c) && q >= 2 && isDigit(s[q-2]) { // Studio 86u
 				for q > 0 && (isDigit(s[q-1]) || isASCIILetter(s[q-1]) && q-2 >= 0 && isDigit(s[q-2])) {
 					q--
 				}
@@ -1714,7 +1722,7 @@ func streetBefore(s string, c int) int {
 			}
 			w := s[ws:q]
 			switch {
-			case streetType(w)&stAny != 0 || isUnitWord(w):
+			case streetType(w)&stAny != 0 && !strings.HasPrefix(s[q:], ". ") || isUnitWord(w): // Dr. Donald Cox is no Drive
 				proof = true
 			case nameWord(s, ws, q):
 			case isConnector(w):
