@@ -288,6 +288,7 @@ const (
 	amLabelCode // a label before "code": PIN code, ZIP code, postal code
 	amMilitary  // a US military address's state: AA, AE, AP
 	amParticle  // lower-case inside a street's name: Unter den Linden
+	amPart      // a Dutch part of a house after its number: 12-hoog, 7 hs
 )
 
 var addrMarks = func() map[string]uint16 {
@@ -306,6 +307,7 @@ var addrMarks = func() map[string]uint16 {
 		`pin zip post postal`,
 		`aa ae ap`,
 		`den der dem des de da do das dos la le van von op di del`,
+		`hoog hs h huis`,
 	} {
 		for _, w := range strings.Fields(words) {
 			m[w] |= 1 << k
@@ -1010,24 +1012,24 @@ func unitAfterNumber(s string, e int) int {
 		// What follows the word: the line's end or comma, or a floor
 		// after a Dutch part (164 II 3 hoog).
 		ends := x == len(s) || s[x] == ',' || s[x] == '\n' || s[x] == '\r'
-		switch w := s[e+1 : x]; w {
-		case "I", "II", "III", "IV":
+		w := s[e+1 : x]
+		m := addrMark(w)
+		switch {
+		case len(w) <= 3 && strings.Trim(w, "IV") == "": // I, II, III, IV
 			if !ends && !(x+1 < len(s) && s[x] == ' ' && isDigit(s[x+1])) {
 				return e
 			}
-		case "hoog", "hs", "h", "huis":
+		case m&amPart != 0: // hoog, hs, huis
 			if !ends {
 				return e
 			}
-		default:
-			if addrMark(w)&amFloorES != 0 {
-				// Bajo, Bajo A, Bajo Izda., Ático A (Spanish floors)
-				if y := wordAt(s, x+1); x+1 < len(s) && s[x] == ' ' && (y == x+2 && capital(s, x+1) || addrMark(s[x+1:y])&amSide != 0) {
-					x = dotAfter(s, y)
-				}
-			} else if len(w) != 1 || !capital(s, e+1) || !ends {
-				return e
+		case m&amFloorES != 0:
+			// Bajo, Bajo A, Bajo Izda., Ático A (Spanish floors)
+			if y := wordAt(s, x+1); x+1 < len(s) && s[x] == ' ' && (y == x+2 && capital(s, x+1) || addrMark(s[x+1:y])&amSide != 0) {
+				x = dotAfter(s, y)
 			}
+		case len(w) != 1 || !capital(s, e+1) || !ends:
+			return e
 		}
 		e = x
 	}
@@ -1792,8 +1794,7 @@ func jpAddress(s string, i int) (int, int) {
 	// last particle (は, に, で, を, が).
 	pref := -1
 	for k := a; k < i; k += 3 {
-		switch s[k : k+3] {
-		case "都", "道", "府", "県":
+		if strings.Contains("都道府県", s[k:k+3]) {
 			if s[k:k+3] == "都" && strings.HasPrefix(s[k+3:], "府") { // 京都府, not 石川県府中市
 				k += 3
 			}
@@ -1808,8 +1809,7 @@ func jpAddress(s string, i int) (int, int) {
 		a = pref - 6
 	case pref < 0:
 		for k := a; k < i; k += 3 {
-			switch s[k : k+3] {
-			case "は", "に", "で", "を", "が":
+			if strings.Contains("はにでをが", s[k:k+3]) {
 				a = k + 3
 			}
 		}
