@@ -253,7 +253,7 @@ var gluedSuffixes = []struct {
 var connectors = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`de la le les los las du des del della delle dei di da do dos das van von der den het ter
-		am an auf of the upon on sur en y e i och og aan op bij and et`) {
+		am an auf of the upon on sur en y e i och og aan op bij and et im`) {
 		m[w] = true
 	}
 	return m
