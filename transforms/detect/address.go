@@ -134,11 +134,6 @@ func addressAt(s string, i int) (a, b int) {
 	if a, b := cjkAddress(s, i); b > a {
 		return a, b // address_cjk.go
 	}
-	if i > 5 && s[i-1] == ' ' && s[i-2] == '.' && s[i-3] == 'n' {
-		if a, b := snAddress(s, i); b > a {
-			return a, b // Explanada León s/n. 3º B, 42132 Estepona: a flat, not a house
-		}
-	}
 	if a, b := numberFirst(s, i); b > a {
 		// "Rua Augusta 100, São Paulo - SP, 01305-000": the number also
 		// ends a street named before it; the address is both, or the
@@ -789,16 +784,17 @@ func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 			t, post = weakTail(s, e)
 		}
 		if !weak && !sn || post {
-			// A type-first word up to three words before a name that
-			// ends like a glued type: Via Sartori 26, Voie La Boétie 94.
+			// A type-first word before a name that ends like a glued
+			// type, or before a particle and it: Via Sartori 26, Voie La
+			// Boétie 94.
 			start := nameHeadBefore(s, ws, false)
-			for n, q := 0, start; n < 3 && q > 1 && s[q-1] == ' '; n++ {
+			for n, q := 0, start; n < 2 && q > 1 && s[q-1] == ' '; n++ {
 				p := wordBefore(s, q-1)
-				if p == q-1 || !capital(s, p) && !isConnector(s[p:q-1]) {
+				if p < q-1 && capital(s, p) && streetType(s[p:q-1])&(stFirst|stFirstExt) != 0 {
+					start = p
 					break
 				}
-				if capital(s, p) && streetType(s[p:q-1])&(stFirst|stFirstExt) != 0 {
-					start = p
+				if q-1-p > 3 || p == q-1 {
 					break
 				}
 				q = p
