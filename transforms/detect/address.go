@@ -144,6 +144,13 @@ func addressAt(s string, i int) (a, b int) {
 		return a, b
 	}
 	if a, b := numberAfter(s, i); b > a {
+		if a > 2 && (s[a-2] == ',' || s[a-1] == '\n') {
+			// The district of a street before it: Rua Correia, Vila
+			// Maloca, 76174-093 Cardoso / DF.
+			if a2, b2 := snAddress(s, i); b2 > a2 && a2 < a {
+				return a2, max(b, b2)
+			}
+		}
 		return a, b
 	}
 	if a, b := snAddress(s, i); b > a {
@@ -190,7 +197,8 @@ var streetTypes = func() map[string]uint8 {
 		ridges river roads route run shoal shoals shore shores skyway spring springs spur spurs squares station stravenue stream
 		streets summit throughway trace track trafficway trailer tunnel turnpike underpass union unions valley valleys via
 		viaduct view views village villages ville vista walks wall ways well wells nagar chowk ganj path brae lea
-		grange wood glade vale fold rise drove paddock croft end yard chase`)
+		grange wood glade vale fold rise drove paddock croft end yard chase bank gate mead garth wynd approach brow side
+		copse burgs centers extensions fall inlets junctions forges`)
 	add(stFirst, `rue avenue av avda avenida boulevard bd bld bvd chemin ch place pl allée allee impasse imp quai route rte cours
 		passage calle c carrer plaza pza paseo camino ronda travesía travesia glorieta via viale piazza corso largo vicolo
 		piazzale strada rua travessa tv praça praca alameda estrada rodovia ulica ul aleja al plac os osiedle jalan lorong
@@ -203,16 +211,18 @@ var streetTypes = func() map[string]uint8 {
 		marginal quadra setor szosa park droga ogród rondo skwer wybrzeże bulwar pasaż zaułek trakt riera ferrocarril
 		extrarradio solar quinta arrabal prolongación terrenos colonia rampa caserío caserio poblado puerta municipio
 		ramal parcela rynek wyspa bulw wyb aldea colegio escalinata explanada extramuros gran partida rincón salida
-		sección senda chalet voie`)
+		sección senda chalet voie vial stretto aeroporto área campo chácara colônia condomínio distrito esplanada
+		estação favela fazenda feira jardim lago lagoa loteamento morro núcleo passarela pátio recanto residencial sítio
+		trecho trevo vale vereda viaduto cañada drève galerie jardin parc parvis porte square`)
 	// What may stand before the words that prove a street (nameHeadBefore).
 	add(stHead, `östra västra norra södra övre nedre stora lilla gamla nya yttre inre nordre søndre østre vestre
 		store lille gamle ny nye øvre ytre indre alte alter alten altes neue neuer neuen kleine kleiner kleinen große
 		grosse großer großen hohe hoher hohen lange langer langen obere oberer untere unterer mittlere innere hintere
 		vordere nieuwe oude korte grote hoge lage eerste tweede derde oost west noord zuid sint iso pikku vanha uusi
-		undre`)
+		undre petite petit grande grand vieille vieux haute basse nouvelle gammel`)
 	add(stPrep, `am an auf im in zum zur unter hinter vor bei beim über achter aan bij over op`)
 	add(stParticle, `van de der den ter ten op het`)
-	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare`)
+	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare kunta`)
 	return m
 }()
 
@@ -238,7 +248,7 @@ var gluedSuffixes = []struct {
 var connectors = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`de la le les los las du des del della delle dei di da do dos das van von der den het ter
-		am an auf of the upon on sur en y e i och og aan op bij`) {
+		am an auf of the upon on sur en y e i och og aan op bij and et im`) {
 		m[w] = true
 	}
 	return m
@@ -249,11 +259,63 @@ var unitWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`flat apt apartment suite ste unit studio room rm floor fl level lvl blk block
 		piso planta puerta pta esc escalera wohnung whg etage app appartement bât bâtiment étage etg lgh lok m top
-		stiege tür bus bte box interno int scala sc piano andar apto sala`) {
+		stiege tür bus bte box interno int scala sc piano andar apto sala zimmer hus appartamento casa lote sobrado
+		uss usns usnv uscgc psc`) {
 		m[w] = true
 	}
 	return m
 }()
+
+// addrMarks are the words that mark a part of an address other than its
+// street type, or no street: a floor after its number (4 étage, 3 hoog,
+// 2. th), a Finnish type written apart (Kochin tie), a Spanish floor and
+// its side (Bajo Izda., 3º Dcha.), a word before a number that names
+// something else (Order 12345), the labels of a postcode.
+const (
+	amFloor = 1 << iota
+	amFinnish
+	amFloorES
+	amSide
+	amNotStreet
+	amLabel     // a postcode's label: PIN, ZIP, PLZ, CEP, Postcode
+	amLabelCP   // a label only before a postcode after a street: CP
+	amLabelLong // a label only before a postcode alone: Postleitzahl
+	amLabelCode // a label before "code": PIN code, ZIP code, postal code
+	amMilitary  // a US military address's state: AA, AE, AP
+	amParticle  // lower-case inside a street's name: Unter den Linden
+	amPart      // a Dutch part of a house after its number: 12-hoog, 7 hs
+)
+
+var addrMarks = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for k, words := range [...]string{
+		`étage etage hoog verdieping og stock piano andar floor kerros våning th tv mf sal`,
+		`tie katu polku kuja väylä kaari rinne raitti aukio tori ranta penger puistotie`,
+		`bajo ático`,
+		`izda dcha izq izqda`,
+		`order invoice version page chapter section item ticket case no nr number room level floor gate terminal
+			platform flight model step phase release build row seat table figure vol part episode season issue account
+			id ref`,
+		`pin zip cep plz cap postcode pincode zipcode`,
+		`cp`,
+		`postleitzahl postnummer postinumero`,
+		`pin zip post postal`,
+		`aa ae ap`,
+		`den der dem des de da do das dos la le van von op di del`,
+		`hoog hs h huis`,
+	} {
+		for _, w := range strings.Fields(words) {
+			m[w] |= 1 << k
+		}
+	}
+	return m
+}()
+
+// addrMark returns the marks of w (addrMarks).
+func addrMark(w string) uint16 {
+	var buf [24]byte
+	return addrMarks[lowerKey(w, &buf)]
+}
 
 // lowerKey folds w's ASCII letters into buf and returns them (w at most
 // len(buf) bytes, else "").
@@ -605,6 +667,22 @@ func unitBefore(s string, i int) int {
 	if j > 0 && s[j-1] == ',' {
 		j--
 	}
+	// The flat before a slash, apart from the house number: "8 /\n 6
+	// Kent Court", "8 / 6 Kent Court" (8/6 Kent Court, unit 8, house 6).
+	if j < i && j >= 2 && s[j-1] == '/' {
+		k := j - 1
+		for k > 0 && s[k-1] == ' ' {
+			k--
+		}
+		f := k
+		for f > 0 && k-f < 4 && isDigit(s[f-1]) {
+			f--
+		}
+		if f < k && (f == 0 || !wordByte(s[f-1]) && !isDigit(s[f-1]) && s[f-1] != '/' && s[f-1] != '.') {
+			return f
+		}
+		return i
+	}
 	if j == i {
 		return i
 	}
@@ -641,19 +719,32 @@ func numberAfter(s string, i int) (int, int) {
 	if !ok {
 		return 0, 0
 	}
-	return streetLineBefore(s, i, unitAfterNumber(s, e), false)
+	he := e
+	if strings.HasSuffix(s[i:e], " bis") || strings.HasSuffix(s[i:e], " ter") {
+		he -= 4 // Drève Kemmer 323 bis: the house number alone is short
+	}
+	return streetLineBefore(s, i, he, unitAfterNumber(s, e), false)
 }
 
-// streetLineBefore reads the street name before a house number [i, e)
-// (numberAfter) or, sn, before "s/n" or "snc" (no number, snAddress):
-// then only a typed street with a postcode after it is one.
-func streetLineBefore(s string, i, e int, sn bool) (int, int) {
+// streetLineBefore reads the street name before a house number [i, he)
+// and the flats after it, to e (numberAfter), or, sn, before "s/n" or
+// "snc" (no number, snAddress): then only a typed street with a postcode
+// after it is one.
+func streetLineBefore(s string, i, he, e int, sn bool) (int, int) {
 	j := i
 	for j > 0 && s[j-1] == ' ' {
 		j--
 	}
-	if j > 0 && s[j-1] == ',' && j < i {
+	// nl: the street's line ended before the digits; they can only be
+	// its postcode (rue de Riou⏎97 298 Saint Émile).
+	nl := false
+	if j > 0 && (s[j-1] == ',' && j < i || sn && s[j-1] == '\n') {
 		j--
+	} else if j == i && j > 1 && s[j-1] == '\n' && !sn {
+		j, nl = j-1, true
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\r') {
+			j--
+		}
 	}
 	if j == i || j == 0 {
 		return 0, 0
@@ -667,18 +758,48 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 	if ws == we || ws > 0 && (isDigit(s[ws-1]) || s[ws-1] == '@' || s[ws-1] == '/' || s[ws-1] == '_') {
 		return 0, 0
 	}
-	if !capital(s, ws) {
+	if p := wordBefore(s, max(ws-1, 0)); !nameWord(s, ws, we) && ws > 1 && s[ws-1] == ' ' && p < ws-1 && capital(s, p) && addrMark(s[p:ws-1])&amParticle != 0 {
+		ws = p // Rotonda De luca 576: a family name's particle is its capital
+	}
+	if !nameWord(s, ws, we) { // Rue d'Arlon 12 has a name
+		// A Finnish type word apart after a genitive: Kochin tie 252,
+		// Elisabeth Kochin tie 252, Walentin Chorellin polku 1.
+		if p := wordBefore(s, max(ws-1, 0)); ws > 1 && s[ws-1] == ' ' && p < ws-2 && s[ws-2] == 'n' && capital(s, p) && addrMark(s[ws:we])&amFinnish != 0 && !dot {
+			start := p
+			if q := wordBefore(s, max(p-1, 0)); p > 1 && s[p-1] == ' ' && q < p-1 && capital(s, q) && (q == 0 || !wordByte(s[q-1])) {
+				start = q
+			}
+			return start, addrTailEnd(s, e)
+		}
 		return 0, 0 // at 10, is 2024
 	}
 	w := s[ws:we]
 	// Glued: Hauptstraße 12, Hauptstr. 5, Karl-Marx-Allee 3a, Drottninggatan 5.
 	if ok, weak := glued(w); ok && capital(s, ws) && (!dot || strings.HasSuffix(strings.ToLower(w), "str")) {
+		if nl {
+			return 0, 0
+		}
 		t, post := addrTail(s, e, false)
 		if weak || sn {
 			t, post = weakTail(s, e)
 		}
 		if !weak && !sn || post {
-			return nameHeadBefore(s, ws, false), t
+			// A type-first word before a name that ends like a glued
+			// type, or before a particle and it: Via Sartori 26, Voie La
+			// Boétie 94.
+			start := nameHeadBefore(s, ws, false)
+			for n, q := 0, start; n < 2 && q > 1 && s[q-1] == ' '; n++ {
+				p := wordBefore(s, q-1)
+				if p < q-1 && capital(s, p) && streetType(s[p:q-1])&(stFirst|stFirstExt) != 0 {
+					start = p
+					break
+				}
+				if q-1-p > 3 || p == q-1 {
+					break
+				}
+				q = p
+			}
+			return start, t
 		}
 		return 0, 0
 	}
@@ -694,8 +815,9 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 		}
 		start, typed = nameHeadBefore(s, p, true), true
 	} else {
-		for words := 0; words < 5; words++ {
-			// The furthest type word: Arroyo Guillermo Arroyo Balderas.
+		for words := 0; words < 7; words++ {
+			// The furthest type word: Arroyo Guillermo Arroyo Balderas,
+			// Bloque María de los Ángeles Tello Espinosa.
 			t := streetType(s[q:we])
 			if t&(stFirst|stFirstExt) != 0 && words > 0 {
 				start, typed, weakType = q, true, t&stFirst == 0
@@ -718,13 +840,19 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 				pe--
 			}
 			pw := wordBefore(s, pe)
-			if pw == pe || pw > 0 && !(s[pw-1] == ' ' || s[pw-1] == '\n' || s[pw-1] == ',' || s[pw-1] == '(' || s[pw-1] == ':' || s[pw-1] == '"') {
+			if pw == pe || pw > 0 && !(s[pw-1] == ' ' || s[pw-1] == '\n' || s[pw-1] == ',' || s[pw-1] == '(' || s[pw-1] == ':' || s[pw-1] == '"' || s[pw-1] == '\t' || s[pw-1] == '>' || s[pw-1] == ';') {
 				break
 			}
 			q, we = pw, pe
 		}
 		if t := streetType(s[q:we]); t&(stFirst|stFirstExt) != 0 && q < ws {
 			start, typed, weakType = q, true, t&stFirst == 0
+		}
+	}
+	if typed && start > 1 && s[start-1] == ' ' {
+		// An adjective before a type-first word: Petite rue, Grande Rue.
+		if p := wordBefore(s, start-1); p < start-1 && capital(s, p) && (p == 0 || !wordByte(s[p-1])) && streetType(s[p:start-1])&stHead != 0 {
+			start = p
 		}
 	}
 	if typed {
@@ -734,26 +862,30 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 		if weakType || sn {
 			t, post = weakTail(s, e)
 		}
-		if !post && !sn && s[i-1] == ' ' && s[i-2] == ',' {
+		if nl {
+			t, post = e, false
+		}
+		if !post && !sn && (nl || s[i-1] == ' ' && s[i-2] == ',') {
 			// "rue Jacquet, 39624 Lelievre-sur-Lemaitre", "boulevard
 			// Guillou, 26 330 Rolland": no house number, and after the
-			// comma a postcode of five digits with its city.
+			// comma or line break a postcode of five digits with its city.
 			if pe, ok := postcodeAt(s, i, false); ok && pe-i >= 5 {
 				if pt := postTail(s, pe); pt > pe {
 					t, post = pt, true
 				}
 			}
 		}
-		if post || !weakType && !sn {
+		if post || !weakType && !sn && !nl {
 			return start, t
 		}
 	}
-	if sn {
+	if sn || nl {
 		return 0, 0
 	}
 	// No type: the capitalised words before the number, and a strong
-	// postcode (Strøget 2, 1160 København K).
-	if !capital(s, ws) || e-i > 6 || notStreet(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
+	// postcode (Strøget 2, 1160 København K); a flat's word (Box 5678,
+	// Zimmer 457) is no street's name.
+	if !capital(s, ws) || he-i > 6 || notStreet(w) || isUnitWord(w) || len(w) > 1 && allUpper(w) { // GB55 YION 4613 4872: an IBAN
 		return 0, 0
 	}
 	// And a comma or a line break after the number: without a type word,
@@ -777,6 +909,13 @@ func streetLineBefore(s string, i, e int, sn bool) (int, int) {
 	return 0, 0
 }
 
+// addrTailEnd is where addrTail ends the address after a street line
+// ending at e.
+func addrTailEnd(s string, e int) int {
+	t, _ := addrTail(s, e, false)
+	return t
+}
+
 // streetParticlesBefore extends a street name starting at ws back over
 // the particles inside it to the capitalised word before them: "Unter den
 // Linden", "Achter de Dijk", "Rua da Consolação" read from their last
@@ -788,9 +927,7 @@ func streetParticlesBefore(s string, ws int) int {
 		if p == start-1 {
 			break
 		}
-		switch s[p : start-1] {
-		case "den", "der", "dem", "des", "de", "da", "do", "das", "dos", "la", "le", "van", "von", "op", "di", "del":
-		default:
+		if capital(s, p) || addrMark(s[p:start-1])&amParticle == 0 {
 			if capital(s, p) && n > 0 {
 				return p
 			}
@@ -814,7 +951,7 @@ func nameHeadBefore(s string, ws int, genitive bool) int {
 words:
 	for n := 0; n < 4 && start > 2 && s[start-1] == ' '; n++ {
 		if s[start-2] == '.' { // an abbreviated name: Chr. Winthersvej, Dr. Tolstrups Gade
-			if p := wordBefore(s, start-2); p < start-2 && start-2-p <= 4 && capital(s, p) && (p == 0 || s[p-1] == ' ') {
+			if p := wordBefore(s, start-2); p < start-2 && start-2-p <= 4 && capital(s, p) && (p == 0 || s[p-1] == ' ' || s[p-1] == '\n') {
 				start, named = p, p
 				continue
 			}
@@ -852,26 +989,45 @@ words:
 	return start
 }
 
-// unitAfterNumber takes a flat or floor right after a house number: "1
-// m. 5", "107 I,", "12-hoog," (Dutch floors).
+// unitAfterNumber takes the flats, floors and parts right after a house
+// number ending at e, before the comma: "1 m. 5", "107 I", "7-II",
+// "12-hoog", "164 II 3 hoog", "80 3e verdieping", "39a Zimmer 457", "53
+// Piano 7", "7 Bajo Izda.", "5 C" (a Finnish staircase).
 func unitAfterNumber(s string, e int) int {
-	if strings.HasPrefix(s[e:], " m. ") && e+4 < len(s) && isDigit(s[e+4]) {
-		_, _, f := number(s, e+4)
-		return f
-	}
-	// A Dutch floor or part before the comma: 107 I, 7-II, 12-A, 12-hoog, 7 hs.
-	if e+1 < len(s) && (s[e] == ' ' || s[e] == '-') {
-		x := wordAt(s, e+1)
-		if x > e+1 && (x == len(s) || s[x] == ',' || s[x] == '\n') {
-			switch w := s[e+1 : x]; w {
-			case "I", "II", "III", "IV", "hoog", "hs", "h", "huis":
-				return x
-			default:
-				if len(w) == 1 && s[e] == '-' && capital(s, e+1) {
-					return x
-				}
+	for n := 0; n < 3 && e+1 < len(s) && (s[e] == ' ' || s[e] == '-' && n == 0); n++ {
+		if s[e] == ' ' {
+			if u := addrUnitAt(s, e+1); u > e+1 {
+				e = u
+				continue
 			}
 		}
+		x := wordAt(s, e+1)
+		if x == e+1 {
+			break
+		}
+		// What follows the word: the line's end or comma, or a floor
+		// after a Dutch part (164 II 3 hoog).
+		ends := x == len(s) || s[x] == ',' || s[x] == '\n' || s[x] == '\r'
+		w := s[e+1 : x]
+		m := addrMark(w)
+		switch {
+		case len(w) <= 3 && strings.Trim(w, "IV") == "": // I, II, III, IV
+			if !ends && !(x+1 < len(s) && s[x] == ' ' && isDigit(s[x+1])) {
+				return e
+			}
+		case m&amPart != 0: // hoog, hs, huis
+			if !ends {
+				return e
+			}
+		case m&amFloorES != 0:
+			// Bajo, Bajo A, Bajo Izda., Ático A (Spanish floors)
+			if y := wordAt(s, x+1); x+1 < len(s) && s[x] == ' ' && (y == x+2 && capital(s, x+1) || addrMark(s[x+1:y])&amSide != 0) {
+				x = dotAfter(s, y)
+			}
+		case len(w) != 1 || !capital(s, e+1) || !ends:
+			return e
+		}
+		e = x
 	}
 	return e
 }
@@ -881,14 +1037,29 @@ func unitAfterNumber(s string, e int) int {
 // at i: "Camino Irene s/n, 68394 Barcelona".
 func snAddress(s string, i int) (int, int) {
 	j := i
-	for j > 0 && (s[j-1] == ' ' || s[j-1] == ',') && i-j < 3 {
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == ',' || s[j-1] == '\n') && i-j < 3 {
 		j--
 	}
 	t := strings.TrimSuffix(s[:j], ".")
-	if j == i || !strings.HasSuffix(t, " s/n") && !strings.HasSuffix(t, " S/N") && !strings.HasSuffix(t, " snc") {
+	if j == i {
 		return 0, 0
 	}
-	return streetLineBefore(s, len(t)-3, j, true)
+	if !strings.HasSuffix(t, " s/n") && !strings.HasSuffix(t, " S/N") && !strings.HasSuffix(t, " snc") {
+		// No number at all, and the district between the street and
+		// the postcode: "Lagoa de Moraes, Novo Ouro Preto, 32863-831
+		// Pires de Barros / TO" (BR), its city after it. The street
+		// ends at the comma before the district.
+		d := j
+		for d > 0 && j-d < 40 && s[d-1] != ',' && s[d-1] != '\n' {
+			d--
+		}
+		pe, ok := postcodeAt(s, i, false)
+		if ds := skipSpaces(s, d); ok && pe-i >= 5 && postTail(s, pe) > pe && d > 0 && (s[d-1] == ',' && ds > d || s[d-1] == '\n') && capital(s, ds) {
+			return streetLineBefore(s, ds, ds, d-1, true)
+		}
+		return 0, 0
+	}
+	return streetLineBefore(s, len(t)-3, j, j, true)
 }
 
 // ---------------------------------------------------------------- the tail
@@ -923,8 +1094,9 @@ func addrTail(s string, e int, strong bool) (int, bool) {
 		if k == q || k >= len(s) {
 			break
 		}
-		// A unit: Apt 4B, Suite 759, #10-01, 3º B, 2. th.
-		if u := addrUnitAt(s, k); u > k {
+		// A unit: Apt 4B, Suite 759, #10-01, 3º B, 2. th. After a city,
+		// FL and SC are states (Lindafurt, FL 12507), no floor or stair.
+		if u := addrUnitAt(s, k); u > k && !(cities > 0 && s[k+1]-'A' < 26 && allUpper(s[k:wordAt(s, k)])) {
 			q = u
 			if unitsOnly {
 				end = u
@@ -1027,12 +1199,18 @@ func postTail(s string, e int) int {
 		return e
 	}
 	w := wordAt(s, k2)
+	if w > k2 && !capital(s, k2) && cityStarts(s, k2) {
+		k2, w = w+1, wordAt(s, w+1) // 68595572 das Neves de Oliveira
+	} else if strings.HasPrefix(s[k2:], "'s-") {
+		k2 += 3 // 's-Gravenpolder
+		w = wordAt(s, k2)
+	}
 	if w == k2 || !nameWord(s, k2, w) {
 		// Cedex
 		return e
 	}
 	end := cityEnd(s, w)
-	if nl && end < len(s) && s[end] != '\n' && s[end] != '\r' && s[end] != ',' && s[end] != '.' {
+	if nl && end < len(s) && s[end] != '\n' && s[end] != '\r' && s[end] != ',' && s[end] != '.' && !strings.HasPrefix(s[end:], " (") {
 		return e
 	}
 	// A state or district code after the city.
@@ -1097,16 +1275,7 @@ func cityEnd(s string, w int) int {
 
 // notStreet reports whether w, before a number, names something else
 // (Order 12345, Version 2, Room 5).
-func notStreet(w string) bool {
-	var buf [24]byte
-	switch lowerKey(w, &buf) {
-	case "order", "invoice", "version", "page", "chapter", "section", "item", "ticket", "case", "no", "nr", "number",
-		"room", "level", "floor", "gate", "terminal", "platform", "flight", "model", "step", "phase", "release", "build",
-		"row", "seat", "table", "figure", "vol", "part", "episode", "season", "issue", "account", "id", "ref":
-		return true
-	}
-	return false
-}
+func notStreet(w string) bool { return addrMark(w)&amNotStreet != 0 }
 
 func allUpper(w string) bool {
 	for k := 0; k < len(w); k++ {
@@ -1140,16 +1309,29 @@ func addrUnitAt(s string, k int) int {
 			e += 2
 			if e+1 < len(s) && s[e] == ' ' && isASCIILetter(s[e+1]) && (e+2 == len(s) || !wordByte(s[e+2])) {
 				e += 2
+			} else if w := wordAt(s, e+1); e+1 < len(s) && s[e] == ' ' && addrMark(s[e+1:w])&amSide != 0 {
+				e = dotAfter(s, w) // 3º Izda., 1º Dcha.
 			} else if e < len(s) && isASCIILetter(s[e]) && (e+1 == len(s) || !wordByte(s[e+1])) {
 				e++
 			}
 			return e
 		}
+		// 4 étage, 3 hoog (achter), 3e verdieping, 8 OG, 2 andar
+		f := e
+		if f+1 < len(s) && s[f] == 'e' && s[f+1] == ' ' {
+			f++
+		}
+		if f+1 < len(s) && s[f] == ' ' {
+			if w := wordAt(s, f+1); addrMark(s[f+1:w])&amFloor != 0 {
+				if strings.HasPrefix(s[w:], " achter") || strings.HasPrefix(s[w:], " voor") {
+					w = wordAt(s, w+1)
+				}
+				return w
+			}
+		}
 		// 2. th., 1. sal, 3. OG, 2. Stock, 4. étage
 		if strings.HasPrefix(s[e:], ". ") {
-			w := wordAt(s, e+2)
-			switch strings.ToLower(s[e+2 : w]) {
-			case "th", "tv", "mf", "sal", "og", "stock", "etage", "étage", "piano", "floor":
+			if w := wordAt(s, e+2); addrMark(s[e+2:w])&amFloor != 0 {
 				return dotAfter(s, w)
 			}
 		}
@@ -1187,6 +1369,16 @@ func addrUnitAt(s string, k int) int {
 	return x
 }
 
+// cityStarts reports whether a city's name starts at k: a capital, or a
+// particle before one (das Neves de Oliveira, a Brazilian family's name).
+func cityStarts(s string, k int) bool {
+	if capital(s, k) {
+		return true
+	}
+	w := wordAt(s, k)
+	return w+1 < len(s) && s[w] == ' ' && s[k] == 'd' && (w-k == 2 || w-k == 3 && s[k+2] == 's') && strings.IndexByte("aoe", s[k+1]) >= 0 && capital(s, w+1)
+}
+
 // postLabel skips a postcode's label at k: PIN, ZIP, CEP, PLZ, CAP, CP,
 // Postcode (and a colon).
 func postLabel(s string, k int) int {
@@ -1194,9 +1386,7 @@ func postLabel(s string, k int) int {
 	if w == k {
 		return k
 	}
-	var buf [24]byte
-	switch lowerKey(s[k:w], &buf) {
-	case "pin", "zip", "cep", "plz", "cap", "cp", "postcode", "pincode", "zipcode":
+	if addrMark(s[k:w])&(amLabel|amLabelCP) != 0 {
 		e := w
 		if e < len(s) && s[e] == ':' {
 			e++
@@ -1213,8 +1403,7 @@ func postLabel(s string, k int) int {
 func countryPrefix(s string, k int) int {
 	for n := 1; n <= 2; n++ {
 		if k+n+1 < len(s) && s[k+n] == '-' && isDigit(s[k+n+1]) {
-			switch s[k : k+n] {
-			case "D", "F", "A", "I", "E", "L", "B", "P", "SE", "DK", "FI", "NL", "CH", "PL", "NO":
+			if n == 1 && strings.IndexByte("DFAIELBP", s[k]) >= 0 || n == 2 && s[k] != ' ' && s[k+1] != ' ' && strings.Contains("SE DK FI NL CH PL NO", s[k:k+2]) {
 				return k + n + 1
 			}
 		}
@@ -1278,7 +1467,7 @@ func postcodeAt(s string, k int, strong bool) (int, bool) {
 			} else if e+1 < len(s) && s[e] == ' ' && isDigit(s[e+1]) {
 				// FR written with a space, "75 002 Paris": only before
 				// its city.
-				if _, n2, e2 := number(s, e+1); n2 == 3 && e2+1 < len(s) && s[e2] == ' ' && capital(s, e2+1) {
+				if _, n2, e2 := number(s, e+1); n2 == 3 && e2+1 < len(s) && s[e2] == ' ' && cityStarts(s, e2+1) {
 					end = e2
 				}
 			}
@@ -1287,7 +1476,7 @@ func postcodeAt(s string, k int, strong bool) (int, bool) {
 		case 8:
 			// BR's CEP without its hyphen, "01310100 São Paulo": only
 			// before its city.
-			if e+1 < len(s) && s[e] == ' ' && capital(s, e+1) {
+			if e+1 < len(s) && s[e] == ' ' && cityStarts(s, e+1) {
 				end = e
 			}
 		}
@@ -1370,6 +1559,18 @@ func postcodeAnchor(s string, i int) (int, int) {
 		}
 		// A city before it.
 		c := cityBefore(s, k)
+		if c < 0 && k >= 2 && s[k-1] == '\n' {
+			// On its own line under its city's (GB): a line of the city
+			// alone, and a street line above it (Flat 47⏎Holden
+			// inlet⏎Lyonsview⏎WA74 3SE).
+			j := k - 1
+			if s[j-1] == '\r' {
+				j--
+			}
+			if c = cityWordsBefore(s, j); c > 0 && s[c-1] == '\n' && streetBefore(s, c) == c {
+				c = -1
+			}
+		}
 		if c < 0 {
 			return 0, 0
 		}
@@ -1399,27 +1600,41 @@ func postcodeAnchor(s string, i int) (int, int) {
 	if ws == j {
 		return 0, 0
 	}
-	var buf [24]byte
-	switch lowerKey(s[ws:j], &buf) {
-	case "pin", "zip", "cep", "plz", "cap", "postcode", "pincode", "zipcode", "postleitzahl", "postnummer", "postinumero":
-	case "code":
+	if m := addrMark(s[ws:j]); m&amMilitary != 0 {
+		return militaryAddress(s, k, ws)
+	} else if m&(amLabel|amLabelLong) == 0 {
+		// Postal code, PIN code, ZIP code.
 		p := wordBefore(s, max(ws-1, 0))
-		if ws < 1 || s[ws-1] != ' ' || p == ws-1 {
+		if ws < 1 || s[ws-1] != ' ' || p == ws-1 || !strings.EqualFold(s[ws:j], "code") || addrMark(s[p:ws-1])&amLabelCode == 0 {
 			return 0, 0
 		}
-		switch lowerKey(s[p:ws-1], &buf) {
-		case "pin", "zip", "post", "postal":
-		default:
-			return 0, 0
-		}
-	default:
-		return 0, 0
 	}
 	e, ok := postcodeAt(s, countryPrefix(s, k), false)
 	if !ok {
 		return 0, 0
 	}
 	return k, e
+}
+
+// militaryAddress reads a US military address whose ZIP is at k after
+// its APO, FPO or DPO and the state code at ws (AA, AE, AP), with the
+// ship or the unit and box before them: "USS Webster, FPO AP 60978",
+// "PSC 1234, Box 5678, APO AA 12345", "Unit 1234 Box 5678, DPO AE
+// 12345".
+func militaryAddress(s string, k, ws int) (int, int) {
+	p := wordBefore(s, max(ws-1, 0))
+	if ws < 2 || s[ws-1] != ' ' || ws-1-p != 3 || s[p+1:ws-1] != "PO" || !strings.Contains("AFD", s[p:p+1]) {
+		return 0, 0
+	}
+	e, ok := postcodeAt(s, k, false)
+	if !ok || e-k != 5 {
+		return 0, 0
+	}
+	start := streetBefore(s, p) // USS (a unit word), PSC 1234, Box 5678
+	if start == p {
+		return 0, 0
+	}
+	return start, e
 }
 
 // cityBefore returns the start of the city (and state) before a postcode
@@ -1432,6 +1647,11 @@ func cityBefore(s string, k int) int {
 	if j == k || j == 0 || s[k-1] == '\n' {
 		return -1
 	}
+	return cityWordsBefore(s, j)
+}
+
+// cityWordsBefore returns the start of the city's words ending at j, or -1.
+func cityWordsBefore(s string, j int) int {
 	start := -1
 	for words := 0; words < 4; words++ {
 		ws := wordBefore(s, j)
@@ -1486,7 +1706,7 @@ func streetBefore(s string, c int) int {
 				q--
 				continue
 			}
-			if isDigit(c) {
+			if isDigit(c) || isASCIILetter(c) && q >= 2 && isDigit(s[q-2]) { // Studio 86u
 				for q > 0 && (isDigit(s[q-1]) || isASCIILetter(s[q-1]) && q-2 >= 0 && isDigit(s[q-2])) {
 					q--
 				}
@@ -1500,7 +1720,7 @@ func streetBefore(s string, c int) int {
 			}
 			w := s[ws:q]
 			switch {
-			case streetType(w)&stAny != 0 || isUnitWord(w):
+			case streetType(w)&stAny != 0 && !strings.HasPrefix(s[q:], ". ") || isUnitWord(w): // Dr. Donald Cox is no Drive
 				proof = true
 			case nameWord(s, ws, q):
 			case isConnector(w):
@@ -1570,9 +1790,8 @@ func jpAddress(s string, i int) (int, int) {
 	// last particle (は, に, で, を, が).
 	pref := -1
 	for k := a; k < i; k += 3 {
-		switch s[k : k+3] {
-		case "都", "道", "府", "県":
-			if strings.HasPrefix(s[k+3:], "府") { // 京都府
+		if strings.Contains("都道府県", s[k:k+3]) {
+			if s[k:k+3] == "都" && strings.HasPrefix(s[k+3:], "府") { // 京都府, not 石川県府中市
 				k += 3
 			}
 			pref = k
@@ -1586,8 +1805,7 @@ func jpAddress(s string, i int) (int, int) {
 		a = pref - 6
 	case pref < 0:
 		for k := a; k < i; k += 3 {
-			switch s[k : k+3] {
-			case "は", "に", "で", "を", "が":
+			if strings.Contains("はにでをが", s[k:k+3]) {
 				a = k + 3
 			}
 		}
@@ -1706,7 +1924,7 @@ func jpBuilding(s string, b int) int {
 		k++
 	}
 	q := k
-	for q+3 <= len(s) && q-k < 45 && cjk(s, q) {
+	for q+3 <= len(s) && q-k < 72 && cjk(s, q) { // パレス虎ノ門ヒルズ森タワー192
 		q += 3
 	}
 	spaced := q > k && q+1 < len(s) && s[q] == ' ' && isDigit(s[q+1]) // 森タワー 42階

@@ -57,6 +57,12 @@ func cjkAddress(s string, i int) (int, int) {
 			return a, b
 		}
 	}
+	if e-i == 6 && q < i && cjkPostcode(s, i) == e {
+		if a := zhBuildingBefore(s, q); a < q {
+			b, _ := cjkTail(s, e)
+			return a, b
+		}
+	}
 	if e-i == 6 || e-i == 3 && e < len(s) && s[e] == '-' {
 		if a, b := cjkPostcodeFirst(s, i); b > a {
 			return a, b
@@ -170,8 +176,28 @@ func zhStreet(s string, i int, weak bool) (int, int) {
 	if !strong && han(s, e) && !strings.HasPrefix(s[e:], "邮") && !strings.HasPrefix(s[e:], "的") {
 		return 0, 0
 	}
-	// Back over the province, city and district glued before the name,
-	// not over the words that lead to them (寄到, 住在, 位于, 地址是).
+	// A flat after a space: 8064号 套房 218, 961号 公寓 478.
+	if k := skipSpaces(s, e); k > e && (strings.HasPrefix(s[k:], "套房") || strings.HasPrefix(s[k:], "公寓")) {
+		if _, n, f := number(s, skipSpaces(s, k+6)); n > 0 && n <= 5 {
+			e = f
+			if strings.HasPrefix(s[e:], "室") || strings.HasPrefix(s[e:], "号") {
+				e += 3
+			}
+		}
+	}
+	a, region := zhRegionBefore(s, ts)
+	b, post := cjkTail(s, e)
+	if !strong && !weak && !region && !post {
+		return 0, 0
+	}
+	return a, b
+}
+
+// zhRegionBefore returns the start of the street's name and the province,
+// city and district glued before the street type at ts, not over the
+// words that lead to them (寄到, 住在, 位于, 地址是), and whether a region
+// word is among them.
+func zhRegionBefore(s string, ts int) (int, bool) {
 	a, region := ts-3, false
 	for a >= 3 && ts-a < 60 && han(s, a-3) {
 		a -= 3
@@ -183,11 +209,27 @@ func zhStreet(s string, i int, weak bool) (int, int) {
 			region = region || zhRegion(s[k:k+3])
 		}
 	}
-	b, post := cjkTail(s, e)
-	if !strong && !weak && !region && !post {
-		return 0, 0
+	return a, region
+}
+
+// zhBuildingBefore reads a Chinese street line without a house number
+// ending at q, before its postcode: the street, a building's letter and
+// 座 (湖北省宁县永川长沙街Q座 225634), the region words before them.
+func zhBuildingBefore(s string, q int) int {
+	if !strings.HasSuffix(s[:q], "座") {
+		return q
 	}
-	return a, b
+	p := q - 3
+	for p > 0 && q-p < 6 && isASCIILetter(s[p-1]) {
+		p--
+	}
+	if p == q-3 || p < 6 || !strings.Contains("路街巷弄道", s[p-3:p]) || !han(s, p-6) {
+		return q
+	}
+	if a, region := zhRegionBefore(s, p-3); region {
+		return a
+	}
+	return q
 }
 
 // zhRegion reports whether the Han character k ends the name of a

@@ -200,7 +200,7 @@ func (p *pass) scanDigits(on uint8) {
 			case addrFirst:
 				// addrFirstWorth's house number: a letter, a range or
 				// a flat after it, or a space, or a comma and a space.
-				if e-t > 5 || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
+				if e-t > 5 && (e-t != 8 || b != '\n') || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
 					k = 0
 				}
 			}
@@ -263,12 +263,12 @@ type Extra struct {
 // starts no address (glued to a lower-case letter, in a number, a
 // version, a key=value); 1 when every branch may start one (a non-ASCII
 // byte); else the test addrWorth makes: addrUpper after a capital (a
-// letter postcode, NW1 6XE, after a city: a space or a comma before it),
-// addrDash after '-' or ':' (addrBefore2), addrFirst where only a house
-// number first may start (numberFirst: after ',', '"', '(', a tab or a
-// line break, and at the start), addrSpace after a space, addrJP where
-// only a 〒 before may start one ('/', ')', ';' and the other ASCII
-// punctuation: a path, a version, a fraction).
+// letter postcode, NW1 6XE, after a city: a space, a comma or a line
+// break before it), addrDash after '-' or ':' (addrBefore2), addrFirst
+// where only a house number first may start (numberFirst: after ',',
+// '"', '(', a tab or a line break, and at the start), addrSpace after a
+// space, addrJP where only a 〒 before may start one ('/', ')', ';' and
+// the other ASCII punctuation: a path, a version, a fraction).
 var addrBefore = func() (t [256]uint8) {
 	for c := range t {
 		t[c] = addrJP
@@ -320,7 +320,7 @@ func addrWorth(s string, t int, kind uint8) bool {
 		for k > 0 && t-k < 2 && s[k-1]-'A' < 26 {
 			k--
 		}
-		return k > 0 && (s[k-1] == ' ' || s[k-1] == ',')
+		return k > 0 && (s[k-1] == ' ' || s[k-1] == ',' || s[k-1] == '\n')
 	case addrSpace:
 		// numberAfter and postcodeAnchor need a word (a street, a
 		// postcode's label) before the spaces, or a '.', ',', ':' after
@@ -347,8 +347,14 @@ func addrWorth(s string, t int, kind uint8) bool {
 // stop here; "12 5th Ave" does not).
 func addrFirstWorth(s string, t int) bool {
 	e := skipDigits(s, t)
+	if (e-t == 5 || e-t == 2 || e-t == 8) && e < len(s) && s[e] == ' ' && t >= 2 && s[t-1] == '\n' && wordByte(s[t-2]) {
+		return true // a postcode under its street line (rue de Riou⏎97 298 Saint Émile, 65206427 Monteiro)
+	}
 	if e-t > 5 {
 		return false
+	}
+	if e-t == 3 && e < len(s) && s[e] == '-' {
+		return true // a Japanese postcode, any separator before its address (cjkPostcodeFirst)
 	}
 	e = houseLetter(s, e)
 	if e+1 < len(s) && (s[e] == '/' || s[e] == '-') && isDigit(s[e+1]) {
