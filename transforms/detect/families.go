@@ -136,12 +136,13 @@ func (p *pass) scanDigits(on uint8) {
 			// No visit ends inside a run: each ends where a token does.
 			a, te, ok := t, e, e-t <= idMaxChars
 			if b-'a' < 26 && (t < 2 || s[t-2] != '\\') {
-				// Glued to a lower-case letter: the token is a word
-				// or a hash, no identifier (idToken's cls test).
-				for te < n && idClass[s[te]]&icAlnum != 0 {
-					te++
-				}
-				ok = false
+				// Glued to a lower-case letter: a word or a hash,
+				// unless the token is all in lower case and of an
+				// identifier's length (kz825979a, btglon61a25e326z
+				// after their word, which idMatch wants); mixed case
+				// fails idToken's test.
+				a, te, ok = idToken(s, t)
+				ok = ok && idLens>>(te-a)&1 != 0
 			} else if idClass[b]&icAlnum != 0 || idClass[c]&icAlnum != 0 {
 				a, te, ok = idToken(s, t)
 			}
