@@ -100,7 +100,7 @@ var companyWords = []string{
 var orgWords = []string{
 	"Huis", "Haus", "Maison", "Casa", "Museu", "Musée", "Stichting", "Fondation", "Fundación", "Fondazione",
 	"University", "College", "School", "Academy", "Hospital", "Clinic", "Hotel", "Restaurant", "Cafe", "Café", "Bar", "Museum", "Library", "Church", "Cathedral",
-	"Center", "Centre", "Station", "Airport", "Park", "Heath", "Green", "Cross", "End", "Common", "Stadium", "Arena", "Hall", "Theatre", "Theater", "Gallery", "Prize", "Award", "Medal", "Bridge", "Tower",
+	"Center", "Centre", "Station", "Airport", "Park", "Heath", "Green", "Cross", "End", "Common", "Upton", "Newton", "Stadium", "Arena", "Hall", "Theatre", "Theater", "Gallery", "Prize", "Award", "Medal", "Bridge", "Tower",
 	"Universität", "Hochschule", "Schule", "Klinik", "Krankenhaus", "Bahnhof", "Flughafen", "Kirche", "Rathaus",
 	"Université", "École", "Lycée", "Collège", "Hôpital", "Gare", "Aéroport", "Musée", "Église", "Hôtel",
 	"Universidad", "Escuela", "Colegio", "Hospital", "Estación", "Aeropuerto", "Museo", "Iglesia", "Universidade", "Escola", "Estação",
