@@ -886,6 +886,11 @@ func (p *pass) settleStretch(t int, lo uint64, phone, card bool) (bool, bool) {
 			return true, card
 		case digits < p.phoneMin && (lo|hi)&plus == 0 && before != '+',
 			digits == 8 && (lo|hi)&plus == 0 && before != '+' && before != '(' && !eightShape(lo, hi):
+			// Eight digits after a phone word are a number in any
+			// region with a trunk zero (phoneRun: "08-15 00 08").
+			if digits == 8 && phoneContext(s, t) {
+				break
+			}
 			p.phoneNext = end
 			return false, card
 		}

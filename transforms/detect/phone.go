@@ -112,7 +112,7 @@ func (p *pass) stepPhone(d int) {
 		p.stepBare(q, e)
 		return
 	}
-	if digits < min && (plus == 0 || digits < 7) {
+	if digits < min && (plus == 0 || digits < 7) && (digits != 8 || !phoneContext(s, q)) {
 		p.phoneNext = e
 		return
 	}
