@@ -1,6 +1,9 @@
 package detect
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // The phone detector and the digit-run step that drives it and
 // credit_card (manual 12), steps of the pass (detect.go);
@@ -259,23 +262,15 @@ func phoneContext(s string, a int) bool {
 				// Inside a word. CJK text has no spaces between words:
 				// a phone word may start at any of its characters
 				// (联系电话, 请拨打电话).
-				if c&0xf0 == 0xe0 {
-					for _, w := range phoneWords {
-						if w[0] >= 0x80 && phoneWordAt(s, i, a, w) {
-							return true
-						}
-					}
+				if c&0xf0 == 0xe0 && phoneWordStarts(s, i, a) {
+					return true
 				}
 				continue
 			}
 		}
 		// A third word: after short ones, or a label's before a name.
-		if words < 2 || short || s[wend] == ':' || s[wend] == ' ' && s[wend+1] == ':' {
-			for _, w := range phoneWords {
-				if phoneWordAt(s, i, a, w) {
-					return true
-				}
-			}
+		if (words < 2 || short || s[wend] == ':' || s[wend] == ' ' && s[wend+1] == ':') && phoneWordStarts(s, i, a) {
+			return true
 		}
 		words++
 		short = short && wend-i <= 3
@@ -390,6 +385,32 @@ func phoneIDContext(s string, a, digits int) bool {
 		}
 	}
 	return true
+}
+
+// phoneWordsByFirst holds, per byte, the phoneWords that start with it
+// (bit k: phoneWords[k]): a word start tries those alone, not all of them.
+var phoneWordsByFirst = func() (t [256]uint64) {
+	for k, w := range phoneWords {
+		t[w[0]] |= 1 << k
+	}
+	return t
+}()
+
+// phoneWords must fit phoneWordsByFirst's masks.
+const _ = uint(64 - len(phoneWords))
+
+// phoneWordStarts reports whether a phone word is at s[i:], before a.
+func phoneWordStarts(s string, i, a int) bool {
+	c := s[i]
+	if c-'A' < 26 {
+		c += 'a' - 'A'
+	}
+	for m := phoneWordsByFirst[c]; m != 0; m &= m - 1 {
+		if phoneWordAt(s, i, a, phoneWords[bits.TrailingZeros64(m)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // phoneWordAt reports whether w (see phoneWords) is at s[i:], before a.
