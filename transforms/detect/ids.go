@@ -617,6 +617,48 @@ func lastWord(s string, lo, a int, w string) int {
 	return -1
 }
 
+// wordStarts is a filter for lastWord: the first two bytes (folded) of
+// every place in a window where lastWord could find a word, hashed into
+// 1,024 bits. A word whose first two bytes are not in it is not in the
+// window; one that is may be, and lastWord says. A window of text holds
+// a dozen word starts, so most of a list of context words is ruled out
+// at a bit test each, not a walk of the window each.
+type wordStarts [16]uint64
+
+// wordPair is the bit of wordStarts for the bytes a, b (folded).
+func wordPair(a, b byte) uint { return (uint(a)<<5 ^ uint(b)) & 1023 }
+
+// read records the places of s[lo:a] where lastWord could match: a word
+// start for ASCII words (all idWordStart allows, and more), any lead
+// byte for the others.
+func (ws *wordStarts) read(s string, lo, a int) {
+	for j := lo; j+1 < a; j++ {
+		c := s[j]
+		if c < 0x80 {
+			if idClass[c]&(icUpper|icLower) == 0 {
+				continue
+			}
+			if j > 0 && idClass[s[j-1]]&(icUpper|icLower) != 0 && idClass[c]&icUpper == 0 && (j < 2 || s[j-2] != '\\') {
+				continue
+			}
+		} else if c < 0xc0 {
+			continue
+		}
+		k := wordPair(foldLower(c), foldLower(s[j+1]))
+		ws[k>>6] |= 1 << (k & 63)
+	}
+}
+
+// may reports whether context word w (lastWord's form) may be in the
+// window read.
+func (ws *wordStarts) may(w string) bool {
+	if len(w) < 2 || w[1] == '*' {
+		return true
+	}
+	k := wordPair(foldLower(w[0]), foldLower(w[1]))
+	return ws[k>>6]&(1<<(k&63)) != 0
+}
+
 // idWordStart reports whether a word may start at s[j]: no letter before
 // it, but for the letter of a JSON escape (\nBSN) and the lower-case
 // letter before a capital (customerBsn).

@@ -358,6 +358,8 @@ func phoneIDContext(s string, a, digits int) bool {
 	}
 	lo := max(0, a-idWindow)
 	at := -1
+	var starts wordStarts
+	starts.read(s, lo, a)
 	for _, k := range idByLen[digits] {
 		d := &idDefs[k]
 		if d.det == detABARouting {
@@ -367,7 +369,9 @@ func phoneIDContext(s string, a, digits int) bool {
 			if w == "tfn" && s[a] == '0' {
 				continue // Swedish tfn (telefon) before a national number
 			}
-			at = max(at, lastWord(s, lo, a, w))
+			if starts.may(w) {
+				at = max(at, lastWord(s, lo, a, w))
+			}
 		}
 	}
 	if at < 0 {

@@ -432,6 +432,7 @@ type detectScratch struct {
 	labels []int32
 	tables []int32
 	hits   []hit
+	order  []hit     // sortHits' second buffer
 	keys   *keyCache // the labels' classes, kept from call to call
 	dict   []dictHit
 	fold   []byte // an allowed value folded
@@ -565,7 +566,7 @@ func (ds *Set) detectText(dst []Detection, s string, sel Selection, sc *detectSc
 		return dst
 	}
 	if len(hits) > 1 {
-		hits = ds.resolve(s, hits)
+		hits = ds.resolve(s, hits, sc)
 	}
 	dst = slices.Grow(dst, len(hits))
 	for _, h := range hits {
@@ -587,22 +588,9 @@ type hit struct {
 // the longer, then the more sensitive, then the earlier in manual 12's
 // table (as resolveOverlaps does with Detections); a family's hit that
 // loses keeps what lies past the winner (manual 12.3).
-func (ds *Set) resolve(s string, hs []hit) []hit {
-	meta := ds.meta
+func (ds *Set) resolve(s string, hs []hit, sc *detectScratch) []hit {
 	for round := 0; ; round++ {
-		slices.SortFunc(hs, func(a, b hit) int {
-			switch {
-			case a.start != b.start:
-				return a.start - b.start
-			case a.end-a.start != b.end-b.start:
-				return (b.end - b.start) - (a.end - a.start)
-			}
-			ma, mb := &meta[a.det], &meta[b.det]
-			if ma.sensitivity != mb.sensitivity {
-				return int(mb.sensitivity) - int(ma.sensitivity)
-			}
-			return ma.rank - mb.rank
-		})
+		sc.order = ds.sortHits(hs, sc.order)
 		out := hs[:0]
 		var rest []hit
 		end := -1
@@ -632,6 +620,81 @@ func (ds *Set) resolve(s string, hs []hit) []hit {
 		}
 		hs = append(out, rest...)
 	}
+}
+
+// hitBefore is resolve's order: the hit that starts first, then the
+// longer, the more sensitive, the earlier in manual 12's table.
+func (ds *Set) hitBefore(a, b *hit) bool {
+	switch {
+	case a.start != b.start:
+		return a.start < b.start
+	case a.end-a.start != b.end-b.start:
+		return a.end-a.start > b.end-b.start
+	}
+	ma, mb := &ds.meta[a.det], &ds.meta[b.det]
+	if ma.sensitivity != mb.sensitivity {
+		return ma.sensitivity > mb.sensitivity
+	}
+	return ma.rank < mb.rank
+}
+
+// sortHits puts hs in hitBefore's order, stably, with buf as the second
+// buffer of a merge sort, which it returns. The hits come as a few runs
+// already in order (the pass's, then each family's), which a natural
+// merge joins in a few passes, each comparison a plain call where a
+// general sort would make more comparisons, each through a closure.
+func (ds *Set) sortHits(hs, buf []hit) []hit {
+	n := len(hs)
+	if n < 2 {
+		return buf
+	}
+	i := 1
+	for i < n && !ds.hitBefore(&hs[i], &hs[i-1]) {
+		i++
+	}
+	if i == n {
+		return buf
+	}
+	buf = slices.Grow(buf[:0], n)[:n]
+	src, dst := hs, buf
+	for {
+		runs := 0
+		for lo := 0; lo < n; runs++ {
+			mid := lo + 1
+			for mid < n && !ds.hitBefore(&src[mid], &src[mid-1]) {
+				mid++
+			}
+			hi := mid
+			if mid < n {
+				for hi++; hi < n && !ds.hitBefore(&src[hi], &src[hi-1]); hi++ {
+				}
+			}
+			// Merge src[lo:mid] and src[mid:hi] into dst[lo:hi], the left
+			// run first on ties.
+			a, b, k := lo, mid, lo
+			for a < mid && b < hi {
+				if ds.hitBefore(&src[b], &src[a]) {
+					dst[k] = src[b]
+					b++
+				} else {
+					dst[k] = src[a]
+					a++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[a:mid])
+			copy(dst[k:], src[b:hi])
+			lo = hi
+		}
+		src, dst = dst, src
+		if runs == 1 {
+			break
+		}
+	}
+	if &src[0] != &hs[0] {
+		copy(hs, src)
+	}
+	return buf
 }
 
 // dictHits appends the hits of c's dictionaries that sel selects in s.
