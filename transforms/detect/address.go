@@ -176,11 +176,11 @@ const (
 	stAny = stLast | stLastExt | stFirst | stFirstExt // a street type
 )
 
-var streetTypes = func() map[string]uint8 {
-	m := map[string]uint8{}
+var streetTypes = newWordTable(func() map[string]uint16 {
+	m := map[string]uint16{}
 	add := func(k uint8, words string) {
 		for _, w := range strings.Fields(words) {
-			m[w] |= k
+			m[w] |= uint16(k)
 		}
 	}
 	add(stLast, `street st avenue ave av road rd lane ln drive dr boulevard blvd bd way court ct place pl
@@ -224,7 +224,7 @@ var streetTypes = func() map[string]uint8 {
 	add(stParticle, `van de der den ter ten op het`)
 	add(stCityTail, `lido terme sardo calabro veneto laziale ligure salentino umbro friuli nell'emilia mare kunta`)
 	return m
-}()
+}(), true)
 
 // Street-type suffixes glued to the street's name (German, Dutch,
 // Scandinavian, Finnish), each with a flag: weak ones (an English word
@@ -245,26 +245,26 @@ var gluedSuffixes = []struct {
 }
 
 // connectors may stand between the capitalised words of a name.
-var connectors = func() map[string]bool {
-	m := map[string]bool{}
+var connectors = newWordTable(func() map[string]uint16 {
+	m := map[string]uint16{}
 	for _, w := range strings.Fields(`de la le les los las du des del della delle dei di da do dos das van von der den het ter
 		am an auf of the upon on sur en y e i och og aan op bij and et im`) {
-		m[w] = true
+		m[w] = 1
 	}
 	return m
-}()
+}(), true)
 
 // unitWords introduce a flat, suite, floor or block.
-var unitWords = func() map[string]bool {
-	m := map[string]bool{}
+var unitWords = newWordTable(func() map[string]uint16 {
+	m := map[string]uint16{}
 	for _, w := range strings.Fields(`flat apt apartment suite ste unit studio room rm floor fl level lvl blk block
 		piso planta puerta pta esc escalera wohnung whg etage app appartement bât bâtiment étage etg lgh lok m top
 		stiege tür bus bte box interno int scala sc piano andar apto sala zimmer hus appartamento casa lote sobrado
 		uss usns usnv uscgc psc`) {
-		m[w] = true
+		m[w] = 1
 	}
 	return m
-}()
+}(), true)
 
 // addrMarks are the words that mark a part of an address other than its
 // street type, or no street: a floor after its number (4 étage, 3 hoog,
@@ -286,7 +286,7 @@ const (
 	amPart      // a Dutch part of a house after its number: 12-hoog, 7 hs
 )
 
-var addrMarks = func() map[string]uint16 {
+var addrMarks = newWordTable(func() map[string]uint16 {
 	m := map[string]uint16{}
 	for k, words := range [...]string{
 		`étage etage hoog verdieping og stock piano andar floor kerros våning th tv mf sal`,
@@ -309,13 +309,10 @@ var addrMarks = func() map[string]uint16 {
 		}
 	}
 	return m
-}()
+}(), true)
 
 // addrMark returns the marks of w (addrMarks).
-func addrMark(w string) uint16 {
-	var buf [24]byte
-	return addrMarks[lowerKey(w, &buf)]
-}
+func addrMark(w string) uint16 { return addrMarks.get(w) }
 
 // lowerKey folds w's ASCII letters into buf and returns them (w at most
 // len(buf) bytes, else "").
@@ -335,20 +332,11 @@ func lowerKey(w string, buf *[24]byte) string {
 	return string(buf[:len(w)])
 }
 
-func streetType(w string) uint8 {
-	var buf [24]byte
-	return streetTypes[lowerKey(w, &buf)]
-}
+func streetType(w string) uint8 { return uint8(streetTypes.get(w)) }
 
-func isConnector(w string) bool {
-	var buf [24]byte
-	return connectors[lowerKey(w, &buf)]
-}
+func isConnector(w string) bool { return connectors.get(w) != 0 }
 
-func isUnitWord(w string) bool {
-	var buf [24]byte
-	return unitWords[lowerKey(w, &buf)]
-}
+func isUnitWord(w string) bool { return unitWords.get(w) != 0 }
 
 // glued reports whether word w ends with a glued street-type suffix after
 // at least three bytes of name, and whether that suffix is weak.

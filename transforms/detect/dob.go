@@ -503,21 +503,11 @@ func monthNumber(w string) int {
 	if len(w) < 3 || len(w) > 16 {
 		return 0
 	}
-	var buf [16]byte
-	for k := 0; k < len(w); k++ {
-		c := w[k]
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		} else if k > 0 && w[k-1] == 0xc3 && c >= 0x80 && c <= 0x9e && c != 0x97 {
-			c += 0x20 // À-Þ to à-þ
-		}
-		buf[k] = c
-	}
-	return int(monthNames[string(buf[:len(w)])])
+	return int(monthNames.get(w))
 }
 
-var monthNames = func() map[string]uint8 {
-	m := map[string]uint8{}
+var monthNames = newWordTable(func() map[string]uint16 {
+	m := map[string]uint16{}
 	for k, names := range [12]string{
 		"january jan jänner januar janvier janv enero ene gennaio gen januari janeiro styczeń stycznia sty tammikuu tammikuuta tammik",
 		"february feb februar février févr fevr febrero febbraio februari fevereiro fev luty lutego lut helmikuu helmikuuta helmik",
@@ -533,11 +523,11 @@ var monthNames = func() map[string]uint8 {
 		"december dec dezember dez décembre déc diciembre dic dicembre dezembro grudzień grudnia gru joulukuu joulukuuta jouluk",
 	} {
 		for _, n := range strings.Fields(names) {
-			m[n] = uint8(k + 1)
+			m[n] = uint16(k + 1)
 		}
 	}
 	return m
-}()
+}(), true)
 
 // ---------------------------------------------------------------- context
 
@@ -910,19 +900,11 @@ func gapWordFlags(w string) uint8 {
 	if len(w) > 16 {
 		return 0
 	}
-	var buf [16]byte
-	for k := 0; k < len(w); k++ {
-		c := w[k]
-		if c-'A' < 26 {
-			c += 32
-		}
-		buf[k] = c
-	}
-	return gapWords[string(buf[:len(w)])]
+	return uint8(gapWords.get(w))
 }
 
-var gapWords = func() map[string]uint8 {
-	m := map[string]uint8{}
+var gapWords = newWordTable(func() map[string]uint16 {
+	m := map[string]uint16{}
 	for f, words := range [3]string{
 		`and but or then while und aber oder dann et mais ou puis y pero o luego e ma oppure poi
 		maar och men eller ja mutta tai og eller oraz ale lub
@@ -969,7 +951,7 @@ var gapWords = func() map[string]uint8 {
 		}
 	}
 	return m
-}()
+}(), false)
 
 // dateRangeAfter reports whether the date ending at b starts a range
 // ("– 1990-01-01", " to 5 May 1990", " bis …").

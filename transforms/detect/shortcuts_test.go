@@ -93,3 +93,75 @@ func TestWordStartsRulesOutOnlyAbsentWords(t *testing.T) {
 		}
 	}
 }
+
+// TestWordTableAsFoldedMap: a wordTable answers as a map of its words
+// looked up with the word folded (lowerKey's folding, or ASCII alone),
+// for the scans' tables in every case and for words it does not hold.
+func TestWordTableAsFoldedMap(t *testing.T) {
+	fold := func(w string, latin1 bool) string {
+		b := []byte(w)
+		for k, c := range b {
+			if c-'A' < 26 {
+				b[k] = c + 32
+			} else if latin1 && k > 0 && w[k-1] == 0xc3 && c >= 0x80 && c <= 0x9e && c != 0x97 {
+				b[k] = c + 0x20
+			}
+		}
+		return string(b)
+	}
+	upper := func(w string, latin1 bool) string {
+		b := []byte(w)
+		for k, c := range b {
+			if c-'a' < 26 {
+				b[k] = c - 32
+			} else if latin1 && k > 0 && w[k-1] == 0xc3 && c >= 0xa0 && c <= 0xbe && c != 0xb7 {
+				b[k] = c - 0x20
+			}
+		}
+		return string(b)
+	}
+	tables := map[string]*wordTable{"streetTypes": streetTypes, "connectors": connectors, "unitWords": unitWords,
+		"addrMarks": addrMarks, "monthNames": monthNames, "gapWords": gapWords}
+	for name, tab := range tables {
+		ref := map[string]uint16{}
+		for _, sl := range tab.slots {
+			if sl.val != 0 {
+				ref[sl.word] = sl.val
+			}
+		}
+		if len(ref) == 0 {
+			t.Fatalf("%s holds no word", name)
+		}
+		for w, v := range ref {
+			for _, q := range []string{w, upper(w, tab.latin1), strings.ToUpper(w[:1]) + w[1:], w + "x", w[:len(w)-1], "x" + w} {
+				if got, want := tab.get(q), ref[fold(q, tab.latin1)]; got != want {
+					t.Fatalf("%s.get(%q) = %d, want %d (%q: %d)", name, q, got, want, w, v)
+				}
+			}
+		}
+	}
+	// A table of random words against its map.
+	r := rand.New(rand.NewPCG(5, 6))
+	m := map[string]uint16{}
+	word := func() string {
+		b := make([]byte, 1+r.IntN(wordTableMax))
+		for k := range b {
+			b[k] = "abcxyzé\xc3"[r.IntN(8)]
+		}
+		return string(b)
+	}
+	for range 500 {
+		m[word()] = uint16(1 + r.IntN(100))
+	}
+	tab := newWordTable(m, false)
+	for w, v := range m {
+		if tab.get(w) != v || tab.get(upper(w, false)) != v {
+			t.Fatalf("random table: %q not found", w)
+		}
+	}
+	for range 5000 {
+		if w := word(); tab.get(w) != m[w] {
+			t.Fatalf("random table: get(%q) = %d, want %d", w, tab.get(w), m[w])
+		}
+	}
+}
