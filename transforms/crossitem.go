@@ -124,7 +124,7 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	cut := len(tail)
 	window := tail + head
 	for _, d := range e.detectors.Detect(window, st.sel) {
-		if d.Start >= cut || d.End <= cut {
+		if d.Start >= cut || d.End <= cut || e.cutLosesValues(head, d.End-cut, st.sel) {
 			continue
 		}
 		run.count(d.Label)
@@ -145,6 +145,38 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 		return append(js, joint{a, r})
 	}
 	return js
+}
+
+// cutLosesValues reports whether cutting the first k bytes of head (the
+// part of a value read across a joint that lies after it) loses a value
+// the rest of head holds: the join can glue a value complete on the first
+// side to the other side's first word ("bob@example.com" and "ID card
+// 110105…" read "bob@example.comID"), and cut, that word no longer gives
+// what follows it its context (" card 110105…": no identifier). The two
+// sides are then read apart, each by its own steps. Only a detection that
+// crosses a joint, which is rare, pays for the two scans.
+func (e *Engine) cutLosesValues(head string, k int, sel detect.Selection) bool {
+	var rest []detect.Detection
+	scanned := false
+	for _, h := range e.detectors.Detect(head, sel) {
+		if h.Start < k {
+			continue // the value's own part, or one that overlaps it
+		}
+		if !scanned {
+			rest, scanned = e.detectors.Detect(head[k:], sel), true
+		}
+		kept := false
+		for _, r := range rest {
+			if r.Start+k == h.Start && r.End+k == h.End && r.Label == h.Label {
+				kept = true
+				break
+			}
+		}
+		if !kept {
+			return true
+		}
+	}
+	return false
 }
 
 // replacement is what a rewriting step puts in place of detection d in

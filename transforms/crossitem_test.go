@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
 
@@ -161,5 +162,67 @@ func TestJointWithEmptyReplacementOwnsItsText(t *testing.T) {
 	}
 	if after, _ := doc.Str(first); after != before || strings.Contains(after, "Z") {
 		t.Errorf("the first item's text %q became %q when the body was overwritten", before, after)
+	}
+}
+
+// A value complete at the end of one item, read joined to the next item's
+// first word, must not take that word from the value it introduces: the
+// joined read "bob@example.comID" cut "ID" from "ID card 110105…", and the
+// identifier after it went out in clear. The second item's values are
+// found as in the item alone, for any first item ending in a value that
+// glues to letters.
+func TestJointKeepsTheNextItemsContext(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	pl := compileOutput(t, e, p)
+	firsts := []string{"Mail bob@example.com", "write to jean.dupont@exemple.fr", "mailto:ops@example.org"}
+	seconds := []struct{ text, value string }{
+		{"ID card 11010519491231002x issued", "11010519491231002x"},
+		{"NHS 943 476 5919 on file", "943 476 5919"},
+		{"SSN 123 45 6789 in the form", "123 45 6789"},
+		{"BSN 111222333 hier", "111222333"},
+		{"Tel 0612345678 le soir", "0612345678"},
+		{"Passport C03005988 valid", "C03005988"},
+	}
+	for _, first := range firsts {
+		for _, second := range seconds {
+			alone := e.ApplyText(pl, second.text, &Run{})
+			if strings.Contains(alone, second.value) {
+				t.Fatalf("%q alone keeps %q: the case tests nothing", second.text, second.value)
+			}
+			doc, err := jsondoc.Parse([]byte(resultOf(first, second.text)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+			items := textItems(t, doc)
+			if items[1] != alone || strings.Contains(items[0], "@") {
+				t.Errorf("%q + %q became %q, want the second as alone (%q), the first's address pseudonymised", first, second.text, items, alone)
+			}
+		}
+	}
+}
+
+// cutLosesValues, which both joints (items and messages) ask before they
+// cut a value's continuation from the second side: true only where the
+// cut takes what a value of the rest needs.
+func TestCutLosesValues(t *testing.T) {
+	e, _, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	sel := detect.Select(nil, 0)
+	for _, c := range []struct {
+		head string
+		k    int
+		want bool
+	}{
+		{"ID card 11010519491231002x issued", 2, true},  // "ID" is the identifier's context
+		{"NHS 943 476 5919 on file", 3, true},           // so is "NHS"
+		{"ID card 11010519491231002x issued", 0, false}, // nothing cut
+		{"mple.com now", 8, false},                      // the rest of an address
+		{"m now, ID card 11010519491231002x", 1, false}, // the context stays
+		{"Call +44 20 7946 0958 now", 4, false},         // the phone needs no word
+		{"0958 and alice@example.com", 4, false},        // values of their own shape
+	} {
+		if got := e.cutLosesValues(c.head, c.k, sel); got != c.want {
+			t.Errorf("cutLosesValues(%q, %d) = %v, want %v", c.head, c.k, got, c.want)
+		}
 	}
 }
