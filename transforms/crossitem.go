@@ -124,7 +124,7 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	cut := len(tail)
 	window := tail + head
 	for _, d := range e.detectors.Detect(window, st.sel) {
-		if d.Start >= cut || d.End <= cut || e.cutLosesValues(head, d.End-cut, st.sel) {
+		if d.Start >= cut || d.End <= cut || e.readApart(window, cut, &d, head, st.sel) {
 			continue
 		}
 		run.count(d.Label)
@@ -147,14 +147,40 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	return js
 }
 
+// readApart reports whether detection d, which crosses the joint at cut
+// of window (head: the second side's part scanned), is rather two things
+// glued by the join than one value split by it; the sides are then read
+// apart, each by its own steps. The join can glue a value complete at the
+// end of the first side to the second side's first word:
+// "bob@example.com" and "ID card 110105…" read "bob@example.comID".
+//   - Cut from the second side, that word may have given what follows it
+//     its context (" card 110105…": no identifier, which would pass in
+//     clear): cutLosesValues.
+//   - A capital after a lower-case letter or digit, where the first side
+//     alone ends with the same value, starts a word ("…example.com" and
+//     "Call +44 …"): joined, the first side's pseudonym would stand for
+//     "bob@example.comCall" and the second side would lose "Call".
+//
+// Only a detection that crosses a joint, which is rare, pays for the
+// scans.
+func (e *Engine) readApart(window string, cut int, d *detect.Detection, head string, sel detect.Selection) bool {
+	if e.cutLosesValues(head, d.End-cut, sel) {
+		return true
+	}
+	if b, c := window[cut-1], window[cut]; c-'A' >= 26 || b-'a' >= 26 && b-'0' >= 10 {
+		return false
+	}
+	for _, t := range e.detectors.Detect(window[:cut], sel) {
+		if t.Start == d.Start && t.End == cut && t.Label == d.Label {
+			return true
+		}
+	}
+	return false
+}
+
 // cutLosesValues reports whether cutting the first k bytes of head (the
 // part of a value read across a joint that lies after it) loses a value
-// the rest of head holds: the join can glue a value complete on the first
-// side to the other side's first word ("bob@example.com" and "ID card
-// 110105…" read "bob@example.comID"), and cut, that word no longer gives
-// what follows it its context (" card 110105…": no identifier). The two
-// sides are then read apart, each by its own steps. Only a detection that
-// crosses a joint, which is rare, pays for the two scans.
+// the rest of head holds alone (readApart).
 func (e *Engine) cutLosesValues(head string, k int, sel detect.Selection) bool {
 	var rest []detect.Detection
 	scanned := false

@@ -113,7 +113,7 @@ func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev st
 			continue
 		}
 		for _, d := range e.detectors.Detect(window, st.sel) {
-			if d.Start >= len(prev) || d.End <= len(prev) || e.cutLosesValues(s[:to], d.End-len(prev), st.sel) {
+			if d.Start >= len(prev) || d.End <= len(prev) || e.readApart(window, len(prev), &d, s[:to], st.sel) {
 				continue
 			}
 			run.count(d.Label)
