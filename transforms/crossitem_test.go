@@ -3,6 +3,7 @@ package transforms
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/transforms/detect"
@@ -228,4 +229,43 @@ func TestCutLosesValues(t *testing.T) {
 			t.Errorf("cutLosesValues(%q, %d) = %v, want %v", c.head, c.k, got, c.want)
 		}
 	}
+}
+
+// FuzzJointKeepsValues: two text items, whatever their ends and starts,
+// leave in clear no value that either item alone hides: a joint finds
+// values split by it, and costs neither side one of its own.
+func FuzzJointKeepsValues(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"Mail bob@example.com", "ID card 11010519491231002x issued"},
+		{"Mail bob@example.com", "Call +44 20 7946 0958 now"},
+		{"see alice@exa", "mple.com now"},
+		{"write to jean.dupont@exemple.fr", "NHS 943 476 5919 on file"},
+		{"Call me at", "alice@example.com"},
+		{"card 4111 1111", " 1111 1111 and BSN 111222333"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	e, p, _ := engineFor(f, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(f, e, p)
+	sel := detect.Select(nil, 0)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !utf8.ValidString(a) || !utf8.ValidString(b) || len(a) > 300 || len(b) > 300 {
+			return
+		}
+		doc, err := jsondoc.Parse([]byte(resultOf(a, b)))
+		if err != nil {
+			return
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		items := textItems(t, doc)
+		for k, side := range []string{a, b} {
+			alone := e.ApplyText(pl, side, &Run{})
+			for _, d := range e.detectors.Detect(side, sel) {
+				v := side[d.Start:d.End]
+				if len(v) >= 4 && !strings.Contains(alone, v) && strings.Contains(items[k], v) {
+					t.Fatalf("%q + %q: item %d %q keeps %s %q, which alone becomes %q", a, b, k, items[k], d.Label, v, alone)
+				}
+			}
+		}
+	})
 }
