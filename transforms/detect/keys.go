@@ -546,7 +546,9 @@ var keyVocabOf = []struct {
 		"rijbewijs|rijbewijsnummer|carteira de motorista|carta de conducao|cnh|prawo jazdy|korkort|körkort|ajokortti|korekort|kørekort|運転免許証|免許証番号"},
 	{kEmail, -1, "email|e mail|mail|email address|e mail address|courriel|correo|correo electronico|posta elettronica|e posta|sahkoposti|メール|メールアドレス"},
 	{kPhone, -1, "phone|phone number|telephone|tel|mobile|mobile number|cell|cellphone|cell phone|fax|telefon|telefonnummer|handy|mobil|mobilnummer|" +
-		"telephone portable|portable|numero de telephone|telefono|movil|celular|cellulare|telefoonnummer|mobiel|gsm|puhelin|puhelinnumero|電話番号|電話"},
+		"telephone portable|portable|numero de telephone|telefono|movil|celular|cellulare|telefoonnummer|mobiel|gsm|puhelin|puhelinnumero|電話番号|電話|" +
+		"telefoon|telefone|numero de telefone|numero de telefono|numero di telefono|telefono cellulare|telefono movil|mobiltelefon|matkapuhelin|" +
+		"numer telefonu|komorka|telefon komorkowy|mobilnummer|携帯|携帯電話|电话|电话号码|手机|手机号|手机号码|手機|联系电话"},
 	{kHolder, -1, "customer|customers|client|clients|contact|contacts|person|persons|people|individual|patient|patients|employee|employees|staff|" +
 		"user|users|member|members|owner|owners|holder|holders|account holder|cardholder|guest|guests|passenger|passengers|student|students|" +
 		"applicant|applicants|candidate|candidates|beneficiary|beneficiaries|recipient|recipients|sender|subscriber|subscribers|buyer|purchaser|" +
@@ -1011,7 +1013,7 @@ func keyedSpan(s string, k Key, on uint64) (det int, a, b int, ok bool) {
 	case kID:
 		det, ok = keyedID(v, k.det(), on)
 	case kPhone:
-		det, ok = detPhone, on&(1<<detPhone) != 0 && keyedPhone(v)
+		det, ok = detPhone, on&(1<<detPhone) != 0 && (phoneShaped(v) || keyedPhone(v))
 	}
 	if !ok || on&(1<<det) == 0 {
 		return 0, 0, 0, false
@@ -1233,7 +1235,7 @@ func (ds *Set) DetectKeyed(dst []Detection, s string, k Key, sel Selection) []De
 
 // labelFamily is the detectors scanLabelled may report: a labelled value
 // is a person's name, an address, a birth date or an identifier (and a
-// us_ssn, when the pass runs it).
+// us_ssn or a phone, when the pass runs it).
 const labelFamily = idFamily | 1<<detPerson | 1<<detStreetAddress | 1<<detDateOfBirth |
 	1<<detBankAccount | 1<<detNationalID | 1<<detTaxID | 1<<detDriverLicense
 
@@ -1897,8 +1899,78 @@ func labelledValue(s string, v int, k Key) (int, int) {
 		return v, dateEnd(s, v, min(e, v+40))
 	case kID:
 		return v, idEnd(s, v, min(e, v+40))
+	case kPhone:
+		return v, phoneEnd(s, v)
 	}
 	return 0, 0
+}
+
+// phoneEnd is the end of the phone number from v (at most 32 bytes): its
+// last digit, before which stand only digits, a '+' first, and the
+// separators numbers are written with (fieldEnd stops at the '(' of an
+// area code).
+func phoneEnd(s string, v int) int {
+	end := v
+	for i := v; i < len(s) && i-v < 32; i++ {
+		c := s[i]
+		switch {
+		case c-'0' < 10:
+			end = i + 1
+		case c == '+' && i == v, c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')':
+		default:
+			return end
+		}
+	}
+	return end
+}
+
+// phoneShaped reports whether v whole is written as a phone number is:
+// 6 to 15 digits, a digit, '+' or '(' first and a digit last, between
+// them only the separators numbers are written with, not one digit
+// repeated. Under a phone key or after a phone label that is a phone, valid
+// for a region or not: the key says what it is, and a number a test
+// system or a faker made up ("(30) 48977-2600", Brazil has no area code
+// 30) is still one person's number to the model.
+func phoneShaped(v string) bool {
+	if v == "" || v[len(v)-1]-'0' >= 10 || v[0]-'0' >= 10 && v[0] != '+' && v[0] != '(' {
+		return false
+	}
+	digits, same := 0, true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c-'0' < 10:
+			digits++
+			same = same && c == v[len(v)-1]
+		case c == '+' && i == 0, c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')':
+		default:
+			return false
+		}
+	}
+	return digits >= 6 && digits <= 15 && !same && !dateShaped(v)
+}
+
+// dateShaped reports whether v is three groups of digits joined by one
+// '-', '.' or '/' twice, a four-digit year first or last and the other
+// two of one or two digits: a date ("Mobile: 2024-01-15").
+func dateShaped(v string) bool {
+	var lens [3]int
+	var sep byte
+	g := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c-'0' < 10:
+			lens[g]++
+		case (c == '-' || c == '.' || c == '/') && g < 2 && lens[g] > 0 && (sep == 0 || c == sep):
+			sep = c
+			g++
+		default:
+			return false
+		}
+	}
+	short := func(n int) bool { return n == 1 || n == 2 }
+	return g == 2 && (lens[0] == 4 && short(lens[1]) && short(lens[2]) || short(lens[0]) && short(lens[1]) && lens[2] == 4)
 }
 
 // fieldEnd is where the field from v ends: a line break, a tab, '|', ';',

@@ -126,6 +126,13 @@ func TestKeyedValues(t *testing.T) {
 		{"telefono", "612345678", "phone"}, {"phone", "+44 20 7946 0958", "phone"}, {"Telefon", "030 12345678", "phone"},
 		{"phone", "12", ""}, {"phone", "n/a", ""}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
 		{"account_number", "12345678", "bank_account"}, {"routing_number", "021000021", "aba_routing"},
+		// A number written as a phone under a phone key, valid for its
+		// region or not (made up by a test system or a faker); not a
+		// date, a model, one digit repeated.
+		{"telefone", "(30) 48977-2600", "phone"}, {"celular", "(59) 0121-1907", "phone"}, {"phone", "00587 1267471", "phone"},
+		{"電話番号", "000-539-6652", "phone"}, {"电话", "005 8712 6747", "phone"}, {"numero_di_telefono", "393 813 544", "phone"},
+		{"mobile", "iPhone 15", ""}, {"phone", "01/02/1985", ""}, {"mobile", "2024-01-15", ""}, {"fax", "0000000", ""},
+		{"phone", "12345", ""}, {"phone", "+", ""}, {"phone", "555-0199 ext", ""},
 	}
 	for _, c := range cases {
 		k := (ctxPerson | ctxAddress).Of(classifyKey(c.key, nil))
@@ -166,6 +173,38 @@ func TestLabelled(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%q: %s got %q, want %q", c.text, c.det, got, c.want)
+		}
+	}
+}
+
+// A phone label before a number written as one: the number is a phone,
+// valid for its region or not, in the labels of the corpus's languages;
+// a date, a version or a count after one is none. (The label scan runs
+// with the families: the default set, here.)
+func TestLabelledPhones(t *testing.T) {
+	ds := allDetectors(t)
+	for _, c := range []struct{ text, want string }{
+		{"Telefone: (37) 0838-2388", "(37) 0838-2388"},
+		{"Telefoon: (0053) 966523", "(0053) 966523"},
+		{"Telefono: 393 813 544 (ufficio)", "393 813 544"},
+		{"电话：005 8712 6747", "005 8712 6747"},
+		{"携帯電話: 000-539-6652", "000-539-6652"},
+		{"GSM: 0049 03 53 40", "0049 03 53 40"},
+		{"Telefon: (0002) 174000492", "(0002) 174000492"},
+		{"Numer telefonu: 512 00 00 00 0", "512 00 00 00 0"},
+		{"Mobile: 2024-01-15 release", ""},
+		{"Tel: 15.01.2024", ""},
+		{"Mobile: 10.2.3", ""},
+		{"Fax: 3 pages, cell: B12", ""},
+	} {
+		got := ""
+		for _, d := range ds.Detect(c.text, Select(nil, 0)) {
+			if d.Detector == "phone" {
+				got = c.text[d.Start:d.End]
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: phone %q, want %q", c.text, got, c.want)
 		}
 	}
 }
