@@ -229,6 +229,9 @@ var phoneWords = [...]string{
 	"phone", "telephone", "téléphone", "telefon", "telefono", "teléfono", "telefone", "telefoon", "puhelin",
 	"mobile", "mobil", "mobiel", "móvil", "matkapuhelin", "komórk", "movil", "handy", "portable", "cellulare", "celular", "cellphone",
 	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "☎", "📞", "📱", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
+	// Verbs of calling: "Appelez-moi au …", "Bel me op …", "Ligue para …",
+	// "Chiamami al …", "Llame al …", "Ruf mich an unter …".
+	"appel", "bel.", "ligue", "chiam", "llam", "anruf", "ruf.", "ringe", "soita",
 }
 
 const phoneContextBytes = 32
@@ -444,6 +447,12 @@ func phoneWordAt(s string, i, a int, w string) bool {
 func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs regionSet) (int, []Span) {
 	k := len(dst)
 	end, dst := phoneRunAt(s, i, g, dst, rs, true)
+	if len(dst) == k {
+		if a, b := phoneWritten(s, i); b > a {
+			dst = append(dst, Span{a, b})
+			end = max(end, b)
+		}
+	}
 	for x := k; x < len(dst); x++ {
 		if e := phoneExtension(s, dst[x].End); e > dst[x].End {
 			dst[x].End = e
@@ -451,6 +460,43 @@ func phoneRun(s string, i int, g *[phoneMaxGroups]phoneGroup, dst []Span, rs reg
 		}
 	}
 	return end, dst
+}
+
+// phoneWritten is the span of a number no region's plan knows whose first
+// digit is s[i], when a phone word stands before it and it is written as
+// a phone (a faker's or a test system's: "Meu telefone é (30)
+// 48977-2600", Brazil has no area code 30): 9 to 15 digits in groups
+// (not bare, which phoneBare judges; not joined by dots, which the pass
+// leaves to dottedRunEnd), a '+' or '(' before them, phoneShaped; not
+// right after another kind of number's word, nor an identifier's (as a
+// bare run after a phone word). Else a == b.
+func phoneWritten(s string, i int) (a, b int) {
+	a = i
+	if a > 0 && (s[a-1] == '+' || s[a-1] == '(') {
+		a--
+		if a > 0 && s[a] == '+' && s[a-1] == '(' {
+			a--
+		}
+	}
+	b = phoneEnd(s, a)
+	digits, groups := 0, 1
+	for k := a; k < b; k++ {
+		switch c := s[k]; {
+		case c-'0' < 10:
+			digits++
+		case c == '.':
+			return a, a
+		case c == ' ' || c == '-' || c == '/':
+			groups++
+		}
+	}
+	if digits < 9 || digits > 15 || groups < 2 && s[a] != '+' && s[a] != '(' || !phoneShaped(s[a:b]) {
+		return a, a
+	}
+	if !phoneContext(s, a) || phoneOtherNumberBefore(s, a) || phoneIDContext(s, a, digits) {
+		return a, a
+	}
+	return a, b
 }
 
 // phoneRunAt is phoneRun; leadParen: a '(' just before the run (or its
