@@ -124,7 +124,14 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	cut := len(tail)
 	window := tail + head
 	for _, d := range e.detectors.Detect(window, st.sel) {
-		if d.Start >= cut || d.End <= cut || e.readApart(window, cut, &d, head, st.sel) {
+		switch {
+		case d.End <= cut:
+			continue
+		case d.Start >= cut:
+			if !e.contextAcross(window, cut, &d, head, st.sel) {
+				continue
+			}
+		case e.readApart(window, cut, &d, head, st.sel):
 			continue
 		}
 		run.count(d.Label)
@@ -139,12 +146,41 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 		if st.kind == stepPseudonymise {
 			r = setApart(r, window, &d)
 		}
-		// At most one detection crosses the joint.
+		// At most one detection crosses the joint. A value after it
+		// moves to the first item with what stands before it (nothing
+		// but spaces and punctuation: contextAcross).
+		if d.Start >= cut {
+			r = window[cut:d.Start] + r
+			d.Start = cut
+		}
 		a.text, a.changed = a.text[:from+d.Start], true
 		b.text, b.changed = b.text[d.End-cut:], true
 		return append(js, joint{a, r})
 	}
 	return js
+}
+
+// contextAcross reports whether detection d, which starts in the second
+// side of the joint at cut of window, within three bytes of it and after
+// nothing but spaces and punctuation, was found by the first side's
+// context alone: its label in one item, its value in the next ("Date of
+// birth:" and "1957-04-17", "Phone" and "(30) 48977-2600"). The second side
+// alone does not find it, and would pass it in clear.
+func (e *Engine) contextAcross(window string, cut int, d *detect.Detection, head string, sel detect.Selection) bool {
+	if d.Start-cut > 3 {
+		return false
+	}
+	for _, c := range []byte(window[cut:d.Start]) {
+		if c >= 0x80 || c-'0' < 10 || c|0x20-'a' < 26 {
+			return false
+		}
+	}
+	for _, h := range e.detectors.Detect(head, sel) {
+		if h.Start < d.End-cut && h.End > d.Start-cut {
+			return false // the second side's own steps find it
+		}
+	}
+	return true
 }
 
 // readApart reports whether detection d, which crosses the joint at cut

@@ -269,3 +269,34 @@ func FuzzJointKeepsValues(f *testing.F) {
 		}
 	})
 }
+
+// A label in one item and its value in the next: the value, which its
+// item alone does not show to be one, is found by the label across the
+// joint and moves, replaced, to the first item ("Date of birth:" and
+// "1957-04-17" read "Date of birth: DATE_OF_BIRTH_…" and "").
+func TestLabelItemThenValueItem(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	pl := compileOutput(t, e, p)
+	for _, c := range []struct{ label, value string }{
+		{"Date of birth:", "1957-04-17"},
+		{"Geburtsdatum: ", "17.04.1957"},
+		{"Telefone:", "(30) 48977-2600"},
+		{"Passport No.:", " C03005988"},
+		{"BSN:", "111222333"},
+		{"Phone", "(30) 48977-2600 (home)"},
+	} {
+		if alone := e.ApplyText(pl, c.value, &Run{}); alone != c.value {
+			t.Fatalf("%q alone becomes %q: the case tests nothing", c.value, alone)
+		}
+		doc, err := jsondoc.Parse([]byte(resultOf(c.label, c.value)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		items := textItems(t, doc)
+		v := strings.TrimSpace(strings.TrimSuffix(c.value, " (home)"))
+		if got := strings.Join(items, ""); strings.Contains(got, v) || !strings.HasPrefix(got, c.label) || len(vault.FindPseudonyms(got, nil)) != 1 {
+			t.Errorf("%q + %q became %q: want the value pseudonymised after its label", c.label, c.value, items)
+		}
+	}
+}
