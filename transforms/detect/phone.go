@@ -479,6 +479,11 @@ func phoneWritten(s string, i int) (a, b int) {
 		}
 	}
 	b = phoneEnd(s, a)
+	// Not the head or tail of a longer token (a '(' or '+' may follow a
+	// word: "Phone(30) 48977-2600" joined from two items).
+	if !piiNumEndOK(s, b) || a == i && !piiNumStartOK(s, a) {
+		return a, a
+	}
 	digits, groups := 0, 1
 	for k := a; k < b; k++ {
 		switch c := s[k]; {
