@@ -68,6 +68,9 @@ type scratch struct {
 	// keys is the stack of member Keys of the data objects being walked
 	// (docWalk.keys), kept from walk to walk.
 	keys []detect.Key
+	// kcache holds the Keys of member names (docWalk.keyOf), kept from
+	// message to message.
+	kcache keyCache
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.
@@ -223,7 +226,7 @@ func (e *Engine) takeScratch(run *Run) (taken *scratch) {
 }
 
 // dropScratch returns a scratch takeScratch gave (nil: none), holding no
-// message's values or documents.
+// message's values or documents (member names in kcache, copied, stay).
 func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	if taken == nil {
 		return
