@@ -13,15 +13,22 @@ import (
 // entered with the context its key gives (customer: a person's; billing
 // address: an address).
 
-// keyCache holds the Keys of the last names classified, by their bytes:
-// the members of a list's objects repeat their names. Names are views of
-// the walked document, which outlives the walk.
-type keyCache [keyCacheSize]struct {
-	name string
+// keyCache holds the Keys of the names classified last, by their bytes
+// (a copy: the cache is the scratch's, kept from message to message, and
+// KeyOf depends on the name alone): the members of a list's objects, and
+// the messages of one server, repeat their names.
+type keyCache [keyCacheSize]keyCacheEntry
+
+type keyCacheEntry struct {
 	key  detect.Key
+	n    uint8 // the name's length (0: the entry is free)
+	name [keyCacheName]byte
 }
 
-const keyCacheSize = 32
+const (
+	keyCacheSize = 64
+	keyCacheName = 29 // the longest name cached: an entry is 32 bytes
+)
 
 // keyOf is the Key of the name of member c.
 func (w *docWalk) keyOf(d *jsondoc.Doc, c int32) detect.Key {
@@ -32,13 +39,17 @@ func (w *docWalk) keyOf(d *jsondoc.Doc, c int32) detect.Key {
 	if len(raw) == 0 {
 		return 0
 	}
-	name := bytesView(raw)
-	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)-1])) % keyCacheSize
-	if e := &w.kcache[h]; len(e.name) == len(name) && e.name == name {
+	kc := w.kcache
+	if kc == nil || len(raw) > keyCacheName {
+		return w.e.detectors.KeyOf(bytesView(raw))
+	}
+	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)/2])*3 + uint(raw[len(raw)-1])*13) % keyCacheSize
+	e := &kc[h]
+	if int(e.n) == len(raw) && string(e.name[:len(raw)]) == bytesView(raw) {
 		return e.key
 	}
-	k := w.e.detectors.KeyOf(name)
-	w.kcache[h].name, w.kcache[h].key = name, k
+	k := w.e.detectors.KeyOf(bytesView(raw))
+	e.key, e.n = k, uint8(copy(e.name[:], raw))
 	return k
 }
 

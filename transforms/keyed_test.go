@@ -92,3 +92,49 @@ func TestKeyedPreview(t *testing.T) {
 		t.Errorf("preview: %v", found)
 	}
 }
+
+// A step whose detectors are secrets only (keyless) finds nothing by a
+// member's key: what Clean settles for it holds nothing under any key
+// (runString skips the keyed scan then).
+func TestKeylessSteps(t *testing.T) {
+	for names, want := range map[string]bool{
+		"@secrets": true, "@secrets,@secrets": true,
+		"": false, "@pii": false, "@secrets,phone": false, "@secrets,my_custom": false, "jwt": false,
+	} {
+		var list []string
+		if names != "" {
+			list = strings.Split(names, ",")
+		}
+		if got := keyless(list); got != want {
+			t.Errorf("keyless(%q) = %v", names, got)
+		}
+	}
+	_, p, _ := engineFor(t, `{name: p}`)
+	ds, err := detect.NewSet(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := detect.Select([]string{"@secrets"}, 0)
+	keys := []string{"name", "full_name", "first_name", "last_name", "customer", "company", "address", "street", "line1",
+		"house_number", "postcode", "city", "date_of_birth", "dob", "ssn", "passport", "passport_no", "bsn", "tax_id",
+		"national_id", "driver_license", "iban", "account_number", "routing_number", "phone", "telefono", "order_number", "email"}
+	values := []string{"Alice Martin", "SMITH, JOHN", "Jürgen", "Hauptstraße 5", "12 rue de la Paix", "10115", "Berlin",
+		"1985-03-04", "04.03.1985", "123456789", "123-45-6789", "C01XTPVYZ", "123456782", "DE89370400440532013000",
+		"021000021", "+44 20 7946 0958", "612345678", "AB123456C", "rssmra85t10a562s", "Pro Plan"}
+	var ctxs []detect.KeyContext
+	for _, member := range []string{"", "email", "street", "company"} {
+		ctxs = append(ctxs, detect.KeyContext(0).Member(ds.KeyOf(member)))
+	}
+	for _, key := range keys {
+		for _, ctx := range ctxs {
+			k := ctx.Of(ds.KeyOf(key))
+			for _, v := range values {
+				if ds.Clean(v, &sel) {
+					if found := ds.DetectKeyed(nil, v, k, sel); len(found) > 0 {
+						t.Errorf("%s: %q under a secrets-only step: %v", key, v, found)
+					}
+				}
+			}
+		}
+	}
+}

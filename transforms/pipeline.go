@@ -68,6 +68,9 @@ type scratch struct {
 	// keys is the stack of member Keys of the data objects being walked
 	// (docWalk.keys), kept from walk to walk.
 	keys []detect.Key
+	// kcache holds the Keys of member names (docWalk.keyOf), kept from
+	// message to message.
+	kcache keyCache
 	// counts are the message's detections per label, until they go to
 	// Run.Detections (flushCounts): a few labels, looked up by
 	// comparison, rather than a map assignment per detection.
@@ -223,7 +226,7 @@ func (e *Engine) takeScratch(run *Run) (taken *scratch) {
 }
 
 // dropScratch returns a scratch takeScratch gave (nil: none), holding no
-// message's values or documents.
+// message's values or documents (member names in kcache, copied, stay).
 func (e *Engine) dropScratch(run *Run, taken *scratch) {
 	if taken == nil {
 		return
@@ -437,6 +440,10 @@ type step struct {
 	// a JSON number (detect.Set.ReadsNumbers), which then becomes a
 	// string (runNumber).
 	readsNumbers bool
+	// keyless: a scanning step none of whose detectors a member's key
+	// reports (keyless): a value under a key is scanned by it only when
+	// Clean does not settle it, as any other.
+	keyless bool
 }
 
 func (s *step) detecting() bool {
@@ -486,7 +493,9 @@ func (e *Engine) Compile(entries []policy.PipelineEntry) (*Pipeline, error) {
 			}
 			// The matched rules' allow lists and dictionaries (manual
 			// 12.9.6) ride on the selection: compiled once per pipeline.
-			st.sel = e.detectors.WithRules(detect.Select(stringsOption(o, "detectors"), min), en.Detection)
+			names := stringsOption(o, "detectors")
+			st.sel = e.detectors.WithRules(detect.Select(names, min), en.Detection)
+			st.keyless = keyless(names)
 			st.readsNumbers = st.scan && e.detectors.ReadsNumbers(st.sel)
 		}
 		switch k {
@@ -593,6 +602,22 @@ func anyScan(steps []*step) detect.Selection {
 	return detect.Union(sels)
 }
 
+// keyless reports whether the detectors a step names are the secrets
+// group alone (as the built-in profiles write it; a list that names
+// detectors one by one is not looked up: code the module would carry):
+// what a member's key reports is personal data (detect.Set.DetectKeyed:
+// a name, an address, a birth date, a phone, an identifier, all of group
+// pii), so a value such a step's Clean settles holds nothing for it,
+// whatever its key.
+func keyless(names []string) bool {
+	for _, n := range names {
+		if n != "@secrets" {
+			return false
+		}
+	}
+	return len(names) > 0
+}
+
 // runString runs the steps of a run that mask selects over one string.
 func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string {
 	for i, st := range sg.steps {
@@ -603,7 +628,7 @@ func (e *Engine) runString(sg *stepRun, s string, mask uint64, run *Run) string 
 			// rewriteString, with what detect would settle first
 			// settled before the calls: most strings hold no trigger of
 			// a step's detectors.
-			if !run.key.Reports() && e.detectors.Clean(s, &st.sel) {
+			if (st.keyless || !run.key.Reports()) && e.detectors.Clean(s, &st.sel) {
 				continue
 			}
 			s = e.rewriteFound(st, s, e.detectUnclean(s, &st.sel, st.memoID, run), run)

@@ -34,7 +34,7 @@ func (e *Engine) runDocument(sg *stepRun, d *jsondoc.Doc, root int32, sh shape, 
 	// findings, which the look would only scan twice.
 	w := docWalk{e: e, sg: sg, d: d, run: run, separate: separate, precheck: sh != shData, detects: runDetects(sg), shares: shares}
 	if run.sc != nil {
-		w.keys = run.sc.keys[:0]
+		w.keys, w.kcache = run.sc.keys[:0], &run.sc.kcache
 		defer func() { run.sc.keys = w.keys[:0] }()
 	}
 	if sg.scoped {
@@ -83,7 +83,7 @@ type docWalk struct {
 	nested detect.KeyContext
 	elem   detect.Key
 	cur    detect.Key // the Key of the next scalar walked
-	kcache keyCache
+	kcache *keyCache  // the scratch's (nil: none)
 }
 
 // shared walks node n, reached as sh, if it is a share, and reports
