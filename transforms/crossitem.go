@@ -215,14 +215,20 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, head str
 }
 
 // cutLosesValues reports whether cutting the first k bytes of head (the
-// part of a value read across a joint that lies after it) loses a value
-// the rest of head holds alone (readApart).
+// part of a value read across a joint that lies after it) loses or splits
+// a value head holds alone (readApart).
 func (e *Engine) cutLosesValues(head string, k int, sel detect.Selection) bool {
 	var rest []detect.Detection
 	scanned := false
 	for _, h := range e.detectors.Detect(head, sel) {
 		if h.Start < k {
-			continue // the value's own part, or one that overlaps it
+			if h.End > k {
+				// A value of the second side's own that the cut would
+				// split: two values meeting at the joint ("… 540-4987"
+				// and "231 The Mews, HR31 7PD …").
+				return true
+			}
+			continue // within the part cut
 		}
 		if !scanned {
 			rest, scanned = e.detectors.Detect(head[k:], sel), true
