@@ -474,6 +474,29 @@ func TestParseMatchesReference(t *testing.T) {
 	}
 }
 
+// The members of MCP's usual objects get distinct bits in keyBits, so a
+// message's keys are not compared pairwise (a cost, not a result: a
+// collision only makes the parse slower).
+func TestKeyBitsOfMCPObjects(t *testing.T) {
+	for _, keys := range [][]string{
+		{"jsonrpc", "id", "method", "params"}, {"jsonrpc", "id", "result", "error"}, {"code", "message", "data"},
+		{"name", "arguments", "_meta", "task"}, {"tools", "nextCursor"}, {"content", "structuredContent", "isError"},
+		{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons", "execution"},
+		{"type", "properties", "required", "$schema", "additionalProperties"},
+		{"type", "description", "enum", "default", "items", "format", "title"},
+		{"uri", "name", "title", "description", "mimeType", "size", "annotations"},
+	} {
+		var seen uint64
+		for _, k := range keys {
+			bit := uint64(1) << keyBit([]byte(k))
+			if seen&bit != 0 {
+				t.Errorf("%s shares its bit with an earlier key of %v", k, keys)
+			}
+			seen |= bit
+		}
+	}
+}
+
 // Keys equal, or equal under case folding, to an earlier key are found
 // whatever their spelling and wherever they are: keyBits only lets keys
 // that cannot repeat one skip the comparison.

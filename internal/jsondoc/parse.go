@@ -455,12 +455,14 @@ key: // i is where a member's key must start
 
 // keyBit is a plain ASCII key's bit in keyBits: keys equal under ASCII
 // case folding have equal lengths and equal first and last bytes up to
-// case, so they get the same bit.
+// case, so they get the same bit. The weights give distinct bits to the
+// members of MCP's usual objects (TestKeyBitsOfMCPObjects: id and params
+// shared one, so every request's keys were compared pairwise).
 func keyBit(key []byte) uint {
 	if len(key) == 0 {
 		return 0
 	}
-	return uint(len(key)*7+int(key[0]|0x20)*3+int(key[len(key)-1]|0x20)) & 63
+	return uint(len(key)+int(key[0]|0x20)+int(key[len(key)-1]|0x20)*7) & 63
 }
 
 // spaceEnd returns the index of the first byte at or after i that is not
