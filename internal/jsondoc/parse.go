@@ -135,7 +135,12 @@ func ParseInto(d *Doc, src []byte) error {
 // serves them all.
 func (d *Doc) Release() {
 	nodes := d.nodes
-	*d = Doc{}
+	if d.numEdits == 0 && d.extra == nil && d.keys == nil {
+		// Nothing edited: the other fields are zero (see ParseInto).
+		d.src, d.nodes, d.changed, d.mark, d.markAt = nil, nil, false, 0, 0
+	} else {
+		*d = Doc{}
+	}
 	putNodes(nodes)
 }
 
