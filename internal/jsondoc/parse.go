@@ -774,7 +774,8 @@ func (p *parser) number() error {
 			return p.fail("invalid number: no digits after '.'")
 		}
 	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+	exponent := i < len(src) && (src[i] == 'e' || src[i] == 'E')
+	if exponent {
 		i++
 		if i < len(src) && (src[i] == '+' || src[i] == '-') {
 			i++
@@ -790,7 +791,7 @@ func (p *parser) number() error {
 	}
 	// Parsers disagree on numbers beyond float64 (infinity, an error, a
 	// big number); refuse them. Short plain numbers cannot overflow.
-	if lit := src[p.pos:i]; len(lit) > 15 || bytes.ContainsAny(lit, "eE") {
+	if lit := src[p.pos:i]; len(lit) > 15 || exponent {
 		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
 			return p.ambiguous("number out of range")
 		}
