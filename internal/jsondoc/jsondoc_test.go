@@ -194,6 +194,30 @@ func TestEdits(t *testing.T) {
 	}
 }
 
+// Untouched elements of an edited array are copied in runs: a run holds
+// only what commas alone separate, so space between elements and deleted
+// or edited elements end it, and the output is what element by element
+// writing gives.
+func TestArrayRuns(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`[1,2,3,{"a":1},5,6]`, `[1,2,{"a":1},6]`},
+		{`[1, 2 ,3,{"a":1},5 , 6]`, `[1,2,{"a":1},6]`},
+		{`[[1],[2],3,{"a":1},[5],[6]]`, `[[1],[2],{"a":1},[6]]`},
+	} {
+		d, err := Parse([]byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		third := d.Next(d.Next(d.First(Root)))
+		d.Delete(third)
+		d.SetRaw(d.Get(d.Next(third), "a"), []byte(`1`))
+		d.Delete(d.Next(d.Next(third)))
+		if got := d.Bytes(); string(got) != c.want {
+			t.Errorf("%s: got %s, want %s", c.src, got, c.want)
+		}
+	}
+}
+
 func TestAppendString(t *testing.T) {
 	tests := map[string]string{
 		"plain":          `"plain"`,
@@ -446,6 +470,29 @@ func TestParseMatchesReference(t *testing.T) {
 				b[i] = c
 				matchesReference(t, b)
 			}
+		}
+	}
+}
+
+// The members of MCP's usual objects get distinct bits in keyBits, so a
+// message's keys are not compared pairwise (a cost, not a result: a
+// collision only makes the parse slower).
+func TestKeyBitsOfMCPObjects(t *testing.T) {
+	for _, keys := range [][]string{
+		{"jsonrpc", "id", "method", "params"}, {"jsonrpc", "id", "result", "error"}, {"code", "message", "data"},
+		{"name", "arguments", "_meta", "task"}, {"tools", "nextCursor"}, {"content", "structuredContent", "isError"},
+		{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons", "execution"},
+		{"type", "properties", "required", "$schema", "additionalProperties"},
+		{"type", "description", "enum", "default", "items", "format", "title"},
+		{"uri", "name", "title", "description", "mimeType", "size", "annotations"},
+	} {
+		var seen uint64
+		for _, k := range keys {
+			bit := uint64(1) << keyBit([]byte(k))
+			if seen&bit != 0 {
+				t.Errorf("%s shares its bit with an earlier key of %v", k, keys)
+			}
+			seen |= bit
 		}
 	}
 }

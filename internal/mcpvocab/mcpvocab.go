@@ -11,7 +11,11 @@
 // plugin/mcp both read it.
 package mcpvocab
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/cloudg/mcp-privacy/internal/streq"
+)
 
 // MetaKey is the _meta key of the plugin's annotations on what it
 // changed, and of the privacy metadata servers declare on listed items
@@ -221,8 +225,9 @@ func (t *Table) Method(name string) *Method {
 	}
 	for _, m := range t.byLen[len(name)] {
 		// The last byte tells most names of one length apart without a
-		// call to compare them whole.
-		if m.Name[len(name)-1] == name[len(name)-1] && m.Name == name {
+		// call to compare them whole; a message's method is mostly the
+		// table's own string (KnownName), known equal without a call.
+		if m.Name[len(name)-1] == name[len(name)-1] && streq.Same(m.Name, name) {
 			return m
 		}
 	}
