@@ -176,7 +176,7 @@ func TestJointWithEmptyReplacementOwnsItsText(t *testing.T) {
 func TestJointKeepsTheNextItemsContext(t *testing.T) {
 	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
 	pl := compileOutput(t, e, p)
-	firsts := []string{"Mail bob@example.com", "write to jean.dupont@exemple.fr", "mailto:ops@example.org"}
+	firsts := []string{"Mail bob@example.com", "write to jean.dupont@exemple.fr", "mailto:ops@example.org", "Call (415) 555-0132", "Tel. 030 12345678"}
 	seconds := []struct{ text, value string }{
 		{"ID card 11010519491231002x issued", "11010519491231002x"},
 		{"NHS 943 476 5919 on file", "943 476 5919"},
@@ -186,6 +186,8 @@ func TestJointKeepsTheNextItemsContext(t *testing.T) {
 		{"Passport C03005988 valid", "C03005988"},
 		{"Call +44 20 7946 0958 now", "+44 20 7946 0958"},
 		{"Write to alice@example.org", "alice@example.org"},
+		{"231 Baker Street, London NW1 6XE", "Baker Street"},
+		{"12 rue de la Paix, 75002 Paris", "rue de la Paix"},
 	}
 	for _, first := range firsts {
 		for _, second := range seconds {
