@@ -191,62 +191,12 @@ func (hostMetrics) Add(name string, n uint64) {
 	c.Increment(n)
 }
 
-// headerPairs are a header map read with one host call: every host call
-// costs a trip out of the VM and, for returned data, another into its
-// allocator, so headers are read once and looked up here.
-type headerPairs [][2]string
+// headerPairs are a header map read with one host call (mcp.HeaderPairs).
+type headerPairs = mcp.HeaderPairs
 
-func (h headerPairs) get(name string) (string, bool) {
-	for _, kv := range h {
-		if kv[0] == name {
-			return kv[1], true
-		}
-	}
-	return "", false
-}
-
-// joined returns every value of name joined with ", ", as fetch's and
-// httpx's Headers.get read a repeated header ("" when absent).
-func (h headerPairs) joined(name string) string {
-	v := ""
-	for _, kv := range h {
-		if kv[0] != name {
-			continue
-		}
-		if v == "" {
-			v = kv[1]
-			continue
-		}
-		v += ", " + kv[1]
-	}
-	return v
-}
-
-// hostRequest is the current request for identity resolution.
-type hostRequest struct{ headers headerPairs }
-
-func (r hostRequest) Header(name string) (string, bool) { return r.headers.get(name) }
-
-// HeaderValues returns every pair of that name: the host hands a repeated
-// header over as several pairs. A header present once (the usual case) is
-// returned without an allocation, as a view of its pair.
-func (r hostRequest) HeaderValues(name string) []string {
-	var vs []string
-	for i := range r.headers {
-		if r.headers[i][0] != name {
-			continue
-		}
-		if vs == nil {
-			vs = r.headers[i][1:2:2]
-		} else {
-			vs = append(vs, r.headers[i][1])
-		}
-	}
-	return vs
-}
-
-// Headers returns every pair as the host gave them.
-func (r hostRequest) Headers() [][2]string { return r.headers }
+// hostRequest is the current request for identity resolution: its
+// headers, and Envoy's properties.
+type hostRequest struct{ headerPairs }
 
 func (hostRequest) Property(path ...string) ([]byte, bool) {
 	v, err := proxywasm.GetProperty(path)
@@ -319,18 +269,18 @@ func (h *httpContext) OnHttpRequestHeaders(_ int, endOfStream bool) (action type
 		}
 		h.stream = mcp.NewStream(cfg)
 	}
-	method, _ := headers.get(":method")
-	path, _ := headers.get(":path")
+	method, _ := headers.Header(":method")
+	path, _ := headers.Header(":path")
 	res := h.stream.OnRequestHeaders(hostRequest{headers}, method, path, endOfStream)
 	if res.Reply == nil && h.stream.Inspected() {
-		cl, _ := headers.get("content-length")
+		cl, _ := headers.Header("content-length")
 		h.startHolding(h.stream.BodyBuffering(), cl)
 		if hostKind == hostNgxWasm {
 			res = ngxRequestHeaders(res)
 		}
 	}
 	for _, name := range res.Remove {
-		if _, present := headers.get(name); present {
+		if _, present := headers.Header(name); present {
 			_ = proxywasm.RemoveHttpRequestHeader(name)
 		}
 	}
@@ -407,20 +357,20 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 		panic(fmt.Sprintf("reading the response headers: %v", err))
 	}
 	headers := headerPairs(pairs)
-	statusText, _ := headers.get(":status")
+	statusText, _ := headers.Header(":status")
 	status, _ := strconv.Atoi(statusText)
 	// Every line of a repeated header, joined as clients join them.
-	contentType := headers.joined("content-type")
-	contentEncoding := headers.joined("content-encoding")
+	contentType := headers.Joined("content-type")
+	contentEncoding := headers.Joined("content-encoding")
 	if h.respHold != nil {
 		// Read before the plugin removes it: the end of a body whose
 		// length was announced may be known only by counting.
-		cl, _ := headers.get("content-length")
+		cl, _ := headers.Header("content-length")
 		h.respHold.Expect(cl)
 	}
 	res := h.stream.OnResponseHeaders(status, contentType, contentEncoding, endOfStream)
 	for _, name := range res.Remove {
-		if _, present := headers.get(name); present {
+		if _, present := headers.Header(name); present {
 			_ = proxywasm.RemoveHttpResponseHeader(name)
 		}
 	}
@@ -430,11 +380,11 @@ func (h *httpContext) OnHttpResponseHeaders(_ int, endOfStream bool) (action typ
 	for _, kv := range res.Set {
 		_ = proxywasm.ReplaceHttpResponseHeader(kv[0], kv[1])
 	}
-	existing, _ := headers.get("cache-control")
+	existing, _ := headers.Header("cache-control")
 	if v, ok := h.stream.CacheControl(existing); ok {
 		_ = proxywasm.ReplaceHttpResponseHeader("cache-control", v)
 	}
-	if loc := headers.joined("location"); loc != "" {
+	if loc := headers.Joined("location"); loc != "" {
 		// Clients quote a redirect's target in their errors.
 		if v, keep := h.stream.ResponseLocation(loc); !keep {
 			_ = proxywasm.RemoveHttpResponseHeader("location")

@@ -32,7 +32,7 @@ func toolsCallRun(tb testing.TB) (func(), int) {
 	if len(errs) > 0 {
 		tb.Fatal(errs)
 	}
-	req := pairRequest{[][2]string{{"x-mcp-principal", "alice"}, {"content-length", "200"}}}
+	req := pairRequest{HeaderPairs{{"x-mcp-principal", "alice"}, {"content-length", "200"}}}
 	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"search_customers","arguments":{"query":"alice","limit":10,"filters":{"country":"DE","active":true,"tags":["vip","eu"]}},"_meta":{"progressToken":"abc-123"}}}`)
 	read := func() []byte { return body }
 	return func() {
@@ -80,36 +80,9 @@ func BenchmarkToolResult1KB(b *testing.B) {
 }
 
 // pairRequest is a Request as the plugin's host glue makes one
-// (plugin/main.go, hostRequest): the header pairs the host handed over,
-// searched in order, a header present once given as a view of its pair.
-// The tests' fakeRequest, a map, costs more than the plugin's own work on
-// its headers: a benchmark measures the plugin with this one.
-type pairRequest struct{ headers [][2]string }
-
-func (r pairRequest) Header(name string) (string, bool) {
-	for _, kv := range r.headers {
-		if kv[0] == name {
-			return kv[1], true
-		}
-	}
-	return "", false
-}
-
-func (r pairRequest) HeaderValues(name string) []string {
-	var vs []string
-	for i := range r.headers {
-		if r.headers[i][0] != name {
-			continue
-		}
-		if vs == nil {
-			vs = r.headers[i][1:2:2]
-		} else {
-			vs = append(vs, r.headers[i][1])
-		}
-	}
-	return vs
-}
-
-func (r pairRequest) Headers() [][2]string { return r.headers }
+// (plugin/main.go, hostRequest): HeaderPairs. The tests' fakeRequest, a
+// map, costs more than the plugin's own work on its headers: a benchmark
+// measures the plugin with this one.
+type pairRequest struct{ HeaderPairs }
 
 func (pairRequest) Property(...string) ([]byte, bool) { return nil, false }

@@ -26,6 +26,61 @@ type Request interface {
 	Property(path ...string) ([]byte, bool)
 }
 
+// HeaderPairs are a request's or a response's headers as the host hands
+// them over: one pair per header line, names in lower case, read with one
+// host call (every host call costs a trip out of the VM and, for returned
+// data, another into its allocator) and looked up here, in order. They
+// are a Request's headers (Header, HeaderValues, Headers).
+type HeaderPairs [][2]string
+
+// Header is the first value of name.
+func (h HeaderPairs) Header(name string) (string, bool) {
+	for _, kv := range h {
+		if kv[0] == name {
+			return kv[1], true
+		}
+	}
+	return "", false
+}
+
+// HeaderValues returns every pair of that name: the host hands a repeated
+// header over as several pairs. A header present once (the usual case) is
+// returned without an allocation, as a view of its pair.
+func (h HeaderPairs) HeaderValues(name string) []string {
+	var vs []string
+	for i := range h {
+		if h[i][0] != name {
+			continue
+		}
+		if vs == nil {
+			vs = h[i][1:2:2]
+		} else {
+			vs = append(vs, h[i][1])
+		}
+	}
+	return vs
+}
+
+// Headers returns every pair as the host gave them.
+func (h HeaderPairs) Headers() [][2]string { return h }
+
+// Joined returns every value of name joined with ", ", as fetch's and
+// httpx's Headers.get read a repeated header ("" when absent).
+func (h HeaderPairs) Joined(name string) string {
+	v := ""
+	for _, kv := range h {
+		if kv[0] != name {
+			continue
+		}
+		if v == "" {
+			v = kv[1]
+			continue
+		}
+		v += ", " + kv[1]
+	}
+	return v
+}
+
 // identity is who makes a request (manual 3).
 type identity struct {
 	policy.Principal
