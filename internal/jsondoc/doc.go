@@ -30,7 +30,7 @@ type Doc struct {
 	keys     map[int32]string
 	numEdits int // in edits and more
 	changed  bool
-	// mark is the member whose place in the output AppendBytesAt reports
+	// mark is the member whose place in the output BytesAt reports
 	// (0, the root, when none: the root is no member), markAt that place.
 	mark   int32
 	markAt int
@@ -434,24 +434,17 @@ func (d *Doc) Bytes() []byte {
 	return d.write(out, Root)
 }
 
-// AppendBytesAt appends Bytes to out, and returns it with the offset in
-// it where the value of n, a member of the root object, begins (-1 if n
-// is not one): a caller that keeps the output writes it into a buffer of
-// its own, spared an allocation and a copy.
-func (d *Doc) AppendBytesAt(out []byte, n int32) ([]byte, int) {
-	member := n > Root && int(n) < len(d.nodes) && d.nodes[n].parent == Root && d.nodes[Root].kind == Object
-	if !d.changed {
-		at := -1
-		if member {
-			at = len(out) + int(d.nodes[n].start)
-		}
-		return append(out, d.src...), at
+// BytesAt is Bytes, and the offset in it where the value of n, a member
+// of the root object, begins (-1 if n is not one).
+func (d *Doc) BytesAt(n int32) ([]byte, int) {
+	if n <= Root || int(n) >= len(d.nodes) || d.nodes[n].parent != Root || d.Kind(Root) != Object {
+		return d.Bytes(), -1
 	}
-	if !member {
-		return d.write(out, Root), -1
+	if !d.changed {
+		return d.src, int(d.nodes[n].start)
 	}
 	d.mark, d.markAt = n, -1
-	out = d.write(out, Root)
+	out := d.Bytes()
 	at := d.markAt
 	d.mark = 0
 	return out, at
@@ -517,26 +510,16 @@ func (d *Doc) write(out []byte, n int32) []byte {
 	case Array:
 		out = append(out, '[')
 		first := true
-		for c := d.First(n); c != None; {
+		for c := d.First(n); c != None; c = d.Next(c) {
 			if !first {
 				out = append(out, ',')
 			}
 			first = false
-			cm := &d.nodes[c]
-			if cm.flags&dirty != 0 {
+			if cm := &d.nodes[c]; cm.flags&dirty == 0 {
+				out = append(out, d.src[cm.start:cm.end]...)
+			} else {
 				out = d.write(out, c)
-				c = d.Next(c)
-				continue
 			}
-			// A run of untouched elements that only commas separate in
-			// the source (none deleted between them) is one copy: inside
-			// the VM each copy is a call out to the host, and a filtered
-			// list keeps most of its items.
-			end := cm.end
-			for c = d.Next(c); c != None && d.nodes[c].start == end+1 && d.nodes[c].flags&dirty == 0; c = d.Next(c) {
-				end = d.nodes[c].end
-			}
-			out = append(out, d.src[cm.start:end]...)
 		}
 		for _, e := range d.appendedTo(n) {
 			if !first {

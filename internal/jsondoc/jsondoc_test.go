@@ -194,30 +194,6 @@ func TestEdits(t *testing.T) {
 	}
 }
 
-// Untouched elements of an edited array are copied in runs: a run holds
-// only what commas alone separate, so space between elements and deleted
-// or edited elements end it, and the output is what element by element
-// writing gives.
-func TestArrayRuns(t *testing.T) {
-	for _, c := range []struct{ src, want string }{
-		{`[1,2,3,{"a":1},5,6]`, `[1,2,{"a":1},6]`},
-		{`[1, 2 ,3,{"a":1},5 , 6]`, `[1,2,{"a":1},6]`},
-		{`[[1],[2],3,{"a":1},[5],[6]]`, `[[1],[2],{"a":1},[6]]`},
-	} {
-		d, err := Parse([]byte(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		third := d.Next(d.Next(d.First(Root)))
-		d.Delete(third)
-		d.SetRaw(d.Get(d.Next(third), "a"), []byte(`1`))
-		d.Delete(d.Next(d.Next(third)))
-		if got := d.Bytes(); string(got) != c.want {
-			t.Errorf("%s: got %s, want %s", c.src, got, c.want)
-		}
-	}
-}
-
 func TestAppendString(t *testing.T) {
 	tests := map[string]string{
 		"plain":          `"plain"`,

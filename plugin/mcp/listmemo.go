@@ -38,9 +38,7 @@ type listMemo struct {
 	entries [listMemoEntries]listMemoEntry
 	next    int // the entry the next store replaces
 	key     []byte
-	// spare is the buffer the next list is written into (keepList).
-	spare []byte
-	hits  int // lists answered from the memo (for tests)
+	hits    int // lists answered from the memo (for tests)
 }
 
 // listMemoEntry is one response: its bytes before and after its id, and
@@ -55,8 +53,7 @@ type listMemoEntry struct {
 }
 
 // Bounds: entries, and the largest response memoised (its bytes and its
-// output are both kept: at most about 4 × 2 × 256 KiB per VM, and the
-// spare output buffer).
+// output are both kept: at most about 4 × 2 × 256 KiB per VM).
 const (
 	listMemoEntries  = 4
 	listMemoMaxBytes = 256 << 10
@@ -224,20 +221,13 @@ func (s *exchange) keepList(doc *jsondoc.Doc, raw []byte) []byte {
 	}
 	id := doc.Raw(k.id)
 	start := doc.Offset(k.id)
-	m := &s.cfg.caches.lists
-	// Written into the spare buffer, which becomes the entry's, the
-	// entry's old one the spare: no list-sized allocation and copy per
-	// list. The caller hands the bytes to the host (which copies them)
-	// before this VM writes them again.
-	if want := len(raw) + len(raw)/8; cap(m.spare) < want {
-		m.spare = make([]byte, 0, want)
-	}
-	out, at := doc.AppendBytesAt(m.spare[:0], k.id)
+	out, at := doc.BytesAt(k.id)
 	// id is the source's bytes at start (doc.Raw), so only the output's
 	// copy of it is checked.
 	if at < 0 || len(out) > listMemoMaxBytes || !bytes.HasPrefix(out[at:], id) {
 		return out
 	}
+	m := &s.cfg.caches.lists
 	// One entry per key: a caller class's newer list replaces its older
 	// one, so a list that differs from the last is compared with one
 	// entry, not four near copies.
@@ -250,7 +240,7 @@ func (s *exchange) keepList(doc *jsondoc.Doc, raw []byte) []byte {
 	e.key = append(e.key[:0], m.key...)
 	e.inHead = append(e.inHead[:0], raw[:start]...)
 	e.inTail = append(e.inTail[:0], raw[start+len(id):]...)
-	e.out, m.spare = out, e.out[:0]
+	e.out = append(e.out[:0], out...)
 	e.outID, e.idLen = at, len(id)
 	e.at = s.cfg.now()
 	return out
