@@ -491,6 +491,11 @@ func phoneWritten(s string, i int) (a, b int) {
 			digits++
 		case c == '.':
 			return a, a
+		case k > a && s[k-1]-'0' >= 10 && !phoneSepPair(s[k-1], c):
+			// Two separators in a row end a number ("000000  001"), as
+			// they end a run's groups, but for a bracket's and a spaced
+			// slash's.
+			return a, a
 		case c == ' ' || c == '-' || c == '/':
 			groups++
 		}
@@ -502,6 +507,17 @@ func phoneWritten(s string, i int) (a, b int) {
 		return a, a
 	}
 	return a, b
+}
+
+// phoneSepPair reports whether separators x then y may stand together in
+// a phone number: a bracket and a space or dash ("(30) 4897", ")-"), a
+// '+' in a bracket ("(+44)"), a spaced slash ("089 / 123").
+func phoneSepPair(x, y byte) bool {
+	switch {
+	case x == ')' && (y == ' ' || y == '-'), y == '(' && (x == ' ' || x == '-'), x == '(' && y == '+':
+		return true
+	}
+	return x == ' ' && y == '/' || x == '/' && y == ' '
 }
 
 // phoneRunAt is phoneRun; leadParen: a '(' just before the run (or its
