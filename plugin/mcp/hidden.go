@@ -103,7 +103,7 @@ func (c *Config) standIn(kind policy.Kind, name string) string {
 // the path "/" that reader gives https://…, the evidence goes into the path,
 // where the name's percent-encoded characters are encoded alike. A name
 // that reader refuses (it throws, whatever the URI) gets a stand-in it
-// refuses too: a port that is no number.
+// refuses too: a port that is no number (the host stays the ASCII anchor).
 func resourceStandIn(name, anchor, ev string) string {
 	i := strings.IndexByte(name, ':')
 	if i <= 0 || !isScheme(name[:i]) {
@@ -111,7 +111,9 @@ func resourceStandIn(name, anchor, ev string) string {
 	}
 	scheme, rest := name[:i+1], name[i+1:]
 	if _, st := whatwgurl.Href(name); st == whatwgurl.Failure {
-		return scheme + "//" + anchor + ev + ":_"
+		// The evidence follows the port, not the host: in the host a
+		// character that needs IDNA would be read before the port fails.
+		return scheme + "//" + anchor + ":_" + ev
 	}
 	if !strings.HasPrefix(rest, "//") {
 		return scheme + anchor + ev // an opaque path
