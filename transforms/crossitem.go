@@ -123,15 +123,9 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	}
 	cut := len(tail)
 	window := tail + head
+	second := e.side(head, st.sel)
 	for _, d := range e.detectors.Detect(window, st.sel) {
-		switch {
-		case d.End <= cut:
-			continue
-		case d.Start >= cut:
-			if !e.contextAcross(window, cut, &d, head, st.sel) {
-				continue
-			}
-		case e.readApart(window, cut, &d, head, st.sel):
+		if !e.acrossCut(window, cut, &d, second) {
 			continue
 		}
 		run.count(d.Label)
@@ -139,12 +133,9 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 			run.blockedBy(d.Label)
 			continue
 		}
-		r, ok := e.replacement(st, d, window, run)
+		r, ok := e.jointReplacement(st, d, window, run)
 		if !ok {
 			continue
-		}
-		if st.kind == stepPseudonymise {
-			r = setApart(r, window, &d)
 		}
 		// At most one detection crosses the joint. A value after it
 		// moves to the first item with what stands before it (nothing
@@ -160,13 +151,49 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	return js
 }
 
+// side is the second side of a joint, as its own steps read it: scanned
+// once, when a detection at the joint first asks.
+type side struct {
+	e       *Engine
+	text    string
+	sel     detect.Selection
+	hits    []detect.Detection
+	scanned bool
+}
+
+func (e *Engine) side(text string, sel detect.Selection) *side {
+	return &side{e: e, text: text, sel: sel}
+}
+
+// found is what the side's own steps find in it.
+func (s *side) found() []detect.Detection {
+	if !s.scanned {
+		s.hits, s.scanned = s.e.detectors.Detect(s.text, s.sel), true
+	}
+	return s.hits
+}
+
+// acrossCut reports whether detection d in window (two sides joined at
+// cut) is a value the joint makes: one that crosses it and that the
+// sides read apart do not hold (readApart), or one after it that only
+// the first side's context finds (contextAcross).
+func (e *Engine) acrossCut(window string, cut int, d *detect.Detection, second *side) bool {
+	switch {
+	case d.End <= cut:
+		return false
+	case d.Start >= cut:
+		return contextAcross(window, cut, d, second)
+	}
+	return !e.readApart(window, cut, d, second)
+}
+
 // contextAcross reports whether detection d, which starts in the second
 // side of the joint at cut of window, within three bytes of it and after
 // nothing but spaces and punctuation, was found by the first side's
 // context alone: its label in one item, its value in the next ("Date of
 // birth:" and "1957-04-17", "Phone" and "(30) 48977-2600"). The second side
 // alone does not find it, and would pass it in clear.
-func (e *Engine) contextAcross(window string, cut int, d *detect.Detection, head string, sel detect.Selection) bool {
+func contextAcross(window string, cut int, d *detect.Detection, second *side) bool {
 	if d.Start-cut > 3 {
 		return false
 	}
@@ -175,7 +202,7 @@ func (e *Engine) contextAcross(window string, cut int, d *detect.Detection, head
 			return false
 		}
 	}
-	for _, h := range e.detectors.Detect(head, sel) {
+	for _, h := range second.found() {
 		if h.Start < d.End-cut && h.End > d.Start-cut {
 			return false // the second side's own steps find it
 		}
@@ -184,10 +211,10 @@ func (e *Engine) contextAcross(window string, cut int, d *detect.Detection, head
 }
 
 // readApart reports whether detection d, which crosses the joint at cut
-// of window (head: the second side's part scanned), is rather two things
-// glued by the join than one value split by it; the sides are then read
-// apart, each by its own steps. The join can glue a value complete at the
-// end of the first side to the second side's first word:
+// of window (second: the second side's part scanned), is rather two
+// things glued by the join than one value split by it; the sides are then
+// read apart, each by its own steps. The join can glue a value complete
+// at the end of the first side to the second side's first word:
 // "bob@example.com" and "ID card 110105…" read "bob@example.comID".
 //   - Cut from the second side, that word may have given what follows it
 //     its context (" card 110105…": no identifier, which would pass in
@@ -199,14 +226,14 @@ func (e *Engine) contextAcross(window string, cut int, d *detect.Detection, head
 //
 // Only a detection that crosses a joint, which is rare, pays for the
 // scans.
-func (e *Engine) readApart(window string, cut int, d *detect.Detection, head string, sel detect.Selection) bool {
-	if e.cutLosesValues(head, d.End-cut, sel) {
+func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *side) bool {
+	if e.cutLosesValues(second, d.End-cut) {
 		return true
 	}
 	if b, c := window[cut-1], window[cut]; c-'A' >= 26 || b-'a' >= 26 && b-'0' >= 10 {
 		return false
 	}
-	for _, t := range e.detectors.Detect(window[:cut], sel) {
+	for _, t := range e.detectors.Detect(window[:cut], second.sel) {
 		if t.Start == d.Start && t.End == cut && t.Label == d.Label {
 			return true
 		}
@@ -214,13 +241,12 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, head str
 	return false
 }
 
-// cutLosesValues reports whether cutting the first k bytes of head (the
-// part of a value read across a joint that lies after it) loses or splits
-// a value head holds alone (readApart).
-func (e *Engine) cutLosesValues(head string, k int, sel detect.Selection) bool {
-	var rest []detect.Detection
-	scanned := false
-	for _, h := range e.detectors.Detect(head, sel) {
+// cutLosesValues reports whether cutting the first k bytes of the second
+// side (the part of a value read across a joint that lies after it) loses
+// or splits a value the side holds alone (readApart).
+func (e *Engine) cutLosesValues(second *side, k int) bool {
+	var rest *side
+	for _, h := range second.found() {
 		if h.Start < k {
 			if h.End > k {
 				// A value of the second side's own that the cut would
@@ -230,11 +256,11 @@ func (e *Engine) cutLosesValues(head string, k int, sel detect.Selection) bool {
 			}
 			continue // within the part cut
 		}
-		if !scanned {
-			rest, scanned = e.detectors.Detect(head[k:], sel), true
+		if rest == nil {
+			rest = e.side(second.text[k:], second.sel)
 		}
 		kept := false
-		for _, r := range rest {
+		for _, r := range rest.found() {
 			if r.Start+k == h.Start && r.End+k == h.End && r.Label == h.Label {
 				kept = true
 				break
@@ -245,6 +271,17 @@ func (e *Engine) cutLosesValues(head string, k int, sel detect.Selection) bool {
 		}
 	}
 	return false
+}
+
+// jointReplacement is the replacement of detection d read across a
+// joint in window: a pseudonym is set apart from the words around it, as
+// rewriteFound sets apart those it writes in one string.
+func (e *Engine) jointReplacement(st *step, d detect.Detection, window string, run *Run) (string, bool) {
+	r, ok := e.replacement(st, d, window, run)
+	if ok && st.kind == stepPseudonymise {
+		r = setApart(r, window, &d)
+	}
+	return r, ok
 }
 
 // replacement is what a rewriting step puts in place of detection d in

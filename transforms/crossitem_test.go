@@ -227,7 +227,7 @@ func TestCutLosesValues(t *testing.T) {
 		{"Call +44 20 7946 0958 now", 4, false},         // the phone needs no word
 		{"0958 and alice@example.com", 4, false},        // values of their own shape
 	} {
-		if got := e.cutLosesValues(c.head, c.k, sel); got != c.want {
+		if got := e.cutLosesValues(e.side(c.head, sel), c.k); got != c.want {
 			t.Errorf("cutLosesValues(%q, %d) = %v, want %v", c.head, c.k, got, c.want)
 		}
 	}

@@ -106,14 +106,15 @@ func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev st
 	if to == 0 {
 		return ""
 	}
-	window := prev + s[:to]
+	window, cut := prev+s[:to], len(prev)
 	for i := range p.steps {
 		st := &p.steps[i]
 		if !st.detecting() || !st.scan || len(st.fields) > 0 {
 			continue
 		}
+		second := e.side(s[:to], st.sel)
 		for _, d := range e.detectors.Detect(window, st.sel) {
-			if d.Start >= len(prev) || d.End <= len(prev) || e.readApart(window, len(prev), &d, s[:to], st.sel) {
+			if !e.acrossCut(window, cut, &d, second) {
 				continue
 			}
 			run.count(d.Label)
@@ -121,11 +122,11 @@ func (e *Engine) continuation(p *Pipeline, doc *jsondoc.Doc, node int32, prev st
 				run.blockedBy(d.Label)
 				return ""
 			}
-			if r, ok := e.replacement(st, d, window, run); ok {
-				doc.SetString(node, s[d.End-len(prev):])
-				if st.kind == stepPseudonymise {
-					r = setApart(r, window, &d)
-				}
+			if r, ok := e.jointReplacement(st, d, window, run); ok {
+				// A value after the joint (contextAcross) is replaced
+				// where it stands, after what precedes it.
+				r = window[cut:max(cut, d.Start)] + r
+				doc.SetString(node, s[d.End-cut:])
 				return r
 			}
 		}

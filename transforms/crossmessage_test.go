@@ -63,3 +63,43 @@ func sprintfJSON(format, s string) string {
 	}
 	return out
 }
+
+// A label at the end of one server message and its value at the start
+// of the next: the second message alone leaves the value in clear; read
+// with its predecessor's tail, the value is replaced where it stands.
+func TestLabelMessageThenValueMessage(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [redact]}`)
+	pl := compileOutput(t, e, p)
+	const method = "notifications/message"
+	send := func(tail *MessageTail, data string) string {
+		t.Helper()
+		doc, err := jsondoc.Parse([]byte(sprintfJSON(`{"level":"info","data":%q}`, data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.ApplyMessage(pl, doc, jsondoc.Root, ParamsPayload(method, false), method, tail, &Run{})
+		s, _ := doc.Str(doc.Get(jsondoc.Root, "data"))
+		return s
+	}
+	for _, c := range []struct{ label, value, want string }{
+		{"Date of birth:", "1957-04-17", "[REDACTED:DATE_OF_BIRTH]"},
+		{"Geburtsdatum: ", "17.04.1957 laut Akte", "[REDACTED:DATE_OF_BIRTH] laut Akte"},
+		{"Telefone:", " (30) 48977-2600", " [REDACTED:PHONE]"},
+		{"BSN:", "111222333", "[REDACTED:NL_BSN]"},
+	} {
+		if alone := send(&MessageTail{}, c.value); alone != c.value {
+			t.Fatalf("%q alone becomes %q: the case tests nothing", c.value, alone)
+		}
+		tail := &MessageTail{}
+		send(tail, c.label)
+		if got := send(tail, c.value); got != c.want {
+			t.Errorf("%q then %q: second message %q, want %q", c.label, c.value, got, c.want)
+		}
+	}
+	// Text between the label and the value is context of its own.
+	tail := &MessageTail{}
+	send(tail, "Date of birth:")
+	if got := send(tail, "unknown; 1957-04-17 is the file date"); got != "unknown; 1957-04-17 is the file date" {
+		t.Errorf("a value far from the joint was joined to the label: %q", got)
+	}
+}
