@@ -247,6 +247,7 @@ const phoneContextBytes = 32
 func phoneContext(s string, a int) bool {
 	lo := max(a-phoneContextBytes, 0)
 	words, wend, short, caps := 0, -1, true, true
+	near := "" // the word nearest the number, when the phone word is not
 	for i := a - 1; i >= lo && (words < 2 || words == 2 && (short || caps)); i-- {
 		c := s[i]
 		if c < 0x80 && piiClass[c]&(pcUpper|pcLower) == 0 {
@@ -273,13 +274,64 @@ func phoneContext(s string, a int) bool {
 		}
 		// A third word: after short ones, or a label's before a name.
 		if (words < 2 || short || s[wend] == ':' || s[wend] == ' ' && s[wend+1] == ':') && phoneWordStarts(s, i, a) {
-			return true
+			return (words == 0 || phoneMeasures.get(near) == 0) && !phoneMeasureBefore(s, i)
+		}
+		if words == 0 {
+			near = s[i:wend]
 		}
 		words++
 		short = short && wend-i <= 3
 		caps = caps && piiClass[c]&pcUpper != 0
 	}
 	return false
+}
+
+// phoneMeasures are words that, after a phone word, make a label name a
+// measure or a property of calls and phones, not a number to call ("Call
+// volume: 12 345 678 901", "Phone model", "Anrufe gesamt", "Durée
+// d'appel"): a number there is no phone by its context.
+var phoneMeasures = newWordTable(func() map[string]uint16 {
+	m := map[string]uint16{}
+	for _, w := range strings.Fields(`volume volumes count counts duration durations length time times minutes mins seconds secs
+		total totals sum id ids model models cost costs price prices rate rates charge charges fee fees
+		log logs queue queues attempts tries score ratings rating stats statistics metric metrics average avg
+		volumen anzahl dauer gesamt summe modell kosten preis gebühr gebühren zeit minuten sekunden
+		durée duree nombre modèle modele coût cout coûts prix temps somme moyenne
+		cantidad duración duracion modelo costo costos precio tiempo suma promedio
+		durata modello costi prezzo tempo somma media quantità
+		aantal duur kosten prijs tijd totaal gemiddelde
+		quantidade duração duracao custo preço tempo média`) {
+		m[w] = 1
+	}
+	return m
+}(), true)
+
+// phoneMeasureBefore reports whether the phone word at s[i] follows a
+// measure word, alone or through a particle, with nothing but spaces
+// between: "Durée d'appel", "Cantidad de llamadas", "Total calls" (the
+// word order of the Romance languages and of English adjectives).
+func phoneMeasureBefore(s string, i int) bool {
+	e := i
+	if e > 1 && s[e-1] == '\'' && s[e-2]|0x20 == 'd' && (e == 2 || s[e-3] == ' ') {
+		e -= 2 // d'appel
+	}
+	for e > 0 && s[e-1] == ' ' {
+		e--
+	}
+	b := e
+	for b > 0 && (s[b-1] >= 0x80 || piiClass[s[b-1]]&(pcUpper|pcLower) != 0) {
+		b--
+	}
+	switch strings.ToLower(s[b:e]) {
+	case "de", "di", "da", "do", "des", "du", "del", "der", "van", "of":
+		e = b
+		for e > 0 && s[e-1] == ' ' {
+			e--
+		}
+		for b = e; b > 0 && (s[b-1] >= 0x80 || piiClass[s[b-1]]&(pcUpper|pcLower) != 0); b-- {
+		}
+	}
+	return b < e && phoneMeasures.get(s[b:e]) != 0
 }
 
 // phoneOtherNumberBefore reports whether the label right before the run
