@@ -73,6 +73,7 @@ var dateRunMax = func() (t [256]int) {
 		t[c] = 2
 	}
 	t[0xe5] = math.MaxInt // 年
+	t[0xeb] = math.MaxInt // 년
 	t[0xe6] = 2           // 月 after 元年
 	t[0xc2] = 2           // the ordinal's º, ª, °: "1º aprile"
 	return t
@@ -330,8 +331,8 @@ func dateAt(s string, i int) (int, bool) {
 			}
 		}
 	}
-	// Japanese: 1985年3月4日.
-	if n1 == 4 && cjkAt(s, e1) == '年' {
+	// Japanese: 1985年3月4日; Korean: 1985년 3월 4일.
+	if r := cjkAt(s, e1); n1 == 4 && (r == '年' || r == '년') {
 		return kanjiDate(s, e1, v1)
 	}
 	if n1 > 2 || v1 < 1 || v1 > 31 {
@@ -414,17 +415,18 @@ func monthFirst(s string, i, m int) (int, bool) {
 }
 
 // kanjiDate reads 年M月D日 at j for year y: a space may follow 年 and
-// 月 (1985年 3月 4日), and Chinese may write 号 for 日.
+// 月 (1985年 3月 4日), and Chinese may write 号 for 日. Korean writes
+// 년, 월 and 일 in their places (1985년 3월 4일).
 func kanjiDate(s string, j, y int) (int, bool) {
-	if cjkAt(s, j) != '年' {
+	if r := cjkAt(s, j); r != '年' && r != '년' {
 		return 0, false
 	}
 	m, n, e := number(s, skipSpaces(s, j+3))
-	if n == 0 || n > 2 || cjkAt(s, e) != '月' {
+	if r := cjkAt(s, e); n == 0 || n > 2 || r != '月' && r != '월' {
 		return 0, false
 	}
 	d, n, e := number(s, skipSpaces(s, e+3))
-	if r := cjkAt(s, e); n == 0 || n > 2 || r != '日' && r != '号' {
+	if r := cjkAt(s, e); n == 0 || n > 2 || r != '日' && r != '号' && r != '일' {
 		return 0, false
 	}
 	return e + 3, validDate(y, m, d)
@@ -561,6 +563,12 @@ var birthContextWords = []string{
 	"生年月日", "誕生日", "生まれ",
 	// Chinese
 	"出生日期", "出生于", "出生", "生于", "出生年月", "生日",
+	// Russian and Ukrainian, Greek (capitals written out: only ASCII
+	// letters are folded), Korean
+	"рождения", "родился", "родилась", "Родился", "Родилась", "народження", "народився", "народилася", "Народився", "Народилася",
+	"γέννησης", "γεννήθηκε", "Γεννήθηκε", "γενέθλια", "생년월일", "출생", "생일",
+	// Turkish, Czech, Hungarian, Romanian
+	"doğum tarihi", "doğdu", "doğumlu", "narozen", "narozena", "narození", "született", "născut", "născută", "nașterii",
 }
 
 // birthFirst indexes birthContextWords by first byte (both cases);

@@ -452,14 +452,14 @@ var keyVocabOf = []struct {
 		"volledige naam|naam klant|rekeninghouder|" +
 		"nome do titular|" +
 		"imie i nazwisko|imię i nazwisko|fullständigt namn|koko nimi|fulde navn|fulde navn|" +
-		"氏名|お名前|フルネーム|名義人|顧客名"},
+		"氏名|お名前|フルネーム|名義人|顧客名|фио|полное имя|имя и фамилия|성명|고객명|ονοματεπώνυμο|ad soyad|celé jméno|teljes név"},
 	{kGivenName, -1, "first name|firstname|given name|givenname|forename|christian name|middle name|middlename|second name|" +
 		"vorname|vornamen|rufname|prenom|prenoms|nombre de pila|primer nombre|nome proprio|nome di battesimo|" +
-		"voornaam|voornamen|roepnaam|primeiro nome|imie|imię|imiona|fornavn|förnamn|fornamn|tilltalsnamn|etunimi|etunimet|名|下の名前"},
+		"voornaam|voornamen|roepnaam|primeiro nome|imie|imię|imiona|fornavn|förnamn|fornamn|tilltalsnamn|etunimi|etunimet|名|下の名前|имя|отчество|이름|όνομα|jméno|keresztnév|utónév"},
 	{kFamilyName, -1, "last name|lastname|surname|family name|familyname|maiden name|birth name|" +
 		"nachname|familienname|zuname|geburtsname|nom de famille|nom de naissance|nom d usage|" +
 		"apellido|apellidos|primer apellido|segundo apellido|cognome|achternaam|familienaam|geslachtsnaam|" +
-		"sobrenome|apelido|nazwisko|efternamn|efternavn|sukunimi|姓|苗字|名字"},
+		"sobrenome|apelido|nazwisko|efternamn|efternavn|sukunimi|姓|苗字|名字|фамилия|επώνυμο|soyad|soyadı|příjmení|vezetéknév"},
 	{kAddress, -1, "address|street|street address|streetaddress|street name|streetname|street line|address line|addressline|" +
 		"home address|postal address|mailing address|residential address|residence address|billing address|shipping address|delivery address|" +
 		"permanent address|current address|correspondence address|residence|place of residence|" +
@@ -470,22 +470,22 @@ var keyVocabOf = []struct {
 		"adres|straat|straatnaam|woonadres|" +
 		"endereco|endereço|rua|logradouro|morada|" +
 		"ulica|adres zamieszkania|adress|postadress|hemadress|besoksadress|besöksadress|leveransadress|gatuadress|gata|" +
-		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地"},
+		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地|адрес|улица|주소|διεύθυνση|οδός|adresa|ulice|cím"},
 	{kLine, -1, "line|address 1|address 2|adresse 1|adresse 2|zusatz|adresszusatz|complement|complemento"},
 	{kHouse, -1, "house number|housenumber|house no|building number|street number|hausnummer|numero de rue|numero de voie|" +
 		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|番地"},
 	{kPostcode, -1, "postcode|post code|postal code|postalcode|zip|zip code|zipcode|postleitzahl|plz|code postal|codepostal|cp|" +
-		"codigo postal|código postal|cap|postcode nl|cep|kod pocztowy|kod|postnummer|postnr|postinumero|郵便番号|〒"},
+		"codigo postal|código postal|cap|postcode nl|cep|kod pocztowy|kod|postnummer|postnr|postinumero|郵便番号|〒|почтовый индекс|индекс|우편번호|ταχυδρομικός κώδικας|posta kodu|psč|irányítószám"},
 	{kCity, -1, "city|town|locality|municipality|suburb|village|stadt|ort|wohnort|gemeinde|ville|commune|localite|" +
 		"ciudad|localidad|municipio|poblacion|citta|città|comune|localita|plaats|woonplaats|stad|gemeente|cidade|" +
-		"miasto|miejscowosc|miejscowość|stad|kommun|postort|by|kaupunki|paikkakunta|kunta|市区町村|都市"},
+		"miasto|miejscowosc|miejscowość|stad|kommun|postort|by|kaupunki|paikkakunta|kunta|市区町村|都市|город|도시|πόλη|şehir|město|város"},
 	{kAddressPart, -1, "country|state|province|region|county|district|land|bundesland|kanton|pays|departement|provincia|" +
 		"estado|pais|país|paese|regione|provincie|staat|wojewodztwo|lan|län|maa|都道府県"},
 	{kBirthDate, -1, "dob|date of birth|dateofbirth|birth date|birthdate|birthday|birth day|born|born on|date born|" +
 		"geburtsdatum|geburtstag|geboren|geboren am|date de naissance|date naissance|naissance|ne le|née le|" +
 		"fecha de nacimiento|fecha nacimiento|nacimiento|fecha nac|f nac|data di nascita|data nascita|nato il|nata il|" +
 		"geboortedatum|geboren op|data de nascimento|data nascimento|nascimento|data urodzenia|urodzony|urodzona|" +
-		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日|出生日期|生日"},
+		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日|出生日期|生日|дата рождения|день рождения|생년월일|생일|ημερομηνία γέννησης|doğum tarihi|datum narození|születési dátum|születési idő"},
 	// Identifiers with a detector of their own (ids.go): the value is
 	// reported by that detector when its check digits hold, else by the
 	// generic one of its kind (keyGeneric).
@@ -548,7 +548,7 @@ var keyVocabOf = []struct {
 	{kPhone, -1, "phone|phone number|telephone|tel|mobile|mobile number|cell|cellphone|cell phone|fax|telefon|telefonnummer|handy|mobil|mobilnummer|" +
 		"telephone portable|portable|numero de telephone|telefono|movil|celular|cellulare|telefoonnummer|mobiel|gsm|puhelin|puhelinnumero|電話番号|電話|" +
 		"telefoon|telefone|numero de telefone|numero de telefono|numero di telefono|telefono cellulare|telefono movil|mobiltelefon|matkapuhelin|" +
-		"numer telefonu|komorka|telefon komorkowy|mobilnummer|携帯|携帯電話|电话|电话号码|手机|手机号|手机号码|手機|联系电话"},
+		"numer telefonu|komorka|telefon komorkowy|mobilnummer|携帯|携帯電話|电话|电话号码|手机|手机号|手机号码|手機|联系电话|телефон|номер телефона|мобильный|мобильный телефон|전화|전화번호|휴대폰|휴대전화|연락처|τηλέφωνο|κινητό|telefon numarası|cep telefonu|telefonní číslo|telefonszám"},
 	{kHolder, -1, "customer|customers|client|clients|contact|contacts|person|persons|people|individual|patient|patients|employee|employees|staff|" +
 		"user|users|member|members|owner|owners|holder|holders|account holder|cardholder|guest|guests|passenger|passengers|student|students|" +
 		"applicant|applicants|candidate|candidates|beneficiary|beneficiaries|recipient|recipients|sender|subscriber|subscribers|buyer|purchaser|" +

@@ -396,20 +396,21 @@ func plausibleDate(y, m, d int) bool {
 }
 
 // wordDate: a year, a day and a month in words, nothing else but
-// separators (and "de", "of", "the", ordinal suffixes); or y年m月d日.
+// separators (and "de", "of", "the", ordinal suffixes); or y年m月d日
+// (Korean: y년 m월 d일).
 func wordDate(v string) bool {
-	if strings.Contains(v, "年") && strings.Contains(v, "月") {
+	if strings.Contains(v, "年") && strings.Contains(v, "月") || strings.Contains(v, "년") && strings.Contains(v, "월") {
 		y, m, d := 0, 0, 0
 		var cur int
 		for _, r := range v {
 			switch {
 			case r >= '0' && r <= '9':
 				cur = cur*10 + int(r-'0')
-			case r == '年':
+			case r == '年' || r == '년':
 				y, cur = cur, 0
-			case r == '月':
+			case r == '月' || r == '월':
 				m, cur = cur, 0
-			case r == '日':
+			case r == '日' || r == '일':
 				d, cur = cur, 0
 			case r == ' ':
 			default:

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"math/bits"
 	"strings"
 )
 
@@ -232,6 +231,10 @@ var phoneWords = [...]string{
 	// Verbs of calling: "Appelez-moi au …", "Bel me op …", "Ligue para …",
 	// "Chiamami al …", "Llame al …", "Ruf mich an unter …".
 	"appel", "bel.", "ligue", "chiam", "llam", "anruf", "ruf.", "ringe", "soita",
+	// Cyrillic and Greek, whose capitals the ASCII folding does not
+	// reach; Korean.
+	"телефон", "Телефон", "тел.", "Тел.", "моб.", "Моб.", "мобильный", "Мобильный",
+	"τηλέφωνο", "Τηλέφωνο", "τηλ.", "Τηλ.", "κινητό", "Κινητό", "전화", "휴대폰", "핸드폰", "연락처",
 }
 
 const phoneContextBytes = 32
@@ -446,17 +449,17 @@ func phoneIDContext(s string, a, digits int) bool {
 	return true
 }
 
-// phoneWordsByFirst holds, per byte, the phoneWords that start with it
-// (bit k: phoneWords[k]): a word start tries those alone, not all of them.
-var phoneWordsByFirst = func() (t [256]uint64) {
+// phoneWordsByFirst holds, per byte, the indexes of the phoneWords that
+// start with it: a word start tries those alone, not all of them.
+var phoneWordsByFirst = func() (t [256][]uint8) {
 	for k, w := range phoneWords {
-		t[w[0]] |= 1 << k
+		t[w[0]] = append(t[w[0]], uint8(k))
 	}
 	return t
 }()
 
-// phoneWords must fit phoneWordsByFirst's masks.
-const _ = uint(64 - len(phoneWords))
+// phoneWords must fit phoneWordsByFirst's indexes.
+const _ = uint(256 - len(phoneWords))
 
 // phoneWordStarts reports whether a phone word is at s[i:], before a.
 func phoneWordStarts(s string, i, a int) bool {
@@ -464,8 +467,8 @@ func phoneWordStarts(s string, i, a int) bool {
 	if c-'A' < 26 {
 		c += 'a' - 'A'
 	}
-	for m := phoneWordsByFirst[c]; m != 0; m &= m - 1 {
-		if phoneWordAt(s, i, a, phoneWords[bits.TrailingZeros64(m)]) {
+	for _, k := range phoneWordsByFirst[c] {
+		if phoneWordAt(s, i, a, phoneWords[k]) {
 			return true
 		}
 	}
