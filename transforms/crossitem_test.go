@@ -176,7 +176,7 @@ func TestJointWithEmptyReplacementOwnsItsText(t *testing.T) {
 func TestJointKeepsTheNextItemsContext(t *testing.T) {
 	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
 	pl := compileOutput(t, e, p)
-	firsts := []string{"Mail bob@example.com", "write to jean.dupont@exemple.fr", "mailto:ops@example.org", "Call (415) 555-0132", "Tel. 030 12345678"}
+	firsts := []string{"Mail bob@example.com", "write to jean.dupont@exemple.fr", "mailto:ops@example.org", "Call (415) 555-0132", "Tel. 030 12345678", "Routing number: 114441306"}
 	seconds := []struct{ text, value string }{
 		{"ID card 11010519491231002x issued", "11010519491231002x"},
 		{"NHS 943 476 5919 on file", "943 476 5919"},
@@ -188,6 +188,7 @@ func TestJointKeepsTheNextItemsContext(t *testing.T) {
 		{"Write to alice@example.org", "alice@example.org"},
 		{"231 Baker Street, London NW1 6XE", "Baker Street"},
 		{"12 rue de la Paix, 75002 Paris", "rue de la Paix"},
+		{"ABA 659242675", "659242675"},
 	}
 	for _, first := range firsts {
 		for _, second := range seconds {
