@@ -223,7 +223,8 @@ func contextAcross(window string, cut int, d *detect.Detection, second *side) bo
 //     alone ends with a value from the same start (of any label), starts
 //     a word ("…example.com" and "Call +44 …"): joined, the first side's
 //     pseudonym would stand for "bob@example.comCall" and the second side
-//     would lose "Call".
+//     would lose "Call". So does a function word that is all the joined
+//     value takes of the second side ("…example.com" and "and more").
 //
 // Only a detection that crosses a joint, which is rare, pays for the
 // scans.
@@ -231,7 +232,16 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *
 	if e.cutLosesValues(second, d.End-cut) {
 		return true
 	}
-	if b, c := window[cut-1], window[cut]; c-'A' >= 26 || b-'a' >= 26 && b-'0' >= 10 {
+	b, c := window[cut-1], window[cut]
+	if b-'a' >= 26 && b-'A' >= 26 && b-'0' >= 10 {
+		return false
+	}
+	switch {
+	case c-'A' < 26 && b-'A' >= 26:
+	case c-'a' < 26 && functionWord(window[cut:d.End]) && (d.End == len(window) || !wordChar(window[d.End])):
+		// "bob@example.com" and "and more": a value would not go on
+		// with a whole word of the sentence's glue.
+	default:
 		return false
 	}
 	for _, t := range e.detectors.Detect(window[:cut], second.sel) {
@@ -241,6 +251,24 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *
 	}
 	return false
 }
+
+// functionWord reports whether w is one of the words that join a
+// sentence's parts in the languages of the detectors' vocabularies (and,
+// or, the, und, et, y …), ASCII lower case.
+func functionWord(w string) bool {
+	switch w {
+	case "and", "or", "but", "the", "to", "is", "are", "was", "were", "at", "on", "in", "for", "with", "from", "of", "by", "as", "if", "then", "not",
+		"und", "oder", "aber", "der", "die", "das", "ist", "zu", "mit", "von",
+		"et", "ou", "mais", "le", "la", "les", "est", "pour", "avec",
+		"y", "o", "pero", "el", "los", "las", "es", "con", "para",
+		"e", "ma", "il", "per", "di",
+		"en", "het", "een", "met", "voor", "och", "eller", "og":
+		return true
+	}
+	return false
+}
+
+func wordChar(c byte) bool { return c-'a' < 26 || c-'A' < 26 || c-'0' < 10 || c >= 0x80 }
 
 // cutLosesValues reports whether cutting the first k bytes of the second
 // side (the part of a value read across a joint that lies after it) loses

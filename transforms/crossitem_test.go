@@ -189,6 +189,8 @@ func TestJointKeepsTheNextItemsContext(t *testing.T) {
 		{"231 Baker Street, London NW1 6XE", "Baker Street"},
 		{"12 rue de la Paix, 75002 Paris", "rue de la Paix"},
 		{"ABA 659242675", "659242675"},
+		{"and then write to alice@example.org", "alice@example.org"},
+		{"or the NHS 943 476 5919 on file", "943 476 5919"},
 	}
 	for _, first := range firsts {
 		for _, second := range seconds {
