@@ -211,6 +211,28 @@ func TestJointKeepsTheNextItemsContext(t *testing.T) {
 	}
 }
 
+// Two items that hold no value alone make none joined: "Routing number:
+// 617233679" (no valid number) and "order 015072845" read as a bank
+// account "617233679order 015072845", and the second item was emptied.
+func TestJointMakesNoValueOfGlue(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	pl := compileOutput(t, e, p)
+	for _, c := range [][2]string{
+		{"Routing number: 617233679", "order 015072845"},
+		{"Account number: 12345678", "order 4711"},
+	} {
+		doc, err := jsondoc.Parse([]byte(resultOf(c[0], c[1])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		items := textItems(t, doc)
+		if want0, want1 := e.ApplyText(pl, c[0], &Run{}), e.ApplyText(pl, c[1], &Run{}); items[0] != want0 || items[1] != want1 {
+			t.Errorf("%q + %q became %q, want each as alone: %q, %q", c[0], c[1], items, want0, want1)
+		}
+	}
+}
+
 // cutLosesValues, which both joints (items and messages) ask before they
 // cut a value's continuation from the second side: true only where the
 // cut takes what a value of the rest needs.

@@ -2125,11 +2125,32 @@ func dateEnd(s string, v, e int) int {
 // idEnd is the end of the identifier from v (before e): groups of
 // letters and digits joined by single separators; after a space, only a
 // group with a digit goes on (C01X00T47 issued… stops).
+// gluedWordStart is where a lower-case word of three letters or more
+// that ends the token [v, e) after four digits or more starts, or e: no
+// identifier ends so ("617233679order", read where a text ends with a
+// value and the next begins with a word), where hex and mixed tokens go
+// on with digits after their letters.
+func gluedWordStart(s string, v, e int) int {
+	w := e
+	for w > v && s[w-1]-'a' < 26 {
+		w--
+	}
+	d := w
+	for d > v && isDigit(s[d-1]) {
+		d--
+	}
+	if e-w >= 3 && w-d >= 4 {
+		return w
+	}
+	return e
+}
+
 func idEnd(s string, v, e int) int {
 	i := v
 	for i < e && alnumByte(s[i]) {
 		i++
 	}
+	i = gluedWordStart(s, v, i)
 	end := i
 	for i < e {
 		c := s[i]

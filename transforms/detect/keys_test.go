@@ -509,3 +509,23 @@ func TestKeyedValueDrops(t *testing.T) {
 		}
 	}
 }
+
+// An identifier after a label ends before a lower-case word glued to its
+// digits (a text that ends with a value read with the next, which begins
+// with a word); hex and mixed tokens, and a check letter, stay whole.
+func TestIDEndStopsAtGluedWord(t *testing.T) {
+	for _, c := range []struct{ s, want string }{
+		{"617233679order 015072845", "617233679"},
+		{"12345678order", "12345678"},
+		{"11010519491231002x issued", "11010519491231002x"},
+		{"pr383609b", "pr383609b"},
+		{"5f3e1234abcdef99", "5f3e1234abcdef99"},
+		{"123abc", "123abc"},
+		{"C03005988 valid", "C03005988"},
+		{"DE 1234 5678 9012", "DE 1234 5678 9012"},
+	} {
+		if got := c.s[:idEnd(c.s, 0, len(c.s))]; got != c.want {
+			t.Errorf("idEnd(%q) reads %q, want %q", c.s, got, c.want)
+		}
+	}
+}
