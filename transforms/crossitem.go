@@ -219,34 +219,65 @@ func contextAcross(window string, cut int, d *detect.Detection, second *side) bo
 //   - Cut from the second side, that word may have given what follows it
 //     its context (" card 110105…": no identifier, which would pass in
 //     clear): cutLosesValues.
-//   - A capital after a lower-case letter or digit, where the first side
-//     alone ends with a value from the same start (of any label), starts
-//     a word ("…example.com" and "Call +44 …"): joined, the first side's
-//     pseudonym would stand for "bob@example.comCall" and the second side
-//     would lose "Call". So does a function word that is all the joined
-//     value takes of the second side ("…example.com" and "and more").
+//   - Where the first side alone ends with a value (of any label) that
+//     the joined one holds, the joint glues when a capital after a
+//     lower-case letter or digit starts a word ("…example.com" and "Call
+//     +44 …": joined, the first side's pseudonym would stand for
+//     "bob@example.comCall" and the second side would lose "Call"), when
+//     all the joined value takes of the second side is a function word
+//     ("…example.com" and "and more") or a value of that side's own
+//     ("…DE89 3704 …3000" and "a@b.co"), and when the joined value ends
+//     inside the second side's first word ("…4N" and "número").
+//   - A joined value that starts inside a value the first side holds
+//     alone would leave that value's head in clear ("Card 4111 1111 1111
+//     1111" and "2alice@example.com").
 //
 // Only a detection that crosses a joint, which is rare, pays for the
 // scans.
 func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *side) bool {
-	if e.cutLosesValues(second, d.End-cut) {
+	k := d.End - cut
+	if e.cutLosesValues(second, k) {
 		return true
 	}
-	b, c := window[cut-1], window[cut]
-	if b-'a' >= 26 && b-'A' >= 26 && b-'0' >= 10 {
-		return false
+	first := e.side(window[:cut], second.sel)
+	for _, t := range first.found() {
+		if t.Start < d.Start && t.End > d.Start {
+			// A value of the first side's own that the joined one starts
+			// inside: cut at d.Start, its head would pass in clear ("Card
+			// 4111 1111 1111 1111" and "2alice@example.com").
+			return true
+		}
 	}
+	b, c := window[cut-1], window[cut]
 	switch {
-	case c-'A' < 26 && b-'A' >= 26:
-	case c-'a' < 26 && functionWord(window[cut:d.End]) && (d.End == len(window) || !wordChar(window[d.End])):
+	case wordChar(b) && b < 0x80 && c-'A' < 26 && b-'A' >= 26:
+	case wordChar(b) && b < 0x80 && c-'a' < 26 && functionWord(window[cut:d.End]) && (d.End == len(window) || !wordChar(window[d.End])):
 		// "bob@example.com" and "and more": a value would not go on
 		// with a whole word of the sentence's glue.
+	case d.End < len(window) && window[d.End-1]|0x20-'a' < 26 && (window[d.End]|0x20-'a' < 26 || window[d.End] >= 0xc0) &&
+		!strings.ContainsAny(window[cut:d.End], " \t\n"):
+		// "…4N" and "número": the joined value ends inside the second
+		// side's first word.
+	case second.holdsWithin(k):
+		// "DE89…3000" and "a@b.co": the part the value would take from
+		// the second side is a value of that side's own.
 	default:
 		return false
 	}
-	for _, t := range e.detectors.Detect(window[:cut], second.sel) {
-		if t.Start == d.Start && t.End == cut {
+	for _, t := range first.found() {
+		if t.End == cut {
 			return true // of any label: "Routing number: 114441306" and "ABA 659242675" read as one bank account
+		}
+	}
+	return false
+}
+
+// holdsWithin reports whether the side holds a value of its own within
+// its first k bytes.
+func (s *side) holdsWithin(k int) bool {
+	for _, h := range s.found() {
+		if h.End <= k {
+			return true
 		}
 	}
 	return false

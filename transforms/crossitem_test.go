@@ -233,6 +233,36 @@ func TestJointMakesNoValueOfGlue(t *testing.T) {
 	}
 }
 
+// Two values that meet at a joint are read apart, each item as alone:
+// the joined read took the second item's value into the first's
+// ("DE89…3000a@b.co" as one address), or ended inside the second item's
+// first word ("…4Nn", and "úmero de DNI" was left).
+func TestJointReadsTwoValuesApart(t *testing.T) {
+	e, p, _ := engineFor(t, `{name: p, transforms: [pseudonymise]}`)
+	pl := compileOutput(t, e, p)
+	for _, c := range [][2]string{
+		{"IBAN DE89370400440532013000", "a@b.co"},
+		{"X-Goog-Api-Key: AIzaSyKIS5252EaHiyG0wO6Dz99C6LFna2VbVjQ", "電話番号：03(4649)8817"},
+		{"Authorization: Bearer ya29.HmxB4_hPVy9tanT0tpXV05_fkueWsnwlmifgRNQ5PFQxASi_PR2DYkCu95oy0sWwlN", "número de DNI: 60840185-x"},
+		{"Card 4111 1111 1111 1111", "alice@example.com wrote"},
+		{"Card 4111 1111 1111 1111", "2alice@example.com wrote"},
+		{"Card 4111 1111 1111 1111", "_bob@example.org"},
+	} {
+		want0, want1 := e.ApplyText(pl, c[0], &Run{}), e.ApplyText(pl, c[1], &Run{})
+		if want0 == c[0] || want1 == c[1] {
+			t.Fatalf("%q, %q: each item alone must hold a value (%q, %q)", c[0], c[1], want0, want1)
+		}
+		doc, err := jsondoc.Parse([]byte(resultOf(c[0], c[1])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+		if items := textItems(t, doc); items[0] != want0 || items[1] != want1 {
+			t.Errorf("%q + %q became %q, want each as alone: %q, %q", c[0], c[1], items, want0, want1)
+		}
+	}
+}
+
 // cutLosesValues, which both joints (items and messages) ask before they
 // cut a value's continuation from the second side: true only where the
 // cut takes what a value of the rest needs.
