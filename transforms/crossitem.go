@@ -227,7 +227,12 @@ func contextAcross(window string, cut int, d *detect.Detection, second *side) bo
 //     all the joined value takes of the second side is a function word
 //     ("…example.com" and "and more") or a value of that side's own
 //     ("…DE89 3704 …3000" and "a@b.co"), and when the joined value ends
-//     inside the second side's first word ("…4N" and "número").
+//     inside the second side's first word ("…4N" and "número"), or
+//     takes a whole word as sentences write it after a digit or capital
+//     ("…BcDP" and "Meeting in …"). The first side's value may stand
+//     before a full stop or a closing bracket ("…example.io." and
+//     "artikel …"); after one, the second side's own value is its own
+//     ("… shipped the order." and "alice＠example.com").
 //   - A joined value that starts inside a value the first side holds
 //     alone would leave that value's head in clear ("Card 4111 1111 1111
 //     1111" and "2alice@example.com").
@@ -261,11 +266,22 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *
 	case second.holdsWithin(k):
 		// "DE89…3000" and "a@b.co": the part the value would take from
 		// the second side is a value of that side's own.
+	case wordChar(b) && b < 0x80 && b-'a' >= 26 && plainWord(window[cut:d.End]) && (d.End == len(window) || !wordChar(window[d.End])):
+		// "…tcW7QORhwMFJ1c4u3tfsBcDP" and "Meeting in …": what the
+		// joined value takes of the second side is a word as sentences
+		// write it, whole, after a digit or capital (a name or a domain,
+		// which may go on in lower case, ends in neither).
+	case closing(b) && (c|0x20-'a' < 26 || c >= 0xc0):
+		// "…j.doe@example.io." and "artikel …": the first side's last
+		// sentence ended with its value.
 	default:
 		return false
 	}
+	if closing(b) && second.holdsWithin(k) {
+		return true // "… shipped the order." and "alice＠example.com"
+	}
 	for _, t := range first.found() {
-		if t.End == cut {
+		if t.End == cut || closing(b) && t.End == cut-1 {
 			return true // of any label: "Routing number: 114441306" and "ABA 659242675" read as one bank account
 		}
 	}
@@ -281,6 +297,29 @@ func (s *side) holdsWithin(k int) bool {
 		}
 	}
 	return false
+}
+
+// closing reports whether c ends a sentence, a clause or a bracket.
+func closing(c byte) bool {
+	switch c {
+	case '.', ',', ';', '!', '?', ')', ']', '}', '"', '\'':
+		return true
+	}
+	return false
+}
+
+// plainWord reports whether w is a word as sentences write it: three
+// ASCII letters or more, lower case but perhaps the first.
+func plainWord(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c-'a' >= 26 && (i > 0 || c-'A' >= 26) {
+			return false
+		}
+	}
+	return true
 }
 
 // functionWord reports whether w is one of the words that join a

@@ -220,6 +220,7 @@ func TestJointMakesNoValueOfGlue(t *testing.T) {
 	for _, c := range [][2]string{
 		{"Routing number: 617233679", "order 015072845"},
 		{"Account number: 12345678", "order 4711"},
+		{"Patel Brothers shipped the order.", "alice＠example.com"},
 	} {
 		doc, err := jsondoc.Parse([]byte(resultOf(c[0], c[1])))
 		if err != nil {
@@ -247,6 +248,9 @@ func TestJointReadsTwoValuesApart(t *testing.T) {
 		{"Card 4111 1111 1111 1111", "alice@example.com wrote"},
 		{"Card 4111 1111 1111 1111", "2alice@example.com wrote"},
 		{"Card 4111 1111 1111 1111", "_bob@example.org"},
+		{"Please email j.doe@example.io.", "artikel 990628-9899 and alice@example.org"},
+		{"AUTHORIZATION: BEARER tcW7QORhwMFJ1c4u3tfsBcDP", "Meeting in Pedro Alves’ office"},
+		{"STRIPE_SECRET_KEY=sk_test_XXXXXXXXXXXXXXXXXXXXXXXX", "Het congres is in Rosa Smit volgend jaar, zegt alice@example.org."},
 	} {
 		want0, want1 := e.ApplyText(pl, c[0], &Run{}), e.ApplyText(pl, c[1], &Run{})
 		if want0 == c[0] || want1 == c[1] {
