@@ -326,17 +326,18 @@ func plainWord(w string) bool {
 // sentence's parts in the languages of the detectors' vocabularies (and,
 // or, the, und, et, y …), ASCII lower case.
 func functionWord(w string) bool {
-	switch w {
-	case "and", "or", "but", "the", "to", "is", "are", "was", "were", "at", "on", "in", "for", "with", "from", "of", "by", "as", "if", "then", "not",
-		"und", "oder", "aber", "der", "die", "das", "ist", "zu", "mit", "von",
-		"et", "ou", "mais", "le", "la", "les", "est", "pour", "avec",
-		"y", "o", "pero", "el", "los", "las", "es", "con", "para",
-		"e", "ma", "il", "per", "di",
-		"en", "het", "een", "met", "voor", "och", "eller", "og":
-		return true
+	if w == "" || strings.IndexByte(w, ' ') >= 0 {
+		return false
 	}
-	return false
+	i := strings.Index(functionWords, w)
+	return i > 0 && functionWords[i-1] == ' ' && functionWords[i+len(w)] == ' '
 }
+
+// functionWords is functionWord's list, each word between spaces (one
+// string: a switch over them cost the .wasm some kilobytes of compares).
+const functionWords = " and or but the to is are was were at on in for with from of by as if then not" +
+	" und oder aber der die das ist zu mit von et ou mais le la les est pour avec" +
+	" y o pero el los las es con para e ma il per di en het een met voor och eller og "
 
 func wordChar(c byte) bool { return c-'a' < 26 || c-'A' < 26 || c-'0' < 10 || c >= 0x80 }
 

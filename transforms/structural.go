@@ -200,6 +200,30 @@ var holdsSeparate [numShapes]bool
 
 func set(values ...string) []string { return values }
 
+// ms is the member table of the space-separated keys, each of the shape
+// at its place in shapes: written as map literals, each entry cost the
+// .wasm a map assignment's code.
+func ms(keys string, shapes ...shape) map[string]shape {
+	ks := strings.Fields(keys)
+	if len(ks) != len(shapes) {
+		panic("transforms: member table " + keys + ": keys and shapes differ in number")
+	}
+	m := make(map[string]shape, len(shapes))
+	for i, k := range ks {
+		m[k] = shapes[i]
+	}
+	return m
+}
+
+// group is the member table of the space-separated keys, all of shape sh.
+func group(sh shape, keys string) map[string]shape {
+	m := map[string]shape{}
+	for _, k := range strings.Fields(keys) {
+		m[k] = sh
+	}
+	return m
+}
+
 // with returns a copy of base with more members.
 func with(base map[string]shape, kv map[string]shape) map[string]shape {
 	m := maps.Clone(base)
@@ -224,81 +248,65 @@ func init() {
 	tokens[shCacheScope] = set("public", "private")
 	tokens[shInputMethod] = set("elicitation/create", "sampling/createMessage", "roots/list")
 
-	meta := map[string]shape{"_meta": shMeta}
+	meta := ms("_meta", shMeta)
 	// The envelope: what the plugin runs a payload over (the params of a
 	// request or notification, an error object, else a result object) is
 	// its own target; any other member is data, even one named params or
 	// result in a message that is not what the name says.
-	env := map[string]shape{"jsonrpc": shEnvID, "id": shEnvID, "method": shEnvID}
+	env := ms("jsonrpc id method", shEnvID, shEnvID, shEnvID)
 	members[shEnvelope] = env
-	members[shEnvRequest] = with(env, map[string]shape{"params": shOwn})
-	members[shEnvResult] = with(env, map[string]shape{"result": shOwn})
-	members[shEnvError] = with(env, map[string]shape{"error": shOwn})
+	members[shEnvRequest] = with(env, ms("params", shOwn))
+	members[shEnvResult] = with(env, ms("result", shOwn))
+	members[shEnvError] = with(env, ms("error", shOwn))
 	members[shEnvOther] = env
-	members[shError] = map[string]shape{"code": shID, "message": shOwn, "data": shOwn}
+	members[shError] = ms("code message data", shID, shOwn, shOwn)
 	// _meta: data, but for the keys the protocol reserves for its values
 	// (2026-07-28: the subscription a notification or a listen result
 	// belongs to, the server's identity on a result; on requests, the
 	// revision, the client's identity and the log level).
-	members[shMeta] = map[string]shape{"io.modelcontextprotocol/related-task": shRelatedTask,
-		"io.modelcontextprotocol/subscriptionId": shID, "io.modelcontextprotocol/serverInfo": shImplementation}
-	members[shMetaRequest] = with(members[shMeta], map[string]shape{"progressToken": shID,
-		"io.modelcontextprotocol/protocolVersion": shProtocolVersion,
-		"io.modelcontextprotocol/clientInfo":      shImplementation,
-		"io.modelcontextprotocol/logLevel":        shLevel}) // clientCapabilities: data
-	members[shRelatedTask] = map[string]shape{"taskId": shID}
+	members[shMeta] = ms("io.modelcontextprotocol/related-task io.modelcontextprotocol/subscriptionId io.modelcontextprotocol/serverInfo", shRelatedTask, shID, shImplementation)
+	members[shMetaRequest] = with(members[shMeta], ms("progressToken io.modelcontextprotocol/protocolVersion io.modelcontextprotocol/clientInfo io.modelcontextprotocol/logLevel", shID, shProtocolVersion, shImplementation, shLevel)) // clientCapabilities: data
+	members[shRelatedTask] = ms("taskId", shID)
 
-	icons := map[string]shape{"icons": shIcon}
-	members[shIcon] = map[string]shape{"src": shIconSrc, "mimeType": shMime, "theme": shTheme}
+	icons := ms("icons", shIcon)
+	members[shIcon] = ms("src mimeType theme", shIconSrc, shMime, shTheme)
 	members[shImplementation] = icons // name, title, version, description, websiteUrl: text
-	members[shAnnotations] = map[string]shape{"audience": shRole}
+	members[shAnnotations] = ms("audience", shRole)
 	// Names the policy judges, and that a later call must repeat exactly.
-	members[shTool] = with(with(meta, icons), map[string]shape{"name": shID,
-		"inputSchema": shSchema, "outputSchema": shSchema, "execution": shToolExecution,
-		"annotations": shToolAnnotations})
+	members[shTool] = with(with(meta, icons), ms("name inputSchema outputSchema execution annotations", shID, shSchema, shSchema, shToolExecution, shToolAnnotations))
 	members[shToolAnnotations] = nil // title: text; the hints are booleans
-	members[shToolExecution] = map[string]shape{"taskSupport": shTaskSupport}
-	members[shResource] = with(with(meta, icons), map[string]shape{"uri": shID, "mimeType": shMime,
-		"annotations": shAnnotations})
-	members[shTemplate] = with(with(meta, icons), map[string]shape{"uriTemplate": shID, "mimeType": shMime,
-		"annotations": shAnnotations})
-	members[shPrompt] = with(with(meta, icons), map[string]shape{"name": shID, "arguments": shPromptArg})
-	members[shPromptArg] = map[string]shape{"name": shID} // filled in by name in prompts/get
+	members[shToolExecution] = ms("taskSupport", shTaskSupport)
+	members[shResource] = with(with(meta, icons), ms("uri mimeType annotations", shID, shMime, shAnnotations))
+	members[shTemplate] = with(with(meta, icons), ms("uriTemplate mimeType annotations", shID, shMime, shAnnotations))
+	members[shPrompt] = with(with(meta, icons), ms("name arguments", shID, shPromptArg))
+	members[shPromptArg] = ms("name", shID) // filled in by name in prompts/get
 
-	item := with(meta, map[string]shape{"type": shContentType, "annotations": shAnnotations})
-	members[shContentText] = with(item, map[string]shape{"text": shSepText})
-	members[shContentBinary] = with(item, map[string]shape{"data": shBinary, "mimeType": shMime})
-	members[shContentResource] = with(item, map[string]shape{"resource": shEmbedded})
-	members[shContentLink] = with(members[shResource], map[string]shape{"type": shContentType})
-	members[shToolUse] = with(meta, map[string]shape{"type": shContentType, "id": shID, "name": shID})
-	members[shToolResult] = with(meta, map[string]shape{"type": shContentType, "toolUseId": shID,
-		"content": shContent, "structuredContent": shSepStructured})
-	members[shContents] = with(meta, map[string]shape{"uri": shID, "mimeType": shMime, "text": shSepText, "blob": shBinary})
+	item := with(meta, ms("type annotations", shContentType, shAnnotations))
+	members[shContentText] = with(item, ms("text", shSepText))
+	members[shContentBinary] = with(item, ms("data mimeType", shBinary, shMime))
+	members[shContentResource] = with(item, ms("resource", shEmbedded))
+	members[shContentLink] = with(members[shResource], ms("type", shContentType))
+	members[shToolUse] = with(meta, ms("type id name", shContentType, shID, shID))
+	members[shToolResult] = with(meta, ms("type toolUseId content structuredContent", shContentType, shID, shContent, shSepStructured))
+	members[shContents] = with(meta, ms("uri mimeType text blob", shID, shMime, shSepText, shBinary))
 	members[shEmbedded] = members[shContents]
-	members[shPromptMessage] = map[string]shape{"role": shRole, "content": shContent}
-	members[shSamplingMessage] = with(meta, map[string]shape{"role": shRole, "content": shContent})
+	members[shPromptMessage] = ms("role content", shRole, shContent)
+	members[shSamplingMessage] = with(meta, ms("role content", shRole, shContent))
 	members[shCompletion] = nil // values: text
-	members[shModelPrefs] = map[string]shape{"hints": shModelHint}
+	members[shModelPrefs] = ms("hints", shModelHint)
 	members[shModelHint] = nil // name: text (a model name hint)
-	members[shToolChoice] = map[string]shape{"mode": shToolChoiceMode}
-	members[shTask] = map[string]shape{"taskId": shID, "status": shTaskStatus} // statusMessage, times: text
-	members[shRoot] = with(meta, map[string]shape{"uri": shID})
+	members[shToolChoice] = ms("mode", shToolChoiceMode)
+	members[shTask] = ms("taskId status", shID, shTaskStatus) // statusMessage, times: text
+	members[shRoot] = with(meta, ms("uri", shID))
 
 	// JSON Schema (inputSchema, outputSchema, requestedSchema): keywords
 	// that validate are structural; description, title, $comment,
 	// examples, default, const, enum and enumNames are text a model reads
 	// (and const/enum values are what it is told to send), so they are data.
-	members[shSchema] = map[string]shape{
-		"type": shSchemaType, "format": shID, "pattern": shID, "required": shID,
-		"$ref": shID, "$schema": shID, "$id": shID, "$anchor": shID, "$dynamicRef": shID, "$dynamicAnchor": shID,
-		"contentEncoding": shID, "contentMediaType": shMime,
-		"properties": shSchemaMap, "patternProperties": shSchemaMap, "$defs": shSchemaMap,
-		"definitions": shSchemaMap, "dependentSchemas": shSchemaMap,
-		"items": shSchema, "additionalProperties": shSchema, "not": shSchema, "if": shSchema,
-		"then": shSchema, "else": shSchema, "contains": shSchema, "propertyNames": shSchema,
-		"unevaluatedItems": shSchema, "unevaluatedProperties": shSchema, "additionalItems": shSchema,
-		"allOf": shSchema, "anyOf": shSchema, "oneOf": shSchema, "prefixItems": shSchema,
-	}
+	members[shSchema] = with(with(with(ms("type contentMediaType", shSchemaType, shMime),
+		group(shID, "format pattern required $ref $schema $id $anchor $dynamicRef $dynamicAnchor contentEncoding")),
+		group(shSchemaMap, "properties patternProperties $defs definitions dependentSchemas")),
+		group(shSchema, "items additionalProperties not if then else contains propertyNames unevaluatedItems unevaluatedProperties additionalItems allOf anyOf oneOf prefixItems"))
 	members[shSchemaMap] = nil // every member is a schema
 
 	// Results, by the method they answer. Every result of 2026-07-28 says
@@ -309,24 +317,19 @@ func init() {
 	// its own, and requestState, opaque. tools/call may be answered by the
 	// tasks extension's CreateTaskResult (a task's members at the top),
 	// tasks/get by a task holding its result, error or inputRequests.
-	task := map[string]shape{"taskId": shID, "status": shTaskStatus}
-	result := with(meta, map[string]shape{"resultType": shResultType})
-	cacheable := map[string]shape{"cacheScope": shCacheScope}
-	inputRequired := map[string]shape{"inputRequests": shPartInputRequests, "requestState": shOpaque}
+	task := ms("taskId status", shID, shTaskStatus)
+	result := with(meta, ms("resultType", shResultType))
+	cacheable := ms("cacheScope", shCacheScope)
+	inputRequired := ms("inputRequests requestState", shPartInputRequests, shOpaque)
 	members[shResultEmpty] = result
-	members[shResultInit] = with(result, map[string]shape{"protocolVersion": shProtocolVersion,
-		"serverInfo": shImplementation}) // capabilities: no string in the schema; instructions: text
-	members[shResultDiscover] = with(with(result, cacheable), map[string]shape{
-		"supportedVersions": shProtocolVersion}) // capabilities: data; instructions: text
-	members[shResultList] = with(with(result, cacheable), map[string]shape{"nextCursor": shID, "tools": shTool,
-		"resources": shResource, "resourceTemplates": shTemplate, "prompts": shPrompt, "tasks": shTask})
-	members[shResultCall] = with(with(with(result, inputRequired), task), map[string]shape{"content": shContent,
-		"structuredContent": shSepStructured, "task": shTask}) // toolResult (2024-11-05): data
-	members[shResultRead] = with(with(with(result, cacheable), inputRequired), map[string]shape{"contents": shContents})
-	members[shResultPrompt] = with(with(result, inputRequired), map[string]shape{"messages": shPromptMessage}) // description: text
-	members[shResultComplete] = with(result, map[string]shape{"completion": shCompletion})
-	members[shResultTask] = with(with(result, task), map[string]shape{"inputRequests": shPartInputRequests,
-		"result": shPartTaskResult, "error": shPartTaskError}) // statusMessage, times: text
+	members[shResultInit] = with(result, ms("protocolVersion serverInfo", shProtocolVersion, shImplementation)) // capabilities: no string in the schema; instructions: text
+	members[shResultDiscover] = with(with(result, cacheable), ms("supportedVersions", shProtocolVersion))       // capabilities: data; instructions: text
+	members[shResultList] = with(with(result, cacheable), ms("nextCursor tools resources resourceTemplates prompts tasks", shID, shTool, shResource, shTemplate, shPrompt, shTask))
+	members[shResultCall] = with(with(with(result, inputRequired), task), ms("content structuredContent task", shContent, shSepStructured, shTask)) // toolResult (2024-11-05): data
+	members[shResultRead] = with(with(with(result, cacheable), inputRequired), ms("contents", shContents))
+	members[shResultPrompt] = with(with(result, inputRequired), ms("messages", shPromptMessage)) // description: text
+	members[shResultComplete] = with(result, ms("completion", shCompletion))
+	members[shResultTask] = with(with(result, task), ms("inputRequests result error", shPartInputRequests, shPartTaskResult, shPartTaskError)) // statusMessage, times: text
 	// A result whose method is unknown (unattributed, tasks/result): what
 	// any server result says.
 	union := map[string]shape{}
@@ -336,34 +339,29 @@ func init() {
 	members[shResultAny] = union
 	// What a client answers a server request with (sampling, roots,
 	// elicitation, tasks), also as an MRTR retry's inputResponses.
-	members[shClientResult] = with(with(meta, task), map[string]shape{"role": shRole, "content": shContent,
-		"stopReason": shStopReason, "roots": shRoot, "action": shElicitAction, "tasks": shTask,
-		"task": shTask, "nextCursor": shID})
+	members[shClientResult] = with(with(meta, task), ms("role content stopReason roots action tasks task nextCursor", shRole, shContent, shStopReason, shRoot, shElicitAction, shTask, shTask, shID))
 	// MRTR (2026-07-28): the server requests of an InputRequiredResult or
 	// a task, keyed by names the retry repeats (read, as names, for what
 	// the detectors find), and the client's answers to them.
-	members[shInputRequest] = map[string]shape{"method": shInputMethod, "params": shInputParams}
+	members[shInputRequest] = ms("method params", shInputMethod, shInputParams)
 
 	// Params of server requests and notifications, by method.
 	members[shParams] = meta
-	members[shParamsRequest] = map[string]shape{"_meta": shMetaRequest}
-	members[shParamsProgress] = with(meta, map[string]shape{"progressToken": shID}) // message: text
-	members[shParamsCancelled] = with(meta, map[string]shape{"requestId": shID})    // reason: text
-	members[shParamsLog] = with(meta, map[string]shape{"level": shLevel})           // logger: text; data: data
-	members[shParamsUpdated] = with(meta, map[string]shape{"uri": shID})
+	members[shParamsRequest] = ms("_meta", shMetaRequest)
+	members[shParamsProgress] = with(meta, ms("progressToken", shID)) // message: text
+	members[shParamsCancelled] = with(meta, ms("requestId", shID))    // reason: text
+	members[shParamsLog] = with(meta, ms("level", shLevel))           // logger: text; data: data
+	members[shParamsUpdated] = with(meta, ms("uri", shID))
 	members[shParamsTaskStatus] = with(meta, task)
-	members[shParamsElicitDone] = with(meta, map[string]shape{"elicitationId": shID})
-	members[shParamsTaskID] = with(members[shParamsRequest], map[string]shape{"taskId": shID})
-	members[shParamsList] = with(members[shParamsRequest], map[string]shape{"cursor": shID})
-	members[shParamsSampling] = with(members[shParamsRequest], map[string]shape{"messages": shSamplingMessage,
-		"modelPreferences": shModelPrefs, "includeContext": shIncludeContext, "tools": shTool,
-		"toolChoice": shToolChoice}) // systemPrompt, stopSequences: text; metadata: data
-	members[shParamsElicit] = with(members[shParamsRequest], map[string]shape{"mode": shElicitMode,
-		"requestedSchema": shSchema, "elicitationId": shID}) // message, url: text
+	members[shParamsElicitDone] = with(meta, ms("elicitationId", shID))
+	members[shParamsTaskID] = with(members[shParamsRequest], ms("taskId", shID))
+	members[shParamsList] = with(members[shParamsRequest], ms("cursor", shID))
+	members[shParamsSampling] = with(members[shParamsRequest], ms("messages modelPreferences includeContext tools toolChoice", shSamplingMessage, shModelPrefs, shIncludeContext, shTool, shToolChoice)) // systemPrompt, stopSequences: text; metadata: data
+	members[shParamsElicit] = with(members[shParamsRequest], ms("mode requestedSchema elicitationId", shElicitMode, shSchema, shID))                                                                     // message, url: text
 	// notifications/subscriptions/acknowledged (2026-07-28): what the
 	// server agreed to send; the flags are booleans.
-	members[shParamsSubscriptions] = with(meta, map[string]shape{"notifications": shSubscriptionFilter})
-	members[shSubscriptionFilter] = map[string]shape{"resourceSubscriptions": shID, "taskIds": shID}
+	members[shParamsSubscriptions] = with(meta, ms("notifications", shSubscriptionFilter))
+	members[shSubscriptionFilter] = ms("resourceSubscriptions taskIds", shID, shID)
 
 	for sh := range members {
 		if len(members[sh]) == 0 {

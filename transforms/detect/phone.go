@@ -325,8 +325,7 @@ func phoneMeasureBefore(s string, i int) bool {
 	for b > 0 && (s[b-1] >= 0x80 || piiClass[s[b-1]]&(pcUpper|pcLower) != 0) {
 		b--
 	}
-	switch strings.ToLower(s[b:e]) {
-	case "de", "di", "da", "do", "des", "du", "del", "der", "van", "of":
+	if w := s[b:e]; len(w) >= 2 && len(w) <= 3 && strings.Contains(" de di da do des du del der van of ", " "+strings.ToLower(w)+" ") {
 		e = b
 		for e > 0 && s[e-1] == ' ' {
 			e--
