@@ -2128,8 +2128,9 @@ func dateEnd(s string, v, e int) int {
 // gluedWordStart is where a lower-case word of three letters or more
 // that ends the token [v, e) after four digits or more starts, or e: no
 // identifier ends so ("617233679order", read where a text ends with a
-// value and the next begins with a word), where hex and mixed tokens go
-// on with digits after their letters.
+// value and the next begins with a word). Hex tokens (letters a to f
+// only: "1234567890abcdef") and mixed ones (digits after the letters)
+// stay whole.
 func gluedWordStart(s string, v, e int) int {
 	w := e
 	for w > v && s[w-1]-'a' < 26 {
@@ -2139,7 +2140,7 @@ func gluedWordStart(s string, v, e int) int {
 	for d > v && isDigit(s[d-1]) {
 		d--
 	}
-	if e-w >= 3 && w-d >= 4 {
+	if e-w >= 3 && w-d >= 4 && strings.IndexFunc(s[w:e], func(r rune) bool { return r > 'f' }) >= 0 {
 		return w
 	}
 	return e

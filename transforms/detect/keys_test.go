@@ -521,6 +521,7 @@ func TestIDEndStopsAtGluedWord(t *testing.T) {
 		{"pr383609b", "pr383609b"},
 		{"5f3e1234abcdef99", "5f3e1234abcdef99"},
 		{"123abc", "123abc"},
+		{"1234567890abcdef", "1234567890abcdef"},
 		{"C03005988 valid", "C03005988"},
 		{"DE 1234 5678 9012", "DE 1234 5678 9012"},
 	} {
