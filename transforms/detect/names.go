@@ -185,7 +185,7 @@ func readWordTo(t *nameTok, s string, i int) {
 		}
 	}
 	*t = nameTok{start: i, hash: nameword.Offset}
-	letters, uppers, secondUpper := 0, 0, -1
+	letters, uppers, secondUpper, caseless := 0, 0, -1, 0
 	firstUpper, digit := false, false
 	for i < n {
 		c := s[i]
@@ -221,8 +221,8 @@ func readWordTo(t *nameTok, s string, i int) {
 				continue
 			}
 			if isCJK(r) || !unicode.IsLetter(r) {
-				if unicode.Is(unicode.Mn, r) {
-					i += size
+				if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) {
+					i += size // a vowel sign or mark of its letter (शर्मा)
 					continue
 				}
 				break
@@ -234,6 +234,8 @@ func readWordTo(t *nameTok, s string, i int) {
 					secondUpper = letters
 				}
 				uppers++
+			} else if !unicode.IsLower(r) {
+				caseless++
 			}
 			r = nameword.Fold(r)
 		}
@@ -247,6 +249,11 @@ func readWordTo(t *nameTok, s string, i int) {
 		t.shape = shapeOther
 	case letters == 1 && firstUpper:
 		t.shape = shapeInitial
+	case caseless == letters && letters > 1:
+		// A script without case (Devanagari, Arabic, Hebrew, Thai):
+		// its words may be names as capitalised ones are; without
+		// context only the tables' names are.
+		t.shape = shapeCap
 	case uppers == 0:
 		t.shape = shapeLower
 	case firstUpper && uppers == 1:
@@ -506,7 +513,9 @@ func (sc *nameScan) run() {
 		switch {
 		case isCJK(r):
 			i = sc.cjk(i)
-		case unicode.IsUpper(r):
+		case unicode.IsUpper(r), r >= 0x590 && unicode.IsLetter(r) && !unicode.IsLower(r) && !letterBefore(s, i):
+			// A capital, or a word of a script without case (Hebrew,
+			// Arabic, Devanagari…: श्री राजेश शर्मा).
 			i = sc.latin(i)
 		default:
 			i += size
@@ -1009,10 +1018,17 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 	}
 	var table bool
+	caseless := true
 	for j := 0; j < k; j++ {
 		if gs[j].any&(nameword.Given|nameword.Surname) != 0 {
 			table = true
 		}
+		if r, _ := utf8.DecodeRuneInString(s[gs[j].start:]); r < 0x590 || unicode.IsUpper(r) || unicode.IsLower(r) {
+			caseless = false
+		}
+	}
+	if caseless && ctx == ctxLabel {
+		table = true // a script without case: the tables hold none of its names (Patient: أحمد محمد)
 	}
 	if sc.from >= 0 && gs[0].first&nameword.Given != 0 && !lead {
 		sc.from = -1 // Hi Tom, Don Juan: the word was a greeting or honorific
@@ -1873,8 +1889,8 @@ func (sc *nameScan) cjkAt(j, e int, r rune) int {
 // generations or degrees anywhere (Dr., Jr., MD) left aside, no digit,
 // no company form (GmbH, Inc, Ltd, S.A. …) or street word, at least one
 // word in the name tables and not only common words; or a CJK family
-// name of the tables with a given name. basis is BasisNameTable when the
-// tables know a word.
+// name of the tables with a given name; or two to four words of a script
+// without case. basis is BasisNameTable when the tables know a word.
 func personNameShape(s string) (ok bool, basis Basis) {
 	ok, basis, _ = personNameWords(s)
 	return ok, basis
@@ -1900,7 +1916,7 @@ func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 		ok := cjkNameShape(s, r)
 		return ok, BasisNameTable, ok
 	}
-	words, known, common := 0, 0, 0
+	words, known, common, caseless := 0, 0, 0, 0
 	for j := 0; j < len(s); {
 		c := s[j]
 		if c == ' ' || c == ',' {
@@ -1937,6 +1953,9 @@ func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 			return false, BasisPattern, false
 		}
 		words++
+		if r, _ := utf8.DecodeRuneInString(s[j:]); r >= 0x590 && !unicode.IsUpper(r) && !unicode.IsLower(r) {
+			caseless++
+		}
 		if g.any&(nameword.Given|nameword.Surname) != 0 {
 			known++
 			if g.first&nameword.Common != 0 {
@@ -1950,6 +1969,12 @@ func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 		if j < len(s) && s[j] != ' ' && s[j] != ',' {
 			return false, BasisPattern, false
 		}
+	}
+	if known == 0 && caseless == words && words >= 2 && words <= 4 {
+		// A script without case and without tables here (राजेश शर्मा,
+		// أحمد محمد): two to four of its words, where a key or label says
+		// a person's name stands.
+		return true, BasisPattern, false
 	}
 	if words == 0 || words > maxGroups || known == 0 || known == common && known == words || brandPair(s, 0, len(s)) {
 		return false, BasisPattern, false

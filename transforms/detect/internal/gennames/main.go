@@ -63,6 +63,7 @@ const pyFakerVersion = "0.9.3"
 var pyLocales = []string{
 	"en_US", "en_GB", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT", "nl_NL",
 	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP", "zh_CN",
+	"hi_IN", // a script without case: names the tables know need no context
 }
 
 // pyDumpScript prints {locale: {given: [...], surname: [...]}} for the
@@ -448,7 +449,7 @@ func startsUpper(w string) bool {
 // validWord: letters (and an inner apostrophe or dot) only.
 func validWord(w string) bool {
 	for _, r := range w {
-		if !unicode.IsLetter(r) && r != '\'' && r != '’' && !unicode.Is(unicode.Mn, r) {
+		if !unicode.IsLetter(r) && r != '\'' && r != '’' && !unicode.IsMark(r) {
 			return false
 		}
 	}
@@ -458,8 +459,8 @@ func validWord(w string) bool {
 func fold(w string) string {
 	var b strings.Builder
 	for _, r := range w {
-		if r == '\'' || r == '’' || r == '.' {
-			continue
+		if r == '\'' || r == '’' || r == '.' || r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
+			continue // as nameword.Hash: the scan reads a word without its marks
 		}
 		b.WriteRune(nameword.Fold(r))
 	}

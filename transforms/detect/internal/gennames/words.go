@@ -27,6 +27,8 @@ var honorifics = []string{
 	"Shri", "Smt", "Shrimati", "Encik", "Puan",
 	// ru, el
 	"Господин", "Госпожа", "Г-н", "Г-жа", "Гн", "Гжа", "Κύριος", "Κυρία", "Κ", "Κος", "Κα",
+	// hi, ar, he: scripts without case
+	"श्री", "श्रीमती", "सुश्री", "कुमारी", "डॉ", "السيد", "السيدة", "الدكتور", "الدكتورة", "الأستاذ", "מר", "גברת", "ד״ר",
 }
 
 // greetings open a letter or message: a name in the tables may follow.
@@ -136,6 +138,11 @@ var common = map[string][]string{
 		"alexa", "apple", "amazon", "siri", "cortana", "chrome", "safari", "firefox", "edge", "jenkins", "kafka", "ruby", "julia", "django", "flask", "hugo", "jekyll", "ansible", "docker", "tesla", "dell", "mercedes", "porsche", "ferrari", "lamborghini", "bentley", "chanel", "dior", "armani", "gucci", "prada", "versace", "boss", "cartier", "harley", "lincoln", "chevrolet", "chevy", "morgan", "stanley", "marietta", "lockheed", "goldman", "sachs", "merrill", "lynch", "wells", "fargo", "schwab", "disney", "warner", "hilton", "marriott", "macy",
 		"paris", "london", "berlin", "florence", "jordan", "victoria", "sydney", "adelaide", "austin", "dallas", "houston", "phoenix", "denver", "madison", "savannah", "charlotte", "georgia", "virginia", "carolina", "dakota", "montana", "india", "china", "asia", "africa", "america", "europe", "israel", "lourdes", "regina", "vienna", "lorraine", "chelsea", "kent", "york", "hudson", "troy", "orlando", "sofia", "valencia", "santiago", "lima", "florida", "nevada", "washington", "jackson", "lincoln", "clinton", "cleveland", "brooklyn", "camden", "aurora", "alexandria", "kingston", "hamilton", "wellington", "melbourne", "perth", "darwin", "brisbane", "canberra", "hobart", "delhi", "mumbai", "chennai", "bangalore", "singapore", "tokyo", "osaka", "kyoto", "rome", "milan", "naples", "venice", "genoa", "turin", "munich", "hamburg", "cologne", "lyon", "nice", "marseille", "madrid", "barcelona", "seville", "lisbon", "porto", "amsterdam", "rotterdam", "brussels", "warsaw", "krakow", "stockholm", "oslo", "helsinki", "copenhagen", "dublin", "edinburgh", "glasgow", "cardiff", "belfast", "manchester", "liverpool", "bristol", "leeds", "oxford", "cambridge",
 		"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat", "sun",
+		// given names that are nouns or adjectives first and seldom
+		// surnames (Amber Alert, Olive Oil, Ginger Ale): a name with a
+		// surname of the tables after it, or with context
+		"amber", "crystal", "candy", "brandy", "ginger", "olive", "cherry", "rusty", "dusty", "misty",
+		"jasmine", "violet", "daisy", "poppy", "hazel", "basil", "angel", "chip", "skip",
 	},
 	"de": {
 		"aber", "alle", "als", "am", "an", "auch", "auf", "aus", "bei", "bis", "das", "dass", "dem", "den", "der", "des", "die", "dies", "diese", "dieser", "doch", "du", "durch", "ein", "eine", "einer", "er", "es", "für", "gut", "hier", "ich", "ihr", "im", "in", "ist", "ja", "jetzt", "kann", "kein", "mit", "nach", "nein", "nicht", "noch", "nur", "oder", "ohne", "sehr", "sie", "sind", "so", "um", "und", "uns", "unter", "vom", "von", "vor", "wann", "war", "warum", "was", "weil", "wenn", "wer", "wie", "wir", "wo", "zu", "zum", "zur",

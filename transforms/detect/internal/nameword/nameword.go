@@ -63,8 +63,8 @@ const Offset uint32 = 2166136261
 func Hash(w string) uint32 {
 	h := Offset
 	for _, r := range w {
-		if r == '\'' || r == '’' || r == '.' {
-			continue
+		if r == '\'' || r == '’' || r == '.' || r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
+			continue // marks: the detector's reader skips them too (शर्मा)
 		}
 		h = Mix(h, Fold(r))
 	}
