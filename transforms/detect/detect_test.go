@@ -795,7 +795,12 @@ func singlePassSame(t *testing.T, ds *Set, sel Selection, s string) {
 	}
 	passOnly := sel // the former drivers are the pass's detectors
 	passOnly.builtins &= uint64(allPass)
-	if got, want := ds.detectText(nil, s, passOnly, new(detectScratch), nil), oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
+	got := ds.detectText(nil, s, passOnly, new(detectScratch), nil)
+	// A US SSN of nine digits or spaced groups after its word ("SSN
+	// 123456789") is the identifier scan's (ids.go), which no former
+	// driver had: it is compared where the SSN's own tests are.
+	got = slices.DeleteFunc(got, func(d Detection) bool { return d.Detector == "us_ssn" && d.Basis == BasisContext })
+	if want := oldDetect(s); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("Detect %v, former %v, in %q", got, want, s)
 	}
 	pairPassSame(t, s)
