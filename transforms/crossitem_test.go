@@ -222,15 +222,22 @@ func TestJointMakesNoValueOfGlue(t *testing.T) {
 		{"Account number: 12345678", "order 4711"},
 		{"Patel Brothers shipped the order.", "alice＠example.com"},
 	} {
-		doc, err := jsondoc.Parse([]byte(resultOf(c[0], c[1])))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
-		items := textItems(t, doc)
-		if want0, want1 := e.ApplyText(pl, c[0], &Run{}), e.ApplyText(pl, c[1], &Run{}); items[0] != want0 || items[1] != want1 {
-			t.Errorf("%q + %q became %q, want each as alone: %q, %q", c[0], c[1], items, want0, want1)
-		}
+		eachAsAlone(t, e, pl, c[0], c[1])
+	}
+}
+
+// eachAsAlone checks that two adjacent text items a and b come out of
+// the output pipeline pl each as it does alone.
+func eachAsAlone(t *testing.T, e *Engine, pl *Pipeline, a, b string) {
+	t.Helper()
+	doc, err := jsondoc.Parse([]byte(resultOf(a, b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
+	items := textItems(t, doc)
+	if want0, want1 := e.ApplyText(pl, a, &Run{}), e.ApplyText(pl, b, &Run{}); items[0] != want0 || items[1] != want1 {
+		t.Errorf("%q + %q became %q, want each as alone: %q, %q", a, b, items, want0, want1)
 	}
 }
 
@@ -256,14 +263,7 @@ func TestJointReadsTwoValuesApart(t *testing.T) {
 		if want0 == c[0] || want1 == c[1] {
 			t.Fatalf("%q, %q: each item alone must hold a value (%q, %q)", c[0], c[1], want0, want1)
 		}
-		doc, err := jsondoc.Parse([]byte(resultOf(c[0], c[1])))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
-		if items := textItems(t, doc); items[0] != want0 || items[1] != want1 {
-			t.Errorf("%q + %q became %q, want each as alone: %q, %q", c[0], c[1], items, want0, want1)
-		}
+		eachAsAlone(t, e, pl, c[0], c[1])
 	}
 }
 
