@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
+	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms/detect"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
 )
@@ -266,11 +267,12 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *
 	case second.holdsWithin(k):
 		// "DE89…3000" and "a@b.co": the part the value would take from
 		// the second side is a value of that side's own.
-	case wordChar(b) && b < 0x80 && b-'a' >= 26 && plainWord(window[cut:d.End]) && (d.End == len(window) || !wordChar(window[d.End])):
+	case wordChar(b) && b < 0x80 && (b-'a' >= 26 || first.endsWithToken(cut)) && plainWord(window[cut:d.End]) && (d.End == len(window) || !wordChar(window[d.End])):
 		// "…tcW7QORhwMFJ1c4u3tfsBcDP" and "Meeting in …": what the
 		// joined value takes of the second side is a word as sentences
 		// write it, whole, after a digit or capital (a name or a domain,
-		// which may go on in lower case, ends in neither).
+		// which may go on in lower case, ends in neither), or after a
+		// token ("ghp_xxx…" and "user frank@…").
 	case closing(b) && (c|0x20-'a' < 26 || c >= 0xc0):
 		// "…j.doe@example.io." and "artikel …": the first side's last
 		// sentence ended with its value.
@@ -283,6 +285,19 @@ func (e *Engine) readApart(window string, cut int, d *detect.Detection, second *
 	for _, t := range first.found() {
 		if t.End == cut || closing(b) && t.End == cut-1 {
 			return true // of any label: "Routing number: 114441306" and "ABA 659242675" read as one bank account
+		}
+	}
+	return false
+}
+
+// endsWithToken reports whether the side alone ends at cut with a
+// secret or an ARN: a token, which no sentence's word goes on.
+func (s *side) endsWithToken(cut int) bool {
+	for _, t := range s.found() {
+		if t.End == cut {
+			if b := policy.LookupBuiltinDetector(t.Detector); b != nil && (b.Group == "secrets" || b.Name == "aws_arn") {
+				return true
+			}
 		}
 	}
 	return false

@@ -258,6 +258,7 @@ func TestJointReadsTwoValuesApart(t *testing.T) {
 		{"Please email j.doe@example.io.", "artikel 990628-9899 and alice@example.org"},
 		{"AUTHORIZATION: BEARER tcW7QORhwMFJ1c4u3tfsBcDP", "Meeting in Pedro Alves’ office"},
 		{"STRIPE_SECRET_KEY=sk_test_XXXXXXXXXXXXXXXXXXXXXXXX", "Het congres is in Rosa Smit volgend jaar, zegt alice@example.org."},
+		{"GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "user frank@example.de registered"},
 	} {
 		want0, want1 := e.ApplyText(pl, c[0], &Run{}), e.ApplyText(pl, c[1], &Run{})
 		if want0 == c[0] || want1 == c[1] {
