@@ -152,8 +152,8 @@ func (e *Engine) acrossJoint(st *step, a, b *target, run *Run, js joints) joints
 	return js
 }
 
-// side is the second side of a joint, as its own steps read it: scanned
-// once, when a detection at the joint first asks.
+// side is one side of a joint, as its own steps read it: scanned once,
+// when a detection at the joint first asks.
 type side struct {
 	e       *Engine
 	text    string
