@@ -69,10 +69,11 @@ const taskHandlePrefix = "mcpp-task-"
 const (
 	taskHandleVersion = 1
 	taskNonceSize     = 12
-	// maxTaskHandle bounds what is decoded: a handle of a taskId and a
-	// primitive name is a few hundred characters.
-	maxTaskHandle = 8192
 )
+
+// (open bounds no handle's length of its own: a server's taskId has no
+// bound in the protocol, and every handle seal writes must open. What a
+// client sends is bounded by gateway.max_request_bytes.)
 
 // taskSealer seals and opens task handles. One per VM (transformer).
 type taskSealer struct {
@@ -199,7 +200,7 @@ func isTaskHandle(s string) bool { return strings.HasPrefix(s, taskHandlePrefix)
 // for principal at server.
 func (ts *taskSealer) open(handle, server, principal string) (taskRef, bool) {
 	enc, ok := strings.CutPrefix(handle, taskHandlePrefix)
-	if !ok || len(enc) > maxTaskHandle {
+	if !ok {
 		return taskRef{}, false
 	}
 	aad := taskAAD(server, principal)

@@ -241,6 +241,24 @@ func hasHeader(set [][2]string, name, value string) bool {
 	return false
 }
 
+// TestTaskHandleOfAnySize: every handle seal writes opens, whatever the
+// length of the server's taskId or the primitive's name (a bound on the
+// handle's length alone once refused a long taskId's handle).
+func TestTaskHandleOfAnySize(t *testing.T) {
+	ts := newTaskSealer([]byte("size key"))
+	for _, n := range []int{0, 1, 100, 6143, 6144, 8192, 21503, 100000} {
+		for _, ref := range []taskRef{
+			{method: "tools/call", name: "crm_lookup", id: strings.Repeat("7", n)},
+			{method: "tools/call", name: strings.Repeat("n", n), id: "t-1"},
+		} {
+			h := ts.seal(ref, "srv", "ann")
+			if got, ok := newTaskSealer([]byte("size key")).open(h, "srv", "ann"); !ok || got != ref {
+				t.Errorf("a handle of %d characters (id %d, name %d) does not open: %v", len(h), len(ref.id), len(ref.name), ok)
+			}
+		}
+	}
+}
+
 // FuzzTaskHandle: whatever a client sends as a taskId, opening it never
 // panics, and only the handle seal wrote for a task opens, to that task,
 // for its principal and server alone.
@@ -250,6 +268,7 @@ func FuzzTaskHandle(f *testing.F) {
 	for _, s := range []string{valid, valid[:len(valid)-1], taskHandlePrefix, taskHandlePrefix + "AAAA", "t-1", "", valid + "A", strings.ToUpper(valid)} {
 		f.Add(s, "tools/call", "crm_lookup", "786512e2")
 	}
+	f.Add("", "tools/call", "crm_lookup", strings.Repeat("786512e2", 1000))
 	f.Fuzz(func(t *testing.T, handle, method, name, id string) {
 		if ref, ok := ts.open(handle, "srv", "ann"); ok {
 			if ts.seal(ref, "srv", "ann") != handle {
