@@ -476,7 +476,7 @@ func (sc *nameScan) run() {
 					case a >= 0x80 || a == '\'' || a == '-':
 						worth = true // Müller, O'Brien, Jean-Pierre
 					case a == ' ':
-						worth = nameByte[b] == 3 || b >= 0x80 || nameByte[b] == 1 && (particleStart[b] != 0 && particleThenCap(s, e+1) || sonOf(s, e+1))
+						worth = nameByte[b] == 3 || b >= 0x80 || nameByte[b] == 1 && (particleStart[b] != 0 && particleThenCap(s, e+1) || sonOf(s, e+1)) || dutchArticle(s, e+1)
 					case a == '.' || a == ',':
 						worth = b == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80 || s[e+2]-'a' < 26)
 					case a == ':':
@@ -675,7 +675,7 @@ func particleThenCap(s string, i int) bool {
 			return false
 		}
 		i = j + 1
-		if nameByte[s[i]] == 3 || s[i] >= 0x80 {
+		if nameByte[s[i]] == 3 || s[i] >= 0x80 || dutchArticle(s, i) {
 			return true
 		}
 	}
@@ -916,13 +916,21 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		// Particles before the next word: van der, de la, da.
 		q := pos
 		np := 0
-		for np < 3 && q < len(s) && (s[q]-'a' < 26 || k > 0 && s[q]-'A' < 26) {
+		for np < 3 && q < len(s) && (s[q]-'a' < 26 || k > 0 && s[q]-'A' < 26 || s[q] == '\'') {
 			if k > 0 && sonOf(s, q) {
 				// Rajesh s/o Kumar, Priya d/o Raman (Singapore,
 				// Malaysia: son of, daughter of).
 				q += 4
 				np++
 				continue
+			}
+			if dutchArticle(s, q) { // van 't Hof, 's Gravensande
+				q += 3
+				np++
+				continue
+			}
+			if s[q] == '\'' {
+				break
 			}
 			pw := sc.word(q)
 			if pw.end == q || pw.flags&nameword.Particle == 0 || pw.shape != shapeLower && !(pw.shape == shapeUpper && upperAfter(s, pw.end)) {
@@ -971,6 +979,18 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			after = e
 		}
 		break
+	}
+	if k > 0 && k < maxGroups && after >= 0 {
+		// A name does not end with a particle: the word after one is the
+		// surname, however it is cased (De rosa, Di marzio, as records
+		// and careless typing write them).
+		if last := &gs[k-1]; last.parts == 1 && last.shape == shapeCap && last.first&nameword.Particle != 0 && surnameOpener(s[last.start:last.end]) {
+			if w := sc.word(after); w.shape == shapeLower && w.end-w.start >= 3 && w.flags&(nameword.Given|nameword.Surname) != 0 && w.flags&(nameword.Particle|nameword.Stop|nameword.Org) == 0 {
+				gs[k] = nameGroup{start: w.start, end: w.end, first: w.flags | nameword.Surname, any: w.flags | nameword.Surname, shape: shapeCap, parts: 1}
+				k++
+				after = -1
+			}
+		}
 	}
 	trimmed := k
 	for k > 0 && gs[k-1].initial {
@@ -1254,6 +1274,22 @@ func signatureEnd(s string, e int) bool {
 
 // sonOf reports whether "s/o ", "d/o ", "a/l " or "a/p " (son or
 // daughter of, in Singapore and Malaysia) starts at q.
+// dutchArticle: 't or 's and a space at q, the contracted articles of
+// Dutch surnames (van 't Hof, 's Gravensande).
+func dutchArticle(s string, q int) bool {
+	return q+4 <= len(s) && s[q] == '\'' && (s[q+1] == 't' || s[q+1] == 's') && s[q+2] == ' ' && nameByte[s[q+3]] == 3
+}
+
+// surnameOpener: particle p (capitalised) opens a surname and is no name
+// or word of its own (unlike Le, Van, Do or Al, which are).
+func surnameOpener(p string) bool {
+	switch p {
+	case "De", "Di", "Da", "Del", "Della", "Dos", "Das", "Du", "Des", "Von", "Der", "Dal", "Dalla", "Degli":
+		return true
+	}
+	return false
+}
+
 func sonOf(s string, q int) bool {
 	if q+4 > len(s) || s[q+1] != '/' || s[q+3] != ' ' {
 		return false

@@ -77,6 +77,13 @@ func TestPersonClasses(t *testing.T) {
 		{"Dr. Emily Chen, MD", []string{"Emily Chen"}},
 		// son of, daughter of (Singapore, Malaysia)
 		{"Rajesh s/o Kumar will attend", []string{"Rajesh s/o Kumar"}},
+		// a name does not end with a particle: the surname after it,
+		// however cased (records write De rosa); Dutch 't and 's
+		{"Yesterday Ausonio De rosa called", []string{"Ausonio De rosa"}},
+		{"Gentile Sig. De luca, la contatto", []string{"De luca"}},
+		{"Nome: Mario Del monte", []string{"Mario Del monte"}},
+		{"Yesterday Tristan van 't Erve called", []string{"Tristan van 't Erve"}},
+		{"Yesterday Bram 's Gravensande called", []string{"Bram 's Gravensande"}},
 		{"Priya d/o Raman signed", []string{"Priya d/o Raman"}},
 		{"The s/o ratio is 3", nil},
 		// honorifics of more locales
