@@ -198,15 +198,7 @@ func TestJointKeepsTheNextItemsContext(t *testing.T) {
 			if strings.Contains(alone, second.value) {
 				t.Fatalf("%q alone keeps %q: the case tests nothing", second.text, second.value)
 			}
-			doc, err := jsondoc.Parse([]byte(resultOf(first, second.text)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.Apply(pl, doc, jsondoc.Root, ToolResult, &Run{})
-			items := textItems(t, doc)
-			if firstAlone := e.ApplyText(pl, first, &Run{}); items[0] != firstAlone || items[1] != alone {
-				t.Errorf("%q + %q became %q, want each as alone: %q, %q", first, second.text, items, firstAlone, alone)
-			}
+			eachAsAlone(t, e, pl, first, second.text)
 		}
 	}
 }

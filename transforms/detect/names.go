@@ -513,7 +513,7 @@ func (sc *nameScan) run() {
 		switch {
 		case isCJK(r):
 			i = sc.cjk(i)
-		case unicode.IsUpper(r), r >= 0x590 && unicode.IsLetter(r) && !unicode.IsLower(r) && !letterBefore(s, i):
+		case unicode.IsUpper(r), caselessLetter(r) && !letterBefore(s, i):
 			// A capital, or a word of a script without case (Hebrew,
 			// Arabic, Devanagari…: श्री राजेश शर्मा).
 			i = sc.latin(i)
@@ -524,6 +524,12 @@ func (sc *nameScan) run() {
 			return
 		}
 	}
+}
+
+// caselessLetter: r is a letter of a script without case (Hebrew,
+// Arabic, Devanagari…), whose names no capital marks.
+func caselessLetter(r rune) bool {
+	return r >= 0x590 && unicode.IsLetter(r) && !unicode.IsUpper(r) && !unicode.IsLower(r)
 }
 
 // letterBefore reports whether a letter, digit or '_' ends s[:i].
@@ -1043,7 +1049,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		if gs[j].any&(nameword.Given|nameword.Surname) != 0 {
 			table = true
 		}
-		if r, _ := utf8.DecodeRuneInString(s[gs[j].start:]); r < 0x590 || unicode.IsUpper(r) || unicode.IsLower(r) {
+		if r, _ := utf8.DecodeRuneInString(s[gs[j].start:]); !caselessLetter(r) {
 			caseless = false
 		}
 	}
@@ -1989,7 +1995,7 @@ func personNameWords(s string) (ok bool, basis Basis, allKnown bool) {
 			return false, BasisPattern, false
 		}
 		words++
-		if r, _ := utf8.DecodeRuneInString(s[j:]); r >= 0x590 && !unicode.IsUpper(r) && !unicode.IsLower(r) {
+		if r, _ := utf8.DecodeRuneInString(s[j:]); caselessLetter(r) {
 			caseless++
 		}
 		if g.any&(nameword.Given|nameword.Surname) != 0 {
