@@ -221,8 +221,15 @@ func readWordTo(t *nameTok, s string, i int) {
 				continue
 			}
 			if isCJK(r) || !unicode.IsLetter(r) {
-				if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) {
-					i += size // a vowel sign or mark of its letter (शर्मा)
+				if nameword.IgnoredMark(r) {
+					i += size // an accent or vowel point of its letter
+					continue
+				}
+				if letters > 0 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
+					// A vowel sign or virama (शर्मा): part of the word
+					// and of its hash, no letter of its own.
+					t.hash = nameword.Mix(t.hash, r)
+					i += size
 					continue
 				}
 				break

@@ -84,6 +84,15 @@ func TestPersonClasses(t *testing.T) {
 		{"Nome: Mario Del monte", []string{"Mario Del monte"}},
 		{"Yesterday Tristan van 't Erve called", []string{"Tristan van 't Erve"}},
 		{"Yesterday Bram 's Gravensande called", []string{"Bram 's Gravensande"}},
+		// scripts without case: the name ends at the verb or adverb after
+		// it, and an abugida's vowel signs are part of its words (कल,
+		// yesterday, is not काले, a surname)
+		{"कल अमित कुमार ने फोन किया।", []string{"अमित कुमार"}},
+		{"आज सुबह प्रिया शर्मा आई थी", []string{"प्रिया शर्मा"}},
+		{"श्री राजेश शर्मा से बात हुई", []string{"राजेश शर्मा"}},
+		{"السيد أحمد محمد اتصل أمس", []string{"أحمد محمد"}},
+		{"מר דוד כהן התקשר אתמול", []string{"דוד כהן"}},
+		{"कल काले जी आए", nil},
 		{"Priya d/o Raman signed", []string{"Priya d/o Raman"}},
 		{"The s/o ratio is 3", nil},
 		// honorifics of more locales

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect/internal/nameword"
 )
 
 // readerRule is what the reader view makes of one non-ASCII character,
@@ -17,6 +19,8 @@ import (
 // reader sees in its place; keep reports that it stays as it is.
 func readerRule(r rune) (to string, keep bool) {
 	switch {
+	case unicode.Is(unicode.Mn, r) && nameword.VowelSign(r):
+		return "", true // a vowel sign or virama of its letter: seen, and spelling the word (कुमार)
 	case unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
 		// Invisible: format characters (U+200B–U+200F, U+2060, U+FEFF,
 		// the soft hyphen…), combining marks, variation selectors, Hangul

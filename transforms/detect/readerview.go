@@ -13,8 +13,9 @@ import (
 // value, so the detectors must too. The view is the string with
 //
 //   - invisible characters deleted: format characters (U+200B–U+200F,
-//     U+2060, U+FEFF, the soft hyphen U+00AD…), combining marks,
-//     variation selectors and other default-ignorable characters;
+//     U+2060, U+FEFF, the soft hyphen U+00AD…), combining marks (but
+//     an abugida's vowel signs: a reader sees कुमार, not कमार), variation
+//     selectors and other default-ignorable characters;
 //   - every space separator (Zs: U+00A0, U+2000–U+200A, U+202F, U+3000…)
 //     a space, line and paragraph separators (and NEL) a line break;
 //   - compatibility characters whose NFKC form is ASCII (fullwidth forms,

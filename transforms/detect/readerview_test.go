@@ -155,3 +155,24 @@ func BenchmarkReaderView(b *testing.B) {
 		})
 	}
 }
+
+// The view deletes the marks a reader reads through (accents, Hebrew and
+// Arabic vowel points, joiners) and keeps an abugida's vowel signs, which
+// spell the word: with them deleted, the names' tables matched कल
+// (yesterday) as काले, a surname.
+func TestReaderViewMarks(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Rene\u0301e", "Renee"},
+		{"a\u200db", "ab"},
+		{"דָּוִד", "דוד"},
+		{"مُحَمَّد", "محمد"},
+		{"कुमार", "कुमार"},
+		{"प्रेम कुण्डा", "प्रेम कुण्डा"},
+		{"কুমার", "কুমার"},
+		{"ประยุทธ์", "ประยุทธ์"},
+	} {
+		if got := newView(c.in).text; got != c.want {
+			t.Errorf("view of %q = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -306,7 +306,7 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 			}
 		}
 	}
-	for k, list := range [4][]string{romanisedGiven, romanisedSurnames, kanjiGiven, kanjiSurnames} {
+	for k, list := range [6][]string{romanisedGiven, romanisedSurnames, kanjiGiven, kanjiSurnames, devanagariGiven, devanagariSurnames} {
 		f := nameword.Given
 		if k%2 == 1 {
 			f = nameword.Surname
@@ -459,8 +459,8 @@ func validWord(w string) bool {
 func fold(w string) string {
 	var b strings.Builder
 	for _, r := range w {
-		if r == '\'' || r == '’' || r == '.' || r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
-			continue // as nameword.Hash: the scan reads a word without its marks
+		if r == '\'' || r == '’' || r == '.' || nameword.IgnoredMark(r) {
+			continue // as nameword.Hash
 		}
 		b.WriteRune(nameword.Fold(r))
 	}

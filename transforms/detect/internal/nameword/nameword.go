@@ -63,12 +63,28 @@ const Offset uint32 = 2166136261
 func Hash(w string) uint32 {
 	h := Offset
 	for _, r := range w {
-		if r == '\'' || r == '’' || r == '.' || r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
-			continue // marks: the detector's reader skips them too (शर्मा)
+		if r == '\'' || r == '’' || r == '.' || IgnoredMark(r) {
+			continue // the detector's reader skips them too
 		}
 		h = Mix(h, Fold(r))
 	}
 	return h
+}
+
+// IgnoredMark reports whether r is a mark a word is compared without, as
+// the reader view deletes it: a combining accent (a decomposed é is e),
+// an optional vowel point of Hebrew or Arabic. An abugida's vowel signs
+// spell their word (VowelSign), and count: कौल is not कल.
+func IgnoredMark(r rune) bool {
+	return r >= 0x300 && !VowelSign(r) && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me)
+}
+
+// VowelSign reports whether a mark r belongs to an abugida (the Indic
+// scripts, Sinhala, Thai, Lao, Tibetan, Myanmar, Khmer): a vowel sign,
+// virama or nasal sign, visible and part of how its word is spelt, which
+// the reader view keeps.
+func VowelSign(r rune) bool {
+	return r >= 0x900 && r < 0x10a0 || r >= 0x1780 && r < 0x1800
 }
 
 // latinFold maps U+0080–U+024F to a base lower-case ASCII letter (0: keep).
