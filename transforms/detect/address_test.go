@@ -38,6 +38,11 @@ var addrCases = []string{
 	"«Flat 4B, 12 MG Road, Bengaluru, Karnataka 560001»",
 	"«0487 Hull Village Suite 759\nLake Nicole, MT 82144»",
 	"«350 Fifth Avenue, Apt 4B, New York, NY 10118»",
+	// English streets of one word, the type glued (a postcode proves them)
+	"Ship it to «4 Brookside, Leeds LS1 4AP»",
+	"Ship it to «7 Greenway, M1 1AE Manchester»",
+	"Ship it to «12 Woodside, Slough SL3 9UX»",
+	"We were 3 outside, waiting",
 	"«Nørregade 12, 2. th., 1165 København K»",
 	"«Frankfurter Allee 12, 10247 Berlin»",
 	"«Piazza di Spagna 31, 00187 Roma»",
