@@ -54,7 +54,31 @@ func (p *pass) stepIPv4(q int) {
 	if e+1 < n && s[e] == '-' && piiIs(s[e+1], pcUpper|pcLower) {
 		return // 1.2.3.4-rc1: a version
 	}
+	if versionBefore(s, a) {
+		return // Version 10.2.3.4, build: 4.0.3.1
+	}
 	p.emit(detIPv4, a, e)
+}
+
+// versionBefore: the word before s[a:] (past spaces, ':', '#', '=') names
+// a version, which a dotted quad also writes (file and assembly
+// versions: 10.0.19041.1, 4.0.30319.42000 is no address anyway).
+func versionBefore(s string, a int) bool {
+	j := a
+	for j > 0 && j > a-3 && (s[j-1] == ' ' || s[j-1] == ':' || s[j-1] == '#' || s[j-1] == '=') {
+		j--
+	}
+	if j == a || j == 0 || !isASCIILetter(s[j-1]) {
+		return false
+	}
+	w := wordBefore(s, j)
+	var buf [24]byte
+	switch lowerKey(s[w:j], &buf) {
+	case "version", "versions", "ver", "v", "build", "release", "rel", "revision", "rev", "firmware", "fw", "patch",
+		"versión", "versione", "versão", "versie", "wersja", "versio", "versjon":
+		return true
+	}
+	return false
 }
 
 // ipv4Valid reports whether t is exactly a dotted quad (for IPv6 tails).

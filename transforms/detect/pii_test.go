@@ -135,6 +135,12 @@ func TestPIIEdgeCases(t *testing.T) {
 		// ipv4
 		{"ipv4", "1.2.3.4", []string{"1.2.3.4"}},
 		{"ipv4", "1.2.3.4-rc1", nil},
+		{"ipv4", "Version 10.2.3.4 released", nil},
+		{"ipv4", "version: 10.0.19041.1", nil},
+		{"ipv4", "Build #4.0.3.1 passed", nil},
+		{"ipv4", "Die Version 5.1.2.3 ist da", nil},
+		{"ipv4", "Reverse proxy 10.2.3.4", []string{"10.2.3.4"}},
+		{"ipv4", "Server 10.2.3.4 is down", []string{"10.2.3.4"}},
 		{"ipv4", "10.0.0.1-10.0.0.9", []string{"10.0.0.1", "10.0.0.9"}},
 		{"ipv4", "10.0.0.1:8080/path", []string{"10.0.0.1"}},
 		{"ipv4", "::ffff:1.2.3.4", []string{"1.2.3.4"}}, // the ipv6 detection wins the overlap
