@@ -1077,6 +1077,12 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		}
 		return 0, false
 	}
+	if want == detBankAccount && on&(1<<detBankAccount) != 0 {
+		// A bank's number is what its key says: an account number that
+		// happens to pass a personal identifier's checks (123456789, an
+		// SSN's shape; 987654321, an ITIN's) is no SSN.
+		return detBankAccount, true
+	}
 	// Passports have no check digits: any shape would do, so only a
 	// passport key makes one.
 	if fam := on & idDetectors &^ (1 << detPassport); fam != 0 {

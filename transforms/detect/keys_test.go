@@ -126,6 +126,9 @@ func TestKeyedValues(t *testing.T) {
 		{"telefono", "612345678", "phone"}, {"phone", "+44 20 7946 0958", "phone"}, {"Telefon", "030 12345678", "phone"},
 		{"phone", "12", ""}, {"phone", "n/a", ""}, {"tax_id", "TX-88412-7", "tax_id"}, {"driver_license", "D1234567", "driver_license"},
 		{"account_number", "12345678", "bank_account"}, {"routing_number", "021000021", "aba_routing"},
+		// An account number that passes a personal identifier's checks is
+		// the bank's, as its key says (it was an SSN, an ITIN).
+		{"account_number", "123456789", "bank_account"}, {"acct", "987654321", "bank_account"}, {"Kontonummer", "123456789", "bank_account"},
 		// A number written as a phone under a phone key, valid for its
 		// region or not (made up by a test system or a faker); not a
 		// date, a model, one digit repeated.
