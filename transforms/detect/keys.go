@@ -77,6 +77,9 @@ const (
 	// The number of an order, an invoice, a ticket: a value of a phone's
 	// shape under it is that number, no phone (DetectKeyed).
 	kNumber
+	// A version (version, build, firmware): a dotted quad under it is
+	// that version, no IP address (DetectKeyed).
+	kVersion
 )
 
 func mkKey(class uint8, det int) Key { return Key(class) | Key(det+1)<<8 }
@@ -171,7 +174,7 @@ func (c KeyContext) Of(k Key) Key {
 	case kHolder:
 		// Not an object but a string: the holder's name.
 		return mkKey(kHeldName, -1)
-	case kNamed, kNumber:
+	case kNamed, kNumber, kVersion:
 		return k
 	}
 	if !k.Reports() {
@@ -193,6 +196,20 @@ func dropPhones(dst []Detection, start int, s string) []Detection {
 		}
 		return true
 	})
+}
+
+// versionOnly: s is a version alone, digits and dots after an optional v.
+func versionOnly(s string) bool {
+	a, b := trimSpan(s, 0, len(s))
+	if a < b && (s[a] == 'v' || s[a] == 'V') {
+		a++
+	}
+	for k := a; k < b; k++ {
+		if !isDigit(s[k]) && s[k] != '.' {
+			return false
+		}
+	}
+	return a < b
 }
 
 // dropTableNames removes from dst[start:], the detections in s, the
@@ -571,6 +588,8 @@ var keyVocabOf = []struct {
 		"team|teams|group|groups|department|category|categories|tag|tags|" +
 		"file|files|document|attachment|resource|resources|server|servers|host|device|devices|model|package|module|dataset|table|column|field|" +
 		"event|events|campaign|course"},
+	{kVersion, -1, "version|versions|ver|build|build number|release|firmware|firmware version|fw|fw version|app version|os version|" +
+		"sdk version|api version|software version|revision|rev|patch|versionsnummer|versión|versione|versão|versie|wersja|versio|versjon"},
 	{kNumber, -1, "invoice|order|ticket|reference|ref|case|tracking|booking|confirmation|transaction|serial|receipt|shipment|parcel|" +
 		"purchase order|po|sku|article|contract|policy|rechnung|bestellung|bestell|auftrag|vertrag|referenz|facture|commande|" +
 		"factura|pedido|fattura|ordine|riferimento|factuur|bestelling|fatura|faktura|zamowienie|lasku|tilaus|ordre|" +
@@ -1174,6 +1193,8 @@ func (ds *Set) DetectKeyed(dst []Detection, s string, k Key, sel Selection) []De
 		return dropTableNames(dst, start, s)
 	case kNumber:
 		return dropPhones(dst, start, s)
+	case kVersion:
+		return dropFound(dst, start, func(d Detection) bool { return d.Detector == "ipv4" }, func() bool { return versionOnly(s) })
 	case kID:
 		dst = dropPhones(dst, start, s) // an identifier whose check fails is no phone either
 	}

@@ -501,6 +501,12 @@ func TestKeyedValueDrops(t *testing.T) {
 		{"note", "020 7946 0958", "phone", true},
 		{"phone", "020 7946 0958", "phone", true},
 		{"order_date", "020 7946 0958", "phone", true},
+		// a version under its key, no address
+		{"version", "10.2.3.4", "ipv4", false},
+		{"appVersion", "v1.2.3.4", "ipv4", false},
+		{"firmware_version", "2.1.0.4", "ipv4", false},
+		{"release", "see 10.0.0.1", "ipv4", true},
+		{"host", "10.2.3.4", "ipv4", true},
 	} {
 		k := KeyContext(0).Of(ds.KeyOf(c.key))
 		got := false
