@@ -110,6 +110,10 @@ func TestKeyedValues(t *testing.T) {
 		{"dob", "1985-03-04", "date_of_birth"}, {"Geburtsdatum", "04.03.1985", "date_of_birth"}, {"date_naissance", "4 mars 1985", "date_of_birth"},
 		{"birthDate", "1985-03-04T00:00:00Z", "date_of_birth"}, {"生年月日", "1985年3月4日", "date_of_birth"}, {"dob", "unknown", ""},
 		{"dob", "2024-01-02T10:22:31Z", ""},
+		// yyyymmdd whole (its fifth digit once refused it); not another
+		// run of digits
+		{"dob", "19850312", "date_of_birth"}, {"date_of_birth", "20011231", "date_of_birth"},
+		{"dob", "19851312", ""}, {"dob", "198503121", ""}, {"dob", "12345", ""},
 		{"street", "Hauptstraße 5", "street_address"}, {"address", "12 rue de la Paix, 75002 Paris", "street_address"},
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		// A street's name, its house number in a member of its own.

@@ -346,7 +346,7 @@ func numericDate(v string) bool {
 	w := 0
 	for i := 0; i <= len(v); i++ {
 		if i < len(v) && v[i] >= '0' && v[i] <= '9' {
-			if w == 5 {
+			if w == 8 { // (yyyymmdd whole; a part of three is checked below)
 				return false
 			}
 			parts[n] = parts[n]*10 + int(v[i]-'0')
