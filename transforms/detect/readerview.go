@@ -2,8 +2,11 @@ package detect
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/cloudg/mcp-privacy/transforms/detect/internal/nameword"
 )
 
 // The reader view: detectors match what a reader sees, not the bytes.
@@ -145,6 +148,19 @@ func newView(s string) view { return buildView(s, nil, nil) }
 // segs when they have room (a caller's scratch, reused from one string to
 // the next). The view's text then lives in buf: it is valid until buf is
 // written again.
+// afterAbugida reports whether the character before s[i] in the view
+// (the end of b once it differs from s) is of an abugida's script
+// (nameword.VowelSign's ranges: a letter or another sign).
+func afterAbugida(s string, i int, b []byte, changed bool) bool {
+	var r rune
+	if changed {
+		r, _ = utf8.DecodeLastRune(b)
+	} else {
+		r, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
+	return nameword.VowelSign(r)
+}
+
 func buildView(s string, buf []byte, segs []viewSeg) view {
 	b := buf[:0]
 	segs = segs[:0]
@@ -181,7 +197,13 @@ func buildView(s string, buf []byte, segs []viewSeg) view {
 			keep = true // an invalid byte stays as it is
 		default:
 			to, keep = ReaderMap(r)
-			if keep && size > 1 && (s[i] == '\\' || s[i] == '&') {
+			if keep && nameword.VowelSign(r) && !afterAbugida(s, i, b, changed) && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+				// An abugida's vowel sign stays only on a letter of its
+				// script (कुमार): on a digit or a Latin letter it is a
+				// stray mark, deleted as other combining marks are
+				// (4111ु 1111 … is a card number).
+				to, keep = "", false
+			} else if keep && size > 1 && (s[i] == '\\' || s[i] == '&') {
 				to, keep = string(r), false // a kept character written as an escape
 			}
 		}

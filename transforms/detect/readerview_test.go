@@ -170,9 +170,36 @@ func TestReaderViewMarks(t *testing.T) {
 		{"प्रेम कुण्डा", "प्रेम कुण्डा"},
 		{"কুমার", "কুমার"},
 		{"ประยุทธ์", "ประยุทธ์"},
+		// on a digit or a Latin letter, a vowel sign is a stray mark
+		{"4111\u0941 1111", "4111 1111"},
+		{"4111\u093e 1111", "4111 1111"},
+		{"a\u0947lice", "alice"},
+		{"क\u200b\u0941", "कु"},
 	} {
 		if got := newView(c.in).text; got != c.want {
 			t.Errorf("view of %q = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// A stray vowel sign (on a digit or a Latin letter) hides no value: the
+// view deletes it as any combining mark, and the value is reported
+// whole, the mark inside its span.
+func TestStrayVowelSignHidesNothing(t *testing.T) {
+	sel := Select(nil, 0)
+	ds := allDetectors(t)
+	for _, c := range []struct{ text, det, value string }{
+		{"Card 4111\u0941 1111 1111 1111 on file", "credit_card", "4111\u0941 1111 1111 1111"},
+		{"SSN 078-05\u0947-1120", "us_ssn", "078-05\u0947-1120"},
+		{"mail a\u0941lice@example.com now", "email", "a\u0941lice@example.com"},
+		{"Tel. +44 20 7946\u093e 0958", "phone", "+44 20 7946\u093e 0958"},
+	} {
+		found := false
+		for _, d := range ds.Detect(c.text, sel) {
+			found = found || d.Detector == c.det && c.text[d.Start:d.End] == c.value
+		}
+		if !found {
+			t.Errorf("%q: no %s %q in %+v", c.text, c.det, c.value, ds.Detect(c.text, sel))
 		}
 	}
 }
