@@ -105,9 +105,14 @@ func String(s string) *Value { return &Value{Kind: StringValue, Text: s} }
 func Number(f float64) *Value {
 	return &Value{Kind: NumberValue, Num: f, Text: strconv.FormatFloat(f, 'g', -1, 64)}
 }
-func Bool(b bool) *Value         { return &Value{Kind: BoolValue, Bool: b} }
-func Null() *Value               { return &Value{Kind: NullValue} }
-func Array(vs ...*Value) *Value  { return &Value{Kind: ArrayValue, Array: append([]*Value{}, vs...)} }
+func Bool(b bool) *Value        { return &Value{Kind: BoolValue, Bool: b} }
+func Null() *Value              { return &Value{Kind: NullValue} }
+func Array(vs ...*Value) *Value { return &Value{Kind: ArrayValue, Array: append([]*Value{}, vs...)} }
+
+// Object is not inlined: the transform types' defaults call it at
+// package initialisation, each inlined copy code of the .wasm.
+//
+//go:noinline
 func Object(ms ...Member) *Value { return &Value{Kind: ObjectValue, Object: append([]Member{}, ms...)} }
 func Strings(ss []string) *Value {
 	a := &Value{Kind: ArrayValue, Array: make([]*Value, len(ss))}
