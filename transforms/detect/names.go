@@ -1285,8 +1285,6 @@ func signatureEnd(s string, e int) bool {
 	return false
 }
 
-// sonOf reports whether "s/o ", "d/o ", "a/l " or "a/p " (son or
-// daughter of, in Singapore and Malaysia) starts at q.
 // dutchArticle: 't or 's and a space at q, the contracted articles of
 // Dutch surnames (van 't Hof, 's Gravensande).
 func dutchArticle(s string, q int) bool {
@@ -1303,6 +1301,8 @@ func surnameOpener(p string) bool {
 	return false
 }
 
+// sonOf reports whether "s/o ", "d/o ", "a/l " or "a/p " (son or
+// daughter of, in Singapore and Malaysia) starts at q.
 func sonOf(s string, q int) bool {
 	if q+4 > len(s) || s[q+1] != '/' || s[q+3] != ' ' {
 		return false
