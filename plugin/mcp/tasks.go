@@ -71,10 +71,6 @@ const (
 	taskNonceSize     = 12
 )
 
-// (open bounds no handle's length of its own: a server's taskId has no
-// bound in the protocol, and every handle seal writes must open. What a
-// client sends is bounded by gateway.max_request_bytes.)
-
 // taskSealer seals and opens task handles. One per VM (transformer).
 type taskSealer struct {
 	// keys are the vault key's and each previous key's (vault.
@@ -197,7 +193,9 @@ func (ts *taskSealer) seal(t taskRef, server, principal string) string {
 func isTaskHandle(s string) bool { return strings.HasPrefix(s, taskHandlePrefix) }
 
 // open returns the task a handle carries if it was sealed with this key
-// for principal at server.
+// for principal at server. It bounds no handle's length of its own: a
+// server's taskId has none in the protocol, and every handle seal writes
+// must open; what a client sends is bounded by gateway.max_request_bytes.
 func (ts *taskSealer) open(handle, server, principal string) (taskRef, bool) {
 	enc, ok := strings.CutPrefix(handle, taskHandlePrefix)
 	if !ok {

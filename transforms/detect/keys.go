@@ -588,7 +588,7 @@ var keyVocabOf = []struct {
 		"team|teams|group|groups|department|category|categories|tag|tags|" +
 		"file|files|document|attachment|resource|resources|server|servers|host|device|devices|model|package|module|dataset|table|column|field|" +
 		"event|events|campaign|course"},
-	{kVersion, -1, "version|versions|ver|build|build number|release|firmware|firmware version|fw|fw version|app version|os version|" +
+	{kVersion, -1, "version|versions|ver|v|build|build number|release|firmware|firmware version|fw|fw version|app version|os version|" +
 		"sdk version|api version|software version|revision|rev|patch|versionsnummer|versión|versione|versão|versie|wersja|versio|versjon"},
 	{kNumber, -1, "invoice|order|ticket|reference|ref|case|tracking|booking|confirmation|transaction|serial|receipt|shipment|parcel|" +
 		"purchase order|po|sku|article|contract|policy|rechnung|bestellung|bestell|auftrag|vertrag|referenz|facture|commande|" +

@@ -225,7 +225,7 @@ func readWordTo(t *nameTok, s string, i int) {
 					i += size // an accent or vowel point of its letter
 					continue
 				}
-				if letters > 0 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)) {
+				if letters > 0 && nameword.VowelSign(r) {
 					// A vowel sign or virama (शर्मा): part of the word
 					// and of its hash, no letter of its own.
 					t.hash = nameword.Mix(t.hash, r)

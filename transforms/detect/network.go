@@ -61,8 +61,8 @@ func (p *pass) stepIPv4(q int) {
 }
 
 // versionBefore: the word before s[a:] (past spaces, ':', '#', '=') names
-// a version, which a dotted quad also writes (file and assembly
-// versions: 10.0.19041.1, 4.0.30319.42000 is no address anyway).
+// a version, as a member's key would (keys.go's kVersion words), which a
+// dotted quad also writes (file and assembly versions: 10.0.19041.1).
 func versionBefore(s string, a int) bool {
 	j := a
 	for j > 0 && j > a-3 && (s[j-1] == ' ' || s[j-1] == ':' || s[j-1] == '#' || s[j-1] == '=') {
@@ -71,14 +71,12 @@ func versionBefore(s string, a int) bool {
 	if j == a || j == 0 || !isASCIILetter(s[j-1]) {
 		return false
 	}
-	w := wordBefore(s, j)
-	var buf [24]byte
-	switch lowerKey(s[w:j], &buf) {
-	case "version", "versions", "ver", "v", "build", "release", "rel", "revision", "rev", "firmware", "fw", "patch",
-		"versión", "versione", "versão", "versie", "wersja", "versio", "versjon":
-		return true
+	var k normKey
+	if !k.set(s[wordBefore(s, j):j]) || k.nw != 1 {
+		return false
 	}
-	return false
+	v, ok := lookupKey(k.words(0, 1))
+	return ok && v.class() == kVersion
 }
 
 // ipv4Valid reports whether t is exactly a dotted quad (for IPv6 tails).

@@ -139,6 +139,8 @@ func TestPIIEdgeCases(t *testing.T) {
 		{"ipv4", "version: 10.0.19041.1", nil},
 		{"ipv4", "Build #4.0.3.1 passed", nil},
 		{"ipv4", "Die Version 5.1.2.3 ist da", nil},
+		{"ipv4", "la versión 1.2.3.4", nil},
+		{"ipv4", "Firmware v 2.1.0.4", nil},
 		{"ipv4", "Reverse proxy 10.2.3.4", []string{"10.2.3.4"}},
 		{"ipv4", "Server 10.2.3.4 is down", []string{"10.2.3.4"}},
 		{"ipv4", "10.0.0.1-10.0.0.9", []string{"10.0.0.1", "10.0.0.9"}},

@@ -2,7 +2,6 @@ package detect
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -144,13 +143,9 @@ type viewSeg struct {
 // string eight bytes at a time (plainRun): the whole cost of the view.
 func newView(s string) view { return buildView(s, nil, nil) }
 
-// buildView is newView writing the text into buf and the segments into
-// segs when they have room (a caller's scratch, reused from one string to
-// the next). The view's text then lives in buf: it is valid until buf is
-// written again.
 // afterAbugida reports whether the character before s[i] in the view
 // (the end of b once it differs from s) is of an abugida's script
-// (nameword.VowelSign's ranges: a letter or another sign).
+// (a letter or another sign).
 func afterAbugida(s string, i int, b []byte, changed bool) bool {
 	var r rune
 	if changed {
@@ -158,9 +153,13 @@ func afterAbugida(s string, i int, b []byte, changed bool) bool {
 	} else {
 		r, _ = utf8.DecodeLastRuneInString(s[:i])
 	}
-	return nameword.VowelSign(r)
+	return nameword.Abugida(r)
 }
 
+// buildView is newView writing the text into buf and the segments into
+// segs when they have room (a caller's scratch, reused from one string to
+// the next). The view's text then lives in buf: it is valid until buf is
+// written again.
 func buildView(s string, buf []byte, segs []viewSeg) view {
 	b := buf[:0]
 	segs = segs[:0]
@@ -197,7 +196,7 @@ func buildView(s string, buf []byte, segs []viewSeg) view {
 			keep = true // an invalid byte stays as it is
 		default:
 			to, keep = ReaderMap(r)
-			if keep && nameword.VowelSign(r) && !afterAbugida(s, i, b, changed) && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+			if keep && nameword.VowelSign(r) && !afterAbugida(s, i, b, changed) {
 				// An abugida's vowel sign stays only on a letter of its
 				// script (कुमार): on a digit or a Latin letter it is a
 				// stray mark, deleted as other combining marks are

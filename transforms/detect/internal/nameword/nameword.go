@@ -76,14 +76,20 @@ func Hash(w string) uint32 {
 // an optional vowel point of Hebrew or Arabic. An abugida's vowel signs
 // spell their word (VowelSign), and count: कौल is not कल.
 func IgnoredMark(r rune) bool {
-	return r >= 0x300 && !VowelSign(r) && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me)
+	return r >= 0x300 && !Abugida(r) && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me)
 }
 
-// VowelSign reports whether a mark r belongs to an abugida (the Indic
-// scripts, Sinhala, Thai, Lao, Tibetan, Myanmar, Khmer): a vowel sign,
+// VowelSign reports whether r is a mark of an abugida: a vowel sign,
 // virama or nasal sign, visible and part of how its word is spelt, which
-// the reader view keeps.
+// the reader view keeps on a letter of its script.
 func VowelSign(r rune) bool {
+	return Abugida(r) && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me)
+}
+
+// Abugida reports whether r is of the blocks of an abugida's script (the
+// Indic scripts, Sinhala, Thai, Lao, Tibetan, Myanmar, Khmer): a letter
+// or a sign of one.
+func Abugida(r rune) bool {
 	return r >= 0x900 && r < 0x10a0 || r >= 0x1780 && r < 0x1800
 }
 
