@@ -118,7 +118,17 @@ func birthDateShape(s string) bool {
 		return false
 	}
 	a, b, ok := dateAround(s, i)
-	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]) || s[b:] == " r.")
+	return ok && a == 0 && (b == len(s) || midnightAfter(s[b:]) || yearWordAfter(s[b:]))
+}
+
+// yearWordAfter: t is the word "year" that Polish and Russian write
+// after a date's year (1985 r., 26 сентября 1962 г.).
+func yearWordAfter(t string) bool {
+	switch t {
+	case " r.", " г.", " года", " год":
+		return true
+	}
+	return false
 }
 
 // midnightAfter reports whether t is the time part of a date-time at
@@ -499,10 +509,11 @@ func skipWords(s string, j int, ws ...string) int {
 // byte of a non-ASCII character (accented letters).
 func wordByte(c byte) bool { return isASCIILetter(c) || c >= 0x80 }
 
-// monthNumber is the month a name or abbreviation means, in the twelve
-// languages of the scan (1-12), or 0.
+// monthNumber is the month a name or abbreviation means, in the
+// languages of the scan (1-12), or 0: Hebrew's also with the ב ("in")
+// written onto it (10 בנובמבר 1951).
 func monthNumber(w string) int {
-	if len(w) < 3 || len(w) > 16 {
+	if len(w) < 3 || len(w) > 24 {
 		return 0
 	}
 	return int(monthNames.get(w))
@@ -511,18 +522,18 @@ func monthNumber(w string) int {
 var monthNames = newWordTable(func() map[string]uint16 {
 	m := map[string]uint16{}
 	for k, names := range [12]string{
-		"january jan jänner januar janvier janv enero ene gennaio gen januari janeiro styczeń stycznia sty tammikuu tammikuuta tammik",
-		"february feb februar février févr fevr febrero febbraio februari fevereiro fev luty lutego lut helmikuu helmikuuta helmik",
-		"march mar märz mär mrz mrt mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts",
-		"april apr avril avr abril abr aprile kwiecień kwietnia kwi huhtikuu huhtikuuta huhtik",
-		"may mai mayo maggio mag mei maio maj maja toukokuu toukokuuta toukok",
-		"june jun juni juin junio giugno giu juno junho czerwiec czerwca cze kesäkuu kesäkuuta kesäk",
-		"july jul juli juillet juil julio luglio lug julho lipiec lipca lip heinäkuu heinäkuuta heinäk",
-		"august aug août agosto ago augustus augusti sierpień sierpnia sie elokuu elokuuta elok",
-		"september sep sept septembre septiembre setiembre settembre set setembro wrzesień września wrz syyskuu syyskuuta syysk",
-		"october oct oktober okt octobre octubre ottobre ott outubro out październik października paź lokakuu lokakuuta lokak",
-		"november nov novembre noviembre novembro listopad listopada lis marraskuu marraskuuta marrask",
-		"december dec dezember dez décembre déc diciembre dic dicembre dezembro grudzień grudnia gru joulukuu joulukuuta jouluk",
+		"january jan jänner januar janvier janv enero ene gennaio gen januari janeiro styczeń stycznia sty tammikuu tammikuuta tammik январь января янв січня जनवरी يناير ינואר בינואר",
+		"february feb februar février févr fevr febrero febbraio februari fevereiro fev luty lutego lut helmikuu helmikuuta helmik февраль февраля фев февр лютого फ़रवरी फरवरी فبراير شباط פברואר בפברואר",
+		"march mar märz mär mrz mrt mars marzo maart março marzec marca maaliskuu maaliskuuta maalisk marts март марта березня मार्च مارس آذار اذار מרץ מרס במרץ במרס",
+		"april apr avril avr abril abr aprile kwiecień kwietnia kwi huhtikuu huhtikuuta huhtik апрель апреля апр квітня अप्रैल अप्रेल أبريل ابريل إبريل نيسان אפריל באפריל",
+		"may mai mayo maggio mag mei maio maj maja toukokuu toukokuuta toukok май мая травня मई مايو أيار ايار מאי במאי",
+		"june jun juni juin junio giugno giu juno junho czerwiec czerwca cze kesäkuu kesäkuuta kesäk июнь июня июн червня जून يونيو يونيه حزيران יוני ביוני",
+		"july jul juli juillet juil julio luglio lug julho lipiec lipca lip heinäkuu heinäkuuta heinäk июль июля июл липня जुलाई يوليو يوليه تموز יולי ביולי",
+		"august aug août agosto ago augustus augusti sierpień sierpnia sie elokuu elokuuta elok август августа авг серпня अगस्त أغسطس اغسطس آب אוגוסט באוגוסט",
+		"september sep sept septembre septiembre setiembre settembre set setembro wrzesień września wrz syyskuu syyskuuta syysk сентябрь сентября сен сент вересня सितंबर सितम्बर سبتمبر أيلول ايلول ספטמבר בספטמבר",
+		"october oct oktober okt octobre octubre ottobre ott outubro out październik października paź lokakuu lokakuuta lokak октябрь октября окт жовтня अक्टूबर अक्तूबर أكتوبر اكتوبر אוקטובר באוקטובר",
+		"november nov novembre noviembre novembro listopad listopada lis marraskuu marraskuuta marrask ноябрь ноября ноя нояб листопада नवंबर नवम्बर نوفمبر נובמבר בנובמבר",
+		"december dec dezember dez décembre déc diciembre dic dicembre dezembro grudzień grudnia gru joulukuu joulukuuta jouluk декабрь декабря дек грудня दिसंबर दिसम्बर ديسمبر דצמבר בדצמבר",
 	} {
 		for _, n := range strings.Fields(names) {
 			m[n] = uint16(k + 1)
@@ -567,6 +578,10 @@ var birthContextWords = []string{
 	// letters are folded), Korean
 	"рождения", "родился", "родилась", "Родился", "Родилась", "народження", "народився", "народилася", "Народився", "Народилася",
 	"γέννησης", "γεννήθηκε", "Γεννήθηκε", "γενέθλια", "생년월일", "출생", "생일",
+	// Hindi, Arabic, Hebrew
+	"जन्म", "जन्मतिथि", "जन्मदिन", "पैदा",
+	"مواليد", "المولود", "المولودة", "مولود", "مولودة", "ولد", "ولدت", "الميلاد", "الولادة",
+	"נולד", "נולדה", "נולדתי", "יליד", "ילידת", "לידה",
 	// Turkish, Czech, Hungarian, Romanian
 	"doğum tarihi", "doğdu", "doğumlu", "narozen", "narozena", "narození", "született", "născut", "născută", "nașterii",
 }
@@ -736,8 +751,21 @@ func birthAfter(s string, a, b int) bool {
 	if b < len(s) && s[b] == ' ' {
 		r = cjkAt(s, b+1)
 	}
-	if r == '生' || r == '出' && cjkAt(s, b+3) == '生' {
-		return true
+	if r == '生' || r == '出' && cjkAt(s, b+3) == '生' || r == '생' {
+		return true // 1976年9月12日生まれ, 1991.08.08생
+	}
+	if r == '에' {
+		// 1958년 12월 21일에 태어났고: the verb after "on".
+		j := b + 3
+		if s[b] == ' ' {
+			j++
+		}
+		if j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if strings.HasPrefix(s[j:], "태어") || strings.HasPrefix(s[j:], "출생") {
+			return true
+		}
 	}
 	if r == 'に' || r == '在' || r == '、' {
 		for j := b + 3; j < len(s) && j-b <= contextGap; j++ {

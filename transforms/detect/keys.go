@@ -104,7 +104,18 @@ const (
 	ctxPerson KeyContext = 1 << iota
 	ctxAddress
 	ctxThing
+	// An address line (line1) and a postcode among the members: together
+	// an address (a record's own, as Stripe writes one), apart nothing (a
+	// log's line and a city are no address).
+	ctxLine
+	ctxPostal
 )
+
+// address: the object is an address, by a street's or house number's
+// key, the key it is under, or a line with a postcode.
+func (c KeyContext) address() bool {
+	return c&ctxAddress != 0 || c&(ctxLine|ctxPostal) == ctxLine|ctxPostal
+}
 
 // Nested is the context k gives the object that is its value (or the
 // objects of the list that is): a customer's object is a person's, a
@@ -135,7 +146,9 @@ func (c KeyContext) Member(k Key) KeyContext {
 	case kAddress, kHouse:
 		return c | ctxAddress | ctxPerson
 	case kPostcode:
-		return c | ctxPerson
+		return c | ctxPerson | ctxPostal
+	case kLine:
+		return c | ctxLine
 	}
 	return c
 }
@@ -159,15 +172,15 @@ func (c KeyContext) Of(k Key) Key {
 		}
 		return 0
 	case kCity:
-		if c&ctxAddress == 0 {
+		if !c.address() {
 			return mkKey(kNamed, -1) // a city alone: a place
 		}
 	case kHouse, kPostcode:
-		if c&ctxAddress == 0 {
+		if !c.address() {
 			return 0
 		}
 	case kLine:
-		if c&ctxAddress == 0 {
+		if !c.address() {
 			return 0
 		}
 		return mkKey(kAddress, -1)
@@ -389,7 +402,7 @@ func (k *normKey) set(name string) bool {
 			// Another script: lower case where it has case; a character
 			// of a script without spaces is a word.
 			var buf [utf8.UTFMax]byte
-			spaced := unicode.Is(unicode.Latin, r) || unicode.Is(unicode.Cyrillic, r) || unicode.Is(unicode.Greek, r)
+			spaced := !unspacedScript(r)
 			if !spaced {
 				newWord = true
 			}
@@ -411,6 +424,15 @@ func (k *normKey) set(name string) bool {
 	}
 	k.ws[k.nw] = uint8(k.n)
 	return k.n > 0
+}
+
+// unspacedScript: r is of a script written without spaces between
+// words (Chinese, Japanese, Thai…), whose every character normKey takes
+// as a word. Arabic, Hebrew, Devanagari and Hangul separate words as
+// Latin does: a key in them is its words (تاريخ_الميلاد is two), not one
+// per letter, which would overflow keyWords.
+func unspacedScript(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 func (k *normKey) add(newWord bool, c byte) bool {
@@ -457,7 +479,7 @@ var keyVocabOf = []struct {
 	det   int
 	keys  string
 }{
-	{kName, -1, "name|nom|nombre|nome|naam|nazwa|navn|namn|nimi|名前|名称|display name|displayname"},
+	{kName, -1, "name|nom|nombre|nome|naam|nazwa|navn|namn|nimi|名前|名称|display name|displayname|الاسم|اسم|שם|नाम"},
 	{kPersonName, -1, "full name|fullname|person name|personal name|legal name|complete name|real name|" +
 		"contact name|customer name|client name|holder name|account holder|account holder name|cardholder|card holder|cardholder name|card holder name|name on card|" +
 		"patient name|employee name|beneficiary|beneficiary name|recipient name|sender name|passenger name|guest name|member name|student name|applicant name|" +
@@ -469,14 +491,14 @@ var keyVocabOf = []struct {
 		"volledige naam|naam klant|rekeninghouder|" +
 		"nome do titular|" +
 		"imie i nazwisko|imię i nazwisko|fullständigt namn|koko nimi|fulde navn|fulde navn|" +
-		"氏名|お名前|フルネーム|名義人|顧客名|фио|полное имя|имя и фамилия|성명|고객명|ονοματεπώνυμο|ad soyad|celé jméno|teljes név"},
+		"氏名|お名前|フルネーム|名義人|顧客名|фио|полное имя|имя и фамилия|성명|고객명|ονοματεπώνυμο|ad soyad|celé jméno|teljes név|姓名|الاسم الكامل|الاسم الثلاثي|שם מלא|पूरा नाम|पूर्ण नाम"},
 	{kGivenName, -1, "first name|firstname|given name|givenname|forename|christian name|middle name|middlename|second name|" +
 		"vorname|vornamen|rufname|prenom|prenoms|nombre de pila|primer nombre|nome proprio|nome di battesimo|" +
-		"voornaam|voornamen|roepnaam|primeiro nome|imie|imię|imiona|fornavn|förnamn|fornamn|tilltalsnamn|etunimi|etunimet|名|下の名前|имя|отчество|이름|όνομα|jméno|keresztnév|utónév"},
+		"voornaam|voornamen|roepnaam|primeiro nome|imie|imię|imiona|fornavn|förnamn|fornamn|tilltalsnamn|etunimi|etunimet|名|下の名前|имя|отчество|이름|όνομα|jméno|keresztnév|utónév|الاسم الأول|الاسم الاول|שם פרטי|पहला नाम|प्रथम नाम"},
 	{kFamilyName, -1, "last name|lastname|surname|family name|familyname|maiden name|birth name|" +
 		"nachname|familienname|zuname|geburtsname|nom de famille|nom de naissance|nom d usage|" +
 		"apellido|apellidos|primer apellido|segundo apellido|cognome|achternaam|familienaam|geslachtsnaam|" +
-		"sobrenome|apelido|nazwisko|efternamn|efternavn|sukunimi|姓|苗字|名字|фамилия|επώνυμο|soyad|soyadı|příjmení|vezetéknév"},
+		"sobrenome|apelido|nazwisko|efternamn|efternavn|sukunimi|姓|苗字|名字|фамилия|επώνυμο|soyad|soyadı|příjmení|vezetéknév|اسم العائلة|العائلة|اللقب|שם משפחה|उपनाम|कुलनाम|सरनेम|성|姓氏"},
 	{kAddress, -1, "address|street|street address|streetaddress|street name|streetname|street line|address line|addressline|" +
 		"home address|postal address|mailing address|residential address|residence address|billing address|shipping address|delivery address|" +
 		"permanent address|current address|correspondence address|residence|place of residence|" +
@@ -487,22 +509,22 @@ var keyVocabOf = []struct {
 		"adres|straat|straatnaam|woonadres|" +
 		"endereco|endereço|rua|logradouro|morada|" +
 		"ulica|adres zamieszkania|adress|postadress|hemadress|besoksadress|besöksadress|leveransadress|gatuadress|gata|" +
-		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地|адрес|улица|주소|διεύθυνση|οδός|adresa|ulice|cím"},
+		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地|адрес|улица|주소|διεύθυνση|οδός|adresa|ulice|cím|地址|详细地址|住址|街道|도로명|도로명 주소|도로명주소|상세 주소|상세주소|पता|सड़क|गली|الشارع|شارع|العنوان|عنوان|רחוב|כתובת|вулиця|адреса"},
 	{kLine, -1, "line|address 1|address 2|adresse 1|adresse 2|zusatz|adresszusatz|complement|complemento"},
 	{kHouse, -1, "house number|housenumber|house no|building number|street number|hausnummer|numero de rue|numero de voie|" +
-		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|番地"},
+		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|番地|номер дома|дом|מספר בית|رقم المبنى|건물 번호|건물번호"},
 	{kPostcode, -1, "postcode|post code|postal code|postalcode|zip|zip code|zipcode|postleitzahl|plz|code postal|codepostal|cp|" +
-		"codigo postal|código postal|cap|postcode nl|cep|kod pocztowy|kod|postnummer|postnr|postinumero|郵便番号|〒|почтовый индекс|индекс|우편번호|ταχυδρομικός κώδικας|posta kodu|psč|irányítószám"},
+		"codigo postal|código postal|cap|postcode nl|cep|kod pocztowy|kod|postnummer|postnr|postinumero|郵便番号|〒|почтовый индекс|индекс|우편번호|ταχυδρομικός κώδικας|posta kodu|psč|irányítószám|الرمز البريدي|رمز بريدي|מיקוד|पिन कोड|पिनकोड|邮编|邮政编码|郵遞區號"},
 	{kCity, -1, "city|town|locality|municipality|suburb|village|stadt|ort|wohnort|gemeinde|ville|commune|localite|" +
 		"ciudad|localidad|municipio|poblacion|citta|città|comune|localita|plaats|woonplaats|stad|gemeente|cidade|" +
-		"miasto|miejscowosc|miejscowość|stad|kommun|postort|by|kaupunki|paikkakunta|kunta|市区町村|都市|город|도시|πόλη|şehir|město|város"},
+		"miasto|miejscowosc|miejscowość|stad|kommun|postort|by|kaupunki|paikkakunta|kunta|市区町村|都市|город|도시|πόλη|şehir|město|város|postitoimipaikka|城市|市|शहर|नगर|مدينة|المدينة|עיר|населенный пункт|населённый пункт"},
 	{kAddressPart, -1, "country|state|province|region|county|district|land|bundesland|kanton|pays|departement|provincia|" +
 		"estado|pais|país|paese|regione|provincie|staat|wojewodztwo|lan|län|maa|都道府県"},
 	{kBirthDate, -1, "dob|date of birth|dateofbirth|birth date|birthdate|birthday|birth day|born|born on|date born|" +
 		"geburtsdatum|geburtstag|geboren|geboren am|date de naissance|date naissance|naissance|ne le|née le|" +
 		"fecha de nacimiento|fecha nacimiento|nacimiento|fecha nac|f nac|data di nascita|data nascita|nato il|nata il|" +
 		"geboortedatum|geboren op|data de nascimento|data nascimento|nascimento|data urodzenia|urodzony|urodzona|" +
-		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日|出生日期|生日|дата рождения|день рождения|생년월일|생일|ημερομηνία γέννησης|doğum tarihi|datum narození|születési dátum|születési idő"},
+		"fodelsedatum|födelsedatum|fodelsedag|syntymaaika|syntymäaika|syntymapaiva|syntymäpäivä|fodselsdato|fødselsdato|fodselsdag|生年月日|誕生日|出生日期|生日|дата рождения|день рождения|생년월일|생일|ημερομηνία γέννησης|doğum tarihi|datum narození|születési dátum|születési idő|foedselsdato|foedselsdag|जन्म तिथि|जन्मतिथि|जन्म दिनांक|जन्मदिन|تاريخ الميلاد|تاريخ الولادة|الميلاد|תאריך לידה|תאריך הלידה|出生年月日|дата народження"},
 	// Identifiers with a detector of their own (ids.go): the value is
 	// reported by that detector when its check digits hold, else by the
 	// generic one of its kind (keyGeneric).
@@ -523,7 +545,7 @@ var keyVocabOf = []struct {
 	{kID, detBRCNPJ, "cnpj"},
 	{kID, detINAadhaar, "aadhaar|aadhar|uidai|aadhaar number"},
 	{kID, detINPAN, "pan|pan number|permanent account number"},
-	{kID, detCASIN, "sin|social insurance number|numero d assurance sociale|nas"},
+	{kID, detCASIN, "sin|social insurance number|numero d assurance sociale|nas|numero assurance sociale"},
 	{kID, detAUTFN, "tfn|tax file number|tax file"},
 	{kID, detAUMedicare, "medicare|medicare number|medicare card|medicare card number"},
 	{kID, detSGNRIC, "nric|fin|nric fin|nric no"},
@@ -555,7 +577,7 @@ var keyVocabOf = []struct {
 	{kID, detTaxID, "tax id|taxid|tax number|tax no|tax identification number|taxpayer id|taxpayer identification number|tin|tax reference|utr|" +
 		"steuernummer|steuer nr|steuernr|numero fiscal|numero d identification fiscale|nif|numero fiscal de referencia|" +
 		"nif|numero de identificacion fiscal|rfc|partita iva personale|fiscaal nummer|fiscaal identificatienummer|" +
-		"nip|numer identyfikacji podatkowej|skattenummer|skatteregistreringsnummer|verotunniste|veronumero|納税者番号"},
+		"nip|numer identyfikacji podatkowej|skattenummer|skatteregistreringsnummer|verotunniste|veronumero|納税者番号|tax code|fiscal code"},
 	{kID, detDriverLicense, "driver license|driver licence|drivers license|drivers licence|driving license|driving licence|driver license number|" +
 		"driver licence number|drivers license number|drivers licence number|driving licence number|driving license number|dl|dl number|license number|licence number|" +
 		"fuhrerschein|führerschein|fuhrerscheinnummer|führerscheinnummer|permis de conduire|numero de permis|permis|" +
@@ -565,7 +587,7 @@ var keyVocabOf = []struct {
 	{kPhone, -1, "phone|phone number|telephone|tel|mobile|mobile number|cell|cellphone|cell phone|fax|telefon|telefonnummer|handy|mobil|mobilnummer|" +
 		"telephone portable|portable|numero de telephone|telefono|movil|celular|cellulare|telefoonnummer|mobiel|gsm|puhelin|puhelinnumero|電話番号|電話|" +
 		"telefoon|telefone|numero de telefone|numero de telefono|numero di telefono|telefono cellulare|telefono movil|mobiltelefon|matkapuhelin|" +
-		"numer telefonu|komorka|telefon komorkowy|mobilnummer|携帯|携帯電話|电话|电话号码|手机|手机号|手机号码|手機|联系电话|телефон|номер телефона|мобильный|мобильный телефон|전화|전화번호|휴대폰|휴대전화|연락처|τηλέφωνο|κινητό|telefon numarası|cep telefonu|telefonní číslo|telefonszám"},
+		"numer telefonu|komorka|telefon komorkowy|mobilnummer|携帯|携帯電話|电话|电话号码|手机|手机号|手机号码|手機|联系电话|телефон|номер телефона|мобильный|мобильный телефон|전화|전화번호|휴대폰|휴대전화|연락처|τηλέφωνο|κινητό|telefon numarası|cep telefonu|telefonní číslo|telefonszám|contact number|contact no|contact phone|फ़ोन|फोन|मोबाइल|फ़ोन नंबर|फोन नंबर|मोबाइल नंबर|الهاتف|هاتف|رقم الهاتف|الجوال|جوال|טלפון|נייד|מספר טלפון|핸드폰"},
 	{kHolder, -1, "customer|customers|client|clients|contact|contacts|person|persons|people|individual|patient|patients|employee|employees|staff|" +
 		"user|users|member|members|owner|owners|holder|holders|account holder|cardholder|guest|guests|passenger|passengers|student|students|" +
 		"applicant|applicants|candidate|candidates|beneficiary|beneficiaries|recipient|recipients|sender|subscriber|subscribers|buyer|purchaser|" +
@@ -583,7 +605,7 @@ var keyVocabOf = []struct {
 	{kNamed, -1, "company|companies|organisation|organization|org|organizations|business|firm|employer|vendor|vendors|supplier|suppliers|merchant|" +
 		"store|shop|brand|product|products|bank|institution|school|university|hospital|hotel|restaurant|" +
 		"venue|location|place|airport|airline|carrier|unternehmen|firma|produkt|entreprise|societe|produit|" +
-		"empresa|producto|azienda|prodotto|bedrijf|onderneming|produto|yritys|tuote|virksomhed|会社|商品|製品"},
+		"empresa|producto|azienda|prodotto|bedrijf|onderneming|produto|yritys|tuote|virksomhed|会社|商品|製品|product name|productname|company name|companyname|business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|firmenname|nom de l entreprise|raison sociale|nombre de la empresa|razon social|ragione sociale|bedrijfsnaam|razao social|nazwa firmy|vendor name|supplier name|merchant name|employer name|hotel name|restaurant name"},
 	{kThing, -1, "item|items|sku|plan|plans|tool|tools|service|services|app|application|project|projects|repo|repository|" +
 		"team|teams|group|groups|department|category|categories|tag|tags|" +
 		"file|files|document|attachment|resource|resources|server|servers|host|device|devices|model|package|module|dataset|table|column|field|" +
@@ -599,13 +621,11 @@ var keyVocabOf = []struct {
 		"customer number|customer no|kundennummer|kundennr|kundnummer|kundenummer|klantnummer|numero client|numero de client|" +
 		"numero cliente|numero de cliente|numero do cliente|numer klienta|asiakasnumero|imei"},
 	{kStop, -1, "username|user name|login|login name|screen name|screenname|nickname|nick name|nick|handle|account name|user id|userid|" +
-		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|product name|productname|company name|companyname|" +
-		"business name|organisation name|organization name|org name|brand name|bank name|branch name|store name|shop name|" +
+		"hostname|host name|filename|file name|pathname|path name|tool name|toolname|" +
 		"display name of|project name|app name|service name|server name|bucket name|table name|field name|column name|key name|" +
 		"domain name|class name|function name|method name|event name|plan name|city name|country name|street name of|" +
 		"date|created date|created|updated|modified|order date|start date|end date|due date|timestamp|birth place|place of birth|" +
 		"geburtsort|lieu de naissance|lugar de nacimiento|luogo di nascita|geboorteplaats|naturalidade|" +
-		"firmenname|nom de l entreprise|raison sociale|nombre de la empresa|razon social|ragione sociale|bedrijfsnaam|razao social|nazwa firmy|" +
 		"vat|vat number|vat id|vat no|ust id|ustid|ust idnr|ustidnr|umsatzsteuer identifikationsnummer|umsatzsteuer id|tva|numero de tva|iva|partita iva|btw|btw nummer|cif|" +
 		"iban|bic|swift|card number|credit card|email address|ip address|ipaddress|mac address|wallet address|contract address|server address|" +
 		"web address|url address|remote address|local address|bind address|listen address|memory address|return address|base address|"},
@@ -1087,11 +1107,11 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		// every country's personal number (a personnummer, a HETU, a
 		// CPR, a BSN, a NIR): another identifier that passes its own
 		// checks whole is one there too.
-		if want == detSSN {
-			if fam := on & idDetectors &^ (1<<detPassport | 1<<detSSN); fam != 0 {
-				if det := keyedWholeDet(w, fam); det >= 0 {
-					return det, true
-				}
+		// Likewise "personnummer", the personal number's name in Danish
+		// as in Swedish: a CPR under it is one.
+		if fam := on & keySharedWith(want); fam != 0 {
+			if det := keyedWholeDet(w, fam); det >= 0 {
+				return det, true
 			}
 		}
 		return 0, false
@@ -1116,6 +1136,19 @@ func keyedID(v string, want int, on uint64) (int, bool) {
 		return want, true
 	}
 	return keyGeneric(want), true
+}
+
+// keySharedWith is the other identifiers a key naming identifier want
+// also names (keyedID): every personal number for "ssn", the Danish CPR
+// for "personnummer".
+func keySharedWith(want int) uint64 {
+	switch want {
+	case detSSN:
+		return idDetectors &^ (1<<detPassport | 1<<detSSN)
+	case detSEPersonnummer:
+		return 1 << detDKCPR
+	}
+	return 0
 }
 
 // keyedPhone reports whether v whole is a phone number once its key is
@@ -1918,8 +1951,14 @@ func labelledValue(s string, v int, k Key) (int, int) {
 		return v, nameEnd(s, v, e)
 	case kAddress:
 		a, b := trimSpan(s, v, e)
-		for b > a && (s[b-1] == ',' || s[b-1] == '.') {
-			b--
+		for b > a {
+			if s[b-1] == ',' || s[b-1] == '.' {
+				b--
+			} else if r := cjkAt(s, b-3); b-3 >= a && (r == '。' || r == '，') {
+				b -= 3 // a Chinese or Japanese sentence's end
+			} else {
+				break
+			}
 		}
 		return a, b
 	case kBirthDate:

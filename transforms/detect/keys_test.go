@@ -13,6 +13,9 @@ func TestNormalizeKey(t *testing.T) {
 		"first-name": "firstname", "Date Of Birth": "dateofbirth", "PRÉNOM": "prenom", "billingAddress.street": "billingaddressstreet",
 		"Straße": "strasse", "imię": "imie", "födelsedatum": "fodelsedatum", "SSNNumber": "ssnnumber", "Driver's licence": "driverslicence",
 		"address_line1": "addressline1", "氏名": "氏名", "łódź": "lodz", "Œuvre": "oeuvre",
+		// Scripts that space their words: a key is its words, not one per
+		// letter (which overflowed the key's bound of words).
+		"تاريخ_الميلاد": "تاريخالميلاد", "שם_משפחה": "שםמשפחה", "जन्म_तिथि": "जनमतथ", "도로명_주소": "도로명주소",
 	} {
 		if got := normalizeKey(in); got != want {
 			t.Errorf("normalizeKey(%q) = %q, want %q", in, got, want)
@@ -49,6 +52,27 @@ func TestClassifyKey(t *testing.T) {
 		{kID, detABARouting}:    {"routing_number", "aba"},
 		{kHolder, -1}:           {"customer", "customers", "contact", "patient", "employee", "user", "kunde", "cliente", "klant"},
 		{kNone, -1}:             {"product_name", "company_name", "tool_name", "file_name", "username", "user_name", "userName", "hostname", "created_date", "date", "order_date", "ip_address", "email_address", "wallet_address", "bucket_name", "vat", "vat_number", "iban", "USt-IdNr.", "id", "order_id", "description", "price", "status"},
+	}
+	// Keys in the scripts of Arabic, Hebrew, Hindi, Korean, Chinese and
+	// Russian records, and the names of things' names.
+	more := map[want][]string{
+		{kName, -1}:       {"الاسم", "שם", "नाम"},
+		{kPersonName, -1}: {"姓名", "الاسم_الكامل", "שם_מלא", "पूरा_नाम"},
+		{kGivenName, -1}:  {"الاسم_الأول", "שם_פרטי", "पहला_नाम"},
+		{kFamilyName, -1}: {"اسم_العائلة", "שם_משפחה", "उपनाम", "성"},
+		{kAddress, -1}:    {"地址", "街道", "도로명", "पता", "الشارع", "العنوان", "רחוב", "כתובת"},
+		{kPostcode, -1}:   {"الرمز_البريدي", "מיקוד", "पिन_कोड", "邮编"},
+		{kCity, -1}:       {"postitoimipaikka", "город", "शहर", "المدينة", "עיר"},
+		{kBirthDate, -1}:  {"foedselsdato", "जन्म_तिथि", "تاريخ_الميلاد", "תאריך_לידה", "дата_рождения"},
+		{kPhone, -1}:      {"contact_number", "contactNumber", "फ़ोन", "الهاتف", "טלפון"},
+		{kID, detCASIN}:   {"numero_assurance_sociale"},
+		{kID, detTaxID}:   {"tax_code", "fiscal_code"},
+		{kNamed, -1}:      {"company_name", "product_name", "brandName", "business_name", "firmenname", "raison_sociale"},
+		{kLine, -1}:       {"line1", "line2"},
+		{kNone, -1}:       {"line_number"},
+	}
+	for w, keys := range more {
+		cases[w] = append(cases[w], keys...)
 	}
 	for w, keys := range cases {
 		for _, key := range keys {
@@ -89,6 +113,16 @@ func TestKeyContext(t *testing.T) {
 	}
 	if KeyContext(0).Member(classifyKey("street", nil)).Of(city) == 0 || classifyKey("billing_address", nil).Nested().Of(city) == 0 {
 		t.Error("a city in an address is not")
+	}
+	// An address line with a postcode is an address (Stripe's line1,
+	// postal_code, city); a line alone, or with a city, is not (a log's
+	// file, line and city).
+	line, postcode := classifyKey("line1", nil), classifyKey("postal_code", nil)
+	if c := KeyContext(0).Member(line).Member(postcode); c.Of(city) == 0 || c.Of(postcode) == 0 || c.Of(line).class() != kAddress {
+		t.Error("a line with a postcode is no address")
+	}
+	if c := KeyContext(0).Member(line).Member(city); c.Of(city).Reports() || c.Of(line) != 0 {
+		t.Error("a line and a city make an address")
 	}
 }
 
@@ -140,6 +174,16 @@ func TestKeyedValues(t *testing.T) {
 		{"電話番号", "000-539-6652", "phone"}, {"电话", "005 8712 6747", "phone"}, {"numero_di_telefono", "393 813 544", "phone"},
 		{"mobile", "iPhone 15", ""}, {"phone", "01/02/1985", ""}, {"mobile", "2024-01-15", ""}, {"fax", "0000000", ""},
 		{"phone", "12345", ""}, {"phone", "+", ""}, {"phone", "555-0199 ext", ""},
+		// Keys of other scripts and languages (a Hindi, an Arabic, a
+		// Hebrew record), a date with its year word, a number under a
+		// key shared by two countries.
+		{"जन्म_तिथि", "1975-01-02", "date_of_birth"}, {"تاريخ_الميلاد", "1980-05-04", "date_of_birth"}, {"תאריך_לידה", "12/03/1970", "date_of_birth"},
+		{"foedselsdato", "02.01.1975", "date_of_birth"}, {"дата_рождения", "26 сентября 1962 г.", "date_of_birth"},
+		{"date_of_birth", "28 अक्टूबर 1963", "date_of_birth"}, {"birthDate", "2 أغسطس 1976", "date_of_birth"}, {"dob", "10 בנובמבר 1951", "date_of_birth"},
+		{"dob", "26 сентября 1962 года", "date_of_birth"}, {"dob", "26 сентября 1962 г. в Москве", ""},
+		{"personnummer", "130684-0524", "dk_cpr"}, {"personnummer", "0201581669", "dk_cpr"}, {"personnummer", "850412-1234", ""},
+		{"contact_number", "0504291797", "phone"}, {"numero_assurance_sociale", "046 454 286", "ca_sin"},
+		{"tax_code", "rssmra85t10a562s", "it_fiscal_code"}, {"שם_משפחה", "כהן", "person"}, {"उपनाम", "कुमार", "person"},
 	}
 	for _, c := range cases {
 		k := (ctxPerson | ctxAddress).Of(classifyKey(c.key, nil))
@@ -540,6 +584,36 @@ func TestIDEndStopsAtGluedWord(t *testing.T) {
 	} {
 		if got := c.s[:idEnd(c.s, 0, len(c.s))]; got != c.want {
 			t.Errorf("idEnd(%q) reads %q, want %q", c.s, got, c.want)
+		}
+	}
+}
+
+// TestThingNameKeys: under a key naming a company's or a product's name
+// (company_name, product_name, brand_name) a value the name tables alone
+// read as a person (Thomas Cook, Marie Claire) is the thing's name; under
+// a key that says nothing it is still a person's, and under a person's
+// name key it is reported.
+func TestThingNameKeys(t *testing.T) {
+	ds := allDetectors(t)
+	sel := Select(nil, 0)
+	person := func(key, v string) bool {
+		for _, d := range ds.DetectKeyed(nil, v, KeyContext(0).Of(ds.KeyOf(key)), sel) {
+			if d.Detector == "person" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		key, v string
+		want   bool
+	}{
+		{"company_name", "Thomas Cook", false}, {"product_name", "Marie Claire", false}, {"brandName", "Jack Daniels", false},
+		{"business_name", "Edward Jones", false}, {"raison_sociale", "Thomas Cook", false},
+		{"note", "Thomas Cook", true}, {"customer_name", "Thomas Cook", true},
+	} {
+		if got := person(c.key, c.v); got != c.want {
+			t.Errorf("%s: %q: person %v, want %v", c.key, c.v, got, c.want)
 		}
 	}
 }
