@@ -230,11 +230,14 @@ var phoneWords = [...]string{
 	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "☎", "📞", "📱", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 	// Verbs of calling: "Appelez-moi au …", "Bel me op …", "Ligue para …",
 	// "Chiamami al …", "Llame al …", "Ruf mich an unter …".
-	"appel", "bel.", "ligue", "chiam", "llam", "anruf", "ruf.", "ringe", "soita",
+	"appel", "bel.", "ligue", "chiam", "richiam", "llam", "anruf", "ruf.", "ringe", "soita", "回电", "致电", "来电",
 	// Cyrillic and Greek, whose capitals the ASCII folding does not
 	// reach; Korean.
 	"телефон", "Телефон", "тел.", "Тел.", "моб.", "Моб.", "мобильный", "Мобильный",
 	"τηλέφωνο", "Τηλέφωνο", "τηλ.", "Τηλ.", "κινητό", "Κινητό", "전화", "휴대폰", "핸드폰", "연락처",
+	"связи", "звоните", "позвоните",
+	// Arabic, Hebrew and Hindi (their prefixes written on: الجوال).
+	"هاتف", "الهاتف", "جوال", "الجوال", "اتصل", "טלפון", "נייד", "טל.", "फ़ोन", "फोन", "मोबाइल",
 }
 
 const phoneContextBytes = 32

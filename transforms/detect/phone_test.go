@@ -108,6 +108,16 @@ var phoneCases = []struct {
 	{"Płać 612 345 678 zł", nil},
 	{"£ 912 345 678", nil},
 	{"Ring på 32 12 34 56", []string{"32 12 34 56"}},
+	// Words of calling back and phone words of Arabic, Hebrew, Hindi and
+	// Russian before a bare national number; the same run after an
+	// order's word is none.
+	{"Richiamare al 3471234567 domani.", []string{"3471234567"}},
+	{"请回电18983978853", []string{"18983978853"}},
+	{"на связи: 8 (995) 907-91-04", []string{"8 (995) 907-91-04"}},
+	{"الجوال 0564811907", []string{"0564811907"}},
+	{"נייד 0529321809", []string{"0529321809"}},
+	{"फ़ोन 9876543210", []string{"9876543210"}},
+	{"Ordine 3471234567 spedito", nil},
 }
 
 func TestPhoneCases(t *testing.T) {
