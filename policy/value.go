@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -134,84 +135,6 @@ func ParseDocument(data []byte) (*Value, error) {
 		return ParseJSON(data)
 	}
 	return ParseYAML(data)
-}
-
-// ParseJSON reads one strict JSON document.
-func ParseJSON(data []byte) (*Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := readJSON(dec, 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("JSON: trailing data after the document at offset %d", dec.InputOffset())
-	}
-	return v, nil
-}
-
-const maxDocumentDepth = 64
-
-// readJSON reads one value; depth is how many arrays and objects enclose it.
-func readJSON(dec *json.Decoder, depth int) (*Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("JSON: empty document")
-		}
-		return nil, fmt.Errorf("JSON: %v", err)
-	}
-	switch t := tok.(type) {
-	case nil:
-		return Null(), nil
-	case bool:
-		return Bool(t), nil
-	case json.Number:
-		f, err := t.Float64()
-		if err != nil {
-			return nil, fmt.Errorf("JSON: number %s out of range", t)
-		}
-		return &Value{Kind: NumberValue, Num: f, Text: t.String()}, nil
-	case string:
-		return String(t), nil
-	case json.Delim:
-		if depth >= maxDocumentDepth {
-			return nil, fmt.Errorf("JSON: nesting deeper than %d at offset %d", maxDocumentDepth, dec.InputOffset())
-		}
-		switch t {
-		case '[':
-			a := &Value{Kind: ArrayValue, Array: []*Value{}}
-			for dec.More() {
-				e, err := readJSON(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				a.Array = append(a.Array, e)
-			}
-			_, err := dec.Token()
-			return a, err
-		case '{':
-			o := &Value{Kind: ObjectValue, Object: []Member{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, fmt.Errorf("JSON: %v", err)
-				}
-				key := kt.(string)
-				if o.Get(key) != nil {
-					return nil, fmt.Errorf("JSON: duplicate key %q at offset %d", key, dec.InputOffset())
-				}
-				e, err := readJSON(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o.Object = append(o.Object, Member{key, e})
-			}
-			_, err := dec.Token()
-			return o, err
-		}
-	}
-	return nil, fmt.Errorf("JSON: unexpected token %v", tok)
 }
 
 // ParseYAML reads one YAML document (YAML 1.2 core schema types).
@@ -352,8 +275,7 @@ func (v *Value) writeJSON(b *bytes.Buffer) {
 			b.WriteString(strconv.FormatFloat(v.Num, 'g', -1, 64))
 		}
 	case StringValue:
-		q, _ := json.Marshal(v.Text)
-		b.Write(q)
+		b.Write(jsondoc.AppendString(b.AvailableBuffer(), v.Text))
 	case ArrayValue:
 		b.WriteByte('[')
 		for i, e := range v.Array {
@@ -369,8 +291,7 @@ func (v *Value) writeJSON(b *bytes.Buffer) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			q, _ := json.Marshal(m.Key)
-			b.Write(q)
+			b.Write(jsondoc.AppendString(b.AvailableBuffer(), m.Key))
 			b.WriteByte(':')
 			m.Value.writeJSON(b)
 		}

@@ -156,7 +156,88 @@ func addressAt(s string, i int) (a, b int) {
 	if a, b := snAddress(s, i); b > a {
 		return a, b
 	}
-	return postcodeAnchor(s, i)
+	if a, b := postcodeAnchor(s, i); b > a {
+		return a, b
+	}
+	return wordedAddress(s, i)
+}
+
+// addressWords say that an address follows them, in the languages whose
+// streets the tables above do not read (Russian, Hebrew, Arabic, Korean,
+// Hindi): по адресу, לכתובת, العنوان, 주소, पता; with Hebrew's and
+// Arabic's prefixes written on.
+var addressWords = []string{"адресу", "адрес", "адреса", "לכתובת", "בכתובת", "כתובת", "العنوان", "عنوان", "بالعنوان", "주소", "पता", "पते"}
+
+// wordedAddress is the address that the digit run at i belongs to, read
+// after an address word within 80 bytes before it (addressWords) with no
+// sentence end between: from the word (or a colon after it) to the end
+// of its sentence, at most 160 bytes. "…по адресу 790482, г. Нижний
+// Тагил, Черноморская ал., 502." is the postcode, the city, the street
+// and the house; a street of these scripts has no type word the tables
+// know.
+func wordedAddress(s string, i int) (int, int) {
+	// Only runs after a space or a letter of those scripts: what the
+	// scan's filter of digit runs lets through (addrBefore); a run after
+	// '(' or ',' is inside what a run before it began.
+	if c := s[max(0, i-1)]; i == 0 || c < 0x80 && (c != ' ' || !addrWorth(s, i, addrSpace)) {
+		return 0, 0
+	}
+	start := -1
+	for j := i - 1; j >= max(0, i-80) && start < 0; j-- {
+		if sentenceEnd(s, j) {
+			return 0, 0
+		}
+		if s[j] < 0xC0 || j > 0 && wordByte(s[j-1]) {
+			continue // a word starts at a non-ASCII letter's first byte
+		}
+		for _, w := range addressWords {
+			if e := j + len(w); strings.HasPrefix(s[j:], w) && e < len(s) && !wordByte(s[e]) {
+				start = e
+				break
+			}
+		}
+	}
+	if start < 0 {
+		return 0, 0
+	}
+	if k := strings.LastIndexByte(s[start:i], ':'); k >= 0 {
+		start += k + 1 // पते पर भेजें: 6/2 दोषी, …: the address after the colon
+	}
+	for start < i && s[start] == ' ' {
+		start++
+	}
+	if e := skipDigits(s, i); strings.ContainsAny(s[start:i], "@/") || e+1 < len(s) && s[e] == '.' && isDigit(s[e+1]) {
+		return 0, 0 // a server's, a mail or web address; a version
+	}
+	end := i
+	for end < len(s) && end-start < 160 && !sentenceEnd(s, end) {
+		end++
+	}
+	for end > start && (s[end-1] == ' ' || s[end-1] == ',') {
+		end--
+	}
+	return start, end
+}
+
+// sentenceEnd: s[k] ends a sentence: a line break, '!', '?', ';', '。',
+// '؟', '।', or a '.' before a space or the end after digits or a word
+// that is no lower-case abbreviation (г., ул., д., просп.; not "Тагил.").
+func sentenceEnd(s string, k int) bool {
+	switch c := s[k]; c {
+	case '\n', '!', '?', ';':
+		return true
+	case '.':
+		if k+1 < len(s) && s[k+1] != ' ' && s[k+1] != '\n' {
+			return false
+		}
+		w := wordBefore(s, k)
+		r, _ := utf8.DecodeRuneInString(s[w:])
+		return w == k || !unicode.IsLower(r) || k-w > 10
+	case 0xE3, 0xD8, 0xE0: // the first bytes of 。, ؟ and ।
+		r, _ := utf8.DecodeRuneInString(s[k:])
+		return r == '。' || r == '؟' || r == '।'
+	}
+	return false
 }
 
 // ---------------------------------------------------------------- words
