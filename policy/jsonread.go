@@ -66,10 +66,8 @@ func (r *jsonReader) value(depth int) (*Value, error) {
 			return nil, fmt.Errorf("JSON: nesting deeper than %d at offset %d", maxDocumentDepth, r.pos)
 		}
 		r.pos++
-		if c == '[' {
-			return r.array(depth)
-		}
-		return r.object(depth)
+		return r.container(depth, c+2) // '[' + 2 is ']', '{' + 2 is '}'
+
 	case c == '"':
 		s, err := r.str()
 		if err != nil {
@@ -91,68 +89,56 @@ func (r *jsonReader) value(depth int) (*Value, error) {
 	return nil, r.fail("looking for a value")
 }
 
-func (r *jsonReader) array(depth int) (*Value, error) {
-	a := &Value{Kind: ArrayValue, Array: []*Value{}}
-	if r.space(); r.pos < len(r.src) && r.src[r.pos] == ']' {
+// container reads the members of an object (close '}') or the elements
+// of an array (close ']') after its opening bracket.
+func (r *jsonReader) container(depth int, close byte) (*Value, error) {
+	v := &Value{Kind: ArrayValue, Array: []*Value{}}
+	if close == '}' {
+		v = &Value{Kind: ObjectValue, Object: []Member{}}
+	}
+	if r.space(); r.pos < len(r.src) && r.src[r.pos] == close {
 		r.pos++
-		return a, nil
+		return v, nil
 	}
 	for {
 		r.space()
+		key := ""
+		if close == '}' {
+			if r.pos >= len(r.src) || r.src[r.pos] != '"' {
+				return nil, r.fail("looking for an object key")
+			}
+			at := r.pos
+			var err error
+			if key, err = r.str(); err != nil {
+				return nil, err
+			}
+			if v.Get(key) != nil {
+				return nil, fmt.Errorf("JSON: duplicate key %q at offset %d", key, at)
+			}
+			if r.space(); r.pos >= len(r.src) || r.src[r.pos] != ':' {
+				return nil, r.fail("after an object key")
+			}
+			r.pos++
+			r.space()
+		}
 		e, err := r.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		a.Array = append(a.Array, e)
+		if close == '}' {
+			v.Object = append(v.Object, Member{key, e})
+		} else {
+			v.Array = append(v.Array, e)
+		}
 		if r.space(); r.pos < len(r.src) && r.src[r.pos] == ',' {
 			r.pos++
 			continue
 		}
-		if r.pos < len(r.src) && r.src[r.pos] == ']' {
+		if r.pos < len(r.src) && r.src[r.pos] == close {
 			r.pos++
-			return a, nil
+			return v, nil
 		}
-		return nil, r.fail("after an array element")
-	}
-}
-
-func (r *jsonReader) object(depth int) (*Value, error) {
-	o := &Value{Kind: ObjectValue, Object: []Member{}}
-	if r.space(); r.pos < len(r.src) && r.src[r.pos] == '}' {
-		r.pos++
-		return o, nil
-	}
-	for {
-		if r.space(); r.pos >= len(r.src) || r.src[r.pos] != '"' {
-			return nil, r.fail("looking for an object key")
-		}
-		at := r.pos
-		key, err := r.str()
-		if err != nil {
-			return nil, err
-		}
-		if o.Get(key) != nil {
-			return nil, fmt.Errorf("JSON: duplicate key %q at offset %d", key, at)
-		}
-		if r.space(); r.pos >= len(r.src) || r.src[r.pos] != ':' {
-			return nil, r.fail("after an object key")
-		}
-		r.pos++
-		r.space()
-		e, err := r.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		o.Object = append(o.Object, Member{key, e})
-		if r.space(); r.pos < len(r.src) && r.src[r.pos] == ',' {
-			r.pos++
-			continue
-		}
-		if r.pos < len(r.src) && r.src[r.pos] == '}' {
-			r.pos++
-			return o, nil
-		}
-		return nil, r.fail("after an object member")
+		return nil, r.fail("after a member or an element")
 	}
 }
 

@@ -1150,8 +1150,12 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		case a.first&nameword.Given != 0 && a.first&nameword.Common == 0:
 			// An unambiguous given name: a capitalised word follows that is
 			// not only a common word or another name that is a common word.
-			ok = b.first&nameword.Common == 0 || b.first&nameword.Surname != 0 ||
-				b.first&nameword.Given != 0 && k > j+2 && gs[j+2].first&nameword.Surname != 0 // Ana Júlia Martins
+			// In a script without case no capital says the next word is a
+			// name: the tables must know it as one (جميل حقا, "really
+			// nice", is no name; أحمد العتيبي is).
+			ok = (b.first&nameword.Common == 0 || b.first&nameword.Surname != 0 ||
+				b.first&nameword.Given != 0 && k > j+2 && gs[j+2].first&nameword.Surname != 0) && // Ana Júlia Martins
+				(!caseless || b.any&(nameword.Given|nameword.Surname) != 0)
 		case a.first&nameword.Given != 0:
 			ok = b.first&(nameword.Surname|nameword.Given) != 0 && b.first&nameword.Common == 0
 		case a.first&nameword.Surname != 0 && a.first&nameword.Common == 0:

@@ -93,6 +93,15 @@ func TestPersonClasses(t *testing.T) {
 		{"السيد أحمد محمد اتصل أمس", []string{"أحمد محمد"}},
 		{"מר דוד כהן התקשר אתמול", []string{"דוד כהן"}},
 		{"कल काले जी आए", nil},
+		// Arabic given names are in the tables: a name of two known words
+		// needs no context, a signature's is read; a known given name
+		// before a word the tables do not know is none (جميل حقا,
+		// "really nice"; प्रदीप चाहते, "Pradeep wants")
+		{"اتصل محمد أحمد أمس", []string{"محمد أحمد"}},
+		{"مع أطيب التحيات،\nأفراح شربتلي", []string{"أفراح شربتلي"}},
+		{"هذا عمل جميل حقا", nil},
+		{"الرجل الكريم ساعدنا", nil},
+		{"प्रदीप चाहते हैं कि बिल भेजा जाए", nil},
 		{"Priya d/o Raman signed", []string{"Priya d/o Raman"}},
 		{"The s/o ratio is 3", nil},
 		// honorifics of more locales

@@ -63,7 +63,7 @@ const pyFakerVersion = "0.9.3"
 var pyLocales = []string{
 	"en_US", "en_GB", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT", "nl_NL",
 	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP", "zh_CN",
-	"hi_IN", // a script without case: names the tables know need no context
+	"hi_IN", "ar_SA", // scripts without case: names the tables know need no context
 }
 
 // pyDumpScript prints {locale: {given: [...], surname: [...]}} for the
