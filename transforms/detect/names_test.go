@@ -97,6 +97,14 @@ func TestPersonClasses(t *testing.T) {
 		// needs no context, a signature's is read; a known given name
 		// before a word the tables do not know is none (جميل حقا,
 		// "really nice"; प्रदीप चाहते, "Pradeep wants")
+		// a month that is also a name, and German's capitalised words,
+		// are names only beside a surname of the tables or in context
+		{"Im Mai beginnt das Projekt.", nil},
+		{"Od Maja Obowiązuje.", nil},
+		{"Vanaf Mei Geldt dit.", nil},
+		{"Desde Abril Vigente.", nil},
+		{"Maja Nowak dzwoniła.", []string{"Maja Nowak"}},
+		{"Abril Fernández llamó.", []string{"Abril Fernández"}},
 		{"اتصل محمد أحمد أمس", []string{"محمد أحمد"}},
 		{"مع أطيب التحيات،\nأفراح شربتلي", []string{"أفراح شربتلي"}},
 		{"هذا عمل جميل حقا", nil},

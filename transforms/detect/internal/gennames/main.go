@@ -322,17 +322,25 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 		}
 	}
 	// Common words: a name that is one in English (the language of most
-	// headings written in Title Case) is Common; the common words of the
-	// other languages that are names stay names (they are capitalised
-	// only at a sentence's start), the others are Stop.
+	// headings written in Title Case) or German (which capitalises its
+	// nouns, and whose sentences open with Im, Am, An: Im Mai beginnt…)
+	// is Common, and so is a month's name in any language (Från Maj,
+	// Desde Abril); the other common words of the other languages that
+	// are names stay names (they are capitalised only at a sentence's
+	// start), the words that are no names are Stop.
 	for lang, ws := range common {
 		for _, w := range ws {
 			switch {
 			case !isName[nameword.Hash(w)]:
 				add(w, nameword.Stop)
-			case lang == "en":
+			case lang == "en" || lang == "de":
 				add(w, nameword.Common)
 			}
+		}
+	}
+	for _, w := range monthNames {
+		if isName[nameword.Hash(w)] {
+			add(w, nameword.Common)
 		}
 	}
 	honorific := map[uint32]bool{}

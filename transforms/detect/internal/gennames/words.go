@@ -222,6 +222,20 @@ var common = map[string][]string{
 	},
 }
 
+// monthNames are the months of the common words' languages (and the
+// forms that follow a preposition: od maja): a month that is also a name
+// is a name only in context (Maj, Mei, Abril, June).
+var monthNames = []string{
+	"january", "february", "march", "april", "may", "june", "july", "august",
+	"januar", "februar", "märz", "mai", "juni", "juli", "oktober", "dezember",
+	"janvier", "février", "mars", "avril", "juin", "juillet", "août",
+	"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+	"gennaio", "febbraio", "aprile", "maggio", "giugno", "luglio",
+	"januari", "februari", "maart", "mei", "augustus",
+	"janeiro", "fevereiro", "março", "maio", "junho", "julho",
+	"maj", "maja", "czerwiec", "lipiec", "augusti", "marts",
+}
+
 // streetsBefore come before a street's name, in lower case too (au 12
 // rue Victor Hugo, in via Garibaldi).
 var streetsBefore = []string{
