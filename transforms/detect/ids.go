@@ -116,19 +116,19 @@ type idDef struct {
 var (
 	wordsNINO     = []string{"national insurance", "nino", "ni number", "ni no", "nin"}
 	wordsNHS      = []string{"nhs*", "national health", "health service"}
-	wordsDETax    = []string{"steuer*", "idnr*", "id-nr", "identifikationsnummer*", "tax id*", "tax-id*", "taxid*", "tin", "tax identification", "tax number"}
+	wordsDETax    = []string{"steuer*", "idnr*", "id-nr", "identifikationsnummer*", "identifikationsnr", "tax id*", "tax-id*", "taxid*", "tin", "tax identification", "tax number"}
 	wordsNIR      = []string{"nir", "sécurité sociale", "securite sociale", "sécu", "insee", "social security"}
 	wordsDNI      = []string{"dni", "nif", "documento nacional"}
 	wordsNIE      = []string{"nie", "nif", "extranjero*"}
-	wordsCF       = []string{"codice fiscale", "cf", "c.f.", "fiscal code", "tax code"}
+	wordsCF       = []string{"codice fiscale", "cf", "c.f.", "cod. fisc", "cod.fisc", "cod fisc", "fiscal code", "tax code"}
 	wordsBSN      = []string{"bsn*", "burgerservice*", "sofi*", "citizen service number", "persoonsnummer", "persoonsgebonden nummer", "social security", "national identification number", "personal identification number"}
-	wordsBE       = []string{"rijksregister*", "nationaal nummer", "registre national", "numéro national", "numero national", "national number", "national register", "niss", "insz", "rrn", "nationalregister*", "numéro de registre"}
+	wordsBE       = []string{"rijksregister*", "nationaal nummer", "registre national", "numéro national", "numero national", "n° national", "nº national", "national number", "national register", "niss", "insz", "rrn", "nationalregister*", "numéro de registre"}
 	wordsPESEL    = []string{"pesel", "numer ewidencyjny", "social security", "national identification number", "personal identification number"}
 	wordsSE       = []string{"personnum*", "personnr", "pers.nr", "pnr", "samordningsnummer", "personal identity number", "personal number", "person number", "social security", "national identification number"}
 	wordsHETU     = []string{"henkilötunnu*", "hetu", "personbeteckning", "personal identity code", "sotu", "social security", "national identification number", "personal identification number"}
 	wordsCPR      = []string{"cpr*", "personnum*", "personnr", "civil registration", "social security", "national identification number", "personal identification number"}
-	wordsCPF      = []string{"cpf", "cadastro de pessoa*", "cic"}
-	wordsCNPJ     = []string{"cnpj", "cadastro nacional", "pessoa jurídica", "pessoa juridica"}
+	wordsCPF      = []string{"cpf", "c.p.f", "cadastro de pessoa*", "cic"}
+	wordsCNPJ     = []string{"cnpj", "c.n.p.j", "cadastro nacional", "pessoa jurídica", "pessoa juridica"}
 	wordsAadhaar  = []string{"aadhaar", "aadhar", "adhaar", "आधार", "uidai", "uid"}
 	wordsPAN      = []string{"pan", "permanent account number", "income tax", "पैन"}
 	wordsSIN      = []string{"sin", "social insurance", "assurance sociale", "nas", "insurance number"}

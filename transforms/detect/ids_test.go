@@ -162,6 +162,12 @@ func TestIDsContext(t *testing.T) {
 		{detABARouting, "ABA 021000021", "021000021"},
 		{detABARouting, "tracking 021000021", ""},
 		{detJPMyNumber, "個人番号は1234 5678 9018です", "1234 5678 9018"},
+		// context words written as abbreviations with their dots
+		{detBRCPF, "C.P.F.: 73993283589", "73993283589"},
+		{detBRCPF, "ref. 73993283589", ""},
+		{detBRCNPJ, "C.N.P.J.: 94288046000100", "94288046000100"},
+		{detITFiscalCode, "Cod. Fisc.: cpvwxf90b45d612o", "cpvwxf90b45d612o"},
+		{detDETaxID, "Identifikationsnr. 28946053572", "28946053572"},
 	}
 	for _, c := range cases {
 		// Builtin: the label scan (keys.go) may find the same span.

@@ -230,7 +230,7 @@ var phoneWords = [...]string{
 	"whatsapp", "call", "ring", "contact", "電話", "电话", "手机", "手機", "携帯", "拨打", "联系", "連絡", "☎", "📞", "📱", "tel.", "tél.", "tlf.", "tfn.", "fax.", "cell.", "cel.", "puh.", "gsm.", "mob.",
 	// Verbs of calling: "Appelez-moi au …", "Bel me op …", "Ligue para …",
 	// "Chiamami al …", "Llame al …", "Ruf mich an unter …".
-	"appel", "bel.", "ligue", "chiam", "richiam", "llam", "anruf", "ruf.", "ringe", "soita", "回电", "致电", "来电",
+	"appel", "rappel", "bel.", "ligue", "chiam", "richiam", "llam", "anruf", "ruf.", "ringe", "soita", "回电", "致电", "来电",
 	// Cyrillic and Greek, whose capitals the ASCII folding does not
 	// reach; Korean.
 	"телефон", "Телефон", "тел.", "Тел.", "моб.", "Моб.", "мобильный", "Мобильный",

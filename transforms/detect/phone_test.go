@@ -112,6 +112,7 @@ var phoneCases = []struct {
 	// Russian before a bare national number; the same run after an
 	// order's word is none.
 	{"Richiamare al 3471234567 domani.", []string{"3471234567"}},
+	{"Merci de rappeler au 0446120536", []string{"0446120536"}},
 	{"请回电18983978853", []string{"18983978853"}},
 	{"на связи: 8 (995) 907-91-04", []string{"8 (995) 907-91-04"}},
 	{"الجوال 0564811907", []string{"0564811907"}},
