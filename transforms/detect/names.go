@@ -664,10 +664,35 @@ func (sc *nameScan) latinWord(t int) int {
 		return end
 	}
 	ctx = sc.contextBefore(t)
+	if ctx == ctxNone {
+		// An honorific, then the particles that open the surname
+		// (mevrouw de Koning, meneer van der Berg): the name starts at
+		// them.
+		if p := particlesBefore(s, t); p < t && sc.contextBefore(p) == ctxHonorific {
+			if e, ok := sc.run1(p, ctxHonorific); ok {
+				return e
+			}
+		}
+	}
 	if e, ok := sc.run1(t, ctx); ok {
 		return e
 	}
 	return end
+}
+
+// particlesBefore is where the lower-case particles (at most two, each
+// followed by one space) before the word at t start: t when there are
+// none.
+func particlesBefore(s string, t int) int {
+	p := t
+	for n := 0; n < 2 && p >= 2 && s[p-1] == ' '; n++ {
+		k := lettersBefore(s, p-1)
+		if w := readWord(s, k); k == p-1 || w.end != p-1 || w.shape != shapeLower || w.flags&nameword.Particle == 0 {
+			break
+		}
+		p = k
+	}
+	return p
 }
 
 // particleThenCap: up to three short lower-case words from i, each
@@ -839,6 +864,13 @@ func (sc *nameScan) contextBefore(t int) int {
 	}
 	if honorificTok(&pw) && pw.end-pw.start > 1 || sc.isExtra(pw.hash) {
 		return ctxHonorific
+	}
+	if k >= 2 && (s[k-1] == '-' || s[k-1] == '.') {
+		// An honorific the reader reads as two words: г-н, Г-жа, Sig.ra,
+		// Dott.ssa.
+		if j := lettersBefore(s, k-1); j < k-1 && nameLookup(nameword.Hash(s[j:pw.end]))&nameword.Honorific != 0 {
+			return ctxHonorific
+		}
 	}
 	if pw.flags&nameword.Label != 0 || nameIsBefore(s, &pw) {
 		return ctxLabel

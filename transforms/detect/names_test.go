@@ -97,6 +97,16 @@ func TestPersonClasses(t *testing.T) {
 		// needs no context, a signature's is read; a known given name
 		// before a word the tables do not know is none (جميل حقا,
 		// "really nice"; प्रदीप चाहते, "Pradeep wants")
+		// a lower-case honorific, then the particles that open the
+		// surname; honorifics the reader reads as two words (г-н,
+		// Sig.ra); not a particle after a noun
+		{"mevrouw de Koning belde.", []string{"de Koning"}},
+		{"meneer van der Berg belde.", []string{"van der Berg"}},
+		{"Het boek van de Koning ligt hier.", nil},
+		{"г-н Ширяев позвонил.", []string{"Ширяев"}},
+		{"Sig.ra Fontana ha richiamato.", []string{"Fontana"}},
+		{"Dott.ssa Bianchi ha firmato.", []string{"Bianchi"}},
+		{"Il modulo A-Fontana è pronto.", nil},
 		// a month that is also a name, and German's capitalised words,
 		// are names only beside a surname of the tables or in context
 		{"Im Mai beginnt das Projekt.", nil},
