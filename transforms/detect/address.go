@@ -182,8 +182,19 @@ func wordedAddress(s string, i int) (int, int) {
 	if c := s[max(0, i-1)]; i == 0 || c < 0x80 && (c != ' ' || !addrWorth(s, i, addrSpace)) {
 		return 0, 0
 	}
+	// The words are not ASCII: a window of ASCII (most text before a
+	// number) has none, read eight bytes at a time.
+	lo := max(0, i-80)
+	j := lo
+	for ; j+8 <= i && load64(s, j)&0x8080808080808080 == 0; j += 8 {
+	}
+	for ; j < i && s[j] < 0x80; j++ {
+	}
+	if j == i {
+		return 0, 0
+	}
 	start := -1
-	for j := i - 1; j >= max(0, i-80) && start < 0; j-- {
+	for j := i - 1; j >= lo && start < 0; j-- {
 		if sentenceEnd(s, j) {
 			return 0, 0
 		}
