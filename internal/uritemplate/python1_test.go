@@ -3,6 +3,7 @@ package uritemplate
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -78,6 +79,8 @@ type pythonRE struct {
 
 const pythonScript = `import json, re, sys, warnings
 warnings.simplefilter("ignore")
+sys.stdout.write("ready\n")
+sys.stdout.flush()
 for line in sys.stdin:
     t, u = json.loads(line)
     try:
@@ -90,7 +93,9 @@ for line in sys.stdin:
 
 // pythonPatience bounds one answer: a fuzzed pattern can backtrack
 // for ever in re ((a*)*b), which cannot be interrupted from outside
-// but by ending the process.
+// but by ending the process. It starts when the interpreter is ready
+// (startPython waits for it): on a loaded machine starting python3
+// takes seconds, which made the first answer after a restart late.
 const pythonPatience = 2 * time.Second
 
 var (
@@ -128,6 +133,11 @@ func startPython() (*pythonRE, error) {
 			p.answers <- line
 		}
 	}()
+	if line, ok := <-p.answers; !ok || string(line) != "ready\n" {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("python3 did not start: %q", line)
+	}
 	return p, nil
 }
 
