@@ -38,10 +38,7 @@ type jsonReader struct {
 }
 
 func (r *jsonReader) fail(what string) error {
-	if r.pos >= len(r.src) {
-		return fmt.Errorf("JSON: unexpected end of the document, %s", what)
-	}
-	return fmt.Errorf("JSON: invalid character %q at offset %d, %s", r.src[r.pos], r.pos, what)
+	return fmt.Errorf("JSON: %s at offset %d", what, r.pos)
 }
 
 func (r *jsonReader) space() {

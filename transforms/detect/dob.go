@@ -225,7 +225,7 @@ func year2Valid(yy, m, d int) bool {
 // (numeric, day-first with a month's name, Japanese), or at a month's
 // name or Japanese era just before it. It returns the date's span.
 func dateAround(s string, i int) (a, b int, ok bool) {
-	if i > 0 && dateGlued(s[i-1]) {
+	if i > 0 && dateGlued(s[i-1]) && !hebrewPrefixed(s, i) {
 		return 0, 0, false
 	}
 	if b, ok := dateAt(s, i); ok {
@@ -276,6 +276,13 @@ func dateAround(s string, i int) (a, b int, ok bool) {
 // something else (a longer number, a version, an identifier).
 func dateGlued(c byte) bool {
 	return isDigit(c) || isASCIILetter(c) || c == '.' || c == '-' || c == '/' || c == '_' || c == '+' || c == '$' || c == '#'
+}
+
+// hebrewPrefixed: the number at i has a Hebrew one-letter prefix (ב, ל,
+// מ, ה, ו, כ, ש) joined to it by '-', a word of its own: ב-10.11.1951,
+// "on 10.11.1951".
+func hebrewPrefixed(s string, i int) bool {
+	return i >= 3 && s[i-1] == '-' && s[i-3] == 0xD7 && strings.IndexByte("\x91\x9c\x9e\x94\x95\x9b\xa9", s[i-2]) >= 0 && (i == 3 || s[i-4] == ' ')
 }
 
 // dateEnds reports whether a date may end at b: nothing glued after it.
