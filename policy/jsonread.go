@@ -64,7 +64,6 @@ func (r *jsonReader) value(depth int) (*Value, error) {
 		}
 		r.pos++
 		return r.container(depth, c+2) // '[' + 2 is ']', '{' + 2 is '}'
-
 	case c == '"':
 		s, err := r.str()
 		if err != nil {

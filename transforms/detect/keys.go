@@ -385,8 +385,8 @@ func (k *normKey) set(name string) bool {
 				newWord, prev = true, 0
 				continue
 			}
-			if unicode.IsUpper(r) && (prev == 'l' || prev == 'd') {
-				newWord = true
+			if prev == 'd' || unicode.IsUpper(r) && prev == 'l' {
+				newWord = true // after a digit, as an ASCII letter: 0ā is two words
 			}
 			for j := 0; j < len(f); j++ {
 				if !k.add(newWord, f[j]) {
