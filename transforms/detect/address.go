@@ -194,15 +194,15 @@ func wordedAddress(s string, i int) (int, int) {
 		return 0, 0
 	}
 	start := -1
-	for j := i - 1; j >= lo && start < 0; j-- {
-		if sentenceEnd(s, j) {
+	for k := i - 1; k >= lo && start < 0; k-- {
+		if sentenceEnd(s, k) {
 			return 0, 0
 		}
-		if s[j] < 0xC0 || j > 0 && wordByte(s[j-1]) {
+		if s[k] < 0xC0 || k > 0 && wordByte(s[k-1]) {
 			continue // a word starts at a non-ASCII letter's first byte
 		}
 		for _, w := range addressWords {
-			if e := j + len(w); strings.HasPrefix(s[j:], w) && e < len(s) && !wordByte(s[e]) {
+			if e := k + len(w); strings.HasPrefix(s[k:], w) && e < len(s) && !wordByte(s[e]) {
 				start = e
 				break
 			}

@@ -134,7 +134,8 @@ func (k Key) Nested() KeyContext {
 
 // Member adds to c what a member keyed k says of its object: an e-mail,
 // a phone, a birth date, an identifier or a given or family name make
-// it a person's; a street or house number an address (and a person's).
+// it a person's; a street or house number an address (and a person's),
+// and so do an address line and a postcode together (address).
 func (c KeyContext) Member(k Key) KeyContext {
 	switch k.class() {
 	case kEmail, kPhone, kBirthDate, kGivenName, kFamilyName, kPersonName:

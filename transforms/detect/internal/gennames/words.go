@@ -222,12 +222,11 @@ var common = map[string][]string{
 	},
 }
 
-// monthNames are the months of the common words' languages (and the
-// forms that follow a preposition: od maja): a month that is also a name
-// is a name only in context (Maj, Mei, Abril, June).
+// monthNames are the months of the common words' other languages (and
+// the forms that follow a preposition: od maja): a month that is also a
+// name is a name only in context (Maj, Mei, Abril). English and German
+// months are Common as those languages' common words (June, Mai).
 var monthNames = []string{
-	"january", "february", "march", "april", "may", "june", "july", "august",
-	"januar", "februar", "märz", "mai", "juni", "juli", "oktober", "dezember",
 	"janvier", "février", "mars", "avril", "juin", "juillet", "août",
 	"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
 	"gennaio", "febbraio", "aprile", "maggio", "giugno", "luglio",
