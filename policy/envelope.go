@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cloudg/mcp-privacy/internal/claims"
 )
 
 // Envelope is the plugin configuration of manual 2: the policy and everything
@@ -50,6 +52,18 @@ type IdentitySource struct {
 	Header   string   `json:"header,omitempty"`
 	JWTClaim string   `json:"jwt_claim,omitempty"`
 	Property []string `json:"property,omitempty"`
+	// Claim is JWTClaim compiled.
+	Claim claims.Path `json:"-"`
+}
+
+// ClaimSource is the source of a claim path known to be valid (it panics
+// on another).
+func ClaimSource(path string) IdentitySource {
+	c, err := claims.Compile(path)
+	if err != nil {
+		panic(err)
+	}
+	return IdentitySource{JWTClaim: path, Claim: c}
 }
 
 // IdentityConfig is manual 3.
@@ -324,8 +338,8 @@ var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9a-z-]+$")
 
 func (d *decoder) identity(v *Value, path string) IdentityConfig {
 	c := IdentityConfig{
-		Principal:   []IdentitySource{{JWTClaim: "sub"}, {Header: "x-mcp-principal"}},
-		Roles:       []IdentitySource{{JWTClaim: "roles"}, {Header: "x-mcp-roles"}},
+		Principal:   []IdentitySource{ClaimSource("sub"), {Header: "x-mcp-principal"}},
+		Roles:       []IdentitySource{ClaimSource("roles"), {Header: "x-mcp-roles"}},
 		JWTMetadata: []string{"envoy.filters.http.jwt_authn", "jwt_payload"},
 		AnonymousID: "anonymous",
 	}
@@ -381,8 +395,11 @@ func (d *decoder) sources(v *Value, path string) []IdentitySource {
 		case "header":
 			s.Header = d.header(e, "header", ep)
 		case "jwt_claim":
-			if s.JWTClaim = d.str(e, "jwt_claim", ep, ""); s.JWTClaim == "" && isStr(e, "jwt_claim") {
-				d.fail(joinPath(ep, "jwt_claim"), "empty claim path")
+			if s.JWTClaim = d.str(e, "jwt_claim", ep, ""); s.JWTClaim != "" || isStr(e, "jwt_claim") {
+				var err error
+				if s.Claim, err = claims.Compile(s.JWTClaim); err != nil {
+					d.fail(joinPath(ep, "jwt_claim"), "%s", err)
+				}
 			}
 		case "property":
 			if s.Property = d.strings(e, "property", ep); len(s.Property) == 0 && e.Get("property").Kind == ArrayValue {

@@ -74,10 +74,10 @@ func evCheckDefaults(t *testing.T, env *Envelope) {
 	has := func(list []IdentitySource, s IdentitySource) bool {
 		return slices.ContainsFunc(list, func(e IdentitySource) bool { return reflect.DeepEqual(e, s) })
 	}
-	if !has(id.Principal, IdentitySource{Header: "x-mcp-principal"}) || !has(id.Principal, IdentitySource{JWTClaim: "sub"}) {
+	if !has(id.Principal, IdentitySource{Header: "x-mcp-principal"}) || !has(id.Principal, ClaimSource("sub")) {
 		t.Errorf("identity.principal = %+v", id.Principal)
 	}
-	if !has(id.Roles, IdentitySource{Header: "x-mcp-roles"}) || !has(id.Roles, IdentitySource{JWTClaim: "roles"}) {
+	if !has(id.Roles, IdentitySource{Header: "x-mcp-roles"}) || !has(id.Roles, ClaimSource("roles")) {
 		t.Errorf("identity.roles = %+v", id.Roles)
 	}
 }
@@ -183,7 +183,7 @@ func TestEnvelopeEveryKey(t *testing.T) {
 			}
 			cfGlobs(t, "primitives[0].match.names", pc.Names, "pay_*")
 			id := env.Identity
-			wantP := []IdentitySource{{Header: "x-user"}, {JWTClaim: "claims.email"}, {Property: []string{"connection", "uri_san_peer_certificate"}}}
+			wantP := []IdentitySource{{Header: "x-user"}, ClaimSource("claims.email"), {Property: []string{"connection", "uri_san_peer_certificate"}}}
 			if !reflect.DeepEqual(id.Principal, wantP) || !reflect.DeepEqual(id.Roles, []IdentitySource{{Header: "x-roles"}}) {
 				t.Errorf("identity sources = %+v / %+v", id.Principal, id.Roles)
 			}
@@ -343,6 +343,12 @@ func TestEnvelopeErrors(t *testing.T) {
 			paths: []string{"identity.principal[0].header"}},
 		{name: "source-claim-empty", src: `{"policy": "standard", "identity": {"principal": [{"jwt_claim": ""}]}}`,
 			paths: []string{"identity.principal[0].jwt_claim"}},
+		// gjson's syntax beyond keys, escapes, wildcards, indexes and '#'
+		// is refused where it is written (internal/claims).
+		{name: "source-claim-query", src: `{"policy": "standard", "identity": {"roles": [{"header": "x-r"}, {"jwt_claim": "groups.#(name==\"a\").id"}]}}`,
+			paths: []string{"identity.roles[1].jwt_claim"}, contains: []string{"queries"}},
+		{name: "source-claim-modifier", src: `{"policy": "standard", "identity": {"principal": [{"jwt_claim": "roles.@reverse"}]}}`,
+			paths: []string{"identity.principal[0].jwt_claim"}, contains: []string{"modifiers"}},
 		{name: "source-property-empty", src: `{"policy": "standard", "identity": {"principal": [{"property": []}]}}`,
 			paths: []string{"identity.principal[0].property"}},
 		// A wrong type is one error, not also a second about the "" used in its place.

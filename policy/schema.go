@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/cloudg/mcp-privacy/internal/claims"
 )
 
 // The configuration's objects and their fields, in one table: the decoder
@@ -82,7 +84,7 @@ func schemaObjects() []schemaObject {
 		}},
 		{name: "IdentitySource", fields: []schemaField{
 			{key: "header", schema: headerNameSchema()},
-			{key: "jwt_claim", schema: nonEmptyString()},
+			{key: "jwt_claim", schema: js{"type": "string", "pattern": claims.Syntax}},
 			{key: "property", schema: js{"type": "array", "items": js{"type": "string"}, "minItems": 1}},
 		}},
 		{name: "Gateway", fields: []schemaField{

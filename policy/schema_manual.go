@@ -65,7 +65,7 @@ var manualFields = map[string]manualField{
 	"Identity.require":                 {Type: "bool", Default: "`false`", Meaning: "With `true`, a request without a principal is refused with HTTP 401 and a JSON-RPC error body."},
 	"Identity.roles":                   {Type: "list of sources", Default: "`[{jwt_claim: roles}, {header: x-mcp-roles}]`", Meaning: "Where the roles come from: a list claim, or a string of roles separated by commas or spaces."},
 	"IdentitySource.header":            {Type: "lower-case header name", Default: "", Meaning: "The request header."},
-	"IdentitySource.jwt_claim":         {Type: "gjson path, non-empty", Default: "", Meaning: "A claim of the verified JWT payload, from `jwt.metadata` (preferred: a client cannot spoof it) or `jwt.payload_header`."},
+	"IdentitySource.jwt_claim":         {Type: "claim path (gjson's syntax: below)", Default: "", Meaning: "A claim of the verified JWT payload, from `jwt.metadata` (preferred: a client cannot spoof it) or `jwt.payload_header`."},
 	"IdentitySource.property":          {Type: "non-empty list of strings", Default: "", Meaning: "An Envoy attribute, e.g. `[connection, uri_san_peer_certificate]`: the peer's SPIFFE id under Istio mTLS."},
 	"JWT.metadata":                     {Type: "list of strings", Default: "`[envoy.filters.http.jwt_authn, jwt_payload]`", Meaning: "Dynamic-metadata path (filter name, key) where Envoy's `jwt_authn` stores the verified payload (`payload_in_metadata`); `[]` turns it off."},
 	"JWT.payload_header":               {Type: "header name", Default: "none", Meaning: "Header carrying the verified payload as base64url JSON (`jwt_authn`'s `forward_payload_header`)."},

@@ -15,11 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cloudg/mcp-privacy/internal/claims"
 	"github.com/cloudg/mcp-privacy/internal/jsondoc"
 	"github.com/cloudg/mcp-privacy/policy"
 	"github.com/cloudg/mcp-privacy/transforms"
 	"github.com/cloudg/mcp-privacy/transforms/vault"
-	"github.com/tidwall/gjson"
 )
 
 const policyTestUsage = `usage: mcp-privacy policy test [--junit FILE] [-v] PATH...
@@ -594,19 +594,19 @@ func testCaller(l *loaded, t *policyTestCase) (policy.Principal, error) {
 			return pr, errors.New("claims need a plugin envelope whose identity reads jwt_claim")
 		}
 		id := &l.Envelope.Identity
-		claims, _ := json.Marshal(t.Claims.ToAny())
+		js, _ := json.Marshal(t.Claims.ToAny())
+		payload := claims.Parse(js)
 		usesClaims := false
+		// As the plugin reads them (plugin/mcp identity.go): the first
+		// source with a value wins.
 		for _, s := range id.Principal {
 			if s.JWTClaim == "" {
 				continue
 			}
 			usesClaims = true
-			// plugin/mcp identity.go sourceString: a string or number claim.
-			if r := gjson.GetBytes(claims, s.JWTClaim); r.Type == gjson.String || r.Type == gjson.Number {
-				if r.String() != "" {
-					pr.ID = r.String()
-					break
-				}
+			if v := payload.Principal(s.Claim); v != "" {
+				pr.ID = v
+				break
 			}
 		}
 		for _, s := range id.Roles {
@@ -614,19 +614,7 @@ func testCaller(l *loaded, t *policyTestCase) (policy.Principal, error) {
 				continue
 			}
 			usesClaims = true
-			// sourceList: an array of strings, or a string split at commas and spaces.
-			var roles []string
-			r := gjson.GetBytes(claims, s.JWTClaim)
-			if r.IsArray() {
-				for _, e := range r.Array() {
-					if e.Type == gjson.String && e.Str != "" {
-						roles = append(roles, e.Str)
-					}
-				}
-			} else if r.Type == gjson.String {
-				roles = strings.FieldsFunc(r.Str, func(c rune) bool { return c == ',' || c == ' ' || c == '\t' })
-			}
-			if len(roles) > 0 {
+			if roles := payload.Roles(s.Claim); len(roles) > 0 {
 				pr.Roles = roles
 				break
 			}

@@ -4,9 +4,9 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/cloudg/mcp-privacy/internal/claims"
 	"github.com/cloudg/mcp-privacy/internal/pbstruct"
 	"github.com/cloudg/mcp-privacy/policy"
-	"github.com/tidwall/gjson"
 )
 
 // Request is what identity needs from the host: request headers and Envoy
@@ -117,14 +117,12 @@ func resolveIdentity(cfg *policy.IdentityConfig, req Request) identity {
 type jwtReader struct {
 	cfg     *policy.IdentityConfig
 	req     Request
-	read    bool
-	payload []byte // JSON
+	payload *claims.Payload // nil until read
 }
 
-func (j *jwtReader) get() []byte {
-	if !j.read {
-		j.read = true
-		j.payload = jwtPayload(j.cfg, j.req)
+func (j *jwtReader) get() *claims.Payload {
+	if j.payload == nil {
+		j.payload = claims.Parse(jwtPayload(j.cfg, j.req))
 	}
 	return j.payload
 }
@@ -135,10 +133,7 @@ func sourceString(s policy.IdentitySource, req Request, jwt *jwtReader) string {
 		v, _ := req.Header(s.Header)
 		return strings.TrimSpace(v)
 	case s.JWTClaim != "":
-		r := gjson.GetBytes(jwt.get(), s.JWTClaim)
-		if r.Type == gjson.String || r.Type == gjson.Number {
-			return r.String()
-		}
+		return jwt.get().Principal(s.Claim)
 	case len(s.Property) > 0:
 		v, _ := req.Property(s.Property...)
 		return strings.TrimSpace(string(v))
@@ -148,30 +143,9 @@ func sourceString(s policy.IdentitySource, req Request, jwt *jwtReader) string {
 
 func sourceList(s policy.IdentitySource, req Request, jwt *jwtReader) []string {
 	if s.JWTClaim != "" {
-		r := gjson.GetBytes(jwt.get(), s.JWTClaim)
-		if r.IsArray() {
-			var out []string
-			for _, e := range r.Array() {
-				if e.Type == gjson.String && e.Str != "" {
-					out = append(out, e.Str)
-				}
-			}
-			return out
-		}
-		if r.Type == gjson.String {
-			return splitRoles(r.Str)
-		}
-		return nil
+		return jwt.get().Roles(s.Claim)
 	}
-	return splitRoles(sourceString(s, req, jwt))
-}
-
-// splitRoles splits a comma- or space-separated role string.
-func splitRoles(s string) []string {
-	if s == "" {
-		return nil // most requests name no role: FieldsFunc's span array not zeroed
-	}
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	return claims.SplitRoles(sourceString(s, req, jwt))
 }
 
 // jwtPayload returns the verified JWT payload as JSON: from Envoy's
@@ -189,7 +163,7 @@ func jwtPayload(cfg *policy.IdentityConfig, req Request) []byte {
 	if cfg.JWTHeader != "" {
 		if h, ok := req.Header(cfg.JWTHeader); ok {
 			h = strings.TrimRight(strings.TrimSpace(h), "=")
-			if js, err := base64.RawURLEncoding.DecodeString(h); err == nil && gjson.ValidBytes(js) {
+			if js, err := base64.RawURLEncoding.DecodeString(h); err == nil {
 				return js
 			}
 		}
