@@ -490,6 +490,12 @@ func (sc *nameScan) run() {
 						worth = b == ' ' && (nameByte[s[e+2]] == 3 || s[e+2] >= 0x80) // Patient: Siobhan Sullivan
 					}
 				}
+				if !worth && i == 0 && s[e] == ' ' && nameByte[s[e+1]] == 1 {
+					// One word opening the text: a verb may follow (Anna
+					// möchte …, verbAfter); after a sentence's end the
+					// test below passes it.
+					worth = true
+				}
 				if !worth && i > 0 {
 					// One word: context must come before it.
 					switch s[i-1] {
@@ -531,6 +537,12 @@ func (sc *nameScan) run() {
 			return
 		}
 	}
+}
+
+// caselessAt: the word at i is of a script without case.
+func caselessAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return caselessLetter(r)
 }
 
 // caselessLetter: r is a letter of a script without case (Hebrew,
@@ -1002,6 +1014,13 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			after = q
 			break
 		}
+		if ctx == ctxNone && k > 0 && g.first&(nameword.Given|nameword.Surname|nameword.Particle) == 0 && caselessAt(s, g.start) {
+			// In a script without case a word the tables do not know ends
+			// the name (أفاد خليل العجلان بأن الطرد: "reported Khalil
+			// al-Ajlan that the parcel"); after context, it may be one.
+			after = q
+			break
+		}
 		if k == 0 && np > 0 {
 			g.start, lead = pos, true // the particles open the name
 		}
@@ -1210,6 +1229,10 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			return end, true
 		}
 	}
+	if ctx == ctxNone && k == 1 && sc.verbAfter(&gs[0], after) {
+		sc.emit(gs[0].start, gs[0].end, BasisContext)
+		return gs[0].end, true
+	}
 	if ctx == ctxNone && !joinerBefore(s, gs[0].start) {
 		// Smith, John; García López, Ana: surnames, a comma, a given
 		// name (not "Littel and Weissnat, Cole - D'Amore": a firm's).
@@ -1219,6 +1242,31 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// verbAfter reports whether g, a capitalised name of the tables alone
+// (no common word: May said, Will asked), is followed by the verb of its
+// speaker at after: Lindgren ringde igen, Anna möchte die Rechnung,
+// Korhonen kertoi.
+func (sc *nameScan) verbAfter(g *nameGroup, after int) bool {
+	if g.shape != shapeCap || g.first&(nameword.Given|nameword.Surname) == 0 || g.first&(nameword.Common|nameword.Org|nameword.Particle) != 0 ||
+		after != g.end+1 || sc.s[g.end] != ' ' {
+		return false
+	}
+	if joinerBefore(sc.s, g.start) {
+		return false // Schowalter, Barton and Bayer reported: a firm's
+	}
+	if st := g.start; st >= 2 && sc.s[st-1] == ' ' {
+		// Not the last word of a run the rules above refused (Ralph
+		// Lauren reported, Aston Martin said: a brand's).
+		if k := lettersBefore(sc.s, st-1); k < st-1 {
+			if r, _ := utf8.DecodeRuneInString(sc.s[k:]); unicode.IsUpper(r) {
+				return false
+			}
+		}
+	}
+	w := sc.word(after)
+	return w.shape == shapeLower && w.flags&nameword.Verb != 0
 }
 
 // invertedCommon: the flags a given name after the words gs and a comma

@@ -44,7 +44,7 @@ const fakerVersion = "10.6.0"
 var locales = []string{
 	"en", "en_AU", "en_IN", "en_ZA", "en_NG", "en_GH", "de", "de_AT", "de_CH", "fr", "fr_CH", "fr_BE", "es", "es_MX", "it", "nl", "nl_BE",
 	"pt_BR", "pt_PT", "pl", "sv", "fi", "da", "nb_NO", "cs_CZ", "sk", "hr", "ro", "hu", "tr", "id_ID",
-	"ja", "zh_CN", "zh_TW", "ko", "ru", "uk", "el",
+	"ja", "zh_CN", "zh_TW", "ko", "ru", "uk", "el", "ar", "he",
 }
 
 // pyFakerVersion is the version of Python's Faker (joke2k/faker, MIT;
@@ -63,7 +63,7 @@ const pyFakerVersion = "0.9.3"
 var pyLocales = []string{
 	"en_US", "en_GB", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT", "nl_NL",
 	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP", "zh_CN",
-	"hi_IN", "ar_SA", // scripts without case: names the tables know need no context
+	"hi_IN", "ar_SA", "he_IL", // scripts without case: names the tables know need no context
 }
 
 // pyDumpScript prints {locale: {given: [...], surname: [...]}} for the
@@ -375,7 +375,8 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 		words []string
 		f     uint16
 	}{{honorifics, nameword.Honorific}, {greetings, nameword.Greeting}, {closings, nameword.Closing}, {orgWords, nameword.Org},
-		{particles, nameword.Particle}, {labels, nameword.Label}, {suffixes, nameword.Suffix}, {streetsBefore, nameword.Org | nameword.StreetBefore}} {
+		{particles, nameword.Particle}, {labels, nameword.Label}, {suffixes, nameword.Suffix}, {streetsBefore, nameword.Org | nameword.StreetBefore},
+		{verbs, nameword.Verb}} {
 		for _, w := range set.words {
 			if set.f == nameword.Org && abbreviation(w) {
 				continue

@@ -81,6 +81,54 @@ var labels = []string{
 	// je m'appelle, me llamo, mi chiamo, me chamo, ik heet, jeg hedder,
 	// jag heter); "my name is" and its kin are read in names.go.
 	"heiße", "heisse", "appelle", "llamo", "chiamo", "chamo", "heet", "hedder", "heter",
+	// According to: the name after it is who said so (laut Müller,
+	// selon Dupont, enligt Löfgren).
+	"laut", "selon", "según", "secondo", "volgens", "segundo", "według", "enligt", "ifølge",
+}
+
+// verbs are what a person, named alone, does in a note or a ticket: says,
+// asks, calls, writes, wants, confirms (third person, present and past).
+// A name of the tables alone, capitalised, is reported before one of
+// them (Lindgren ringde igen, Anna möchte die Rechnung …); a word that is
+// also a common word (May said, Will asked) is not.
+var verbs = []string{
+	// en
+	"said", "says", "asked", "asks", "called", "calls", "phoned", "rang", "wrote", "writes", "replied", "replies", "told", "tells",
+	"wants", "wanted", "requested", "requests", "confirmed", "confirms", "mentioned", "mentions", "reported", "reports", "emailed",
+	"explained", "explains", "complained", "complains", "agreed", "agrees", "answered", "answers", "insisted", "insists", "prefers", "preferred",
+	// de
+	"sagte", "sagt", "meinte", "meint", "fragte", "fragt", "rief", "ruft", "schrieb", "schreibt", "antwortete", "antwortet", "möchte",
+	"wollte", "bat", "bittet", "bestätigte", "bestätigt", "meldete", "meldet", "erklärte", "erklärt", "berichtete", "berichtet",
+	"beschwerte", "beschwert", "wünscht", "wünschte", "braucht", "benötigt",
+	// fr
+	"souhaite", "souhaitait", "veut", "voulait", "demande", "demandait", "appelle", "appelait", "écrit", "répond", "confirme",
+	"explique", "signale", "indique", "précise", "affirme", "ajoute", "rappelle", "réclame",
+	// es
+	"dice", "dijo", "quiere", "quería", "pide", "pidió", "pregunta", "preguntó", "llama", "llamó", "escribe", "escribió", "responde",
+	"respondió", "confirma", "confirmó", "explica", "explicó", "informa", "informó", "comenta", "comentó", "solicita", "solicitó", "necesita",
+	// it
+	"disse", "vuole", "voleva", "chiede", "chiese", "chiama", "chiamò", "scrive", "scrisse", "risponde", "rispose", "conferma", "confermò",
+	"spiega", "spiegò", "segnala", "segnalò", "richiede",
+	// nl
+	"zei", "zegt", "vroeg", "vraagt", "belde", "belt", "schreef", "schrijft", "antwoordde", "antwoordt", "wil", "wilde", "bevestigde",
+	"bevestigt", "meldde", "meldt",
+	// pt
+	"diz", "quer", "queria", "pede", "pediu", "perguntou", "liga", "ligou", "escreve", "escreveu", "respondeu", "confirmou", "explicou",
+	"informou", "solicitou",
+	// pl
+	"powiedział", "powiedziała", "mówi", "chce", "chciał", "chciała", "prosi", "prosił", "prosiła", "pyta", "pytał", "pytała", "dzwonił",
+	"dzwoniła", "zadzwonił", "zadzwoniła", "napisał", "napisała", "pisze", "odpowiedział", "odpowiedziała", "potwierdził", "potwierdziła",
+	"zgłosił", "zgłosiła",
+	// sv, da
+	"sa", "sade", "säger", "frågade", "frågar", "ringde", "ringer", "skrev", "skriver", "svarade", "svarar", "vill", "ville", "bekräftade",
+	"bekräftar", "berättade", "berättar", "meddelade", "undrar", "undrade", "sagde", "siger", "spurgte", "spørger", "ringede", "svarede",
+	"svarer", "vil", "bekræftede", "bekræfter", "fortalte", "fortæller", "meddelte", "beder",
+	// fi
+	"sanoi", "sanoo", "kysyi", "kysyy", "soitti", "soittaa", "kirjoitti", "kirjoittaa", "vastasi", "vastaa", "haluaa", "halusi",
+	"vahvisti", "vahvistaa", "kertoi", "kertoo", "ilmoitti", "ilmoittaa", "pyysi", "pyytää", "toivoo",
+	// ru
+	"сказал", "сказала", "говорит", "спросил", "спросила", "позвонил", "позвонила", "написал", "написала", "ответил", "ответила",
+	"хочет", "хотел", "хотела", "просит", "просил", "просила", "подтвердил", "подтвердила", "сообщил", "сообщила",
 }
 
 // orgWords make a company, an institution, a street or a place of the

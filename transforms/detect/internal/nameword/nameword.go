@@ -24,6 +24,7 @@ const (
 	StreetBefore                    // rue, via, calle …: a street's name follows, even written in lower case
 	Company                         // Inc, GmbH, SARL, Ltda …: a company form, whatever else the word is
 	Brand                           // (the hash of two words) a company, brand or place named after a person: Calvin Klein
+	Verb                            // said, möchte, ringde, soitti …: after a name, its speaker's verb
 )
 
 // Fold is the rune a name's rune r is compared as: lower case, and the
