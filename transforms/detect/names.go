@@ -1229,7 +1229,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			return end, true
 		}
 	}
-	if ctx == ctxNone && k == 1 && sc.verbAfter(&gs[0], after) {
+	if ctx == ctxNone && k == 1 && (sc.verbAfter(&gs[0], after) || sc.verbBefore(&gs[0])) {
 		sc.emit(gs[0].start, gs[0].end, BasisContext)
 		return gs[0].end, true
 	}
@@ -1266,7 +1266,24 @@ func (sc *nameScan) verbAfter(g *nameGroup, after int) bool {
 		}
 	}
 	w := sc.word(after)
-	return w.shape == shapeLower && w.flags&nameword.Verb != 0
+	return (w.shape == shapeLower || caselessAt(sc.s, after)) && w.flags&nameword.Verb != 0
+}
+
+// verbBefore reports whether g, a name of the tables alone in a script
+// without case, follows its speaker's verb: Arabic puts the verb first
+// (طلب وسيم إرسال الفاتورة, "Wasim asked to send the invoice").
+func (sc *nameScan) verbBefore(g *nameGroup) bool {
+	s := sc.s
+	if g.first&(nameword.Given|nameword.Surname) == 0 || g.first&(nameword.Common|nameword.Org|nameword.Particle) != 0 ||
+		g.start < 2 || s[g.start-1] != ' ' || !caselessAt(s, g.start) {
+		return false
+	}
+	k := lettersBefore(s, g.start-1)
+	if k == g.start-1 {
+		return false
+	}
+	w := sc.word(k)
+	return w.end == g.start-1 && w.flags&nameword.Verb != 0
 }
 
 // invertedCommon: the flags a given name after the words gs and a comma

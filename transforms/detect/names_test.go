@@ -96,7 +96,8 @@ func TestPersonClasses(t *testing.T) {
 		// Arabic given names are in the tables: a name of two known words
 		// needs no context, a signature's is read; a known given name
 		// before a word the tables do not know is none (جميل حقا,
-		// "really nice"; प्रदीप चाहते, "Pradeep wants")
+		// "really nice"; प्रदीप चाहते, "Pradeep wants", is the given name
+		// alone, for its verb)
 		// a lower-case honorific, then the particles that open the
 		// surname; honorifics the reader reads as two words (г-н,
 		// Sig.ra); not a particle after a noun
@@ -119,7 +120,7 @@ func TestPersonClasses(t *testing.T) {
 		{"مع أطيب التحيات،\nأفراح شربتلي", []string{"أفراح شربتلي"}},
 		{"هذا عمل جميل حقا", nil},
 		{"الرجل الكريم ساعدنا", nil},
-		{"प्रदीप चाहते हैं कि बिल भेजा जाए", nil},
+		{"प्रदीप चाहते हैं कि बिल भेजा जाए", []string{"प्रदीप"}}, // the name alone, before its verb
 		{"Priya d/o Raman signed", []string{"Priya d/o Raman"}},
 		{"The s/o ratio is 3", nil},
 		// honorifics of more locales

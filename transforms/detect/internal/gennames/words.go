@@ -122,13 +122,20 @@ var verbs = []string{
 	// sv, da
 	"sa", "sade", "säger", "frågade", "frågar", "ringde", "ringer", "skrev", "skriver", "svarade", "svarar", "vill", "ville", "bekräftade",
 	"bekräftar", "berättade", "berättar", "meddelade", "undrar", "undrade", "sagde", "siger", "spurgte", "spørger", "ringede", "svarede",
-	"svarer", "vil", "bekræftede", "bekræfter", "fortalte", "fortæller", "meddelte", "beder",
+	"svarer", "vil", "bekræftede", "bekræfter", "fortalte", "fortæller", "meddelte", "beder", "önskar", "önskade", "ønsker", "ønskede",
 	// fi
 	"sanoi", "sanoo", "kysyi", "kysyy", "soitti", "soittaa", "kirjoitti", "kirjoittaa", "vastasi", "vastaa", "haluaa", "halusi",
 	"vahvisti", "vahvistaa", "kertoi", "kertoo", "ilmoitti", "ilmoittaa", "pyysi", "pyytää", "toivoo",
 	// ru
 	"сказал", "сказала", "говорит", "спросил", "спросила", "позвонил", "позвонила", "написал", "написала", "ответил", "ответила",
 	"хочет", "хотел", "хотела", "просит", "просил", "просила", "подтвердил", "подтвердила", "сообщил", "сообщила",
+	// he (after the name), hi (after it: the verb, or the ergative ने of
+	// its subject), ar (before it: Arabic puts the verb first, طلب وسيم)
+	"מבקש", "מבקשת", "ביקש", "ביקשה", "אמר", "אמרה", "התקשר", "התקשרה", "כתב", "כתבה", "רוצה", "שאל", "שאלה", "אישר", "אישרה",
+	"דיווח", "דיווחה", "מסר", "מסרה",
+	"ने", "चाहते", "चाहती", "चाहता", "कहते", "कहती", "पूछते", "पूछती",
+	"طلب", "طلبت", "أفاد", "أفادت", "قال", "قالت", "اتصل", "اتصلت", "سأل", "سألت", "أرسل", "أرسلت", "كتب", "كتبت", "أكد", "أكدت",
+	"يريد", "تريد", "يطلب", "تطلب", "ذكر", "ذكرت", "أبلغ", "أبلغت",
 }
 
 // orgWords make a company, an institution, a street or a place of the
