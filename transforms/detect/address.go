@@ -121,6 +121,9 @@ func addressAt(s string, i int) (a, b int) {
 			if i >= 2 && s[i-2]-'A' < 26 {
 				return postcodeAnchor(s, i) // D-10115
 			}
+			if i >= 2 && s[i-2] >= 0x80 {
+				return scriptAddress(s, i) // चित्रकूट-678169
+			}
 			return 0, 0
 		case c == '_' || c == '.' || c == '=' || c == '+' || c == '$' || c == '@' || c == '%' || c == '&' || c == '\\':
 			return 0, 0
@@ -158,6 +161,9 @@ func addressAt(s string, i int) (a, b int) {
 	}
 	if a, b := postcodeAnchor(s, i); b > a {
 		return a, b
+	}
+	if a, b := scriptAddress(s, i); b > a {
+		return a, b // address_scripts.go
 	}
 	return wordedAddress(s, i)
 }

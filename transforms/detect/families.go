@@ -386,8 +386,9 @@ func addrBefore2(s string, t int) bool {
 		return false
 	}
 	if s[t-1] == '-' {
-		// postcodeAnchor's country prefix (D-10115, SE-114 55).
-		return s[t-2]-'A' < 26 && (countryPrefix(s, t-2) == t || t >= 3 && countryPrefix(s, t-3) == t)
+		// postcodeAnchor's country prefix (D-10115, SE-114 55), or a
+		// postcode glued to its city (चित्रकूट-678169: scriptAddress).
+		return s[t-2]-'A' < 26 && (countryPrefix(s, t-2) == t || t >= 3 && countryPrefix(s, t-3) == t) || s[t-2] >= 0x80
 	}
 	return wordByte(s[t-2])
 }
