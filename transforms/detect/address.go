@@ -162,6 +162,9 @@ func addressAt(s string, i int) (a, b int) {
 	if a, b := postcodeAnchor(s, i); b > a {
 		return a, b
 	}
+	if a, b := koreanAddress(s, i); b > a {
+		return a, b // address_scripts.go
+	}
 	if a, b := scriptAddress(s, i); b > a {
 		return a, b // address_scripts.go
 	}

@@ -108,7 +108,7 @@ func scriptAddress(s string, i int) (int, int) {
 			continue
 		}
 		// The part with the house number.
-		h := scriptHouseStart(s, p, ni, k > 0)
+		h := scriptHouseStart(s, p, ni, k > 0, i > 0 && s[i-1] == '-')
 		if h < 0 {
 			return 0, 0
 		}
@@ -146,10 +146,10 @@ func scriptAddress(s string, i int) (int, int) {
 
 // scriptHouseStart is where the part p with its first number at ni
 // starts as a street: at its street word (or the number just before
-// it); at its start when at most three words come before the number and a
-// comma before the part; at a house number written d/d that opens it; or
-// -1.
-func scriptHouseStart(s string, p []scriptTok, ni int, afterComma bool) int {
+// it); at its start when one to three words come before the number and
+// a comma before the part; at its last number when words follow it and
+// it is written d/d or the postcode is glued to its city; or -1.
+func scriptHouseStart(s string, p []scriptTok, ni int, afterComma, glued bool) int {
 	for x, t := range p {
 		if !t.num && scriptWordIn(s, t, scriptStreetWords) {
 			if x > 0 && p[x-1].num {
@@ -161,8 +161,14 @@ func scriptHouseStart(s string, p []scriptTok, ni int, afterComma bool) int {
 	if afterComma && ni <= 3 && ni > 0 && !scriptLower(s, p[0]) {
 		return p[0].start // a street's name, then its number (נהריה 57)
 	}
-	if p[ni].slash && ni+1 < len(p) {
-		return p[ni].start
+	// A house number first, then the street: the part's last number,
+	// written d/d or before a postcode glued to its city (भद्रक-326536).
+	lx := len(p) - 1
+	for lx >= 0 && !p[lx].num {
+		lx--
+	}
+	if lx+1 < len(p) && (p[lx].slash || glued) {
+		return p[lx].start
 	}
 	return -1
 }
@@ -278,4 +284,117 @@ func scriptWordIn(s string, t scriptTok, ws []string) bool {
 		}
 	}
 	return false
+}
+
+// koreanAddress is the Korean address that the postcode at the digit run
+// i opens ("(55461) 서울특별시 성북구 봉은사06길 3", "(383-159) 용산시 1949
+// 흥동8길"): after it, words that end in an administrative or road suffix
+// (시, 도, 구, 군, 읍, 면, 동, 리, 로, 길, 가), numbers (with a unit: 757동),
+// a building's name in brackets and building words, up to the first other
+// word or a particle glued on (3(으)로; 흥동8길로 and 152에 are read to 길
+// and 152); at
+// least one such word and one number; or a span with b <= a.
+func koreanAddress(s string, i int) (int, int) {
+	if i == 0 || s[i-1] != '(' {
+		return 0, 0
+	}
+	e := skipDigits(s, i)
+	switch {
+	case e-i == 5:
+	case e-i == 3 && e+4 <= len(s) && s[e] == '-' && skipDigits(s, e+1) == e+4:
+		e += 4
+	default:
+		return 0, 0
+	}
+	if e+2 >= len(s) || s[e] != ')' || s[e+1] != ' ' {
+		return 0, 0
+	}
+	end, words, nums := e+1, 0, 0
+	k := e + 2
+	for k < len(s) && k-i < 200 {
+		t, kind := koreanToken(s, k)
+		if kind == 0 {
+			break
+		}
+		switch kind {
+		case 1:
+			words++
+		case 2:
+			nums++
+		}
+		end = t
+		if t >= len(s) || s[t] != ' ' {
+			break // a particle or punctuation ends the address
+		}
+		k = t + 1
+	}
+	if words == 0 || nums == 0 {
+		return 0, 0
+	}
+	return i - 1, end
+}
+
+// koreanToken reads the address token at k: its end and kind (1 a word
+// with an administrative or road suffix, 2 a number, 3 a building's name
+// or word), or kind 0.
+func koreanToken(s string, k int) (int, int) {
+	if s[k] == '(' {
+		// A building's name: Hangul in brackets.
+		j := k + 1
+		for j < len(s) && s[j] >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if !isHangul(r) {
+				break
+			}
+			j += size
+		}
+		if j > k+1 && j < len(s) && s[j] == ')' {
+			return j + 1, 3
+		}
+		return k, 0
+	}
+	j, digits, last := k, false, rune(0)
+	for j < len(s) {
+		if isDigit(s[j]) || s[j] == '-' && digits {
+			digits = digits || isDigit(s[j])
+			j++
+			last = 0
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isHangul(r) {
+			break
+		}
+		last = r
+		j += size
+	}
+	if j == k {
+		return k, 0
+	}
+	w := s[k:j]
+	switch {
+	case last == 0:
+		return j, 2 // 281
+	case strings.ContainsRune("시도구군읍면동리로길가", last):
+		if digits && last == '동' && isDigit(s[k]) {
+			return j, 2 // 757동
+		}
+		return j, 1
+	case strings.ContainsRune("호층", last) && isDigit(s[k]):
+		return j, 2
+	case w == "아파트" || w == "빌딩" || w == "타워" || w == "오피스텔" || w == "빌라":
+		return j, 3
+	}
+	// A word with a particle glued on: the suffix before it (흥동8길로).
+	for _, p := range []string{"으로", "로", "에", "의", "은", "는", "이", "가"} {
+		if b := strings.TrimSuffix(w, p); len(b) < len(w) && len(b) > 0 {
+			if skipDigits(b, 0) == len(b) {
+				return k + len(b), 2 // 152에
+			}
+			if r, _ := utf8.DecodeLastRuneInString(b); strings.ContainsRune("시도구군읍면동리로길가", r) {
+				return k + len(b), 1
+			}
+		}
+	}
+	return k, 0
 }

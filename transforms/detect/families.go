@@ -201,8 +201,8 @@ func (p *pass) scanDigits(on uint8) {
 			case addrFirst:
 				// addrFirstWorth's house number: a letter, a range or
 				// a flat after it, or a space, or a comma and a space.
-				if e-t > 5 && (e-t != 8 || b != '\n') || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') {
-					k = 0
+				if e-t > 5 && (e-t != 8 || b != '\n') || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') && (c != ')' || b != '(') {
+					k = 0 // (")" after "(": a Korean postcode)
 				}
 			}
 			if k == 1 || k != 0 && addrWorth(s, t, k) {
@@ -356,6 +356,9 @@ func addrFirstWorth(s string, t int) bool {
 	}
 	if e-t == 3 && e < len(s) && s[e] == '-' {
 		return true // a Japanese postcode, any separator before its address (cjkPostcodeFirst)
+	}
+	if e-t == 5 && e+2 < len(s) && t > 0 && s[t-1] == '(' && s[e] == ')' && s[e+1] == ' ' && s[e+2] >= 0x80 {
+		return true // a Korean postcode before its address (koreanAddress)
 	}
 	e = houseLetter(s, e)
 	if e+1 < len(s) && (s[e] == '/' || s[e] == '-') && isDigit(s[e+1]) {
