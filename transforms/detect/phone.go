@@ -231,6 +231,10 @@ var phoneWords = [...]string{
 	// Verbs of calling: "Appelez-moi au …", "Bel me op …", "Ligue para …",
 	// "Chiamami al …", "Llame al …", "Ruf mich an unter …".
 	"appel", "rappel", "bel.", "ligue", "chiam", "richiam", "llam", "anruf", "ruf.", "ringe", "soita", "回电", "致电", "来电",
+	// Where one can be reached: "è reperibile al …", "joignable au …",
+	// "erreichbar unter …", "can be reached at …", "nås på …".
+	"reachable", "reached", "erreichbar", "joignable", "reperibil", "raggiungibil", "localizable", "bereikbaar",
+	"contactable", "contactável", "kontakt", "nås", "tavoitettavissa",
 	// Cyrillic and Greek, whose capitals the ASCII folding does not
 	// reach; Korean.
 	"телефон", "Телефон", "тел.", "Тел.", "моб.", "Моб.", "мобильный", "Мобильный",
