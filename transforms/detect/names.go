@@ -1864,7 +1864,8 @@ func cjkOrgBefore(s string, j int) bool {
 // around a person's name: the start of the run, a preposition or verb
 // before (由 给 和 与 跟 向 对 据 请 让 叫 把 被) or a role word's end (客户,
 // 成员, 工程师), and a verb, conjunction, particle or adverb after (将 于
-// 和 与 说 在 是 已 也 都 会 要 的 了 负 又 还 再 就 曾 正 刚).
+// 和 与 说 在 是 已 也 都 会 要 的 了 负 又 还 再 就 曾 正 刚; 吗 呢, 留下,
+// 反映, 希望, 表示, 提出, 问, 打电话, 确认).
 func zhNameBounds(s string, j, g, e int) bool {
 	if j > 0 {
 		r, _ := utf8.DecodeLastRuneInString(s[:j])
@@ -1873,7 +1874,7 @@ func zhNameBounds(s string, j, g, e int) bool {
 		}
 	}
 	r, _ := utf8.DecodeRuneInString(s[g:e])
-	return strings.ContainsRune("将于和与及、说在是已也都会要的了负又还再就曾正刚", r)
+	return strings.ContainsRune("将于和与及、说在是已也都会要的了负又还再就曾正刚吗呢留反希表提问打确", r)
 }
 
 // zhWordsAfterName are Chinese function words that follow a name and

@@ -62,7 +62,7 @@ const pyFakerVersion = "0.9.3"
 // neighbours, for the .wasm's size).
 var pyLocales = []string{
 	"en_US", "en_GB", "de_DE", "de_AT", "de_CH", "fr_FR", "fr_CH", "es_ES", "es_MX", "it_IT", "nl_NL",
-	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP", "zh_CN",
+	"pt_BR", "pt_PT", "pl_PL", "sv_SE", "fi_FI", "dk_DK", "no_NO", "ja_JP", "zh_CN", "ko_KR",
 	"hi_IN", "ar_SA", "he_IL", // scripts without case: names the tables know need no context
 }
 
