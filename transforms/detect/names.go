@@ -59,7 +59,23 @@ var (
 	nameFlags = 4 + 4*nameCount
 	nameIndex = 4 + 6*nameCount
 	nameCJK   = nameIndex + 2*4097
+	// the English words' filter: its size in bits, then its bits
+	nameEnglish  = nameCJK + 1<<16/8
+	englishBits  = le32(nameTable, nameEnglish)
+	englishStart = nameEnglish + 4
 )
+
+// englishWord reports whether the word with hash h is an English word
+// that is no name of the tables (wrong for about 1% of other words).
+func englishWord(h uint32) bool {
+	for i := 0; i < nameword.BloomK; i++ {
+		b := nameword.BloomBit(h, englishBits, i)
+		if nameTable[englishStart+int(b>>3)]>>(b&7)&1 == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // cjkFirst reports whether some CJK surname of the tables starts with r
 // (a bitmap: false for most characters).
@@ -947,6 +963,7 @@ func nameIsBefore(s string, pw *nameTok) bool {
 // nameGroup is a word of a run: its parts joined by hyphens.
 type nameGroup struct {
 	start, end int
+	hash       uint32 // of the first part
 	org        bool   // a part is a company, street or place word and no name
 	first      uint16 // flags of the first part
 	any        uint16 // of every part
@@ -1206,7 +1223,10 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			// nice", is no name; أحمد العتيبي is).
 			ok = (b.first&nameword.Common == 0 || b.first&nameword.Surname != 0 ||
 				b.first&nameword.Given != 0 && k > j+2 && gs[j+2].first&nameword.Surname != 0) && // Ana Júlia Martins
-				(!caseless || b.any&(nameword.Given|nameword.Surname) != 0)
+				(!caseless || b.any&(nameword.Given|nameword.Surname) != 0) &&
+				// A word the tables do not know that is an English word is
+				// a heading's (Art Director, Iris Scanner, Gene Therapy).
+				(b.any&(nameword.Given|nameword.Surname) != 0 || ctx != ctxNone || !englishWord(b.hash))
 		case a.first&nameword.Given != 0:
 			ok = b.first&(nameword.Surname|nameword.Given) != 0 && b.first&nameword.Common == 0
 		case a.first&nameword.Surname != 0 && a.first&nameword.Common == 0:
@@ -1648,7 +1668,7 @@ func (sc *nameScan) group(i int) (nameGroup, bool) {
 	if w.end == i {
 		return nameGroup{}, false
 	}
-	g := nameGroup{start: w.start, end: w.end, first: w.flags, any: w.flags, shape: w.shape, parts: 1, initial: w.shape == shapeInitial && w.dot}
+	g := nameGroup{start: w.start, end: w.end, hash: w.hash, first: w.flags, any: w.flags, shape: w.shape, parts: 1, initial: w.shape == shapeInitial && w.dot}
 	if w.flags == 0 && w.shape == shapeCap && w.end-w.start > 4 && s[w.end-1] == 's' {
 		// Clausens, Jensens, Müllers: a name's genitive (da, sv, nb, de).
 		if f := nameLookup(nameword.Hash(s[w.start : w.end-1])); f&(nameword.Given|nameword.Surname) != 0 && f&notName == 0 {

@@ -422,6 +422,24 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 		}
 	}
 	binary.Write(&buf, binary.LittleEndian, cjkFirst)
+	// The English words that are no names of the tables, as a Bloom
+	// filter of ten bits a word (nameword.BloomBit).
+	var plain []uint32
+	for w := range english {
+		if h := nameword.Hash(w); utf8.RuneCountInString(w) >= 3 && !strings.ContainsAny(w, "'’") && flags[h]&(nameword.Given|nameword.Surname) == 0 {
+			plain = append(plain, h)
+		}
+	}
+	m := uint32(len(plain)*10+7) &^ 7
+	bloom := make([]byte, m/8)
+	for _, h := range plain {
+		for i := 0; i < nameword.BloomK; i++ {
+			b := nameword.BloomBit(h, m, i)
+			bloom[b>>3] |= 1 << (b & 7)
+		}
+	}
+	binary.Write(&buf, binary.LittleEndian, m)
+	buf.Write(bloom)
 	if len(keys) >= 1<<16 {
 		log.Fatal("gennames: more than 65535 words: the index needs wider entries")
 	}
