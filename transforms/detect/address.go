@@ -73,11 +73,11 @@ func addressesClean(s string) bool { return nextDigit(s, 0) == len(s) }
 func addressShape(s string) bool {
 	s = strings.TrimSpace(s)
 	s = strings.TrimSuffix(s, ".")
+	if cjkStreetShape(s) {
+		return true // 孔旁7号, 西安街A座: the key proves a weak street type
+	}
 	if addressesClean(s) {
 		return false
-	}
-	if cjkStreetShape(s) {
-		return true // 孔旁7号: the key proves a weak street type
 	}
 	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, skipDigits(s, i)) {
 		if a, b := addressAt(s, i); b > a {
@@ -166,6 +166,9 @@ func addressAt(s string, i int) (a, b int) {
 		return a, b // address_scripts.go
 	}
 	if a, b := scriptAddress(s, i); b > a {
+		return a, b // address_scripts.go
+	}
+	if a, b := scriptAddressAfter(s, i); b > a {
 		return a, b // address_scripts.go
 	}
 	return wordedAddress(s, i)

@@ -97,7 +97,18 @@ func cjkPostcodeLabel(s string, i int) bool {
 // 孔旁7号).
 func cjkStreetShape(s string) bool {
 	i := nextDigit(s, 0)
-	if i == 0 || i == len(s) || s[i-1] < 0x80 {
+	if i == len(s) {
+		// A street and a building's letter (西安街A座, 建国路B座): a
+		// street key's value without a house number.
+		if n := len(s); n >= 10 && strings.HasSuffix(s, "座") && isASCIILetter(s[n-4]) && han(s, 0) {
+			switch s[n-7 : n-4] {
+			case "街", "路", "道", "巷":
+				return true
+			}
+		}
+		return false
+	}
+	if i == 0 || s[i-1] < 0x80 {
 		return false
 	}
 	a, b := zhStreet(s, i, true)

@@ -398,3 +398,53 @@ func koreanToken(s string, k int) (int, int) {
 	}
 	return k, 0
 }
+
+// scriptAddressAfter is the Russian address that the postcode at the
+// digit run i opens, as Russian writes it: postcode, settlement, street,
+// house ("821045, г. Байкальск, наб. Восточная, 955 кв. 172"). The parts
+// after the postcode are taken while a place or street word opens them
+// or they are the house number's; a street word and a number are needed.
+func scriptAddressAfter(s string, i int) (int, int) {
+	e := skipDigits(s, i)
+	if n := e - i; n < 5 || n > 7 || e+3 >= len(s) || s[e] != ',' || s[e+1] != ' ' || s[e+2] < 0x80 {
+		return 0, 0
+	}
+	end, street, house := 0, false, false
+	k := e + 2
+	for k < len(s) && k-i < 200 {
+		// One part: to the next comma or the sentence's end.
+		q := k
+		for q < len(s) && s[q] != ',' && !sentenceEnd(s, q) {
+			q++
+		}
+		toks := scriptParts(s, k, q)
+		if len(toks) != 1 || len(toks[0]) == 0 {
+			break
+		}
+		p := toks[0]
+		switch {
+		case p[0].num:
+			house = true
+		case scriptWordIn(s, p[0], scriptStreetWords):
+			street = true
+			for _, t := range p[1:] {
+				house = house || t.num
+			}
+		case scriptWordIn(s, p[0], scriptPlaceWords):
+		default:
+			q = -1
+		}
+		if q < 0 {
+			break
+		}
+		end = p[len(p)-1].end
+		if q >= len(s) || s[q] != ',' {
+			break
+		}
+		k = skipSpaces(s, q+1)
+	}
+	if !street || !house {
+		return 0, 0
+	}
+	return i, end
+}

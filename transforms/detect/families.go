@@ -201,7 +201,7 @@ func (p *pass) scanDigits(on uint8) {
 			case addrFirst:
 				// addrFirstWorth's house number: a letter, a range or
 				// a flat after it, or a space, or a comma and a space.
-				if e-t > 5 && (e-t != 8 || b != '\n') || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') && (c != ')' || b != '(') {
+				if e-t > 5 && (e-t != 8 || b != '\n') && (e-t > 7 || c != ',' || e+2 >= n || s[e+2] < 0x80) || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') && (c != ')' || b != '(') {
 					k = 0 // (")" after "(": a Korean postcode)
 				}
 			}
@@ -350,6 +350,9 @@ func addrFirstWorth(s string, t int) bool {
 	e := skipDigits(s, t)
 	if (e-t == 5 || e-t == 2 || e-t == 8) && e < len(s) && s[e] == ' ' && t >= 2 && s[t-1] == '\n' && wordByte(s[t-2]) {
 		return true // a postcode under its street line (rue de Riou⏎97 298 Saint Émile, 65206427 Monteiro)
+	}
+	if e-t <= 7 && e+2 < len(s) && s[e] == ',' && s[e+1] == ' ' && s[e+2] >= 0x80 {
+		return true // a postcode first, then a non-Latin address (scriptAddressAfter)
 	}
 	if e-t > 5 {
 		return false

@@ -157,6 +157,9 @@ func TestKeyedValues(t *testing.T) {
 		{"dob", "19850312", "date_of_birth"}, {"date_of_birth", "20011231", "date_of_birth"},
 		{"dob", "19851312", ""}, {"dob", "198503121", ""}, {"dob", "12345", ""},
 		{"street", "Hauptstraße 5", "street_address"}, {"address", "12 rue de la Paix, 75002 Paris", "street_address"},
+		// A Chinese street with a building's letter (a Russian address,
+		// postcode first, is found by its pattern: street_address.txt).
+		{"street_address", "西安街A座", "street_address"}, {"street", "A座", ""},
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		// A street's name, its house number in a member of its own.
 		{"straat", "Kerkstraat", "street_address"}, {"street", "Main Street", "street_address"},

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -209,7 +210,15 @@ func cityShape(v string) bool {
 		return false
 	}
 	r0, _ := utf8.DecodeRuneInString(v)
-	if unicode.IsLower(r0) || !unicode.IsLetter(r0) {
+	if unicode.IsLower(r0) {
+		// A settlement's abbreviation first (г. Сарапул, п. Биробиджан).
+		if k := strings.IndexAny(v, ". "); k > 0 && slices.Contains(scriptPlaceWords, v[:k]) {
+			rest := strings.TrimLeft(v[k:], ". ")
+			return len(rest) < len(v)-k && cityShape(rest)
+		}
+		return false
+	}
+	if !unicode.IsLetter(r0) {
 		return false
 	}
 	for _, r := range v {
