@@ -152,6 +152,12 @@ func FuzzAgainstGJSON(f *testing.F) {
 		if jsondoc.ParseInto(&d, []byte(js)) != nil || d.Kind(jsondoc.Root) != jsondoc.Object && d.Kind(jsondoc.Root) != jsondoc.Array {
 			return
 		}
+		if strings.Contains(path, "#.") && bracketInString(&d, jsondoc.Root) {
+			// gjson applies the rest of a '#.' path to a string element's
+			// text as if it were JSON, from its first bracket: ["[+"]
+			// gives "]" at #.0. Not a claim anyone writes.
+			return
+		}
 		payload := Parse([]byte(js))
 		if got, want := payload.Principal(p), gjsonPrincipal(js, path); got != want {
 			t.Errorf("Principal(%q) over %q = %q, gjson %q", path, js, got, want)
@@ -160,6 +166,22 @@ func FuzzAgainstGJSON(f *testing.F) {
 			t.Errorf("Roles(%q) over %q = %q, gjson %q", path, js, got, want)
 		}
 	})
+}
+
+// bracketInString reports whether a string under n holds '[' or '{'.
+func bracketInString(d *jsondoc.Doc, n int32) bool {
+	switch d.Kind(n) {
+	case jsondoc.String:
+		v, _ := d.Str(n)
+		return strings.ContainsAny(v, "[{")
+	case jsondoc.Array, jsondoc.Object:
+		for c := d.First(n); c != jsondoc.None; c = d.Next(c) {
+			if bracketInString(d, c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // FuzzSyntax: the schema's pattern accepts exactly what Compile accepts.
