@@ -32,7 +32,13 @@ import (
 // none starting with what gjson reads as a modifier, literal or multipath.
 const Syntax = `^` + component + `(?:\.` + component + `)*$`
 
-const component = `(?:#|[^.\\|#@!\[{][^.\\|#]*|(?:[^.\\|#*?@!\[{]|\\[\s\S])(?:[^.\\|#*?]|\\[\s\S])*)`
+const component = `(?:#|[^.\\|#@!\[{][^.\\|#]*|` + escapedKey + `)`
+
+// escapedKey is a key with escapes and no wildcards: groups of escaped
+// dots (D), then a plain character or another escape (A, C), then
+// characters that may not open a key (B: @ ! [ {), which may therefore
+// follow neither the key's start nor an escaped dot.
+const escapedKey = `(?:(?:\\\.)*(?:[^.\\|#*?@!\[{]|\\[^.|])[@!\[{]*)+(?:\\\.)*|(?:\\\.)+`
 
 // Path is a compiled claim path.
 type Path struct {
@@ -65,6 +71,14 @@ func Compile(s string) (Path, error) {
 					return Path{}, errors.New("the path ends in an escape ('\\')")
 				}
 				i++
+				if s[i] == '|' {
+					// gjson reads a pipe in an array's path though escaped
+					return Path{}, errors.New("gjson pipes (|) are not supported, escaped or not")
+				}
+				if s[i] == '.' && i+1 < len(s) && strings.IndexByte("@![{", s[i+1]) >= 0 {
+					// and after an escaped dot, what a dot would start
+					return Path{}, errors.New("an escaped dot cannot be followed by '@', '!', '[' or '{'")
+				}
 				escaped = true
 				key = append(key, s[i])
 				continue
