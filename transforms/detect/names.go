@@ -1755,9 +1755,53 @@ func (sc *nameScan) cjk(t int) int {
 			next = max(next, end) // 山田 太郎: past the run
 			continue
 		}
+		if end := sc.cjkGivenAt(j, t, e, r); end > j {
+			j = end
+			next = max(next, end)
+			continue
+		}
 		j += size
 	}
 	return next
+}
+
+// cjkGivenAt reports a given name of the tables alone, at the start of a
+// word, before an honorific suffix: 翔さんから, 正二さん (Japanese), 현민 님이,
+// 지우 씨 (Korean, the suffix perhaps after a space). It returns the end of
+// the name, or j.
+func (sc *nameScan) cjkGivenAt(j, t, e int, r rune) int {
+	s := sc.s
+	hangul := isHangul(r)
+	if !hangul && (r < 0x3400 || r > 0x9fff) {
+		return j
+	}
+	if j > t {
+		// A word's start: not inside a run of Han or Hangul.
+		if pr, _ := utf8.DecodeLastRuneInString(s[:j]); isHangul(pr) || pr >= 0x3400 && pr <= 0x9fff {
+			return j
+		}
+	}
+	for m := 3; m >= 1; m-- {
+		g := cjkChars(s, j, e, m)
+		if g-j != 3*m || hangul && m == 1 {
+			continue
+		}
+		after := g
+		if hangul && g == e && g+1 < len(s) && s[g] == ' ' {
+			after = g + 1 // 현민 님
+		}
+		if !cjkSuffixAt(s, after, len(s)) || nameLookup(cjkHash(s[j:g]))&nameword.Given == 0 {
+			continue
+		}
+		if hangul {
+			if k := cjkChars(s, j, e, m+1); k > g && g < e {
+				continue // more syllables follow: another word
+			}
+		}
+		sc.emit(j, g, BasisContext)
+		return g
+	}
+	return j
 }
 
 // decodeCJK is utf8.DecodeRuneInString with the three-byte characters of
