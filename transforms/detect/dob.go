@@ -225,7 +225,7 @@ func year2Valid(yy, m, d int) bool {
 // (numeric, day-first with a month's name, Japanese), or at a month's
 // name or Japanese era just before it. It returns the date's span.
 func dateAround(s string, i int) (a, b int, ok bool) {
-	if i > 0 && dateGlued(s[i-1]) && !hebrewPrefixed(s, i) {
+	if i > 0 && dateGlued(s[i-1]) && !hebrewPrefixed(s, i) && !stopThenYear(s, i, skipDigits(s, i)) {
 		return 0, 0, false
 	}
 	if b, ok := dateAt(s, i); ok {
@@ -276,6 +276,14 @@ func dateAround(s string, i int) (a, b int, ok bool) {
 // something else (a longer number, a version, an identifier).
 func dateGlued(c byte) bool {
 	return isDigit(c) || isASCIILetter(c) || c == '.' || c == '-' || c == '/' || c == '_' || c == '+' || c == '$' || c == '#'
+}
+
+// stopThenYear: the run [i, e) of four digits follows a '.' after a CJK
+// character, which is what the reader view makes of a Japanese or Chinese
+// full stop (面談。1993年11月1日生まれ, 面談。1966/04/20生まれ): a sentence's
+// end, not a number the run is glued to.
+func stopThenYear(s string, i, e int) bool {
+	return i >= 4 && s[i-1] == '.' && e-i == 4 && s[i-4] >= 0xe3 && s[i-4] <= 0xe9
 }
 
 // hebrewPrefixed: the number at i has a Hebrew one-letter prefix (ב, ל,

@@ -215,7 +215,7 @@ func (p *pass) scanDigits(on uint8) {
 		}
 		// A dob visit may end inside a run, at a digit no date starts
 		// at (dateGlued: a digit before it): the next is past the run.
-		if on&dobStepOn != 0 && t >= dobNext && (!dateGluedTab[b] || hebrewPrefixed(s, t)) && e-t <= dateRunMax[c] && (dateRunMax[c] != 4 || dateSepMay(s, t, e)) {
+		if on&dobStepOn != 0 && t >= dobNext && (!dateGluedTab[b] || hebrewPrefixed(s, t) || stopThenYear(s, t, e)) && e-t <= dateRunMax[c] && (dateRunMax[c] != 4 || dateSepMay(s, t, e)) {
 			dobNext = p.dobStep(t)
 		}
 	}

@@ -510,10 +510,10 @@ var keyVocabOf = []struct {
 		"adres|straat|straatnaam|woonadres|" +
 		"endereco|endereço|rua|logradouro|morada|" +
 		"ulica|adres zamieszkania|adress|postadress|hemadress|besoksadress|besöksadress|leveransadress|gatuadress|gata|" +
-		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地|адрес|улица|주소|διεύθυνση|οδός|adresa|ulice|cím|地址|详细地址|住址|街道|도로명|도로명 주소|도로명주소|상세 주소|상세주소|पता|सड़क|गली|الشارع|شارع|العنوان|عنوان|רחוב|כתובת|вулиця|адреса"},
+		"gatunavn|vejnavn|vej|osoite|katuosoite|postiosoite|kotiosoite|toimitusosoite|katu|住所|所在地|番地|адрес|улица|주소|διεύθυνση|οδός|adresa|ulice|cím|地址|详细地址|住址|街道|도로명|도로명 주소|도로명주소|상세 주소|상세주소|पता|सड़क|गली|الشارع|شارع|العنوان|عنوان|רחוב|כתובת|вулиця|адреса"},
 	{kLine, -1, "line|address 1|address 2|adresse 1|adresse 2|zusatz|adresszusatz|complement|complemento"},
 	{kHouse, -1, "house number|housenumber|house no|building number|street number|hausnummer|numero de rue|numero de voie|" +
-		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|番地|номер дома|дом|מספר בית|رقم المبنى|건물 번호|건물번호"},
+		"numero|número|civico|numero civico|huisnummer|numer domu|numer|husnummer|gatunummer|talonumero|номер дома|дом|מספר בית|رقم المبنى|건물 번호|건물번호"},
 	{kPostcode, -1, "postcode|post code|postal code|postalcode|zip|zip code|zipcode|postleitzahl|plz|code postal|codepostal|cp|" +
 		"codigo postal|código postal|cap|postcode nl|cep|kod pocztowy|kod|postnummer|postnr|postinumero|郵便番号|〒|почтовый индекс|индекс|우편번호|ταχυδρομικός κώδικας|posta kodu|psč|irányítószám|الرمز البريدي|رمز بريدي|מיקוד|पिन कोड|पिनकोड|邮编|邮政编码|郵遞區號"},
 	{kCity, -1, "city|town|locality|municipality|suburb|village|stadt|ort|wohnort|gemeinde|ville|commune|localite|" +

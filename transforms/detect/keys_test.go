@@ -159,7 +159,7 @@ func TestKeyedValues(t *testing.T) {
 		{"street", "Hauptstraße 5", "street_address"}, {"address", "12 rue de la Paix, 75002 Paris", "street_address"},
 		// A Chinese street with a building's letter (a Russian address,
 		// postcode first, is found by its pattern: street_address.txt).
-		{"street_address", "西安街A座", "street_address"}, {"street", "A座", ""},
+		{"street_address", "西安街A座", "street_address"}, {"street", "A座", ""}, {"番地", "6丁目2番6号", "street_address"},
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		// A street's name, its house number in a member of its own.
 		{"straat", "Kerkstraat", "street_address"}, {"street", "Main Street", "street_address"},
