@@ -602,8 +602,8 @@ func TestIDEndStopsAtGluedWord(t *testing.T) {
 // TestThingNameKeys: under a key naming a company's or a product's name
 // (company_name, product_name, brand_name) a value the name tables alone
 // read as a person (Thomas Cook, Marie Claire) is the thing's name; under
-// a key that says nothing it is still a person's, and under a person's
-// name key it is reported.
+// a key that says nothing it is still a person's unless the tables know
+// it as a brand, and under a person's name key it is reported.
 func TestThingNameKeys(t *testing.T) {
 	ds := allDetectors(t)
 	sel := Select(nil, 0)
@@ -621,7 +621,10 @@ func TestThingNameKeys(t *testing.T) {
 	}{
 		{"company_name", "Thomas Cook", false}, {"product_name", "Marie Claire", false}, {"brandName", "Jack Daniels", false},
 		{"business_name", "Edward Jones", false}, {"raison_sociale", "Thomas Cook", false},
-		{"note", "Thomas Cook", true}, {"customer_name", "Thomas Cook", true},
+		{"note", "Thomas Cooper", true}, {"customer_name", "Thomas Cook", true},
+		// A firm known by its founder's name (the brands of the tables)
+		// is none where the key says nothing.
+		{"note", "Thomas Cook", false},
 	} {
 		if got := person(c.key, c.v); got != c.want {
 			t.Errorf("%s: %q: person %v, want %v", c.key, c.v, got, c.want)

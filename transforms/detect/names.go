@@ -340,6 +340,9 @@ type nameScan struct {
 	from int
 	// labelColon: the run being read follows a label and a colon.
 	labelColon bool
+	// skipTo: where run1 refused a run as a brand's or a company's, the
+	// end of the run, whose words start no name.
+	skipTo int
 	// The last word read (at ck-1): a run reads its words more than once.
 	ck int
 	cw nameTok
@@ -684,6 +687,9 @@ func (sc *nameScan) latinWord(t int) int {
 		if w.flags&nameword.Given != 0 && w.shape == shapeCap && !w.dot {
 			sc.from = t // Don Juan, Kara Bednar: the word is a name too
 		}
+		if nx := sc.word(pos); ctx == ctxHonorific && nx.end > pos && brandPair(s, t, nx.end) {
+			return nx.end // Dr Pepper, Dr. Oetker: a brand
+		}
 		e, ok := sc.run1(pos, ctx)
 		sc.from = -1
 		if ok {
@@ -702,10 +708,11 @@ func (sc *nameScan) latinWord(t int) int {
 			}
 		}
 	}
+	sc.skipTo = 0
 	if e, ok := sc.run1(t, ctx); ok {
 		return e
 	}
-	return end
+	return max(end, sc.skipTo)
 }
 
 // particlesBefore is where the lower-case particles (at most two, each
@@ -1095,6 +1102,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 			return 0, false
 		}
 		if nw := sc.word(after); nw.end > after && nw.flags&nameword.Org != 0 {
+			sc.skipTo = gs[k-1].end // Thomas Müller Stiftung: none of its words
 			return 0, false
 		}
 	}
@@ -1102,6 +1110,7 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		return 0, false
 	}
 	if ctx == ctxNone && companyChain(s, gs[k-1].end) {
+		sc.skipTo = gs[k-1].end
 		return 0, false // "Smith, Inc.", "Zepeda y Pelayo Medina Asociados"
 	}
 	if e := gs[k-1].end; ctx == ctxNone && e+4 <= len(s) && s[e:e+4] == " s/n" {
@@ -1164,7 +1173,10 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 		}
 	}
 	if ctx == ctxNone && k >= 2 && brandPair(s, gs[0].start, gs[1].end) {
-		return 0, false // Calvin Klein, Morgan Stanley, Martin Luther King…
+		// Calvin Klein, Morgan Stanley, Martin Luther King…: and no word
+		// of the run starts a name (Johnnie Walker Black Label).
+		sc.skipTo = gs[k-1].end
+		return 0, false
 	}
 	if e := gs[k-1].end; ctx == ctxNone && e+2 < len(s) && s[e] == '.' && s[e+1] == ' ' && sc.word(e+2).flags&nameword.Org != 0 {
 		return 0, false // Martin Luther King Jr. Boulevard

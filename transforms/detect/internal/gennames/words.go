@@ -312,6 +312,15 @@ var brands = []string{
 	"Clifford Chance", "Price Waterhouse", "Baker McKenzie", "Grant Thornton", "Ernst Young", "Arthur Andersen", "Booz Allen", "Estée Lauder", "Mercedes Benz", "Walt Disney",
 	"Harley Davidson", "Aston Martin", "Rolls Royce", "Alfa Romeo", "Enzo Ferrari", "Ben Jerry", "Wells Fargo", "Julia Lang", "Charlotte Amalie", "Santa Claus",
 	"Robert Bosch", "Carl Zeiss", "Max Planck", "Hugo Junkers", "Anne Frank", "Victoria Albert", "Martin Luther", "George Washington", "Abraham Lincoln", "John Lewis", "Marks Spencer",
+	// More firms, fashion houses, foods and drinks known by a founder's
+	// or a person's name; the possessive's form too (Jack Daniel's).
+	"Thomas Cook", "Edward Jones", "Smith Barney", "Raymond James", "Dean Witter", "Paine Webber", "Jones Lang", "Lloyds Banking",
+	"Massimo Dutti", "Pierre Cardin", "Salvatore Ferragamo", "Dolce Gabbana", "Emilio Pucci", "Roberto Cavalli", "Donna Karan", "Vivienne Westwood",
+	"Alexander McQueen", "Tory Burch", "Kenneth Cole", "Anne Klein", "Vera Bradley", "Ben Sherman", "Fred Perry", "Tommy Bahama", "Steve Madden",
+	"Max Mara", "Levi Strauss", "Harry Winston", "Jo Malone", "Elizabeth Arden", "Helena Rubinstein", "Max Factor", "Mary Kay", "Bobbi Brown",
+	"Marie Claire", "Jack Daniel", "Louis Roederer", "Earl Grey", "Tim Tam", "Tim Tams", "Tim Hortons", "Sara Lee", "Betty Crocker", "Uncle Ben",
+	"Little Debbie", "Marie Callender", "Ferrero Rocher", "Albert Heijn", "Chuck Taylor", "Baskin Robbins", "Papa John", "Dr Pepper", "Dr Oetker",
+	"Dr Martens", "Dr Scholl", "Dr Hauschka", "Hugo Boss", "Ray Ban", "Tom Tailor", "Marc O'Polo", "Peek Cloppenburg", "Thomas Sabo", "Jil Sander",
 }
 
 // romanised are names as the locales without a Latin script in the
