@@ -242,6 +242,9 @@ var phoneWords = [...]string{
 	"связи", "звоните", "позвоните",
 	// Arabic, Hebrew and Hindi (their prefixes written on: الجوال).
 	"هاتف", "الهاتف", "جوال", "الجوال", "اتصل", "טלפון", "נייד", "טל.", "फ़ोन", "फोन", "मोबाइल",
+	// with the prepositions Hebrew and Arabic write on (בטלפון, "by
+	// phone"; بالهاتف, للجوال)
+	"בטלפון", "לטלפון", "בנייד", "לנייד", "بالهاتف", "للهاتف", "بالجوال", "للجوال",
 }
 
 const phoneContextBytes = 32
