@@ -1779,8 +1779,8 @@ func (sc *nameScan) cjk(t int) int {
 
 // cjkGivenAt reports a given name of the tables alone, at the start of a
 // word, before an honorific suffix: 翔さんから, 正二さん (Japanese), 현민 님이,
-// 지우 씨 (Korean, the suffix perhaps after a space). It returns the end of
-// the name, or j.
+// 지우 씨 (Korean, the suffix perhaps after a space), and a Korean family
+// name alone before one (라 님). It returns the end of the name, or j.
 func (sc *nameScan) cjkGivenAt(j, t, e int, r rune) int {
 	s := sc.s
 	hangul := isHangul(r)
@@ -1791,6 +1791,17 @@ func (sc *nameScan) cjkGivenAt(j, t, e int, r rune) int {
 		// A word's start: not inside a run of Han or Hangul.
 		if pr, _ := utf8.DecodeLastRuneInString(s[:j]); isHangul(pr) || pr >= 0x3400 && pr <= 0x9fff {
 			return j
+		}
+	}
+	if hangul {
+		// A family name alone, a word of one syllable, before 님, 씨 or
+		// 선생님 after a space (라 님 말씀으로는); not before 고객님
+		// ("this customer": 이 is also "this").
+		if g := cjkChars(s, j, e, 1); g == e && g+4 < len(s) && s[g] == ' ' && nameLookup(cjkHash(s[j:g]))&nameword.Surname != 0 {
+			if k := g + 1; strings.HasPrefix(s[k:], "님") || strings.HasPrefix(s[k:], "씨") || strings.HasPrefix(s[k:], "선생님") {
+				sc.emit(j, g, BasisContext)
+				return g
+			}
 		}
 	}
 	for m := 3; m >= 1; m-- {
