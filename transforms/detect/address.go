@@ -81,7 +81,13 @@ func addressShape(s string) bool {
 	}
 	for i := nextDigit(s, 0); i < len(s); i = nextDigit(s, skipDigits(s, i)) {
 		if a, b := addressAt(s, i); b > a {
-			return a == 0 && b == len(s)
+			if a == 0 && b == len(s) {
+				return true
+			}
+			continue // a part (a run later may read the whole)
+		}
+		if a, b := scriptAddressIn(s, i, true); a == 0 && b == len(s) {
+			return true // a street's name and number first (כהנא 37, עלי זהב, 2223878)
 		}
 	}
 	return false

@@ -30,7 +30,7 @@ var scriptStreetWords = []string{
 // the settlement, the region.
 var scriptPlaceWords = []string{
 	"г", "город", "п", "пос", "поселок", "посёлок", "ст", "станица", "к", "с", "село", "дер", "деревня", "обл", "область",
-	"р-н", "район", "мкр", "респ", "край",
+	"р-н", "район", "мкр", "респ", "край", "клх", "х", "хутор", "рп", "пгт", "аул", "сл", "нп",
 }
 
 // scriptTok is a token of an address part: a word or a number.
@@ -42,7 +42,12 @@ type scriptTok struct {
 
 // scriptAddress is the address ending in the postcode at the digit run i
 // (five to seven digits, perhaps -dddd), or a span with b <= a.
-func scriptAddress(s string, i int) (int, int) {
+func scriptAddress(s string, i int) (int, int) { return scriptAddressIn(s, i, false) }
+
+// scriptAddressIn is scriptAddress; whole says s is one value (under an
+// address key), whose start is a part's start as a comma is ("כהנא 37,
+// עלי זהב, 2223878").
+func scriptAddressIn(s string, i int, whole bool) (int, int) {
 	e := skipDigits(s, i)
 	if n := e - i; n < 5 || n > 7 {
 		return 0, 0
@@ -108,7 +113,7 @@ func scriptAddress(s string, i int) (int, int) {
 			continue
 		}
 		// The part with the house number.
-		h := scriptHouseStart(s, p, ni, k > 0, i > 0 && s[i-1] == '-')
+		h := scriptHouseStart(s, p, ni, k > 0 || whole && k == 0 && strings.TrimSpace(s[:p[0].start]) == "", i > 0 && s[i-1] == '-')
 		if h < 0 {
 			return 0, 0
 		}

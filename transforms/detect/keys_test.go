@@ -160,6 +160,10 @@ func TestKeyedValues(t *testing.T) {
 		// A Chinese street with a building's letter (a Russian address,
 		// postcode first, is found by its pattern: street_address.txt).
 		{"street_address", "西安街A座", "street_address"}, {"street", "A座", ""}, {"番地", "6丁目2番6号", "street_address"},
+		// A Hebrew street's name and number first; a city's abbreviation
+		// with gershayim; a Russian settlement's; no network address.
+		{"address", "שלדג 18, הר אדר, 7234480", "street_address"}, {"city", "דוב\"ב", "street_address"},
+		{"город", "клх Вендинга", "street_address"}, {"address", "db01:5432, standby", ""},
 		{"address", "alice@example.com", ""}, {"address", "10.0.0.1", ""},
 		// A street's name, its house number in a member of its own.
 		{"straat", "Kerkstraat", "street_address"}, {"street", "Main Street", "street_address"},

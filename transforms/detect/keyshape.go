@@ -139,8 +139,8 @@ func lowerASCII(b []byte, word string) []byte {
 // bytes, two words or more; no '@', no "://", no identifier of a machine
 // (an IP address, a hex string).
 func keyAddress(v string) bool {
-	if len(v) < 4 || len(v) > 200 || strings.Contains(v, "@") || strings.Contains(v, "://") || strings.HasPrefix(v, "0x") {
-		return false
+	if len(v) < 4 || len(v) > 200 || strings.ContainsAny(v, "@:=") || strings.HasPrefix(v, "0x") {
+		return false // a mail or network address (host:port, addr=…), a URL
 	}
 	letters, spaces := 0, 0
 	for _, r := range v {
@@ -221,9 +221,10 @@ func cityShape(v string) bool {
 	if !unicode.IsLetter(r0) {
 		return false
 	}
+	hebrew := r0 >= 0x5d0 && r0 <= 0x5ea
 	for _, r := range v {
-		if !(unicode.IsLetter(r) || unicode.IsMark(r) || r == ' ' || r == '-' || r == '\'' || r == '.' || r == '’') {
-			return false
+		if !(unicode.IsLetter(r) || unicode.IsMark(r) || r == ' ' || r == '-' || r == '\'' || r == '.' || r == '’' || hebrew && (r == '"' || r == '״' || r == '׳')) {
+			return false // (a Hebrew abbreviation's gershayim: ראשל"צ, דוב"ב)
 		}
 	}
 	return true
