@@ -298,9 +298,12 @@ var streetsBefore = []string{
 }
 
 // placePrefixes open place names (Sesto San Giovanni, Borgo Valsugana,
-// Quarto d'Altino) more often than they are given names: they lose their
-// name flags.
-var placePrefixes = []string{"Borgo", "Quarto", "Sesto", "Settimo"}
+// Quarto d'Altino; תל אביב) more often than they are given names: they
+// lose their name flags.
+var placePrefixes = []string{"Borgo", "Quarto", "Sesto", "Settimo",
+	// Hebrew: the first words of towns (תל אביב, באר שבע, רמת גן, קריית
+	// שמונה, כפר סבא, פתח תקווה, ראש העין)
+	"תל", "באר", "רמת", "גבעת", "קריית", "כפר", "פתח", "ראש", "נווה", "מעלה", "עין"}
 
 // brands are companies, brands and places named after a person, known
 // well enough to be written without a company form: the two words are
