@@ -98,15 +98,13 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 		}
 		ni := -1
 		for x, t := range p {
-			if !t.num && s[t.start] < 0x80 {
-				return 0, 0 // a Latin word: address.go's
-			}
-			if t.num && ni < 0 {
+			if t.num {
 				ni = x
+				break
 			}
 		}
 		if ni < 0 {
-			if len(p) > 3 || scriptLower(s, p[0]) && !scriptWordIn(s, p[0], scriptPlaceWords) {
+			if len(p) > 3 || s[p[0].start] < 0x80 || scriptLower(s, p[0]) && !scriptWordIn(s, p[0], scriptPlaceWords) {
 				return 0, 0
 			}
 			start = p[0].start // the city or district
@@ -116,6 +114,11 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 		h := scriptHouseStart(s, p, ni, k > 0 || whole && k == 0 && strings.TrimSpace(s[:p[0].start]) == "", i > 0 && s[i-1] == '-')
 		if h < 0 {
 			return 0, 0
+		}
+		for _, t := range p {
+			if t.start >= h && !t.num && s[t.start] < 0x80 {
+				return 0, 0 // a Latin word in the street: address.go's
+			}
 		}
 		start = h
 		// Before it, parts a street or place word opens or ends
