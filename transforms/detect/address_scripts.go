@@ -422,7 +422,7 @@ func scriptAddressAfter(s string, i int) (int, int) {
 	for k < len(s) && k-i < 200 {
 		// One part: to the next comma or the sentence's end.
 		q := k
-		for q < len(s) && s[q] != ',' && !sentenceEnd(s, q) {
+		for q < len(s) && q-i < 200 && s[q] != ',' && !sentenceEnd(s, q) {
 			q++
 		}
 		toks := scriptParts(s, k, q)
