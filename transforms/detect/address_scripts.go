@@ -361,50 +361,55 @@ func koreanToken(s string, k int) (int, int) {
 		}
 		return k, 0
 	}
-	j, digits, last := k, false, rune(0)
+	j, digits := k, false
 	for j < len(s) {
 		if isDigit(s[j]) || s[j] == '-' && digits {
 			digits = digits || isDigit(s[j])
 			j++
-			last = 0
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[j:])
 		if !isHangul(r) {
 			break
 		}
-		last = r
 		j += size
 	}
 	if j == k {
 		return k, 0
 	}
-	w := s[k:j]
-	switch {
-	case last == 0:
-		return j, 2 // 281
-	case strings.ContainsRune("시도구군읍면동리로길가", last):
-		if digits && last == '동' && isDigit(s[k]) {
-			return j, 2 // 757동
-		}
-		return j, 1
-	case strings.ContainsRune("호층", last) && isDigit(s[k]):
-		return j, 2
-	case w == "아파트" || w == "빌딩" || w == "타워" || w == "오피스텔" || w == "빌라":
-		return j, 3
+	if kind := koreanWordKind(s[k:j]); kind > 0 {
+		return j, kind
 	}
-	// A word with a particle glued on: the suffix before it (흥동8길로).
-	for _, p := range []string{"으로", "로", "에", "의", "은", "는", "이", "가"} {
+	// A word with a particle or the copula glued on: the word before it
+	// (흥동8길로, 152에, 흥동6길입니다, 688호입니다).
+	w := s[k:j]
+	for _, p := range []string{"입니다", "이며", "이고", "으로", "에서", "로", "에", "의", "은", "는", "이", "가"} {
 		if b := strings.TrimSuffix(w, p); len(b) < len(w) && len(b) > 0 {
-			if skipDigits(b, 0) == len(b) {
-				return k + len(b), 2 // 152에
-			}
-			if r, _ := utf8.DecodeLastRuneInString(b); strings.ContainsRune("시도구군읍면동리로길가", r) {
-				return k + len(b), 1
+			if kind := koreanWordKind(b); kind > 0 && kind != 3 {
+				return k + len(b), kind
 			}
 		}
 	}
 	return k, 0
+}
+
+// koreanWordKind is koreanToken's kind of the word w (digits and Hangul).
+func koreanWordKind(w string) int {
+	last, _ := utf8.DecodeLastRuneInString(w)
+	switch {
+	case isDigit(w[len(w)-1]):
+		return 2 // 281, 12-3
+	case strings.ContainsRune("시도구군읍면동리로길가", last):
+		if last == '동' && isDigit(w[0]) {
+			return 2 // 757동
+		}
+		return 1
+	case strings.ContainsRune("호층", last) && isDigit(w[0]):
+		return 2
+	case w == "아파트" || w == "빌딩" || w == "타워" || w == "오피스텔" || w == "빌라":
+		return 3
+	}
+	return 0
 }
 
 // scriptAddressAfter is the Russian address that the postcode at the
