@@ -87,10 +87,8 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 			return 0, 0 // a city is capitalised in a script with case (сумма 1250000 is none)
 		}
 	}
-	start := i
-	if len(city) > 0 {
-		start = city[0].start
-	}
+	// Back over the parts without a number (the city's, a district's) to
+	// the house number's: the address starts there or before it.
 	for k--; k >= 0; k-- {
 		p := parts[k]
 		if len(p) == 0 {
@@ -107,8 +105,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 			if len(p) > 3 || s[p[0].start] < 0x80 || scriptLower(s, p[0]) && !scriptWordIn(s, p[0], scriptPlaceWords) {
 				return 0, 0
 			}
-			start = p[0].start // the city or district
-			continue
+			continue // the city or district
 		}
 		// The part with the house number.
 		h := scriptHouseStart(s, p, ni, k > 0 || whole && k == 0 && strings.TrimSpace(s[:p[0].start]) == "", i > 0 && s[i-1] == '-')
@@ -120,7 +117,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 				return 0, 0 // a Latin word in the street: address.go's
 			}
 		}
-		start = h
+		start := h
 		// Before it, parts a street or place word opens or ends
 		// (ул. Молодежная, п. Сковородино; 785 درب).
 		for k--; k >= 0; k-- {
