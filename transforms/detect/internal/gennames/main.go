@@ -386,6 +386,13 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 	}
 	// Place prefixes that are also rare given names: a place, not a name
 	// (Quarto Maria, Settimo Lisandro: Italian towns named after a saint).
+	// Hebrew prepositions that a name list also holds (אל, El): no part
+	// of a name (אל דוד כהן is "to David Cohen").
+	for _, w := range functionWords {
+		h := nameword.Hash(w)
+		flags[h] = flags[h]&^(nameword.Given|nameword.Surname|nameword.Common) | nameword.Stop
+		words[h] = w
+	}
 	for _, w := range placePrefixes {
 		h := nameword.Hash(w)
 		flags[h] = flags[h]&^(nameword.Given|nameword.Surname|nameword.Common) | nameword.Org

@@ -303,6 +303,10 @@ var streetsBefore = []string{
 	"calle", "avenida", "plaza", "paseo", "camino", "carretera", "rua", "travessa", "praça", "alameda", "estrada", "ulica", "aleja", "plac", "osiedle",
 }
 
+// functionWords are prepositions and conjunctions of scripts without
+// case that a name list also holds: Stop whatever the lists say.
+var functionWords = []string{"אל", "על", "עם", "את", "של", "מן", "גם", "כי", "או", "אם"}
+
 // placePrefixes open place names (Sesto San Giovanni, Borgo Valsugana,
 // Quarto d'Altino; תל אביב) more often than they are given names: they
 // lose their name flags.
