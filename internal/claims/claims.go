@@ -152,10 +152,23 @@ type Payload struct {
 // claims.
 func Parse(js []byte) *Payload {
 	p := new(Payload)
-	if len(js) > 0 && jsondoc.ParseInto(&p.doc, js) == nil {
-		p.ok = true
-	}
+	p.Read(js)
 	return p
+}
+
+// Read is Parse into p.
+func (p *Payload) Read(js []byte) {
+	p.ok = len(js) > 0 && jsondoc.ParseInto(&p.doc, js) == nil
+}
+
+// Release gives the payload's node array back to jsondoc for the body's
+// parse (a request's claims are read before its body); the strings read
+// from p stay valid.
+func (p *Payload) Release() {
+	if p.ok {
+		p.doc.Release()
+		p.ok = false
+	}
 }
 
 // Principal is the claim as a principal id: a string's text, a number as
@@ -189,10 +202,8 @@ func (p *Payload) Roles(path Path) []string {
 		return nil
 	case r.items != nil:
 		for _, it := range r.items {
-			if it.count < 0 && it.items == nil {
-				if s, ok := p.doc.Str(it.node); ok && s != "" {
-					out = append(out, s)
-				}
+			if s, ok := p.doc.Str(it.node); ok && s != "" { // a count's or items' node is None
+				out = append(out, s)
 			}
 		}
 		return out

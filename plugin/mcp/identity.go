@@ -110,6 +110,7 @@ func resolveIdentity(cfg *policy.IdentityConfig, req Request) identity {
 			break
 		}
 	}
+	jwt.payload.Release()
 	return id
 }
 
@@ -117,14 +118,16 @@ func resolveIdentity(cfg *policy.IdentityConfig, req Request) identity {
 type jwtReader struct {
 	cfg     *policy.IdentityConfig
 	req     Request
-	payload *claims.Payload // nil until read
+	read    bool
+	payload claims.Payload
 }
 
 func (j *jwtReader) get() *claims.Payload {
-	if j.payload == nil {
-		j.payload = claims.Parse(jwtPayload(j.cfg, j.req))
+	if !j.read {
+		j.read = true
+		j.payload.Read(jwtPayload(j.cfg, j.req))
 	}
-	return j.payload
+	return &j.payload
 }
 
 func sourceString(s policy.IdentitySource, req Request, jwt *jwtReader) string {
