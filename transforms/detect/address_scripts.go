@@ -16,21 +16,58 @@ import (
 // abbreviation opens. Every word must be of such a script: Latin text is
 // read by the rules of address.go.
 
-// scriptStreetWords are street and house words of those scripts (Arabic
-// without its vowel marks): a part holding one and a number is a street.
-var scriptStreetWords = []string{
-	"شارع", "طريق", "درب", "ممر", "زقاق", "جادة", "ساحة", "حي", "طابق", "بناية", "بيت",
-	"רחוב", "רח", "שדרות", "שד", "דרך", "סמטת", "סמטה", "משעול", "כיכר", "דירה",
-	"ул", "улица", "пр", "проспект", "пер", "переулок", "ш", "шоссе", "наб", "набережная", "бульвар", "б-р",
-	"пл", "площадь", "проезд", "тупик", "д", "дом", "кв", "корп", "стр",
-	"मार्ग", "रोड", "गली", "नगर", "चौक", "सेक्टर",
+// scriptWords are the street and house words (scriptStreet) and the
+// words that open a Russian address's settlement or region part
+// (scriptPlace) of those scripts, in lower case and Arabic without its
+// vowel marks: a part holding a street word and a number is a street.
+const (
+	scriptStreet = 1 << iota
+	scriptPlace
+)
+
+var scriptWords = func() *wordTable {
+	m := map[string]uint16{}
+	for _, w := range strings.Fields(`شارع طريق درب ممر زقاق جادة ساحة حي طابق بناية بيت
+		רחוב רח שדרות שד דרך סמטת סמטה משעול כיכר דירה
+		ул улица пр проспект пер переулок ш шоссе наб набережная бульвар б-р пл площадь проезд тупик д дом кв корп стр
+		मार्ग रोड गली नगर चौक सेक्टर`) {
+		m[w] |= scriptStreet
+	}
+	for _, w := range strings.Fields(`г город п пос поселок посёлок ст станица к с село дер деревня обл область
+		р-н район мкр респ край клх х хутор рп пгт аул сл нп`) {
+		m[w] |= scriptPlace
+	}
+	return newWordTable(m, false)
+}()
+
+// scriptWord is scriptWords' value of w read as the table holds its
+// words: Cyrillic capitals folded, Arabic vowel marks left out.
+func scriptWord(w string) uint16 {
+	var buf [wordTableMax]byte
+	n := 0
+	for _, r := range w {
+		switch {
+		case r >= 0x64b && r <= 0x652:
+			continue
+		case r >= 0x410 && r <= 0x42f:
+			r += 0x20
+		case r >= 0x400 && r <= 0x40f:
+			r += 0x50 // Ё
+		}
+		if n+utf8.RuneLen(r) > len(buf) {
+			return 0
+		}
+		n += utf8.EncodeRune(buf[n:], r)
+	}
+	return scriptWords.get(string(buf[:n]))
 }
 
-// scriptPlaceWords open a part of a Russian address before its street:
-// the settlement, the region.
-var scriptPlaceWords = []string{
-	"г", "город", "п", "пос", "поселок", "посёлок", "ст", "станица", "к", "с", "село", "дер", "деревня", "обл", "область",
-	"р-н", "район", "мкр", "респ", "край", "клх", "х", "хутор", "рп", "пгт", "аул", "сл", "нп",
+// tokWord is scriptWord of the token t (0 for a number).
+func tokWord(s string, t scriptTok) uint16 {
+	if t.num {
+		return 0
+	}
+	return scriptWord(s[t.start:t.end])
 }
 
 // scriptTok is a token of an address part: a word or a number.
@@ -83,7 +120,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 		return 0, 0
 	}
 	for _, t := range city {
-		if t.num || s[t.start] < 0x80 || scriptLower(s, t) && !scriptWordIn(s, t, scriptPlaceWords) {
+		if t.num || s[t.start] < 0x80 || scriptLower(s, t) && tokWord(s, t)&scriptPlace == 0 {
 			return 0, 0 // a city is capitalised in a script with case (сумма 1250000 is none)
 		}
 	}
@@ -102,7 +139,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 			}
 		}
 		if ni < 0 {
-			if len(p) > 3 || s[p[0].start] < 0x80 || scriptLower(s, p[0]) && !scriptWordIn(s, p[0], scriptPlaceWords) {
+			if len(p) > 3 || s[p[0].start] < 0x80 || scriptLower(s, p[0]) && tokWord(s, p[0])&scriptPlace == 0 {
 				return 0, 0
 			}
 			continue // the city or district
@@ -127,7 +164,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 			}
 			opens := -1 // a place or street word among its first three (Адрес: п. Раменское)
 			for x := 0; x < len(q) && x < 3 && opens < 0; x++ {
-				if scriptWordIn(s, q[x], scriptPlaceWords) || scriptWordIn(s, q[x], scriptStreetWords) {
+				if tokWord(s, q[x]) != 0 {
 					opens = x
 				}
 			}
@@ -139,7 +176,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 				continue
 			}
 			x := len(q) - 1
-			if x >= 1 && !q[x].num && q[x-1].num && scriptWordIn(s, q[x], scriptStreetWords) {
+			if x >= 1 && q[x-1].num && tokWord(s, q[x])&scriptStreet != 0 {
 				start = q[x-1].start
 			}
 			break
@@ -156,7 +193,7 @@ func scriptAddressIn(s string, i int, whole bool) (int, int) {
 // it is written d/d or the postcode is glued to its city; or -1.
 func scriptHouseStart(s string, p []scriptTok, ni int, afterComma, glued bool) int {
 	for x, t := range p {
-		if !t.num && scriptWordIn(s, t, scriptStreetWords) {
+		if tokWord(s, t)&scriptStreet != 0 {
 			if x > 0 && p[x-1].num {
 				return p[x-1].start
 			}
@@ -264,29 +301,6 @@ func isScriptLetter(r rune) bool {
 		return false
 	case r >= 0x400 && r < 0x530, r >= 0x590 && r < 0x600, r >= 0x600 && r < 0x700, r >= 0x900 && r < 0x980, r >= 0xAC00 && r < 0xD7A4:
 		return true
-	}
-	return false
-}
-
-// scriptWordIn: the word t, without Arabic vowel marks, is one of ws.
-func scriptWordIn(s string, t scriptTok, ws []string) bool {
-	if t.num {
-		return false
-	}
-	w := s[t.start:t.end]
-	if strings.ContainsAny(w, "\u064b\u064c\u064d\u064e\u064f\u0650\u0651\u0652") {
-		var b strings.Builder
-		for _, r := range w {
-			if r < 0x64b || r > 0x652 {
-				b.WriteRune(r)
-			}
-		}
-		w = b.String()
-	}
-	for _, x := range ws {
-		if strings.EqualFold(w, x) {
-			return true
-		}
 	}
 	return false
 }
@@ -435,12 +449,12 @@ func scriptAddressAfter(s string, i int) (int, int) {
 		switch {
 		case p[0].num:
 			house = true
-		case scriptWordIn(s, p[0], scriptStreetWords):
+		case tokWord(s, p[0])&scriptStreet != 0:
 			street = true
 			for _, t := range p[1:] {
 				house = house || t.num
 			}
-		case scriptWordIn(s, p[0], scriptPlaceWords):
+		case tokWord(s, p[0])&scriptPlace != 0:
 		default:
 			q = -1
 		}

@@ -201,8 +201,12 @@ func (p *pass) scanDigits(on uint8) {
 			case addrFirst:
 				// addrFirstWorth's house number: a letter, a range or
 				// a flat after it, or a space, or a comma and a space.
-				if e-t > 5 && (e-t != 8 || b != '\n') && (e-t > 7 || c != ',' || e+2 >= n || s[e+2] < 0x80) || c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && (c != ',' || e+1 >= n || s[e+1] != ' ') && (c != ')' || b != '(') {
-					k = 0 // (")" after "(": a Korean postcode)
+				long := e-t > 5 && (e-t != 8 || b != '\n') &&
+					!(e-t <= 7 && c == ',' && e+2 < n && s[e+2] >= 0x80) // a postcode before a non-Latin address
+				bare := c != ' ' && !isASCIILetter(c) && c != '/' && c != '-' && !(c == ',' && e+1 < n && s[e+1] == ' ') &&
+					!(c == ')' && b == '(') // a Korean postcode
+				if long || bare {
+					k = 0
 				}
 			}
 			if k == 1 || k != 0 && addrWorth(s, t, k) {

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -212,7 +211,7 @@ func cityShape(v string) bool {
 	r0, _ := utf8.DecodeRuneInString(v)
 	if unicode.IsLower(r0) {
 		// A settlement's abbreviation first (г. Сарапул, п. Биробиджан).
-		if k := strings.IndexAny(v, ". "); k > 0 && slices.Contains(scriptPlaceWords, v[:k]) {
+		if k := strings.IndexAny(v, ". "); k > 0 && scriptWord(v[:k])&scriptPlace != 0 {
 			rest := strings.TrimLeft(v[k:], ". ")
 			return len(rest) < len(v)-k && cityShape(rest)
 		}

@@ -1276,13 +1276,19 @@ func (sc *nameScan) run1(t int, ctx int) (int, bool) {
 	return 0, false
 }
 
+// loneName: the word g may be a name alone beside its speaker's verb: a
+// given name or surname of the tables that is no common word, place or
+// particle.
+func loneName(g *nameGroup) bool {
+	return g.first&(nameword.Given|nameword.Surname) != 0 && g.first&(nameword.Common|nameword.Org|nameword.Particle) == 0
+}
+
 // verbAfter reports whether g, a capitalised name of the tables alone
 // (no common word: May said, Will asked), is followed by the verb of its
 // speaker at after: Lindgren ringde igen, Anna möchte die Rechnung,
 // Korhonen kertoi.
 func (sc *nameScan) verbAfter(g *nameGroup, after int) bool {
-	if g.shape != shapeCap || g.first&(nameword.Given|nameword.Surname) == 0 || g.first&(nameword.Common|nameword.Org|nameword.Particle) != 0 ||
-		after != g.end+1 || sc.s[g.end] != ' ' {
+	if g.shape != shapeCap || !loneName(g) || after != g.end+1 || sc.s[g.end] != ' ' {
 		return false
 	}
 	if joinerBefore(sc.s, g.start) {
@@ -1306,8 +1312,7 @@ func (sc *nameScan) verbAfter(g *nameGroup, after int) bool {
 // (طلب وسيم إرسال الفاتورة, "Wasim asked to send the invoice").
 func (sc *nameScan) verbBefore(g *nameGroup) bool {
 	s := sc.s
-	if g.first&(nameword.Given|nameword.Surname) == 0 || g.first&(nameword.Common|nameword.Org|nameword.Particle) != 0 ||
-		g.start < 2 || s[g.start-1] != ' ' || !caselessAt(s, g.start) {
+	if !loneName(g) || g.start < 2 || s[g.start-1] != ' ' || !caselessAt(s, g.start) {
 		return false
 	}
 	k := lettersBefore(s, g.start-1)

@@ -384,19 +384,20 @@ func Build(names Names, english map[string]bool) ([]byte, string) {
 			add(w, set.f)
 		}
 	}
-	// Place prefixes that are also rare given names: a place, not a name
-	// (Quarto Maria, Settimo Lisandro: Italian towns named after a saint).
-	// Hebrew prepositions that a name list also holds (אל, El): no part
-	// of a name (אל דוד כהן is "to David Cohen").
-	for _, w := range functionWords {
-		h := nameword.Hash(w)
-		flags[h] = flags[h]&^(nameword.Given|nameword.Surname|nameword.Common) | nameword.Stop
-		words[h] = w
-	}
-	for _, w := range placePrefixes {
-		h := nameword.Hash(w)
-		flags[h] = flags[h]&^(nameword.Given|nameword.Surname|nameword.Common) | nameword.Org
-		words[h] = w
+	// Words the name lists also hold that are no names whatever they say:
+	// place prefixes that are rare given names (Quarto Maria, Settimo
+	// Lisandro: Italian towns named after a saint; תל אביב), a place; and
+	// prepositions of scripts without case (אל דוד כהן is "to David
+	// Cohen"), a stop word.
+	for _, set := range []struct {
+		words []string
+		f     uint16
+	}{{placePrefixes, nameword.Org}, {functionWords, nameword.Stop}} {
+		for _, w := range set.words {
+			h := nameword.Hash(w)
+			flags[h] = flags[h]&^(nameword.Given|nameword.Surname|nameword.Common) | set.f
+			words[h] = w
+		}
 	}
 	// Brands: the hash of both words with the space between them.
 	for _, b := range brands {
